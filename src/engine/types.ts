@@ -1,0 +1,166 @@
+// The v2 state as it lives in .opencomms/state.json, plus the small contracts
+// the engine shares with the store. Field names are the on-disk names.
+// PROTOCOL.md ("State file") documents every field; additions are marked there.
+
+export const SCHEMA_VERSION = 2;
+
+export type Lifecycle = 'active' | 'saved' | 'deleted';
+export type Surface = 'cli' | 'desktop' | 'web' | 'api' | 'app-server' | 'mcp';
+export type DeliveryMode = 'push' | 'spawn_push' | 'pull' | 'poll' | 'managed_thread' | 'unsupported';
+export type MessageType = 'review_request' | 'review_response' | 'manual' | 'system';
+export type DeliveryStatus = 'pending' | 'in_flight' | 'delivered' | 'failed' | 'rejected' | 'stale';
+export type DeliveryMethod = 'push' | 'spawn_push' | 'pull';
+
+/** Statuses that end an envelope's life: the store moves these to history/<chn>.jsonl. */
+export const FINISHED_STATUSES: readonly DeliveryStatus[] = ['delivered', 'failed', 'rejected', 'stale'];
+
+export interface StalePolicy {
+  mode: 'window' | 'none';
+  window_ms: number | null;
+}
+
+export interface EndpointCapabilities {
+  push: boolean;
+  pull: boolean;
+  resume: boolean;
+  queue_while_busy: boolean;
+  interrupt: boolean;
+}
+
+export interface Member {
+  session_id: string;
+  role: string;
+  role_prompt: string;
+  joined_at: number;
+  stale: boolean;
+  stale_at: number | null;
+  host: string;
+  surface: Surface;
+  delivery_mode: DeliveryMode;
+  host_session_id: string | null;
+  stale_policy: StalePolicy;
+  capabilities?: Record<string, unknown>;
+  endpoint_capabilities?: EndpointCapabilities;
+}
+
+export interface ChannelTimer {
+  active_member_id: string | null;
+  segment_started_at: number | null;
+  elapsed_ms: Record<string, number>;
+  limit_ms: number | null;
+  limit_member_id: string | null;
+}
+
+export interface Budgets {
+  max_runtime_ms: number | null;
+  max_delivered_messages: number | null;
+}
+
+export interface Channel {
+  id: string;
+  name: string;
+  project_id: string;
+  worktree: string;
+  created_at: number;
+  paused: boolean;
+  paused_at: number | null;
+  lifecycle: Lifecycle;
+  description: string | null;
+  parent_channel_id: string | null;
+  members: Member[];
+  max_members: number;
+  rate: { window_start: number; count: number };
+  cooldown_until: Record<string, number>;
+  seen_content: Record<string, number>;
+  processed_correlations: string[];
+  max_hops: number;
+  rate_limit: number;
+  delivery_cooldown_ms: number;
+  stale_event_ms: number;
+  timer: ChannelTimer;
+  budgets: Budgets;
+  delivered_total: number;
+}
+
+/** Who is handing an in_flight envelope to a host, and until when that claim holds (our addition). */
+export interface DeliveryOwner {
+  pid: number;
+  host: string;
+  lease_until: number;
+}
+
+export interface Envelope {
+  message_id: string;
+  channel_id: string;
+  sender_session_id: string;
+  sender_role: string;
+  recipient_session_id: string;
+  recipient_role: string;
+  timestamp: number;
+  message_type: MessageType;
+  content: string;
+  reply_to: string | null;
+  root_message_id: string | null;
+  hop_count: number;
+  correlation_id: string;
+  delivery_status: DeliveryStatus;
+  delivered_at: number | null;
+  attempts: number;
+  delivery_method: DeliveryMethod | null;
+  /** Set while in_flight; null otherwise (our addition). */
+  delivery_owner?: DeliveryOwner | null;
+}
+
+export interface ErrorEntry {
+  at: number;
+  message: string;
+  /** Scoping for status: who may see this entry (our addition; absent = project-wide). */
+  channel_id?: string;
+  member_id?: string;
+}
+
+export interface State {
+  schema_version: 2;
+  channels: Record<string, Channel>;
+  /** Live envelopes only (pending, in_flight) once saved; finished ones live in history/. */
+  messages: Record<string, Envelope>;
+  queues: Record<string, string[]>;
+  delivered_to: Record<string, string[]>;
+  errors: ErrorEntry[];
+}
+
+/** One line of history/<channel_id>.jsonl: a finished envelope and who received it. */
+export interface HistoryRecord extends Envelope {
+  delivered_to: string[];
+}
+
+/**
+ * Read access to finished envelopes, provided by the store. Lookups are per
+ * channel because reply_to must name a message of the same channel.
+ */
+export interface HistoryView {
+  /** A finished envelope of this channel, or undefined. */
+  find(channelId: string, messageId: string): HistoryRecord | undefined;
+  /** Finished envelopes of this channel, oldest first, repeats removed. */
+  list(channelId: string): HistoryRecord[];
+}
+
+/** Everything impure the engine needs, injected so engine tests are plain calls. */
+export interface EngineCtx {
+  now(): number;
+  /** A fresh id: prefix + 32 lowercase hex. */
+  newId(prefix: 'chn_' | 'ocm_' | 'cor_'): string;
+  /** A fresh unguessable nonce for untrusted framing. */
+  nonce(): string;
+  /** First 32 hex chars of sha256(text). */
+  hash32(text: string): string;
+  history: HistoryView;
+}
+
+export type ReasonCode = string;
+
+export interface ToolResult {
+  ok: boolean;
+  message: string;
+  data?: Record<string, unknown>;
+}
