@@ -1,0 +1,95 @@
+// Saved sessions: .opencomms/archives/<chn_id>.json, written atomically. The
+// record's inner shape belongs to the engine; the store checks only what it
+// needs to list and find archives safely.
+import { join } from 'node:path';
+import { errnoOf, FsPort, NODE_FS } from './fs-port';
+import { unwritable } from './faults';
+import { isValidChannelId } from './history';
+import { replaceFile } from './replace-file';
+import { STATE_DIR_NAME } from './store';
+
+/** The parts of an archive the store validates; the engine may add fields. */
+export interface ArchiveRecord {
+  schema: 1;
+  channel_id: string;
+  name: string;
+  members: unknown[];
+  messages: unknown[];
+  saved_at: number;
+  [field: string]: unknown;
+}
+
+function archivesDir(projectDir: string): string {
+  return join(projectDir, STATE_DIR_NAME, 'archives');
+}
+
+function archivePath(projectDir: string, channelId: string): string {
+  if (!isValidChannelId(channelId)) throw new Error(`invalid channel id: ${JSON.stringify(channelId)}`);
+  return join(archivesDir(projectDir), `${channelId}.json`);
+}
+
+/** Writes an archive atomically (creating the directory). Throws on an invalid id or record; I/O trouble is `state_unwritable`. */
+export function writeArchive(projectDir: string, archive: ArchiveRecord, port: FsPort = NODE_FS): void {
+  if (!isArchive(archive)) throw new Error('not a valid archive record');
+  const path = archivePath(projectDir, archive.channel_id);
+  try {
+    port.mkdirSync(archivesDir(projectDir), { recursive: true });
+    replaceFile(port, path, JSON.stringify(archive));
+  } catch (err) {
+    throw unwritable('write the archive', path, err);
+  }
+}
+
+/** One archive, or undefined when the id is invalid, the file is absent, or it fails validation. */
+export function readArchive(projectDir: string, channelId: string, port: FsPort = NODE_FS): ArchiveRecord | undefined {
+  if (!isValidChannelId(channelId)) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(port.readFileSync(archivePath(projectDir, channelId)).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  return isArchive(value) && value.channel_id === channelId ? value : undefined;
+}
+
+/** Every readable archive, newest first; dotfiles, temp files and broken files are skipped. */
+export function listArchives(projectDir: string, port: FsPort = NODE_FS): ArchiveRecord[] {
+  let names: string[];
+  try {
+    names = port.readdirSync(archivesDir(projectDir));
+  } catch (err) {
+    if (errnoOf(err) === 'ENOENT' || errnoOf(err) === 'ENOTDIR') return [];
+    throw err;
+  }
+  const archives: ArchiveRecord[] = [];
+  for (const name of names) {
+    if (name.startsWith('.') || !name.endsWith('.json')) continue;
+    const archive = readArchive(projectDir, name.slice(0, -'.json'.length), port);
+    if (archive) archives.push(archive);
+  }
+  return archives.sort((a, b) => b.saved_at - a.saved_at);
+}
+
+/** The newest archive whose name is `name`, or undefined. */
+export function findArchiveByName(projectDir: string, name: string, port: FsPort = NODE_FS): ArchiveRecord | undefined {
+  return listArchives(projectDir, port).find((a) => a.name === name);
+}
+
+/** Deletes an archive; true when one was removed, false when absent or the id is invalid. */
+export function deleteArchive(projectDir: string, channelId: string, port: FsPort = NODE_FS): boolean {
+  if (!isValidChannelId(channelId)) return false;
+  const path = archivePath(projectDir, channelId);
+  try {
+    port.unlinkSync(path);
+    return true;
+  } catch (err) {
+    if (errnoOf(err) === 'ENOENT') return false;
+    throw unwritable('delete the archive', path, err);
+  }
+}
+
+function isArchive(value: unknown): value is ArchiveRecord {
+  const a = value as Partial<ArchiveRecord> | null;
+  return !!a && typeof a === 'object' && a.schema === 1 && typeof a.channel_id === 'string' && typeof a.name === 'string' &&
+    Array.isArray(a.members) && Array.isArray(a.messages) && typeof a.saved_at === 'number' && Number.isFinite(a.saved_at);
+}

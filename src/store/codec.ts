@@ -1,0 +1,14 @@
+// The engine's state codec as the store sees it: injected, so the store can be
+// tested before (and independently of) the engine's validation rules.
+import type { State } from '../engine/types';
+
+export type ParseStateResult = { ok: true; state: State; notes: string[] } | { ok: false; reason: string };
+export type MigrateResult = { ok: true; state: State } | { ok: false; reason: string };
+
+/** How state text becomes a State and back. `migrateV1` is optional: without it no v1 migration runs. */
+export interface StateCodec {
+  emptyState(): State;
+  parseState(text: string, now: number): ParseStateResult;
+  serializeState(state: State): string;
+  migrateV1?(legacyText: string, now: number): MigrateResult;
+}

@@ -1,0 +1,23 @@
+// Faults are I/O failures and bugs: thrown, never returned, each with a string
+// `code` the dispatch boundary can log. The original error rides in `cause`.
+
+export type StoreFaultCode = 'lock_timeout' | 'state_unwritable';
+
+/** An I/O fault raised by the store. `code` is the contract; the message names the file involved. */
+export class StoreFault extends Error {
+  readonly code: StoreFaultCode;
+
+  constructor(code: StoreFaultCode, message: string, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'StoreFault';
+    this.code = code;
+  }
+}
+
+/** Wraps any error thrown while touching `path` as a `state_unwritable` fault (a fault passes through unchanged). */
+export function unwritable(action: string, path: string, err: unknown): StoreFault {
+  if (err instanceof StoreFault) return err;
+  const errno = (err as { code?: unknown } | null)?.code;
+  const suffix = typeof errno === 'string' ? ` (${errno})` : '';
+  return new StoreFault('state_unwritable', `cannot ${action} ${path}${suffix}`, err);
+}

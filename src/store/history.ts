@@ -1,0 +1,269 @@
+// Finished envelopes leave state.json for history/<channel_id>.jsonl, one JSON
+// line each, so the hot file stays as small as the undelivered mail. Appends
+// happen only under the state lock; readers are lock-free and cache per
+// channel, reading only the tail a file grew by since their last look.
+import { join } from 'node:path';
+import { FINISHED_STATUSES } from '../engine/types';
+import type { DeliveryStatus, Envelope, HistoryRecord, HistoryView, State } from '../engine/types';
+import { errnoOf, FsPort, writeAll } from './fs-port';
+import { replaceFile } from './replace-file';
+
+/** Finished records kept per channel after a compaction. */
+export const HISTORY_KEEP_RECORDS = 2_000;
+/** A channel log is compacted once it holds more lines than this. */
+export const HISTORY_COMPACT_LINES = 2_500;
+/** Channel ids are checked against this before any path is built from them. */
+export const CHANNEL_ID_PATTERN = /^chn_[A-Za-z0-9_-]{1,64}$/;
+// Enough leading bytes to tell a rewritten file from the one we cached.
+const PREFIX_CHECK_BYTES = 128;
+const NEWLINE = 0x0a;
+const COUNT_CHUNK_BYTES = 1 << 20;
+
+const FINISHED = new Set<DeliveryStatus>(FINISHED_STATUSES);
+
+/** Whether `id` is a well-formed channel id, safe to use as a file name. */
+export function isValidChannelId(id: unknown): id is string {
+  return typeof id === 'string' && CHANNEL_ID_PATTERN.test(id);
+}
+
+/** Whether an envelope's life is over, so it belongs in history. */
+export function isFinished(envelope: Envelope): boolean {
+  return FINISHED.has(envelope.delivery_status);
+}
+
+interface ChannelCache {
+  ino: number;
+  size: number; // bytes consumed, always at a line boundary
+  lines: number; // lines consumed, repeats and unparseable ones included
+  prefix: Buffer;
+  byId: Map<string, HistoryRecord>;
+  sorted: HistoryRecord[] | undefined;
+}
+
+export interface HistoryLogOptions {
+  port: FsPort;
+  historyDir: string;
+  keepRecords?: number;
+  compactLines?: number;
+}
+
+/** The per-channel history files of one state directory, with an in-process cache. */
+export class HistoryLog implements HistoryView {
+  private readonly cache = new Map<string, ChannelCache>();
+  private readonly port: FsPort;
+  private readonly dir: string;
+  private readonly keep: number;
+  private readonly compactAt: number;
+  private hasDir = false;
+
+  constructor(options: HistoryLogOptions) {
+    this.port = options.port;
+    this.dir = options.historyDir;
+    this.keep = options.keepRecords ?? HISTORY_KEEP_RECORDS;
+    this.compactAt = Math.max(options.compactLines ?? HISTORY_COMPACT_LINES, this.keep);
+  }
+
+  /** The file of a channel; the id must already be valid. */
+  pathOf(channelId: string): string {
+    if (!isValidChannelId(channelId)) throw new Error(`invalid channel id: ${JSON.stringify(channelId)}`);
+    return join(this.dir, `${channelId}.jsonl`);
+  }
+
+  find(channelId: string, messageId: string): HistoryRecord | undefined {
+    if (!isValidChannelId(channelId)) return undefined;
+    return this.sync(channelId)?.byId.get(messageId);
+  }
+
+  list(channelId: string): HistoryRecord[] {
+    if (!isValidChannelId(channelId)) return [];
+    const entry = this.sync(channelId);
+    if (!entry) return [];
+    entry.sorted ??= sortOldestFirst([...entry.byId.values()]);
+    return entry.sorted.slice();
+  }
+
+  /**
+   * Moves every finished envelope of `state` to its channel log: append and
+   * fsync first, then delete from messages, delivered_to and queues. A crash
+   * in between can only repeat a record, never lose one. Envelopes whose
+   * channel id is malformed stay in state. Returns how many moved.
+   */
+  moveFinished(state: State): number {
+    const byChannel = new Map<string, Envelope[]>();
+    for (const envelope of Object.values(state.messages)) {
+      if (!isFinished(envelope) || !isValidChannelId(envelope.channel_id)) continue;
+      const group = byChannel.get(envelope.channel_id);
+      if (group) group.push(envelope);
+      else byChannel.set(envelope.channel_id, [envelope]);
+    }
+    if (byChannel.size === 0) return 0;
+    this.ensureDir();
+    const movedIds = new Set<string>();
+    for (const [channelId, envelopes] of byChannel) {
+      const records = envelopes.map((e): HistoryRecord => ({ ...e, delivered_to: state.delivered_to[e.message_id] ?? [] }));
+      this.append(channelId, records);
+      for (const e of envelopes) movedIds.add(e.message_id);
+    }
+    for (const id of movedIds) {
+      delete state.messages[id];
+      delete state.delivered_to[id];
+    }
+    for (const [recipient, queue] of Object.entries(state.queues)) {
+      if (queue.some((id) => movedIds.has(id))) state.queues[recipient] = queue.filter((id) => !movedIds.has(id));
+    }
+    for (const channelId of byChannel.keys()) this.compactIfLong(channelId);
+    return movedIds.size;
+  }
+
+  /** Removes a channel's log and forgets its cache (for purges). Absent logs are fine. */
+  drop(channelId: string): void {
+    this.cache.delete(channelId);
+    if (!isValidChannelId(channelId)) return;
+    try {
+      this.port.unlinkSync(this.pathOf(channelId));
+    } catch (err) {
+      if (errnoOf(err) !== 'ENOENT') throw err;
+    }
+  }
+
+  private ensureDir(): void {
+    if (this.hasDir) return;
+    this.port.mkdirSync(this.dir, { recursive: true });
+    this.hasDir = true;
+  }
+
+  private append(channelId: string, records: HistoryRecord[]): void {
+    const path = this.pathOf(channelId);
+    let text = '';
+    for (const r of records) text += JSON.stringify(r) + '\n';
+    const fd = this.port.openSync(path, 'a', 0o644);
+    try {
+      const size = this.port.fstatSync(fd).size;
+      // A writer killed mid-line leaves a fragment without '\n'; start on a
+      // fresh line so the fragment stays one unparseable (skipped) line.
+      if (size > 0 && !endsWithNewline(this.port, fd, size)) text = '\n' + text;
+      writeAll(this.port, fd, Buffer.from(text, 'utf8'), null);
+      this.port.fsyncSync(fd);
+    } finally {
+      this.port.closeSync(fd);
+    }
+  }
+
+  private compactIfLong(channelId: string): void {
+    // A process that has not read this log yet (a hook, a CLI call) only
+    // counts newlines instead of parsing every record it will never use.
+    const lines = this.cache.has(channelId) ? this.sync(channelId)?.lines ?? 0 : countLines(this.port, this.pathOf(channelId));
+    if (lines <= this.compactAt) return;
+    const entry = this.sync(channelId);
+    if (!entry) return;
+    const kept = sortOldestFirst([...entry.byId.values()]).slice(-this.keep);
+    let text = '';
+    for (const r of kept) text += JSON.stringify(r) + '\n';
+    replaceFile(this.port, this.pathOf(channelId), text);
+    this.cache.delete(channelId);
+  }
+
+  // Brings the cache of one channel up to date with its file: nothing when
+  // unchanged, the tail when it grew, everything when it was replaced.
+  private sync(channelId: string): ChannelCache | undefined {
+    const path = this.pathOf(channelId);
+    let fd: number;
+    try {
+      fd = this.port.openSync(path, 'r');
+    } catch (err) {
+      if (errnoOf(err) === 'ENOENT') {
+        this.cache.delete(channelId);
+        return undefined;
+      }
+      throw err;
+    }
+    try {
+      const stat = this.port.fstatSync(fd);
+      let entry = this.cache.get(channelId);
+      if (entry && !isSameFile(this.port, fd, entry, stat.ino, stat.size)) entry = undefined;
+      if (!entry) {
+        entry = { ino: stat.ino, size: 0, lines: 0, prefix: Buffer.alloc(0), byId: new Map(), sorted: undefined };
+        this.cache.set(channelId, entry);
+      }
+      if (stat.size > entry.size) readTail(this.port, fd, entry, stat.size);
+      return entry;
+    } finally {
+      this.port.closeSync(fd);
+    }
+  }
+}
+
+function countLines(port: FsPort, path: string): number {
+  const fd = port.openSync(path, 'r');
+  try {
+    const chunk = Buffer.alloc(COUNT_CHUNK_BYTES);
+    let count = 0;
+    for (let pos = 0; ; ) {
+      const n = port.readSync(fd, chunk, 0, chunk.length, pos);
+      if (n <= 0) return count;
+      for (let i = chunk.indexOf(NEWLINE, 0); i >= 0 && i < n; i = chunk.indexOf(NEWLINE, i + 1)) count++;
+      pos += n;
+    }
+  } finally {
+    port.closeSync(fd);
+  }
+}
+
+function endsWithNewline(port: FsPort, fd: number, size: number): boolean {
+  const last = Buffer.alloc(1);
+  // opened for append, so read through a positional read of the last byte
+  return port.readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === NEWLINE;
+}
+
+function isSameFile(port: FsPort, fd: number, entry: ChannelCache, ino: number, size: number): boolean {
+  if (ino !== entry.ino || size < entry.size) return false;
+  if (entry.prefix.length === 0) return true;
+  const head = Buffer.alloc(entry.prefix.length);
+  return port.readSync(fd, head, 0, head.length, 0) === head.length && head.equals(entry.prefix);
+}
+
+function readTail(port: FsPort, fd: number, entry: ChannelCache, size: number): void {
+  const tail = Buffer.alloc(size - entry.size);
+  let got = 0;
+  while (got < tail.length) {
+    const n = port.readSync(fd, tail, got, tail.length - got, entry.size + got);
+    if (n <= 0) break;
+    got += n;
+  }
+  // Only whole lines count; a line still being appended is read next time.
+  const end = tail.lastIndexOf(NEWLINE, got - 1);
+  if (end < 0) return;
+  if (entry.size === 0) entry.prefix = Buffer.from(tail.subarray(0, Math.min(PREFIX_CHECK_BYTES, end + 1)));
+  let start = 0;
+  while (start <= end) {
+    const stop = tail.indexOf(NEWLINE, start);
+    const record = parseRecord(tail.toString('utf8', start, stop));
+    entry.lines++;
+    if (record) {
+      entry.byId.delete(record.message_id); // last record wins, at its latest position
+      entry.byId.set(record.message_id, record);
+    }
+    start = stop + 1;
+  }
+  entry.size += end + 1;
+  entry.sorted = undefined;
+}
+
+function parseRecord(line: string): HistoryRecord | undefined {
+  if (line.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  const r = value as Partial<HistoryRecord> | null;
+  if (!r || typeof r !== 'object' || typeof r.message_id !== 'string' || typeof r.timestamp !== 'number') return undefined;
+  if (!Array.isArray(r.delivered_to)) r.delivered_to = [];
+  return r as HistoryRecord;
+}
+
+function sortOldestFirst(records: HistoryRecord[]): HistoryRecord[] {
+  // Array.prototype.sort is stable, so equal timestamps keep file order.
+  return records.sort((a, b) => a.timestamp - b.timestamp);
+}

@@ -1,0 +1,77 @@
+// Reading state.json. A file that cannot be loaded is never written over
+// unseen: the locked path copies it aside byte for byte first, and the
+// lock-free path only reports it.
+import { join } from 'node:path';
+import type { State } from '../engine/types';
+import type { StateCodec } from './codec';
+import { errnoOf, FsPort, tryReadFile } from './fs-port';
+import { unwritable } from './faults';
+import { createFileExclusive } from './replace-file';
+
+/** Only the newest entries of state.errors are kept when the store adds one. */
+export const ERRORS_KEEP = 200;
+const QUARANTINE_ATTEMPTS = 20;
+
+/** A loaded state plus what the store needs to decide whether to save. */
+export interface LoadedState {
+  state: State;
+  /** The text on disk when it parsed, or the empty state's text when the file was absent; null after a quarantine. */
+  baseline: string | null;
+  /** Set when the file was rejected: why, and its exact bytes. */
+  rejected?: { reason: string; bytes: Buffer };
+}
+
+/** Reads and parses `statePath`. Absent → empty; unloadable → empty plus `rejected`. I/O errors are faults. */
+export function readState(port: FsPort, statePath: string, codec: StateCodec, now: number): LoadedState {
+  let bytes: Buffer | undefined;
+  try {
+    bytes = tryReadFile(port, statePath);
+  } catch (err) {
+    throw unwritable('read', statePath, err);
+  }
+  if (bytes === undefined) {
+    const state = codec.emptyState();
+    return { state, baseline: codec.serializeState(state) };
+  }
+  const text = bytes.toString('utf8');
+  const parsed = safeParse(codec, text, now);
+  if (!parsed.ok) return { state: codec.emptyState(), baseline: null, rejected: { reason: parsed.reason, bytes } };
+  for (const note of parsed.notes) addError(parsed.state, now, note);
+  return { state: parsed.state, baseline: text };
+}
+
+function safeParse(codec: StateCodec, text: string, now: number): ReturnType<StateCodec['parseState']> {
+  try {
+    return codec.parseState(text, now);
+  } catch (err) {
+    // a codec that throws on hostile input is treated like one that refuses it
+    return { ok: false, reason: `parser failed: ${(err as Error)?.message ?? String(err)}` };
+  }
+}
+
+/**
+ * Copies rejected state bytes to `state.corrupt-<epoch ms>.json` (never
+ * clobbering an earlier copy) and returns the file name. Throws
+ * `state_unwritable` if the copy cannot be made, so nothing is written over
+ * the original.
+ */
+export function quarantineState(port: FsPort, stateDir: string, bytes: Buffer, now: number): string {
+  for (let attempt = 0; attempt < QUARANTINE_ATTEMPTS; attempt++) {
+    const name = attempt === 0 ? `state.corrupt-${now}.json` : `state.corrupt-${now}-${attempt}.json`;
+    const path = join(stateDir, name);
+    try {
+      createFileExclusive(port, path, bytes);
+      return name;
+    } catch (err) {
+      if (errnoOf(err) !== 'EEXIST') throw unwritable('preserve the rejected state as', path, err);
+    }
+  }
+  throw unwritable('find a free quarantine name in', stateDir, undefined);
+}
+
+/** Appends an entry to state.errors, keeping the newest ERRORS_KEEP. */
+export function addError(state: State, at: number, message: string): void {
+  if (!Array.isArray(state.errors)) state.errors = [];
+  state.errors.push({ at, message });
+  if (state.errors.length > ERRORS_KEEP) state.errors.splice(0, state.errors.length - ERRORS_KEEP);
+}

@@ -1,0 +1,250 @@
+// The cross-process state lock: `.state.lock` created with O_EXCL ("wx") and
+// stamped with an owner token. Liveness, not age, decides whether a holder on
+// this host may lose its lock; age is only the fallback for other hosts.
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
+import { errnoOf, FsPort, tryReadFile, unlinkQuietly, writeAll } from './fs-port';
+import { StoreFault, unwritable } from './faults';
+import { isTempOf } from './replace-file';
+
+/** Give up waiting for the lock after this long. */
+export const LOCK_TIMEOUT_MS = 5_000;
+/** A holder on another host whose stamp is older than this is presumed gone. */
+export const LOCK_STALE_MS = 15_000;
+/** A long holder re-stamps `t` this often, so peers on other hosts never judge it stale. */
+export const LOCK_REFRESH_MS = 4_000;
+const POLL_MIN_MS = 5;
+const POLL_JITTER_MS = 5;
+
+/** What `.state.lock` holds. */
+export interface LockOwner {
+  pid: number;
+  host: string;
+  t: number;
+  token: string;
+}
+
+/** A held lock. Only `releaseLock` and `refreshLock` should touch it. */
+export interface LockHandle {
+  readonly path: string;
+  readonly owner: LockOwner;
+  fd: number | undefined;
+  stampedAt: number;
+}
+
+export interface LockOptions {
+  port: FsPort;
+  lockPath: string;
+  host: string;
+  timeoutMs?: number;
+  now?: () => number;
+  /** Tells whether a pid on this host is alive; injectable for tests. */
+  isPidAlive?: (pid: number) => boolean;
+}
+
+/** Whether `pid` names a live process on this host. EPERM means alive but not ours. */
+export function isPidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return errnoOf(err) !== 'ESRCH';
+  }
+}
+
+/** Parses lock file bytes into an owner, or undefined when they are not a complete stamp. */
+export function parseLockOwner(bytes: Buffer): LockOwner | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const o = value as Partial<LockOwner> | null;
+  if (!o || typeof o !== 'object') return undefined;
+  if (!Number.isSafeInteger(o.pid) || typeof o.host !== 'string' || typeof o.t !== 'number' || typeof o.token !== 'string') {
+    return undefined;
+  }
+  return { pid: o.pid as number, host: o.host, t: o.t, token: o.token };
+}
+
+/**
+ * Takes the lock, waiting without blocking the event loop. A holder that is
+ * dead on this host is displaced at once; a live one never is. Throws
+ * `state_unwritable` for any open error other than EEXIST, and `lock_timeout`
+ * (naming the file and the holder's pid) when the wait runs out.
+ */
+export async function claimLock(options: LockOptions): Promise<LockHandle> {
+  const now = options.now ?? Date.now;
+  const timeoutMs = options.timeoutMs ?? LOCK_TIMEOUT_MS;
+  const deadline = now() + timeoutMs;
+  for (;;) {
+    const handle = tryCreateLock(options, now);
+    if (handle) return handle;
+    const holder = displaceIfAbandoned(options, now);
+    if (holder === 'displaced' || holder === 'vanished') continue;
+    if (now() >= deadline) {
+      const who = holder ? `pid ${holder.pid} on ${holder.host}` : 'an unknown holder';
+      throw new StoreFault('lock_timeout', `timed out after ${timeoutMs} ms waiting for ${options.lockPath}, held by ${who}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MIN_MS + Math.random() * POLL_JITTER_MS));
+  }
+}
+
+function tryCreateLock(options: LockOptions, now: () => number): LockHandle | undefined {
+  const { port, lockPath } = options;
+  let fd: number;
+  try {
+    fd = port.openSync(lockPath, 'wx', 0o644);
+  } catch (err) {
+    const code = errnoOf(err);
+    if (code === 'EEXIST') return undefined;
+    if (code === 'ENOENT') {
+      // the state directory is missing (first use, or removed under us)
+      try {
+        port.mkdirSync(dirname(lockPath), { recursive: true });
+      } catch (mkdirErr) {
+        throw unwritable('create the directory of', lockPath, mkdirErr);
+      }
+      return tryCreateLock(options, now);
+    }
+    throw unwritable('create the lock', lockPath, err);
+  }
+  const owner: LockOwner = { pid: process.pid, host: options.host, t: now(), token: randomBytes(16).toString('hex') };
+  const handle: LockHandle = { path: lockPath, owner, fd, stampedAt: owner.t };
+  try {
+    writeAll(port, fd, Buffer.from(JSON.stringify(owner)), 0);
+  } catch (err) {
+    // the lock is ours and empty; give it back before reporting
+    try {
+      port.closeSync(fd);
+    } catch {
+      // keep the write error
+    }
+    unlinkQuietly(port, lockPath);
+    throw unwritable('write the lock', lockPath, err);
+  }
+  return handle;
+}
+
+type Verdict = LockOwner | undefined | 'displaced' | 'vanished';
+
+// Looks at the current lock. Returns 'displaced' when it removed an abandoned
+// lock, 'vanished' when the lock disappeared meanwhile, else the live holder
+// (undefined when its stamp is not readable yet).
+function displaceIfAbandoned(options: LockOptions, now: () => number): Verdict {
+  const { port, lockPath } = options;
+  let bytes: Buffer | undefined;
+  let mtimeMs: number;
+  try {
+    bytes = tryReadFile(port, lockPath);
+    if (bytes === undefined) return 'vanished';
+    mtimeMs = port.statSync(lockPath).mtimeMs;
+  } catch (err) {
+    if (errnoOf(err) === 'ENOENT') return 'vanished';
+    throw unwritable('read the lock', lockPath, err);
+  }
+  const owner = parseLockOwner(bytes);
+  if (!isAbandoned(options, owner, mtimeMs, now())) return owner;
+  return breakLock(options, bytes, owner) ? 'displaced' : owner;
+}
+
+function isAbandoned(options: LockOptions, owner: LockOwner | undefined, mtimeMs: number, at: number): boolean {
+  if (owner && owner.host === options.host) {
+    // A pid reused by an unrelated live process keeps the lock held until it
+    // exits; we accept a lock_timeout over ever stealing from a live holder.
+    return !(options.isPidAlive ?? isPidAlive)(owner.pid);
+  }
+  // Another host (or a stamp still being written): only age can tell.
+  const stampedAt = Math.max(owner?.t ?? 0, mtimeMs);
+  return at - stampedAt > LOCK_STALE_MS;
+}
+
+// Moves the abandoned lock aside under a unique name, then checks that what
+// was moved is the very lock judged abandoned. If a newer lock was moved
+// instead, it is linked back; `link` refuses to overwrite, so a third process
+// that created a lock in between keeps its own. Remaining window: while the
+// newer lock is aside (between our rename and our link), a third process can
+// create a fresh lock; the link then fails and the newer holder runs without a
+// file, so two holders can overlap once. It needs three contenders and a
+// dead holder at the same instant.
+function breakLock(options: LockOptions, judged: Buffer, owner: LockOwner | undefined): boolean {
+  const { port, lockPath } = options;
+  const aside = join(dirname(lockPath), `${basename(lockPath)}.${process.pid}.${randomBytes(4).toString('hex')}.stale`);
+  try {
+    port.renameSync(lockPath, aside);
+  } catch (err) {
+    if (errnoOf(err) === 'ENOENT') return true; // someone else removed it; retry the create
+    throw unwritable('break the lock', lockPath, err);
+  }
+  let moved: Buffer | undefined;
+  try {
+    moved = tryReadFile(port, aside);
+  } catch {
+    moved = undefined;
+  }
+  const isSame = moved !== undefined && (owner ? parseLockOwner(moved)?.token === owner.token : moved.equals(judged));
+  if (isSame) {
+    unlinkQuietly(port, aside);
+    if (owner && owner.host === options.host) removeOrphanTemps(port, dirname(lockPath), owner.pid);
+    return true;
+  }
+  try {
+    port.linkSync(aside, lockPath);
+  } catch {
+    // the path is taken again (the window named above); nothing safe to do
+  }
+  unlinkQuietly(port, aside);
+  return false;
+}
+
+// A holder killed mid-save leaves its temp files; its pid is dead, so they are
+// garbage. Only names carrying that pid are touched.
+function removeOrphanTemps(port: FsPort, stateDir: string, pid: number): void {
+  for (const dir of [stateDir, join(stateDir, 'history')]) {
+    let names: string[];
+    try {
+      names = port.readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) if (isTempOf(name, pid)) unlinkQuietly(port, join(dir, name));
+  }
+}
+
+/** Re-stamps `t` when the last stamp is older than LOCK_REFRESH_MS; a no-op otherwise. */
+export function refreshLock(port: FsPort, handle: LockHandle, at: number): void {
+  if (handle.fd === undefined || at - handle.stampedAt < LOCK_REFRESH_MS) return;
+  const owner: LockOwner = { ...handle.owner, t: at };
+  const bytes = Buffer.from(JSON.stringify(owner));
+  try {
+    port.ftruncateSync(handle.fd, 0);
+    writeAll(port, handle.fd, bytes, 0);
+    handle.stampedAt = at;
+  } catch {
+    // a failed re-stamp only matters to peers on other hosts; the save itself reports real I/O trouble
+  }
+}
+
+/**
+ * Releases the lock if the file still holds our token; a lock that is no
+ * longer ours is left alone. Never throws. Residual window: between our read
+ * and our unlink another host could judge us stale and replace the file.
+ */
+export function releaseLock(port: FsPort, handle: LockHandle): void {
+  if (handle.fd !== undefined) {
+    try {
+      port.closeSync(handle.fd);
+    } catch {
+      // the descriptor is gone either way
+    }
+    handle.fd = undefined;
+  }
+  let bytes: Buffer | undefined;
+  try {
+    bytes = tryReadFile(port, handle.path);
+  } catch {
+    return;
+  }
+  if (bytes !== undefined && parseLockOwner(bytes)?.token === handle.owner.token) unlinkQuietly(port, handle.path);
+}

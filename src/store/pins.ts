@@ -1,0 +1,100 @@
+// Member pins: .opencomms/pins/<member_id>.json = {member_id, host, saved_at}.
+// The id is checked before it becomes a file name, and a pin whose content
+// names another member than its file is ignored (a hand-copied or tampered pin).
+import { join } from 'node:path';
+import { errnoOf, FsPort, NODE_FS } from './fs-port';
+import { unwritable } from './faults';
+import { replaceFile } from './replace-file';
+import { STATE_DIR_NAME } from './store';
+
+const MEMBER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+export interface PinRecord {
+  member_id: string;
+  host: string;
+  saved_at: number;
+}
+
+/** Whether `id` is a valid member id (1–64 chars, safe as a file name). */
+export function isValidMemberId(id: unknown): id is string {
+  return typeof id === 'string' && MEMBER_ID_PATTERN.test(id);
+}
+
+function pinsDir(projectDir: string): string {
+  return join(projectDir, STATE_DIR_NAME, 'pins');
+}
+
+/** Writes a pin atomically, creating `.opencomms/pins/` when missing. Throws on an invalid id; I/O trouble is `state_unwritable`. */
+export function writePin(
+  projectDir: string,
+  pin: { member_id: string; host: string },
+  options: { fs?: FsPort; now?: () => number } = {},
+): PinRecord {
+  if (!isValidMemberId(pin.member_id)) throw new Error(`invalid member id: ${JSON.stringify(pin.member_id)}`);
+  const port = options.fs ?? NODE_FS;
+  const record: PinRecord = { member_id: pin.member_id, host: pin.host, saved_at: (options.now ?? Date.now)() };
+  const dir = pinsDir(projectDir);
+  const path = join(dir, `${pin.member_id}.json`);
+  try {
+    port.mkdirSync(dir, { recursive: true });
+    replaceFile(port, path, JSON.stringify(record, null, 2) + '\n');
+  } catch (err) {
+    throw unwritable('write the pin', path, err);
+  }
+  return record;
+}
+
+/** One pin, or undefined when absent, unparseable, invalid or naming another member. */
+export function readPin(projectDir: string, memberId: string, port: FsPort = NODE_FS): PinRecord | undefined {
+  if (!isValidMemberId(memberId)) return undefined;
+  let bytes: Buffer;
+  try {
+    bytes = port.readFileSync(join(pinsDir(projectDir), `${memberId}.json`));
+  } catch {
+    return undefined;
+  }
+  return parsePin(bytes.toString('utf8'), memberId);
+}
+
+/** Every valid pin, sorted by member id; only those of `host` when given. */
+export function listPins(projectDir: string, host?: string, port: FsPort = NODE_FS): PinRecord[] {
+  let names: string[];
+  try {
+    names = port.readdirSync(pinsDir(projectDir));
+  } catch (err) {
+    if (errnoOf(err) === 'ENOENT' || errnoOf(err) === 'ENOTDIR') return [];
+    throw err;
+  }
+  const pins: PinRecord[] = [];
+  for (const name of names.sort()) {
+    if (!name.endsWith('.json')) continue;
+    const pin = readPin(projectDir, name.slice(0, -'.json'.length), port);
+    if (pin && (host === undefined || pin.host === host)) pins.push(pin);
+  }
+  return pins;
+}
+
+/** Deletes a pin; true when one was removed. */
+export function removePin(projectDir: string, memberId: string, port: FsPort = NODE_FS): boolean {
+  if (!isValidMemberId(memberId)) return false;
+  const path = join(pinsDir(projectDir), `${memberId}.json`);
+  try {
+    port.unlinkSync(path);
+    return true;
+  } catch (err) {
+    if (errnoOf(err) === 'ENOENT') return false;
+    throw unwritable('delete the pin', path, err);
+  }
+}
+
+function parsePin(text: string, expectedId: string): PinRecord | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const p = value as Partial<PinRecord> | null;
+  if (!p || typeof p !== 'object' || p.member_id !== expectedId || typeof p.host !== 'string') return undefined;
+  return { member_id: p.member_id, host: p.host, saved_at: typeof p.saved_at === 'number' ? p.saved_at : 0 };
+}

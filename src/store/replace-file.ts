@@ -1,0 +1,148 @@
+// Atomic file replacement: temp file in the same directory, fsync, rename,
+// fsync the directory. Readers see the old bytes or the new bytes, never a mix.
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
+import { errnoOf, FsPort, unlinkQuietly, writeAll } from './fs-port';
+
+// Windows reports these while antivirus or a sync client holds the target
+// open; they clear within milliseconds. Elsewhere they are permanent and the
+// retries only cost a few ms on a path that is failing anyway.
+const RENAME_RETRY_CODES = new Set(['EPERM', 'EBUSY', 'EACCES']);
+const RENAME_BACKOFF_MS = [2, 8, 25];
+
+// Platforms that cannot fsync a directory say so with one of these; the rename
+// itself has already happened, so they are not failures of the save.
+const DIR_FSYNC_UNSUPPORTED = new Set(['EISDIR', 'EPERM', 'EINVAL', 'EBADF', 'ENOTSUP', 'EACCES']);
+
+const SLEEP_CELL = new Int32Array(new SharedArrayBuffer(4));
+
+function sleepSync(ms: number): void {
+  Atomics.wait(SLEEP_CELL, 0, 0, ms);
+}
+
+/** The temp name for `target`: `.<stem>.<pid>.<8 hex>.tmp` beside it, e.g. `.state.123.a1b2c3d4.tmp`. */
+export function tempPathFor(target: string): string {
+  const stem = basename(target).replace(/\.json$/, '');
+  return join(dirname(target), `.${stem}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+/** Whether `name` is a temp file left by process `pid` (any stem). */
+export function isTempOf(name: string, pid: number): boolean {
+  return name.startsWith('.') && name.endsWith('.tmp') && name.includes(`.${pid}.`) &&
+    /\.\d+\.[0-9a-f]{8}\.tmp$/.test(name);
+}
+
+/**
+ * Writes `data` to a fresh temp file, fsyncs it and renames it over `target`,
+ * then fsyncs the directory. On any failure the previous `target` is
+ * untouched, the temp file is removed, and the FIRST error is rethrown.
+ */
+export function replaceFile(port: FsPort, target: string, data: string | Uint8Array): void {
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  const temp = tempPathFor(target);
+  let fd: number | undefined = port.openSync(temp, 'wx', 0o644);
+  let isRenamed = false;
+  try {
+    writeAll(port, fd, bytes, 0);
+    port.fsyncSync(fd);
+    const open = fd;
+    fd = undefined; // a failed close must not be retried in the cleanup below
+    port.closeSync(open);
+    renameWithRetry(port, temp, target);
+    isRenamed = true;
+  } finally {
+    if (fd !== undefined) {
+      try {
+        port.closeSync(fd);
+      } catch {
+        // the write error already in flight is the one worth reporting
+      }
+    }
+    if (!isRenamed) unlinkQuietly(port, temp);
+  }
+  fsyncDirectory(port, dirname(target));
+}
+
+function renameWithRetry(port: FsPort, from: string, to: string): void {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      port.renameSync(from, to);
+      return;
+    } catch (err) {
+      const code = errnoOf(err);
+      if (attempt >= RENAME_BACKOFF_MS.length || code === undefined || !RENAME_RETRY_CODES.has(code)) throw err;
+      sleepSync(RENAME_BACKOFF_MS[attempt]);
+    }
+  }
+}
+
+/** Makes a finished rename durable. Unsupported platforms are tolerated; real I/O errors are thrown. */
+export function fsyncDirectory(port: FsPort, dir: string): void {
+  let fd: number;
+  try {
+    fd = port.openSync(dir, 'r');
+  } catch (err) {
+    if (DIR_FSYNC_UNSUPPORTED.has(errnoOf(err) ?? '')) return;
+    throw err;
+  }
+  try {
+    port.fsyncSync(fd);
+  } catch (err) {
+    if (!DIR_FSYNC_UNSUPPORTED.has(errnoOf(err) ?? '')) throw err;
+  } finally {
+    try {
+      port.closeSync(fd);
+    } catch {
+      // closing a read-only directory handle cannot lose data
+    }
+  }
+}
+
+/**
+ * Writes `data` to `target` only if `target` does not exist yet (no clobber),
+ * durably: temp + fsync, then `link`, which fails with EEXIST when the name is
+ * taken. Where hard links are unsupported it falls back to a `wx` create, which
+ * is equally exclusive but can leave a partial file if the write fails.
+ */
+export function createFileExclusive(port: FsPort, target: string, data: Uint8Array): void {
+  const temp = tempPathFor(target);
+  try {
+    writeDurably(port, temp, data);
+    try {
+      port.linkSync(temp, target);
+    } catch (err) {
+      if (!LINK_UNSUPPORTED.has(errnoOf(err) ?? '')) throw err;
+      try {
+        writeDurably(port, target, data);
+      } catch (writeErr) {
+        // only reached after our own `wx` create, so the partial file is ours
+        if (errnoOf(writeErr) !== 'EEXIST') unlinkQuietly(port, target);
+        throw writeErr;
+      }
+    }
+  } finally {
+    unlinkQuietly(port, temp);
+  }
+  fsyncDirectory(port, dirname(target));
+}
+
+const LINK_UNSUPPORTED = new Set(['EPERM', 'ENOTSUP', 'ENOSYS', 'EOPNOTSUPP']);
+
+function writeDurably(port: FsPort, path: string, data: Uint8Array): void {
+  const fd = port.openSync(path, 'wx', 0o644);
+  let isClosed = false;
+  try {
+    writeAll(port, fd, data, 0);
+    port.fsyncSync(fd);
+    isClosed = true;
+    port.closeSync(fd);
+  } finally {
+    if (!isClosed) {
+      try {
+        port.closeSync(fd);
+      } catch {
+        // keep the write error
+      }
+    }
+  }
+}

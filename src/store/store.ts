@@ -1,0 +1,190 @@
+// The one door to the state file. mutate = lock → load (quarantine a bad file)
+// → v1 migration → fn → history move → atomic save → unlock, with fn
+// synchronous so nothing can nest or interleave inside the critical section.
+import { createHash, randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { EngineCtx, HistoryView, State, ToolResult } from '../engine/types';
+import type { StateCodec } from './codec';
+import { FsPort, NODE_FS } from './fs-port';
+import { unwritable } from './faults';
+import { HistoryLog } from './history';
+import { addError, LoadedState, quarantineState, readState } from './load';
+import { claimLock, LockHandle, refreshLock, releaseLock } from './lock';
+import { migrateV1IfPresent, migrationPaths, writeMarker } from './migrate-v1';
+import { replaceFile } from './replace-file';
+
+/** Name of the state directory inside a project. */
+export const STATE_DIR_NAME = '.opencomms';
+
+export interface StoreOptions {
+  projectDir: string;
+  codec: StateCodec;
+  fs?: FsPort;
+  /** The clock handed to the engine and used for stamps; Date.now by default. */
+  now?: () => number;
+  lockTimeoutMs?: number;
+  /** This machine's name in lock stamps; os.hostname() by default. */
+  host?: string;
+  historyKeep?: number;
+  historyCompactLines?: number;
+  isPidAlive?: (pid: number) => boolean;
+}
+
+/** A project's state, shared safely between processes. */
+export interface Store {
+  readonly projectDir: string;
+  readonly stateDir: string;
+  readonly statePath: string;
+  readonly lockPath: string;
+  readonly history: HistoryView;
+  /**
+   * Runs `fn` on the current state under the lock. The state is saved only
+   * when the result is ok and the state text changed. Rejects with a fault
+   * (`lock_timeout`, `state_unwritable`) on I/O trouble; whatever `fn` throws
+   * propagates and nothing is saved.
+   */
+  mutate<T extends ToolResult>(fn: (state: State, ctx: EngineCtx) => T): Promise<T>;
+  /** Runs `fn` on a fresh lock-free snapshot. Changes `fn` makes are never saved. */
+  read<T>(fn: (state: State, ctx: EngineCtx) => T): T;
+  /** The current state, lock-free. A file that cannot be loaded reads as empty with an entry in `errors`. */
+  snapshot(): State;
+  /** Deletes a channel's history log under the lock (after the channel itself is gone). */
+  dropHistory(channelId: string): Promise<void>;
+}
+
+/** Builds the EngineCtx the store hands to engine operations. */
+export function createEngineCtx(now: () => number, history: HistoryView): EngineCtx {
+  return {
+    now,
+    newId: (prefix) => prefix + randomBytes(16).toString('hex'),
+    nonce: () => randomBytes(8).toString('hex'),
+    hash32: (text) => createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32),
+    history,
+  };
+}
+
+/** Opens the store of `projectDir` with an explicit codec. Nothing touches the disk until the first call. */
+export function createStore(options: StoreOptions): Store {
+  const projectDir = resolve(options.projectDir);
+  const stateDir = join(projectDir, STATE_DIR_NAME);
+  const statePath = join(stateDir, 'state.json');
+  const lockPath = join(stateDir, '.state.lock');
+  const port = options.fs ?? NODE_FS;
+  const codec = options.codec;
+  const now = options.now ?? Date.now;
+  const host = options.host ?? hostname();
+  const history = new HistoryLog({
+    port,
+    historyDir: join(stateDir, 'history'),
+    keepRecords: options.historyKeep,
+    compactLines: options.historyCompactLines,
+  });
+  const ctx = createEngineCtx(now, history);
+  let isMigrationSettled = false;
+  // One mutate at a time per process: the lock file would serialise them
+  // anyway, but only by polling against ourselves.
+  let queue: Promise<unknown> = Promise.resolve();
+
+  async function withLock<T>(section: (lock: LockHandle) => T): Promise<T> {
+    const turn = queue.then(async () => {
+      const lock = await claimLock({ port, lockPath, host, timeoutMs: options.lockTimeoutMs, now, isPidAlive: options.isPidAlive });
+      try {
+        return section(lock);
+      } finally {
+        releaseLock(port, lock);
+      }
+    });
+    queue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  // Moves finished envelopes to history, then writes the state if its text
+  // differs from `baseline` (or anything moved). Returns the text on disk.
+  function persist(state: State, lock: LockHandle, baseline: string | null): string {
+    refreshLock(port, lock, now());
+    let moved: number;
+    try {
+      moved = history.moveFinished(state);
+    } catch (err) {
+      throw unwritable('append to the history in', join(stateDir, 'history'), err);
+    }
+    const text = codec.serializeState(state);
+    if (moved === 0 && text === baseline) return text;
+    writeState(lock, text);
+    return text;
+  }
+
+  function writeState(lock: LockHandle, text: string): void {
+    refreshLock(port, lock, now());
+    try {
+      replaceFile(port, statePath, text);
+    } catch (err) {
+      throw unwritable('save', statePath, err);
+    }
+  }
+
+  function loadLocked(lock: LockHandle): LoadedState {
+    const at = now();
+    const loaded = readState(port, statePath, codec, at);
+    if (loaded.rejected) {
+      const name = quarantineState(port, stateDir, loaded.rejected.bytes, at);
+      addError(loaded.state, at, `state file rejected (${loaded.rejected.reason}); preserved as ${name}; started empty`);
+    }
+    if (!isMigrationSettled) {
+      const outcome = migrateV1IfPresent({ port, projectDir, stateDir, codec, now: at, loaded, hadStateFile: loaded.baseline !== null && !loaded.rejected });
+      if (outcome.kind === 'settled') isMigrationSettled = true;
+      if (outcome.kind === 'migrated') {
+        const text = persist(outcome.state, lock, null);
+        writeMarker(port, migrationPaths(projectDir, stateDir).marker, outcome.marker);
+        isMigrationSettled = true;
+        return { state: outcome.state, baseline: text };
+      }
+    }
+    return loaded;
+  }
+
+  return {
+    projectDir,
+    stateDir,
+    statePath,
+    lockPath,
+    history,
+
+    mutate<T extends ToolResult>(fn: (state: State, ctx: EngineCtx) => T): Promise<T> {
+      return withLock((lock) => {
+        const loaded = loadLocked(lock);
+        // After a quarantine the empty state (with its notice) must replace the
+        // bad file even if fn refuses, or every later call would copy it again.
+        const fallback = loaded.baseline === null ? codec.serializeState(loaded.state) : undefined;
+        const result = fn(loaded.state, ctx);
+        if (result.ok) persist(loaded.state, lock, loaded.baseline);
+        else if (fallback !== undefined) writeState(lock, fallback);
+        return result;
+      });
+    },
+
+    read<T>(fn: (state: State, ctx: EngineCtx) => T): T {
+      return fn(this.snapshot(), ctx);
+    },
+
+    snapshot(): State {
+      const at = now();
+      const loaded = readState(port, statePath, codec, at);
+      if (loaded.rejected) {
+        addError(loaded.state, at, `state file rejected (${loaded.rejected.reason}); showing an empty state; the file will be preserved as state.corrupt-*.json before the next change`);
+      }
+      return loaded.state;
+    },
+
+    dropHistory(channelId: string): Promise<void> {
+      return withLock(() => {
+        try {
+          history.drop(channelId);
+        } catch (err) {
+          throw unwritable('delete the history of', channelId, err);
+        }
+      });
+    },
+  };
+}
