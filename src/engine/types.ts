@@ -109,6 +109,12 @@ export interface Envelope {
   delivery_method: DeliveryMethod | null;
   /** Set while in_flight; null otherwise (our addition). */
   delivery_owner?: DeliveryOwner | null;
+  /**
+   * Project-wide send order (our addition): restores FIFO exactly when mail
+   * goes back into a queue, even for sends within the same millisecond.
+   * Absent on envelopes written by the reference; those order by timestamp.
+   */
+  seq?: number;
 }
 
 export interface ErrorEntry {
@@ -127,6 +133,8 @@ export interface State {
   queues: Record<string, string[]>;
   delivered_to: Record<string, string[]>;
   errors: ErrorEntry[];
+  /** Next value for Envelope.seq (our addition; backfilled at load). */
+  next_seq?: number;
 }
 
 /** One line of history/<channel_id>.jsonl: a finished envelope and who received it. */
@@ -163,4 +171,28 @@ export interface ToolResult {
   ok: boolean;
   message: string;
   data?: Record<string, unknown>;
+}
+
+/**
+ * A saved session as written to archives/<channel_id>.json (our addition).
+ * The engine builds it (buildSessionArchive) and reads it back for resume,
+ * delete and the joiner's context; the store only stores it.
+ */
+export interface SessionArchive {
+  schema: 1;
+  channel_id: string;
+  name: string;
+  parent_channel_id: string | null;
+  description: string | null;
+  summary: string | null;
+  members: Member[];
+  budgets: Budgets;
+  created_at: number;
+  saved_at: number;
+  saved_by: string | null;
+  saved_by_role: string | null;
+  message_count: number;
+  final_state_note: string | null;
+  /** Oldest first, at most the newest MAX_ARCHIVED_MESSAGES. */
+  messages: HistoryRecord[];
 }

@@ -1,0 +1,56 @@
+// Limits and defaults. Units are in the names; counts are plain integers.
+
+export const DEFAULT_MAX_MEMBERS = 8;
+export const MIN_MEMBERS = 2;
+export const MAX_MEMBERS_CEILING = 32;
+
+export const MAX_CHANNEL_NAME_CHARS = 64;
+export const MAX_ROLE_CHARS = 32;
+/** Content cap in UTF-16 code units, as the reference counts it. */
+export const MAX_CONTENT_CHARS = 100_000;
+export const MAX_SESSION_DESCRIPTION_CHARS = 140;
+export const MAX_ARCHIVE_SUMMARY_CHARS = 2_000;
+export const MAX_FINAL_STATE_NOTE_CHARS = 400;
+export const MAX_ARCHIVED_MESSAGES = 2_000;
+
+export const DEFAULT_MAX_HOPS = 4;
+export const MIN_MAX_HOPS = 1;
+export const MAX_MAX_HOPS = 50;
+
+export const DEFAULT_RATE_LIMIT = 20;
+export const MIN_RATE_LIMIT = 1;
+export const MAX_RATE_LIMIT = 1_000;
+export const RATE_WINDOW_MS = 60_000;
+
+export const DEFAULT_STALE_EVENT_MS = 300_000;
+export const DEFAULT_DELIVERY_COOLDOWN_MS = 1_000;
+
+export const MIN_BUDGET_RUNTIME_MS = 60_000;
+export const MAX_BUDGET_RUNTIME_MS = 30 * 24 * 60 * 60 * 1_000;
+export const MIN_BUDGET_MESSAGES = 1;
+export const MAX_BUDGET_MESSAGES = 1_000_000;
+
+/** A delivery that failed this many times becomes a dead letter (status failed). */
+export const MAX_DELIVERY_ATTEMPTS = 5;
+
+/** Live (pending or in_flight) envelopes allowed project-wide before sends are refused. */
+export const MAX_LIVE_ENVELOPES = 2_000;
+/** Estimated UTF-8 size of the live envelopes allowed before sends are refused. */
+export const MAX_LIVE_STATE_BYTES = 32 * 1024 * 1024;
+/** Rough per-envelope JSON overhead (field names, ids, numbers) for the size estimate. */
+export const ENVELOPE_OVERHEAD_BYTES = 512;
+
+export const MAX_ERRORS = 200;
+export const MAX_PROCESSED_CORRELATIONS = 500;
+
+/** Base name plus -r2 ... -r9. */
+export const MAX_RESUME_LADDER = 8;
+
+export const DEFAULT_PAGE_LIMIT = 20;
+export const MAX_PAGE_LIMIT = 100;
+
+/** Project ids that never conflict with another project id at join. */
+export const SENTINEL_PROJECT_IDS: readonly string[] = ['local-project', 'gui-local-project', 'cli-local-project'];
+/** Host label given to members carried over from a v1 state file. */
+export const LEGACY_HOST_ID = 'opencode-comms';
+export const DEFAULT_HOST_ID = 'generic';

@@ -1,0 +1,193 @@
+// The delivery state machine:
+//   pending --drainQueue--> in_flight (owner and lease recorded)
+//   in_flight --commitDelivery--> delivered
+//   in_flight --requeueFailedDelivery / sweepInFlight--> pending (FIFO kept)
+//                 or failed once MAX_DELIVERY_ATTEMPTS handovers were made
+//   pending --too old for a pushed member--> stale
+//   pending or in_flight --recipient left the channel, or channel gone--> rejected
+import { budgetRefusal } from './budgets';
+import { MAX_DELIVERY_ATTEMPTS } from './constants';
+import { compareSendOrder, finishEnvelope, insertInSendOrder, noteDeliveredTo } from './envelopes';
+import { channelById, findChannel, memberOf, ownValue } from './validate';
+import type { Channel, DeliveryMethod, DeliveryOwner, Envelope, State } from './types';
+
+export interface DrainOptions {
+  /** Only this channel's mail (name or id); other mail stays queued untouched. */
+  channel?: string;
+  /** Hand over at most this many envelopes. */
+  limit?: number;
+  owner: DeliveryOwner;
+  now: number;
+  /**
+   * Skip the per-recipient cooldown. Explicit pulls set this: the reader
+   * asked for the mail, and the cooldown only exists to space out
+   * unsolicited pushes into a host session.
+   */
+  ignoreCooldown?: boolean;
+}
+
+function isAgedOut(channel: Channel, envelope: Envelope, now: number): boolean {
+  const member = memberOf(channel, envelope.recipient_session_id);
+  const policy = member?.stale_policy;
+  if (policy?.mode === 'none') return false;
+  const windowMs = typeof policy?.window_ms === 'number' && Number.isFinite(policy.window_ms) ? policy.window_ms : channel.stale_event_ms;
+  return now - envelope.timestamp > windowMs;
+}
+
+/**
+ * Hands a recipient's waiting mail to a delivery owner, oldest first.
+ * Within the cooldown of a channel its whole batch waits; once the
+ * cooldown is over everything waiting goes in one batch, so the cooldown
+ * delays only the first message, never each message in turn.
+ */
+export function drainQueue(state: State, recipient: string, options: DrainOptions): Envelope[] {
+  const { now, owner } = options;
+  const only = options.channel === undefined ? undefined : findChannel(state, options.channel);
+  if (options.channel !== undefined && !only) return [];
+  const limit = typeof options.limit === 'number' && options.limit > 0 ? Math.floor(options.limit) : Number.POSITIVE_INFINITY;
+  const handed: Envelope[] = [];
+  const kept: string[] = [];
+  const touched = new Set<Channel>();
+  for (const id of ownValue(state.queues, recipient) ?? []) {
+    const envelope = ownValue(state.messages, id);
+    if (!envelope || envelope.recipient_session_id !== recipient || envelope.delivery_status !== 'pending') continue;
+    const channel = channelById(state, envelope.channel_id);
+    if (!channel || !memberOf(channel, recipient)) {
+      envelope.delivery_status = 'rejected';
+      envelope.delivery_owner = null;
+      continue;
+    }
+    const cooling = !options.ignoreCooldown && now < (ownValue(channel.cooldown_until, recipient) ?? 0);
+    if ((only && channel !== only) || channel.paused || cooling) {
+      kept.push(id);
+      continue;
+    }
+    if (isAgedOut(channel, envelope, now)) {
+      envelope.delivery_status = 'stale';
+      continue;
+    }
+    if (handed.length >= limit || budgetRefusal(channel, now)) {
+      kept.push(id);
+      continue;
+    }
+    envelope.delivery_status = 'in_flight';
+    envelope.attempts += 1;
+    envelope.delivery_owner = { ...owner };
+    channel.delivered_total += 1;
+    noteDeliveredTo(state, id, recipient);
+    touched.add(channel);
+    handed.push(envelope);
+  }
+  for (const channel of touched) channel.cooldown_until[recipient] = now + channel.delivery_cooldown_ms;
+  if (kept.length > 0) state.queues[recipient] = kept;
+  else delete state.queues[recipient];
+  return handed;
+}
+
+/** Milliseconds until a push to this recipient may start (0 when it may start now). */
+export function cooldownRemainingMs(state: State, recipient: string, now: number): number {
+  let wait = 0;
+  for (const channel of Object.values(state.channels)) {
+    const until = ownValue(channel.cooldown_until, recipient);
+    if (until !== undefined && until > now) wait = Math.max(wait, until - now);
+  }
+  return wait;
+}
+
+function sameOwner(a: DeliveryOwner | null | undefined, b: DeliveryOwner): boolean {
+  return !!a && a.pid === b.pid && a.host === b.host;
+}
+
+/**
+ * Marks handed-over envelopes as delivered. Ids that are not in flight to
+ * this recipient are ignored, so finished mail is never changed again;
+ * with `owner`, only envelopes that owner holds are committed.
+ */
+export function commitDelivery(
+  state: State,
+  recipient: string,
+  ids: readonly string[],
+  method: DeliveryMethod,
+  now: number,
+  owner?: DeliveryOwner,
+): string[] {
+  const committed: string[] = [];
+  for (const id of ids) {
+    const envelope = ownValue(state.messages, id);
+    if (!envelope || envelope.recipient_session_id !== recipient || envelope.delivery_status !== 'in_flight') continue;
+    if (owner && !sameOwner(envelope.delivery_owner, owner)) continue;
+    finishEnvelope(state, envelope, 'delivered', now);
+    envelope.delivery_method = method;
+    committed.push(id);
+  }
+  return committed;
+}
+
+/** What happened to envelopes that came back from a failed or abandoned delivery. */
+export interface RequeueOutcome {
+  requeued: string[];
+  failed: string[];
+  rejected: string[];
+}
+
+function returnToQueue(state: State, envelopes: readonly Envelope[]): RequeueOutcome {
+  const outcome: RequeueOutcome = { requeued: [], failed: [], rejected: [] };
+  const back = new Map<string, Envelope[]>();
+  for (const envelope of [...envelopes].sort(compareSendOrder)) {
+    const channel = channelById(state, envelope.channel_id);
+    if (!channel || !memberOf(channel, envelope.recipient_session_id)) {
+      finishEnvelope(state, envelope, 'rejected');
+      outcome.rejected.push(envelope.message_id);
+    } else if (envelope.attempts >= MAX_DELIVERY_ATTEMPTS) {
+      finishEnvelope(state, envelope, 'failed');
+      outcome.failed.push(envelope.message_id);
+    } else {
+      envelope.delivery_status = 'pending';
+      envelope.delivered_at = null;
+      envelope.delivery_owner = null;
+      const list = back.get(envelope.recipient_session_id) ?? [];
+      list.push(envelope);
+      back.set(envelope.recipient_session_id, list);
+      outcome.requeued.push(envelope.message_id);
+    }
+  }
+  for (const [recipient, list] of back) insertInSendOrder(state, recipient, list);
+  return outcome;
+}
+
+/**
+ * Puts envelopes whose delivery failed back in the queue in send order,
+ * or dead-letters them (failed) after MAX_DELIVERY_ATTEMPTS handovers.
+ * Only envelopes in flight to this recipient are touched.
+ */
+export function requeueFailedDelivery(state: State, recipient: string, ids: readonly string[]): RequeueOutcome {
+  const envelopes: Envelope[] = [];
+  for (const id of new Set(ids)) {
+    const envelope = ownValue(state.messages, id);
+    if (envelope && envelope.recipient_session_id === recipient && envelope.delivery_status === 'in_flight') envelopes.push(envelope);
+  }
+  return returnToQueue(state, envelopes);
+}
+
+/**
+ * Recovers in-flight envelopes whose delivery was abandoned: the owner is
+ * dead, its lease has expired, or there is no owner at all (written by the
+ * reference). A delivery a live owner still holds within its lease is left
+ * alone. Recovered mail counts toward the attempt cap like any failure.
+ */
+export function sweepInFlight(state: State, isOwnerAlive: (owner: DeliveryOwner) => boolean, now: number): RequeueOutcome {
+  const abandoned = Object.values(state.messages).filter((envelope) => {
+    if (envelope.delivery_status !== 'in_flight') return false;
+    const owner = envelope.delivery_owner;
+    return !owner || now > owner.lease_until || !isOwnerAlive(owner);
+  });
+  return returnToQueue(state, abandoned);
+}
+
+/** Recipients with at least one pending envelope in their queue. */
+export function pendingRecipients(state: State): string[] {
+  return Object.keys(state.queues).filter((recipient) => (state.queues[recipient] ?? []).some((id) => {
+    const envelope = ownValue(state.messages, id);
+    return envelope !== undefined && envelope.delivery_status === 'pending' && envelope.recipient_session_id === recipient;
+  }));
+}

@@ -1,0 +1,75 @@
+// Every refusal the engine can return carries one of these codes in
+// data.reason. The codes are a public contract: add new ones, never rename.
+import type { ToolResult } from './types';
+
+export type Reason =
+  | 'invalid_argument'
+  | 'not_found'
+  | 'channel_not_found'
+  | 'not_member'
+  | 'not_active'
+  | 'paused'
+  | 'budget_exhausted'
+  | 'content_required'
+  | 'content_too_large'
+  | 'invalid_message_type'
+  | 'no_recipient'
+  | 'ambiguous_recipient'
+  | 'unknown_recipient'
+  | 'stale_recipient'
+  | 'rate_limited'
+  | 'duplicate'
+  | 'hop_limit'
+  | 'invalid_reply_to'
+  | 'backlog_full'
+  | 'already_exists'
+  | 'invalid_name'
+  | 'invalid_role'
+  | 'role_taken'
+  | 'already_member'
+  | 'channel_full'
+  | 'project_mismatch'
+  | 'worktree_mismatch'
+  | 'not_coordinator'
+  | 'cannot_kick_self'
+  | 'no_target'
+  | 'unknown_target'
+  | 'invalid_timer_action'
+  | 'invalid_limit'
+  | 'confirm_required'
+  | 'ladder_exhausted'
+  | 'not_archived_member'
+  | 'unpinned';
+
+/** Every reason code, for table-driven tests and for the tool descriptions. */
+export const REASONS: readonly Reason[] = [
+  'invalid_argument', 'not_found', 'channel_not_found', 'not_member', 'not_active', 'paused',
+  'budget_exhausted', 'content_required', 'content_too_large', 'invalid_message_type',
+  'no_recipient', 'ambiguous_recipient', 'unknown_recipient', 'stale_recipient', 'rate_limited',
+  'duplicate', 'hop_limit', 'invalid_reply_to', 'backlog_full', 'already_exists', 'invalid_name',
+  'invalid_role', 'role_taken', 'already_member', 'channel_full', 'project_mismatch',
+  'worktree_mismatch', 'not_coordinator', 'cannot_kick_self', 'no_target', 'unknown_target',
+  'invalid_timer_action', 'invalid_limit', 'confirm_required', 'ladder_exhausted',
+  'not_archived_member', 'unpinned',
+];
+
+/** A refusal: ok is false and data.reason names why. */
+export interface Refusal extends ToolResult {
+  ok: false;
+  data: { reason: Reason } & Record<string, unknown>;
+}
+
+/** Builds a refusal value; extra fields land next to the reason in data. */
+export function refuse(reason: Reason, message: string, extra: Record<string, unknown> = {}): Refusal {
+  return { ok: false, message, data: { ...extra, reason } };
+}
+
+/** Builds a success value. */
+export function succeed(message: string, data?: Record<string, unknown>): ToolResult {
+  return data === undefined ? { ok: true, message } : { ok: true, message, data };
+}
+
+/** True when a result is a refusal (narrows for TypeScript). */
+export function isRefusal(result: ToolResult | Refusal): result is Refusal {
+  return !result.ok;
+}

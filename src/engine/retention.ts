@@ -1,0 +1,80 @@
+// Retention without loss: live mail (pending or in_flight) is never pruned.
+// Finished envelopes leave state.json when the store moves them to history;
+// what remains is bounded by refusing new sends once the backlog is full.
+import { ENVELOPE_OVERHEAD_BYTES, MAX_LIVE_ENVELOPES, MAX_LIVE_STATE_BYTES } from './constants';
+import { isLive } from './envelopes';
+import { refuse, type Refusal } from './reasons';
+import type { State } from './types';
+
+/** UTF-8 length of a string without encoding it (lone surrogates count as 3, like U+FFFD). */
+export function utf8ByteLength(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i += 1;
+      } else {
+        bytes += 3;
+      }
+    } else {
+      bytes += 3;
+    }
+  }
+  return bytes;
+}
+
+/** One member's count of undelivered envelopes. */
+export interface UnreadCount {
+  session_id: string;
+  role: string;
+  unread: number;
+}
+
+/** Estimated bytes one envelope adds to state.json. */
+export function estimateEnvelopeBytes(content: string): number {
+  return ENVELOPE_OVERHEAD_BYTES + utf8ByteLength(content);
+}
+
+/** Live envelope count and estimated size, and who has the most unread mail. */
+export function measureBacklog(state: State): { count: number; bytes: number; unreadBy: Map<string, UnreadCount> } {
+  let count = 0;
+  let bytes = 0;
+  const unreadBy = new Map<string, UnreadCount>();
+  for (const envelope of Object.values(state.messages)) {
+    if (!isLive(envelope)) continue;
+    count += 1;
+    bytes += estimateEnvelopeBytes(envelope.content);
+    const entry = unreadBy.get(envelope.recipient_session_id)
+      ?? { session_id: envelope.recipient_session_id, role: envelope.recipient_role, unread: 0 };
+    entry.unread += 1;
+    unreadBy.set(envelope.recipient_session_id, entry);
+  }
+  return { count, bytes, unreadBy };
+}
+
+/**
+ * Refuses a send of `copies` envelopes of this content when the live
+ * backlog would pass either cap, naming the members who have not read
+ * their mail (most unread first) so someone can act on it.
+ */
+export function backlogRefusal(
+  state: State,
+  content: string,
+  copies: number,
+  limits: { maxEnvelopes: number; maxBytes: number } = { maxEnvelopes: MAX_LIVE_ENVELOPES, maxBytes: MAX_LIVE_STATE_BYTES },
+): Refusal | null {
+  const backlog = measureBacklog(state);
+  const overCount = backlog.count + copies > limits.maxEnvelopes;
+  const overBytes = backlog.bytes + copies * estimateEnvelopeBytes(content) > limits.maxBytes;
+  if (!overCount && !overBytes) return null;
+  const readers = [...backlog.unreadBy.values()].sort((a, b) => b.unread - a.unread).slice(0, 5);
+  const names = readers.map((r) => `${r.role} (${r.session_id}): ${r.unread}`).join(', ');
+  return refuse('backlog_full',
+    `Undelivered mail is at its limit (${backlog.count} envelopes, about ${backlog.bytes} bytes). Unread by ${names || 'nobody'}; they need to read their mail before more can be sent.`,
+    { live_envelopes: backlog.count, live_bytes: backlog.bytes, unread_by: readers });
+}

@@ -1,0 +1,175 @@
+// Turning state.json text into a checked State and back, plus the one-time
+// v1 migration. The store owns files, locks and markers; this owns meaning.
+import { DEFAULT_STALE_EVENT_MS, LEGACY_HOST_ID, MAX_ERRORS } from './constants';
+import { insertInSendOrder, isLive } from './envelopes';
+import { capabilitiesForMode } from './members';
+import { checkChannel, checkEnvelope, checkKeys, isObj, isStringArray, reject, ShapeError, type Obj } from './state-shape';
+import { SCHEMA_VERSION } from './types';
+import type { Channel, Envelope, ErrorEntry, State } from './types';
+
+/** A state with nothing in it. */
+export function emptyState(): State {
+  return { schema_version: 2, channels: {}, messages: {}, queues: {}, delivered_to: {}, errors: [], next_seq: 1 };
+}
+
+/** Compact JSON, no indentation: the file is read by programs, and smaller is faster to rewrite. */
+export function serializeState(state: State): string {
+  return JSON.stringify(state);
+}
+
+function checkStringArrays(root: Obj, key: 'queues' | 'delivered_to'): Record<string, string[]> {
+  const value = root[key];
+  if (value === undefined) return {};
+  if (!isObj(value)) reject(`${key} is not an object`);
+  checkKeys(value, key);
+  for (const [k, list] of Object.entries(value)) {
+    if (!isStringArray(list)) reject(`${key}["${k}"] is not a string array`);
+  }
+  return value as Record<string, string[]>;
+}
+
+function checkErrors(root: Obj, notes: string[]): ErrorEntry[] {
+  if (root.errors === undefined) return [];
+  if (!Array.isArray(root.errors)) reject('errors is not an array');
+  const kept = root.errors.filter((e): e is ErrorEntry => isObj(e)
+    && typeof e.at === 'number' && Number.isFinite(e.at) && typeof e.message === 'string'
+    && (e.channel_id === undefined || typeof e.channel_id === 'string')
+    && (e.member_id === undefined || typeof e.member_id === 'string'));
+  if (kept.length !== root.errors.length) notes.push(`errors: dropped ${root.errors.length - kept.length} malformed entries`);
+  return kept.slice(-MAX_ERRORS);
+}
+
+/**
+ * Makes queues agree with envelopes: each pending envelope sits exactly
+ * once, in its recipient's queue, in send order; nothing else is queued.
+ */
+function reconcileQueues(state: State, notes: string[]): void {
+  const queued = new Set<string>();
+  for (const [recipient, list] of Object.entries(state.queues)) {
+    const clean: string[] = [];
+    for (const id of list) {
+      const envelope = Object.prototype.hasOwnProperty.call(state.messages, id) ? state.messages[id] : undefined;
+      if (!envelope || envelope.delivery_status !== 'pending' || envelope.recipient_session_id !== recipient || queued.has(id)) continue;
+      clean.push(id);
+      queued.add(id);
+    }
+    if (clean.length !== list.length) notes.push(`queues["${recipient}"]: dropped ${list.length - clean.length} entries that are not pending mail for that member`);
+    if (clean.length > 0) state.queues[recipient] = clean;
+    else delete state.queues[recipient];
+  }
+  const orphans = Object.values(state.messages).filter((e) => e.delivery_status === 'pending' && !queued.has(e.message_id));
+  if (orphans.length > 0) notes.push(`queues: re-queued ${orphans.length} pending envelopes that were in no queue`);
+  const byRecipient = new Map<string, Envelope[]>();
+  for (const envelope of orphans) {
+    byRecipient.set(envelope.recipient_session_id, [...(byRecipient.get(envelope.recipient_session_id) ?? []), envelope]);
+  }
+  for (const [recipient, list] of byRecipient) insertInSendOrder(state, recipient, list);
+}
+
+function backfillDeliveredTotal(channel: Channel, raw: Obj, state: State, notes: string[]): void {
+  if (typeof raw.delivered_total === 'number' && Number.isFinite(raw.delivered_total)) return;
+  channel.delivered_total = Object.values(state.messages)
+    .filter((e) => e.channel_id === channel.id && (e.delivery_status === 'delivered' || e.delivery_status === 'in_flight')).length;
+  notes.push(`channel "${channel.name}": delivered_total recounted`);
+}
+
+function checkRoot(root: unknown, now: number, expectedSchema: number, legacy: boolean): { state: State; notes: string[] } {
+  const notes: string[] = [];
+  if (!isObj(root)) reject('state root is not an object');
+  if (root.schema_version !== expectedSchema) reject(`schema_version mismatch: expected ${expectedSchema}, got ${String(root.schema_version)}`);
+  if (!isObj(root.channels)) reject('channels is not an object');
+  if (!isObj(root.messages)) reject('messages is not an object');
+  checkKeys(root.channels, 'channels');
+  checkKeys(root.messages, 'messages');
+  const messages: Record<string, Envelope> = {};
+  for (const [key, raw] of Object.entries(root.messages)) messages[key] = checkEnvelope(key, raw, notes);
+  const state: State = {
+    schema_version: 2,
+    channels: {},
+    messages,
+    queues: checkStringArrays(root, 'queues'),
+    delivered_to: checkStringArrays(root, 'delivered_to'),
+    errors: checkErrors(root, notes),
+  };
+  const channelIds = new Set<string>();
+  for (const [key, raw] of Object.entries(root.channels)) {
+    const channel = checkChannel(key, raw, now, notes, legacy);
+    if (channelIds.has(channel.id)) reject(`channel id "${channel.id}" is used twice`);
+    channelIds.add(channel.id);
+    backfillDeliveredTotal(channel, raw as Obj, state, notes);
+    state.channels[key] = channel;
+  }
+  const seqs = Object.values(messages).map((e) => e.seq).filter((s): s is number => typeof s === 'number');
+  const floor = seqs.length === 0 ? 1 : Math.max(...seqs) + 1;
+  const next = root.next_seq;
+  state.next_seq = typeof next === 'number' && Number.isFinite(next) && next >= floor ? next : floor;
+  reconcileQueues(state, notes);
+  return { state, notes };
+}
+
+/** Parses and checks state.json text; every field the engine relies on is validated. */
+export function parseState(text: string, now: number): { ok: true; state: State; notes: string[] } | { ok: false; reason: string } {
+  let root: unknown;
+  try {
+    root = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, reason: `state file is not valid JSON: ${(err as Error).message}` };
+  }
+  try {
+    const { state, notes } = checkRoot(root, now, SCHEMA_VERSION, false);
+    return { ok: true, state, notes };
+  } catch (err) {
+    if (err instanceof ShapeError) return { ok: false, reason: err.message };
+    throw err;
+  }
+}
+
+function isPlaceholderState(state: State): boolean {
+  return Object.values(state.messages).length === 0
+    && Object.values(state.queues).every((q) => q.length === 0)
+    && Object.values(state.delivered_to).every((d) => d.length === 0)
+    && Object.values(state.channels).every((c) => c.lifecycle === 'active' && c.members.length === 0);
+}
+
+/**
+ * Converts a v1 (.opencode-comms) state file to v2. Members become pushed
+ * members of the legacy host. With `placeholder` (a v2 state holding only
+ * empty channels), its channels are kept where the names do not collide;
+ * a v2 state with anything real in it is refused, because it wins.
+ */
+export function migrateV1(legacyText: string, now: number, placeholder?: State): { ok: true; state: State } | { ok: false; reason: string } {
+  if (placeholder && !isPlaceholderState(placeholder)) return { ok: false, reason: 'a v2 state with real content exists; it wins over the v1 file' };
+  let root: unknown;
+  try {
+    root = JSON.parse(legacyText);
+  } catch (err) {
+    return { ok: false, reason: `legacy state file is not valid JSON: ${(err as Error).message}` };
+  }
+  let state: State;
+  try {
+    state = checkRoot(root, now, 1, true).state;
+  } catch (err) {
+    if (err instanceof ShapeError) return { ok: false, reason: `Legacy state rejected (${err.message}); original left untouched` };
+    throw err;
+  }
+  for (const channel of Object.values(state.channels)) {
+    for (const member of channel.members) {
+      member.host = LEGACY_HOST_ID;
+      member.surface = 'cli';
+      member.delivery_mode = 'push';
+      member.host_session_id = member.session_id;
+      member.stale_policy = { mode: 'window', window_ms: DEFAULT_STALE_EVENT_MS };
+      member.endpoint_capabilities = capabilitiesForMode('push');
+    }
+  }
+  if (placeholder) {
+    for (const [name, channel] of Object.entries(placeholder.channels)) {
+      if (!Object.prototype.hasOwnProperty.call(state.channels, name)) state.channels[name] = channel;
+    }
+    state.errors.push(...placeholder.errors);
+  }
+  const live = Object.values(state.messages).filter(isLive).length;
+  state.errors.push({ at: now, message: `Migrated the v1 state (.opencode-comms) to v2: ${Object.keys(state.channels).length} channels, ${live} undelivered messages. A backup was made; the v1 file was left in place.` });
+  state.errors = state.errors.slice(-MAX_ERRORS);
+  return { ok: true, state };
+}

@@ -1,0 +1,240 @@
+// Field-by-field validation and backfill of one channel, member or envelope
+// read from disk. A wrong type is a rejection; a missing field with a known
+// default is filled in and noted. The numeric safeguards are always
+// restored, because a missing hop cap or rate limit silently disables them.
+import {
+  DEFAULT_DELIVERY_COOLDOWN_MS, DEFAULT_HOST_ID, DEFAULT_MAX_HOPS, DEFAULT_MAX_MEMBERS,
+  DEFAULT_RATE_LIMIT, DEFAULT_STALE_EVENT_MS, MAX_MAX_HOPS, MAX_MEMBERS_CEILING, MAX_RATE_LIMIT,
+  MIN_MAX_HOPS, MIN_MEMBERS, MIN_RATE_LIMIT,
+} from './constants';
+import { capabilitiesForMode, defaultStalePolicy, DELIVERY_MODES, SURFACES } from './members';
+import { emptyTimer } from './timer-clock';
+import { isValidRole } from './validate';
+import type {
+  Channel, ChannelTimer, DeliveryMethod, DeliveryMode, DeliveryStatus, Envelope, Member, MessageType, Surface,
+} from './types';
+
+/** Thrown inside the codec only; parseState turns it into { ok: false }. */
+export class ShapeError extends Error {}
+
+export type Obj = Record<string, unknown>;
+
+export const MESSAGE_TYPES: readonly MessageType[] = ['review_request', 'review_response', 'manual', 'system'];
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'in_flight', 'delivered', 'failed', 'rejected', 'stale'];
+const DELIVERY_METHODS: readonly DeliveryMethod[] = ['push', 'spawn_push', 'pull'];
+const CAPABILITY_KEYS = ['push', 'pull', 'resume', 'queue_while_busy', 'interrupt'] as const;
+
+export function reject(message: string): never {
+  throw new ShapeError(message);
+}
+
+export function isObj(value: unknown): value is Obj {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isFiniteNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+/** Rejects keys that would change an object's prototype when written back. */
+export function checkKeys(obj: Obj, where: string): void {
+  if (Object.prototype.hasOwnProperty.call(obj, '__proto__')) reject(`${where} has a forbidden "__proto__" key`);
+}
+
+export function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string');
+}
+
+/** Backfill helper: sets obj[key] to the fallback when absent, noting it. */
+function fill(obj: Obj, key: string, fallback: unknown, where: string, notes: string[]): void {
+  if (obj[key] === undefined) {
+    obj[key] = fallback;
+    notes.push(`${where}: ${key} set to its default`);
+  }
+}
+
+function requireType(ok: boolean, where: string, key: string, expected: string): void {
+  if (!ok) reject(`${where}.${key} must be ${expected}`);
+}
+
+function stringOrNull(obj: Obj, key: string, where: string, notes: string[]): void {
+  fill(obj, key, null, where, notes);
+  requireType(obj[key] === null || typeof obj[key] === 'string', where, key, 'a string or null');
+}
+
+function numberOrNull(obj: Obj, key: string, where: string, notes: string[]): void {
+  fill(obj, key, null, where, notes);
+  requireType(obj[key] === null || isFiniteNumber(obj[key]), where, key, 'a number or null');
+}
+
+function safeguard(obj: Obj, key: string, fallback: number, min: number, max: number, where: string, notes: string[]): void {
+  const value = obj[key];
+  if (!isFiniteNumber(value)) {
+    obj[key] = fallback;
+    notes.push(`${where}: ${key} restored to ${fallback}`);
+  } else if (value < min || value > max) {
+    obj[key] = Math.min(max, Math.max(min, Math.floor(value)));
+    notes.push(`${where}: ${key} clamped to ${obj[key] as number}`);
+  }
+}
+
+function numberRecord(obj: Obj, key: string, where: string, notes: string[]): void {
+  fill(obj, key, {}, where, notes);
+  const record = obj[key];
+  if (!isObj(record)) reject(`${where}.${key} must be an object`);
+  checkKeys(record, `${where}.${key}`);
+  for (const [k, v] of Object.entries(record)) {
+    if (!isFiniteNumber(v)) {
+      delete record[k];
+      notes.push(`${where}: dropped a malformed ${key} entry`);
+    }
+  }
+}
+
+/** Validates and completes one member; `legacy` relaxes the host fields (v1 files). */
+export function checkMember(raw: unknown, where: string, notes: string[], legacy: boolean): Member {
+  if (!isObj(raw)) reject(`${where} is not an object`);
+  const m = raw;
+  requireType(typeof m.session_id === 'string' && m.session_id !== '' && m.session_id !== '__proto__', where, 'session_id', 'a non-empty string');
+  requireType(typeof m.role === 'string' && isValidRole(m.role), where, 'role', 'a valid role');
+  requireType(typeof m.role_prompt === 'string', where, 'role_prompt', 'a string');
+  requireType(isFiniteNumber(m.joined_at), where, 'joined_at', 'a number');
+  if (legacy) {
+    fill(m, 'host', DEFAULT_HOST_ID, where, notes);
+    fill(m, 'surface', 'cli', where, notes);
+    fill(m, 'delivery_mode', 'push', where, notes);
+  }
+  requireType(typeof m.host === 'string', where, 'host', 'a string');
+  requireType(SURFACES.includes(m.surface as Surface), where, 'surface', `one of ${SURFACES.join(', ')}`);
+  requireType(DELIVERY_MODES.includes(m.delivery_mode as DeliveryMode), where, 'delivery_mode', `one of ${DELIVERY_MODES.join(', ')}`);
+  const mode = m.delivery_mode as DeliveryMode;
+  fill(m, 'stale', false, where, notes);
+  requireType(typeof m.stale === 'boolean', where, 'stale', 'a boolean');
+  numberOrNull(m, 'stale_at', where, notes);
+  stringOrNull(m, 'host_session_id', where, notes);
+  if (!isObj(m.stale_policy)) {
+    requireType(m.stale_policy === undefined || m.stale_policy === null, where, 'stale_policy', 'an object');
+    m.stale_policy = defaultStalePolicy(mode);
+    notes.push(`${where}: stale_policy restored to its default`);
+  } else {
+    const policy = m.stale_policy;
+    requireType(policy.mode === 'window' || policy.mode === 'none', where, 'stale_policy.mode', '"window" or "none"');
+    if (policy.mode === 'window' && !isFiniteNumber(policy.window_ms)) {
+      policy.window_ms = DEFAULT_STALE_EVENT_MS;
+      notes.push(`${where}: stale_policy.window_ms restored to ${DEFAULT_STALE_EVENT_MS}`);
+    }
+    if (policy.mode === 'none' && !isFiniteNumber(policy.window_ms)) policy.window_ms = null;
+  }
+  requireType(m.capabilities === undefined || isObj(m.capabilities), where, 'capabilities', 'an object');
+  if (m.endpoint_capabilities === undefined) {
+    m.endpoint_capabilities = capabilitiesForMode(mode);
+    notes.push(`${where}: endpoint_capabilities derived from delivery_mode`);
+  } else {
+    const caps = m.endpoint_capabilities;
+    requireType(isObj(caps) && CAPABILITY_KEYS.every((k) => typeof caps[k] === 'boolean'), where, 'endpoint_capabilities', 'five booleans');
+  }
+  return m as unknown as Member;
+}
+
+function checkTimer(channel: Obj, where: string, notes: string[]): void {
+  if (channel.timer === undefined) {
+    channel.timer = emptyTimer();
+    notes.push(`${where}: timer set to its default`);
+    return;
+  }
+  if (!isObj(channel.timer)) reject(`${where}.timer must be an object`);
+  const timer = channel.timer;
+  // A reference-era timer keyed by role is re-keyed by the first member holding that role.
+  if (timer.active_member_id === undefined && typeof timer.active_role === 'string') {
+    const members = channel.members as Member[];
+    const holder = members.find((m) => m.role.toLowerCase() === (timer.active_role as string).toLowerCase());
+    timer.active_member_id = holder ? holder.session_id : null;
+    notes.push(`${where}: timer re-keyed from role to member id`);
+  }
+  delete timer.active_role;
+  stringOrNull(timer, 'active_member_id', `${where}.timer`, notes);
+  numberOrNull(timer, 'segment_started_at', `${where}.timer`, notes);
+  numberRecord(timer, 'elapsed_ms', `${where}.timer`, notes);
+  numberOrNull(timer, 'limit_ms', `${where}.timer`, notes);
+  stringOrNull(timer, 'limit_member_id', `${where}.timer`, notes);
+  const t = timer as unknown as ChannelTimer;
+  if (t.active_member_id !== null && t.segment_started_at === null) t.active_member_id = null;
+}
+
+/** Validates and completes one channel stored under `key`. */
+export function checkChannel(key: string, raw: unknown, now: number, notes: string[], legacy: boolean): Channel {
+  const where = `channel "${key}"`;
+  if (!isObj(raw)) reject(`${where} is not an object`);
+  const c = raw;
+  for (const field of ['id', 'name', 'project_id', 'worktree']) requireType(typeof c[field] === 'string', where, field, 'a string');
+  if (c.name !== key) reject(`channel key "${key}" does not match channel name "${String(c.name)}"`);
+  const rawMembers = c.members;
+  if (!Array.isArray(rawMembers)) reject(`${where}.members must be an array`);
+  if (rawMembers.length > MAX_MEMBERS_CEILING) reject(`${where} has more than ${MAX_MEMBERS_CEILING} members`);
+  const members = rawMembers.map((m, i) => checkMember(m, `${where}.members[${i}]`, notes, legacy));
+  c.members = members;
+  const ids = members.map((m) => m.session_id);
+  if (new Set(ids).size !== ids.length) reject(`${where} lists a member twice`);
+  if (c.lifecycle !== 'active' && c.lifecycle !== 'saved' && c.lifecycle !== 'deleted') {
+    if (c.lifecycle !== undefined) notes.push(`${where}: unknown lifecycle replaced by active`);
+    c.lifecycle = 'active';
+  }
+  if (members.length === 0 && c.lifecycle !== 'active') reject(`${where} has no members and is not active`);
+  fill(c, 'created_at', now, where, notes);
+  requireType(isFiniteNumber(c.created_at), where, 'created_at', 'a number');
+  fill(c, 'paused', false, where, notes);
+  requireType(typeof c.paused === 'boolean', where, 'paused', 'a boolean');
+  numberOrNull(c, 'paused_at', where, notes);
+  stringOrNull(c, 'description', where, notes);
+  stringOrNull(c, 'parent_channel_id', where, notes);
+  safeguard(c, 'max_members', DEFAULT_MAX_MEMBERS, MIN_MEMBERS, MAX_MEMBERS_CEILING, where, notes);
+  if (!isObj(c.rate) || !isFiniteNumber(c.rate.window_start) || !isFiniteNumber(c.rate.count)) {
+    c.rate = { window_start: now, count: 0 };
+    notes.push(`${where}: rate window reset`);
+  }
+  numberRecord(c, 'cooldown_until', where, notes);
+  numberRecord(c, 'seen_content', where, notes);
+  fill(c, 'processed_correlations', [], where, notes);
+  requireType(isStringArray(c.processed_correlations), where, 'processed_correlations', 'a string array');
+  safeguard(c, 'max_hops', DEFAULT_MAX_HOPS, MIN_MAX_HOPS, MAX_MAX_HOPS, where, notes);
+  safeguard(c, 'rate_limit', DEFAULT_RATE_LIMIT, MIN_RATE_LIMIT, MAX_RATE_LIMIT, where, notes);
+  safeguard(c, 'delivery_cooldown_ms', DEFAULT_DELIVERY_COOLDOWN_MS, 0, Number.MAX_SAFE_INTEGER, where, notes);
+  safeguard(c, 'stale_event_ms', DEFAULT_STALE_EVENT_MS, 1, Number.MAX_SAFE_INTEGER, where, notes);
+  checkTimer(c, where, notes);
+  fill(c, 'budgets', { max_runtime_ms: null, max_delivered_messages: null }, where, notes);
+  if (!isObj(c.budgets)) reject(`${where}.budgets must be an object`);
+  for (const budget of ['max_runtime_ms', 'max_delivered_messages']) {
+    if (!isFiniteNumber(c.budgets[budget])) c.budgets[budget] = null;
+  }
+  return c as unknown as Channel;
+}
+
+/** Validates and completes one envelope stored under `key`. */
+export function checkEnvelope(key: string, raw: unknown, notes: string[]): Envelope {
+  const where = `message "${key}"`;
+  if (!isObj(raw)) reject(`${where} is not an object`);
+  const e = raw;
+  if (e.message_id !== key) reject(`${where} is stored under a different message_id`);
+  for (const field of ['channel_id', 'sender_session_id', 'sender_role', 'recipient_session_id', 'recipient_role', 'content', 'correlation_id']) {
+    requireType(typeof e[field] === 'string', where, field, 'a string');
+  }
+  if (e.recipient_session_id === '__proto__') reject(`${where} has a forbidden recipient`);
+  requireType(isFiniteNumber(e.timestamp), where, 'timestamp', 'a number');
+  requireType(MESSAGE_TYPES.includes(e.message_type as MessageType), where, 'message_type', `one of ${MESSAGE_TYPES.join(', ')}`);
+  requireType(DELIVERY_STATUSES.includes(e.delivery_status as DeliveryStatus), where, 'delivery_status', `one of ${DELIVERY_STATUSES.join(', ')}`);
+  stringOrNull(e, 'reply_to', where, notes);
+  stringOrNull(e, 'root_message_id', where, notes);
+  fill(e, 'hop_count', 0, where, notes);
+  requireType(Number.isInteger(e.hop_count) && (e.hop_count as number) >= 0, where, 'hop_count', 'a non-negative integer');
+  numberOrNull(e, 'delivered_at', where, notes);
+  fill(e, 'attempts', 0, where, notes);
+  requireType(Number.isInteger(e.attempts) && (e.attempts as number) >= 0, where, 'attempts', 'a non-negative integer');
+  fill(e, 'delivery_method', null, where, notes);
+  requireType(e.delivery_method === null || DELIVERY_METHODS.includes(e.delivery_method as DeliveryMethod), where, 'delivery_method', 'a delivery method or null');
+  if (e.delivery_owner !== undefined && e.delivery_owner !== null) {
+    const o = e.delivery_owner;
+    requireType(isObj(o) && isFiniteNumber(o.pid) && typeof o.host === 'string' && isFiniteNumber(o.lease_until), where, 'delivery_owner', '{pid, host, lease_until}');
+  }
+  requireType(e.seq === undefined || isFiniteNumber(e.seq), where, 'seq', 'a number');
+  return e as unknown as Envelope;
+}
