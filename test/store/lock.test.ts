@@ -1,0 +1,244 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { claimLock, isPidAlive, LOCK_REFRESH_MS, parseLockOwner, refreshLock, releaseLock } from '../../src/store/lock';
+import { FsPort, NODE_FS } from '../../src/store/fs-port';
+import { faultyFsByPath, tempFilesIn, tempProject } from './helpers';
+
+const HOST = hostname();
+
+function lockIn(dir: string): string {
+  return join(dir, '.state.lock');
+}
+
+function stamp(path: string, owner: { pid: number; host: string; t: number; token: string }): string {
+  const text = JSON.stringify(owner);
+  writeFileSync(path, text);
+  return text;
+}
+
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '']);
+  await once(child, 'exit');
+  return child.pid as number;
+}
+
+async function liveChild(t: { after(fn: () => void): void }): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['-e', 'process.stdout.write("up\\n"); setInterval(() => {}, 1e9)']);
+  t.after(() => child.kill('SIGKILL'));
+  await once(child.stdout!, 'data');
+  return child;
+}
+
+test('claims and releases the lock, stamping pid, host, t and token', async (t) => {
+  const dir = tempProject(t);
+  const lock = await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST });
+  const owner = parseLockOwner(readFileSync(lockIn(dir)));
+  assert.deepEqual(owner, lock.owner);
+  assert.equal(owner?.pid, process.pid);
+  assert.match(owner?.token ?? '', /^[0-9a-f]{32}$/);
+  releaseLock(NODE_FS, lock);
+  assert.equal(existsSync(lockIn(dir)), false);
+});
+
+test('creates a missing state directory before locking', async (t) => {
+  const dir = join(tempProject(t), 'deep', '.opencomms');
+  const lock = await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST });
+  releaseLock(NODE_FS, lock);
+});
+
+test('release leaves alone a lock that holds someone else\'s token', async (t) => {
+  const dir = tempProject(t);
+  const lock = await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST });
+  const foreign = stamp(lockIn(dir), { pid: process.pid, host: HOST, t: Date.now(), token: 'f'.repeat(32) });
+  releaseLock(NODE_FS, lock);
+  assert.equal(readFileSync(lockIn(dir), 'utf8'), foreign);
+});
+
+for (const code of ['EACCES', 'EROFS', 'EMFILE', 'ENOSPC']) {
+  test(`an ${code} on the lock create fails at once with state_unwritable naming the file`, async (t) => {
+    const dir = tempProject(t);
+    const port = faultyFsByPath([{ method: 'openSync', code, when: (p) => p === lockIn(dir) }]);
+    await assert.rejects(claimLock({ port, lockPath: lockIn(dir), host: HOST }), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'state_unwritable');
+      assert.ok(err.message.includes(lockIn(dir)));
+      return true;
+    });
+    assert.equal(port.calls.filter((c) => c.method === 'openSync').length, 1);
+  });
+}
+
+test('a failed stamp write gives the lock back and reports state_unwritable', async (t) => {
+  const dir = tempProject(t);
+  const port = faultyFsByPath([{ method: 'writeSync', code: 'ENOSPC', when: (p) => p === lockIn(dir) }]);
+  await assert.rejects(claimLock({ port, lockPath: lockIn(dir), host: HOST }), { code: 'state_unwritable' });
+  assert.equal(existsSync(lockIn(dir)), false);
+});
+
+test('times out with lock_timeout naming the lock file and the holder pid', async (t) => {
+  const dir = tempProject(t);
+  const held = await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST });
+  t.after(() => releaseLock(NODE_FS, held));
+  await assert.rejects(claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 60 }), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'lock_timeout');
+    assert.ok(err.message.includes(lockIn(dir)));
+    assert.ok(err.message.includes(`pid ${process.pid}`));
+    return true;
+  });
+});
+
+test('waiting for the lock never blocks the event loop', async (t) => {
+  const dir = tempProject(t);
+  const held = await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST });
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 1);
+  try {
+    await assert.rejects(claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 100 }), { code: 'lock_timeout' });
+  } finally {
+    clearInterval(timer);
+    releaseLock(NODE_FS, held);
+  }
+  assert.ok(ticks >= 5, `only ${ticks} timer ticks ran during the wait`);
+});
+
+test('a lock left by a dead pid on this host is broken within 100 ms', async (t) => {
+  const dir = tempProject(t);
+  const pid = await deadPid();
+  stamp(lockIn(dir), { pid, host: HOST, t: Date.now(), token: 'a'.repeat(32) });
+  const started = Date.now();
+  const lock = await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST });
+  assert.ok(Date.now() - started < 100, `took ${Date.now() - started} ms`);
+  assert.equal(lock.owner.pid, process.pid);
+  releaseLock(NODE_FS, lock);
+  assert.deepEqual(tempFilesIn(dir), []);
+});
+
+test('breaking a dead holder\'s lock removes that holder\'s temp files only', async (t) => {
+  const dir = tempProject(t);
+  const pid = await deadPid();
+  mkdirSync(join(dir, 'history'));
+  const orphans = [join(dir, `.state.${pid}.0badc0de.tmp`), join(dir, 'history', `.chn_x.${pid}.12345678.tmp`)];
+  const other = join(dir, `.state.${process.pid}.0badc0de.tmp`);
+  for (const p of [...orphans, other]) writeFileSync(p, 'partial');
+  stamp(lockIn(dir), { pid, host: HOST, t: Date.now(), token: 'a'.repeat(32) });
+  releaseLock(NODE_FS, await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST }));
+  for (const p of orphans) assert.equal(existsSync(p), false, p);
+  assert.equal(existsSync(other), true);
+});
+
+test('a lock held by a live process is never stolen, however old its stamp', async (t) => {
+  const dir = tempProject(t);
+  const child = await liveChild(t);
+  const text = stamp(lockIn(dir), { pid: child.pid as number, host: HOST, t: Date.now() - 3_600_000, token: 'b'.repeat(32) });
+  const old = new Date(Date.now() - 3_600_000);
+  utimesSync(lockIn(dir), old, old);
+  await assert.rejects(claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 150 }), { code: 'lock_timeout' });
+  assert.equal(readFileSync(lockIn(dir), 'utf8'), text);
+  child.kill('SIGKILL');
+  await once(child, 'exit');
+  releaseLock(NODE_FS, await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 1000 }));
+});
+
+test('a lock from another host is broken only once its stamp is older than 15 s', async (t) => {
+  const dir = tempProject(t);
+  const text = stamp(lockIn(dir), { pid: 1, host: 'elsewhere', t: Date.now(), token: 'c'.repeat(32) });
+  await assert.rejects(claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 50 }), { code: 'lock_timeout' });
+  assert.equal(readFileSync(lockIn(dir), 'utf8'), text);
+  stamp(lockIn(dir), { pid: 1, host: 'elsewhere', t: Date.now() - 16_000, token: 'c'.repeat(32) });
+  const old = new Date(Date.now() - 16_000);
+  utimesSync(lockIn(dir), old, old);
+  releaseLock(NODE_FS, await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 50 }));
+});
+
+test('an unreadable stamp is judged by mtime alone', async (t) => {
+  const dir = tempProject(t);
+  writeFileSync(lockIn(dir), '');
+  await assert.rejects(claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 40 }), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'lock_timeout');
+    assert.ok(err.message.includes('unknown holder'));
+    return true;
+  });
+  const old = new Date(Date.now() - 20_000);
+  utimesSync(lockIn(dir), old, old);
+  releaseLock(NODE_FS, await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 50 }));
+});
+
+// Two waiters judged the same dead lock; the other one broke it and claimed a
+// fresh lock just before our rename. We must put the fresh lock back.
+test('a fresh lock moved aside by mistake is linked back, not deleted', async (t) => {
+  const dir = tempProject(t);
+  const lockPath = lockIn(dir);
+  stamp(lockPath, { pid: 999_999, host: HOST, t: Date.now(), token: 'd'.repeat(32) });
+  const fresh = JSON.stringify({ pid: process.pid, host: HOST, t: Date.now(), token: 'e'.repeat(32) });
+  let isRaced = false;
+  const port: FsPort = {
+    ...NODE_FS,
+    renameSync(from, to) {
+      if (from === lockPath && !isRaced) {
+        isRaced = true;
+        writeFileSync(lockPath, fresh);
+      }
+      NODE_FS.renameSync(from, to);
+    },
+  };
+  const isAlive = (pid: number) => pid !== 999_999;
+  await assert.rejects(claimLock({ port, lockPath, host: HOST, timeoutMs: 60, isPidAlive: isAlive }), { code: 'lock_timeout' });
+  assert.equal(readFileSync(lockPath, 'utf8'), fresh);
+  assert.deepEqual(tempFilesIn(dir), []);
+});
+
+test('when the path is taken again before the link-back, the newcomer keeps its lock', async (t) => {
+  const dir = tempProject(t);
+  const lockPath = lockIn(dir);
+  stamp(lockPath, { pid: 999_999, host: HOST, t: Date.now(), token: 'd'.repeat(32) });
+  const fresh = JSON.stringify({ pid: process.pid, host: HOST, t: Date.now(), token: 'e'.repeat(32) });
+  const third = JSON.stringify({ pid: process.pid, host: HOST, t: Date.now(), token: '3'.repeat(32) });
+  let isRaced = false;
+  const port: FsPort = {
+    ...NODE_FS,
+    renameSync(from, to) {
+      if (from === lockPath && !isRaced) {
+        isRaced = true;
+        writeFileSync(lockPath, fresh);
+      }
+      NODE_FS.renameSync(from, to);
+    },
+    linkSync(existing, link) {
+      if (link === lockPath) writeFileSync(lockPath, third);
+      NODE_FS.linkSync(existing, link);
+    },
+  };
+  await assert.rejects(claimLock({ port, lockPath, host: HOST, timeoutMs: 40, isPidAlive: (pid) => pid !== 999_999 }), { code: 'lock_timeout' });
+  assert.equal(readFileSync(lockPath, 'utf8'), third);
+  assert.deepEqual(tempFilesIn(dir), []);
+});
+
+test('a long holder re-stamps t so other hosts never judge it stale', async (t) => {
+  const dir = tempProject(t);
+  const lock = await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST });
+  const first = lock.owner.t;
+  refreshLock(NODE_FS, lock, first + 1);
+  assert.equal(parseLockOwner(readFileSync(lockIn(dir)))?.t, first, 'no re-stamp before LOCK_REFRESH_MS');
+  refreshLock(NODE_FS, lock, first + LOCK_REFRESH_MS + 1);
+  const owner = parseLockOwner(readFileSync(lockIn(dir)));
+  assert.equal(owner?.t, first + LOCK_REFRESH_MS + 1);
+  assert.equal(owner?.token, lock.owner.token);
+  releaseLock(NODE_FS, lock);
+  refreshLock(NODE_FS, lock, first + 10 * LOCK_REFRESH_MS);
+  assert.equal(existsSync(lockIn(dir)), false);
+});
+
+test('isPidAlive tells live from dead processes', async () => {
+  assert.equal(isPidAlive(process.pid), true);
+  assert.equal(isPidAlive(await deadPid()), false);
+});
+
+test('parseLockOwner rejects partial or foreign stamps', () => {
+  assert.equal(parseLockOwner(Buffer.from('123@456')), undefined);
+  assert.equal(parseLockOwner(Buffer.from('null')), undefined);
+  assert.equal(parseLockOwner(Buffer.from('{"pid":"1","host":"h","t":1,"token":"x"}')), undefined);
+});
