@@ -1,0 +1,38 @@
+// The engine's public API. Everything here is pure: time, ids, nonces,
+// hashing and history come in through EngineCtx.
+export * from './types';
+export * from './reasons';
+export * from './constants';
+export { emptyState, parseState, serializeState, migrateV1 } from './state-codec';
+export { createChannel, joinChannel, updateRole, pauseChannel, resumeChannel } from './channels';
+export type { CreateChannelInput, JoinChannelInput, ChannelCall, MemberOptions } from './channels';
+export { disconnectChannel, kickChannel } from './leave';
+export type { KickInput } from './leave';
+export { sendMessage, SENDER_MESSAGE_TYPES } from './send';
+export type { SendMessageInput } from './send';
+export { drainQueue, commitDelivery, requeueFailedDelivery, sweepInFlight, pendingRecipients, cooldownRemainingMs } from './delivery';
+export type { DrainOptions, RequeueOutcome } from './delivery';
+export { pullMessages, inbox, frameForDelivery } from './pull';
+export type { PullOptions, InboxInput } from './pull';
+export { status, history } from './status';
+export type { StatusInput, HistoryInput } from './status';
+export { timerAction, timerReport, TIMER_ACTIONS } from './timer';
+export type { TimerInput, TimerAction } from './timer';
+export {
+  authorizeMember, markStale, clearStale, resolveMemberByHostSession, memberInfosFor, bindHostSession,
+} from './identity';
+export {
+  buildSessionArchive, commitSessionSave, resumeSession, deleteSession, buildArchiveContext,
+} from './sessions';
+export type { SaveSessionInput, ResumeSessionInput, DeleteSessionInput } from './sessions';
+export { parseArchive, viewArchive, archiveListEntry } from './archives';
+export type { ArchiveViewInput } from './archives';
+export {
+  frameMessage, frameBatch, parseFrames, neutralizeContent, UNTRUSTED_NOTICE, BATCH_SEPARATOR,
+} from './framing';
+export type { FrameItem, ParsedFrame } from './framing';
+export { channelEnvelopes, findChannelEnvelope } from './envelopes';
+export { budgetRefusal } from './budgets';
+export { backlogRefusal, utf8ByteLength } from './retention';
+export { capabilitiesForMode, defaultStalePolicy } from './members';
+export { normalizeChannelName, normalizeRole } from './validate';
