@@ -136,7 +136,7 @@ export class HistoryLog implements HistoryView {
     const path = this.pathOf(channelId);
     let text = '';
     for (const r of records) text += JSON.stringify(r) + '\n';
-    const fd = this.port.openSync(path, 'a', 0o644);
+    const fd = this.port.openSync(path, 'a+', 0o644);
     try {
       const size = this.port.fstatSync(fd).size;
       // A writer killed mid-line leaves a fragment without '\n'; start on a
@@ -211,7 +211,7 @@ function countLines(port: FsPort, path: string): number {
 
 function endsWithNewline(port: FsPort, fd: number, size: number): boolean {
   const last = Buffer.alloc(1);
-  // opened for append, so read through a positional read of the last byte
+  // opened 'a+': appends go to the end, but a positional read still sees the last byte
   return port.readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === NEWLINE;
 }
 

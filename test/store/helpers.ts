@@ -31,11 +31,14 @@ export interface Fault {
 export interface FaultyFs extends FsPort {
   calls: { method: keyof FsPort; first: unknown }[];
   faults: Fault[];
+  /** Adds a fault; fd-taking calls are matched by the path their fd was opened on. */
+  fail(fault: Fault): void;
 }
 
 /** The real fs with injectable errno failures; records every call. */
 export function faultyFs(faults: Fault[] = []): FaultyFs {
   const port = { calls: [], faults } as unknown as FaultyFs;
+  port.fail = (f: Fault) => void faults.push(f);
   for (const method of Object.keys(NODE_FS) as (keyof FsPort)[]) {
     const real = NODE_FS[method] as (...args: unknown[]) => unknown;
     (port as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
@@ -62,10 +65,11 @@ export function faultyFsByPath(faults: Fault[] = []): FaultyFs {
     fdPaths.set(fd, p);
     return fd;
   };
-  for (const f of faults) {
+  port.fail = (f: Fault) => {
     const test = f.when;
     port.faults.push({ ...f, when: (first) => (test ? test(typeof first === 'number' ? fdPaths.get(first) : first) : true) });
-  }
+  };
+  for (const f of faults) port.fail(f);
   return port;
 }
 

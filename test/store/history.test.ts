@@ -1,0 +1,230 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Envelope, State } from '../../src/engine/types';
+import { HistoryLog, isValidChannelId } from '../../src/store/history';
+import { NODE_FS } from '../../src/store/fs-port';
+import { envelope, faultyFsByPath, OK, tempFilesIn, tempProject, testStore } from './helpers';
+import { TEST_CODEC } from './test-codec';
+
+function lines(path: string): string[] {
+  return readFileSync(path, 'utf8').split('\n').filter((l) => l !== '');
+}
+
+function put(state: State, e: Envelope, deliveredTo: string[] = []): void {
+  state.messages[e.message_id] = e;
+  if (deliveredTo.length) state.delivered_to[e.message_id] = deliveredTo;
+  (state.queues[e.recipient_session_id] ??= []).push(e.message_id);
+}
+
+test('finished envelopes move to history/<channel>.jsonl and leave messages, delivered_to and queues', async (t) => {
+  const store = testStore(tempProject(t));
+  const pending = envelope({ channel_id: 'chn_a' });
+  const delivered = envelope({ channel_id: 'chn_a', delivery_status: 'delivered', delivered_at: 5, delivery_method: 'pull' });
+  const failed = envelope({ channel_id: 'chn_b', delivery_status: 'failed' });
+  await store.mutate((s) => {
+    put(s, pending);
+    put(s, delivered, ['bob']);
+    put(s, failed);
+    return OK;
+  });
+  const s = store.snapshot();
+  assert.deepEqual(Object.keys(s.messages), [pending.message_id]);
+  assert.deepEqual(s.delivered_to, {});
+  assert.deepEqual(s.queues, { bob: [pending.message_id] });
+  assert.equal(lines(join(store.stateDir, 'history', 'chn_a.jsonl')).length, 1);
+  assert.deepEqual(store.history.find('chn_a', delivered.message_id), { ...delivered, delivered_to: ['bob'] });
+  assert.deepEqual(store.history.list('chn_b'), [{ ...failed, delivered_to: [] }]);
+  assert.equal(store.history.find('chn_a', failed.message_id), undefined, 'lookups are per channel');
+  assert.deepEqual(store.history.list('chn_none'), []);
+});
+
+test('finished envelopes already on disk are moved by the next ok mutation', async (t) => {
+  const store = testStore(tempProject(t));
+  const state = TEST_CODEC.emptyState();
+  put(state, envelope({ channel_id: 'chn_a', delivery_status: 'stale' }));
+  mkdirSync(store.stateDir, { recursive: true });
+  writeFileSync(store.statePath, JSON.stringify(state));
+  await store.mutate(() => OK);
+  assert.deepEqual(store.snapshot().messages, {});
+  assert.equal(store.history.list('chn_a').length, 1);
+});
+
+test('an envelope with a malformed channel id stays in state and builds no path', async (t) => {
+  const store = testStore(tempProject(t));
+  const odd = envelope({ channel_id: '../escape', delivery_status: 'delivered' });
+  await store.mutate((s) => {
+    put(s, odd);
+    return OK;
+  });
+  assert.deepEqual(Object.keys(store.snapshot().messages), [odd.message_id]);
+  assert.equal(existsSync(join(store.stateDir, 'history')), false);
+  assert.equal(store.history.find('../escape', odd.message_id), undefined);
+  assert.deepEqual(store.history.list('../escape'), []);
+  assert.equal(isValidChannelId('chn_' + 'x'.repeat(65)), false);
+  assert.equal(isValidChannelId('chn_ok-1_A'), true);
+  assert.throws(() => (store.history as HistoryLog).pathOf('chn_/x'));
+});
+
+test('a crash between the history append and the state save only repeats a record, and readers dedupe', async (t) => {
+  const port = faultyFsByPath([]);
+  const store = testStore(tempProject(t), { fs: port });
+  const e = envelope({ channel_id: 'chn_a' });
+  await store.mutate((s) => {
+    put(s, e);
+    return OK;
+  });
+  const deliver = (s: State) => {
+    Object.assign(s.messages[e.message_id], { delivery_status: 'delivered', delivered_at: 10 });
+    s.delivered_to[e.message_id] = ['bob'];
+    return OK;
+  };
+  port.fail({ method: 'renameSync', code: 'EIO', when: (p) => typeof p === 'string' && p.includes('.state.'), times: 1 });
+  await assert.rejects(store.mutate(deliver), { code: 'state_unwritable' });
+  const log = join(store.stateDir, 'history', 'chn_a.jsonl');
+  assert.equal(lines(log).length, 1, 'the record was appended before the save failed');
+  assert.equal(store.snapshot().messages[e.message_id].delivery_status, 'pending', 'the old state survived');
+  await store.mutate(deliver);
+  assert.equal(lines(log).length, 2, 'the retry repeated the record');
+  assert.equal(store.history.list('chn_a').length, 1);
+  const fresh = testStore(store.projectDir);
+  assert.deepEqual(fresh.history.list('chn_a').map((r) => r.message_id), [e.message_id]);
+  assert.deepEqual(store.snapshot().messages, {});
+});
+
+test('a failed history append keeps the envelope in state and the state file untouched', async (t) => {
+  const port = faultyFsByPath([]);
+  const store = testStore(tempProject(t), { fs: port });
+  const e = envelope({ channel_id: 'chn_a' });
+  await store.mutate((s) => {
+    put(s, e);
+    return OK;
+  });
+  const before = readFileSync(store.statePath);
+  port.fail({ method: 'writeSync', code: 'ENOSPC', when: (p) => typeof p === 'string' && p.endsWith('.jsonl') });
+  await assert.rejects(
+    store.mutate((s) => {
+      s.messages[e.message_id].delivery_status = 'rejected';
+      return OK;
+    }),
+    { code: 'state_unwritable' },
+  );
+  assert.deepEqual(readFileSync(store.statePath), before);
+});
+
+test('a long-lived reader reads only the appended tail when the log grows', async (t) => {
+  const dir = tempProject(t);
+  const port = faultyFsByPath([]);
+  const reader = testStore(dir, { fs: port });
+  const writer = testStore(dir);
+  const batch = (n: number) => (s: State) => {
+    for (let i = 0; i < n; i++) put(s, envelope({ channel_id: 'chn_a', delivery_status: 'delivered', content: 'x'.repeat(500) }));
+    return OK;
+  };
+  await writer.mutate(batch(50));
+  assert.equal(reader.history.list('chn_a').length, 50);
+  const readBytes = () => {
+    let total = 0;
+    const original = port.readSync;
+    port.readSync = (fd, buf, off, len, pos) => {
+      const n = original(fd, buf, off, len, pos);
+      total += n;
+      return n;
+    };
+    return () => {
+      port.readSync = original;
+      return total;
+    };
+  };
+  let stop = readBytes();
+  assert.equal(reader.history.list('chn_a').length, 50);
+  assert.ok(stop() < 1_000, 'an unchanged log costs a stat and a prefix check');
+  await writer.mutate(batch(1));
+  stop = readBytes();
+  assert.equal(reader.history.list('chn_a').length, 51);
+  const tailCost = stop();
+  assert.ok(tailCost < 2 * 1_000, `read ${tailCost} bytes for one new record`);
+});
+
+test('a log is compacted to the newest records once it grows past the threshold', async (t) => {
+  const dir = tempProject(t);
+  const store = testStore(dir, { historyKeep: 5, historyCompactLines: 8 });
+  const reader = testStore(dir);
+  const all: Envelope[] = [];
+  for (let round = 0; round < 3; round++) {
+    await store.mutate((s) => {
+      for (let i = 0; i < 3; i++) {
+        const e = envelope({ channel_id: 'chn_a', delivery_status: 'delivered' });
+        all.push(e);
+        put(s, e);
+      }
+      return OK;
+    });
+    assert.equal(reader.history.list('chn_a').length, Math.min(all.length, all.length > 8 ? 5 : all.length));
+  }
+  const log = join(store.stateDir, 'history', 'chn_a.jsonl');
+  assert.equal(lines(log).length, 5);
+  assert.deepEqual(reader.history.list('chn_a').map((r) => r.message_id), all.slice(-5).map((e) => e.message_id));
+  assert.deepEqual(tempFilesIn(join(store.stateDir, 'history')), []);
+  const cold = testStore(dir, { historyKeep: 5, historyCompactLines: 8 });
+  await cold.mutate((s) => {
+    put(s, envelope({ channel_id: 'chn_a', delivery_status: 'delivered' }));
+    return OK;
+  });
+  assert.equal(lines(log).length, 6, 'a process without a cache counts lines and leaves a short log alone');
+});
+
+test('a fragment left by a killed writer is skipped and never glued to the next record', async (t) => {
+  const store = testStore(tempProject(t));
+  const first = envelope({ channel_id: 'chn_a', delivery_status: 'delivered' });
+  await store.mutate((s) => {
+    put(s, first);
+    return OK;
+  });
+  const log = join(store.stateDir, 'history', 'chn_a.jsonl');
+  appendFileSync(log, '{"message_id":"ocm_torn","timest');
+  const reader = testStore(store.projectDir);
+  assert.equal(reader.history.list('chn_a').length, 1, 'a line without its newline is not read yet');
+  const second = envelope({ channel_id: 'chn_a', delivery_status: 'delivered' });
+  await store.mutate((s) => {
+    put(s, second);
+    return OK;
+  });
+  assert.equal(lines(log).length, 3);
+  assert.deepEqual(reader.history.list('chn_a').map((r) => r.message_id), [first.message_id, second.message_id]);
+});
+
+test('records are listed oldest first by timestamp and blank or foreign lines are skipped', (t) => {
+  const dir = tempProject(t);
+  mkdirSync(join(dir, 'h'));
+  const late = { ...envelope({ channel_id: 'chn_a', timestamp: 20 }), delivered_to: ['x'] };
+  const early = { ...envelope({ channel_id: 'chn_a', timestamp: 10 }) };
+  writeFileSync(join(dir, 'h', 'chn_a.jsonl'), [JSON.stringify(late), '', '[1]', '{"message_id":1}', JSON.stringify(early), ''].join('\n'));
+  const log = new HistoryLog({ port: NODE_FS, historyDir: join(dir, 'h') });
+  assert.deepEqual(log.list('chn_a').map((r) => r.timestamp), [10, 20]);
+  assert.deepEqual(log.find('chn_a', early.message_id)?.delivered_to, []);
+});
+
+test('dropHistory removes a channel log and forgets its cache', async (t) => {
+  const store = testStore(tempProject(t));
+  await store.mutate((s) => {
+    put(s, envelope({ channel_id: 'chn_a', delivery_status: 'delivered' }));
+    return OK;
+  });
+  assert.equal(store.history.list('chn_a').length, 1);
+  await store.dropHistory('chn_a');
+  assert.deepEqual(store.history.list('chn_a'), []);
+  assert.equal(existsSync(join(store.stateDir, 'history', 'chn_a.jsonl')), false);
+  await store.dropHistory('chn_a');
+  await store.dropHistory('../nope');
+  const port = faultyFsByPath([{ method: 'unlinkSync', code: 'EACCES', when: (p) => typeof p === 'string' && p.endsWith('.jsonl') }]);
+  await assert.rejects(testStore(store.projectDir, { fs: port }).dropHistory('chn_b'), { code: 'state_unwritable' });
+});
+
+test('a history file that cannot be opened is reported, not mistaken for an empty log', (t) => {
+  const dir = tempProject(t);
+  const port = faultyFsByPath([{ method: 'openSync', code: 'EACCES', when: (p) => typeof p === 'string' && p.endsWith('.jsonl') }]);
+  const log = new HistoryLog({ port, historyDir: dir });
+  assert.throws(() => log.list('chn_a'), { code: 'EACCES' });
+});
