@@ -2,22 +2,15 @@
 // record's inner shape belongs to the engine; the store checks only what it
 // needs to list and find archives safely.
 import { join } from 'node:path';
+import type { SessionArchive } from '../engine/types';
 import { errnoOf, FsPort, NODE_FS } from './fs-port';
 import { unwritable } from './faults';
 import { isValidChannelId } from './history';
 import { replaceFile } from './replace-file';
 import { STATE_DIR_NAME } from './store';
 
-/** The parts of an archive the store validates; the engine may add fields. */
-export interface ArchiveRecord {
-  schema: 1;
-  channel_id: string;
-  name: string;
-  members: unknown[];
-  messages: unknown[];
-  saved_at: number;
-  [field: string]: unknown;
-}
+/** A saved session as the engine builds it; the store validates only what listing and lookup rely on. */
+export type ArchiveRecord = SessionArchive;
 
 function archivesDir(projectDir: string): string {
   return join(projectDir, STATE_DIR_NAME, 'archives');

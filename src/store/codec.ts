@@ -10,5 +10,6 @@ export interface StateCodec {
   emptyState(): State;
   parseState(text: string, now: number): ParseStateResult;
   serializeState(state: State): string;
-  migrateV1?(legacyText: string, now: number): MigrateResult;
+  /** With `placeholder` (the current, empty-of-data v2 state) the codec keeps its channels and errors. */
+  migrateV1?(legacyText: string, now: number, placeholder?: State): MigrateResult;
 }

@@ -54,25 +54,23 @@ export function migrateV1IfPresent(input: MigrationInput): MigrationOutcome {
     writeMarker(port, marker, { settled_at: now, from: LEGACY_DIR_NAME, skipped: 'a v2 state already holds data' });
     return { kind: 'settled' };
   }
-  const migrated = codec.migrateV1(legacyBytes.toString('utf8'), now);
+  // The codec merges a placeholder's channels and errors and writes the
+  // migration notice; the store only supplies the placeholder and the files.
+  const placeholder = input.hadStateFile ? loaded.state : undefined;
+  const migrated = codec.migrateV1(legacyBytes.toString('utf8'), now, placeholder);
   if (!migrated.ok) {
-    addError(loaded.state, now, `Legacy state rejected (${migrated.reason}); original left untouched`);
+    const reason = migrated.reason.includes('Legacy state rejected') ? migrated.reason : `Legacy state rejected (${migrated.reason}); original left untouched`;
+    addError(loaded.state, now, reason);
     writeMarker(port, marker, { settled_at: now, from: LEGACY_DIR_NAME, rejected: migrated.reason });
     return { kind: 'settled' };
   }
   const state = migrated.state;
-  const placeholder = loaded.state;
-  for (const [name, channel] of Object.entries(placeholder.channels)) {
-    if (!(name in state.channels)) state.channels[name] = channel;
-  }
-  for (const e of placeholder.errors) addError(state, e.at, e.message);
   try {
     replaceFile(port, join(input.stateDir, 'state.v1.bak.json'), legacyBytes);
-    if (input.hadStateFile && loaded.baseline !== null) replaceFile(port, join(input.stateDir, 'state.v2.empty.bak.json'), loaded.baseline);
+    if (placeholder && loaded.baseline !== null) replaceFile(port, join(input.stateDir, 'state.v2.empty.bak.json'), loaded.baseline);
   } catch (err) {
     throw unwritable('back up the legacy state into', input.stateDir, err);
   }
-  addError(state, now, `Migrated the v1 state from ${LEGACY_DIR_NAME}; backup in state.v1.bak.json, legacy file left in place`);
   return { kind: 'migrated', state, marker: { migrated_at: now, from: LEGACY_DIR_NAME, schema: 1 } };
 }
 

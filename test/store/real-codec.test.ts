@@ -1,0 +1,128 @@
+// The store with the engine's own codec and operations: the path the server takes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createChannel, joinChannel, sendMessage, pullMessages, history, emptyState, serializeState } from '../../src/engine';
+import { openStore } from '../../src/store';
+import { tempProject } from './helpers';
+
+const PROJECT = { project_id: 'local-project', worktree: '/w' };
+
+async function twoMembers(projectDir: string) {
+  const store = openStore({ projectDir });
+  const created = await store.mutate((s, ctx) =>
+    createChannel(s, { channel: 'demo', role: 'writer', role_prompt: 'writes', session_id: 'alice', delivery_mode: 'pull', ...PROJECT }, ctx));
+  assert.equal(created.ok, true, created.message);
+  const joined = await store.mutate((s, ctx) =>
+    joinChannel(s, { channel: 'demo', role: 'reviewer', role_prompt: 'reviews', session_id: 'bob', delivery_mode: 'pull', ...PROJECT }, ctx));
+  assert.equal(joined.ok, true, joined.message);
+  return { store, channelId: created.data?.channel_id as string };
+}
+
+test('engine send and pull through the store: delivered mail moves to history and stays readable', async (t) => {
+  const { store, channelId } = await twoMembers(tempProject(t));
+  const sent = await store.mutate((s, ctx) => sendMessage(s, { channel: 'demo', session_id: 'alice', content: 'please review', to: 'bob' }, ctx));
+  assert.equal(sent.ok, true, sent.message);
+  assert.equal(Object.keys(store.snapshot().messages).length, 1);
+  const pulled = await store.mutate((s, ctx) => pullMessages(s, 'bob', { channel: 'demo' }, ctx));
+  assert.equal(pulled.ok, true, pulled.message);
+  const s = store.snapshot();
+  assert.deepEqual(s.messages, {}, 'finished envelopes left state.json');
+  const records = store.history.list(channelId);
+  assert.equal(records.length, 1);
+  assert.equal(records[0].delivery_status, 'delivered');
+  assert.deepEqual(records[0].delivered_to, ['bob']);
+  const shown = store.read((st, ctx) => history(st, { channel: 'demo', session_id: 'bob' }, ctx));
+  assert.equal(shown.ok, true);
+  assert.ok(JSON.stringify(shown.data).includes('please review'));
+  const reply = await store.mutate((st, ctx) =>
+    sendMessage(st, { channel: 'demo', session_id: 'bob', content: 'done', to: 'alice', reply_to: records[0].message_id }, ctx));
+  assert.equal(reply.ok, true, reply.message);
+  const replyEnvelope = Object.values(store.snapshot().messages)[0];
+  assert.equal(replyEnvelope.hop_count, 1, 'the parent was found in history');
+});
+
+test('a refused engine operation leaves the file untouched', async (t) => {
+  const { store } = await twoMembers(tempProject(t));
+  const before = readFileSync(store.statePath);
+  const refused = await store.mutate((s, ctx) => sendMessage(s, { channel: 'nope', session_id: 'alice', content: 'x' }, ctx));
+  assert.equal(refused.ok, false);
+  assert.deepEqual(readFileSync(store.statePath), before);
+});
+
+test('a state the engine rejects is quarantined byte-for-byte with the real codec', async (t) => {
+  const store = openStore({ projectDir: tempProject(t), now: () => 1234 });
+  mkdirSync(store.stateDir, { recursive: true });
+  const bad = JSON.stringify({ schema_version: 2, channels: { x: { id: 'chn_1', name: 'y' } }, messages: {}, queues: {}, delivered_to: {}, errors: [] });
+  writeFileSync(store.statePath, bad);
+  await store.mutate((s, ctx) => createChannel(s, { channel: 'fresh', role: 'writer', role_prompt: 'w', session_id: 'alice', ...PROJECT }, ctx));
+  assert.equal(readFileSync(join(store.stateDir, 'state.corrupt-1234.json'), 'utf8'), bad);
+  const s = store.snapshot();
+  assert.ok(s.errors.some((e) => e.message.includes('state.corrupt-1234.json')));
+  assert.ok(s.channels.fresh);
+});
+
+// A minimal v1 file: the legacy schema with no channels yet.
+const V1 = JSON.stringify({ schema_version: 1, channels: {}, messages: {}, queues: {}, delivered_to: {}, errors: [] });
+const LEGACY_DIR = ['.opencode', 'comms'].join('-');
+
+function writeLegacy(projectDir: string, text: string): string {
+  mkdirSync(join(projectDir, LEGACY_DIR), { recursive: true });
+  const path = join(projectDir, LEGACY_DIR, 'state.json');
+  writeFileSync(path, text);
+  return path;
+}
+
+test('a v1 state is migrated once, under the lock, with a backup and a marker; reads never migrate', async (t) => {
+  const dir = tempProject(t);
+  const legacy = writeLegacy(dir, V1);
+  const store = openStore({ projectDir: dir });
+  store.snapshot();
+  assert.equal(existsSync(store.stateDir), false, 'the read path wrote nothing');
+  await store.mutate(() => ({ ok: true, message: '' }));
+  assert.ok(store.snapshot().errors.some((e) => e.message.includes('Migrated')));
+  assert.equal(readFileSync(join(store.stateDir, 'state.v1.bak.json'), 'utf8'), V1);
+  assert.equal(readFileSync(legacy, 'utf8'), V1, 'the legacy file is never modified');
+  assert.equal(JSON.parse(readFileSync(join(store.stateDir, 'MIGRATED_FROM_V1'), 'utf8')).schema, 1);
+  const again = openStore({ projectDir: dir });
+  await again.mutate((s) => {
+    s.errors.push({ at: 1, message: 'later' });
+    return { ok: true, message: '' };
+  });
+  assert.equal(again.snapshot().errors.filter((e) => e.message.includes('Migrated')).length, 1);
+});
+
+test('a placeholder v2 state is backed up and merged by the migration', async (t) => {
+  const dir = tempProject(t);
+  writeLegacy(dir, V1);
+  const store = openStore({ projectDir: dir });
+  mkdirSync(store.stateDir, { recursive: true });
+  const placeholder = emptyState();
+  placeholder.errors.push({ at: 1, message: 'from the placeholder' });
+  writeFileSync(store.statePath, serializeState(placeholder));
+  await store.mutate(() => ({ ok: true, message: '' }));
+  assert.equal(readFileSync(join(store.stateDir, 'state.v2.empty.bak.json'), 'utf8'), serializeState(placeholder));
+  assert.ok(store.snapshot().errors.some((e) => e.message === 'from the placeholder'));
+});
+
+test('a real v2 state wins over a v1 file, and the question is settled', async (t) => {
+  const dir = tempProject(t);
+  await twoMembers(dir);
+  writeLegacy(dir, V1);
+  const store = openStore({ projectDir: dir });
+  await store.mutate(() => ({ ok: true, message: '' }));
+  assert.ok(store.snapshot().channels.demo);
+  const marker = JSON.parse(readFileSync(join(store.stateDir, 'MIGRATED_FROM_V1'), 'utf8'));
+  assert.ok(marker.skipped);
+});
+
+test('a v1 file the codec rejects is reported and left untouched', async (t) => {
+  const dir = tempProject(t);
+  const legacy = writeLegacy(dir, '{"schema_version": 7}');
+  const store = openStore({ projectDir: dir });
+  await store.mutate((s, ctx) => createChannel(s, { channel: 'demo', role: 'writer', role_prompt: 'w', session_id: 'alice', ...PROJECT }, ctx));
+  assert.ok(store.snapshot().errors.some((e) => e.message.includes('Legacy state rejected')));
+  assert.equal(readFileSync(legacy, 'utf8'), '{"schema_version": 7}');
+  assert.ok(JSON.parse(readFileSync(join(store.stateDir, 'MIGRATED_FROM_V1'), 'utf8')).rejected);
+});
