@@ -43,7 +43,7 @@ export const ENVELOPE_OVERHEAD_BYTES = 512;
 export const MAX_ERRORS = 200;
 export const MAX_PROCESSED_CORRELATIONS = 500;
 
-/** Base name plus -r2 ... -r9. */
+/** Resume tries the base name, then this many suffixed names: -r2 ... -r9. */
 export const MAX_RESUME_LADDER = 8;
 
 export const DEFAULT_PAGE_LIMIT = 20;

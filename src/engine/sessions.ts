@@ -84,7 +84,7 @@ export function resumeSession(state: State, input: ResumeSessionInput, ctx: Engi
   }
   const base = parseChannelName(isNonBlank(input.new_name) ? input.new_name : archive.name);
   if (typeof base !== 'string') return base;
-  const ladder = [base, ...Array.from({ length: MAX_RESUME_LADDER - 1 }, (_, i) => `${base}-r${i + 2}`)];
+  const ladder = [base, ...Array.from({ length: MAX_RESUME_LADDER }, (_, i) => `${base}-r${i + 2}`)];
   const name = ladder.find((candidate) => !findChannel(state, candidate) && parseChannelName(candidate) === candidate);
   if (name === undefined) {
     return refuse('ladder_exhausted', `Every name from "${base}" to "${ladder[ladder.length - 1]}" is taken; the resume ladder is exhausted (${MAX_RESUME_LADDER}).`);

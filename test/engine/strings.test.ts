@@ -1,0 +1,23 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REASONS } from '../../src/engine/index';
+
+const ENGINE_DIR = join(__dirname, '..', '..', '..', 'src', 'engine');
+
+test('no engine source string contains mojibake', () => {
+  for (const file of readdirSync(ENGINE_DIR)) {
+    const text = readFileSync(join(ENGINE_DIR, file), 'utf8');
+    assert.equal(text.includes('\u00e2\u20ac'), false, `${file} holds a double-encoded character`);
+    assert.equal(text.includes('\ufffd\ufffd'), false, file);
+  }
+});
+
+test('every reason code is snake_case and listed once', () => {
+  assert.equal(new Set(REASONS).size, REASONS.length);
+  for (const reason of REASONS) assert.match(reason, /^[a-z]+(_[a-z]+)*$/);
+  const source = readFileSync(join(ENGINE_DIR, 'reasons.ts'), 'utf8');
+  const union = [...source.matchAll(/\| '([a-z_]+)'/g)].map((m) => m[1]);
+  assert.deepEqual([...union].sort(), [...REASONS].sort());
+});
