@@ -8,7 +8,7 @@ import { refuse, succeed, type Refusal } from './reasons';
 import { resolveRecipients } from './recipients';
 import { backlogRefusal } from './retention';
 import { handOverClock, isClockRunning } from './timer-clock';
-import { findChannel, isNonBlank, memberOf, normalizeChannelName } from './validate';
+import { findChannel, isNonBlank, memberOf, normalizeChannelName, ownValue } from './validate';
 import type { Channel, EngineCtx, MessageType, State, ToolResult } from './types';
 
 /** Message types a member may send; `system` is kept for the engine's own notices. */
@@ -96,8 +96,8 @@ export function sendMessage(state: State, input: SendMessageInput, ctx: EngineCt
   if (rate) return rate;
   dropExpiredSeen(channel, now);
   const seenKey = `${sender.session_id}:${ctx.hash32(input.content)}`;
-  const seenAt = channel.seen_content[seenKey];
-  if (seenAt !== undefined && Object.prototype.hasOwnProperty.call(channel.seen_content, seenKey) && now - seenAt < channel.stale_event_ms) {
+  const seenAt = ownValue(channel.seen_content, seenKey);
+  if (seenAt !== undefined && now - seenAt < channel.stale_event_ms) {
     return refuse('duplicate', 'Duplicate message content: you sent the same text on this channel moments ago.');
   }
   const thread = threadFor(state, channel, input.reply_to, ctx);

@@ -21,3 +21,9 @@ test('every reason code is snake_case and listed once', () => {
   const union = [...source.matchAll(/\| '([a-z_]+)'/g)].map((m) => m[1]);
   assert.deepEqual([...union].sort(), [...REASONS].sort());
 });
+
+test('isRefusal tells refusals from successes', async () => {
+  const { isRefusal, refuse, succeed } = await import('../../src/engine/index');
+  assert.equal(isRefusal(refuse('paused', 'x')), true);
+  assert.equal(isRefusal(succeed('y')), false);
+});
