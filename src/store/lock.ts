@@ -14,6 +14,11 @@ export const LOCK_STALE_MS = 15_000;
 /** A long holder re-stamps `t` this often, so peers on other hosts never judge it stale. */
 export const LOCK_REFRESH_MS = 4_000;
 const POLL_MIN_MS = 5;
+// A waiter that holds the turn polls faster: everyone else is standing back.
+const TURN_POLL_MS = 1;
+const STARVING_AFTER_MS = 25;
+// A turn older than this is ignored: its writer gave up or lost track of it.
+const TURN_TTL_MS = 2_000;
 const POLL_JITTER_MS = 5;
 
 /** What `.state.lock` holds. */
@@ -77,17 +82,106 @@ export function parseLockOwner(bytes: Buffer): LockOwner | undefined {
 export async function claimLock(options: LockOptions): Promise<LockHandle> {
   const now = options.now ?? Date.now;
   const timeoutMs = options.timeoutMs ?? LOCK_TIMEOUT_MS;
-  const deadline = now() + timeoutMs;
-  for (;;) {
-    const handle = tryCreateLock(options, now);
-    if (handle) return handle;
-    const holder = displaceIfAbandoned(options, now);
-    if (holder === 'displaced' || holder === 'vanished') continue;
-    if (now() >= deadline) {
-      const who = holder ? `pid ${holder.pid} on ${holder.host}` : 'an unknown holder';
-      throw new StoreFault('lock_timeout', `timed out after ${timeoutMs} ms waiting for ${options.lockPath}, held by ${who}`);
+  const startedAt = now();
+  const deadline = startedAt + timeoutMs;
+  const turn = new Turn(options, now);
+  try {
+    for (;;) {
+      if (turn.mayClaim()) {
+        const handle = tryCreateLock(options, now);
+        if (handle) return handle;
+      }
+      const holder = displaceIfAbandoned(options, now);
+      if (holder === 'displaced' || holder === 'vanished') continue;
+      if (now() >= deadline) {
+        const who = holder ? `pid ${holder.pid} on ${holder.host}` : 'an unknown holder';
+        throw new StoreFault('lock_timeout', `timed out after ${timeoutMs} ms waiting for ${options.lockPath}, held by ${who}`);
+      }
+      if (now() - startedAt >= STARVING_AFTER_MS) turn.request();
+      const pause = turn.isMine ? TURN_POLL_MS : POLL_MIN_MS + Math.random() * POLL_JITTER_MS;
+      await new Promise((resolve) => setTimeout(resolve, pause));
     }
-    await new Promise((resolve) => setTimeout(resolve, POLL_MIN_MS + Math.random() * POLL_JITTER_MS));
+  } finally {
+    turn.give();
+  }
+}
+
+// Fairness. A process releasing the lock and claiming it again at once wins
+// every race against waiters asleep in their poll, so a busy peer could starve
+// them into lock_timeout. A waiter that has waited STARVING_AFTER_MS writes
+// `<lock>.next` (O_EXCL, one at a time); every other claimer stands back while
+// a live turn file names someone else. It is advisory only: mutual exclusion
+// never depends on it, and a dead or expired turn is ignored and replaced.
+// Residual race: a claimer that read "no turn" just before the file appeared
+// may still win that one round.
+class Turn {
+  isMine = false;
+  private readonly path: string;
+  private readonly owner: LockOwner;
+
+  constructor(private readonly options: LockOptions, private readonly now: () => number) {
+    this.path = `${options.lockPath}.next`;
+    this.owner = { pid: process.pid, host: options.host, t: 0, token: randomBytes(16).toString('hex') };
+  }
+
+  mayClaim(): boolean {
+    if (this.isMine) return true;
+    const other = this.readLive();
+    return other === undefined;
+  }
+
+  request(): void {
+    if (this.isMine) return;
+    const { port } = this.options;
+    if (this.readLive() !== undefined) return;
+    // absent, expired or dead: an expired one is removed so a new turn can start
+    unlinkQuietly(port, this.path);
+    let fd: number;
+    try {
+      fd = port.openSync(this.path, 'wx', 0o644);
+    } catch {
+      return; // someone else queued first, or the directory is read-only; both are fine
+    }
+    try {
+      writeAll(port, fd, Buffer.from(JSON.stringify({ ...this.owner, t: this.now() })), 0);
+      this.isMine = true;
+    } catch {
+      unlinkQuietly(port, this.path);
+    } finally {
+      try {
+        port.closeSync(fd);
+      } catch {
+        // advisory file; nothing depends on this close
+      }
+    }
+  }
+
+  give(): void {
+    if (!this.isMine) return;
+    this.isMine = false;
+    try {
+      const bytes = tryReadFile(this.options.port, this.path);
+      if (bytes && parseLockOwner(bytes)?.token === this.owner.token) unlinkQuietly(this.options.port, this.path);
+    } catch {
+      // an unreadable turn file expires on its own
+    }
+  }
+
+  // The live turn holder other than us, or undefined when nobody (valid) waits.
+  private readLive(): LockOwner | undefined {
+    let bytes: Buffer | undefined;
+    try {
+      bytes = tryReadFile(this.options.port, this.path);
+    } catch {
+      return undefined;
+    }
+    if (bytes === undefined) return undefined;
+    const other = parseLockOwner(bytes);
+    if (!other || other.token === this.owner.token) return undefined;
+    const age = this.now() - other.t;
+    if (age > TURN_TTL_MS || age < -TURN_TTL_MS) return undefined;
+    if (other.host === this.options.host && !(this.options.isPidAlive ?? isPidAlive)(other.pid)) return undefined;
+    return other;
   }
 }
 

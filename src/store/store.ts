@@ -88,7 +88,8 @@ export function createStore(options: StoreOptions): Store {
 
   async function withLock<T>(section: (lock: LockHandle) => T): Promise<T> {
     const turn = queue.then(async () => {
-      const lock = await claimLock({ port, lockPath, host, timeoutMs: options.lockTimeoutMs, now, isPidAlive: options.isPidAlive });
+      // Lock timing runs on the wall clock, never on the injected engine clock.
+      const lock = await claimLock({ port, lockPath, host, timeoutMs: options.lockTimeoutMs, isPidAlive: options.isPidAlive });
       try {
         return section(lock);
       } finally {
@@ -102,7 +103,7 @@ export function createStore(options: StoreOptions): Store {
   // Moves finished envelopes to history, then writes the state if its text
   // differs from `baseline` (or anything moved). Returns the text on disk.
   function persist(state: State, lock: LockHandle, baseline: string | null): string {
-    refreshLock(port, lock, now());
+    refreshLock(port, lock, Date.now());
     let moved: number;
     try {
       moved = history.moveFinished(state);
@@ -116,7 +117,7 @@ export function createStore(options: StoreOptions): Store {
   }
 
   function writeState(lock: LockHandle, text: string): void {
-    refreshLock(port, lock, now());
+    refreshLock(port, lock, Date.now());
     try {
       replaceFile(port, statePath, text);
     } catch (err) {
@@ -133,7 +134,9 @@ export function createStore(options: StoreOptions): Store {
     }
     if (!isMigrationSettled) {
       const outcome = migrateV1IfPresent({ port, projectDir, stateDir, codec, now: at, loaded, hadStateFile: loaded.baseline !== null && !loaded.rejected });
-      if (outcome.kind === 'settled') isMigrationSettled = true;
+      // 'pending' means no legacy file: a v1 install appearing under a running
+      // process is not a case worth a stat on every mutation.
+      if (outcome.kind !== 'migrated') isMigrationSettled = true;
       if (outcome.kind === 'migrated') {
         const text = persist(outcome.state, lock, null);
         writeMarker(port, migrationPaths(projectDir, stateDir).marker, outcome.marker);

@@ -1,0 +1,175 @@
+// Store benchmark (not a test): the cost of one engine send through the store
+// on projects of different shapes, against a raw lock+read+parse+write+rename
+// floor, plus 4-process contended throughput. Run after `npx tsc -p tsconfig.test.json`:
+//   node bench/store.mjs [repetitions]
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+
+const require = createRequire(import.meta.url);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { openStore } = require(join(root, 'build/src/store/index.js'));
+const engine = require(join(root, 'build/src/engine/index.js'));
+
+// Engine time runs 1000x faster than the wall clock: the per-minute rate limit
+// and dedup windows then never refuse a benchmark send, and every process
+// still agrees on the clock.
+const fastClock = () => Date.now() * 1000;
+const KB = 'x'.repeat(1024);
+let serial = 0;
+const content = (size = KB) => `${process.pid}:${serial++}:${size}`.slice(0, size.length);
+const ok = (r) => { if (!r.ok) throw new Error(`setup refused: ${r.message}`); return r; };
+
+async function makeProject(members = ['alice', 'bob', 'carol']) {
+  const dir = fs.mkdtempSync(join(os.tmpdir(), 'oc-bench-'));
+  const store = openStore({ projectDir: dir, now: fastClock });
+  const base = { channel: 'bench', role_prompt: 'p', delivery_mode: 'pull', project_id: 'local-project', worktree: '/w' };
+  await store.mutate((s, ctx) => ok(engine.createChannel(s, { ...base, role: 'r0', session_id: members[0], rate_limit: 1000, max_members: 32 }, ctx)));
+  for (let i = 1; i < members.length; i++) await store.mutate((s, ctx) => ok(engine.joinChannel(s, { ...base, role: `r${i}`, session_id: members[i] }, ctx)));
+  return { dir, store };
+}
+
+const send = (store, from, to, size = KB) => store.mutate((s, ctx) => engine.sendMessage(s, { channel: 'bench', session_id: from, to, content: content(size) }, ctx));
+const pull = (store, who) => store.mutate((s, ctx) => engine.pullMessages(s, who, { channel: 'bench', limit: 100 }, ctx));
+
+async function retained(store, count, size) {
+  for (let i = 0; i < count; i++) {
+    ok(await send(store, 'alice', 'bob', size));
+    if (i % 50 === 49 || i === count - 1) while (Object.keys(store.snapshot().messages).length) ok(await pull(store, 'bob'));
+  }
+}
+
+// The floor: what any correct lock + read-modify-write must pay.
+function floorOp(dir) {
+  const lock = join(dir, '.floor.lock');
+  const fd = fs.openSync(lock, 'wx');
+  try {
+    const state = JSON.parse(fs.readFileSync(join(dir, 'floor.json'), 'utf8'));
+    state.n = (state.n ?? 0) + 1;
+    const tmp = join(dir, `.floor.${process.pid}.tmp`);
+    const out = fs.openSync(tmp, 'w');
+    fs.writeSync(out, JSON.stringify(state));
+    fs.fsyncSync(out);
+    fs.closeSync(out);
+    fs.renameSync(tmp, join(dir, 'floor.json'));
+  } finally {
+    fs.closeSync(fd);
+    fs.unlinkSync(lock);
+  }
+}
+
+async function floorOpWaiting(dir) {
+  for (;;) {
+    try { return floorOp(dir); } catch (err) { if (err.code !== 'EEXIST') throw err; }
+    await new Promise((r) => setTimeout(r, 5 + Math.random() * 5));
+  }
+}
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+
+async function timeOnce(fn) {
+  const t0 = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - t0) / 1e6;
+}
+
+// ---- contended children ----------------------------------------------------
+if (process.argv[2] === '--child') {
+  const [, , , kind, dir, me, peer, barrier, durationText] = process.argv;
+  const store = kind === 'store' ? openStore({ projectDir: dir, now: fastClock }) : null;
+  process.stdout.write('ready\n');
+  while (!fs.existsSync(barrier)) await new Promise((r) => setTimeout(r, 2));
+  const end = Date.now() + Number(durationText);
+  let n = 0;
+  while (Date.now() < end) {
+    if (store) {
+      // one mutation per message; every 20th also takes in our own mail, so
+      // the state stays small and history appends are amortised as in real use
+      const isPulling = n % 20 === 19;
+      ok(await store.mutate((s, ctx) => {
+        const r = engine.sendMessage(s, { channel: 'bench', session_id: me, to: peer, content: content() }, ctx);
+        if (isPulling) engine.pullMessages(s, me, { channel: 'bench', limit: 100 }, ctx);
+        return r;
+      }));
+    } else await floorOpWaiting(dir);
+    n++;
+  }
+  process.stdout.write(`done ${n}\n`);
+  process.exit(0);
+}
+
+async function contended(kind, dir, durationMs) {
+  const barrier = join(dir, `go-${kind}`);
+  const names = ['p0', 'p1', 'p2', 'p3'];
+  const kids = names.map((me, i) => spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', kind, dir, me, names[(i + 1) % 4], barrier, String(durationMs)]));
+  const outputs = kids.map((k) => new Promise((resolve, reject) => {
+    let text = '';
+    k.stdout.on('data', (c) => { text += c; });
+    let err = '';
+    k.stderr.on('data', (c) => { err += c; });
+    k.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`${kind} child exited ${code}: ${err}`))));
+  }));
+  await Promise.all(kids.map((k) => new Promise((resolve) => k.stdout.once('data', resolve))));
+  fs.writeFileSync(barrier, '');
+  const texts = await Promise.all(outputs);
+  const total = texts.reduce((sum, t) => sum + Number(/done (\d+)/.exec(t)[1]), 0);
+  return total / (durationMs / 1000);
+}
+
+// ---- main ------------------------------------------------------------------
+const REPS = Number(process.argv[2] ?? 41);
+const scenarios = [
+  { name: 'empty', setup: async (p) => p },
+  { name: '500 retained 1 KB', setup: async (p) => { await retained(p.store, 500, KB); return p; } },
+  { name: '2000 retained 1 KB', setup: async (p) => { await retained(p.store, 2000, KB); return p; } },
+  { name: '200 retained 50 KB', setup: async (p) => { await retained(p.store, 200, 'y'.repeat(50 * 1024)); return p; } },
+  { name: '200 undelivered 1 KB', setup: async (p) => { for (let i = 0; i < 200; i++) ok(await send(p.store, 'alice', 'carol')); return p; } },
+];
+process.stderr.write('setting up projects…\n');
+for (const s of scenarios) s.project = await s.setup(await makeProject());
+
+const floorDir = fs.mkdtempSync(join(os.tmpdir(), 'oc-bench-floor-'));
+const emptySize = fs.statSync(scenarios[0].project.store.statePath).size;
+fs.writeFileSync(join(floorDir, 'floor.json'), JSON.stringify({ pad: 'x'.repeat(Math.max(0, emptySize - 12)) }));
+
+const samples = new Map([['floor', []], ...scenarios.map((s) => [s.name, []])]);
+process.stderr.write(`measuring ${REPS} interleaved repetitions…\n`);
+for (let rep = 0; rep < REPS + 3; rep++) {
+  const warm = rep < 3;
+  const f = await timeOnce(() => floorOp(floorDir));
+  if (!warm) samples.get('floor').push(f);
+  for (const s of scenarios) {
+    const ms = await timeOnce(async () => ok(await send(s.project.store, 'alice', 'bob')));
+    if (!warm) samples.get(s.name).push(ms);
+    ok(await pull(s.project.store, 'bob')); // untimed: keep each project's shape steady
+  }
+}
+
+const floor = median(samples.get('floor'));
+const empty = median(samples.get('empty'));
+const rows = [['case', 'median ms', '× empty', '× floor', 'state.json bytes']];
+rows.push(['raw floor', floor.toFixed(3), '', '1.00', String(fs.statSync(join(floorDir, 'floor.json')).size)]);
+for (const s of scenarios) {
+  const m = median(samples.get(s.name));
+  rows.push([`send, ${s.name}`, m.toFixed(3), (m / empty).toFixed(2), (m / floor).toFixed(2), String(fs.statSync(s.project.store.statePath).size)]);
+}
+process.stderr.write('contended runs (4 processes, 3 s each)…\n');
+const contDir = (await makeProject(['p0', 'p1', 'p2', 'p3'])).dir;
+const storeRate = await contended('store', contDir, 3000);
+const floorRate = await contended('floor', floorDir, 3000);
+const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+for (const r of rows) console.log(r.map((cell, c) => cell.padEnd(widths[c])).join('  '));
+console.log('');
+console.log(`contended, 4 processes: store ${storeRate.toFixed(0)} msg/s, floor ${floorRate.toFixed(0)} ops/s, ratio ${(storeRate / floorRate).toFixed(2)}`);
+const m2000 = median(samples.get('2000 retained 1 KB'));
+console.log('');
+console.log('targets:');
+console.log(`  send with 2000 retained ≤ 1.5× empty:   ${(m2000 / empty).toFixed(2)}×  ${m2000 / empty <= 1.5 ? 'PASS' : 'FAIL'}`);
+console.log(`  send empty ≤ 2× floor:                  ${(empty / floor).toFixed(2)}×  ${empty / floor <= 2 ? 'PASS' : 'FAIL'}`);
+console.log(`  contended ≥ 50% of contended floor:     ${(100 * storeRate / floorRate).toFixed(0)}%  ${storeRate / floorRate >= 0.5 ? 'PASS' : 'FAIL'}`);
+for (const s of scenarios) fs.rmSync(s.project.dir, { recursive: true, force: true });
+fs.rmSync(floorDir, { recursive: true, force: true });
+fs.rmSync(contDir, { recursive: true, force: true });
