@@ -1,0 +1,9 @@
+export interface StatusOptions {
+  projectDir: string;
+  json: boolean;
+  env: NodeJS.ProcessEnv;
+}
+
+export function runStatus(_options: StatusOptions): number {
+  return 1;
+}

@@ -1,0 +1,59 @@
+// MCP versions and the per-request era check. Handlers never see eras.
+import { INVALID_PARAMS, RpcError, UNSUPPORTED_PROTOCOL_VERSION } from '../jsonrpc/errors';
+import type { Params } from '../jsonrpc/message';
+
+/** Versions answered through `initialize` (the legacy, handshake era). */
+export const LEGACY_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
+export const LATEST_LEGACY_VERSION = '2025-11-25';
+/** Versions answered statelessly, with `_meta` on every request. */
+export const MODERN_VERSIONS = ['2026-07-28'] as const;
+
+export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
+export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+
+export type Era = 'legacy' | 'modern';
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function metaOf(params: Params): Record<string, unknown> | undefined {
+  if (!isPlainObject(params)) return undefined;
+  const meta = params._meta;
+  return isPlainObject(meta) ? meta : undefined;
+}
+
+/**
+ * A request is modern when its `_meta` names a protocol version. The mere
+ * presence of `_meta` proves nothing: legacy clients send `_meta.progressToken`.
+ */
+export function eraOf(params: Params): Era {
+  const meta = metaOf(params);
+  return meta && Object.prototype.hasOwnProperty.call(meta, META_PROTOCOL_VERSION) ? 'modern' : 'legacy';
+}
+
+/** Throws the wire error a modern request earns when its `_meta` is unusable. */
+export function checkModernMeta(params: Params): void {
+  const meta = metaOf(params);
+  const requested = meta?.[META_PROTOCOL_VERSION];
+  if (typeof requested !== 'string' || !(MODERN_VERSIONS as readonly string[]).includes(requested)) {
+    throw new RpcError(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${JSON.stringify(requested ?? null)}`, {
+      supported: [...MODERN_VERSIONS],
+      requested: requested ?? null,
+    });
+  }
+  if (!isPlainObject(meta?.[META_CLIENT_CAPABILITIES])) {
+    throw new RpcError(
+      INVALID_PARAMS,
+      `Invalid _meta: "${META_CLIENT_CAPABILITIES}" must be an object on every ${requested} request`,
+    );
+  }
+}
+
+/** Echo a legacy version we speak; answer anything else with our latest legacy one. */
+export function negotiateLegacyVersion(requested: unknown): string {
+  return typeof requested === 'string' && (LEGACY_VERSIONS as readonly string[]).includes(requested)
+    ? requested
+    : LATEST_LEGACY_VERSION;
+}

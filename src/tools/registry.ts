@@ -1,0 +1,81 @@
+// The ordered tool table and the one door every tools/call goes through:
+// argument guard, handler, ToolResult → MCP result.
+import type { ToolResult } from '../engine/types';
+import { findArgumentProblem, type InputSchema } from './schema';
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint: false;
+}
+
+export interface ToolDescriptor {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: InputSchema;
+  annotations: ToolAnnotations;
+  handler: (args: Record<string, unknown>) => Promise<ToolResult> | ToolResult;
+}
+
+/** Every tool answers with the same ToolResult shape. */
+export const TOOL_RESULT_SCHEMA = {
+  type: 'object',
+  properties: {
+    ok: { type: 'boolean' },
+    message: { type: 'string' },
+    data: { type: 'object' },
+  },
+  required: ['ok', 'message'],
+} as const;
+
+export interface McpToolResult extends Record<string, unknown> {
+  content: { type: 'text'; text: string }[];
+  structuredContent: ToolResult;
+  isError: boolean;
+}
+
+export function toMcpResult(result: ToolResult): McpToolResult {
+  return {
+    content: [{ type: 'text', text: JSON.stringify(result) }],
+    structuredContent: result,
+    isError: !result.ok,
+  };
+}
+
+export class ToolRegistry {
+  private readonly byName = new Map<string, ToolDescriptor>();
+  private listing: unknown[] | undefined;
+
+  constructor(private readonly tools: readonly ToolDescriptor[]) {
+    for (const tool of tools) this.byName.set(tool.name, tool);
+  }
+
+  has(name: string): boolean {
+    return this.byName.has(name);
+  }
+
+  /** The tools/list entries, in table order; built once, on first use. */
+  list(): unknown[] {
+    this.listing ??= this.tools.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      outputSchema: TOOL_RESULT_SCHEMA,
+      annotations: t.annotations,
+    }));
+    return this.listing;
+  }
+
+  async call(name: string, args: Record<string, unknown>): Promise<McpToolResult> {
+    const tool = this.byName.get(name);
+    if (!tool) throw new Error(`call of unregistered tool ${name}`);
+    const problem = findArgumentProblem(tool.inputSchema, args);
+    if (problem) {
+      return toMcpResult({ ok: false, message: problem.message, data: { reason: 'invalid_argument', argument: problem.argument } });
+    }
+    return toMcpResult(await tool.handler(args));
+  }
+}

@@ -1,0 +1,89 @@
+// The small JSON Schema subset our tool inputs use, and the one generic
+// argument guard. No coercion: a value of the wrong type is refused.
+
+export type PropertySchema =
+  | { type: 'string'; description?: string; enum?: readonly string[]; minLength?: number; maxLength?: number; pattern?: string }
+  | { type: 'integer' | 'number'; description?: string; minimum?: number; maximum?: number }
+  | { type: 'boolean'; description?: string; const?: boolean };
+
+export interface InputSchema {
+  type: 'object';
+  properties: Record<string, PropertySchema>;
+  required?: readonly string[];
+  additionalProperties: false;
+}
+
+export type ArgumentProblem = { argument: string; message: string };
+
+function describeType(schema: PropertySchema): string {
+  if (schema.type === 'string' && schema.enum) return `one of ${schema.enum.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (schema.type === 'integer') return 'an integer';
+  return `a ${schema.type}`;
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}
+
+function checkValue(name: string, schema: PropertySchema, value: unknown): ArgumentProblem | undefined {
+  const expected = describeType(schema);
+  const wrongType = { argument: name, message: `Argument "${name}" must be ${expected}, got ${typeName(value)}.` };
+  switch (schema.type) {
+    case 'string': {
+      if (typeof value !== 'string') return wrongType;
+      if (schema.enum && !schema.enum.includes(value)) {
+        return { argument: name, message: `Argument "${name}" must be ${expected}, got ${JSON.stringify(value)}.` };
+      }
+      if (schema.minLength !== undefined && value.length < schema.minLength) {
+        return { argument: name, message: `Argument "${name}" must have at least ${schema.minLength} character(s).` };
+      }
+      if (schema.maxLength !== undefined && value.length > schema.maxLength) {
+        return { argument: name, message: `Argument "${name}" must have at most ${schema.maxLength} characters (got ${value.length}).` };
+      }
+      return undefined;
+    }
+    case 'integer':
+    case 'number': {
+      if (typeof value !== 'number' || !Number.isFinite(value)) return wrongType;
+      if (schema.type === 'integer' && !Number.isInteger(value)) return wrongType;
+      if (schema.minimum !== undefined && value < schema.minimum) {
+        return { argument: name, message: `Argument "${name}" must be at least ${schema.minimum} (got ${value}).` };
+      }
+      if (schema.maximum !== undefined && value > schema.maximum) {
+        return { argument: name, message: `Argument "${name}" must be at most ${schema.maximum} (got ${value}).` };
+      }
+      return undefined;
+    }
+    case 'boolean':
+      if (typeof value !== 'boolean') return wrongType;
+      if (schema.const !== undefined && value !== schema.const) {
+        return { argument: name, message: `Argument "${name}" must be ${schema.const}.` };
+      }
+      return undefined;
+  }
+}
+
+/** Checks arguments against the tool's schema; the first problem found, or undefined. */
+export function findArgumentProblem(schema: InputSchema, args: Record<string, unknown>): ArgumentProblem | undefined {
+  for (const name of schema.required ?? []) {
+    if (!Object.prototype.hasOwnProperty.call(args, name) || args[name] === undefined) {
+      const expected = describeType(schema.properties[name]);
+      return { argument: name, message: `Missing required argument "${name}" (${expected}).` };
+    }
+  }
+  for (const [name, value] of Object.entries(args)) {
+    const property = Object.prototype.hasOwnProperty.call(schema.properties, name) ? schema.properties[name] : undefined;
+    if (!property) {
+      const known = Object.keys(schema.properties);
+      return {
+        argument: name,
+        message: `Unknown argument "${name}". ${known.length ? `Accepted: ${known.join(', ')}.` : 'This tool takes no arguments.'}`,
+      };
+    }
+    const problem = checkValue(name, property, value);
+    if (problem) return problem;
+  }
+  return undefined;
+}

@@ -1,0 +1,103 @@
+// The stdio side of the server: stdin bytes in, one write per message out,
+// and an orderly stop on EOF, SIGTERM or SIGINT.
+import { LineSplitter, MAX_FRAME_BYTES, type Frame } from './framing';
+import { Dispatcher, type MethodTable, type Outgoing } from '../jsonrpc/dispatcher';
+import { PARSE_ERROR } from '../jsonrpc/errors';
+import type { InputSource } from './input';
+
+/** How long a stop waits for requests already read before it exits anyway. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
+export interface StdioServerOptions {
+  input: InputSource;
+  output: NodeJS.WritableStream;
+  table: MethodTable;
+  log: (line: string) => void;
+  /** Called once, after the last reply was flushed. */
+  onClosed: () => void;
+}
+
+export interface StdioServer {
+  /** Sends a server-initiated notification (the doorbell). */
+  notify(method: string, params: Record<string, unknown>): void;
+  /** Stop reading, answer what was read, flush, then call onClosed. */
+  stop(reason: string): void;
+}
+
+export function serveStdio(options: StdioServerOptions): StdioServer {
+  const { input, output, log } = options;
+  const splitter = new LineSplitter();
+  let isStopping = false;
+  let isBlocked = false;
+
+  const write = (message: Outgoing): void => {
+    const ok = output.write(`${JSON.stringify(message)}\n`);
+    if (!ok && !isBlocked && !isStopping) {
+      // The host is not reading: stop reading from it until stdout drains.
+      isBlocked = true;
+      input.pause();
+      output.once('drain', () => {
+        isBlocked = false;
+        if (!isStopping) input.resume();
+      });
+    }
+  };
+
+  const dispatcher = new Dispatcher(options.table, write, log);
+
+  const handleFrames = (frames: Frame[]): void => {
+    for (const frame of frames) {
+      if (frame.kind === 'line') dispatcher.handleLine(frame.text);
+      else {
+        log(`dropped an oversized frame of ${frame.bytes} bytes`);
+        dispatcher.replyError(PARSE_ERROR, `Oversized message: a frame may hold at most ${MAX_FRAME_BYTES} bytes`);
+      }
+    }
+  };
+
+  const onData = (chunk: Buffer): void => {
+    if (isStopping) return;
+    handleFrames(splitter.push(chunk));
+  };
+
+  const stop = (reason: string): void => {
+    if (isStopping) return;
+    handleFrames(splitter.end());
+    isStopping = true;
+    input.stop();
+    log(`stopping (${reason}) with ${dispatcher.pending} request(s) still to answer`);
+    const grace = setTimeout(() => {
+      log(`requests still unanswered after ${SHUTDOWN_GRACE_MS} ms; exiting anyway`);
+      options.onClosed();
+    }, SHUTDOWN_GRACE_MS);
+    grace.unref();
+    void dispatcher.whenIdle().then(() => {
+      // An empty write's callback runs after every earlier write has been flushed.
+      output.write('', () => {
+        clearTimeout(grace);
+        options.onClosed();
+      });
+    });
+  };
+
+  input.start(
+    onData,
+    () => stop('stdin closed'),
+    (err) => {
+      log(`stdin error: ${err.message}`);
+      stop('stdin error');
+    },
+  );
+  output.on('error', (err: Error) => {
+    // EPIPE: the host is gone; nothing more can be said to it.
+    log(`stdout error: ${err.message}`);
+    options.onClosed();
+  });
+
+  return {
+    notify(method, params) {
+      if (!isStopping) write({ jsonrpc: '2.0', method, params });
+    },
+    stop,
+  };
+}

@@ -1,0 +1,53 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { DIST, runCli } from '../helpers/server';
+
+const PACKAGE_VERSION = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')).version;
+
+test('--version prints the package version', async () => {
+  const { code, stdout } = await runCli(['--version']);
+  assert.equal(code, 0);
+  assert.equal(stdout.trim(), PACKAGE_VERSION);
+});
+
+test('--help lists the commands and exits 0', async () => {
+  const { code, stdout } = await runCli(['--help']);
+  assert.equal(code, 0);
+  assert.match(stdout, /opencomms \[serve\]/);
+  assert.match(stdout, /--project/);
+});
+
+test('an unknown subcommand exits 2 with one line on stderr', async () => {
+  const { code, stderr, stdout } = await runCli(['frobnicate']);
+  assert.equal(code, 2);
+  assert.equal(stdout, '');
+  assert.equal(stderr.trim().split('\n').length, 1);
+  assert.match(stderr, /frobnicate/);
+});
+
+test('an unknown flag exits 2 with one line on stderr', async () => {
+  const { code, stderr } = await runCli(['--frobnicate']);
+  assert.equal(code, 2);
+  assert.equal(stderr.trim().split('\n').length, 1);
+  assert.match(stderr, /--frobnicate/);
+});
+
+test('a flag the command does not take exits 2', async () => {
+  const { code, stderr } = await runCli(['serve', '--json']);
+  assert.equal(code, 2);
+  assert.match(stderr, /--json/);
+});
+
+test('the shipped bundle starts with a node shebang and is executable', () => {
+  const text = readFileSync(DIST, 'utf8');
+  assert.ok(text.startsWith('#!/usr/bin/env node\n'));
+  if (process.platform !== 'win32') assert.ok((statSync(DIST).mode & 0o111) !== 0);
+});
+
+test('the shipped bundle requires nothing but Node built-ins', () => {
+  const text = readFileSync(DIST, 'utf8');
+  const required = [...text.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]);
+  for (const name of required) assert.match(name, /^node:|^(fs|path|os|crypto|child_process|util|events|stream|readline)$/);
+});

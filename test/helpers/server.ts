@@ -1,0 +1,168 @@
+// Drives the shipped dist/opencomms.js as a child process over real pipes.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+
+export const DIST = join(__dirname, '..', '..', '..', 'dist', 'opencomms.js');
+export const WAIT_MS = 10_000;
+
+export type Json = Record<string, any>;
+
+export function tempProject(t: TestContext): string {
+  const dir = mkdtempSync(join(tmpdir(), 'opencomms-test-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export interface ServerOptions {
+  project?: string;
+  args?: string[];
+  env?: Record<string, string | undefined>;
+}
+
+export class ServerProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly replies: Json[] = [];
+  readonly stdoutLines: string[] = [];
+  stderr = '';
+  private buffered = '';
+  private waiters: (() => void)[] = [];
+  private nextId = 1;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  constructor(readonly project: string, options: ServerOptions = {}) {
+    const env: Record<string, string | undefined> = { ...process.env, ...options.env };
+    for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+    this.child = spawn(process.execPath, [DIST, ...(options.args ?? ['--project', project])], {
+      env: env as NodeJS.ProcessEnv,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (chunk: string) => {
+      this.buffered += chunk;
+      let nl: number;
+      while ((nl = this.buffered.indexOf('\n')) !== -1) {
+        const line = this.buffered.slice(0, nl);
+        this.buffered = this.buffered.slice(nl + 1);
+        this.stdoutLines.push(line);
+        this.replies.push(JSON.parse(line));
+      }
+      this.wake();
+    });
+    this.child.stderr.setEncoding('utf8');
+    this.child.stderr.on('data', (chunk: string) => {
+      this.stderr += chunk;
+      this.wake();
+    });
+    this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
+    this.child.on('exit', () => this.wake());
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** Resolves when `check` holds, re-checked on every output event; rejects after WAIT_MS. */
+  waitFor<T>(what: string, check: () => T | undefined, timeoutMs = WAIT_MS): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; stderr:\n${this.stderr}`)), timeoutMs);
+      const attempt = (): void => {
+        const value = check();
+        if (value !== undefined) {
+          clearTimeout(timer);
+          resolve(value);
+        } else if (this.child.exitCode !== null || this.child.signalCode !== null) {
+          clearTimeout(timer);
+          reject(new Error(`server exited while waiting for ${what}; stderr:\n${this.stderr}`));
+        } else {
+          this.waiters.push(attempt);
+        }
+      };
+      attempt();
+    });
+  }
+
+  writeRaw(text: string | Buffer): void {
+    this.child.stdin.write(text);
+  }
+
+  send(message: Json): void {
+    this.writeRaw(`${JSON.stringify(message)}\n`);
+  }
+
+  /** The reply whose id is `id`. */
+  reply(id: string | number): Promise<Json> {
+    return this.waitFor(`reply ${id}`, () => this.replies.find((r) => r.id === id));
+  }
+
+  /** The n-th reply overall (0-based), whatever its id. */
+  nthReply(n: number): Promise<Json> {
+    return this.waitFor(`reply #${n}`, () => this.replies[n]);
+  }
+
+  async request(method: string, params?: Json): Promise<Json> {
+    const id = this.nextId++;
+    this.send(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
+    return this.reply(id);
+  }
+
+  async initialize(version = '2025-11-25'): Promise<Json> {
+    const reply = await this.request('initialize', {
+      protocolVersion: version,
+      capabilities: {},
+      clientInfo: { name: 'test', version: '0' },
+    });
+    this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    return reply;
+  }
+
+  /** Calls a tool and returns its ToolResult (structuredContent). */
+  async callTool(name: string, args: Json = {}): Promise<Json> {
+    const reply = await this.request('tools/call', { name, arguments: args });
+    if (reply.error) throw new Error(`tools/call ${name} failed: ${JSON.stringify(reply.error)}`);
+    return reply.result.structuredContent;
+  }
+
+  async close(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    this.child.stdin.end();
+    return this.exited;
+  }
+}
+
+export function startServer(t: TestContext, options: ServerOptions & { project?: string } = {}): ServerProcess {
+  const project = options.project ?? tempProject(t);
+  const server = new ServerProcess(project, options);
+  t.after(() => {
+    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+  });
+  return server;
+}
+
+/** Runs the CLI to completion and returns what it printed. */
+export function runCli(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; input?: string; cwd?: string } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const env: Record<string, string | undefined> = { ...process.env, ...options.env };
+    for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+    const child = spawn(process.execPath, [DIST, ...args], { env: env as NodeJS.ProcessEnv, cwd: options.cwd });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`opencomms ${args.join(' ')} did not exit within ${WAIT_MS} ms; stderr: ${stderr}`));
+    }, WAIT_MS);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
