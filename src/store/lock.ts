@@ -87,12 +87,16 @@ export async function claimLock(options: LockOptions): Promise<LockHandle> {
   const turn = new Turn(options, now);
   try {
     for (;;) {
-      if (turn.mayClaim()) {
+      const mayClaim = turn.mayClaim();
+      if (mayClaim) {
         const handle = tryCreateLock(options, now);
         if (handle) return handle;
       }
-      const holder = displaceIfAbandoned(options, now);
-      if (holder === 'displaced' || holder === 'vanished') continue;
+      const verdict = displaceIfAbandoned(options, now);
+      // Retry at once only when we may claim; a claimer standing back for
+      // another's turn must sleep, or it would spin on a free lock.
+      if (mayClaim && (verdict === 'displaced' || verdict === 'vanished')) continue;
+      const holder = typeof verdict === 'string' ? undefined : verdict;
       if (now() >= deadline) {
         const who = holder ? `pid ${holder.pid} on ${holder.host}` : 'an unknown holder';
         throw new StoreFault('lock_timeout', `timed out after ${timeoutMs} ms waiting for ${options.lockPath}, held by ${who}`);
@@ -125,9 +129,7 @@ class Turn {
   }
 
   mayClaim(): boolean {
-    if (this.isMine) return true;
-    const other = this.readLive();
-    return other === undefined;
+    return this.isMine || this.readLive() === undefined;
   }
 
   request(): void {

@@ -242,3 +242,30 @@ test('parseLockOwner rejects partial or foreign stamps', () => {
   assert.equal(parseLockOwner(Buffer.from('null')), undefined);
   assert.equal(parseLockOwner(Buffer.from('{"pid":"1","host":"h","t":1,"token":"x"}')), undefined);
 });
+
+test('claimers stand back while a live waiter holds the turn, and ignore an expired or dead one', async (t) => {
+  const dir = tempProject(t);
+  const next = `${lockIn(dir)}.next`;
+  stamp(next, { pid: process.pid, host: HOST, t: Date.now(), token: '7'.repeat(32) });
+  await assert.rejects(claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 60 }), { code: 'lock_timeout' });
+  assert.equal(existsSync(lockIn(dir)), false, 'the free lock was left for the turn holder');
+  stamp(next, { pid: process.pid, host: HOST, t: Date.now() - 60_000, token: '7'.repeat(32) });
+  releaseLock(NODE_FS, await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 60 }));
+  stamp(next, { pid: await deadPid(), host: HOST, t: Date.now(), token: '7'.repeat(32) });
+  releaseLock(NODE_FS, await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 60 }));
+});
+
+test('a starving waiter takes the turn, gets the lock at the next release, and gives the turn back', async (t) => {
+  const dir = tempProject(t);
+  const next = `${lockIn(dir)}.next`;
+  const held = await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST });
+  const waiting = claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 2_000 });
+  while (!existsSync(next)) await new Promise((resolve) => setImmediate(resolve));
+  const turn = parseLockOwner(readFileSync(next));
+  assert.equal(turn?.pid, process.pid);
+  assert.notEqual(turn?.token, held.owner.token);
+  releaseLock(NODE_FS, held);
+  const mine = await waiting;
+  assert.equal(existsSync(next), false);
+  releaseLock(NODE_FS, mine);
+});
