@@ -1,0 +1,219 @@
+// Start-up benchmark (a report, not a test): what launching dist/opencomms.js
+// costs an MCP host, against a bare Node process doing the same pipe dance.
+// One run, interleaved repetitions (opencomms, floor, opencomms, floor, ...),
+// medians, ratios to the floor measured in this same run.
+//   node bench/startup.mjs            (BENCH_REPS=21 by default, BENCH_TIMEOUT_MS=10000)
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SERVER = join(root, 'dist/opencomms.js');
+const REPS = Math.max(1, Number(process.env.BENCH_REPS ?? 21) || 21);
+const WARMUP = 2;
+const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 10_000) || 10_000;
+const HAS_PROC = fs.existsSync('/proc/self/status');
+
+// NODE_EXTRA_CA_CERTS makes every Node process read and parse a CA bundle at
+// boot (tens of ms on some machines). Neither subject uses TLS, and the same
+// constant added to both sides would only flatten every ratio towards 1, so
+// children run without it unless BENCH_KEEP_ENV=1.
+const CHILD_ENV = { ...process.env };
+const DROPPED_ENV = [];
+if (process.env.BENCH_KEEP_ENV !== '1') {
+  for (const name of ['NODE_EXTRA_CA_CERTS']) if (name in CHILD_ENV) { delete CHILD_ENV[name]; DROPPED_ENV.push(name); }
+}
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0', id: 1, method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
+});
+const INITIALIZED = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
+const TOOLS_LIST = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+
+// The floor: a bare Node process that reads newline-delimited JSON from stdin
+// and answers every request (a line with an id) with one fixed reply line, then
+// exits when stdin closes. Same spawn, same pipes, same parse-and-reply loop.
+const FLOOR_SCRIPT = `let b='';process.stdin.setEncoding('utf8');process.stdin.on('data',c=>{b+=c;let i;while((i=b.indexOf('\\n'))>=0){const l=b.slice(0,i);b=b.slice(i+1);if(!l.trim())continue;const m=JSON.parse(l);if(m.id!==undefined)process.stdout.write('{"jsonrpc":"2.0","id":'+JSON.stringify(m.id)+',"result":{}}\\n');}});`;
+
+const subjects = {
+  opencomms: (dir) => [SERVER, '--project', dir],
+  floor: () => ['-e', FLOOR_SCRIPT],
+};
+
+// ---- one child, driven line by line ----------------------------------------
+function launch(kind) {
+  const dir = kind === 'opencomms' ? fs.mkdtempSync(join(os.tmpdir(), 'oc-startup-')) : null;
+  const args = subjects[kind](dir);
+  const t0 = performance.now();
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env: CHILD_ENV });
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (c) => { if (stderr.length < 8192) stderr += c; });
+  child.stdin.on('error', () => {}); // a child that died early shows up as a timeout or exit code below
+  const waiters = new Map(); // id -> resolve
+  const replies = new Map(); // id -> { at, msg }
+  let buf = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk) => {
+    const at = performance.now();
+    buf += chunk;
+    let i;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      if (!line.trim()) continue;
+      const msg = JSON.parse(line);
+      if (msg.id === undefined) continue;
+      replies.set(msg.id, { at, msg });
+      waiters.get(msg.id)?.();
+    }
+  });
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ at: performance.now(), code, signal })));
+  const spawnError = new Promise((_, reject) => child.on('error', reject));
+
+  const withTimeout = (promise, what) => {
+    let timer;
+    const timeout = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${kind}: no ${what} within ${TIMEOUT_MS} ms; stderr:\n${stderr}`)), TIMEOUT_MS);
+    });
+    return Promise.race([promise, timeout, spawnError]).finally(() => clearTimeout(timer));
+  };
+  const reply = (id) => withTimeout(new Promise((resolve) => {
+    if (replies.has(id)) return resolve(replies.get(id));
+    waiters.set(id, () => resolve(replies.get(id)));
+  }), `reply to id ${id}`).then((r) => {
+    if (r.msg.error) throw new Error(`${kind}: id ${id} answered with an error: ${JSON.stringify(r.msg.error)}`);
+    return r;
+  });
+  const send = (line) => child.stdin.write(line + '\n');
+  const close = async () => {
+    child.stdin.end();
+    const e = await withTimeout(exited, 'exit after stdin closed');
+    if (e.code !== 0) throw new Error(`${kind}: exited with ${e.code ?? e.signal}; stderr:\n${stderr}`);
+    return e;
+  };
+  const kill = () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); };
+  const cleanup = () => { kill(); if (dir) fs.rmSync(dir, { recursive: true, force: true }); };
+  return { child, t0, send, reply, close, cleanup };
+}
+
+function peakRssKb(pid) {
+  if (!HAS_PROC) return null;
+  const m = /^VmHWM:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : null;
+}
+
+// Session: spawn -> initialize reply -> tools/list reply -> peak RSS -> close.
+// Gives metrics 1, 2, 4 and 5 from the same child.
+async function session(kind) {
+  const p = launch(kind);
+  try {
+    p.send(INITIALIZE);
+    const init = await p.reply(1);
+    p.send(INITIALIZED);
+    p.send(TOOLS_LIST);
+    const list = await p.reply(2);
+    const rss = peakRssKb(p.child.pid);
+    await p.close();
+    return { init: init.at - p.t0, list: list.at - p.t0, rss, listBytes: Buffer.byteLength(JSON.stringify(list.msg.result)) };
+  } finally { p.cleanup(); }
+}
+
+// Exit: spawn -> initialize reply -> end stdin -> 'exit'. Metric 3.
+async function exitRun(kind) {
+  const p = launch(kind);
+  try {
+    p.send(INITIALIZE);
+    const init = await p.reply(1);
+    const e = await p.close();
+    return { exit: e.at - p.t0, shutdown: e.at - init.at };
+  } finally { p.cleanup(); }
+}
+
+// ---- statistics and output --------------------------------------------------
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+};
+const quartiles = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (q) => s[Math.min(s.length - 1, Math.round(q * (s.length - 1)))];
+  return `${at(0.25).toFixed(1)}–${at(0.75).toFixed(1)}`;
+};
+
+function printTable(rows) {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)));
+  const line = (r) => r.map((cell, c) => String(cell).padEnd(widths[c])).join('  ').trimEnd();
+  console.log(line(rows[0]));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows.slice(1)) console.log(line(r));
+}
+
+// ---- main -------------------------------------------------------------------
+if (!fs.existsSync(SERVER)) {
+  console.error(`startup bench: ${SERVER} is missing; run npm run build first`);
+  process.exit(2);
+}
+
+const blank = () => ({ init: [], list: [], exit: [], shutdown: [], rss: [] });
+const samples = { opencomms: blank(), floor: blank() };
+let listBytes = null;
+process.stderr.write(`startup bench: ${WARMUP} warm-up + ${REPS} interleaved repetitions (opencomms, floor, ...)\n`);
+for (let rep = 0; rep < WARMUP + REPS; rep++) {
+  const keep = rep >= WARMUP;
+  for (const kind of ['opencomms', 'floor']) {
+    const s = await session(kind);
+    if (kind === 'opencomms') {
+      if (listBytes !== null && listBytes !== s.listBytes) throw new Error(`tools/list result size changed between runs: ${listBytes} vs ${s.listBytes}`);
+      listBytes = s.listBytes;
+    }
+    if (!keep) continue;
+    samples[kind].init.push(s.init);
+    samples[kind].list.push(s.list);
+    if (s.rss !== null) samples[kind].rss.push(s.rss);
+  }
+  for (const kind of ['opencomms', 'floor']) {
+    const e = await exitRun(kind);
+    if (keep) { samples[kind].exit.push(e.exit); samples[kind].shutdown.push(e.shutdown); }
+  }
+}
+
+const A = samples.opencomms;
+const F = samples.floor;
+const rows = [['metric', 'opencomms', 'floor', 'ratio', 'target', 'result']];
+const timed = (label, key, target) => {
+  const a = median(A[key]);
+  const f = median(F[key]);
+  const ratio = a / f;
+  rows.push([label, `${a.toFixed(1)} ms`, `${f.toFixed(1)} ms`, `${ratio.toFixed(2)}×`,
+    target ? `≤ ${target.toFixed(2)}×` : '(report)', target ? (ratio <= target ? 'PASS' : 'MISS') : '']);
+};
+timed('spawn → initialize reply', 'init', 1.10);
+timed('spawn → tools/list reply', 'list', null);
+timed('spawn → exit (stdin closed)', 'exit', null);
+timed('  of which: reply → exit', 'shutdown', null);
+if (HAS_PROC && A.rss.length && F.rss.length) {
+  const a = median(A.rss) / 1024;
+  const f = median(F.rss) / 1024;
+  rows.push(['peak RSS (VmHWM)', `${a.toFixed(1)} MB`, `${f.toFixed(1)} MB`, `+${(a - f).toFixed(1)} MB`, '≤ +8.0 MB', a - f <= 8 ? 'PASS' : 'MISS']);
+} else {
+  rows.push(['peak RSS (VmHWM)', 'skipped', 'skipped', '', '≤ +8.0 MB', 'no /proc']);
+}
+rows.push(['tools/list result size', `${listBytes} B`, '', `${(listBytes / 1024).toFixed(1)} KB`, '≤ 12288 B', listBytes <= 12288 ? 'PASS' : 'MISS']);
+
+console.log('');
+console.log(`start-up: dist/opencomms.js (${fs.statSync(SERVER).size} B) vs bare node floor, node ${process.version}, ${os.platform()}/${os.arch()}, medians of ${REPS} interleaved reps`);
+if (DROPPED_ENV.length) console.log(`children ran without ${DROPPED_ENV.join(', ')} (BENCH_KEEP_ENV=1 keeps it)`);
+printTable(rows);
+// Interleaving pairs each opencomms run with the floor run right after it, so
+// the median of per-pair ratios is a second view that drift on a busy machine
+// affects less than the ratio of two medians.
+const paired = (key) => median(A[key].map((a, i) => a / F[key][i])).toFixed(2);
+console.log(`median of per-pair ratios: initialize ${paired('init')}×, tools/list ${paired('list')}×, exit ${paired('exit')}×`);
+console.log(`spread (p25–p75 ms): initialize ${quartiles(A.init)} vs ${quartiles(F.init)}; tools/list ${quartiles(A.list)} vs ${quartiles(F.list)}; exit ${quartiles(A.exit)} vs ${quartiles(F.exit)}`);
+console.log('');
