@@ -22,7 +22,7 @@ for (const b of bundles) {
     target: 'node18',
     format: 'cjs',
     sourcemap: 'linked',
-    sourcesContent: false,
+    sourcesContent: true,
     legalComments: 'none',
     banner: b.shebang ? { js: '#!/usr/bin/env node' } : undefined,
     define: { __OPENCOMMS_VERSION__: JSON.stringify(pkg.version) },

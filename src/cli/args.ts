@@ -1,18 +1,20 @@
 // argv → a command and its flags. Usage errors carry exit code 2.
 import { parseArgs } from 'node:util';
 
-export const COMMANDS = ['serve', 'status'] as const;
+export const COMMANDS = ['serve', 'status', 'pin'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 /** Flags each command accepts; anything else is a usage error. */
 const FLAGS_BY_COMMAND: Record<CommandName, readonly string[]> = {
   serve: ['project', 'host'],
   status: ['project', 'json'],
+  pin: ['project', 'host', 'id'],
 };
 
 const FLAG_SPECS = {
   project: { type: 'string' },
   host: { type: 'string' },
+  id: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
@@ -25,7 +27,7 @@ export class UsageError extends Error {
 export type ParsedArgs =
   | { kind: 'help' }
   | { kind: 'version' }
-  | { kind: 'command'; command: CommandName; flags: { project?: string; host?: string; json?: boolean }; positionals: string[] };
+  | { kind: 'command'; command: CommandName; flags: { project?: string; host?: string; id?: string; json?: boolean }; positionals: string[] };
 
 export function parseCommandLine(argv: readonly string[]): ParsedArgs {
   let parsed;
@@ -51,7 +53,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
       throw new UsageError(`The ${command} command does not take --${flag}. Run "opencomms --help" for its flags.`);
     }
   }
-  for (const name of ['project', 'host'] as const) {
+  for (const name of ['project', 'host', 'id'] as const) {
     if (values[name] !== undefined && values[name]?.trim() === '') throw new UsageError(`--${name} needs a value.`);
   }
   const maxPositionals = command === 'serve' ? 1 : 0;
@@ -68,12 +70,15 @@ Usage:
       Run the MCP stdio server (what a host's MCP config starts).
   opencomms status [--project DIR] [--json]
       Show the channels, members, pending mail and recent errors of a project.
+  opencomms pin [--project DIR] [--host ID] [--id ID]
+      Mint a member id (or record --id) as a pin of this host and print it.
   opencomms --version | --help
 
 Flags:
   --project DIR   the project whose .opencomms/ holds the state
                   (default: $OPENCOMMS_PROJECT_DIR, else the current folder)
-  --host ID       the host label this server registers members under (default: mcp)
+  --host ID       the host label members are registered and pinned under (default: mcp)
+  --id ID         the member id to pin instead of a fresh one
   --json          machine-readable output
 
 Environment:

@@ -2,6 +2,8 @@
 // process.env / process.argv or calls process.exit.
 import { HELP_TEXT, parseCommandLine, UsageError } from './args';
 import { runServe } from './serve';
+import { runStatus } from './status';
+import { runPin } from './pin';
 import { resolve } from 'node:path';
 
 declare const __OPENCOMMS_VERSION__: string;
@@ -41,7 +43,9 @@ async function main(argv: string[]): Promise<number | undefined> {
       });
       return undefined; // runs until stdin closes or a signal arrives
     case 'status':
-      return (await import('./status')).runStatus({ projectDir, json: parsed.flags.json === true, env: process.env });
+      return runStatus({ projectDir, json: parsed.flags.json === true, write: (t) => process.stdout.write(t) });
+    case 'pin':
+      return runPin({ projectDir, host: parsed.flags.host ?? 'mcp', id: parsed.flags.id, write: (t) => process.stdout.write(t) });
   }
 }
 

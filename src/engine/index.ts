@@ -35,4 +35,4 @@ export { channelEnvelopes, findChannelEnvelope } from './envelopes';
 export { budgetRefusal } from './budgets';
 export { backlogRefusal, utf8ByteLength } from './retention';
 export { capabilitiesForMode, defaultStalePolicy } from './members';
-export { normalizeChannelName, normalizeRole } from './validate';
+export { normalizeChannelName, normalizeRole, findChannel } from './validate';

@@ -1,18 +1,327 @@
-// The tools, in the fixed tools/list order of INTERFACE.md.
-import type { ToolDescriptor } from './registry';
+// The 17 tools, in the fixed tools/list order of INTERFACE.md. Descriptions
+// are short on purpose: the whole list is read into the model's context.
+import * as engine from '../engine';
+import {
+  MAX_BUDGET_MESSAGES, MAX_BUDGET_RUNTIME_MS, MAX_CHANNEL_NAME_CHARS, MAX_CONTENT_CHARS, MAX_MAX_HOPS,
+  MAX_MEMBERS_CEILING, MAX_PAGE_LIMIT, MAX_RATE_LIMIT, MAX_ROLE_CHARS, MAX_ARCHIVE_SUMMARY_CHARS,
+  MIN_MAX_HOPS, SENDER_MESSAGE_TYPES, TIMER_ACTIONS, type ToolResult,
+} from '../engine';
+import type { ToolAnnotations, ToolDescriptor } from './registry';
+import type { PropertySchema } from './schema';
 import type { ToolServices } from './services';
 
-const CHANNEL = { type: 'string', description: 'Channel name', maxLength: 64 } as const;
+const MIN_BUDGET_RUNTIME_MS = 60_000;
+const MAX_ARCHIVE_LIMIT = 500;
+const MAX_ID_CHARS = 80;
 
-export function buildTools(services: ToolServices): ToolDescriptor[] {
+const channel: PropertySchema = { type: 'string', maxLength: MAX_CHANNEL_NAME_CHARS };
+const role: PropertySchema = { type: 'string', maxLength: MAX_ROLE_CHARS };
+const rolePrompt: PropertySchema = { type: 'string', description: 'Your standing instructions in this channel' };
+const limit: PropertySchema = { type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT };
+const memberRef: PropertySchema = { type: 'string', maxLength: MAX_ID_CHARS, description: 'Member session id or role' };
+const spawnPush: PropertySchema = { type: 'boolean', description: 'Deliver by resuming your host session (claude-code, codex)' };
+const hostSessionId: PropertySchema = { type: 'string', maxLength: 200, description: 'Your host session id, for spawn_push' };
+
+const READ: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
+const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, openWorldHint: false };
+const IDEMPOTENT: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const DESTRUCTIVE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, openWorldHint: false };
+
+type Args = Record<string, any>;
+
+function schema(properties: Record<string, PropertySchema>, required: string[] = []) {
+  return { type: 'object' as const, properties, required, additionalProperties: false as const };
+}
+
+export function buildTools(s: ToolServices): ToolDescriptor[] {
+  const memberFields = (a: Args, memberId: string) => ({
+    session_id: memberId,
+    project_id: s.projectId,
+    worktree: s.options.projectDir,
+    host: s.options.host,
+    surface: 'mcp' as const,
+    delivery_mode: a.spawn_push === true ? ('spawn_push' as const) : ('pull' as const),
+    host_session_id: a.host_session_id ?? null,
+    stale_policy: a.spawn_push === true ? { mode: 'window' as const, window_ms: 300_000 } : { mode: 'none' as const, window_ms: null },
+  });
+
   return [
+    {
+      name: 'opencomms_create',
+      title: 'Create channel',
+      description: 'Create a channel and become its first member (its coordinator). Use once per conversation; others join it.',
+      inputSchema: schema(
+        {
+          channel, role, role_prompt: rolePrompt,
+          max_members: { type: 'integer', minimum: 2, maximum: MAX_MEMBERS_CEILING },
+          rate_limit: { type: 'integer', minimum: 1, maximum: MAX_RATE_LIMIT, description: 'Sends per minute' },
+          max_hops: { type: 'integer', minimum: MIN_MAX_HOPS, maximum: MAX_MAX_HOPS, description: 'Longest reply chain' },
+          budget_runtime_ms: { type: 'integer', minimum: MIN_BUDGET_RUNTIME_MS, maximum: MAX_BUDGET_RUNTIME_MS },
+          budget_messages: { type: 'integer', minimum: 1, maximum: MAX_BUDGET_MESSAGES },
+          spawn_push: spawnPush, host_session_id: hostSessionId,
+        },
+        ['channel', 'role', 'role_prompt'],
+      ),
+      annotations: WRITE,
+      handler: (a: Args) =>
+        s.asMember((state, me, ctx) =>
+          engine.createChannel(state, {
+            channel: a.channel, role: a.role, role_prompt: a.role_prompt, ...memberFields(a, me),
+            max_members: a.max_members, rate_limit: a.rate_limit, max_hops: a.max_hops,
+            budgets: { max_runtime_ms: a.budget_runtime_ms ?? null, max_delivered_messages: a.budget_messages ?? null },
+          }, ctx)),
+    },
+    {
+      name: 'opencomms_join',
+      title: 'Join channel',
+      description: 'Join an existing channel under a role. If it fails, stop and report; never create or replace a channel instead.',
+      inputSchema: schema({ channel, role, role_prompt: rolePrompt, spawn_push: spawnPush, host_session_id: hostSessionId }, ['channel', 'role', 'role_prompt']),
+      annotations: WRITE,
+      handler: async (a: Args) => {
+        const result = await s.asMember((state, me, ctx) =>
+          engine.joinChannel(state, { channel: a.channel, role: a.role, role_prompt: a.role_prompt, ...memberFields(a, me) }, ctx));
+        return withArchiveContext(s, result, engine.normalizeChannelName(a.channel));
+      },
+    },
+    {
+      name: 'opencomms_send',
+      title: 'Send message',
+      description: 'Send a message. With 3+ members name the recipient with `to` (session id or role) or set broadcast.',
+      inputSchema: schema(
+        {
+          channel,
+          content: { type: 'string', maxLength: MAX_CONTENT_CHARS },
+          type: { type: 'string', enum: SENDER_MESSAGE_TYPES },
+          reply_to: { type: 'string', maxLength: MAX_ID_CHARS, description: 'message_id this answers' },
+          to: memberRef,
+          broadcast: { type: 'boolean' },
+          session_description: { type: 'string', description: 'One line on what this channel is for (kept once)' },
+        },
+        ['channel', 'content'],
+      ),
+      annotations: WRITE,
+      handler: (a: Args) =>
+        s.asMember((state, me, ctx) =>
+          s.authorized(state, me, a.channel, () =>
+            engine.sendMessage(state, {
+              channel: a.channel, session_id: me, content: a.content, type: a.type, reply_to: a.reply_to,
+              to: a.to, broadcast: a.broadcast === true, session_description: a.session_description,
+            }, ctx))),
+    },
+    {
+      name: 'opencomms_inbox',
+      title: 'Preview inbox',
+      description: 'Preview your pending mail in a channel without consuming it. Use opencomms_pull to receive it.',
+      inputSchema: schema({ channel, limit }, ['channel']),
+      annotations: READ,
+      handler: (a: Args) =>
+        s.readAsMember((state, me, ctx) =>
+          s.authorized(state, me, a.channel, () => engine.inbox(state, { channel: a.channel, session_id: me, limit: a.limit }, ctx))),
+    },
+    {
+      name: 'opencomms_pull',
+      title: 'Receive messages',
+      description: 'Receive your pending messages (all channels, or one). Each is framed as untrusted peer data.',
+      inputSchema: schema({ channel, limit }),
+      annotations: WRITE,
+      handler: (a: Args) =>
+        s.asMember((state, me, ctx) =>
+          s.authorized(state, me, a.channel, () =>
+            engine.pullMessages(state, me, {
+              channel: a.channel, limit: a.limit, owner: s.deliveryOwner(ctx.now()), isOwnerAlive: s.isOwnerAlive,
+            }, ctx))),
+    },
     {
       name: 'opencomms_status',
       title: 'Status',
-      description: 'Show your channels, their members, your pending mail and recent errors.',
-      inputSchema: { type: 'object', properties: { channel: CHANNEL }, additionalProperties: false },
-      annotations: { readOnlyHint: true, openWorldHint: false },
-      handler: (args) => services.status(args as { channel?: string }),
+      description: 'Show your channels, members, pending counts and recent errors. Start here when unsure.',
+      inputSchema: schema({ channel }),
+      annotations: READ,
+      handler: (a: Args) => {
+        const pinned = s.pin();
+        if ('refusal' in pinned) return pinned.refusal;
+        return s.store.read((state, ctx) => {
+          const result = engine.status(state, { channel: a.channel, session_id: pinned.memberId }, ctx);
+          return result.ok ? { ...result, data: { member_id: pinned.memberId, ...result.data } } : result;
+        });
+      },
+    },
+    {
+      name: 'opencomms_history',
+      title: 'Channel history',
+      description: 'Read a channel\'s messages, newest first. Page back with `before` (a message_id).',
+      inputSchema: schema({ channel, limit, before: { type: 'string', maxLength: MAX_ID_CHARS } }, ['channel']),
+      annotations: READ,
+      handler: (a: Args) =>
+        s.readAsMember((state, me, ctx) =>
+          s.authorized(state, me, a.channel, () =>
+            engine.history(state, { channel: a.channel, session_id: me, limit: a.limit, before: a.before }, ctx))),
+    },
+    channelOnlyTool(s, 'opencomms_pause', 'Pause channel', 'Pause a channel: sends are refused and nothing is delivered until resumed.', IDEMPOTENT, engine.pauseChannel),
+    channelOnlyTool(s, 'opencomms_resume', 'Resume channel', 'Resume a paused channel.', IDEMPOTENT, engine.resumeChannel),
+    {
+      ...channelOnlyTool(s, 'opencomms_disconnect', 'Leave channel', 'Leave a channel. Your pending mail in it is dropped; other channels are untouched.', DESTRUCTIVE, engine.disconnectChannel),
+    },
+    {
+      name: 'opencomms_update_role',
+      title: 'Update role prompt',
+      description: 'Replace your own role prompt in a channel.',
+      inputSchema: schema({ channel, role_prompt: rolePrompt }, ['channel', 'role_prompt']),
+      annotations: IDEMPOTENT,
+      handler: (a: Args) =>
+        s.asMember((state, me, ctx) =>
+          s.authorized(state, me, a.channel, () =>
+            engine.updateRole(state, { channel: a.channel, session_id: me, role_prompt: a.role_prompt }, ctx))),
+    },
+    {
+      name: 'opencomms_kick',
+      title: 'Remove member',
+      description: 'Coordinator only (the first member): remove another member by session id or role.',
+      inputSchema: schema({ channel, target_session_id: { type: 'string', maxLength: MAX_ID_CHARS }, target_role: role }, ['channel']),
+      annotations: DESTRUCTIVE,
+      handler: (a: Args) =>
+        s.asMember((state, me, ctx) =>
+          s.authorized(state, me, a.channel, () =>
+            engine.kickChannel(state, {
+              channel: a.channel, session_id: me, target_session_id: a.target_session_id, target_role: a.target_role,
+            }, ctx))),
+    },
+    {
+      name: 'opencomms_timer',
+      title: 'Chess clock',
+      description: 'A per-channel chess clock: start, stop, switch (to a member), reset, status, set_limit, clear_limit. Advisory only.',
+      inputSchema: schema(
+        { channel, action: { type: 'string', enum: TIMER_ACTIONS }, limit_ms: { type: 'integer', minimum: 1 }, to: memberRef },
+        ['channel', 'action'],
+      ),
+      annotations: WRITE,
+      handler: (a: Args) =>
+        s.asMember((state, me, ctx) =>
+          s.authorized(state, me, a.channel, () =>
+            engine.timerAction(state, { channel: a.channel, session_id: me, action: a.action, limit_ms: a.limit_ms, to: a.to }, ctx))),
+    },
+    {
+      name: 'opencomms_save_session',
+      title: 'Save session',
+      description: 'Archive a channel (roster, summary, messages) and close it. Resume it later with opencomms_resume_session.',
+      inputSchema: schema({ channel, summary: { type: 'string', maxLength: MAX_ARCHIVE_SUMMARY_CHARS } }, ['channel']),
+      annotations: WRITE,
+      handler: (a: Args) => saveSession(s, a),
+    },
+    {
+      name: 'opencomms_resume_session',
+      title: 'Resume session',
+      description: 'Reopen an archived session (by name or archive id) as a new channel; archived members then join it.',
+      inputSchema: schema({ channel: { type: 'string', maxLength: MAX_ID_CHARS }, new_name: channel }, ['channel']),
+      annotations: WRITE,
+      handler: (a: Args) => {
+        const archive = s.findArchive(a.channel);
+        if (!archive) return refusal('not_found', `No archived session named or with id "${a.channel}". List yours with opencomms_archive.`);
+        return s.asMember((state, me, ctx) =>
+          engine.resumeSession(state, {
+            archive, session_id: me, new_name: a.new_name, project_id: s.projectId, worktree: s.options.projectDir,
+          }, ctx));
+      },
+    },
+    {
+      name: 'opencomms_delete_session',
+      title: 'Delete session',
+      description: 'Delete a live channel you are in, or an archive you are in, for good. Needs confirm=true.',
+      inputSchema: schema({ channel: { type: 'string', maxLength: MAX_ID_CHARS }, confirm: { type: 'boolean' } }, ['channel', 'confirm']),
+      annotations: DESTRUCTIVE,
+      handler: (a: Args) => deleteSession(s, a),
+    },
+    {
+      name: 'opencomms_archive',
+      title: 'Archived sessions',
+      description: 'Archives you were part of: mode list (default), or summary / messages of one (channel = name or archive id).',
+      inputSchema: schema({
+        channel: { type: 'string', maxLength: MAX_ID_CHARS },
+        mode: { type: 'string', enum: ['list', 'summary', 'messages'] },
+        limit: { type: 'integer', minimum: 1, maximum: MAX_ARCHIVE_LIMIT },
+      }),
+      annotations: READ,
+      handler: (a: Args) => readArchive(s, a),
     },
   ];
+}
+
+function refusal(reason: string, message: string): ToolResult {
+  return { ok: false, message, data: { reason } };
+}
+
+function channelOnlyTool(
+  s: ToolServices,
+  name: string,
+  title: string,
+  description: string,
+  annotations: ToolAnnotations,
+  op: (state: engine.State, input: engine.ChannelCall, ctx: engine.EngineCtx) => ToolResult,
+): ToolDescriptor {
+  return {
+    name, title, description, annotations,
+    inputSchema: schema({ channel }, ['channel']),
+    handler: (a: Args) =>
+      s.asMember((state, me, ctx) => s.authorized(state, me, a.channel, () => op(state, { channel: a.channel, session_id: me }, ctx))),
+  };
+}
+
+/** A joiner of a resumed channel gets the compact story of the archived one. */
+function withArchiveContext(s: ToolServices, result: ToolResult, channelName: string): ToolResult {
+  const parent = result.ok ? result.data?.parent_channel_id : undefined;
+  if (typeof parent !== 'string') return result;
+  const archive = s.findArchive(parent);
+  if (!archive) return result;
+  const context = engine.buildArchiveContext(archive, channelName);
+  return { ...result, message: `${result.message}\n\n${context}`, data: { ...result.data, archive_context: context } };
+}
+
+async function saveSession(s: ToolServices, a: Args): Promise<ToolResult> {
+  let savedId: string | undefined;
+  const result = await s.asMember((state, me, ctx) =>
+    s.authorized(state, me, a.channel, () => {
+      const built = engine.buildSessionArchive(state, { channel: a.channel, session_id: me, summary: a.summary }, ctx);
+      if (!built.ok) return built;
+      const archive = built.data?.archive as engine.SessionArchive;
+      // Inside the lock: the archive is on disk before the live channel goes.
+      s.writeArchive(archive);
+      engine.commitSessionSave(state, archive.channel_id);
+      savedId = archive.channel_id;
+      return { ok: true, message: built.message, data: { archive_id: archive.channel_id, name: archive.name, message_count: archive.message_count } };
+    }));
+  if (savedId) await s.store.dropHistory(savedId);
+  return result;
+}
+
+async function deleteSession(s: ToolServices, a: Args): Promise<ToolResult> {
+  let droppedLive: string | undefined;
+  const result = await s.asMember((state, me, ctx) => {
+    const isLive = engine.findChannel(state, a.channel) !== undefined;
+    const archive = isLive ? undefined : s.findArchive(a.channel);
+    const outcome = engine.deleteSession(state, { channel: a.channel, session_id: me, confirm: a.confirm, archive }, ctx);
+    if (!outcome.ok) return outcome;
+    if (outcome.data?.phase === 'archive') s.deleteArchive(String(outcome.data.archive_id));
+    else droppedLive = String(outcome.data?.channel_id);
+    return outcome;
+  });
+  if (droppedLive) await s.store.dropHistory(droppedLive);
+  return result;
+}
+
+function readArchive(s: ToolServices, a: Args): ToolResult {
+  const pinned = s.pin();
+  if ('refusal' in pinned) return pinned.refusal;
+  const mode = a.mode ?? (a.channel ? 'summary' : 'list');
+  if (mode === 'list') {
+    const archives = s.archivesOf(pinned.memberId).slice(0, a.limit ?? 50);
+    return {
+      ok: true,
+      message: archives.length === 0 ? 'No archived sessions include you.' : `${archives.length} archived session(s).`,
+      data: { archives: archives.map(engine.archiveListEntry) },
+    };
+  }
+  if (typeof a.channel !== 'string') return refusal('invalid_argument', `mode "${mode}" needs channel (an archive name or id).`);
+  const archive = s.findArchive(a.channel);
+  if (!archive) return refusal('not_found', `No archived session named or with id "${a.channel}".`);
+  return s.store.read((_state, ctx) => engine.viewArchive(archive, { session_id: pinned.memberId, mode, limit: a.limit }, ctx));
 }

@@ -1,6 +1,14 @@
 // What tool handlers need from the rest of the program: the store, the
-// pinned identity and the project facts. Everything is opened on first use.
-import type { ToolResult } from '../engine/types';
+// pinned identity and the project facts. Everything opens on first use, so
+// start-up touches no file.
+import { hostname } from 'node:os';
+import * as engine from '../engine';
+import type { DeliveryOwner, EngineCtx, SessionArchive, State, ToolResult } from '../engine';
+import {
+  deleteArchive, findArchiveByName, isValidChannelId, listArchives, openStore, readArchive, writeArchive, type Store,
+} from '../store';
+import { isPidAlive } from '../store/lock';
+import { identityFromEnv, identityFromPins, type Identity } from './identity';
 
 export interface ToolServicesOptions {
   projectDir: string;
@@ -9,15 +17,93 @@ export interface ToolServicesOptions {
   log: (line: string) => void;
 }
 
-export class ToolServices {
-  constructor(readonly options: ToolServicesOptions) {}
+/** How long a pull's in-flight claim would protect it from a sweep, were it interrupted. */
+const PULL_LEASE_MS = 30_000;
 
-  describeIdentity(): string {
-    const raw = this.options.env.OPENCOMMS_MEMBER_ID;
-    return raw && raw.trim() !== '' ? `member ${raw.trim()}` : 'no OPENCOMMS_MEMBER_ID';
+export class ToolServices {
+  private openedStore: Store | undefined;
+  private identity: Identity | undefined;
+  private readonly machine = hostname();
+
+  constructor(readonly options: ToolServicesOptions) {
+    this.identity = identityFromEnv(options.env.OPENCOMMS_MEMBER_ID);
   }
 
-  status(_args: { channel?: string }): ToolResult {
-    return { ok: true, message: 'OpenComms status.', data: { channels: [], pending_messages: 0, errors: [] } };
+  get projectId(): string {
+    const raw = this.options.env.OPENCOMMS_PROJECT_ID;
+    return raw && raw.trim() !== '' ? raw.trim() : 'local-project';
+  }
+
+  get store(): Store {
+    this.openedStore ??= openStore({ projectDir: this.options.projectDir });
+    return this.openedStore;
+  }
+
+  /** One line for the start-up log: who this server is, or why it is no one. */
+  describeIdentity(): string {
+    if (!this.identity) return `identity: the single pin of host "${this.options.host}" (looked up on first call)`;
+    if (this.identity.kind === 'pinned') return `identity: member ${this.identity.memberId} (OPENCOMMS_MEMBER_ID)`;
+    return `NO identity, tools will deny: ${this.identity.problem}`;
+  }
+
+  /** The pinned member id, or the refusal every protected tool answers with. */
+  pin(): { memberId: string } | { refusal: ToolResult } {
+    // Without OPENCOMMS_MEMBER_ID a pin may be written after start-up, so look
+    // again on each call until one is found; then it is fixed for good.
+    const identity = this.identity ?? identityFromPins(this.options.projectDir, this.options.host);
+    if (identity.kind === 'pinned') {
+      this.identity = identity;
+      return { memberId: identity.memberId };
+    }
+    return { refusal: { ok: false, message: identity.problem, data: { reason: 'unpinned' } } };
+  }
+
+  /** Runs a locked mutation as the pinned member. */
+  async asMember(fn: (state: State, memberId: string, ctx: EngineCtx) => ToolResult): Promise<ToolResult> {
+    const pinned = this.pin();
+    if ('refusal' in pinned) return pinned.refusal;
+    return this.store.mutate((state, ctx) => fn(state, pinned.memberId, ctx));
+  }
+
+  /** Runs a lock-free read as the pinned member. */
+  readAsMember(fn: (state: State, memberId: string, ctx: EngineCtx) => ToolResult): ToolResult {
+    const pinned = this.pin();
+    if ('refusal' in pinned) return pinned.refusal;
+    return this.store.read((state, ctx) => fn(state, pinned.memberId, ctx));
+  }
+
+  /** A protected call: the pin must be a live member of `channel` (or of any channel). */
+  authorized(state: State, memberId: string, channel: string | undefined, then: () => ToolResult): ToolResult {
+    const auth = engine.authorizeMember(state, memberId, channel);
+    return auth.ok ? then() : auth;
+  }
+
+  deliveryOwner(now: number): DeliveryOwner {
+    return { pid: process.pid, host: this.machine, lease_until: now + PULL_LEASE_MS };
+  }
+
+  /** Another process's delivery is alive when its pid runs on this machine; elsewhere only its lease counts. */
+  isOwnerAlive = (owner: DeliveryOwner): boolean => (owner.host === this.machine ? isPidAlive(owner.pid) : true);
+
+  /** An archive by channel name (newest first) or by archive id; undefined when none matches. */
+  findArchive(nameOrId: string): SessionArchive | undefined {
+    const key = nameOrId.trim();
+    const record = findArchiveByName(this.options.projectDir, key.toLowerCase())
+      ?? (isValidChannelId(key) ? readArchive(this.options.projectDir, key) : undefined);
+    return record ? engine.parseArchive(record) : undefined;
+  }
+
+  archivesOf(memberId: string): SessionArchive[] {
+    return listArchives(this.options.projectDir)
+      .map((record) => engine.parseArchive(record))
+      .filter((a): a is SessionArchive => a !== undefined && a.members.some((m) => m.session_id === memberId));
+  }
+
+  writeArchive(archive: SessionArchive): void {
+    writeArchive(this.options.projectDir, archive);
+  }
+
+  deleteArchive(channelId: string): boolean {
+    return deleteArchive(this.options.projectDir, channelId);
   }
 }

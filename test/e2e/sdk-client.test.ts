@@ -9,6 +9,7 @@ test('the official SDK client connects, lists tools and calls opencomms_status',
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [DIST, '--project', project],
+    env: { ...process.env, OPENCOMMS_MEMBER_ID: 'sess_sdk_client' } as Record<string, string>,
     stderr: 'pipe',
   });
   const client = new Client({ name: 'sdk-test', version: '1.0.0' });

@@ -136,8 +136,13 @@ export class ServerProcess {
 export function startServer(t: TestContext, options: ServerOptions & { project?: string } = {}): ServerProcess {
   const project = options.project ?? tempProject(t);
   const server = new ServerProcess(project, options);
-  t.after(() => {
-    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+  // A graceful stop, so the child writes its coverage; SIGKILL only if it hangs.
+  t.after(async () => {
+    if (server.child.exitCode !== null || server.child.signalCode !== null) return;
+    server.child.stdin.end();
+    const timer = setTimeout(() => server.child.kill('SIGKILL'), WAIT_MS);
+    await server.exited;
+    clearTimeout(timer);
   });
   return server;
 }

@@ -1,0 +1,26 @@
+// `opencomms pin`: mint (or take) a member id and record it as this host's pin.
+import { randomBytes } from 'node:crypto';
+import { isValidMemberId, writePin } from '../store';
+import { UsageError } from './args';
+
+export interface PinOptions {
+  projectDir: string;
+  host: string;
+  id?: string;
+  write: (text: string) => void;
+}
+
+/** `sess_` and 24 hex characters from 12 random bytes. */
+export function mintMemberId(): string {
+  return `sess_${randomBytes(12).toString('hex')}`;
+}
+
+export function runPin(options: PinOptions): number {
+  const id = options.id?.trim() ?? mintMemberId();
+  if (!isValidMemberId(id as unknown)) {
+    throw new UsageError(`--id ${JSON.stringify(id)} is not a member id: use 1-64 letters, digits, _ or -, starting with a letter or digit.`);
+  }
+  writePin(options.projectDir, { member_id: id, host: options.host });
+  options.write(`${id}\n`);
+  return 0;
+}
