@@ -91,7 +91,9 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
         {
           channel,
           content: { type: 'string', maxLength: MAX_CONTENT_CHARS },
-          type: { type: 'string', enum: SENDER_MESSAGE_TYPES },
+          // No enum here: a string of the wrong value (notably the reserved
+          // `system`) is the engine's to refuse, with invalid_message_type.
+          type: { type: 'string', maxLength: MAX_ID_CHARS, description: `${SENDER_MESSAGE_TYPES.join(', ')} (default manual)` },
           reply_to: { type: 'string', maxLength: MAX_ID_CHARS, description: 'message_id this answers' },
           to: memberRef,
           broadcast: { type: 'boolean' },

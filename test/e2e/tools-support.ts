@@ -1,0 +1,102 @@
+// Shared set-up for the tools-*.test.ts files: several real server processes
+// on one project directory, each speaking as its own member.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join as joinPath } from 'node:path';
+import type { TestContext } from 'node:test';
+import { startServer, type Json, type ServerProcess } from '../helpers/server';
+
+/** The environment a member's server sees: only what we set, nothing inherited that names an identity. */
+export function memberEnv(memberId: string | undefined): Record<string, string | undefined> {
+  return {
+    OPENCOMMS_MEMBER_ID: memberId,
+    OPENCOMMS_PROJECT_DIR: undefined,
+    OPENCOMMS_PROJECT_ID: undefined,
+    OPENCOMMS_NO_SPAWN: '1',
+  };
+}
+
+/** A server on `project` speaking as `memberId` (or, when undefined, as the single pin of `host`). */
+export async function member(
+  t: TestContext,
+  project: string,
+  memberId: string | undefined,
+  host = 'mcp',
+): Promise<ServerProcess> {
+  const server = startServer(t, { project, args: ['--project', project, '--host', host], env: memberEnv(memberId) });
+  await server.initialize();
+  return server;
+}
+
+/** The full MCP result of a tools/call (content, structuredContent, isError). */
+export async function callRaw(server: ServerProcess, name: string, args: Json): Promise<Json> {
+  const reply = await server.request('tools/call', { name, arguments: args });
+  assert.equal(reply.error, undefined, `tools/call ${name} answered a wire error: ${JSON.stringify(reply.error)}`);
+  return reply.result;
+}
+
+/** Calls a tool that must succeed and returns its ToolResult. */
+export async function ok(server: ServerProcess, name: string, args: Json = {}): Promise<Json> {
+  const result = await server.callTool(name, args);
+  assert.equal(result.ok, true, `${name} ${JSON.stringify(args)} was refused: ${JSON.stringify(result)}`);
+  return result;
+}
+
+/** Calls a tool that must be refused with `reason`, and returns its ToolResult. */
+export async function refused(server: ServerProcess, name: string, args: Json, reason: string): Promise<Json> {
+  const raw = await callRaw(server, name, args);
+  assert.equal(raw.isError, true, `${name} ${JSON.stringify(args)} was not refused: ${JSON.stringify(raw.structuredContent)}`);
+  assert.equal(raw.structuredContent.ok, false);
+  assert.equal(raw.structuredContent.data?.reason, reason, `${name}: ${JSON.stringify(raw.structuredContent)}`);
+  return raw.structuredContent;
+}
+
+export function create(server: ServerProcess, channel: string, role: string, extra: Json = {}): Promise<Json> {
+  return ok(server, 'opencomms_create', { channel, role, role_prompt: `You are the ${role}.`, ...extra });
+}
+
+export function join(server: ServerProcess, channel: string, role: string): Promise<Json> {
+  return ok(server, 'opencomms_join', { channel, role, role_prompt: `You are the ${role}.` });
+}
+
+/** A channel `name` with one server per role; the first role creates it (and is its coordinator). */
+export async function channelOf(
+  t: TestContext,
+  project: string,
+  name: string,
+  roles: readonly string[],
+  createArgs: Json = {},
+): Promise<ServerProcess[]> {
+  const servers: ServerProcess[] = [];
+  for (const [i, role] of roles.entries()) {
+    const server = await member(t, project, `sess_${role}`);
+    if (i === 0) await create(server, name, role, createArgs);
+    else await join(server, name, role);
+    servers.push(server);
+  }
+  return servers;
+}
+
+export function statePath(project: string): string {
+  return joinPath(project, '.opencomms', 'state.json');
+}
+
+export function stateBytes(project: string): Buffer {
+  const path = statePath(project);
+  return existsSync(path) ? readFileSync(path) : Buffer.alloc(0);
+}
+
+/**
+ * Edits state.json the way another process could between two calls. Only
+ * safe while no call is in flight, which holds: each test awaits its replies.
+ */
+export function editState(project: string, edit: (state: Json) => void): void {
+  const state = JSON.parse(readFileSync(statePath(project), 'utf8'));
+  edit(state);
+  writeFileSync(statePath(project), JSON.stringify(state, null, 2));
+}
+
+/** Every framed text a pull (or inbox / history / archive messages) result carries. */
+export function framedTexts(result: Json): string[] {
+  return (result.data?.messages ?? []).map((m: Json) => m.framed as string);
+}
