@@ -1,0 +1,187 @@
+// Who a server process speaks as: OPENCOMMS_MEMBER_ID, else the single pin
+// of its --host; never a tool argument. Every protected call re-checks the
+// live roster.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join as joinPath } from 'node:path';
+import { runCli, tempProject, type ServerProcess } from '../helpers/server';
+import { channelOf, create, editState, join, member, ok, refused } from './tools-support';
+
+async function pin(project: string, host: string, id?: string): Promise<string> {
+  const run = await runCli(['pin', '--project', project, '--host', host, ...(id ? ['--id', id] : [])], {
+    env: { OPENCOMMS_MEMBER_ID: undefined, OPENCOMMS_PROJECT_DIR: undefined },
+  });
+  assert.equal(run.code, 0, run.stderr);
+  return run.stdout.trim();
+}
+
+async function startUpLine(server: ServerProcess): Promise<string> {
+  return server.waitFor('the start-up line', () => server.stderr.split('\n').find((l) => l.includes('serving project')));
+}
+
+async function assertUnpinnedEverywhere(server: ServerProcess): Promise<void> {
+  const args = { channel: 'c', role: 'writer', role_prompt: 'write' };
+  for (const [name, call] of [
+    ['opencomms_create', args],
+    ['opencomms_join', args],
+    ['opencomms_send', { channel: 'c', content: 'hello' }],
+  ] as const) {
+    const refusal = await refused(server, name, call, 'unpinned');
+    assert.match(refusal.message, /opencomms pin/, name);
+  }
+}
+
+const BAD_IDS: [string, string][] = [
+  ['the installer placeholder', '<set by: opencomms install-member>'],
+  ['an id with a space', 'has space'],
+  ['a 65-character id', `a${'b'.repeat(64)}`],
+  ['an id starting with a dash', '-sess'],
+];
+
+for (const [what, id] of BAD_IDS) {
+  test(`${what} in OPENCOMMS_MEMBER_ID is refused as unpinned on create, join and send, and the start-up line says so`, async (t) => {
+    const server = await member(t, tempProject(t), id);
+    await assertUnpinnedEverywhere(server);
+    const line = await startUpLine(server);
+    assert.match(line, /NO identity/);
+    assert.match(line, /opencomms pin/);
+  });
+}
+
+test('a 64-character OPENCOMMS_MEMBER_ID, padded with spaces, is a valid identity after trimming', async (t) => {
+  const id = `a${'b'.repeat(63)}`;
+  const server = await member(t, tempProject(t), `  ${id} `);
+  const created = await create(server, 'c', 'writer');
+  assert.equal(created.data.session_id, id);
+});
+
+test('without OPENCOMMS_MEMBER_ID the single pin of this --host is the identity', async (t) => {
+  const project = tempProject(t);
+  const id = await pin(project, 'claude-code');
+  assert.match(id, /^sess_[0-9a-f]{24}$/);
+  const server = await member(t, project, undefined, 'claude-code');
+  const created = await create(server, 'c', 'writer');
+  assert.equal(created.data.session_id, id);
+  const status = await ok(server, 'opencomms_status', {});
+  assert.equal(status.data.member_id, id);
+});
+
+test('with two pins for this host none is guessed: unpinned', async (t) => {
+  const project = tempProject(t);
+  await pin(project, 'codex');
+  await pin(project, 'codex');
+  const server = await member(t, project, undefined, 'codex');
+  await refused(server, 'opencomms_create', { channel: 'c', role: 'writer', role_prompt: 'write' }, 'unpinned');
+});
+
+test('a pin of another host is ignored', async (t) => {
+  const project = tempProject(t);
+  await pin(project, 'codex', 'sess_codex_member');
+  const lonely = await member(t, project, undefined, 'claude-code');
+  await refused(lonely, 'opencomms_create', { channel: 'c', role: 'writer', role_prompt: 'write' }, 'unpinned');
+
+  const own = await pin(project, 'claude-code', 'sess_claude_member');
+  const server = await member(t, project, undefined, 'claude-code');
+  assert.equal((await create(server, 'c', 'writer')).data.session_id, own);
+});
+
+test('a pin file whose member_id differs from its file name is ignored', async (t) => {
+  const project = tempProject(t);
+  const pins = joinPath(project, '.opencomms', 'pins');
+  mkdirSync(pins, { recursive: true });
+  writeFileSync(joinPath(pins, 'sess_file_name.json'), JSON.stringify({ member_id: 'sess_inside', host: 'mcp', saved_at: 1 }));
+  const server = await member(t, project, undefined, 'mcp');
+  await refused(server, 'opencomms_create', { channel: 'c', role: 'writer', role_prompt: 'write' }, 'unpinned');
+});
+
+test('a pin written after the server started is picked up on the next call', async (t) => {
+  const project = tempProject(t);
+  const server = await member(t, project, undefined, 'gemini-cli');
+  await refused(server, 'opencomms_create', { channel: 'c', role: 'writer', role_prompt: 'write' }, 'unpinned');
+  const id = await pin(project, 'gemini-cli');
+  assert.equal((await create(server, 'c', 'writer')).data.session_id, id);
+});
+
+test('create and join need only a valid pin, while the other tools need membership', async (t) => {
+  const project = tempProject(t);
+  const fresh = await member(t, project, 'sess_fresh');
+  await refused(fresh, 'opencomms_send', { channel: 'c', content: 'hi' }, 'not_member');
+  await refused(fresh, 'opencomms_pull', {}, 'not_member');
+  await refused(fresh, 'opencomms_inbox', { channel: 'c' }, 'not_member');
+  await create(fresh, 'c', 'writer');
+  const other = await member(t, project, 'sess_other');
+  await refused(other, 'opencomms_history', { channel: 'c' }, 'not_member');
+  await join(other, 'c', 'reviewer');
+  await ok(other, 'opencomms_history', { channel: 'c' });
+});
+
+test('a member who disconnected is denied at once on its next call', async (t) => {
+  const [writer, reviewer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer', 'tester']);
+  await ok(reviewer!, 'opencomms_disconnect', { channel: 'c' });
+  await refused(reviewer!, 'opencomms_send', { channel: 'c', content: 'back again', to: 'writer' }, 'not_member');
+  await refused(reviewer!, 'opencomms_history', { channel: 'c' }, 'not_member');
+  await refused(reviewer!, 'opencomms_pull', {}, 'not_member');
+  await refused(writer!, 'opencomms_send', { channel: 'c', content: 'to the one who left', to: 'reviewer' }, 'unknown_recipient');
+});
+
+test('a kicked member is denied at once on every protected tool', async (t) => {
+  const [writer, reviewer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer', 'tester']);
+  await ok(writer!, 'opencomms_kick', { channel: 'c', target_role: 'reviewer' });
+  for (const [name, args] of [
+    ['opencomms_inbox', { channel: 'c' }],
+    ['opencomms_history', { channel: 'c' }],
+    ['opencomms_pause', { channel: 'c' }],
+    ['opencomms_update_role', { channel: 'c', role_prompt: 'new me' }],
+    ['opencomms_timer', { channel: 'c', action: 'status' }],
+    ['opencomms_save_session', { channel: 'c' }],
+  ] as const) {
+    await refused(reviewer!, name, args, 'not_member');
+  }
+});
+
+test('a member marked stale in the shared state is denied at once', async (t) => {
+  const project = tempProject(t);
+  const [writer, reviewer] = await channelOf(t, project, 'c', ['writer', 'reviewer']);
+  await ok(reviewer!, 'opencomms_inbox', { channel: 'c' });
+  editState(project, (state) => {
+    const entry = state.channels.c.members.find((m: { session_id: string }) => m.session_id === 'sess_reviewer');
+    entry.stale = true;
+    entry.stale_at = Date.now();
+  });
+  await refused(reviewer!, 'opencomms_inbox', { channel: 'c' }, 'not_member');
+  await refused(reviewer!, 'opencomms_send', { channel: 'c', content: 'am I stale?' }, 'not_member');
+  await refused(reviewer!, 'opencomms_pull', {}, 'not_member');
+  await ok(writer!, 'opencomms_inbox', { channel: 'c' });
+});
+
+for (const forged of ['sender_session_id', 'session_id', 'from']) {
+  test(`send refuses a ${forged} argument as unknown: no argument chooses the sender`, async (t) => {
+    const [, reviewer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
+    const refusal = await refused(reviewer!, 'opencomms_send', { channel: 'c', content: 'as the writer', [forged]: 'sess_writer' }, 'invalid_argument');
+    assert.equal(refusal.data.argument, forged);
+  });
+}
+
+test('create and kick refuse a session_id argument as unknown', async (t) => {
+  const project = tempProject(t);
+  const server = await member(t, project, 'sess_writer');
+  const refusal = await refused(server, 'opencomms_create', {
+    channel: 'c', role: 'writer', role_prompt: 'write', session_id: 'sess_someone_else',
+  }, 'invalid_argument');
+  assert.equal(refusal.data.argument, 'session_id');
+  await create(server, 'c', 'writer');
+  const kick = await refused(server, 'opencomms_kick', { channel: 'c', target_role: 'x', session_id: 'sess_other' }, 'invalid_argument');
+  assert.equal(kick.data.argument, 'session_id');
+});
+
+test('the envelope sender is always the pinned member, as the receiver and history see it', async (t) => {
+  const [writer, reviewer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
+  const sent = await ok(reviewer!, 'opencomms_send', { channel: 'c', content: 'signed by my pin' });
+  const pulled = await ok(writer!, 'opencomms_pull', {});
+  assert.match(pulled.data.messages[0].framed, /^\[OpenComms message from reviewer \(sess_reviewer\)/);
+  const history = await ok(writer!, 'opencomms_history', { channel: 'c' });
+  const entry = history.data.messages.find((m: { message_id: string }) => m.message_id === sent.data.message_ids[0]);
+  assert.equal(entry.sender_session_id, 'sess_reviewer');
+  assert.equal(entry.sender_role, 'reviewer');
+});
