@@ -24,6 +24,7 @@ for (const b of bundles) {
     sourcemap: 'linked',
     sourcesContent: true,
     legalComments: 'none',
+    minify: true,
     banner: b.shebang ? { js: '#!/usr/bin/env node' } : undefined,
     define: { __OPENCOMMS_VERSION__: JSON.stringify(pkg.version) },
     logLevel: 'warning',

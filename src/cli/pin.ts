@@ -1,6 +1,6 @@
 // `opencomms pin`: mint (or take) a member id and record it as this host's pin.
-import { randomBytes } from 'node:crypto';
 import { isValidMemberId, writePin } from '../store';
+import { randomHex } from '../store/crypto';
 import { UsageError } from './args';
 
 export interface PinOptions {
@@ -12,7 +12,7 @@ export interface PinOptions {
 
 /** `sess_` and 24 hex characters from 12 random bytes. */
 export function mintMemberId(): string {
-  return `sess_${randomBytes(12).toString('hex')}`;
+  return `sess_${randomHex(12)}`;
 }
 
 export function runPin(options: PinOptions): number {

@@ -5,7 +5,7 @@ import { ToolRegistry } from '../tools/registry';
 import { buildTools } from '../tools/catalog';
 import { ToolServices } from '../tools/services';
 import { stdinInput } from '../transport/input';
-import { isatty } from 'node:tty';
+import { fstatSync } from 'node:fs';
 
 export interface ServeOptions {
   projectDir: string;
@@ -48,8 +48,19 @@ export function runServe(options: ServeOptions): void {
   });
   options.onSignal('SIGTERM', () => server.stop('SIGTERM'));
   options.onSignal('SIGINT', () => server.stop('SIGINT'));
-  if (isatty(0)) {
+  if (isInteractive()) {
     log('this is an MCP stdio server: add it to a host config (see README "Host setup"); it is serving stdin now');
   }
   log(`serving project ${options.projectDir} as host "${options.host}"; ${services.describeIdentity()}`);
+}
+
+/** Whether stdin is a terminal. node:tty is loaded only for character devices: it costs start-up time. */
+function isInteractive(): boolean {
+  try {
+    if (!fstatSync(0).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  const tty = require('node:tty') as typeof import('node:tty');
+  return tty.isatty(0);
 }

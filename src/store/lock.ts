@@ -1,7 +1,7 @@
 // The cross-process state lock: `.state.lock` created with O_EXCL ("wx") and
 // stamped with an owner token. Liveness, not age, decides whether a holder on
 // this host may lose its lock; age is only the fallback for other hosts.
-import { randomBytes } from 'node:crypto';
+import { randomHex } from './crypto';
 import { basename, dirname, join } from 'node:path';
 import { errnoOf, FsPort, tryReadFile, unlinkQuietly, writeAll } from './fs-port';
 import { StoreFault, unwritable } from './faults';
@@ -125,7 +125,7 @@ class Turn {
 
   constructor(private readonly options: LockOptions, private readonly now: () => number) {
     this.path = `${options.lockPath}.next`;
-    this.owner = { pid: process.pid, host: options.host, t: 0, token: randomBytes(16).toString('hex') };
+    this.owner = { pid: process.pid, host: options.host, t: 0, token: randomHex(16) };
   }
 
   mayClaim(): boolean {
@@ -206,7 +206,7 @@ function tryCreateLock(options: LockOptions, now: () => number): LockHandle | un
     }
     throw unwritable('create the lock', lockPath, err);
   }
-  const owner: LockOwner = { pid: process.pid, host: options.host, t: now(), token: randomBytes(16).toString('hex') };
+  const owner: LockOwner = { pid: process.pid, host: options.host, t: now(), token: randomHex(16) };
   const handle: LockHandle = { path: lockPath, owner, fd, stampedAt: owner.t };
   try {
     writeAll(port, fd, Buffer.from(JSON.stringify(owner)), 0);
@@ -266,7 +266,7 @@ function isAbandoned(options: LockOptions, owner: LockOwner | undefined, mtimeMs
 // dead holder at the same instant.
 function breakLock(options: LockOptions, judged: Buffer, owner: LockOwner | undefined): boolean {
   const { port, lockPath } = options;
-  const aside = join(dirname(lockPath), `${basename(lockPath)}.${process.pid}.${randomBytes(4).toString('hex')}.stale`);
+  const aside = join(dirname(lockPath), `${basename(lockPath)}.${process.pid}.${randomHex(4)}.stale`);
   try {
     port.renameSync(lockPath, aside);
   } catch (err) {

@@ -1,6 +1,6 @@
 // Atomic file replacement: temp file in the same directory, fsync, rename,
 // fsync the directory. Readers see the old bytes or the new bytes, never a mix.
-import { randomBytes } from 'node:crypto';
+import { randomHex } from './crypto';
 import { basename, dirname, join } from 'node:path';
 import { errnoOf, FsPort, unlinkQuietly, writeAll } from './fs-port';
 
@@ -23,7 +23,7 @@ function sleepSync(ms: number): void {
 /** The temp name for `target`: `.<stem>.<pid>.<8 hex>.tmp` beside it, e.g. `.state.123.a1b2c3d4.tmp`. */
 export function tempPathFor(target: string): string {
   const stem = basename(target).replace(/\.json$/, '');
-  return join(dirname(target), `.${stem}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  return join(dirname(target), `.${stem}.${process.pid}.${randomHex(4)}.tmp`);
 }
 
 /** Whether `name` is a temp file left by process `pid` (any stem). */

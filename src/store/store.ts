@@ -1,7 +1,7 @@
 // The one door to the state file. mutate = lock → load (quarantine a bad file)
 // → v1 migration → fn → history move → atomic save → unlock, with fn
 // synchronous so nothing can nest or interleave inside the critical section.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomHex, sha256Hex } from './crypto';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { EngineCtx, HistoryView, State, ToolResult } from '../engine/types';
@@ -57,9 +57,9 @@ export interface Store {
 export function createEngineCtx(now: () => number, history: HistoryView): EngineCtx {
   return {
     now,
-    newId: (prefix) => prefix + randomBytes(16).toString('hex'),
-    nonce: () => randomBytes(8).toString('hex'),
-    hash32: (text) => createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32),
+    newId: (prefix) => prefix + randomHex(16),
+    nonce: () => randomHex(8),
+    hash32: (text) => sha256Hex(text).slice(0, 32),
     history,
   };
 }

@@ -3,7 +3,6 @@
 // 50 MiB line would briefly cost tens of MiB. Reading into one reused buffer
 // keeps the cost at that buffer plus the frame being assembled.
 import { fstatSync, read } from 'node:fs';
-import { Socket } from 'node:net';
 
 export const READ_BUFFER_BYTES = 65_536;
 
@@ -40,7 +39,7 @@ export function stdinInput(fd: number, stream: () => NodeJS.ReadableStream): Inp
  */
 export function pipeInput(fd: number): InputSource {
   const buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
-  let socket: Socket | undefined;
+  let socket: import('node:net').Socket | undefined;
   return {
     start(onChunk, onEnd, onError) {
       // `onread` is honoured by the constructor although @types/node lists it only for connect().
@@ -56,6 +55,8 @@ export function pipeInput(fd: number): InputSource {
           },
         },
       };
+      // Loaded here: only a pipe needs node:net, and it costs start-up time.
+      const { Socket } = require('node:net') as typeof import('node:net');
       socket = new Socket(options as ConstructorParameters<typeof Socket>[0]);
       socket.on('end', onEnd);
       socket.on('error', onError);

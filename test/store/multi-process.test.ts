@@ -13,6 +13,8 @@ interface Worker {
   child: ChildProcess;
   tag: string;
   ready: Promise<void>;
+  /** Resolves at this worker's first acknowledged mutation. */
+  firstAck: Promise<void>;
   exited: Promise<number | null>;
 }
 
@@ -29,6 +31,8 @@ function startWorker(dir: string, barrier: string, count: number, tag: string, m
   let buffered = '';
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
+  let markAcked!: () => void;
+  const firstAck = new Promise<void>((resolve) => (markAcked = resolve));
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
     buffered += chunk;
     let nl: number;
@@ -36,12 +40,15 @@ function startWorker(dir: string, barrier: string, count: number, tag: string, m
       const line = buffered.slice(0, nl);
       buffered = buffered.slice(nl + 1);
       if (line === 'ready') markReady();
-      else if (line.startsWith('ack ')) acks.add(line.slice(4));
+      else if (line.startsWith('ack ')) {
+        acks.add(line.slice(4));
+        markAcked();
+      }
     }
   });
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
   const exited = once(child, 'exit').then(([code]) => code as number | null);
-  return { child, tag, ready, exited };
+  return { child, tag, ready, firstAck, exited };
 }
 
 test('6 processes x 100 mutations apply exactly 600 updates and leave a clean directory', { timeout: 120_000 }, async (t) => {
@@ -83,9 +90,13 @@ test('a SIGKILL storm leaves a loadable state holding every acknowledged mutatio
   writeFileSync(barrier, '');
   const stopAt = Date.now() + STORM_MS;
   let kills = 0;
-  while (Date.now() < stopAt) {
-    await new Promise((resolve) => setTimeout(resolve, 30 + Math.random() * 40));
+  const MIN_KILLS = 20;
+  while (Date.now() < stopAt || kills < MIN_KILLS) {
     const slot = Math.floor(Math.random() * SLOTS);
+    // Kill a writer only once it is under way (a slow machine starts workers
+    // slowly), then at a random moment, most likely in the middle of a write.
+    await withTimeout(slots[slot].firstAck, 20_000, 'a restarted worker acknowledges a mutation');
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 40));
     slots[slot].child.kill('SIGKILL');
     await withTimeout(slots[slot].exited, 10_000, 'killed worker exit');
     kills++;
@@ -93,7 +104,7 @@ test('a SIGKILL storm leaves a loadable state holding every acknowledged mutatio
   }
   for (const w of slots) w.child.kill('SIGKILL');
   await withTimeout(Promise.all(slots.map((w) => w.exited)), 10_000, 'final exits');
-  assert.ok(kills >= 20, `only ${kills} kills`);
+  assert.ok(kills >= MIN_KILLS, `only ${kills} kills`);
   assert.ok(acks.size >= 50, `only ${acks.size} acknowledged mutations: ${stderr.join('')}`);
 
   const store = testStore(dir);
