@@ -1,20 +1,36 @@
 // argv → a command and its flags. Usage errors carry exit code 2. Hand-written
 // rather than node:util's parseArgs, which costs start-up time to load.
 
-export const COMMANDS = ['serve', 'status', 'pin'] as const;
+export const COMMANDS = ['serve', 'status', 'pin', 'install', 'uninstall', 'hook', 'doctor'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
-type FlagName = 'project' | 'host' | 'id' | 'json' | 'help' | 'version';
+type FlagName =
+  | 'project' | 'host' | 'id' | 'member' | 'timeout' | 'json' | 'help' | 'version' | 'dry-run' | 'plugin' | 'wait' | 'fix' | 'apply';
 
 /** Flags each command accepts; anything else is a usage error. */
 const FLAGS_BY_COMMAND: Record<CommandName, readonly FlagName[]> = {
   serve: ['project', 'host'],
   status: ['project', 'json'],
   pin: ['project', 'host', 'id'],
+  install: ['project', 'member', 'dry-run', 'plugin', 'apply'],
+  uninstall: ['project', 'dry-run'],
+  hook: ['project', 'wait', 'timeout'],
+  doctor: ['project', 'fix', 'json'],
 };
 
-const VALUE_FLAGS: readonly FlagName[] = ['project', 'host', 'id'];
-const BOOLEAN_FLAGS: readonly FlagName[] = ['json', 'help', 'version'];
+/** How many positionals each command takes (install and uninstall name a host). */
+const POSITIONALS_BY_COMMAND: Record<CommandName, { min: number; max: number; what: string }> = {
+  serve: { min: 0, max: 1, what: 'a project directory' },
+  status: { min: 0, max: 0, what: '' },
+  pin: { min: 0, max: 0, what: '' },
+  install: { min: 1, max: 1, what: 'a host (claude-code, codex, gemini-cli, opencode, cursor, vscode, claude-desktop, windsurf, goose)' },
+  uninstall: { min: 1, max: 1, what: 'a host' },
+  hook: { min: 0, max: 0, what: '' },
+  doctor: { min: 0, max: 0, what: '' },
+};
+
+const VALUE_FLAGS: readonly FlagName[] = ['project', 'host', 'id', 'member', 'timeout'];
+const BOOLEAN_FLAGS: readonly FlagName[] = ['json', 'help', 'version', 'dry-run', 'plugin', 'wait', 'fix', 'apply'];
 const SHORT_FLAGS: Record<string, FlagName> = { '-h': 'help', '-v': 'version' };
 
 export class UsageError extends Error {
@@ -66,7 +82,31 @@ function splitArgs(argv: readonly string[]): RawArgs {
 export type ParsedArgs =
   | { kind: 'help' }
   | { kind: 'version' }
-  | { kind: 'command'; command: CommandName; flags: { project?: string; host?: string; id?: string; json?: boolean }; positionals: string[] };
+  | { kind: 'command'; command: CommandName; flags: CommandFlags; positionals: string[] };
+
+export interface CommandFlags {
+  project?: string;
+  host?: string;
+  id?: string;
+  member?: string;
+  timeoutMs?: number;
+  json: boolean;
+  dryRun: boolean;
+  plugin: boolean;
+  wait: boolean;
+  fix: boolean;
+  apply: boolean;
+}
+
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** "90s", "30m", "1h", "250ms" or a bare number of milliseconds. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!match) return undefined;
+  const ms = Number(match[1]) * DURATION_UNITS_MS[match[2] ?? 'ms'];
+  return Number.isFinite(ms) && ms > 0 ? Math.round(ms) : undefined;
+}
 
 export function parseCommandLine(argv: readonly string[]): ParsedArgs {
   const { values, positionals } = splitArgs(argv);
@@ -83,15 +123,28 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
       throw new UsageError(`The ${command} command does not take --${flag}. Run "opencomms --help" for its flags.`);
     }
   }
-  const maxPositionals = command === 'serve' ? 1 : 0;
-  if (rest.length > maxPositionals) {
-    throw new UsageError(`Unexpected argument "${rest[maxPositionals]}" for the ${command} command.`);
+  const positional = POSITIONALS_BY_COMMAND[command];
+  if (rest.length > positional.max) {
+    throw new UsageError(`Unexpected argument "${rest[positional.max]}" for the ${command} command.`);
   }
-  const flags = {
+  if (rest.length < positional.min) throw new UsageError(`The ${command} command needs ${positional.what}.`);
+  let timeoutMs: number | undefined;
+  if (values.timeout !== undefined) {
+    timeoutMs = parseDuration(values.timeout as string);
+    if (timeoutMs === undefined) throw new UsageError(`--timeout takes a duration such as 90s, 30m or 1h (or milliseconds), not "${values.timeout}".`);
+  }
+  const flags: CommandFlags = {
     project: values.project as string | undefined,
     host: values.host as string | undefined,
     id: values.id as string | undefined,
+    member: values.member as string | undefined,
+    timeoutMs,
     json: values.json === true,
+    dryRun: values['dry-run'] === true,
+    plugin: values.plugin === true,
+    wait: values.wait === true,
+    fix: values.fix === true,
+    apply: values.apply === true,
   };
   return { kind: 'command', command, flags, positionals: rest };
 }

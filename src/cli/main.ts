@@ -4,6 +4,9 @@ import { HELP_TEXT, parseCommandLine, UsageError } from './args';
 import { runServe } from './serve';
 import { runStatus } from './status';
 import { runPin } from './pin';
+import { runDoctor } from './doctor';
+import { runInstall, runUninstall } from '../hosts';
+import { runHook } from '../hooks';
 import { resolve } from 'node:path';
 
 declare const __OPENCOMMS_VERSION__: string;
@@ -13,9 +16,21 @@ function log(line: string): void {
   process.stderr.write(`[opencomms] ${line}\n`);
 }
 
-function projectDirFrom(flag: string | undefined, positional: string | undefined): string {
+function projectDirFrom(flag: string | undefined, positional?: string): string {
   return resolve(flag ?? positional ?? process.env.OPENCOMMS_PROJECT_DIR ?? process.cwd());
 }
+
+function readStdin(): Promise<string> {
+  return new Promise((resolveText, reject) => {
+    const chunks: Buffer[] = [];
+    process.stdin.on('data', (chunk: Buffer) => chunks.push(chunk));
+    process.stdin.on('end', () => resolveText(Buffer.concat(chunks).toString('utf8')));
+    process.stdin.on('error', reject);
+  });
+}
+
+const write = (text: string): void => void process.stdout.write(text);
+const warn = (text: string): void => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
 
 async function main(argv: string[]): Promise<number | undefined> {
   const parsed = parseCommandLine(argv);
@@ -27,12 +42,13 @@ async function main(argv: string[]): Promise<number | undefined> {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  const projectDir = projectDirFrom(parsed.flags.project, parsed.positionals[0]);
+  const { flags } = parsed;
+  const projectDir = projectDirFrom(flags.project, parsed.command === 'serve' ? parsed.positionals[0] : undefined);
   switch (parsed.command) {
     case 'serve':
       runServe({
         projectDir,
-        host: parsed.flags.host ?? 'mcp',
+        host: flags.host ?? 'mcp',
         version: VERSION,
         env: process.env,
         stdin: () => process.stdin,
@@ -43,9 +59,23 @@ async function main(argv: string[]): Promise<number | undefined> {
       });
       return undefined; // runs until stdin closes or a signal arrives
     case 'status':
-      return runStatus({ projectDir, json: parsed.flags.json === true, write: (t) => process.stdout.write(t) });
+      return runStatus({ projectDir, json: flags.json, write });
     case 'pin':
-      return runPin({ projectDir, host: parsed.flags.host ?? 'mcp', id: parsed.flags.id, write: (t) => process.stdout.write(t) });
+      return runPin({ projectDir, host: flags.host ?? 'mcp', id: flags.id, write });
+    case 'install':
+      return runInstall({
+        projectDir, host: parsed.positionals[0], memberId: flags.member, dryRun: flags.dryRun, plugin: flags.plugin,
+        apply: flags.apply, bundlePath: resolve(process.argv[1]), version: VERSION, write, warn,
+      });
+    case 'uninstall':
+      return runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, write, warn });
+    case 'hook':
+      return runHook({
+        explicitProjectDir: flags.project ?? process.env.OPENCOMMS_PROJECT_DIR,
+        cwd: process.cwd(), env: process.env, input: await readStdin(), wait: flags.wait, timeoutMs: flags.timeoutMs, write, warn,
+      });
+    case 'doctor':
+      return runDoctor({ projectDir, fix: flags.fix, json: flags.json, version: VERSION, write });
   }
 }
 
