@@ -1,12 +1,282 @@
+// `opencomms doctor [--fix] [--json]`: checks a project's OpenComms set-up and
+// repairs what is safe to repair. Each check says what it saw and what to do.
+import { existsSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { parseState } from '../engine';
+import type { State } from '../engine';
+import { isValidMemberId, listPins, NODE_FS, replaceFile, STATE_DIR_NAME } from '../store';
+import { isPidAlive, parseLockOwner } from '../store/lock';
+
 export interface DoctorOptions {
   projectDir: string;
   fix: boolean;
   json: boolean;
   version: string;
+  /** The opencomms.js that is running, to compare installed copies against. */
+  bundlePath?: string;
   write: (text: string) => void;
 }
 
+export type CheckStatus = 'ok' | 'warn' | 'fail';
+
+export interface Check {
+  name: string;
+  status: CheckStatus;
+  message: string;
+  fixed?: boolean;
+}
+
+const MIN_NODE_MAJOR = 18;
+/** A lock older than this whose holder cannot be checked (another machine) is worth a warning. */
+const OLD_LOCK_MS = 15_000;
+
+/** The host config files install writes, and where our server entry sits in each. */
+const HOST_CONFIGS: readonly { host: string; file: string; format: 'json' | 'toml'; path: readonly string[] }[] = [
+  { host: 'claude-code', file: '.mcp.json', format: 'json', path: ['mcpServers', 'opencomms'] },
+  { host: 'codex', file: '.codex/config.toml', format: 'toml', path: [] },
+  { host: 'gemini-cli', file: '.gemini/settings.json', format: 'json', path: ['mcpServers', 'opencomms'] },
+  { host: 'opencode', file: 'opencode.json', format: 'json', path: ['mcp', 'opencomms'] },
+  { host: 'cursor', file: '.cursor/mcp.json', format: 'json', path: ['mcpServers', 'opencomms'] },
+  { host: 'vscode', file: '.vscode/mcp.json', format: 'json', path: ['servers', 'opencomms'] },
+];
+
+/** Where each hooked host keeps its hooks, and the events install registers. */
+const HOOK_CONFIGS: readonly { host: string; file: string }[] = [
+  { host: 'claude-code', file: '.claude/settings.json' },
+  { host: 'codex', file: '.codex/hooks.json' },
+  { host: 'gemini-cli', file: '.gemini/settings.json' },
+];
+
 export function runDoctor(options: DoctorOptions): number {
-  options.write('doctor is being built\n');
-  return 1;
+  const checks = [
+    checkNode(),
+    ...checkState(options.projectDir),
+    checkLock(options.projectDir, options.fix),
+    ...checkPins(options.projectDir),
+    ...checkHosts(options),
+  ];
+  const isHealthy = !checks.some((c) => c.status === 'fail');
+  if (options.json) {
+    options.write(`${JSON.stringify({ ok: isHealthy, project: options.projectDir, version: options.version, checks }, null, 2)}\n`);
+  } else {
+    const mark: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'WARN', fail: 'FAIL' };
+    const lines = [`OpenComms doctor ${options.version} for ${options.projectDir}`];
+    for (const c of checks) lines.push(`${mark[c.status]} ${c.name}: ${c.message}${c.fixed ? ' (fixed)' : ''}`);
+    lines.push(isHealthy ? 'No problems that stop OpenComms from working.' : 'Problems found: see the FAIL lines above.');
+    options.write(`${lines.join('\n')}\n`);
+  }
+  return isHealthy ? 0 : 1;
+}
+
+function checkNode(): Check {
+  const major = Number(process.versions.node.split('.')[0]);
+  return major >= MIN_NODE_MAJOR
+    ? { name: 'node', status: 'ok', message: `Node ${process.versions.node}` }
+    : { name: 'node', status: 'fail', message: `Node ${process.versions.node} is too old: OpenComms needs Node ${MIN_NODE_MAJOR} or newer.` };
+}
+
+function stateDirOf(projectDir: string): string {
+  return join(projectDir, STATE_DIR_NAME);
+}
+
+function loadState(projectDir: string): State | undefined {
+  try {
+    const parsed = parseState(readFileSync(join(stateDirOf(projectDir), 'state.json'), 'utf8'), Date.now());
+    return parsed.ok ? parsed.state : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function checkState(projectDir: string): Check[] {
+  const dir = stateDirOf(projectDir);
+  const path = join(dir, 'state.json');
+  const checks: Check[] = [];
+  if (!existsSync(path)) {
+    checks.push({ name: 'state', status: 'ok', message: 'no state.json yet (the first opencomms_create writes it)' });
+  } else {
+    let problem: string | undefined;
+    try {
+      const parsed = parseState(readFileSync(path, 'utf8'), Date.now());
+      if (!parsed.ok) problem = parsed.reason.replace(/\s+/g, ' ');
+    } catch (err) {
+      problem = (err as Error).message.replace(/\s+/g, ' ');
+    }
+    checks.push(
+      problem === undefined
+        ? { name: 'state', status: 'ok', message: `${path} loads` }
+        : {
+            name: 'state',
+            status: 'fail',
+            message: `${path} cannot be loaded (${problem}). The next change will preserve it as state.corrupt-<time>.json and start empty; restore a good copy first if you have one.`,
+          },
+    );
+  }
+  const corrupt = existsSync(dir) ? readdirSync(dir).filter((f) => /^state\.corrupt-\d+.*\.json$/.test(f)) : [];
+  if (corrupt.length > 0) {
+    checks.push({
+      name: 'preserved state',
+      status: 'warn',
+      message: `${corrupt.length} state file(s) that failed to load were preserved: ${corrupt.join(', ')}. Inspect them, then delete them when done.`,
+    });
+  }
+  return checks;
+}
+
+function checkLock(projectDir: string, fix: boolean): Check {
+  const path = join(stateDirOf(projectDir), '.state.lock');
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch {
+    return { name: 'lock', status: 'ok', message: 'not held' };
+  }
+  const owner = parseLockOwner(bytes);
+  if (owner && owner.host === hostname()) {
+    if (isPidAlive(owner.pid)) return { name: 'lock', status: 'ok', message: `held right now by live process ${owner.pid}` };
+    if (!fix) {
+      return { name: 'lock', status: 'warn', message: `left behind by dead process ${owner.pid}; the next writer breaks it at once (or run doctor --fix)` };
+    }
+    return removeStaleLock(path, bytes, `left behind by dead process ${owner.pid}`);
+  }
+  const ageMs = Date.now() - statSync(path).mtimeMs;
+  if (ageMs < OLD_LOCK_MS) return { name: 'lock', status: 'ok', message: 'held right now' };
+  const who = owner ? `process ${owner.pid} on ${owner.host}` : 'an unreadable owner';
+  return {
+    name: 'lock',
+    status: 'warn',
+    message: `held by ${who} for ${Math.round(ageMs / 1000)} s; writers break it after 15 s without a refresh. If that machine is gone, delete ${path}.`,
+  };
+}
+
+/** Removes the lock only if it still holds the bytes we judged stale. */
+function removeStaleLock(path: string, judged: Buffer, what: string): Check {
+  try {
+    const now = readFileSync(path);
+    if (!now.equals(judged)) return { name: 'lock', status: 'ok', message: 'taken over by another process while checking' };
+    unlinkSync(path);
+    return { name: 'lock', status: 'ok', message: `${what}; removed`, fixed: true };
+  } catch {
+    return { name: 'lock', status: 'ok', message: 'already released' };
+  }
+}
+
+function checkPins(projectDir: string): Check[] {
+  const pinsDir = join(stateDirOf(projectDir), 'pins');
+  if (!existsSync(pinsDir)) {
+    return [{ name: 'pins', status: 'warn', message: 'no pins: run `opencomms install <host>` or `opencomms pin --host <host>` to give each agent an id' }];
+  }
+  const valid = listPins(projectDir);
+  const files = readdirSync(pinsDir).filter((f) => f.endsWith('.json'));
+  const checks: Check[] = [];
+  const broken = files.filter((f) => !valid.some((p) => `${p.member_id}.json` === f));
+  if (broken.length > 0) {
+    checks.push({
+      name: 'pins',
+      status: 'warn',
+      message: `ignored pin file(s) (unreadable, or member_id differs from the file name): ${broken.join(', ')}; delete them or pin again`,
+    });
+  }
+  const state = loadState(projectDir);
+  for (const pin of valid) {
+    if (!isValidMemberId(pin.member_id)) continue;
+    const memberships = state
+      ? Object.values(state.channels).flatMap((c) => c.members.filter((m) => m.session_id === pin.member_id).map((m) => ({ c, m })))
+      : [];
+    if (memberships.length === 0) {
+      checks.push({ name: `pin ${pin.member_id}`, status: 'ok', message: `host ${pin.host}; not in a channel yet (the agent creates or joins one)` });
+      continue;
+    }
+    const channels = memberships.map(({ c }) => c.name).join(', ');
+    const bound = memberships.some(({ m }) => m.host_session_id);
+    const stale = memberships.some(({ m }) => m.stale);
+    checks.push({
+      name: `pin ${pin.member_id}`,
+      status: stale ? 'warn' : 'ok',
+      message: `host ${pin.host}; member of ${channels}; ${bound ? 'bound to a host session' : 'not bound to a host session yet (hooks bind it at SessionStart)'}${stale ? '; marked stale (its session ended): it is denied until its next hook clears it' : ''}`,
+    });
+  }
+  if (valid.length === 0 && broken.length === 0) checks.push({ name: 'pins', status: 'warn', message: 'no pins yet' });
+  return checks;
+}
+
+function readConfigValue(projectDir: string, config: (typeof HOST_CONFIGS)[number]): { args?: string[]; error?: string } | undefined {
+  const path = join(projectDir, config.file);
+  if (!existsSync(path)) return undefined;
+  const text = readFileSync(path, 'utf8');
+  if (config.format === 'toml') {
+    const table = /^\[mcp_servers\.opencomms\][^\S\n]*\n([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(text);
+    if (!table) return undefined;
+    const args = /^args\s*=\s*(\[[^\n]*\])/m.exec(table[1]);
+    try {
+      return { args: args ? (JSON.parse(args[1]) as string[]) : [] };
+    } catch (err) {
+      return { error: `its opencomms args cannot be read (${(err as Error).message})` };
+    }
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { error: `it is not valid JSON (${(err as Error).message})` };
+  }
+  for (const key of config.path) value = (value as Record<string, unknown> | undefined)?.[key];
+  if (!value || typeof value !== 'object') return undefined;
+  const entry = value as { args?: unknown; command?: unknown };
+  const argv = Array.isArray(entry.command) ? entry.command.slice(1) : entry.args;
+  return { args: Array.isArray(argv) ? argv.map(String) : [] };
+}
+
+function checkHosts(options: DoctorOptions): Check[] {
+  const checks: Check[] = [];
+  for (const config of HOST_CONFIGS) {
+    const found = readConfigValue(options.projectDir, config);
+    if (!found) continue;
+    const name = `${config.host} (${config.file})`;
+    if (found.error) {
+      checks.push({ name, status: 'fail', message: `${config.file}: ${found.error}. Fix the file, then run \`opencomms install ${config.host}\`.` });
+      continue;
+    }
+    const script = (found.args ?? []).find((a) => a.endsWith('opencomms.js') || a.endsWith('opencomms.cjs'));
+    if (!script) {
+      checks.push({ name, status: 'fail', message: `the opencomms entry does not start opencomms.js; run \`opencomms install ${config.host}\`` });
+      continue;
+    }
+    if (!existsSync(script)) {
+      checks.push({ name, status: 'fail', message: `it points at ${script}, which does not exist; run \`opencomms install ${config.host}\`` });
+      continue;
+    }
+    checks.push(checkBundle(name, script, options));
+  }
+  for (const hooks of HOOK_CONFIGS) {
+    if (!checks.some((c) => c.name.startsWith(`${hooks.host} `))) continue;
+    const path = join(options.projectDir, hooks.file);
+    const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+    const hasHook = /opencomms\.c?js\\?"? hook/.test(text);
+    checks.push(
+      hasHook
+        ? { name: `${hooks.host} hooks`, status: 'ok', message: `present in ${hooks.file}` }
+        : {
+            name: `${hooks.host} hooks`,
+            status: 'warn',
+            message: `no opencomms hook in ${hooks.file}: mail reaches the agent only when it calls opencomms_pull; run \`opencomms install ${hooks.host}\``,
+          },
+    );
+  }
+  return checks;
+}
+
+function checkBundle(name: string, script: string, options: DoctorOptions): Check {
+  if (!options.bundlePath || !existsSync(options.bundlePath)) {
+    return { name, status: 'ok', message: `starts ${script}` };
+  }
+  const installed = readFileSync(script);
+  const running = readFileSync(options.bundlePath);
+  if (installed.equals(running)) return { name, status: 'ok', message: `starts ${script} (version ${options.version})` };
+  if (!options.fix) {
+    return { name, status: 'warn', message: `${script} differs from this opencomms ${options.version}; run doctor --fix to update the copy` };
+  }
+  replaceFile(NODE_FS, script, running);
+  return { name, status: 'ok', message: `${script} updated to version ${options.version}`, fixed: true };
 }

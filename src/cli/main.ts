@@ -75,7 +75,7 @@ async function main(argv: string[]): Promise<number | undefined> {
         cwd: process.cwd(), env: process.env, input: await readStdin(), wait: flags.wait, timeoutMs: flags.timeoutMs, write, warn,
       });
     case 'doctor':
-      return runDoctor({ projectDir, fix: flags.fix, json: flags.json, version: VERSION, write });
+      return runDoctor({ projectDir, fix: flags.fix, json: flags.json, version: VERSION, bundlePath: resolve(process.argv[1]), write });
   }
 }
 

@@ -10,7 +10,7 @@ export interface StatusOptions {
 
 interface MemberView { session_id: string; role: string; stale: boolean; host: string; delivery_mode: string }
 interface ChannelView {
-  name: string; id: string; paused: boolean; members: MemberView[]; pending_by_member?: Record<string, number>;
+  name: string; id: string; paused: boolean; members: MemberView[]; queue_lengths?: Record<string, number>;
 }
 
 export function runStatus(options: StatusOptions): number {
@@ -27,7 +27,7 @@ export function runStatus(options: StatusOptions): number {
   for (const channel of channels) {
     lines.push(`channel ${channel.name} (${channel.id})${channel.paused ? ' [paused]' : ''}`);
     for (const member of channel.members) {
-      const pending = channel.pending_by_member?.[member.session_id] ?? 0;
+      const pending = channel.queue_lengths?.[member.session_id] ?? 0;
       lines.push(
         `  ${member.role.padEnd(16)} ${member.session_id}  host ${member.host}, ${member.delivery_mode}` +
           `${member.stale ? ', stale' : ''}, ${pending} pending`,

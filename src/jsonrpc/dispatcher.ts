@@ -73,8 +73,9 @@ export class Dispatcher {
   private notify(method: string, params: Params): void {
     if (method === 'notifications/cancelled') {
       const requestId = params && !Array.isArray(params) ? params.requestId : undefined;
+      // Every slot still here is unanswered on the wire, even if its handler has finished.
       for (const slot of this.slots) {
-        if (slot.id !== undefined && slot.id === requestId && !slot.done) slot.isCancelled = true;
+        if (slot.id !== undefined && slot.id === requestId) slot.isCancelled = true;
       }
       return;
     }

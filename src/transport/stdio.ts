@@ -60,9 +60,11 @@ export function serveStdio(options: StdioServerOptions): StdioServer {
     handleFrames(splitter.push(chunk));
   };
 
-  const stop = (reason: string): void => {
+  /** `isEndOfInput`: the host closed stdin, so a last line without its newline is still a frame. */
+  const stop = (reason: string, isEndOfInput = false): void => {
     if (isStopping) return;
-    handleFrames(splitter.end());
+    // On a signal, a half-received line is dropped: answering it would only produce a parse error.
+    if (isEndOfInput) handleFrames(splitter.end());
     isStopping = true;
     input.stop();
     log(`stopping (${reason}) with ${dispatcher.pending} request(s) still to answer`);
@@ -82,7 +84,7 @@ export function serveStdio(options: StdioServerOptions): StdioServer {
 
   input.start(
     onData,
-    () => stop('stdin closed'),
+    () => stop('stdin closed', true),
     (err) => {
       log(`stdin error: ${err.message}`);
       stop('stdin error');

@@ -45,3 +45,12 @@ test('keeps serving while stdout is not being read, then catches up', async (t) 
   await server.reply(count - 1);
   assert.equal(server.replies.length, count);
 });
+
+test('on SIGTERM a half-received line is dropped, not answered with a parse error', async (t) => {
+  const server = startServer(t);
+  server.writeRaw('{"jsonrpc":"2.0","id":"whole","method":"ping"}\n{"jsonrpc":"2.0","id":"half","meth');
+  await server.reply('whole');
+  server.child.kill('SIGTERM');
+  assert.deepEqual(await server.exited, { code: 0, signal: null });
+  assert.deepEqual(server.replies.map((r) => r.id), ['whole']);
+});

@@ -1,0 +1,177 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { runCli, startServer, tempProject } from '../helpers/server';
+
+const PIN_PATTERN = /^sess_[0-9a-f]{24}$/;
+
+test('pin mints a sess_ id, writes its pin file and prints the id', async (t) => {
+  const project = tempProject(t);
+  const { code, stdout } = await runCli(['pin', '--project', project, '--host', 'codex']);
+  assert.equal(code, 0);
+  const id = stdout.trim();
+  assert.match(id, PIN_PATTERN);
+  const pin = JSON.parse(readFileSync(join(project, '.opencomms', 'pins', `${id}.json`), 'utf8'));
+  assert.equal(pin.member_id, id);
+  assert.equal(pin.host, 'codex');
+  assert.equal(typeof pin.saved_at, 'number');
+});
+
+test('pin takes a given valid id', async (t) => {
+  const project = tempProject(t);
+  const { code, stdout } = await runCli(['pin', '--project', project, '--id', 'reviewer-1']);
+  assert.equal(code, 0);
+  assert.equal(stdout.trim(), 'reviewer-1');
+  assert.ok(existsSync(join(project, '.opencomms', 'pins', 'reviewer-1.json')));
+});
+
+for (const bad of ['has space', '../escape', '-dash-first', 'x'.repeat(65), '<set by: opencomms install-member>']) {
+  test(`pin refuses the malformed id ${JSON.stringify(bad.slice(0, 20))} with exit 2 and writes nothing`, async (t) => {
+    const project = tempProject(t);
+    const { code, stderr } = await runCli(['pin', '--project', project, `--id=${bad}`]);
+    assert.equal(code, 2);
+    assert.equal(stderr.trim().split('\n').length, 1);
+    assert.equal(existsSync(join(project, '.opencomms', 'pins')), false);
+  });
+}
+
+test('two pins minted in a row differ', async (t) => {
+  const project = tempProject(t);
+  const a = (await runCli(['pin', '--project', project])).stdout.trim();
+  const b = (await runCli(['pin', '--project', project])).stdout.trim();
+  assert.notEqual(a, b);
+});
+
+async function projectWithConversation(t: Parameters<typeof tempProject>[0]): Promise<string> {
+  const project = tempProject(t);
+  const writer = startServer(t, { project, env: { OPENCOMMS_MEMBER_ID: 'sess_writer' } });
+  const reviewer = startServer(t, { project, env: { OPENCOMMS_MEMBER_ID: 'sess_reviewer' } });
+  assert.equal((await writer.callTool('opencomms_create', { channel: 'review', role: 'writer', role_prompt: 'write' })).ok, true);
+  assert.equal((await reviewer.callTool('opencomms_join', { channel: 'review', role: 'reviewer', role_prompt: 'review' })).ok, true);
+  assert.equal((await writer.callTool('opencomms_send', { channel: 'review', content: 'please look at parse()' })).ok, true);
+  await writer.close();
+  await reviewer.close();
+  return project;
+}
+
+test('status --json reports channels, members and pending counts as stable JSON', async (t) => {
+  const project = await projectWithConversation(t);
+  const { code, stdout } = await runCli(['status', '--project', project, '--json']);
+  assert.equal(code, 0);
+  const report = JSON.parse(stdout);
+  assert.equal(report.ok, true);
+  const channel = report.data.channels.find((c: { name: string }) => c.name === 'review');
+  assert.ok(channel);
+  assert.deepEqual(channel.members.map((m: { role: string }) => m.role).sort(), ['reviewer', 'writer']);
+  assert.equal(report.data.pending_messages, 1);
+});
+
+test('status prints a readable view with each member and their pending mail', async (t) => {
+  const project = await projectWithConversation(t);
+  const { code, stdout } = await runCli(['status', '--project', project]);
+  assert.equal(code, 0);
+  assert.match(stdout, /channel review/);
+  assert.match(stdout, /reviewer\s+sess_reviewer.*1 pending/);
+  assert.match(stdout, /writer\s+sess_writer.*0 pending/);
+});
+
+test('status works on a fresh project that has no .opencomms folder', async (t) => {
+  const project = tempProject(t);
+  const { code, stdout } = await runCli(['status', '--project', project]);
+  assert.equal(code, 0);
+  assert.match(stdout, /No channels yet/);
+  assert.equal(existsSync(join(project, '.opencomms')), false);
+});
+
+test('doctor passes on a fresh project and says how to get a pin', async (t) => {
+  const project = tempProject(t);
+  const { code, stdout } = await runCli(['doctor', '--project', project]);
+  assert.equal(code, 0);
+  assert.match(stdout, /pin --host/);
+});
+
+test('doctor --json fails on a state file that cannot be loaded and leaves it untouched', async (t) => {
+  const project = tempProject(t);
+  mkdirSync(join(project, '.opencomms'));
+  writeFileSync(join(project, '.opencomms', 'state.json'), '{"schema_version": 9}');
+  const { code, stdout } = await runCli(['doctor', '--project', project, '--json']);
+  assert.equal(code, 1);
+  const report = JSON.parse(stdout);
+  assert.equal(report.ok, false);
+  assert.equal(report.checks.find((c: { name: string }) => c.name === 'state').status, 'fail');
+  assert.equal(readFileSync(join(project, '.opencomms', 'state.json'), 'utf8'), '{"schema_version": 9}');
+});
+
+test('doctor lists preserved corrupt state files', async (t) => {
+  const project = tempProject(t);
+  mkdirSync(join(project, '.opencomms'));
+  writeFileSync(join(project, '.opencomms', 'state.corrupt-1700000000000.json'), 'x');
+  const { stdout } = await runCli(['doctor', '--project', project]);
+  assert.match(stdout, /state\.corrupt-1700000000000\.json/);
+});
+
+test('doctor --fix removes a lock left by a dead process, and only then', async (t) => {
+  const project = tempProject(t);
+  mkdirSync(join(project, '.opencomms'));
+  const lock = join(project, '.opencomms', '.state.lock');
+  writeFileSync(lock, JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), t: 1, token: 'dead' }));
+  const plain = await runCli(['doctor', '--project', project]);
+  assert.match(plain.stdout, /dead process/);
+  assert.ok(existsSync(lock));
+  const fixed = await runCli(['doctor', '--project', project, '--fix']);
+  assert.match(fixed.stdout, /\(fixed\)/);
+  assert.equal(existsSync(lock), false);
+});
+
+test('doctor never removes a lock held by a live process', async (t) => {
+  const project = tempProject(t);
+  mkdirSync(join(project, '.opencomms'));
+  const lock = join(project, '.opencomms', '.state.lock');
+  writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), t: 1, token: 'live' }));
+  const { stdout } = await runCli(['doctor', '--project', project, '--fix']);
+  assert.match(stdout, /live process/);
+  assert.ok(existsSync(lock));
+});
+
+test('doctor reports pins that are members, and pins whose file was tampered with', async (t) => {
+  const project = await projectWithConversation(t);
+  await runCli(['pin', '--project', project, '--id', 'sess_writer']);
+  writeFileSync(join(project, '.opencomms', 'pins', 'sess_forged.json'), JSON.stringify({ member_id: 'sess_other', host: 'mcp', saved_at: 1 }));
+  const { stdout } = await runCli(['doctor', '--project', project]);
+  assert.match(stdout, /pin sess_writer: host mcp; member of review/);
+  assert.match(stdout, /sess_forged\.json/);
+  assert.ok(readdirSync(join(project, '.opencomms', 'pins')).includes('sess_forged.json'));
+});
+
+test('doctor fails a host config that is not valid JSON, naming the file', async (t) => {
+  const project = tempProject(t);
+  writeFileSync(join(project, '.mcp.json'), '{"mcpServers": {');
+  const { code, stdout } = await runCli(['doctor', '--project', project]);
+  assert.equal(code, 1);
+  assert.match(stdout, /\.mcp\.json/);
+});
+
+test('doctor fails a host config that points at a missing opencomms.js', async (t) => {
+  const project = tempProject(t);
+  writeFileSync(
+    join(project, '.mcp.json'),
+    JSON.stringify({ mcpServers: { opencomms: { command: 'node', args: [join(project, 'gone', 'opencomms.js')] } } }),
+  );
+  const { code, stdout } = await runCli(['doctor', '--project', project]);
+  assert.equal(code, 1);
+  assert.match(stdout, /does not exist/);
+});
+
+test('an internal fault answers -32603 without a stack on stdout and logs the detail on stderr', async (t) => {
+  const project = tempProject(t);
+  mkdirSync(join(project, '.opencomms', 'state.json'), { recursive: true }); // a directory where the file should be
+  const server = startServer(t, { project, env: { OPENCOMMS_MEMBER_ID: 'sess_a' } });
+  const reply = await server.request('tools/call', { name: 'opencomms_status', arguments: {} });
+  assert.equal(reply.error.code, -32603);
+  assert.equal(reply.error.message, 'Internal error');
+  assert.equal(JSON.stringify(reply).includes('state.json'), false);
+  await server.waitFor('the fault on stderr', () => (/dispatch tools\/call failed/.test(server.stderr) ? true : undefined));
+  assert.deepEqual((await server.request('ping')).result, {});
+});
