@@ -300,11 +300,15 @@ async function deleteSession(s: ToolServices, a: Args): Promise<ToolResult> {
   const result = await s.asMember((state, me, ctx) => {
     const isLive = engine.findChannel(state, a.channel) !== undefined;
     const archive = isLive ? undefined : s.findArchive(a.channel);
-    const outcome = engine.deleteSession(state, { channel: a.channel, session_id: me, confirm: a.confirm, archive }, ctx);
-    if (!outcome.ok) return outcome;
-    if (outcome.data?.phase === 'archive') s.deleteArchive(String(outcome.data.archive_id));
-    else droppedLive = String(outcome.data?.channel_id);
-    return outcome;
+    const remove = (): ToolResult => {
+      const outcome = engine.deleteSession(state, { channel: a.channel, session_id: me, confirm: a.confirm, archive }, ctx);
+      if (!outcome.ok) return outcome;
+      if (outcome.data?.phase === 'archive') s.deleteArchive(String(outcome.data.archive_id));
+      else droppedLive = String(outcome.data?.channel_id);
+      return outcome;
+    };
+    // A live channel is deleted only by a live (not stale) member of it, like every other protected call.
+    return isLive ? s.authorized(state, me, a.channel, remove) : remove();
   });
   if (droppedLive) await s.store.dropHistory(droppedLive);
   return result;

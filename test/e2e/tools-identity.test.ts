@@ -185,3 +185,13 @@ test('the envelope sender is always the pinned member, as the receiver and histo
   assert.equal(entry.sender_session_id, 'sess_reviewer');
   assert.equal(entry.sender_role, 'reviewer');
 });
+
+test('a stale member cannot delete the live channel it is still listed in', async (t) => {
+  const project = tempProject(t);
+  const [writer, reviewer] = await channelOf(t, project, 'c', ['writer', 'reviewer']);
+  editState(project, (state) => {
+    for (const entry of state.channels.c.members) if (entry.session_id === 'sess_reviewer') entry.stale = true;
+  });
+  await refused(reviewer!, 'opencomms_delete_session', { channel: 'c', confirm: true }, 'not_member');
+  await ok(writer!, 'opencomms_history', { channel: 'c' });
+});
