@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tempProject } from '../helpers/server';
 import { parseFrames } from '../../src/engine';
-import { callRaw, channelOf, create, join, member, ok, refused } from './tools-support';
+import { callRaw, channelOf, create, editState, join, member, ok, refused } from './tools-support';
 
 const TOOL_ORDER = [
   'opencomms_create', 'opencomms_join', 'opencomms_send', 'opencomms_inbox', 'opencomms_pull', 'opencomms_status',
@@ -201,4 +201,38 @@ test('a tools/call result carries the ToolResult both as text and as structuredC
   const raw = await callRaw(server, 'opencomms_create', { channel: 'solo', role: 'writer', role_prompt: 'write' });
   assert.equal(raw.isError, false);
   assert.deepEqual(JSON.parse(raw.content[0].text), raw.structuredContent);
+});
+
+test('send refuses a message type it does not know with invalid_message_type', async (t) => {
+  const [writer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
+  await refused(writer!, 'opencomms_send', { channel: 'c', content: 'hi', type: 'chat' }, 'invalid_message_type');
+  await ok(writer!, 'opencomms_send', { channel: 'c', content: 'hi', type: 'review_request' });
+});
+
+test('send to a name that matches no other member is refused with unknown_recipient', async (t) => {
+  const [writer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
+  await refused(writer!, 'opencomms_send', { channel: 'c', content: 'hi', to: 'ghost' }, 'unknown_recipient');
+  await refused(writer!, 'opencomms_send', { channel: 'c', content: 'hi', to: 'writer' }, 'unknown_recipient');
+});
+
+test('send by the only member of a channel is refused with no_recipient', async (t) => {
+  const server = await member(t, tempProject(t), 'sess_alone');
+  await create(server, 'c', 'writer');
+  await refused(server, 'opencomms_send', { channel: 'c', content: 'hello?' }, 'no_recipient');
+  await refused(server, 'opencomms_send', { channel: 'c', content: 'hello all?', broadcast: true }, 'no_recipient');
+});
+
+test('send naming both to and broadcast is refused with invalid_argument', async (t) => {
+  const [writer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer', 'tester']);
+  const refusal = await refused(writer!, 'opencomms_send', { channel: 'c', content: 'hi', to: 'tester', broadcast: true }, 'invalid_argument');
+  assert.equal(refusal.data.argument, 'to');
+});
+
+test('send to a stale member is refused with stale_recipient', async (t) => {
+  const project = tempProject(t);
+  const [writer] = await channelOf(t, project, 'c', ['writer', 'reviewer']);
+  editState(project, (state) => {
+    for (const entry of state.channels.c.members) if (entry.session_id === 'sess_reviewer') entry.stale = true;
+  });
+  await refused(writer!, 'opencomms_send', { channel: 'c', content: 'are you there?' }, 'stale_recipient');
 });
