@@ -1,0 +1,30 @@
+// The server copy every config points at: <project>/.opencomms/opencomms.js,
+// plus a package.json that keeps it CommonJS inside a "type": "module" project.
+import { chmodSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { STATE_DIR_NAME } from '../store';
+
+export const BUNDLE_NAME = 'opencomms.js';
+export const BUNDLE_PACKAGE_JSON = '{"type":"commonjs"}\n';
+
+export function bundlePathIn(projectDir: string): string {
+  return join(projectDir, STATE_DIR_NAME, BUNDLE_NAME);
+}
+
+export function bundlePackageJsonPathIn(projectDir: string): string {
+  return join(projectDir, STATE_DIR_NAME, 'package.json');
+}
+
+/** The file's bytes, or undefined when it does not exist. Other read errors are thrown. */
+export function tryReadBytes(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+export function makeExecutable(path: string): void {
+  chmodSync(path, 0o755);
+}
