@@ -1,4 +1,24 @@
 // The hook runner: one host hook event on stdin, one JSON answer on stdout.
+//
+// Every host hook (Claude Code, Codex, Gemini CLI) runs `opencomms hook`.
+// The common case, a prompt or tool call with no mail waiting, is answered
+// `{}` from one lock-free read of state.json. Only when there is something to
+// do (mail, abandoned in-flight mail, a stale mark, a binding) is the lock
+// taken. Whatever goes wrong, the host gets `{}` and exit code 0: a hook must
+// never break the session it runs in.
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { markStale, MAX_ERRORS, type DeliveryOwner, type State, type ToolResult } from '../engine';
+import { listPins, openStore, STATE_DIR_NAME, type PinRecord, type Store } from '../store';
+import { contextAnswer, EMPTY_ANSWER, guidanceAnswer, stopAnswer, type HookAnswer } from './answer';
+import {
+  bindablePins, bindEnvMember, bindPin, choosePinMessage, isEnvBindingStale, memberBySession, memberFromEnv, type EnvMember,
+} from './bind';
+import {
+  commitHookDelivery, hookOwner, membershipsOf, needsDelivery, prepareDelivery, requeueHookDelivery, type PreparedDelivery,
+} from './deliver';
+import { parseHookEvent, type HookEvent } from './events';
+import { waitForMail } from './wait';
 
 export interface HookOptions {
   /** --project or OPENCOMMS_PROJECT_DIR when given; otherwise the event's cwd, else `cwd`. */
@@ -14,8 +34,172 @@ export interface HookOptions {
   warn: (text: string) => void;
 }
 
+/** What was decided, plus what to do once the answer has (or has not) gone out. */
+interface Outcome {
+  answer: HookAnswer;
+  exitCode?: number;
+  settle?: (wasSent: boolean) => Promise<void>;
+}
+
+const NOTHING: Outcome = { answer: EMPTY_ANSWER };
+
+function hasState(projectDir: string): boolean {
+  return existsSync(join(projectDir, STATE_DIR_NAME, 'state.json'));
+}
+
+/** Warns on stderr and, when the project has a state file, records the problem in state.errors. */
+async function report(options: HookOptions, projectDir: string | undefined, message: string, memberId?: string): Promise<void> {
+  options.warn(`opencomms: ${message}`);
+  if (projectDir === undefined || !hasState(projectDir)) return;
+  try {
+    await openStore({ projectDir }).mutate((state) => {
+      state.errors.push(memberId === undefined ? { at: Date.now(), message } : { at: Date.now(), message, member_id: memberId });
+      if (state.errors.length > MAX_ERRORS) state.errors.splice(0, state.errors.length - MAX_ERRORS);
+      return { ok: true, message: 'recorded' };
+    });
+  } catch {
+    // The store itself is the trouble (unreadable, locked for too long); the warning above is all we can do.
+  }
+}
+
+interface LockedResult extends ToolResult {
+  memberId?: string;
+  owner?: DeliveryOwner;
+  delivery?: PreparedDelivery;
+}
+
+/** Who the hook speaks for, as far as the lock-free snapshot can tell, or why it stops here. */
+type Plan =
+  | { kind: 'done'; outcome: Outcome }
+  | { kind: 'member'; memberId: string }
+  | { kind: 'pin'; pin: PinRecord };
+
+function planMember(state: State, event: HookEvent, env: EnvMember, projectDir: string, now: number): Plan {
+  const memberId = env.kind === 'id' ? env.memberId : memberBySession(state, event);
+  if (memberId !== undefined) {
+    if (membershipsOf(state, memberId).length === 0) return { kind: 'done', outcome: NOTHING };
+    const mustBind = env.kind === 'id' && isEnvBindingStale(state, memberId, event);
+    if (!mustBind && !needsDelivery(state, memberId, now)) return { kind: 'done', outcome: NOTHING };
+    return { kind: 'member', memberId };
+  }
+  // Only a session that is starting may be linked to a pin, and only to the one pin that can be meant.
+  if (!event.isSessionStart || env.kind === 'id' || event.sessionId === undefined) return { kind: 'done', outcome: NOTHING };
+  const pins = bindablePins(state, listPins(projectDir), event);
+  if (pins.length === 0) return { kind: 'done', outcome: NOTHING };
+  if (pins.length > 1) return { kind: 'done', outcome: { answer: guidanceAnswer(choosePinMessage(pins)) } };
+  return { kind: 'pin', pin: pins[0]! };
+}
+
+/** Step 1 under the lock: confirm who the member is (binding if planned), then drain and frame. */
+function lockedStep(store: Store, plan: Plan, event: HookEvent, env: EnvMember, pid: number): Promise<LockedResult> {
+  return store.mutate((state, ctx): LockedResult => {
+    let memberId: string | undefined;
+    if (plan.kind === 'pin') {
+      // Another session may have taken the pin since the snapshot.
+      memberId = bindablePins(state, [plan.pin], event).length === 1 ? bindPin(state, plan.pin, event) : undefined;
+    } else if (plan.kind === 'member' && env.kind === 'id') {
+      memberId = plan.memberId;
+      if (event.isSessionStart) bindEnvMember(state, memberId, event);
+    } else if (plan.kind === 'member') {
+      memberId = memberBySession(state, event) === plan.memberId ? plan.memberId : undefined;
+    }
+    if (memberId === undefined || membershipsOf(state, memberId).length === 0) return { ok: true, message: 'no member' };
+    const owner = hookOwner(pid, ctx.now());
+    const delivery = prepareDelivery(state, memberId, owner, event.kind === 'stop', ctx);
+    return { ok: true, message: 'prepared', memberId, owner, delivery };
+  });
+}
+
+async function endSession(store: Store, state: State, event: HookEvent, env: EnvMember): Promise<Outcome> {
+  const memberId = env.kind === 'id' ? env.memberId : memberBySession(state, event);
+  if (memberId === undefined || !membershipsOf(state, memberId).some((m) => !m.stale)) return NOTHING;
+  await store.mutate((locked, ctx) => {
+    // Re-resolved under the lock: the binding may have moved to another session meanwhile.
+    if (env.kind !== 'id' && memberBySession(locked, event) !== memberId) return { ok: true, message: 'moved' };
+    markStale(locked, memberId, ctx.now());
+    return { ok: true, message: 'stale' };
+  });
+  return NOTHING;
+}
+
+async function decide(options: HookOptions, event: HookEvent, projectDir: string): Promise<Outcome> {
+  if (!hasState(projectDir)) {
+    // A project without OpenComms state has no mail: say nothing, create nothing.
+    if (options.explicitProjectDir !== undefined && !existsSync(projectDir)) {
+      options.warn(`opencomms: hook: project directory ${projectDir} does not exist`);
+    }
+    return NOTHING;
+  }
+  const env = memberFromEnv(options.env);
+  if (env.kind === 'invalid') {
+    await report(options, projectDir, env.problem);
+    return NOTHING;
+  }
+  const store = openStore({ projectDir });
+  const snapshot = store.snapshot();
+  if (event.kind === 'end') return endSession(store, snapshot, event, env);
+  if (options.wait) {
+    const waited = await waitForMail(store, snapshot, event, env, options.timeoutMs);
+    // For an asyncRewake hook, exit code 2 plus stderr is how the notice reaches the agent.
+    if (waited.notice !== undefined) options.warn(waited.notice);
+    return { answer: waited.answer, exitCode: waited.exitCode };
+  }
+  const plan = planMember(snapshot, event, env, projectDir, Date.now());
+  if (plan.kind === 'done') return plan.outcome;
+
+  const locked = await lockedStep(store, plan, event, env, process.pid);
+  const { memberId, owner, delivery } = locked;
+  if (memberId === undefined || owner === undefined || delivery === undefined || delivery.text === null) return NOTHING;
+  const isStop = event.kind === 'stop';
+  // No loops at Stop: mail handed over in an earlier block is committed and
+  // can never come again, so a continuation (stop_hook_active) blocks again
+  // only for messages that go out in this very answer. A notice alone (an
+  // oversized message still waiting) is said once, never repeated.
+  if (isStop && event.isStopHookActive && delivery.ids.length === 0) return NOTHING;
+  const answer = isStop ? stopAnswer(event, delivery.text) : contextAnswer(event, delivery.text);
+  if (delivery.ids.length === 0) return { answer };
+  return {
+    answer,
+    settle: async (wasSent) => {
+      await store.mutate((state, ctx) => {
+        if (wasSent) commitHookDelivery(state, memberId, delivery.ids, owner, ctx.now());
+        else requeueHookDelivery(state, memberId, delivery.ids);
+        return { ok: true, message: wasSent ? 'committed' : 'requeued' };
+      });
+    },
+  };
+}
+
 /** Returns the exit code. Fails open: any trouble answers `{}` and exits 0. */
 export async function runHook(options: HookOptions): Promise<number> {
-  options.write('{}\n');
-  return 0;
+  let projectDir: string | undefined = options.explicitProjectDir === undefined ? undefined : resolve(options.explicitProjectDir);
+  let outcome: Outcome = NOTHING;
+  try {
+    const parsed = parseHookEvent(options.input, options.env);
+    if (parsed.ok) {
+      projectDir = resolve(options.explicitProjectDir ?? parsed.event.cwd ?? options.cwd);
+      outcome = await decide(options, parsed.event, projectDir);
+    } else if (!parsed.ignored) {
+      await report(options, projectDir ?? resolve(options.cwd), `hook: ${parsed.problem}; answered {}`);
+    }
+  } catch (err) {
+    await report(options, projectDir, `hook failed and answered {}: ${err instanceof Error ? err.message : String(err)}`);
+    outcome = NOTHING;
+  }
+  let wasSent = false;
+  try {
+    options.write(`${JSON.stringify(outcome.answer)}\n`);
+    wasSent = true;
+  } catch (err) {
+    options.warn(`opencomms: hook could not write its answer: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (outcome.settle) {
+    try {
+      await outcome.settle(wasSent);
+    } catch (err) {
+      // The mail stays in flight under this (soon dead) pid; the next hook or pull sweeps it back.
+      await report(options, projectDir, `hook could not ${wasSent ? 'commit' : 'requeue'} its delivery (it will be retried): ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return outcome.exitCode ?? 0;
 }

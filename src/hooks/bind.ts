@@ -1,0 +1,92 @@
+// Which member a hook speaks for. Hosts know only their own session id, so
+// the member comes from OPENCOMMS_MEMBER_ID, or from the member bound to
+// this host session; SessionStart is where a session gets bound, and only
+// when exactly one pin can be meant.
+import { bindHostSession, resolveMemberByHostSession, type State } from '../engine';
+import { isValidMemberId, type PinRecord } from '../store';
+import type { HookEvent } from './events';
+
+export type EnvMember =
+  | { kind: 'none' }
+  | { kind: 'id'; memberId: string }
+  | { kind: 'invalid'; problem: string };
+
+/** OPENCOMMS_MEMBER_ID, checked; a placeholder or junk value is refused, never guessed around. */
+export function memberFromEnv(env: NodeJS.ProcessEnv): EnvMember {
+  const raw = env.OPENCOMMS_MEMBER_ID;
+  if (raw === undefined || raw.trim() === '') return { kind: 'none' };
+  const id: string = raw.trim();
+  if (isValidMemberId(id as unknown)) return { kind: 'id', memberId: id };
+  const shown = id.length > 40 ? `${id.slice(0, 40)}...` : id;
+  return { kind: 'invalid', problem: `hook: OPENCOMMS_MEMBER_ID ${JSON.stringify(shown)} is not a member id (1-64 letters, digits, _ or -); no mail was delivered` };
+}
+
+/** The member bound to this host session on any of the event's candidate hosts; undefined when none or ambiguous. */
+export function memberBySession(state: State, event: HookEvent): string | undefined {
+  if (event.sessionId === undefined) return undefined;
+  const found = new Set<string>();
+  for (const host of event.hosts) {
+    const id = resolveMemberByHostSession(state, host, event.sessionId);
+    if (id !== null) found.add(id);
+  }
+  return found.size === 1 ? [...found][0] : undefined;
+}
+
+/**
+ * The host labels of the member's memberships this session should be bound
+ * on: those among the event's candidate hosts, or, when the member has none
+ * there (say it joined through a server started with another --host), all
+ * of them, since OPENCOMMS_MEMBER_ID already says who this session is.
+ */
+function bindHostsFor(state: State, memberId: string, event: HookEvent): string[] {
+  const hosts = new Set<string>();
+  for (const channel of Object.values(state.channels)) {
+    for (const member of channel.members) if (member.session_id === memberId) hosts.add(member.host);
+  }
+  const matching = [...hosts].filter((h) => event.hosts.includes(h));
+  return matching.length > 0 ? matching : [...hosts];
+}
+
+/** Whether SessionStart must (re)bind the env member to this session: some membership points elsewhere. */
+export function isEnvBindingStale(state: State, memberId: string, event: HookEvent): boolean {
+  if (!event.isSessionStart || event.sessionId === undefined) return false;
+  const hosts = bindHostsFor(state, memberId, event);
+  return Object.values(state.channels).some((channel) => channel.members.some((m) => m.session_id === memberId
+    && hosts.includes(m.host) && m.host_session_id !== event.sessionId));
+}
+
+/** Binds (or rebinds) the env member's memberships to this session. Returns how many changed. */
+export function bindEnvMember(state: State, memberId: string, event: HookEvent): number {
+  if (event.sessionId === undefined) return 0;
+  let changed = 0;
+  for (const host of bindHostsFor(state, memberId, event)) changed += bindHostSession(state, memberId, host, event.sessionId);
+  return changed;
+}
+
+/**
+ * Pins a new session may take: of a candidate host, naming a channel member
+ * on that host whose memberships there are all free (never bound, or
+ * stale because their session ended).
+ */
+export function bindablePins(state: State, pins: readonly PinRecord[], event: HookEvent): PinRecord[] {
+  return pins.filter((pin) => {
+    if (!event.hosts.includes(pin.host)) return false;
+    const memberships = Object.values(state.channels)
+      .flatMap((channel) => channel.members.filter((m) => m.session_id === pin.member_id && m.host === pin.host));
+    return memberships.length > 0 && memberships.every((m) => m.host_session_id === null || m.stale);
+  });
+}
+
+/** The systemMessage when several pins could be meant: list them and say how to choose. */
+export function choosePinMessage(pins: readonly PinRecord[]): string {
+  const listed = pins.map((p) => `${p.member_id} (${p.host})`).join(', ');
+  return `OpenComms: this session is not linked to a member, and ${pins.length} pinned members could be meant: ${listed}.`
+    + ' Set OPENCOMMS_MEMBER_ID to the one this session should be and start the session again; no member was chosen.';
+}
+
+/** Binds the single candidate pin's member to this session; returns it. */
+export function bindPin(state: State, pin: PinRecord, event: HookEvent): string | undefined {
+  if (event.sessionId === undefined) return undefined;
+  bindHostSession(state, pin.member_id, pin.host, event.sessionId);
+  return pin.member_id;
+}

@@ -1,0 +1,131 @@
+// Handing a member's mail to a host through a hook, in two locked steps:
+//   1. sweep abandoned deliveries, drain what fits the cap to in_flight
+//      (owned by this process, with a lease) and frame it;
+//   2. after the answer is written, commit it as delivered; if the answer
+//      could not be written, requeue it.
+// A crash between the steps leaves in_flight mail owned by a dead pid, which
+// the next hook or pull sweeps back into the queue (at-least-once, never lost).
+import { hostname } from 'node:os';
+import {
+  budgetRefusal, clearStale, commitDelivery, drainQueue, frameMessage, requeueFailedDelivery, sweepInFlight,
+  type DeliveryOwner, type EngineCtx, type Envelope, type State,
+} from '../engine';
+import { isPidAlive } from '../store/lock';
+import { batchText, fitBatch, HOOK_TEXT_MAX_CHARS, oversizeText } from './answer';
+
+/** How long this process's claim on in-flight mail holds against other processes' sweeps. */
+const HOOK_LEASE_MS = 30_000;
+
+let machine: string | undefined;
+
+function machineName(): string {
+  machine ??= hostname();
+  return machine;
+}
+
+/** This process as a delivery owner. */
+export function hookOwner(pid: number, now: number): DeliveryOwner {
+  return { pid, host: machineName(), lease_until: now + HOOK_LEASE_MS };
+}
+
+/** Another process's delivery is alive while its pid runs on this machine; elsewhere only its lease counts. */
+export function isOwnerAlive(owner: DeliveryOwner): boolean {
+  return owner.host === machineName() ? isPidAlive(owner.pid) : true;
+}
+
+function channelOf(state: State, envelope: Envelope) {
+  return Object.values(state.channels).find((c) => c.id === envelope.channel_id);
+}
+
+/** The member's channels. Empty when the member is in none (never joined, or removed). */
+export function membershipsOf(state: State, memberId: string) {
+  return Object.values(state.channels).flatMap((channel) => channel.members.filter((m) => m.session_id === memberId));
+}
+
+/** Pending mail a drain would hand over now (channel live, not paused, within budget). */
+export function countDeliverable(state: State, memberId: string, now: number): number {
+  let count = 0;
+  for (const id of state.queues[memberId] ?? []) {
+    const envelope = Object.prototype.hasOwnProperty.call(state.messages, id) ? state.messages[id] : undefined;
+    if (!envelope || envelope.recipient_session_id !== memberId || envelope.delivery_status !== 'pending') continue;
+    const channel = channelOf(state, envelope);
+    // Mail whose channel is gone or paused, or over budget, is not handed over now;
+    // it is not worth the lock (a later drain or pull tidies it).
+    if (!channel || channel.paused || budgetRefusal(channel, now)) continue;
+    if (channel.members.some((m) => m.session_id === memberId)) count += 1;
+  }
+  return count;
+}
+
+/**
+ * The lock-free test every hook makes first: is there anything to do for
+ * this member? Mail that a drain would hand over, in-flight mail whose
+ * delivery was abandoned, or a stale mark to clear. It reads the one
+ * snapshot already loaded: no lock, no history, no hashing.
+ */
+export function needsDelivery(state: State, memberId: string, now: number): boolean {
+  if (membershipsOf(state, memberId).some((m) => m.stale)) return true;
+  if (countDeliverable(state, memberId, now) > 0) return true;
+  return Object.values(state.messages).some((envelope) => envelope.recipient_session_id === memberId
+    && envelope.delivery_status === 'in_flight'
+    && (!envelope.delivery_owner || now > envelope.delivery_owner.lease_until || !isOwnerAlive(envelope.delivery_owner)));
+}
+
+/** What the first locked step produced for the answer. */
+export interface PreparedDelivery {
+  /** Ids now in flight to the member, owned by `owner`; empty when only a notice goes out. */
+  ids: string[];
+  /** The answer text, or null when there is nothing to say. */
+  text: string | null;
+  /** How many deliverable messages stay queued. */
+  remaining: number;
+}
+
+function channelNameOf(state: State, envelope: Envelope): string {
+  return channelOf(state, envelope)?.name ?? '(unknown channel)';
+}
+
+/**
+ * Step 1, run inside store.mutate: clears the member's stale mark, sweeps
+ * abandoned in-flight mail, and drains as many whole messages as fit the cap.
+ * What would be drained is found by draining a copy first, so the real drain
+ * (with that count as its limit) hands over exactly the messages framed.
+ */
+export function prepareDelivery(
+  state: State,
+  memberId: string,
+  owner: DeliveryOwner,
+  isStop: boolean,
+  ctx: EngineCtx,
+  capChars = HOOK_TEXT_MAX_CHARS,
+): PreparedDelivery {
+  const now = ctx.now();
+  clearStale(state, memberId);
+  sweepInFlight(state, isOwnerAlive, now);
+  // The hook runs at a boundary the host chose, like an explicit pull, so
+  // the push cooldown (which spaces out unsolicited pushes) does not apply.
+  const drainOptions = { owner, now, ignoreCooldown: true };
+  const preview = drainQueue(structuredClone(state), memberId, drainOptions);
+  if (preview.length === 0) return { ids: [], text: null, remaining: 0 };
+  const fitted = fitBatch(preview.length, (i) => frameMessage(preview[i]!, channelNameOf(state, preview[i]!), ctx.nonce()), isStop, capChars);
+  if (fitted.frames.length === 0) {
+    const first = preview[0]!;
+    const size = frameMessage(first, channelNameOf(state, first), ctx.nonce()).length;
+    return { ids: [], text: oversizeText(channelNameOf(state, first), size, preview.length, isStop), remaining: preview.length };
+  }
+  // Same state, same clock, same owner: the real drain hands over exactly the
+  // first `limit` messages of the preview, so the frames already made fit them.
+  const handed = drainQueue(state, memberId, { ...drainOptions, limit: fitted.frames.length });
+  const remaining = preview.length - handed.length;
+  return { ids: handed.map((e) => e.message_id), text: batchText(fitted.frames, remaining, isStop), remaining };
+}
+
+/** Step 2 after the answer went out: the host has the mail. */
+export function commitHookDelivery(state: State, memberId: string, ids: readonly string[], owner: DeliveryOwner, now: number): string[] {
+  return commitDelivery(state, memberId, ids, 'pull', now, owner);
+}
+
+/** Step 2 when the answer could not be written: the mail goes back in send order. */
+export function requeueHookDelivery(state: State, memberId: string, ids: readonly string[]): void {
+  requeueFailedDelivery(state, memberId, ids);
+}

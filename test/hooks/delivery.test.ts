@@ -1,0 +1,248 @@
+// Mail through hooks: each event with and without mail, the answer format of
+// each host, commit only after the answer, and channel labels.
+import assert from 'node:assert/strict';
+import { readFileSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { test } from 'node:test';
+import { parseFrames } from '../../src/engine/index';
+import {
+  channelWith, claudeEvent, codexEvent, geminiEvent, hook, historyRecord, send, stateOf, statusOf, tempProject, textOf,
+} from './support';
+
+const ALICE = 'alice-1';
+const BOB = 'bob-1';
+const SID = 'sess-alice';
+
+async function pair(t: Parameters<typeof tempProject>[0], aliceHost = 'claude-code') {
+  const project = tempProject(t);
+  const store = await channelWith(project, 'review', [
+    { id: BOB, role: 'reviewer', host: 'mcp' },
+    { id: ALICE, role: 'author', host: aliceHost, hostSessionId: SID },
+  ]);
+  return { project, store };
+}
+
+for (const name of ['UserPromptSubmit', 'PostToolUse', 'SessionStart', 'Stop', 'SessionEnd']) {
+  test(`${name} with no mail answers {}${name === 'SessionEnd' ? '' : ' and writes nothing'}`, async (t) => {
+    const { project, store } = await pair(t);
+    const before = readFileSync(store.statePath);
+    const mtime = statSync(store.statePath).mtimeMs;
+    const run = await hook(project, claudeEvent(name, SID));
+    assert.deepEqual(run.answer, {});
+    assert.deepEqual(run.warnings, []);
+    if (name !== 'SessionEnd') {
+      assert.deepEqual(readFileSync(store.statePath), before);
+      assert.equal(statSync(store.statePath).mtimeMs, mtime);
+    }
+  });
+}
+
+for (const name of ['UserPromptSubmit', 'PostToolUse', 'SessionStart']) {
+  test(`${name} with mail answers additionalContext with the framed batch, then commits it`, async (t) => {
+    const { project, store } = await pair(t);
+    const [id] = await send(store, 'review', BOB, ALICE, ['please look at parser.ts']);
+    const run = await hook(project, claudeEvent(name, SID));
+    assert.deepEqual(Object.keys(run.answer), ['hookSpecificOutput']);
+    assert.equal(run.answer.hookSpecificOutput.hookEventName, name);
+    const text = run.answer.hookSpecificOutput.additionalContext as string;
+    assert.match(text, /1 new message from your channel peers/);
+    assert.match(text, /on channel "review"/);
+    const frames = parseFrames(text);
+    assert.ok(frames.ok);
+    assert.deepEqual(frames.frames.map((f) => f.content), ['please look at parser.ts']);
+    assert.equal(statusOf(store, 'review', id!), 'delivered');
+    assert.equal(historyRecord(store, 'review', id!)?.delivery_method, 'pull');
+    // Delivered once: the next hook has nothing.
+    assert.deepEqual((await hook(project, claudeEvent(name, SID))).answer, {});
+  });
+}
+
+test('the mail is committed only after the answer is written', async (t) => {
+  const { project, store } = await pair(t);
+  const [id] = await send(store, 'review', BOB, ALICE, ['hello']);
+  const seen: string[] = [];
+  await hook(project, claudeEvent('UserPromptSubmit', SID), {}, {
+    write: (text) => {
+      assert.match(text, /hello/);
+      const envelope = stateOf(store).messages[id!];
+      seen.push(envelope!.delivery_status);
+      assert.equal(envelope!.delivery_owner?.pid, process.pid);
+    },
+  });
+  assert.deepEqual(seen, ['in_flight']);
+  assert.equal(statusOf(store, 'review', id!), 'delivered');
+});
+
+test('an answer that cannot be written puts the mail back in the queue, in order', async (t) => {
+  const { project, store } = await pair(t);
+  const ids = await send(store, 'review', BOB, ALICE, ['first', 'second']);
+  await hook(project, claudeEvent('UserPromptSubmit', SID), {}, {
+    write: () => { throw new Error('EPIPE'); },
+  });
+  const state = stateOf(store);
+  assert.deepEqual(state.queues[ALICE], ids);
+  assert.deepEqual(ids.map((id) => state.messages[id]!.delivery_status), ['pending', 'pending']);
+  const again = await hook(project, claudeEvent('UserPromptSubmit', SID));
+  const frames = parseFrames(textOf(again.answer));
+  assert.ok(frames.ok);
+  assert.deepEqual(frames.frames.map((f) => f.content), ['first', 'second']);
+});
+
+test('mail left in flight by a dead hook process is swept back and delivered', async (t) => {
+  const { project, store } = await pair(t);
+  const [id] = await send(store, 'review', BOB, ALICE, ['orphan']);
+  await store.mutate((state) => {
+    const envelope = state.messages[id!]!;
+    envelope.delivery_status = 'in_flight';
+    envelope.attempts = 1;
+    envelope.delivery_owner = { pid: 2 ** 22 + 12345, host: hostname(), lease_until: Date.now() + 60_000 };
+    state.queues[ALICE] = [];
+    return { ok: true, message: 'orphaned' };
+  });
+  const run = await hook(project, claudeEvent('UserPromptSubmit', SID));
+  assert.match(textOf(run.answer), /orphan/);
+  assert.equal(statusOf(store, 'review', id!), 'delivered');
+});
+
+test('Stop blocks with the mail and a line asking to consider it before finishing', async (t) => {
+  const { project, store } = await pair(t);
+  const [id] = await send(store, 'review', BOB, ALICE, ['wait, one more thing']);
+  const run = await hook(project, claudeEvent('Stop', SID, { stop_hook_active: false }));
+  assert.equal(run.answer.decision, 'block');
+  assert.match(run.answer.reason, /wait, one more thing/);
+  assert.match(run.answer.reason, /before you finish/);
+  assert.equal(statusOf(store, 'review', id!), 'delivered');
+});
+
+test('Stop never loops on the same mail: a continuation blocks again only for new mail', async (t) => {
+  const { project, store } = await pair(t);
+  await send(store, 'review', BOB, ALICE, ['round one']);
+  const first = await hook(project, claudeEvent('Stop', SID));
+  assert.equal(first.answer.decision, 'block');
+  // The host now runs the agent on; at its next stop stop_hook_active is true.
+  const repeat = await hook(project, claudeEvent('Stop', SID, { stop_hook_active: true }));
+  assert.deepEqual(repeat.answer, {});
+  await send(store, 'review', BOB, ALICE, ['round two']);
+  const fresh = await hook(project, claudeEvent('Stop', SID, { stop_hook_active: true }));
+  assert.equal(fresh.answer.decision, 'block');
+  assert.match(fresh.answer.reason, /round two/);
+  assert.doesNotMatch(fresh.answer.reason, /round one/);
+});
+
+test('a message too large for the cap is announced, not drained; at a continued Stop the notice is not repeated', async (t) => {
+  const { project, store } = await pair(t);
+  const [id] = await send(store, 'review', BOB, ALICE, ['x'.repeat(12_000)]);
+  const prompt = await hook(project, claudeEvent('UserPromptSubmit', SID));
+  const text = textOf(prompt.answer);
+  assert.match(text, /too large to show here/);
+  assert.match(text, /opencomms_pull/);
+  assert.doesNotMatch(text, /UNTRUSTED_PEER_MESSAGE/);
+  assert.ok(text.length <= 10_000);
+  const envelope = stateOf(store).messages[id!]!;
+  assert.equal(envelope.delivery_status, 'pending');
+  assert.equal(envelope.attempts, 0);
+  const stop = await hook(project, claudeEvent('Stop', SID));
+  assert.equal(stop.answer.decision, 'block');
+  assert.match(stop.answer.reason, /too large/);
+  assert.deepEqual((await hook(project, claudeEvent('Stop', SID, { stop_hook_active: true }))).answer, {});
+  assert.equal(stateOf(store).messages[id!]!.delivery_status, 'pending');
+});
+
+test('the 10,000-character cap: whole messages only, a count of the rest, the rest stays pending in order', async (t) => {
+  const { project, store } = await pair(t);
+  const contents = Array.from({ length: 30 }, (_, i) => `message ${String(i).padStart(2, '0')} ${'y'.repeat(1000)}`);
+  const ids = await send(store, 'review', BOB, ALICE, contents);
+  const received: string[] = [];
+  let rounds = 0;
+  for (;;) {
+    const run = await hook(project, claudeEvent('PostToolUse', SID));
+    if (!run.answer.hookSpecificOutput) break;
+    rounds += 1;
+    const text = textOf(run.answer);
+    assert.ok(text.length <= 10_000, `answer of ${text.length} characters`);
+    const frames = parseFrames(text);
+    assert.ok(frames.ok);
+    received.push(...frames.frames.map((f) => f.content));
+    const left = contents.length - received.length;
+    if (left > 0) {
+      assert.match(text, new RegExp(`${left} more messages? (is|are) waiting`));
+      const state = stateOf(store);
+      assert.equal(state.queues[ALICE]!.length, left);
+      assert.ok(state.queues[ALICE]!.every((qid) => state.messages[qid]!.delivery_status === 'pending'));
+    } else {
+      assert.doesNotMatch(text, /more message/);
+    }
+    assert.ok(rounds < 10);
+  }
+  assert.ok(rounds >= 4, `30 KB of mail needs several answers, took ${rounds}`);
+  assert.deepEqual(received, contents);
+  for (const id of ids) assert.equal(statusOf(store, 'review', id), 'delivered');
+});
+
+test('mail from every channel the member is in is delivered, each labelled with its channel', async (t) => {
+  const { project, store } = await pair(t);
+  await channelWith(project, 'design', [
+    { id: 'carol-1', role: 'designer', host: 'mcp' },
+    { id: ALICE, role: 'author', host: 'claude-code', hostSessionId: SID },
+  ]);
+  await send(store, 'review', BOB, ALICE, ['from review']);
+  await send(store, 'design', 'carol-1', ALICE, ['from design']);
+  const text = textOf((await hook(project, claudeEvent('UserPromptSubmit', SID))).answer);
+  const frames = parseFrames(text);
+  assert.ok(frames.ok);
+  const byContent = new Map(frames.frames.map((f) => [f.content, f.header]));
+  assert.match(byContent.get('from review')!, /on channel "review"/);
+  assert.match(byContent.get('from design')!, /on channel "design"/);
+  // Bob's own mail is untouched by Alice's hook.
+  await send(store, 'review', ALICE, BOB, ['to bob']);
+  assert.deepEqual((await hook(project, claudeEvent('UserPromptSubmit', SID))).answer, {});
+  assert.equal(stateOf(store).queues[BOB]!.length, 1);
+});
+
+test('mail of a paused channel waits and costs no lock', async (t) => {
+  const { project, store } = await pair(t);
+  const [id] = await send(store, 'review', BOB, ALICE, ['paused mail']);
+  await store.mutate((state) => {
+    state.channels.review!.paused = true;
+    return { ok: true, message: 'paused' };
+  });
+  const before = readFileSync(store.statePath);
+  assert.deepEqual((await hook(project, claudeEvent('UserPromptSubmit', SID))).answer, {});
+  assert.deepEqual(readFileSync(store.statePath), before);
+  assert.equal(stateOf(store).messages[id!]!.delivery_status, 'pending');
+});
+
+test('Gemini CLI: BeforeAgent and AfterTool add context, AfterAgent denies with the mail, never twice', async (t) => {
+  const { project, store } = await pair(t, 'gemini-cli');
+  await send(store, 'review', BOB, ALICE, ['gemini one']);
+  const before = await hook(project, geminiEvent('BeforeAgent', SID, { prompt: 'hi' }));
+  assert.equal(before.answer.hookSpecificOutput.hookEventName, 'BeforeAgent');
+  assert.match(before.answer.hookSpecificOutput.additionalContext, /gemini one/);
+  await send(store, 'review', BOB, ALICE, ['gemini two']);
+  const tool = await hook(project, geminiEvent('AfterTool', SID, { tool_name: 'read_file' }));
+  assert.equal(tool.answer.hookSpecificOutput.hookEventName, 'AfterTool');
+  await send(store, 'review', BOB, ALICE, ['gemini three']);
+  const after = await hook(project, geminiEvent('AfterAgent', SID, { prompt_response: 'done', stop_hook_active: false }));
+  assert.equal(after.answer.decision, 'deny');
+  assert.match(after.answer.reason, /gemini three/);
+  assert.deepEqual((await hook(project, geminiEvent('AfterAgent', SID, { stop_hook_active: true }))).answer, {});
+});
+
+test('Codex: the same event names and answers, recognised by turn_id', async (t) => {
+  const { project, store } = await pair(t, 'codex');
+  await send(store, 'review', BOB, ALICE, ['codex mail']);
+  const prompt = await hook(project, codexEvent('UserPromptSubmit', SID, { prompt: 'go' }));
+  assert.match(prompt.answer.hookSpecificOutput.additionalContext, /codex mail/);
+  await send(store, 'review', BOB, ALICE, ['codex stop mail']);
+  const stop = await hook(project, codexEvent('Stop', SID, { stop_hook_active: false }));
+  assert.equal(stop.answer.decision, 'block');
+  assert.match(stop.answer.reason, /codex stop mail/);
+});
+
+test('a Claude Code session does not read mail bound to a Codex session of the same id when the host is forced', async (t) => {
+  const { project, store } = await pair(t, 'codex');
+  await send(store, 'review', BOB, ALICE, ['for codex only']);
+  const forced = await hook(project, claudeEvent('UserPromptSubmit', SID), { OPENCOMMS_HOST: 'claude-code' });
+  assert.deepEqual(forced.answer, {});
+  assert.equal(stateOf(store).queues[ALICE]!.length, 1);
+});
