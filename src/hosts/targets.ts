@@ -55,11 +55,14 @@ function shellQuote(text: string): string {
 
 /**
  * The hook command. Hosts run hook commands through a shell and give hooks no
- * env from the MCP config, so the member id travels as a shell assignment
- * prefix. Member ids are [A-Za-z0-9_-] only, so the id needs no quoting.
+ * env from the MCP config, so the member id (and the host, which the runner
+ * cannot always tell from the event) travel as shell assignment prefixes.
+ * Member ids and host names are [A-Za-z0-9_-] only, so they need no quoting.
+ * Residual risk: a host that ran hooks through cmd.exe or PowerShell would
+ * not understand the prefix; the ones we write for run them through sh/bash.
  */
 export function hookCommand(launch: Launch): string {
-  return `OPENCOMMS_MEMBER_ID=${launch.memberId} node ${shellQuote(launch.bundle)} hook --project ${shellQuote(launch.projectDir)}`;
+  return `OPENCOMMS_MEMBER_ID=${launch.memberId} OPENCOMMS_HOST=${launch.host} node ${shellQuote(launch.bundle)} hook --project ${shellQuote(launch.projectDir)}`;
 }
 
 interface JsonEditSpec {

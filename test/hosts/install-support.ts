@@ -1,0 +1,103 @@
+// Helpers for the install e2e tests: snapshots of a project's files, and
+// starting a server exactly as a host config says.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import type { TestContext } from 'node:test';
+import { WAIT_MS, type Json } from '../helpers/server';
+
+/** Every file under `dir` (relative path → bytes as text). */
+export function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (at: string): void => {
+    if (!existsSync(at)) return;
+    for (const name of readdirSync(at)) {
+      const path = join(at, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else out[relative(dir, path)] = readFileSync(path, 'utf8');
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+export function writeFiles(dir: string, files: Record<string, string>): void {
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, rel)), { recursive: true });
+    writeFileSync(join(dir, rel), text);
+  }
+}
+
+export function readJson(path: string): Json {
+  return JSON.parse(readFileSync(path, 'utf8'));
+}
+
+export function json(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+export interface Launch {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+/**
+ * Spawns `launch` (with `node` taken as this Node), sends `initialize`, and
+ * returns the reply. Runs from the OS temp dir so nothing leans on the cwd.
+ */
+export function initializeWith(t: TestContext, launch: Launch, cwd: string): Promise<Json> {
+  const command = launch.command === 'node' ? process.execPath : launch.command;
+  const child = spawn(command, launch.args, { env: { ...process.env, ...launch.env }, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  t.after(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.stdin.end();
+    const timer = setTimeout(() => child.kill('SIGKILL'), WAIT_MS);
+    await exited;
+    clearTimeout(timer);
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no initialize reply within ${WAIT_MS} ms; stderr: ${stderr}`)), WAIT_MS);
+    let buffered = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      buffered += chunk;
+      for (const line of buffered.split('\n').slice(0, -1)) {
+        const message = JSON.parse(line) as Json;
+        if (message.id === 1) {
+          clearTimeout(timer);
+          child.stdin.end();
+          resolve(message);
+        }
+      }
+      buffered = buffered.slice(buffered.lastIndexOf('\n') + 1);
+    });
+    child.on('exit', () => reject(new Error(`server exited before replying; stderr: ${stderr}`)));
+    child.stdin.write(`${JSON.stringify({
+      jsonrpc: '2.0', id: 1, method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'install-test', version: '0' } },
+    })}\n`);
+  });
+}
+
+/** Runs a hook command through sh, as the hosts do, with an event on stdin. */
+export function runHookCommand(command: string, event: Json, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('sh', ['-c', command], { cwd, env: { ...process.env, OPENCOMMS_MEMBER_ID: '' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`hook command did not exit within ${WAIT_MS} ms`));
+    }, WAIT_MS);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(JSON.stringify(event));
+  });
+}
