@@ -10,6 +10,8 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
 const bundles = [
   { entry: 'src/cli/main.ts', out: 'dist/opencomms.js', shebang: true },
+  // OpenCode imports its plugins as ES modules.
+  { entry: 'src/opencode/plugin-entry.ts', out: 'dist/opencode-plugin.js', format: 'esm' },
 ];
 
 for (const b of bundles) {
@@ -20,7 +22,7 @@ for (const b of bundles) {
     bundle: true,
     platform: 'node',
     target: 'node18',
-    format: 'cjs',
+    format: b.format ?? 'cjs',
     sourcemap: 'linked',
     sourcesContent: true,
     legalComments: 'none',

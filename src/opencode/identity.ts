@@ -1,0 +1,68 @@
+// Who an OpenCode session is on OpenComms: the session id is the member id,
+// and only a ROOT session may become a member. A subagent (child) session
+// is short-lived and answers to its parent, so pushing mail into it would
+// strand the mail when it ends.
+import type { MemberOptions } from '../engine';
+import { describeFailure } from './error-log';
+import type { HostClient, HostPluginInput, HostSession, SdkResult } from './host-types';
+
+/** The host label OpenCode members carry. */
+export const OPENCODE_HOST_ID = 'opencode';
+
+/** Where a channel created or joined from this OpenCode instance lives. */
+export interface OpenCodeLocation {
+  project_id: string;
+  worktree: string;
+}
+
+/**
+ * Project id from OpenCode's project, worktree from its worktree or, when it
+ * has none, the directory. OpenCode reports "/" as the worktree of a folder
+ * outside git; that would make every such folder one worktree, so the
+ * directory stands in for it too.
+ */
+export function locationOf(input: HostPluginInput): OpenCodeLocation {
+  const projectId = typeof input.project?.id === 'string' && input.project.id.trim() !== '' ? input.project.id.trim() : 'local-project';
+  const worktree = typeof input.worktree === 'string' && input.worktree.trim() !== '' && input.worktree !== '/' ? input.worktree : input.directory;
+  return { project_id: projectId, worktree };
+}
+
+/** The member record fields of an OpenCode session: pushed to, bound to its own session id. */
+export function memberFieldsFor(sessionId: string): MemberOptions & { session_id: string } {
+  return {
+    session_id: sessionId,
+    host: OPENCODE_HOST_ID,
+    surface: 'cli',
+    delivery_mode: 'push',
+    host_session_id: sessionId,
+  };
+}
+
+export type RootCheck = { ok: true } | { ok: false; reason: 'child_session' | 'session_lookup_failed'; message: string };
+
+function sessionFrom(answer: SdkResult<HostSession> | HostSession | undefined): HostSession | undefined {
+  if (!answer || typeof answer !== 'object') return undefined;
+  if ('error' in answer && answer.error !== undefined && answer.error !== null) throw answer.error;
+  if ('data' in answer) return answer.data;
+  return 'id' in answer ? (answer as HostSession) : undefined;
+}
+
+/**
+ * Asks OpenCode whether the session is a root session. Any doubt refuses:
+ * an SDK error or an answer without the session fails closed.
+ */
+export async function checkRootSession(client: HostClient, sessionId: string): Promise<RootCheck> {
+  let session: HostSession | undefined;
+  try {
+    session = sessionFrom(await client.session.get({ path: { id: sessionId } }));
+  } catch (err) {
+    return { ok: false, reason: 'session_lookup_failed', message: `Could not look up OpenCode session ${sessionId} (${describeFailure(err)}); refused to be safe.` };
+  }
+  if (!session) {
+    return { ok: false, reason: 'session_lookup_failed', message: `OpenCode did not describe session ${sessionId}; refused to be safe.` };
+  }
+  if (typeof session.parentID === 'string' && session.parentID !== '') {
+    return { ok: false, reason: 'child_session', message: 'This is a subagent (child) session; only a root OpenCode session can create or join an OpenComms channel.' };
+  }
+  return { ok: true };
+}

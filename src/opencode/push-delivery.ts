@@ -1,0 +1,193 @@
+// Pushes a session's mail into OpenCode with client.session.prompt, in three
+// steps so the lock is never held across a host call:
+//   1. locked: sweep abandoned deliveries, drain this member's queue (in_flight, owned by us), frame;
+//   2. unlocked: prompt the session;
+//   3. locked: commit as 'push', or requeue and record an error, then retry after RETRY_DELAY_MS.
+// Retries stop by themselves: every handover counts an attempt, and the
+// engine dead-letters an envelope after MAX_DELIVERY_ATTEMPTS.
+import {
+  commitDelivery, cooldownRemainingMs, drainQueue, frameForDelivery, pendingRecipients, requeueFailedDelivery,
+  succeed, sweepInFlight, type DeliveryOwner, type State,
+} from '../engine';
+import type { Store } from '../store';
+import { describeFailure, recordError } from './error-log';
+import type { HostClient } from './host-types';
+
+/** Delay before the one retry a failed push schedules. */
+export const RETRY_DELAY_MS = 2_000;
+/**
+ * How long our in-flight claim protects a push from other processes' sweeps.
+ * session.prompt returns only when the model has answered, which can take
+ * many minutes; a push still running after this long may be delivered twice
+ * (the residual risk of a lease without renewal).
+ */
+export const PUSH_LEASE_MS = 30 * 60_000;
+/** Slack added to a cooldown wait so the drain after it is past the cooldown. */
+const COOLDOWN_SLACK_MS = 25;
+
+/** Schedules `fn` after `ms`; returns a cancel. The default never keeps the process alive. */
+export type Schedule = (fn: () => void, ms: number) => () => void;
+
+export const unrefSchedule: Schedule = (fn, ms) => {
+  const handle = setTimeout(fn, ms);
+  handle.unref?.();
+  return () => clearTimeout(handle);
+};
+
+export interface PushDeliveryOptions {
+  store: Store;
+  client: HostClient;
+  /** This process as a delivery owner; `lease_until` is filled in per drain. */
+  pid: number;
+  host: string;
+  isOwnerAlive: (owner: DeliveryOwner) => boolean;
+  schedule?: Schedule;
+  log?: (line: string) => void;
+}
+
+export type PushOutcome =
+  | { kind: 'delivered'; ids: string[] }
+  | { kind: 'failed'; requeued: string[]; deadLettered: string[]; retryScheduled: boolean }
+  | { kind: 'nothing' }
+  | { kind: 'not_push_member' }
+  | { kind: 'already_delivering' };
+
+/** Whether the member receives pushes here: some membership is an OpenCode-style push member. */
+export function isPushMember(state: State, memberId: string): boolean {
+  return Object.values(state.channels).some((channel) => channel.members.some((m) =>
+    m.session_id === memberId && m.delivery_mode === 'push' && m.surface !== 'api'));
+}
+
+/** Whether an SDK answer reports failure: the default client returns `{error}` instead of throwing. */
+function failureOf(answer: unknown): unknown {
+  if (answer && typeof answer === 'object' && 'error' in answer) {
+    const error = (answer as { error?: unknown }).error;
+    if (error !== undefined && error !== null) return error;
+  }
+  return undefined;
+}
+
+export class PushDelivery {
+  private readonly delivering = new Set<string>();
+  private readonly wanted = new Set<string>();
+  private readonly timers = new Map<string, () => void>();
+  private readonly running = new Set<Promise<unknown>>();
+  private readonly schedule: Schedule;
+  private readonly log: (line: string) => void;
+  private isClosed = false;
+
+  constructor(private readonly options: PushDeliveryOptions) {
+    this.schedule = options.schedule ?? unrefSchedule;
+    this.log = options.log ?? (() => undefined);
+  }
+
+  private owner(now: number): DeliveryOwner {
+    return { pid: this.options.pid, host: this.options.host, lease_until: now + PUSH_LEASE_MS };
+  }
+
+  /** Sessions with pending mail, per a lock-free read. */
+  pendingSessions(): string[] {
+    return this.options.store.read((state) => pendingRecipients(state));
+  }
+
+  /**
+   * Delivers everything waiting for `sessionId`. One push at a time per
+   * session in this process: a call made while one runs is remembered and
+   * runs once that one is done, so mail that arrived meanwhile still goes.
+   */
+  deliver(sessionId: string): Promise<PushOutcome> {
+    if (this.isClosed) return Promise.resolve({ kind: 'nothing' });
+    if (this.delivering.has(sessionId)) {
+      this.wanted.add(sessionId);
+      return Promise.resolve({ kind: 'already_delivering' });
+    }
+    this.delivering.add(sessionId);
+    const run = this.push(sessionId).finally(() => {
+      this.delivering.delete(sessionId);
+      this.running.delete(run);
+      if (this.wanted.delete(sessionId)) void this.deliver(sessionId);
+    });
+    this.running.add(run);
+    return run;
+  }
+
+  /** Resolves once no push is running (including ones started while waiting). */
+  async settle(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  /** Cancels pending retries; pushes already running finish on their own. */
+  close(): void {
+    this.isClosed = true;
+    for (const cancel of this.timers.values()) cancel();
+    this.timers.clear();
+  }
+
+  /** Whether a retry or cooldown wake-up is waiting for this session. */
+  hasWakeScheduled(sessionId: string): boolean {
+    return this.timers.has(sessionId);
+  }
+
+  private wakeLater(sessionId: string, ms: number): void {
+    if (this.isClosed || this.timers.has(sessionId)) return;
+    const cancel = this.schedule(() => {
+      this.timers.delete(sessionId);
+      void this.deliver(sessionId);
+    }, ms);
+    this.timers.set(sessionId, cancel);
+  }
+
+  private async push(sessionId: string): Promise<PushOutcome> {
+    const { store, client } = this.options;
+    let ownerUsed: DeliveryOwner | undefined;
+    const drained = await store.mutate((state, ctx) => {
+      if (!isPushMember(state, sessionId)) return succeed('not a push member', { member: false, ids: [], text: '', wait: 0 });
+      const now = ctx.now();
+      // Only deliveries whose owner died or whose lease ran out come back;
+      // a live process's push in progress is left to finish.
+      sweepInFlight(state, this.options.isOwnerAlive, now);
+      ownerUsed = this.owner(now);
+      const handed = drainQueue(state, sessionId, { owner: ownerUsed, now });
+      const wait = handed.length === 0 && pendingRecipients(state).includes(sessionId) ? cooldownRemainingMs(state, sessionId, now) : 0;
+      const text = handed.length > 0 ? frameForDelivery(state, handed, ctx) : '';
+      return succeed('drained', { member: true, ids: handed.map((e) => e.message_id), text, wait });
+    });
+    const data = drained.data as { member: boolean; ids: string[]; text: string; wait: number };
+    if (!data.member) return { kind: 'not_push_member' };
+    if (data.ids.length === 0) {
+      // Mail held back only by the cooldown would otherwise wait for the next event.
+      if (data.wait > 0) this.wakeLater(sessionId, data.wait + COOLDOWN_SLACK_MS);
+      return { kind: 'nothing' };
+    }
+    let failure: unknown;
+    try {
+      const answer = await client.session.prompt({ path: { id: sessionId }, body: { parts: [{ type: 'text', text: data.text }] } });
+      failure = failureOf(answer);
+    } catch (err) {
+      failure = err ?? new Error('prompt failed');
+    }
+    if (failure === undefined) {
+      const committed = await store.mutate((state, ctx) =>
+        succeed('committed', { ids: commitDelivery(state, sessionId, data.ids, 'push', ctx.now(), ownerUsed) }));
+      const ids = (committed.data as { ids: string[] }).ids;
+      this.log(`pushed ${ids.length} message(s) to OpenCode session ${sessionId}`);
+      return { kind: 'delivered', ids };
+    }
+    return this.giveBack(sessionId, data.ids, failure);
+  }
+
+  private async giveBack(sessionId: string, ids: string[], failure: unknown): Promise<PushOutcome> {
+    const detail = describeFailure(failure);
+    const result = await this.options.store.mutate((state, ctx) => {
+      const outcome = requeueFailedDelivery(state, sessionId, ids);
+      const dead = outcome.failed.length > 0 ? `; ${outcome.failed.length} dead-lettered after too many attempts` : '';
+      recordError(state, ctx.now(), `OpenCode push to ${sessionId} failed (${detail}); ${outcome.requeued.length} message(s) re-queued${dead}`, sessionId);
+      return succeed('requeued', { requeued: outcome.requeued, failed: outcome.failed });
+    });
+    const { requeued, failed } = result.data as { requeued: string[]; failed: string[] };
+    this.log(`push to OpenCode session ${sessionId} failed: ${detail}`);
+    const retryScheduled = requeued.length > 0 && !this.isClosed && !this.timers.has(sessionId);
+    if (requeued.length > 0) this.wakeLater(sessionId, RETRY_DELAY_MS);
+    return { kind: 'failed', requeued, deadLettered: failed, retryScheduled };
+  }
+}
