@@ -13,6 +13,10 @@ export type { SendMessageInput } from './send';
 export { drainQueue, commitDelivery, requeueFailedDelivery, sweepInFlight, pendingRecipients, cooldownRemainingMs } from './delivery';
 export type { DrainOptions, RequeueOutcome } from './delivery';
 export { pullMessages, inbox, frameForDelivery } from './pull';
+export {
+  activeSpawnLease, takeSpawnLease, releaseSpawnLease, extendSpawnLease, spawnMemberships, recordMemberError,
+} from './spawn-leases';
+export type { SpawnMembership } from './spawn-leases';
 export type { PullOptions, InboxInput } from './pull';
 export { status, history } from './status';
 export type { StatusInput, HistoryInput } from './status';
@@ -31,7 +35,7 @@ export {
   frameMessage, frameBatch, parseFrames, neutralizeContent, UNTRUSTED_NOTICE, BATCH_SEPARATOR,
 } from './framing';
 export type { FrameItem, ParsedFrame } from './framing';
-export { channelEnvelopes, findChannelEnvelope } from './envelopes';
+export { channelEnvelopes, findChannelEnvelope, pendingFor, compareSendOrder } from './envelopes';
 export { budgetRefusal } from './budgets';
 export { backlogRefusal, utf8ByteLength } from './retention';
 export { capabilitiesForMode, defaultStalePolicy } from './members';

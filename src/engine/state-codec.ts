@@ -5,7 +5,7 @@ import { insertInSendOrder, isLive } from './envelopes';
 import { capabilitiesForMode } from './members';
 import { checkChannel, checkEnvelope, checkKeys, isObj, isStringArray, reject, ShapeError, type Obj } from './state-shape';
 import { SCHEMA_VERSION } from './types';
-import type { Channel, Envelope, ErrorEntry, State } from './types';
+import type { Channel, Envelope, ErrorEntry, SpawnLease, State } from './types';
 
 /** A state with nothing in it. */
 export function emptyState(): State {
@@ -37,6 +37,24 @@ function checkErrors(root: Obj, notes: string[]): ErrorEntry[] {
     && (e.member_id === undefined || typeof e.member_id === 'string'));
   if (kept.length !== root.errors.length) notes.push(`errors: dropped ${root.errors.length - kept.length} malformed entries`);
   return kept.slice(-MAX_ERRORS);
+}
+
+/** Spawn leases are soft claims: a malformed entry is dropped (its member becomes free), a non-object is a rejection. */
+function checkSpawnLeases(root: Obj, notes: string[]): Record<string, SpawnLease> | undefined {
+  const value = root.spawn_leases;
+  if (value === undefined) return undefined;
+  if (!isObj(value)) reject('spawn_leases is not an object');
+  checkKeys(value, 'spawn_leases');
+  const kept: Record<string, SpawnLease> = {};
+  for (const [memberId, lease] of Object.entries(value)) {
+    if (isObj(lease) && Number.isSafeInteger(lease.pid) && typeof lease.host === 'string'
+      && typeof lease.token === 'string' && typeof lease.until === 'number' && Number.isFinite(lease.until)) {
+      kept[memberId] = { pid: lease.pid as number, host: lease.host, token: lease.token, until: lease.until };
+    } else {
+      notes.push(`spawn_leases["${memberId}"]: dropped a malformed lease`);
+    }
+  }
+  return Object.keys(kept).length > 0 ? kept : undefined;
 }
 
 /**
@@ -91,6 +109,8 @@ function checkRoot(root: unknown, now: number, expectedSchema: number, legacy: b
     delivered_to: checkStringArrays(root, 'delivered_to'),
     errors: checkErrors(root, notes),
   };
+  const leases = checkSpawnLeases(root, notes);
+  if (leases) state.spawn_leases = leases;
   const channelIds = new Set<string>();
   for (const [key, raw] of Object.entries(root.channels)) {
     const channel = checkChannel(key, raw, now, notes, legacy);

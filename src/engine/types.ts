@@ -89,6 +89,19 @@ export interface DeliveryOwner {
   lease_until: number;
 }
 
+/**
+ * A claim on resuming one member's host session (our addition), kept in
+ * State.spawn_leases under the member id. `token` tells the holder's own
+ * lease from one taken over after it; `until` (epoch ms) outlasts the
+ * spawn's own timeout, so a live holder never loses it mid-spawn.
+ */
+export interface SpawnLease {
+  pid: number;
+  host: string;
+  token: string;
+  until: number;
+}
+
 export interface Envelope {
   message_id: string;
   channel_id: string;
@@ -135,6 +148,12 @@ export interface State {
   errors: ErrorEntry[];
   /** Next value for Envelope.seq (our addition; backfilled at load). */
   next_seq?: number;
+  /**
+   * Spawn-delivery leases by member id (our addition; absent when none is
+   * held). Taken under the lock with the drain, released with the commit or
+   * requeue; an expired lease or one whose holder is dead is free.
+   */
+  spawn_leases?: Record<string, SpawnLease>;
 }
 
 /** One line of history/<channel_id>.jsonl: a finished envelope and who received it. */

@@ -102,13 +102,17 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
         ['channel', 'content'],
       ),
       annotations: WRITE,
-      handler: (a: Args) =>
-        s.asMember((state, me, ctx) =>
+      handler: async (a: Args) => {
+        const result = await s.asMember((state, me, ctx) =>
           s.authorized(state, me, a.channel, () =>
             engine.sendMessage(state, {
               channel: a.channel, session_id: me, content: a.content, type: a.type, reply_to: a.reply_to,
               to: a.to, broadcast: a.broadcast === true, session_description: a.session_description,
-            }, ctx))),
+            }, ctx)));
+        // Spawn-push recipients get their mail now; the driver ignores anyone who is not spawn_push.
+        if (result.ok && Array.isArray(result.data?.recipients)) s.spawnDriver?.trigger(result.data.recipients as string[]);
+        return result;
+      },
     },
     {
       name: 'opencomms_inbox',

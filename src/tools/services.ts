@@ -8,6 +8,7 @@ import {
   deleteArchive, findArchiveByName, isValidChannelId, listArchives, openStore, readArchive, writeArchive, type Store,
 } from '../store';
 import { isPidAlive } from '../store/lock';
+import { createSpawnDriver, type SpawnDriver } from '../delivery/spawn-driver';
 import { identityFromEnv, identityFromPins, type Identity } from './identity';
 
 export interface ToolServicesOptions {
@@ -23,6 +24,7 @@ const PULL_LEASE_MS = 30_000;
 export class ToolServices {
   private openedStore: Store | undefined;
   private identity: Identity | undefined;
+  private openedSpawnDriver: SpawnDriver | undefined;
   private readonly machine = hostname();
 
   constructor(readonly options: ToolServicesOptions) {
@@ -37,6 +39,18 @@ export class ToolServices {
   get store(): Store {
     this.openedStore ??= openStore({ projectDir: this.options.projectDir });
     return this.openedStore;
+  }
+
+  /**
+   * The spawn-push driver, made on first use; undefined when this process
+   * must not spawn (OPENCOMMS_NO_SPAWN=1).
+   */
+  get spawnDriver(): SpawnDriver | undefined {
+    if (this.options.env.OPENCOMMS_NO_SPAWN === '1') return undefined;
+    this.openedSpawnDriver ??= createSpawnDriver({
+      store: this.store, projectDir: this.options.projectDir, env: this.options.env, log: this.options.log,
+    });
+    return this.openedSpawnDriver;
   }
 
   /** One line for the start-up log: who this server is, or why it is no one. */

@@ -1,0 +1,256 @@
+// Spawn-push delivery: resumes a member's host session (`claude -p --resume`,
+// `codex exec resume`) with its waiting mail as the last argument.
+//
+//   locked:   sweep → lease check → size check → drain → frame → take lease
+//   unlocked: run the host CLI (up to SPAWN_TIMEOUT_MS)
+//   locked:   commit (exit 0) or requeue (anything else) → release lease
+//
+// Any process with spawn enabled may deliver; the lease in state.spawn_leases
+// makes it exactly one at a time per member. Triggers: the state watcher
+// (any change), a successful send, the retry timer after a failure, the
+// cooldown timer, and a re-check while another process holds the lease.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import {
+  activeSpawnLease, commitDelivery, extendSpawnLease, recordMemberError, releaseSpawnLease, requeueFailedDelivery,
+  MAX_DELIVERY_ATTEMPTS, type DeliveryOwner, type State,
+} from '../engine';
+import type { Store } from '../store';
+import { isPidAlive as isLocalPidAlive } from '../store/lock';
+import { planSpawn, spawnTargets, targetPending, type SpawnPlan } from './spawn-plan';
+import { describeFailure, isAccepted, spawnHostProcess, type SpawnFn, type SpawnOutcome } from './spawn-process';
+
+/** The host CLI gets this long before it is killed and the mail requeued. */
+export const SPAWN_TIMEOUT_MS = 10 * 60_000;
+/** Lease and in-flight claim: the timeout, the kill grace and a margin for the commit's lock wait. */
+export const SPAWN_LEASE_MS = SPAWN_TIMEOUT_MS + 2 * 60_000;
+/** First retry after a failed spawn; doubles per attempt (2 s, 4 s, 8 s, 16 s) until the dead letter. */
+export const SPAWN_RETRY_BASE_MS = 2_000;
+/** While another process holds a member's lease, look again this often (it may have died). */
+export const LEASE_RECHECK_MS = 15_000;
+/** A commit or requeue that cannot get the lock is tried this many times before the lease is left to expire. */
+const FINISH_TRIES = 3;
+
+/** What the driver needs of the state watcher (src/delivery/watcher.ts). */
+export interface StateWatcherLike {
+  onChange(listener: () => void): () => void;
+  close(): void;
+}
+
+/** Starts `fn` after `ms`, without keeping the process alive; returns a cancel function. */
+export type ScheduleFn = (fn: () => void, ms: number) => () => void;
+
+export interface SpawnDriverOptions {
+  store: Store;
+  projectDir: string;
+  /** The process environment, read for OPENCOMMS_NO_SPAWN and the binary overrides; also the child's, minus the identity. */
+  env: Readonly<Record<string, string | undefined>>;
+  log: (line: string) => void;
+  /** The clock for timers; give the store the same one in tests. Date.now by default. */
+  now?: () => number;
+  spawnFn?: SpawnFn;
+  schedule?: ScheduleFn;
+  /** Who this process is in leases and in-flight claims; process.pid and os.hostname() by default. */
+  pid?: number;
+  host?: string;
+  isPidAlive?: (pid: number) => boolean;
+  platform?: string;
+  leaseMs?: number;
+  timeoutMs?: number;
+}
+
+export interface SpawnDriver {
+  /** Looks for spawn_push mail to deliver: for these members, or for everyone with pending mail. */
+  trigger(memberIds?: readonly string[]): void;
+  /** Re-checks on every state change the watcher reports. */
+  attach(watcher: StateWatcherLike): void;
+  /** Stops triggers and timers; spawns already running still commit or requeue. */
+  close(): void;
+  /** Resolves once no delivery of this driver is running (for tests and orderly shutdown). */
+  whenIdle(): Promise<void>;
+}
+
+const defaultSchedule: ScheduleFn = (fn, ms) => {
+  const timer = setTimeout(fn, ms);
+  timer.unref();
+  return () => clearTimeout(timer);
+};
+
+/** The child's environment: ours, minus our identity, which would otherwise leak into the resumed host's own servers. */
+function childEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string | undefined> {
+  const copy = { ...env };
+  delete copy.OPENCOMMS_MEMBER_ID;
+  return copy;
+}
+
+export function createSpawnDriver(options: SpawnDriverOptions): SpawnDriver {
+  const { store, log, env } = options;
+  const isDisabled = env.OPENCOMMS_NO_SPAWN === '1';
+  const spawnFn = options.spawnFn ?? spawnHostProcess;
+  const schedule = options.schedule ?? defaultSchedule;
+  const pid = options.pid ?? process.pid;
+  const host = options.host ?? hostname();
+  const pidAlive = options.isPidAlive ?? isLocalPidAlive;
+  const leaseMs = options.leaseMs ?? SPAWN_LEASE_MS;
+  const timeoutMs = options.timeoutMs ?? SPAWN_TIMEOUT_MS;
+  const platform = options.platform ?? process.platform;
+  const now = options.now ?? Date.now;
+  // Another machine's pid cannot be checked from here; its lease decides.
+  const isOwnerAlive = (owner: DeliveryOwner): boolean => (owner.host === host ? pidAlive(owner.pid) : true);
+
+  let isClosed = false;
+  let detach: (() => void) | undefined;
+  const running = new Map<string, Promise<void>>();
+  const again = new Set<string>();
+  const timers = new Map<string, { at: number; cancel: () => void }>();
+  // Members whose last attempt found nothing to do, by the pending mail it saw: skip the lock until that changes.
+  const settled = new Map<string, string>();
+
+  function pendingSignature(state: State, memberId: string): string {
+    return spawnTargets(state, memberId)
+      .map((t) => `${t.host}|${t.hostSessionId}|${targetPending(state, memberId, t).map((e) => e.message_id).join(',')}`)
+      .join(';');
+  }
+
+  function hasSpawnMail(state: State, memberId: string): boolean {
+    return spawnTargets(state, memberId).some((t) => targetPending(state, memberId, t).length > 0);
+  }
+
+  function later(memberId: string, ms: number): void {
+    if (isClosed) return;
+    const at = now() + ms;
+    const existing = timers.get(memberId);
+    if (existing && existing.at <= at) return;
+    existing?.cancel();
+    const cancel = schedule(() => {
+      timers.delete(memberId);
+      settled.delete(memberId);
+      start(memberId);
+    }, ms);
+    timers.set(memberId, { at, cancel });
+  }
+
+  function start(memberId: string): void {
+    if (isClosed || isDisabled) return;
+    if (running.has(memberId)) {
+      // One delivery per member per process; the running one looks again when it ends.
+      again.add(memberId);
+      return;
+    }
+    const work = deliverLoop(memberId)
+      .catch((err) => log(`spawn delivery to ${memberId} failed: ${(err as Error).message}`))
+      .finally(() => running.delete(memberId));
+    running.set(memberId, work);
+  }
+
+  async function deliverLoop(memberId: string): Promise<void> {
+    for (;;) {
+      again.delete(memberId);
+      const state = store.snapshot();
+      const signature = pendingSignature(state, memberId);
+      if (!hasSpawnMail(state, memberId) || settled.get(memberId) === signature) return;
+      // A lease seen lock-free (a delivery elsewhere, or a back-off) is re-checked when it could end, not now.
+      const held = activeSpawnLease(state, memberId, now(), isOwnerAlive);
+      const { plan, accepted } = held ? { plan: { kind: 'leased', until: held.until } as SpawnPlan, accepted: false } : await attempt(memberId);
+      if (plan.kind === 'none' || plan.kind === 'refused' || plan.kind === 'discard') settled.set(memberId, signature);
+      else settled.delete(memberId);
+      if (plan.kind === 'leased') later(memberId, Math.max(1, Math.min(LEASE_RECHECK_MS, plan.until - now() + 1)));
+      if (plan.kind === 'wait') later(memberId, plan.ms);
+      // Only an accepted spawn can have left more mail to send now (the rest of a split batch, or mail sent meanwhile).
+      if (isClosed || (!accepted && !again.has(memberId))) return;
+    }
+  }
+
+  async function attempt(memberId: string): Promise<{ plan: SpawnPlan; accepted: boolean }> {
+    let plan: SpawnPlan = { kind: 'none' };
+    const token = randomBytes(12).toString('hex');
+    await store.mutate((state, ctx) => {
+      plan = planSpawn(state, memberId, { pid, host, isOwnerAlive, env, platform, leaseMs, token }, ctx);
+      // A late size refusal must not keep the drain it made; nothing is saved.
+      return { ok: plan.kind !== 'discard', message: plan.kind };
+    });
+    const planned = plan as SpawnPlan;
+    if (planned.kind === 'discard') {
+      await store.mutate((state, ctx) => ({ ok: recordMemberError(state, memberId, ctx.now(), planned.message), message: '' }));
+    }
+    if (planned.kind !== 'spawn') return { plan: planned, accepted: false };
+    const outcome = await spawnFn({ file: planned.file, args: planned.args, cwd: options.projectDir, env: childEnv(env), timeoutMs });
+    await finish(memberId, planned, outcome);
+    return { plan: planned, accepted: isAccepted(outcome) };
+  }
+
+  async function finish(memberId: string, plan: Extract<SpawnPlan, { kind: 'spawn' }>, outcome: SpawnOutcome): Promise<void> {
+    const accepted = isAccepted(outcome);
+    let retryMs: number | undefined;
+    for (let tryNo = 1; ; tryNo += 1) {
+      try {
+        await store.mutate((state, ctx) => {
+          const at = ctx.now();
+          if (accepted) {
+            commitDelivery(state, memberId, plan.ids, 'spawn_push', at, plan.owner);
+          } else {
+            // Only envelopes still held by this attempt: after a takeover they belong to someone else.
+            const mine = plan.ids.filter((id) => {
+              const owner = Object.prototype.hasOwnProperty.call(state.messages, id) ? state.messages[id]!.delivery_owner : undefined;
+              return !!owner && owner.pid === plan.owner.pid && owner.host === plan.owner.host && owner.lease_until === plan.owner.lease_until;
+            });
+            const result = requeueFailedDelivery(state, memberId, mine);
+            const attempts = Math.max(0, ...result.requeued.map((id) => state.messages[id]?.attempts ?? 0));
+            retryMs = result.requeued.length > 0 ? SPAWN_RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1) : undefined;
+            const parts = [`${result.requeued.length} message(s) re-queued${retryMs === undefined ? '' : `, retry in ${retryMs / 1000} s`}`];
+            if (result.failed.length > 0) parts.push(`${result.failed.length} failed after ${MAX_DELIVERY_ATTEMPTS} attempts`);
+            recordMemberError(state, memberId, at, `Spawn delivery to ${memberId} failed (${describeFailure(outcome)}); ${parts.join('; ')}`);
+          }
+          // After a failure the lease stays as the back-off, so no process retries before it is due.
+          if (retryMs === undefined) releaseSpawnLease(state, memberId, plan.token);
+          else extendSpawnLease(state, memberId, plan.token, at + retryMs);
+          return { ok: true, message: '' };
+        });
+        break;
+      } catch (err) {
+        // Residual risk: if the commit never lands, the mail comes back when the lease expires and is delivered again.
+        log(`spawn delivery to ${memberId}: could not record the outcome (try ${tryNo}): ${(err as Error).message}`);
+        if (tryNo >= FINISH_TRIES) return;
+      }
+    }
+    if (accepted) log(`spawn delivery to ${memberId}: ${plan.ids.length} message(s) delivered`);
+    else log(`spawn delivery to ${memberId} failed: ${describeFailure(outcome)}`);
+    // A millisecond past the back-off, so the lease has certainly lapsed when the retry looks.
+    if (retryMs !== undefined) later(memberId, retryMs + 1);
+  }
+
+  function trigger(memberIds?: readonly string[]): void {
+    if (isClosed || isDisabled) return;
+    let ids = memberIds;
+    if (ids === undefined) {
+      let state: State;
+      try {
+        state = store.snapshot();
+      } catch (err) {
+        log(`spawn delivery: could not read the state: ${(err as Error).message}`);
+        return;
+      }
+      ids = Object.keys(state.queues).filter((id) => hasSpawnMail(state, id));
+    }
+    for (const id of new Set(ids)) start(id);
+  }
+
+  return {
+    trigger,
+    attach(watcher) {
+      detach?.();
+      detach = watcher.onChange(() => trigger());
+      trigger();
+    },
+    close() {
+      isClosed = true;
+      detach?.();
+      detach = undefined;
+      for (const timer of timers.values()) timer.cancel();
+      timers.clear();
+    },
+    async whenIdle() {
+      while (running.size > 0) await Promise.all([...running.values()]);
+    },
+  };
+}

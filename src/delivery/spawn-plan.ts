@@ -1,0 +1,117 @@
+// The locked half of a spawn delivery, run inside one store.mutate: recover
+// abandoned deliveries, check the lease, check the argv size, drain, frame
+// and take the lease — all under the same lock, so no other process can
+// slip a drain or a second resume between the check and the take.
+import {
+  activeSpawnLease, BATCH_SEPARATOR, compareSendOrder, cooldownRemainingMs, drainQueue, frameForDelivery,
+  pendingFor, recordMemberError, spawnMemberships, sweepInFlight, takeSpawnLease,
+  type DeliveryOwner, type EngineCtx, type Envelope, type State,
+} from '../engine';
+import {
+  argvBudget, argvCost, fittingPrefix, hostSessionIdProblem, isSpawnHost, resolveHostBinary, resumeArgs,
+  SPAWN_HOSTS, type SpawnHost,
+} from './spawn-command';
+
+export interface PlanContext {
+  pid: number;
+  host: string;
+  isOwnerAlive: (owner: DeliveryOwner) => boolean;
+  env: Readonly<Record<string, string | undefined>>;
+  platform: string;
+  leaseMs: number;
+  /** Fresh per attempt: tells this attempt's lease from any other. */
+  token: string;
+}
+
+export type SpawnPlan =
+  | { kind: 'none' }
+  | { kind: 'leased'; until: number }
+  | { kind: 'wait'; ms: number }
+  | { kind: 'refused' }
+  /** The batch outgrew the budget only after the drain; the caller must discard this mutation. */
+  | { kind: 'discard'; message: string }
+  | { kind: 'spawn'; file: string; args: string[]; ids: string[]; owner: DeliveryOwner; token: string };
+
+/** One host session to resume and the channels whose mail goes to it. */
+interface SpawnTarget {
+  host: SpawnHost;
+  hostSessionId: string | null;
+  channelIds: string[];
+}
+
+/** The member's spawn_push memberships on hosts we can resume, grouped by host session; unpaused channels only. */
+export function spawnTargets(state: State, memberId: string): SpawnTarget[] {
+  const targets = new Map<string, SpawnTarget>();
+  for (const { channelId, member } of spawnMemberships(state, memberId)) {
+    if (!isSpawnHost(member.host)) continue;
+    const channel = Object.values(state.channels).find((c) => c.id === channelId);
+    if (!channel || channel.paused) continue;
+    const key = `${member.host}\u0000${member.host_session_id ?? ''}`;
+    const target = targets.get(key) ?? { host: member.host, hostSessionId: member.host_session_id, channelIds: [] };
+    target.channelIds.push(channelId);
+    targets.set(key, target);
+  }
+  return [...targets.values()];
+}
+
+/** Pending mail for `memberId` in the target's channels, oldest first. */
+export function targetPending(state: State, memberId: string, target: SpawnTarget): Envelope[] {
+  return target.channelIds.flatMap((id) => pendingFor(state, memberId, id)).sort(compareSendOrder);
+}
+
+/** Plans (and, under the caller's lock, starts) one spawn delivery to `memberId`. */
+export function planSpawn(state: State, memberId: string, pc: PlanContext, ctx: EngineCtx): SpawnPlan {
+  const now = ctx.now();
+  // Every drain sweeps first: a delivery whose owner died or overran its lease comes back, attempt counted.
+  sweepInFlight(state, pc.isOwnerAlive, now);
+  const held = activeSpawnLease(state, memberId, now, pc.isOwnerAlive);
+  if (held) return { kind: 'leased', until: held.until };
+  let refused = false;
+  const refuse = (message: string): void => {
+    recordMemberError(state, memberId, now, `Spawn delivery to ${memberId} skipped: ${message}`);
+    refused = true;
+  };
+  for (const target of spawnTargets(state, memberId)) {
+    const pending = targetPending(state, memberId, target);
+    if (pending.length === 0) continue;
+    const problem = hostSessionIdProblem(target.hostSessionId);
+    if (problem) {
+      refuse(`${problem}; its mail stays queued for opencomms_pull`);
+      continue;
+    }
+    const binary = resolveHostBinary(target.host, pc.env);
+    if (!binary) {
+      refuse(`${SPAWN_HOSTS[target.host].override} is not a usable command (unterminated quote?)`);
+      continue;
+    }
+    const hsid = target.hostSessionId!;
+    const budget = argvBudget(pc.platform);
+    const fixedCost = argvCost(binary.file, [...binary.prefix, ...resumeArgs(target.host, hsid, '')], pc.platform);
+    const preview = pending.map((e) => frameForDelivery(state, [e], ctx));
+    const fits = fittingPrefix(preview, BATCH_SEPARATOR, fixedCost, budget, pc.platform);
+    if (fits === 0) {
+      refuse(`message ${pending[0]!.message_id} is too large to pass on a command line (budget ${budget}); nothing was truncated, it stays queued for opencomms_pull`);
+      continue;
+    }
+    const owner: DeliveryOwner = { pid: pc.pid, host: pc.host, lease_until: now + pc.leaseMs };
+    // Per-channel limits keep the drain to the envelopes that were measured (whole messages, oldest first).
+    const perChannel = new Map<string, number>();
+    for (const e of pending.slice(0, fits)) perChannel.set(e.channel_id, (perChannel.get(e.channel_id) ?? 0) + 1);
+    const handed = [...perChannel].flatMap(([channel, limit]) => drainQueue(state, memberId, { channel, limit, owner, now }));
+    if (handed.length === 0) {
+      const wait = cooldownRemainingMs(state, memberId, now);
+      if (wait > 0) return { kind: 'wait', ms: wait };
+      continue;
+    }
+    handed.sort(compareSendOrder);
+    const batch = frameForDelivery(state, handed, ctx);
+    const args = [...binary.prefix, ...resumeArgs(target.host, hsid, batch)];
+    // The drain may skip aged-out mail and take a later envelope instead; re-check the real batch.
+    if (argvCost(binary.file, args, pc.platform) > budget) {
+      return { kind: 'discard', message: `Spawn delivery to ${memberId} skipped: the batch is too large to pass on a command line (budget ${budget}); it stays queued for opencomms_pull` };
+    }
+    takeSpawnLease(state, memberId, { pid: pc.pid, host: pc.host, token: pc.token, until: now + pc.leaseMs }, now, pc.isOwnerAlive);
+    return { kind: 'spawn', file: binary.file, args, ids: handed.map((e) => e.message_id), owner, token: pc.token };
+  }
+  return refused ? { kind: 'refused' } : { kind: 'none' };
+}
