@@ -1,0 +1,149 @@
+// Which member id install writes, the print-only hosts, and usage errors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { runCli, tempProject } from '../helpers/server';
+import { json, readJson, snapshot, writeFiles } from '../hosts/install-support';
+
+const opts = { cwd: tmpdir() };
+
+function pinsOf(project: string): string[] {
+  const dir = join(project, '.opencomms', 'pins');
+  return existsSync(dir) ? readdirSync(dir).sort() : [];
+}
+
+test('--member is written into the config and pinned under the host', async (t) => {
+  const project = tempProject(t);
+  const { code, stdout } = await runCli(['install', 'cursor', '--project', project, '--member', 'alice-1'], opts);
+  assert.equal(code, 0);
+  assert.match(stdout, /member id alice-1/);
+  assert.equal(readJson(join(project, '.cursor/mcp.json')).mcpServers.opencomms.env.OPENCOMMS_MEMBER_ID, 'alice-1');
+  assert.equal(readJson(join(project, '.opencomms/pins/alice-1.json')).host, 'cursor');
+});
+
+test('a malformed --member exits 2 with one line and writes nothing', async (t) => {
+  const project = tempProject(t);
+  const { code, stderr } = await runCli(['install', 'cursor', '--project', project, '--member', '<set by: opencomms install-member>'], opts);
+  assert.equal(code, 2);
+  assert.equal(stderr.trim().split('\n').length, 1);
+  assert.deepEqual(snapshot(project), {});
+});
+
+test('the single existing pin of the host is reused instead of minting', async (t) => {
+  const project = tempProject(t);
+  assert.equal((await runCli(['pin', '--project', project, '--host', 'codex', '--id', 'bob'], opts)).code, 0);
+  const { code, stdout } = await runCli(['install', 'codex', '--project', project], opts);
+  assert.equal(code, 0);
+  assert.match(stdout, /member id bob /);
+  assert.deepEqual(pinsOf(project), ['bob.json']);
+  assert.match(readFileSync(join(project, '.codex/config.toml'), 'utf8'), /OPENCOMMS_MEMBER_ID = "bob"/);
+});
+
+test('with two pins of the host a fresh id is minted, and a re-run keeps the id already in the config', async (t) => {
+  const project = tempProject(t);
+  await runCli(['pin', '--project', project, '--host', 'vscode', '--id', 'p1'], opts);
+  await runCli(['pin', '--project', project, '--host', 'vscode', '--id', 'p2'], opts);
+  const first = await runCli(['install', 'vscode', '--project', project], opts);
+  const id = /member id (\S+)/.exec(first.stdout)![1];
+  assert.match(id, /^sess_/);
+  const files = snapshot(project);
+  const second = await runCli(['install', 'vscode', '--project', project], opts);
+  assert.match(second.stdout, new RegExp(`member id ${id} `));
+  assert.deepEqual(snapshot(project), files);
+});
+
+test('a pin of another host is not reused', async (t) => {
+  const project = tempProject(t);
+  await runCli(['pin', '--project', project, '--host', 'codex', '--id', 'codex-one'], opts);
+  const { stdout } = await runCli(['install', 'gemini-cli', '--project', project], opts);
+  assert.doesNotMatch(stdout, /codex-one/);
+});
+
+test('re-installing with another --member replaces our entry in place', async (t) => {
+  const project = tempProject(t);
+  writeFiles(project, { '.mcp.json': json({ mcpServers: { a: { command: 'a' }, z: { command: 'z' } } }) });
+  await runCli(['install', 'claude-code', '--project', project, '--member', 'first'], opts);
+  await runCli(['install', 'claude-code', '--project', project, '--member', 'second'], opts);
+  const config = readJson(join(project, '.mcp.json'));
+  assert.deepEqual(Object.keys(config.mcpServers), ['a', 'z', 'opencomms']);
+  assert.equal(config.mcpServers.opencomms.env.OPENCOMMS_MEMBER_ID, 'second');
+  const stop = readJson(join(project, '.claude/settings.json')).hooks.Stop;
+  assert.equal(stop.length, 1);
+  assert.match(stop[0].hooks[0].command, /^OPENCOMMS_MEMBER_ID=second /);
+});
+
+test('--dry-run on a fresh project names the id it would mint and writes no pin', async (t) => {
+  const project = tempProject(t);
+  const { code, stdout } = await runCli(['install', 'opencode', '--project', project, '--dry-run'], opts);
+  assert.equal(code, 0);
+  assert.match(stdout, /member id sess_[0-9a-f]{24} \(new\); would pin it/);
+  assert.match(stdout, /"\$schema": "https:\/\/opencode.ai\/config.json"/);
+  assert.deepEqual(snapshot(project), {});
+});
+
+test('an unknown host exits 2 and lists the hosts', async (t) => {
+  const project = tempProject(t);
+  for (const command of ['install', 'uninstall']) {
+    const { code, stderr } = await runCli([command, 'emacs', '--project', project], opts);
+    assert.equal(code, 2);
+    assert.equal(stderr.trim().split('\n').length, 1);
+    assert.match(stderr, /claude-code, codex, gemini-cli, opencode, cursor, vscode, claude-desktop, windsurf, goose/);
+  }
+  assert.deepEqual(snapshot(project), {});
+});
+
+for (const [host, marker] of [['claude-desktop', '"mcpServers"'], ['windsurf', '"mcpServers"'], ['goose', 'extensions:\n  opencomms:']] as const) {
+  test(`${host}: prints the entry to paste and where, writing only the bundle copy and the pin`, async (t) => {
+    const project = tempProject(t);
+    const { code, stdout } = await runCli(['install', host, '--project', project], opts);
+    assert.equal(code, 0);
+    assert.ok(stdout.includes(marker), stdout);
+    const id = /member id (\S+)/.exec(stdout)![1];
+    assert.ok(stdout.includes(join(project, '.opencomms', 'opencomms.js')));
+    assert.ok(stdout.includes(id));
+    assert.deepEqual(Object.keys(snapshot(project)).sort(), [
+      join('.opencomms', 'opencomms.js'), join('.opencomms', 'package.json'), join('.opencomms', 'pins', `${id}.json`),
+    ].sort());
+    if (host !== 'goose') {
+      const pasted = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { mcpServers: { opencomms: { args: string[]; env: object } } };
+      assert.deepEqual(pasted.mcpServers.opencomms.env, { OPENCOMMS_MEMBER_ID: id });
+      assert.equal(pasted.mcpServers.opencomms.args.at(-1), host);
+    }
+    const un = await runCli(['uninstall', host, '--project', project], opts);
+    assert.equal(un.code, 0);
+    assert.match(un.stdout, /remove the opencomms entry/);
+  });
+}
+
+test('the copied bundle runs inside a "type": "module" project', async (t) => {
+  const project = tempProject(t);
+  writeFiles(project, { 'package.json': json({ type: 'module' }) });
+  assert.equal((await runCli(['install', 'cursor', '--project', project], opts)).code, 0);
+  const { spawnSync } = await import('node:child_process');
+  const run = spawnSync(process.execPath, [join(project, '.opencomms', 'opencomms.js'), '--version'], { encoding: 'utf8', timeout: 10_000 });
+  assert.equal(run.status, 0, run.stderr);
+});
+
+test('the bundle copy is rewritten only when its content differs', async (t) => {
+  const project = tempProject(t);
+  await runCli(['install', 'cursor', '--project', project], opts);
+  writeFiles(project, { '.opencomms/opencomms.js': '// stale\n' });
+  const { stdout } = await runCli(['install', 'cursor', '--project', project], opts);
+  assert.match(stdout, /wrote \.opencomms[/\\]opencomms\.js/);
+  assert.notEqual(readFileSync(join(project, '.opencomms/opencomms.js'), 'utf8'), '// stale\n');
+  const again = await runCli(['install', 'cursor', '--project', project], opts);
+  assert.match(again.stdout, /already installed/);
+});
+
+test('uninstall takes our hook out of a mixed entry and keeps the other hook', async (t) => {
+  const project = tempProject(t);
+  await runCli(['install', 'claude-code', '--project', project, '--member', 'm1'], opts);
+  const settings = readJson(join(project, '.claude/settings.json'));
+  settings.hooks.Stop[0].hooks.push({ type: 'command', command: 'echo mine' });
+  writeFiles(project, { '.claude/settings.json': json(settings) });
+  await runCli(['uninstall', 'claude-code', '--project', project], opts);
+  assert.deepEqual(readJson(join(project, '.claude/settings.json')), { hooks: { Stop: [{ hooks: [{ type: 'command', command: 'echo mine' }] }] } });
+  assert.equal(existsSync(join(project, '.mcp.json')), false);
+});
