@@ -1,0 +1,39 @@
+// `opencomms hook --wait` (the asyncRewake Stop hook): exit 2 with a notice
+// on stderr when mail waits or arrives, exit 0 with {} on timeout; it never
+// drains, so the mail is still there for opencomms_pull.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { channelWith, claudeEvent, hook, send, stateOf, tempProject } from './support';
+
+async function setUp(t: Parameters<typeof tempProject>[0]) {
+  const project = tempProject(t);
+  const store = await channelWith(project, 'review', [{ id: 'bob-1', role: 'reviewer', host: 'mcp' }, { id: 'alice-1', role: 'author', hostSessionId: 's' }]);
+  return { project, store };
+}
+
+test('mail already waiting: exit 2 at once with a notice, the mail untouched', async (t) => {
+  const { project, store } = await setUp(t);
+  const [id] = await send(store, 'review', 'bob-1', 'alice-1', ['wake up']);
+  const run = await hook(project, claudeEvent('Stop', 's'), {}, { wait: true, timeoutMs: 5_000 });
+  assert.equal(run.code, 2);
+  assert.deepEqual(run.answer, {});
+  assert.match(run.warnings.join('\n'), /1 new message .* call opencomms_pull/);
+  assert.equal(stateOf(store).messages[id!]!.delivery_status, 'pending');
+});
+
+test('mail arriving while waiting wakes the hook', async (t) => {
+  const { project, store } = await setUp(t);
+  const waiting = hook(project, claudeEvent('Stop', 's'), {}, { wait: true, timeoutMs: 8_000 });
+  await send(store, 'review', 'bob-1', 'alice-1', ['arrived later']);
+  const run = await waiting;
+  assert.equal(run.code, 2);
+  assert.match(run.warnings.join('\n'), /opencomms_pull/);
+});
+
+test('no mail before the timeout: {} and exit 0', async (t) => {
+  const { project } = await setUp(t);
+  const run = await hook(project, claudeEvent('Stop', 's'), {}, { wait: true, timeoutMs: 50 });
+  assert.equal(run.code, 0);
+  assert.deepEqual(run.answer, {});
+  assert.deepEqual(run.warnings, []);
+});
