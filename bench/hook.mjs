@@ -1,0 +1,128 @@
+// Hook no-op benchmark (a report, not a test): what `opencomms hook` costs a
+// host on every prompt when there is no mail, against a bare Node process
+// that reads stdin and prints {}. The project is a busy one: 2000 delivered
+// 1 KB messages retained in history, so the run shows the fast path never
+// reads history. Interleaved repetitions (hook, floor, hook, floor, ...),
+// medians, the ratio to the floor measured in this same run.
+//   npm run build && npx tsc -p tsconfig.test.json && node bench/hook.mjs
+//   (BENCH_REPS=21 by default, at least 15; BENCH_TIMEOUT_MS=10000)
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const SERVER = join(root, 'dist/opencomms.js');
+const REPS = Math.max(15, Number(process.env.BENCH_REPS ?? 21) || 21);
+const WARMUP = 2;
+const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 10_000) || 10_000;
+const TARGET = 1.15;
+const MESSAGES = 2000;
+const MESSAGE_BYTES = 1024;
+
+// As in bench/startup.mjs: a CA bundle parsed at every Node boot would add the
+// same constant to both sides and flatten the ratio towards 1.
+const CHILD_ENV = { ...process.env };
+for (const name of ['NODE_EXTRA_CA_CERTS', 'OPENCOMMS_MEMBER_ID', 'OPENCOMMS_PROJECT_DIR', 'OPENCOMMS_HOST']) delete CHILD_ENV[name];
+
+// ---- the project: two members, 2000 delivered 1 KB messages in history ------
+async function buildProject() {
+  let store;
+  let engine;
+  try {
+    ({ openStore: store } = require(join(root, 'build/src/store/index.js')));
+    engine = require(join(root, 'build/src/engine/index.js'));
+  } catch {
+    console.error('bench/hook.mjs needs the compiled store and engine: run `npx tsc -p tsconfig.test.json` first.');
+    process.exit(1);
+  }
+  const dir = fs.mkdtempSync(join(os.tmpdir(), 'oc-hook-bench-'));
+  const s = store({ projectDir: dir });
+  const base = { project_id: 'local-project', worktree: dir, role_prompt: 'bench' };
+  await s.mutate((state, ctx) => {
+    engine.createChannel(state, { ...base, channel: 'bench', role: 'writer', session_id: 'writer-1', host: 'mcp', rate_limit: 1000 }, ctx);
+    return engine.joinChannel(state, { ...base, channel: 'bench', role: 'reader', session_id: 'reader-1', host: 'claude-code', host_session_id: 'reader-session' }, ctx);
+  });
+  const owner = { pid: process.pid, host: os.hostname(), lease_until: Date.now() + 60_000 };
+  const BATCH = 250;
+  for (let sent = 0; sent < MESSAGES; sent += BATCH) {
+    await s.mutate((state, ctx) => {
+      const channel = state.channels.bench;
+      for (let i = sent; i < Math.min(MESSAGES, sent + BATCH); i += 1) {
+        channel.rate = { window_start: ctx.now(), count: 0 }; // the bench sends faster than any rate limit allows
+        const content = `message ${i} `.padEnd(MESSAGE_BYTES, 'x');
+        const sentResult = engine.sendMessage(state, { channel: 'bench', session_id: 'writer-1', to: 'reader-1', content }, ctx);
+        if (!sentResult.ok) throw new Error(`send ${i}: ${sentResult.message}`);
+      }
+      // The reader takes them (a pull), so they are delivered and move to history at save.
+      const handed = engine.drainQueue(state, 'reader-1', { owner, now: ctx.now(), ignoreCooldown: true });
+      engine.commitDelivery(state, 'reader-1', handed.map((e) => e.message_id), 'pull', ctx.now());
+      return { ok: true, message: 'batch' };
+    });
+  }
+  const historyDir = join(dir, '.opencomms', 'history');
+  const lines = fs.readdirSync(historyDir).reduce((n, f) => n + fs.readFileSync(join(historyDir, f), 'utf8').split('\n').filter(Boolean).length, 0);
+  const state = JSON.parse(fs.readFileSync(join(dir, '.opencomms', 'state.json'), 'utf8'));
+  if (lines < MESSAGES) throw new Error(`expected ${MESSAGES} history records, found ${lines}`);
+  if ((state.queues['reader-1'] ?? []).length !== 0) throw new Error('the reader must have no mail');
+  return { dir, historyRecords: lines, stateBytes: fs.statSync(join(dir, '.opencomms', 'state.json')).size };
+}
+
+// ---- one spawn → exit --------------------------------------------------------
+const EVENT = JSON.stringify({
+  hook_event_name: 'UserPromptSubmit', session_id: 'reader-session', transcript_path: '/tmp/t.jsonl', cwd: os.tmpdir(), prompt: 'go on',
+});
+const FLOOR_SCRIPT = `let b='';process.stdin.setEncoding('utf8');process.stdin.on('data',c=>{b+=c});process.stdin.on('end',()=>{JSON.parse(b);process.stdout.write('{}\\n')});`;
+
+function runOnce(kind, dir) {
+  const args = kind === 'hook' ? [SERVER, 'hook', '--project', dir] : ['-e', FLOOR_SCRIPT];
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env: CHILD_ENV });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (c) => { out += c; });
+    child.stderr.setEncoding('utf8').on('data', (c) => { err += c; });
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`${kind} did not exit within ${TIMEOUT_MS} ms`)); }, TIMEOUT_MS);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      const ms = performance.now() - t0;
+      if (code !== 0 || out !== '{}\n') reject(new Error(`${kind}: exit ${code}, stdout ${JSON.stringify(out)}, stderr ${err}`));
+      else resolve(ms);
+    });
+    child.stdin.end(EVENT);
+  });
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+const project = await buildProject();
+const stateBefore = fs.readFileSync(join(project.dir, '.opencomms', 'state.json'));
+const times = { hook: [], floor: [] };
+for (let i = 0; i < WARMUP + REPS; i += 1) {
+  for (const kind of i % 2 === 0 ? ['hook', 'floor'] : ['floor', 'hook']) {
+    const ms = await runOnce(kind, project.dir);
+    if (i >= WARMUP) times[kind].push(ms);
+  }
+}
+const unchanged = stateBefore.equals(fs.readFileSync(join(project.dir, '.opencomms', 'state.json')));
+fs.rmSync(project.dir, { recursive: true, force: true });
+
+const hook = median(times.hook);
+const floor = median(times.floor);
+const ratio = hook / floor;
+console.log(`hook no-op: UserPromptSubmit, member with no mail, ${project.historyRecords} delivered 1 KB messages in history, state.json ${project.stateBytes} bytes`);
+console.log(`node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu?'}, ${REPS} interleaved repetitions after ${WARMUP} warm-up`);
+console.log(`  opencomms hook   median ${hook.toFixed(1)} ms  (min ${Math.min(...times.hook).toFixed(1)}, max ${Math.max(...times.hook).toFixed(1)})`);
+console.log(`  node floor       median ${floor.toFixed(1)} ms  (min ${Math.min(...times.floor).toFixed(1)}, max ${Math.max(...times.floor).toFixed(1)})`);
+console.log(`  ratio ${ratio.toFixed(3)}×  target ≤ ${TARGET.toFixed(2)}×  ${ratio <= TARGET ? 'PASS' : 'MISS'}`);
+console.log(`  state.json untouched by the no-op hooks: ${unchanged ? 'yes' : 'NO'}`);
+process.exitCode = ratio <= TARGET && unchanged ? 0 : 1;
