@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# Installs OpenComms into a throwaway project for each host whose CLI runs
+# offline, and asks the host itself whether the server connects:
+#   claude mcp list, gemini mcp list, opencode mcp list, and for Codex
+#   `codex app-server` over stdio (initialize, thread/start ephemeral,
+#   mcpServerStatus/list, hooks/list, mcpServer/tool/call).
+# No login and no model call. Not part of `npm test`.
+#
+# Usage: scripts/check-hosts.sh
+#   CHECK_HOSTS_PREFIX=DIR  reuse an npm prefix that already holds the host CLIs
+#   CHECK_HOSTS_KEEP=1      keep the temp dirs for a look afterwards
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DIST="$ROOT/dist/opencomms.js"
+[ -f "$DIST" ] || { echo "check-hosts: $DIST is missing; run npm run build first." >&2; exit 1; }
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/opencomms-check-hosts.XXXXXX")"
+[ "${CHECK_HOSTS_KEEP:-}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
+PREFIX="${CHECK_HOSTS_PREFIX:-$WORK/prefix}"
+PROJECT="$WORK/project"
+mkdir -p "$PROJECT" "$WORK/home"
+
+# A throwaway HOME and XDG dirs: nothing the hosts write reaches the real user.
+NPM_CACHE="${npm_config_cache:-$HOME/.npm}"
+export HOME="$WORK/home"
+export XDG_CONFIG_HOME="$HOME/.config" XDG_DATA_HOME="$HOME/.local/share" XDG_CACHE_HOME="$HOME/.cache" XDG_STATE_HOME="$HOME/.local/state"
+export npm_config_cache="$NPM_CACHE"
+export PATH="$PREFIX/bin:$PATH"
+unset OPENCOMMS_MEMBER_ID OPENCOMMS_PROJECT_DIR
+
+PACKAGES=(@anthropic-ai/claude-code @google/gemini-cli @openai/codex opencode-ai)
+status=0
+declare -A RESULT
+
+section() { printf '\n=== %s ===\n' "$1"; }
+
+section "host CLIs"
+if [ -x "$PREFIX/bin/claude" ] && [ -x "$PREFIX/bin/gemini" ] && [ -x "$PREFIX/bin/codex" ] && [ -x "$PREFIX/bin/opencode" ]; then
+  echo "reusing $PREFIX"
+else
+  echo "npm install -g --prefix $PREFIX ${PACKAGES[*]}"
+  start=$SECONDS
+  if ! timeout 1200 npm install -g --prefix "$PREFIX" --no-fund --no-audit "${PACKAGES[@]}" >"$WORK/npm.log" 2>&1; then
+    echo "npm install failed after $((SECONDS - start)) s; last lines:"
+    tail -20 "$WORK/npm.log"
+  else
+    echo "installed in $((SECONDS - start)) s"
+  fi
+fi
+for bin in claude gemini codex opencode; do
+  printf '%-9s %s\n' "$bin" "$(timeout 60 "$bin" --version 2>/dev/null | head -1 || echo 'not available')"
+done
+
+section "opencomms install (project $PROJECT)"
+git -C "$PROJECT" init -q 2>/dev/null # Codex finds the project root by its .git
+for host in claude-code gemini-cli opencode codex; do
+  node "$DIST" install "$host" --project "$PROJECT" || { echo "install $host failed"; status=1; }
+done
+
+# Approvals the hosts would otherwise ask for interactively, in the throwaway HOME.
+cat >"$HOME/.claude.json" <<EOF
+{"projects":{"$PROJECT":{"hasTrustDialogAccepted":true,"enabledMcpjsonServers":["opencomms"]}}}
+EOF
+mkdir -p "$HOME/.gemini" "$HOME/.codex"
+printf '{"%s":"TRUST_FOLDER"}\n' "$PROJECT" >"$HOME/.gemini/trustedFolders.json"
+printf '[projects."%s"]\ntrust_level = "trusted"\n' "$PROJECT" >"$HOME/.codex/config.toml"
+
+check() { # name, grep pattern, command...
+  local name=$1 pattern=$2
+  shift 2
+  section "$name: $*"
+  local out
+  out="$(cd "$PROJECT" && timeout 120 "$@" 2>&1)"
+  printf '%s\n' "$out" | sed -e 's/\x1b\[[0-9;]*m//g' | grep -v '^\s*$' | tail -15
+  if printf '%s' "$out" | grep -Eiq "$pattern"; then RESULT[$name]=connected; else RESULT[$name]="NOT connected"; status=1; fi
+}
+
+command -v claude >/dev/null && check claude-code 'opencomms.*connected' claude mcp list
+command -v gemini >/dev/null && check gemini-cli 'opencomms.*connected' gemini mcp list
+command -v opencode >/dev/null && check opencode 'opencomms.*connected' opencode mcp list
+
+if command -v codex >/dev/null; then
+  section "codex: app-server over stdio"
+  out="$(cd "$PROJECT" && timeout 180 node - "$PROJECT" <<'EOF' 2>&1
+const { spawn } = require('node:child_process');
+const project = process.argv[2];
+const child = spawn('codex', ['app-server'], { cwd: project, stdio: ['pipe', 'pipe', 'ignore'] });
+const waiters = new Map();
+const events = [];
+let buffered = '';
+let nextId = 1;
+child.stdout.setEncoding('utf8').on('data', (chunk) => {
+  buffered += chunk;
+  let nl;
+  while ((nl = buffered.indexOf('\n')) !== -1) {
+    const line = buffered.slice(0, nl);
+    buffered = buffered.slice(nl + 1);
+    let message;
+    try { message = JSON.parse(line); } catch { continue; }
+    if (message.id !== undefined && waiters.has(message.id)) {
+      waiters.get(message.id)(message);
+      waiters.delete(message.id);
+    } else if (message.method) {
+      events.push(message);
+      for (const w of [...waiters.values()]) if (w.onEvent) w.onEvent();
+    }
+  }
+});
+function call(method, params) {
+  const id = nextId++;
+  child.stdin.write(`${JSON.stringify({ id, method, params })}\n`);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no reply to ${method} within 60 s`)), 60_000);
+    waiters.set(id, (m) => { clearTimeout(timer); resolve(m); });
+  });
+}
+function untilEvent(check, what) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${what} within 60 s`)), 60_000);
+    const tick = setInterval(() => {
+      const found = events.find(check);
+      if (found) { clearInterval(tick); clearTimeout(timer); resolve(found); }
+    }, 50);
+  });
+}
+const show = (label, value) => console.log(`${label}: ${JSON.stringify(value).slice(0, 600)}`);
+(async () => {
+  const init = await call('initialize', { clientInfo: { name: 'opencomms-check-hosts', version: '0' } });
+  show('initialize', init.result ?? init.error);
+  child.stdin.write(`${JSON.stringify({ method: 'initialized' })}\n`);
+  const thread = await call('thread/start', { cwd: project, ephemeral: true });
+  if (!thread.result) throw new Error(`thread/start failed: ${JSON.stringify(thread.error)}`);
+  const threadId = thread.result.thread.id;
+  console.log(`thread/start: ephemeral thread ${threadId}`);
+  const ready = await untilEvent((e) => e.method === 'mcpServer/startupStatus/updated' && e.params.name === 'opencomms'
+    && e.params.status !== 'starting', 'opencomms startup status');
+  show('mcpServer/startupStatus/updated', ready.params);
+  const status = await call('mcpServerStatus/list', { threadId, serverName: 'opencomms' });
+  const servers = status.result?.data ?? [];
+  show('mcpServerStatus/list', servers.map((s) => ({ name: s.name, tools: Object.keys(s.tools ?? {}).length, authStatus: s.authStatus })));
+  const hooks = await call('hooks/list', { threadId });
+  show('hooks/list', (hooks.result?.data ?? []).flatMap((entry) => entry.hooks.map((h) => h.eventName ?? h.event ?? h))
+    .map((h) => (typeof h === 'string' ? h : JSON.stringify(h).slice(0, 80))));
+  const tool = await call('mcpServer/tool/call', { threadId, server: 'opencomms', tool: 'opencomms_status', arguments: {} });
+  show('mcpServer/tool/call opencomms_status', tool.result ?? tool.error);
+  const connected = ready.params.status === 'ready' && servers.some((s) => s.name === 'opencomms') && tool.result && !tool.result.isError;
+  console.log(connected ? 'codex: opencomms connected' : 'codex: opencomms NOT connected');
+  child.stdin.end();
+  setTimeout(() => child.kill(), 2_000).unref();
+})().catch((err) => {
+  console.log(`codex: ${err.message}`);
+  child.kill();
+});
+EOF
+)"
+  printf '%s\n' "$out"
+  if printf '%s' "$out" | grep -q 'codex: opencomms connected'; then RESULT[codex]=connected; else RESULT[codex]="NOT connected"; status=1; fi
+fi
+
+section "summary"
+for host in claude-code gemini-cli opencode codex; do printf '%-12s %s\n' "$host" "${RESULT[$host]:-not checked (CLI unavailable)}"; done
+exit $status
