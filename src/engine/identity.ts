@@ -8,15 +8,19 @@ import type { State, ToolResult } from './types';
 /**
  * The check every protected call makes: the pinned member must be a live
  * (not stale) member of the named channel, or of some channel when none is
- * named. A missing pin is `unpinned`; anything else is `not_member`.
+ * named. A missing pin is `unpinned`, a named channel that does not exist
+ * is `channel_not_found`; anything else is `not_member`.
  */
 export function authorizeMember(state: State, memberId: string | null, channel?: string | null): ToolResult {
   if (memberId === null || memberId.trim() === '') {
     return refuse('unpinned', 'This server has no pinned member identity; set OPENCOMMS_MEMBER_ID or pin one with `opencomms pin`.');
   }
-  const channels = typeof channel === 'string' && channel.trim() !== ''
-    ? [findChannel(state, channel)].filter((c) => c !== undefined)
-    : Object.values(state.channels);
+  const isNamed = typeof channel === 'string' && channel.trim() !== '';
+  const named = isNamed ? findChannel(state, channel) : undefined;
+  if (isNamed && !named) {
+    return refuse('channel_not_found', `Channel "${channel.trim().toLowerCase()}" does not exist; opencomms_status lists your channels.`);
+  }
+  const channels = named ? [named] : Object.values(state.channels);
   const live = channels.some((c) => c.members.some((m) => m.session_id === memberId && !m.stale));
   if (!live) {
     return refuse('not_member', `Member ${memberId} is not a live member of ${channel ? `channel "${channel.trim().toLowerCase()}"` : 'any channel'} (removed, disconnected, marked stale, or state reset).`);

@@ -106,10 +106,11 @@ test('a pin written after the server started is picked up on the next call', asy
 test('create and join need only a valid pin, while the other tools need membership', async (t) => {
   const project = tempProject(t);
   const fresh = await member(t, project, 'sess_fresh');
-  await refused(fresh, 'opencomms_send', { channel: 'c', content: 'hi' }, 'not_member');
+  await refused(fresh, 'opencomms_send', { channel: 'c', content: 'hi' }, 'channel_not_found');
   await refused(fresh, 'opencomms_pull', {}, 'not_member');
-  await refused(fresh, 'opencomms_inbox', { channel: 'c' }, 'not_member');
+  await refused(fresh, 'opencomms_inbox', { channel: 'c' }, 'channel_not_found');
   await create(fresh, 'c', 'writer');
+  await refused(fresh, 'opencomms_send', { channel: 'c', content: 'hi' }, 'no_recipient');
   const other = await member(t, project, 'sess_other');
   await refused(other, 'opencomms_history', { channel: 'c' }, 'not_member');
   await join(other, 'c', 'reviewer');

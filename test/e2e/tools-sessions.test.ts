@@ -29,7 +29,7 @@ test('save_session writes archives/<chn_id>.json and removes the live channel', 
   assert.equal(archive.summary, 'done for today');
   assert.deepEqual(archive.members.map((m: { session_id: string }) => m.session_id), ['sess_writer', 'sess_reviewer']);
   assert.deepEqual(liveChannels(project), []);
-  await refused(reviewer!, 'opencomms_send', { channel: 'review', content: 'still there?' }, 'not_member');
+  await refused(reviewer!, 'opencomms_send', { channel: 'review', content: 'still there?' }, 'channel_not_found');
   assert.deepEqual((await ok(reviewer!, 'opencomms_status', {})).data.channels, []);
 });
 

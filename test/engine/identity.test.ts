@@ -11,13 +11,13 @@ test('authorize refuses a missing pin with unpinned', () => {
   assert.equal(reasonOf(authorizeMember(state, ' ')), 'unpinned');
 });
 
-test('authorize denies a pin that is not a member, or not of the named channel', () => {
+test('authorize denies a pin that is not a member, or not of the named channel, and names a missing channel', () => {
   const ctx = fakeCtx();
   const state = channelWith(ctx, ['a']);
   channelWith(ctx, ['b'], 'ops', state);
   assert.equal(reasonOf(authorizeMember(state, 'z')), 'not_member');
   assert.equal(reasonOf(authorizeMember(state, 'a', 'ops')), 'not_member');
-  assert.equal(reasonOf(authorizeMember(state, 'a', 'missing')), 'not_member');
+  assert.equal(reasonOf(authorizeMember(state, 'a', 'missing')), 'channel_not_found');
   assert.equal(authorizeMember(state, 'a', 'DEV').ok, true);
   assert.equal(authorizeMember(state, 'a').ok, true);
 });
