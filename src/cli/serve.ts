@@ -6,6 +6,8 @@ import { buildTools } from '../tools/catalog';
 import { ToolServices } from '../tools/services';
 import { stdinInput } from '../transport/input';
 import { fstatSync } from 'node:fs';
+import { CHANNEL_CAPABILITY, startDoorbell, type Doorbell } from '../delivery/doorbell';
+import type { MethodTable } from '../jsonrpc/dispatcher';
 
 export interface ServeOptions {
   projectDir: string;
@@ -33,16 +35,35 @@ export function runServe(options: ServeOptions): void {
     name: 'opencomms',
     version: options.version,
     tools: new ToolRegistry(buildTools(services)),
+    experimental: { [CHANNEL_CAPABILITY]: {} },
   });
   let isClosed = false;
+  let doorbell: Doorbell | undefined;
+  // The doorbell reads the state and sets up a watch: that waits until the
+  // host has finished its handshake, so the first reply costs nothing extra
+  // and no notification precedes the initialize result.
+  const startBell = (): void => {
+    if (isClosed || doorbell) return;
+    doorbell = startDoorbell({
+      stateDir: services.store.stateDir,
+      snapshot: () => services.store.snapshot(),
+      memberId: () => {
+        const pinned = services.pin();
+        return 'memberId' in pinned ? pinned.memberId : undefined;
+      },
+      notify: (method, params) => server.notify(method, params),
+      log,
+    });
+  };
   const server = serveStdio({
     input: stdinInput(0, options.stdin),
     output: options.stdout,
-    table,
+    table: afterHandshake(table, () => setImmediate(startBell)),
     log,
     onClosed: () => {
       if (isClosed) return;
       isClosed = true;
+      doorbell?.close();
       options.exit(0);
     },
   });
@@ -52,6 +73,30 @@ export function runServe(options: ServeOptions): void {
     log('this is an MCP stdio server: add it to a host config (see README "Host setup"); it is serving stdin now');
   }
   log(`serving project ${options.projectDir} as host "${options.host}"; ${services.describeIdentity()}`);
+}
+
+/**
+ * Calls `onHandshakeDone` once: at notifications/initialized, or at the
+ * first request other than initialize (modern clients and hosts that skip
+ * the notification).
+ */
+function afterHandshake(table: MethodTable, onHandshakeDone: () => void): MethodTable {
+  let isDone = false;
+  const done = (): void => {
+    if (isDone) return;
+    isDone = true;
+    onHandshakeDone();
+  };
+  return {
+    requestHandler(method, params) {
+      if (method !== 'initialize') done();
+      return table.requestHandler(method, params);
+    },
+    notificationHandler(method) {
+      if (method === 'notifications/initialized') done();
+      return table.notificationHandler?.(method);
+    },
+  };
 }
 
 /** Whether stdin is a terminal. node:tty is loaded only for character devices: it costs start-up time. */
