@@ -167,6 +167,13 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
     channelOnlyTool(s, 'opencomms_resume', 'Resume channel', 'Resume a paused channel.', IDEMPOTENT, engine.resumeChannel),
     {
       ...channelOnlyTool(s, 'opencomms_disconnect', 'Leave channel', 'Leave a channel. Your pending mail in it is dropped; other channels are untouched.', DESTRUCTIVE, engine.disconnectChannel),
+      handler: async (a: Args) => {
+        const result = await s.asMember((state, me, ctx) =>
+          s.authorized(state, me, a.channel, () => engine.disconnectChannel(state, { channel: a.channel, session_id: me }, ctx)));
+        // The last member left and the channel went with them: its history log goes too.
+        if (result.ok && result.data?.channel_removed === true) await s.store.dropHistory(String(result.data.channel_id));
+        return result;
+      },
     },
     {
       name: 'opencomms_update_role',
@@ -221,6 +228,8 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       inputSchema: schema({ channel: { type: 'string', maxLength: MAX_ID_CHARS }, new_name: channel }, ['channel']),
       annotations: WRITE,
       handler: (a: Args) => {
+        const pinned = s.pin();
+        if ('refusal' in pinned) return pinned.refusal;
         const archive = s.findArchive(a.channel);
         if (!archive) return refusal('not_found', `No archived session named or with id "${a.channel}". List yours with opencomms_archive.`);
         return s.asMember((state, me, ctx) =>
@@ -307,9 +316,12 @@ async function deleteSession(s: ToolServices, a: Args): Promise<ToolResult> {
     const remove = (): ToolResult => {
       const outcome = engine.deleteSession(state, { channel: a.channel, session_id: me, confirm: a.confirm, archive }, ctx);
       if (!outcome.ok) return outcome;
-      if (outcome.data?.phase === 'archive') s.deleteArchive(String(outcome.data.archive_id));
-      else droppedLive = String(outcome.data?.channel_id);
-      return outcome;
+      if (outcome.data?.phase !== 'archive') {
+        droppedLive = String(outcome.data?.channel_id);
+        return outcome;
+      }
+      s.deleteArchive(String(outcome.data.archive_id));
+      return { ...outcome, message: `Deleted the archive of "${String(outcome.data.name)}".` };
     };
     // A live channel is deleted only by a live (not stale) member of it, like every other protected call.
     return isLive ? s.authorized(state, me, a.channel, remove) : remove();
