@@ -1,7 +1,7 @@
 // argv → a command and its flags. Usage errors carry exit code 2. Hand-written
 // rather than node:util's parseArgs, which costs start-up time to load.
 
-export const COMMANDS = ['serve', 'status', 'pin', 'install', 'uninstall', 'hook', 'doctor'] as const;
+export const COMMANDS = ['serve', 'status', 'pin', 'install', 'uninstall', 'hook', 'doctor', 'watch'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 type FlagName =
@@ -16,6 +16,7 @@ const FLAGS_BY_COMMAND: Record<CommandName, readonly FlagName[]> = {
   uninstall: ['project', 'dry-run'],
   hook: ['project', 'wait', 'timeout'],
   doctor: ['project', 'fix', 'json'],
+  watch: ['project', 'member', 'json'],
 };
 
 /** How many positionals each command takes (install and uninstall name a host). */
@@ -27,6 +28,7 @@ const POSITIONALS_BY_COMMAND: Record<CommandName, { min: number; max: number; wh
   uninstall: { min: 1, max: 1, what: 'a host' },
   hook: { min: 0, max: 0, what: '' },
   doctor: { min: 0, max: 0, what: '' },
+  watch: { min: 0, max: 0, what: '' },
 };
 
 const VALUE_FLAGS: readonly FlagName[] = ['project', 'host', 'id', 'member', 'timeout'];

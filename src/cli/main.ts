@@ -5,6 +5,7 @@ import { runServe } from './serve';
 import { runStatus } from './status';
 import { runPin } from './pin';
 import { runDoctor } from './doctor';
+import { runWatch } from './watch';
 import { runInstall, runUninstall } from '../hosts';
 import { runHook } from '../hooks';
 import { resolve } from 'node:path';
@@ -73,6 +74,13 @@ async function main(argv: string[]): Promise<number | undefined> {
       return runHook({
         explicitProjectDir: flags.project ?? process.env.OPENCOMMS_PROJECT_DIR,
         cwd: process.cwd(), env: process.env, input: await readStdin(), wait: flags.wait, timeoutMs: flags.timeoutMs, write, warn,
+      });
+    case 'watch':
+      return runWatch({
+        projectDir, memberId: flags.member, json: flags.json, env: process.env,
+        stdin: process.stdin, stdout: process.stdout, write, warn,
+        onSignal: (signal, handler) => process.on(signal, handler),
+        parentPid: process.ppid,
       });
     case 'doctor':
       return runDoctor({ projectDir, fix: flags.fix, json: flags.json, version: VERSION, bundlePath: resolve(process.argv[1]), write });
