@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { markStale, MAX_ERRORS, type DeliveryOwner, type State, type ToolResult } from '../engine';
-import { listPins, openStore, STATE_DIR_NAME, type PinRecord, type Store } from '../store';
+import { listPins, openStore, STATE_DIR_NAME, StoreFault, type PinRecord, type Store } from '../store';
 import { contextAnswer, EMPTY_ANSWER, guidanceAnswer, stopAnswer, type HookAnswer } from './answer';
 import {
   bindablePins, bindEnvMember, bindPin, choosePinMessage, isEnvBindingStale, memberBySession, memberFromEnv, type EnvMember,
@@ -47,13 +47,18 @@ function hasState(projectDir: string): boolean {
   return existsSync(join(projectDir, STATE_DIR_NAME, 'state.json'));
 }
 
-/** Warns on stderr and, when the project has a state file, records the problem in state.errors. */
-async function report(options: HookOptions, projectDir: string | undefined, message: string, memberId?: string): Promise<void> {
+/**
+ * Warns on stderr and, when the project has a state file, records the problem
+ * in state.errors. When the trouble was the store itself (`cause` is a
+ * StoreFault: lock timeout, unwritable file), recording would only fail or
+ * wait out the lock a second time, so the warning is all there is.
+ */
+async function report(options: HookOptions, projectDir: string | undefined, message: string, cause?: unknown): Promise<void> {
   options.warn(`opencomms: ${message}`);
-  if (projectDir === undefined || !hasState(projectDir)) return;
+  if (projectDir === undefined || cause instanceof StoreFault || !hasState(projectDir)) return;
   try {
     await openStore({ projectDir }).mutate((state) => {
-      state.errors.push(memberId === undefined ? { at: Date.now(), message } : { at: Date.now(), message, member_id: memberId });
+      state.errors.push({ at: Date.now(), message });
       if (state.errors.length > MAX_ERRORS) state.errors.splice(0, state.errors.length - MAX_ERRORS);
       return { ok: true, message: 'recorded' };
     });
@@ -183,7 +188,7 @@ export async function runHook(options: HookOptions): Promise<number> {
       await report(options, projectDir ?? resolve(options.cwd), `hook: ${parsed.problem}; answered {}`);
     }
   } catch (err) {
-    await report(options, projectDir, `hook failed and answered {}: ${err instanceof Error ? err.message : String(err)}`);
+    await report(options, projectDir, `hook failed and answered {}: ${err instanceof Error ? err.message : String(err)}`, err);
     outcome = NOTHING;
   }
   let wasSent = false;
@@ -198,7 +203,7 @@ export async function runHook(options: HookOptions): Promise<number> {
       await outcome.settle(wasSent);
     } catch (err) {
       // The mail stays in flight under this (soon dead) pid; the next hook or pull sweeps it back.
-      await report(options, projectDir, `hook could not ${wasSent ? 'commit' : 'requeue'} its delivery (it will be retried): ${err instanceof Error ? err.message : String(err)}`);
+      await report(options, projectDir, `hook could not ${wasSent ? 'commit' : 'requeue'} its delivery (it will be retried): ${err instanceof Error ? err.message : String(err)}`, err);
     }
   }
   return outcome.exitCode ?? 0;

@@ -2,6 +2,7 @@
 // project or an unreadable state all answer {} with exit code 0.
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { channelWith, claudeEvent, hook, send, stateOf, tempProject, textOf } from './support';
@@ -101,4 +102,14 @@ test('a failed commit is reported, and the mail stays in flight under this pid f
   const envelope = stateOf(store).messages[id!]!;
   assert.equal(envelope.delivery_status, 'in_flight');
   assert.equal(envelope.delivery_owner?.pid, process.pid);
+});
+
+test('the no-mail fast path takes no lock: it answers {} while another process holds the lock', async (t) => {
+  const { dir, store } = await project(t);
+  // A live holder (this very process) on this host: no waiter may break it.
+  writeFileSync(store.lockPath, JSON.stringify({ pid: process.pid, host: hostname(), t: Date.now(), token: 'held-by-test' }));
+  t.after(() => rmSync(store.lockPath, { force: true }));
+  const run = await hook(dir, claudeEvent('UserPromptSubmit', 's'));
+  assert.deepEqual(run.answer, {});
+  assert.deepEqual(run.warnings, []);
 });
