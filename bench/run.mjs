@@ -1,33 +1,28 @@
-// `npm run bench`: the start-up benchmark, then the store benchmark when it is
-// present. A report, not a gate: a missed target still exits 0; only a
-// benchmark that crashes (or cannot be prepared) makes this exit non-zero.
+// `npm run bench`: every benchmark in turn, each printing its own table of
+// ratios against an anchor measured in the same run. A report, not a gate: a
+// missed target still exits 0; only a benchmark that crashes exits non-zero.
+// `npm run bench` compiles build/ first (store, hook and doorbell benches use it).
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import * as fs from 'node:fs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const BENCHES = [
+  ['bench/startup.mjs', 'start-up: initialize / tools/list / exit against bare node, peak RSS, tools/list size'],
+  ['bench/store.mjs', 'store: one send with retained history, contended throughput'],
+  ['bench/hook.mjs', 'hook: the no-mail hook against bare node'],
+  ['bench/doorbell.mjs', 'doorbell: send → notification latency against a bare fs.watch wake'],
+];
 const failures = [];
 
-function runNode(script, args = []) {
-  const r = spawnSync(process.execPath, [join(root, script), ...args], { cwd: root, stdio: 'inherit' });
-  if (r.error) failures.push(`${script}: ${r.error.message}`);
-  else if (r.status !== 0) failures.push(`${script}: exited with ${r.status ?? r.signal}`);
-}
-
-runNode('bench/startup.mjs');
-
-if (fs.existsSync(join(root, 'bench/store.mjs'))) {
-  // store.mjs loads the tsc output under build/; compile it on a clean checkout.
-  if (!fs.existsSync(join(root, 'build/src/store'))) {
-    console.error('bench: build/src/store is missing; compiling with tsc -p tsconfig.test.json');
-    const tsc = spawnSync('npx', ['tsc', '-p', 'tsconfig.test.json'], { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
-    if (tsc.error) failures.push(`tsc: ${tsc.error.message}`);
-    // tsc still emits on type errors; what matters here is whether the store compiled
-    else if (tsc.status !== 0) console.error(`bench: tsc exited with ${tsc.status}; running the store bench on whatever it emitted`);
-  }
-  if (fs.existsSync(join(root, 'build/src/store/index.js'))) runNode('bench/store.mjs', process.env.BENCH_STORE_REPS ? [process.env.BENCH_STORE_REPS] : []);
-  else failures.push('bench/store.mjs: build/src/store/index.js is missing, store bench not run');
+for (const [script, what] of BENCHES) {
+  if (!existsSync(join(root, script))) continue;
+  console.log(`\n== ${what} (${script})`);
+  const args = script === 'bench/store.mjs' && process.env.BENCH_STORE_REPS ? [process.env.BENCH_STORE_REPS] : [];
+  const run = spawnSync(process.execPath, [join(root, script), ...args], { cwd: root, stdio: 'inherit' });
+  if (run.error) failures.push(`${script}: ${run.error.message}`);
+  else if (run.status !== 0) failures.push(`${script}: exited with ${run.status ?? run.signal}`);
 }
 
 if (failures.length) {
