@@ -77,8 +77,6 @@ export interface PreparedDelivery {
   ids: string[];
   /** The answer text, or null when there is nothing to say. */
   text: string | null;
-  /** How many deliverable messages stay queued. */
-  remaining: number;
 }
 
 function channelNameOf(state: State, envelope: Envelope): string {
@@ -106,18 +104,17 @@ export function prepareDelivery(
   // the push cooldown (which spaces out unsolicited pushes) does not apply.
   const drainOptions = { owner, now, ignoreCooldown: true };
   const preview = drainQueue(structuredClone(state), memberId, drainOptions);
-  if (preview.length === 0) return { ids: [], text: null, remaining: 0 };
+  if (preview.length === 0) return { ids: [], text: null };
   const fitted = fitBatch(preview.length, (i) => frameMessage(preview[i]!, channelNameOf(state, preview[i]!), ctx.nonce()), isStop, capChars);
   if (fitted.frames.length === 0) {
     const first = preview[0]!;
     const size = frameMessage(first, channelNameOf(state, first), ctx.nonce()).length;
-    return { ids: [], text: oversizeText(channelNameOf(state, first), size, preview.length, isStop), remaining: preview.length };
+    return { ids: [], text: oversizeText(channelNameOf(state, first), size, preview.length, isStop) };
   }
   // Same state, same clock, same owner: the real drain hands over exactly the
   // first `limit` messages of the preview, so the frames already made fit them.
   const handed = drainQueue(state, memberId, { ...drainOptions, limit: fitted.frames.length });
-  const remaining = preview.length - handed.length;
-  return { ids: handed.map((e) => e.message_id), text: batchText(fitted.frames, remaining, isStop), remaining };
+  return { ids: handed.map((e) => e.message_id), text: batchText(fitted.frames, preview.length - handed.length, isStop) };
 }
 
 /** Step 2 after the answer went out: the host has the mail. */
