@@ -1,5 +1,10 @@
 // `opencomms watch`: a live view for people, or (with --member) one line per
-// new mail batch for an agent's monitor.
+// new mail batch for an agent's monitor. This file owns the process side:
+// the member-id check, and every way the watch ends (a signal, stdin closing,
+// the parent going away, stdout closing).
+import { fstatSync } from 'node:fs';
+import { isValidMemberId, openStore } from '../store';
+import { startMailWatch, startPeopleWatch, type PeopleOutput } from '../watch';
 
 export interface WatchOptions {
   projectDir: string;
@@ -16,8 +21,110 @@ export interface WatchOptions {
   parentPid: number;
 }
 
+/**
+ * How often we ask whether the parent still lives. No platform we ship on
+ * tells a child its parent died without polling; one signal-0 probe every
+ * few seconds costs nothing measurable.
+ */
+export const PARENT_CHECK_MS = 2_000;
+
+const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists but belongs to someone else, which still counts as alive.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+// Only a pipe or socket closes because the other end went away. A /dev/null
+// or file stdin (a monitor started without one) reads EOF at once, which says
+// nothing about the parent.
+function isStreamedStdin(stdin: NodeJS.ReadStream): boolean {
+  try {
+    const stat = fstatSync((stdin as { fd?: number }).fd ?? 0);
+    return stat.isFIFO() || stat.isSocket();
+  } catch {
+    return false;
+  }
+}
+
 /** Resolves with the exit code when the watch ends. */
 export async function runWatch(options: WatchOptions): Promise<number> {
-  options.warn('opencomms: watch is being built.');
-  return 1;
+  const { memberId, warn } = options;
+  if (memberId !== undefined && !isValidMemberId(memberId as unknown)) {
+    const shown = memberId.length > 40 ? `${memberId.slice(0, 40)}...` : memberId;
+    warn(`opencomms: --member ${JSON.stringify(shown)} is not a member id (1-64 letters, digits, _ or -, starting with a letter or digit); use the id \`opencomms pin\` printed.`);
+    return 2;
+  }
+  const store = openStore({ projectDir: options.projectDir });
+  const log = (line: string): void => warn(line);
+
+  return new Promise<number>((resolve) => {
+    let isDone = false;
+    const cleanups: (() => void)[] = [];
+    const finish = (code: number): void => {
+      if (isDone) return;
+      isDone = true;
+      for (const cleanup of cleanups.reverse()) {
+        try {
+          cleanup();
+        } catch {
+          // ending anyway; the first cleanup error must not stop the others
+        }
+      }
+      resolve(code);
+    };
+
+    // Wired before the watch starts, so an early signal still ends it cleanly.
+    for (const signal of SIGNALS) options.onSignal(signal, () => finish(0));
+
+    const { stdout } = options;
+    // A closed stdout means nobody reads us any more (EPIPE): nothing left to do.
+    const onStdoutError = (): void => finish(0);
+    stdout.on('error', onStdoutError);
+    cleanups.push(() => stdout.off('error', onStdoutError));
+
+    if (isStreamedStdin(options.stdin)) {
+      const { stdin } = options;
+      const onEnd = (): void => finish(0);
+      stdin.on('data', () => undefined); // read and drop: only the end matters
+      stdin.on('end', onEnd);
+      stdin.on('error', onEnd);
+      cleanups.push(() => stdin.destroy());
+    }
+
+    // This interval is also what keeps the process alive: the state watcher
+    // is non-persistent by design, and stdin may be /dev/null.
+    if (options.parentPid > 1) {
+      const parentCheck = setInterval(() => {
+        if (!isAlive(options.parentPid)) finish(0);
+      }, PARENT_CHECK_MS);
+      cleanups.push(() => clearInterval(parentCheck));
+    } else {
+      const keepAlive = setInterval(() => undefined, 2 ** 31 - 1);
+      cleanups.push(() => clearInterval(keepAlive));
+    }
+
+    if (memberId !== undefined) {
+      const watch = startMailWatch({ stateDir: store.stateDir, memberId, snapshot: () => store.snapshot(), write: options.write, log });
+      cleanups.push(() => watch.close());
+      return;
+    }
+    const output: PeopleOutput = options.json ? 'json' : stdout.isTTY ? 'screen' : 'lines';
+    const watch = startPeopleWatch({
+      project: store.projectDir, stateDir: store.stateDir, snapshot: () => store.snapshot(), history: store.history,
+      output, write: options.write, now: Date.now, log,
+      size: () => ({ columns: stdout.columns ?? 80, rows: stdout.rows ?? 24 }),
+    });
+    cleanups.push(() => watch.close());
+    if (output === 'screen') {
+      const onResize = (): void => watch.redraw();
+      stdout.on('resize', onResize);
+      cleanups.push(() => stdout.off('resize', onResize));
+    }
+  });
 }

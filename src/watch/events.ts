@@ -1,0 +1,150 @@
+// The people view's events, found by comparing two consecutive views. Pure:
+// the caller stamps the time and decides how to print.
+import { compareSendOrder, FINISHED_STATUSES } from '../engine';
+import type { Channel, DeliveryStatus, Envelope, ErrorEntry, Member } from '../engine';
+import type { WatchView } from './view';
+
+export type ChannelEventName = 'created' | 'paused' | 'resumed' | 'removed';
+export type MemberEventName = 'joined' | 'left' | 'kicked' | 'member_stale' | 'member_active';
+export type MailEventName = 'sent' | 'delivered' | 'failed' | 'rejected' | 'stale';
+
+export interface ChannelEvent {
+  event: ChannelEventName;
+  channel: string;
+  channel_id: string;
+}
+
+export interface MemberEvent {
+  event: MemberEventName;
+  channel: string;
+  channel_id: string;
+  member_id: string;
+  role: string;
+  host: string;
+  delivery_mode: string;
+}
+
+/** Never the content: the view is for watching traffic, and content is peer-written. */
+export interface MailEvent {
+  event: MailEventName;
+  channel: string;
+  channel_id: string;
+  message_id: string;
+  message_type: string;
+  from_id: string;
+  from_role: string;
+  to_id: string;
+  to_role: string;
+  delivery_method: string | null;
+}
+
+export interface ErrorEvent {
+  event: 'error';
+  message: string;
+  error_at: number;
+  channel_id: string | null;
+  member_id: string | null;
+}
+
+export type WatchEvent = ChannelEvent | MemberEvent | MailEvent | ErrorEvent;
+
+const FINISHED = new Set<DeliveryStatus>(FINISHED_STATUSES);
+
+function channelEvent(event: ChannelEventName, channel: Channel): ChannelEvent {
+  return { event, channel: channel.name, channel_id: channel.id };
+}
+
+function memberEvent(event: MemberEventName, channel: Channel, member: Member): MemberEvent {
+  return {
+    event, channel: channel.name, channel_id: channel.id, member_id: member.session_id,
+    role: member.role, host: member.host, delivery_mode: member.delivery_mode,
+  };
+}
+
+function mailEvent(event: MailEventName, envelope: Envelope, channelName: string): MailEvent {
+  return {
+    event, channel: channelName, channel_id: envelope.channel_id, message_id: envelope.message_id,
+    message_type: envelope.message_type, from_id: envelope.sender_session_id, from_role: envelope.sender_role,
+    to_id: envelope.recipient_session_id, to_role: envelope.recipient_role, delivery_method: envelope.delivery_method,
+  };
+}
+
+// The engine's kick leaves no flag on the roster, only a system notice to the
+// remaining members that names the target as "<role> (<id>) was removed".
+// Senders cannot write system messages, so a peer cannot forge one; if the
+// engine rewords the notice, kicks show as 'left'.
+function isKickNotice(envelope: Envelope, channelId: string, memberId: string): boolean {
+  return envelope.channel_id === channelId && envelope.message_type === 'system' && envelope.content.includes(`(${memberId}) was removed`);
+}
+
+function diffMembers(prev: Channel, next: Channel, newMail: readonly Envelope[]): MemberEvent[] {
+  const events: MemberEvent[] = [];
+  const before = new Map(prev.members.map((m) => [m.session_id, m] as const));
+  const after = new Map(next.members.map((m) => [m.session_id, m] as const));
+  for (const member of next.members) {
+    const old = before.get(member.session_id);
+    if (!old) events.push(memberEvent('joined', next, member));
+    else if (!old.stale && member.stale) events.push(memberEvent('member_stale', next, member));
+    else if (old.stale && !member.stale) events.push(memberEvent('member_active', next, member));
+  }
+  for (const member of prev.members) {
+    if (after.has(member.session_id)) continue;
+    const isKicked = newMail.some((e) => isKickNotice(e, next.id, member.session_id));
+    events.push(memberEvent(isKicked ? 'kicked' : 'left', next, member));
+  }
+  return events;
+}
+
+function errorKey(entry: ErrorEntry): string {
+  return `${entry.at}\u0000${entry.message}`;
+}
+
+/**
+ * Everything that happened between two views, in a reading order: channels
+ * created and their members, mail, departures, pauses, removals, errors.
+ * Mail that was sent and finished between the two views gives both events.
+ */
+export function diffViews(prev: WatchView, next: WatchView): WatchEvent[] {
+  const newMail: Envelope[] = [];
+  const mail: MailEvent[] = [];
+  // Sort only what changed: the history behind a view can hold thousands.
+  const changed = [...next.mail.values()].filter((e) => prev.mail.get(e.message_id)?.delivery_status !== e.delivery_status);
+  for (const envelope of changed.sort(compareSendOrder)) {
+    const old = prev.mail.get(envelope.message_id);
+    const name = next.channels.get(envelope.channel_id)?.name ?? envelope.channel_id;
+    const status = envelope.delivery_status;
+    if (!old) {
+      newMail.push(envelope);
+      mail.push(mailEvent('sent', envelope, name));
+    }
+    if (FINISHED.has(status) && old?.delivery_status !== status) mail.push(mailEvent(status as MailEventName, envelope, name));
+  }
+
+  const created: WatchEvent[] = [];
+  const departures: WatchEvent[] = [];
+  const switches: WatchEvent[] = [];
+  const removed: WatchEvent[] = [];
+  for (const channel of next.channels.values()) {
+    const old = prev.channels.get(channel.id);
+    if (!old) {
+      created.push(channelEvent('created', channel));
+      for (const member of channel.members) created.push(memberEvent('joined', channel, member));
+      continue;
+    }
+    const members = diffMembers(old, channel, newMail);
+    created.push(...members.filter((e) => e.event !== 'left' && e.event !== 'kicked'));
+    departures.push(...members.filter((e) => e.event === 'left' || e.event === 'kicked'));
+    if (!old.paused && channel.paused) switches.push(channelEvent('paused', channel));
+    if (old.paused && !channel.paused) switches.push(channelEvent('resumed', channel));
+  }
+  for (const channel of prev.channels.values()) {
+    if (!next.channels.has(channel.id)) removed.push(channelEvent('removed', channel));
+  }
+
+  const known = new Set(prev.errors.map(errorKey));
+  const errors: ErrorEvent[] = next.errors
+    .filter((e) => !known.has(errorKey(e)))
+    .map((e) => ({ event: 'error', message: e.message, error_at: e.at, channel_id: e.channel_id ?? null, member_id: e.member_id ?? null }));
+
+  return [...created, ...mail, ...departures, ...switches, ...removed, ...errors];
+}

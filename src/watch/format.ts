@@ -1,0 +1,66 @@
+// One event as one line: JSON for programs, plain text for people. Names,
+// roles and error texts are peer- or host-written, so the plain form drops
+// control characters: a role must not be able to move a terminal's cursor.
+import type { WatchEvent } from './events';
+
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/** Text safe to put on a terminal: no control characters, at most `max` characters. */
+export function printable(text: string, max = 120): string {
+  const clean = text.replace(CONTROL, ' ');
+  return clean.length > max ? `${clean.slice(0, max - 3)}...` : clean;
+}
+
+/** The line a --json watch prints for an event: the event, then when it was seen. */
+export function jsonLine(event: WatchEvent | WatchStart, at: number): string {
+  return JSON.stringify({ ...event, at });
+}
+
+/** What --json prints first, once the watch is up, so readers know nothing before it is missed. */
+export interface WatchStart {
+  event: 'watching';
+  project: string;
+  channels: number;
+  pending: number;
+}
+
+function clock(at: number): string {
+  return new Date(at).toISOString().slice(11, 19);
+}
+
+/** The event in words, without a time stamp. */
+export function describeEvent(event: WatchEvent | WatchStart): string {
+  switch (event.event) {
+    case 'watching':
+      return `watching ${printable(event.project, 400)}: ${event.channels} channel(s), ${event.pending} pending`;
+    case 'created':
+    case 'paused':
+    case 'resumed':
+    case 'removed':
+      return `channel ${printable(event.channel)} ${event.event}`;
+    case 'joined':
+    case 'left':
+    case 'kicked':
+      return `${printable(event.role)} (${event.member_id}) ${event.event === 'kicked' ? 'was kicked from' : event.event} ` +
+        `${printable(event.channel)}${event.event === 'joined' ? ` (host ${printable(event.host)}, ${event.delivery_mode})` : ''}`;
+    case 'member_stale':
+      return `${printable(event.role)} (${event.member_id}) went stale on ${printable(event.channel)}`;
+    case 'member_active':
+      return `${printable(event.role)} (${event.member_id}) is active again on ${printable(event.channel)}`;
+    case 'sent':
+      return `${printable(event.channel)}: ${printable(event.from_role)} -> ${printable(event.to_role)} sent ${event.message_type} ${event.message_id}`;
+    case 'delivered':
+      return `${printable(event.channel)}: ${event.message_id} delivered to ${printable(event.to_role)}${event.delivery_method ? ` by ${event.delivery_method}` : ''}`;
+    case 'failed':
+    case 'rejected':
+    case 'stale':
+      return `${printable(event.channel)}: ${event.message_id} to ${printable(event.to_role)} ${event.event}`;
+    case 'error':
+      return `error: ${printable(event.message, 300)}`;
+  }
+}
+
+/** The plain line a non-TTY watch prints for an event. */
+export function plainLine(event: WatchEvent | WatchStart, at: number): string {
+  return `${clock(at)} ${describeEvent(event)}`;
+}

@@ -1,0 +1,114 @@
+// `opencomms watch` without --member: the view for people. Each state change
+// is diffed against the previous view; the events go out as JSON lines, as
+// plain lines, or (on a terminal) as a redrawn screen.
+import type { HistoryView, State } from '../engine';
+import { watchStateDir, type StateWatcher } from '../delivery/watcher';
+import { diffViews } from './events';
+import { describeEvent, jsonLine, plainLine, type WatchStart } from './format';
+import { HIDE_CURSOR, renderScreen, SHOW_CURSOR } from './screen';
+import { emptyView, takeView, type WatchView } from './view';
+
+export type PeopleOutput = 'json' | 'lines' | 'screen';
+
+/** Events the screen keeps below the tables. */
+const SCREEN_EVENTS = 8;
+
+export interface PeopleWatchOptions {
+  project: string;
+  stateDir: string;
+  /** A lock-free read of the current state (store.snapshot). */
+  snapshot: () => State;
+  history: HistoryView;
+  output: PeopleOutput;
+  write: (text: string) => void;
+  now: () => number;
+  log: (line: string) => void;
+  /** The terminal's size, asked again on every frame. */
+  size: () => { columns: number; rows: number };
+  /** Replaces watchStateDir (tests). */
+  watch?: (stateDir: string) => StateWatcher;
+}
+
+export interface PeopleWatch {
+  /** Draws the screen again without a state change (a terminal resize). */
+  redraw(): void;
+  /** Stops watching; on a terminal, gives the cursor back. */
+  close(): void;
+}
+
+function pendingCount(view: WatchView): number {
+  let count = 0;
+  for (const e of view.mail.values()) if (e.delivery_status === 'pending') count += 1;
+  return count;
+}
+
+export function startPeopleWatch(options: PeopleWatchOptions): PeopleWatch {
+  const { output, write, now } = options;
+  const recentEvents: string[] = [];
+  let isClosed = false;
+  let lastFault: string | undefined;
+
+  const read = (): WatchView | undefined => {
+    try {
+      const view = takeView(options.snapshot(), options.history);
+      lastFault = undefined;
+      return view;
+    } catch (err) {
+      // A read can fail mid-trouble (permissions, a vanished history file);
+      // say so once per distinct fault and try again on the next change.
+      const text = err instanceof Error ? err.message : String(err);
+      if (text !== lastFault) options.log(`opencomms watch: cannot read the state (${text}); waiting for the next change`);
+      lastFault = text;
+      return undefined;
+    }
+  };
+
+  const draw = (): void => {
+    const { columns, rows } = options.size();
+    write(renderScreen({ project: options.project, view, recentEvents, at: now(), columns, rows }));
+  };
+
+  const watcher = (options.watch ?? ((dir) => watchStateDir(dir, { log: options.log })))(options.stateDir);
+  // The first view is taken after the watch is up, so a change landing in
+  // between is either in the baseline or wakes a tick.
+  let view: WatchView = read() ?? emptyView();
+
+  const tick = (): void => {
+    if (isClosed) return;
+    const next = read();
+    if (!next) return;
+    const events = diffViews(view, next);
+    view = next;
+    if (output === 'screen') {
+      // Redrawn even without events: counts such as in-flight mail move too.
+      const at = now();
+      for (const event of events) recentEvents.push(`${new Date(at).toISOString().slice(11, 19)} ${describeEvent(event)}`);
+      recentEvents.splice(0, Math.max(0, recentEvents.length - SCREEN_EVENTS));
+      draw();
+      return;
+    }
+    const at = now();
+    for (const event of events) write(`${output === 'json' ? jsonLine(event, at) : plainLine(event, at)}\n`);
+  };
+  watcher.onChange(tick);
+
+  if (output === 'screen') {
+    write(HIDE_CURSOR);
+    draw();
+  } else {
+    const start: WatchStart = { event: 'watching', project: options.project, channels: view.channels.size, pending: pendingCount(view) };
+    write(`${output === 'json' ? jsonLine(start, now()) : plainLine(start, now())}\n`);
+  }
+
+  return {
+    redraw() {
+      if (!isClosed && output === 'screen') draw();
+    },
+    close() {
+      if (isClosed) return;
+      isClosed = true;
+      watcher.close();
+      if (output === 'screen') write(SHOW_CURSOR);
+    },
+  };
+}

@@ -1,0 +1,30 @@
+// What the people view knows at one moment: the state plus every finished
+// envelope still in its channel's history log. Finished mail leaves
+// state.json on the same save that finishes it, so without the history a
+// pull would look like the message simply vanished.
+import type { Channel, Envelope, ErrorEntry, HistoryView, State } from '../engine';
+
+export interface WatchView {
+  /** Channels by id (state.json keys them by name, which a rename would break). */
+  channels: Map<string, Channel>;
+  /** Live and finished envelopes of the current channels, by message id. */
+  mail: Map<string, Envelope>;
+  errors: ErrorEntry[];
+}
+
+/** Builds a view from a fresh snapshot; the history log caches, so this only reads what grew. */
+export function takeView(state: State, history: HistoryView): WatchView {
+  const channels = new Map<string, Channel>();
+  for (const channel of Object.values(state.channels)) channels.set(channel.id, channel);
+  const mail = new Map<string, Envelope>();
+  for (const id of channels.keys()) for (const record of history.list(id)) mail.set(record.message_id, record);
+  // A crash between the history append and the state save can leave an
+  // envelope in both; the live copy is the newer word on it.
+  for (const envelope of Object.values(state.messages)) mail.set(envelope.message_id, envelope);
+  return { channels, mail, errors: [...state.errors] };
+}
+
+/** The view before any state exists. */
+export function emptyView(): WatchView {
+  return { channels: new Map(), mail: new Map(), errors: [] };
+}
