@@ -17,6 +17,7 @@ export {
   activeSpawnLease, takeSpawnLease, releaseSpawnLease, extendSpawnLease, spawnMemberships, recordMemberError,
 } from './spawn-leases';
 export type { SpawnMembership } from './spawn-leases';
+export { activeWaitLease, takeWaitLease, renewWaitLease, releaseWaitLease } from './wait-leases';
 export type { PullOptions, InboxInput } from './pull';
 export { status, history } from './status';
 export type { StatusInput, HistoryInput } from './status';

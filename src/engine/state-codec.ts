@@ -5,7 +5,7 @@ import { insertInSendOrder, isLive } from './envelopes';
 import { capabilitiesForMode } from './members';
 import { checkChannel, checkEnvelope, checkKeys, isObj, isStringArray, reject, ShapeError, type Obj } from './state-shape';
 import { SCHEMA_VERSION } from './types';
-import type { Channel, Envelope, ErrorEntry, SpawnLease, State } from './types';
+import type { Channel, Envelope, ErrorEntry, SpawnLease, State, WaitLease } from './types';
 
 /** A state with nothing in it. */
 export function emptyState(): State {
@@ -52,6 +52,24 @@ function checkSpawnLeases(root: Obj, notes: string[]): Record<string, SpawnLease
       kept[memberId] = { pid: lease.pid as number, host: lease.host, token: lease.token, until: lease.until };
     } else {
       notes.push(`spawn_leases["${memberId}"]: dropped a malformed lease`);
+    }
+  }
+  return Object.keys(kept).length > 0 ? kept : undefined;
+}
+
+/** Waiter leases, like spawn leases, are soft claims: a malformed entry is dropped (its member is free to wait for), a non-object is a rejection. */
+function checkWaitLeases(root: Obj, notes: string[]): Record<string, WaitLease> | undefined {
+  const value = root.wait_leases;
+  if (value === undefined) return undefined;
+  if (!isObj(value)) reject('wait_leases is not an object');
+  checkKeys(value, 'wait_leases');
+  const kept: Record<string, WaitLease> = {};
+  for (const [memberId, lease] of Object.entries(value)) {
+    if (isObj(lease) && Number.isSafeInteger(lease.pid) && typeof lease.host === 'string'
+      && typeof lease.token === 'string' && typeof lease.until === 'number' && Number.isFinite(lease.until)) {
+      kept[memberId] = { pid: lease.pid as number, host: lease.host, token: lease.token, until: lease.until };
+    } else {
+      notes.push(`wait_leases["${memberId}"]: dropped a malformed lease`);
     }
   }
   return Object.keys(kept).length > 0 ? kept : undefined;
@@ -111,6 +129,8 @@ function checkRoot(root: unknown, now: number, expectedSchema: number, legacy: b
   };
   const leases = checkSpawnLeases(root, notes);
   if (leases) state.spawn_leases = leases;
+  const waitLeases = checkWaitLeases(root, notes);
+  if (waitLeases) state.wait_leases = waitLeases;
   const channelIds = new Set<string>();
   for (const [key, raw] of Object.entries(root.channels)) {
     const channel = checkChannel(key, raw, now, notes, legacy);

@@ -102,6 +102,20 @@ export interface SpawnLease {
   until: number;
 }
 
+/**
+ * A claim on waiting for one member's mail (our addition), kept in
+ * State.wait_leases under the member id, held by one `hook --wait` process.
+ * `token` tells the holder's own lease from one taken over after it; `until`
+ * (epoch ms) is renewed while the holder waits, so a killed holder's lease
+ * lapses on its own.
+ */
+export interface WaitLease {
+  pid: number;
+  host: string;
+  token: string;
+  until: number;
+}
+
 export interface Envelope {
   message_id: string;
   channel_id: string;
@@ -154,6 +168,12 @@ export interface State {
    * requeue; an expired lease or one whose holder is dead is free.
    */
   spawn_leases?: Record<string, SpawnLease>;
+  /**
+   * Waiter leases by member id (our addition; absent when none is held):
+   * at most one `hook --wait` process per member. An expired lease or one
+   * whose holder is dead is free.
+   */
+  wait_leases?: Record<string, WaitLease>;
 }
 
 /** One line of history/<channel_id>.jsonl: a finished envelope and who received it. */

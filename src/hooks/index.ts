@@ -18,7 +18,7 @@ import {
   commitHookDelivery, hookOwner, membershipsOf, needsDelivery, prepareDelivery, requeueHookDelivery, type PreparedDelivery,
 } from './deliver';
 import { parseHookEvent, type HookEvent } from './events';
-import { waitForMail } from './wait';
+import { waitForMail, type WaitSignal } from './wait';
 
 export interface HookOptions {
   /** --project or OPENCOMMS_PROJECT_DIR when given; otherwise the event's cwd, else `cwd`. */
@@ -30,6 +30,10 @@ export interface HookOptions {
   /** --wait: wait for new mail (asyncRewake) instead of answering at once. */
   wait: boolean;
   timeoutMs?: number;
+  /** --wait: the process that started the hook (the CLI passes process.ppid); when it is gone, the wait ends. */
+  parentPid?: number;
+  /** --wait: registers a signal handler, so a signal ends the wait with the waiter lease released. */
+  onSignal?: (signal: WaitSignal, handler: () => void) => void;
   write: (text: string) => void;
   warn: (text: string) => void;
 }
@@ -144,7 +148,9 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
   const snapshot = store.snapshot();
   if (event.kind === 'end') return endSession(store, snapshot, event, env);
   if (options.wait) {
-    const waited = await waitForMail(store, snapshot, event, env, options.timeoutMs);
+    const waited = await waitForMail(store, snapshot, event, env, {
+      timeoutMs: options.timeoutMs, parentPid: options.parentPid, onSignal: options.onSignal,
+    });
     // For an asyncRewake hook, exit code 2 plus stderr is how the notice reaches the agent.
     if (waited.notice !== undefined) options.warn(waited.notice);
     return { answer: waited.answer, exitCode: waited.exitCode };

@@ -1,20 +1,50 @@
 // `opencomms hook --wait`: the asyncRewake Stop hook of Claude Code. It runs
 // in the background after the agent stops, and when mail arrives it exits 2
-// with a short notice on stderr, which wakes the idle agent. It never drains:
-// the agent reads the mail itself with opencomms_pull, so "delivered" still
-// means "the model has it".
-import { watch, type FSWatcher } from 'node:fs';
-import type { State } from '../engine';
+// with a one-line notice on stderr, which wakes the idle agent. It never
+// drains: the agent reads the mail itself with opencomms_pull, so
+// "delivered" still means "the model has it".
+//
+// It exits 0 quietly when there is nothing to wake: on timeout, when the
+// session ended (SessionEnd marked the member stale, the member left every
+// channel, the parent process is gone, a signal came), or when another
+// waiter already waits for the same member. That last rule is the waiter
+// lease (engine/wait-leases.ts): Claude Code starts this hook after every
+// turn, and without the lease waiters would pile up and wake the agent once
+// each for the same mail.
+import { hostname } from 'node:os';
+import { watchStateDir, type StateWatcher } from '../delivery/watcher';
+import {
+  activeWaitLease, releaseWaitLease, renewWaitLease, takeWaitLease, type State, type WaitLease,
+} from '../engine';
 import type { Store } from '../store';
+import { randomHex } from '../store/crypto';
+import { isPidAlive } from '../store/lock';
 import { EMPTY_ANSWER } from './answer';
 import { memberBySession, type EnvMember } from './bind';
-import { countDeliverable, membershipsOf } from './deliver';
+import { membershipsOf } from './deliver';
 import type { HookEvent } from './events';
+import { waitingMail } from './wait-notice';
 
 /** How long a waiting hook waits when no --timeout is given. */
-export const DEFAULT_WAIT_MS = 10 * 60_000;
+export const DEFAULT_WAIT_MS = 30 * 60_000;
+/** How long a waiter lease holds unrenewed: a SIGKILLed waiter on another host frees its member after this. */
+export const WAIT_LEASE_MS = 5 * 60_000;
+/** Renewal well inside the lease, so one failed renewal (a busy lock) does not lose it. */
+const LEASE_RENEW_MS = 2 * 60_000;
 /** A re-read this often covers file-watch events the platform drops. */
 const WAIT_POLL_MS = 2_000;
+/** A kill(pid, 0) this often notices a parent that went away without a SessionEnd. */
+const PARENT_POLL_MS = 1_000;
+
+export type WaitSignal = 'SIGTERM' | 'SIGINT' | 'SIGHUP';
+
+export interface WaitOptions {
+  timeoutMs?: number;
+  /** The process that started the hook (the host, or its shell); when it is gone, the session is. */
+  parentPid?: number;
+  /** Registers a signal handler; a signal ends the wait quietly, the lease released. */
+  onSignal?: (signal: WaitSignal, handler: () => void) => void;
+}
 
 export interface WaitOutcome {
   answer: Record<string, unknown>;
@@ -22,44 +52,152 @@ export interface WaitOutcome {
   notice?: string;
 }
 
-function noticeFor(count: number): string {
-  return `OpenComms: ${count} new message${count === 1 ? '' : 's'} from your channel peers ${count === 1 ? 'is' : 'are'} waiting; call opencomms_pull to read ${count === 1 ? 'it' : 'them'}.`;
+const QUIET: WaitOutcome = { answer: EMPTY_ANSWER, exitCode: 0 };
+
+/** Why a wait stops. Only 'mail' and 'timeout' look for mail once more under the lock. */
+type StopReason = 'mail' | 'timeout' | 'ended' | 'lost';
+
+let machine: string | undefined;
+
+function machineName(): string {
+  machine ??= hostname();
+  return machine;
 }
 
-/** Resolves when the member has deliverable mail (exit 2 + notice) or the wait times out (exit 0). */
-export async function waitForMail(store: Store, snapshot: State, event: HookEvent, env: EnvMember, timeoutMs?: number): Promise<WaitOutcome> {
+/** A lease held on this machine is alive while its pid runs; elsewhere only its expiry counts. */
+function isHolderAlive(lease: WaitLease): boolean {
+  return lease.host === machineName() ? isPidAlive(lease.pid) : true;
+}
+
+function woken(notice: string): WaitOutcome {
+  return { answer: EMPTY_ANSWER, exitCode: 2, notice };
+}
+
+/** Resolves when the member has deliverable mail (exit 2 + notice), else exit 0 on timeout, session end or a live rival waiter. */
+export async function waitForMail(store: Store, snapshot: State, event: HookEvent, env: EnvMember, options: WaitOptions = {}): Promise<WaitOutcome> {
   const memberId = env.kind === 'id' ? env.memberId : memberBySession(snapshot, event);
-  if (memberId === undefined || membershipsOf(snapshot, memberId).length === 0) return { answer: EMPTY_ANSWER, exitCode: 0 };
-  const check = (state: State): WaitOutcome | undefined => {
-    const count = countDeliverable(state, memberId, Date.now());
-    return count > 0 ? { answer: EMPTY_ANSWER, exitCode: 2, notice: noticeFor(count) } : undefined;
+  if (memberId === undefined) return QUIET;
+  // The session this hook speaks for is over when its member is gone from
+  // every channel, stale everywhere (SessionEnd ran), or, for a member found
+  // by session id, bound to another session since.
+  const hasEnded = (state: State): boolean => {
+    const memberships = membershipsOf(state, memberId);
+    if (memberships.length === 0 || memberships.every((m) => m.stale)) return true;
+    return env.kind !== 'id' && memberBySession(state, event) !== memberId;
   };
-  const now = check(snapshot);
-  if (now) return now;
+  if (hasEnded(snapshot)) return QUIET;
+
+  const token = randomHex(16);
+  let start: WaitOutcome | undefined;
+  await store.mutate((state, ctx) => {
+    const now = ctx.now();
+    start = undefined;
+    if (hasEnded(state)) start = QUIET;
+    // A live waiter already holds the member: it wakes the agent, this one stays silent.
+    else if (activeWaitLease(state, memberId, now, isHolderAlive)) start = QUIET;
+    else {
+      const mail = waitingMail(state, memberId, now);
+      // Mail already waiting wakes at once; no lease is needed for that, so nothing is written.
+      if (mail) start = woken(mail.notice);
+      else takeWaitLease(state, memberId, { pid: process.pid, host: machineName(), token, until: now + WAIT_LEASE_MS }, now, isHolderAlive);
+    }
+    return { ok: true, message: start ? 'not waiting' : 'lease taken' };
+  });
+  if (start) return start;
+  return waitHoldingLease(store, memberId, token, hasEnded, options);
+}
+
+function waitHoldingLease(
+  store: Store,
+  memberId: string,
+  token: string,
+  hasEnded: (state: State) => boolean,
+  options: WaitOptions,
+): Promise<WaitOutcome> {
   return new Promise((resolveWait) => {
-    let watcher: FSWatcher | undefined;
-    const finish = (outcome: WaitOutcome): void => {
-      clearTimeout(deadline);
-      clearInterval(poll);
-      watcher?.close();
-      resolveWait(outcome);
-    };
-    const recheck = (): void => {
+    let isStopping = false;
+    let watcher: StateWatcher | undefined;
+    let parentPoll: NodeJS.Timeout | undefined;
+    let lastNotice: string | undefined;
+
+    /** Releases the lease (if still ours) and, when mail or the deadline stopped us, decides on the mail under the same lock. */
+    const settle = async (reason: StopReason): Promise<WaitOutcome> => {
+      let outcome: WaitOutcome = QUIET;
       try {
-        const found = check(store.snapshot());
-        if (found) finish(found);
+        await store.mutate((state, ctx) => {
+          releaseWaitLease(state, memberId, token);
+          outcome = QUIET;
+          if (reason === 'mail' || reason === 'timeout') {
+            // Under the lock, so a rival that stood down because we held the lease cannot miss mail that came meanwhile.
+            const mail = hasEnded(state) ? undefined : waitingMail(state, memberId, ctx.now());
+            if (mail) outcome = woken(mail.notice);
+          }
+          return { ok: true, message: 'lease released' };
+        });
       } catch {
-        // A state file caught mid-replace or briefly unreadable: the next event or poll looks again.
+        // The lock is out of reach: the lease frees itself once this pid is gone,
+        // and mail seen lock-free still deserves the wake-up.
+        if (reason === 'mail' && lastNotice !== undefined) outcome = woken(lastNotice);
+      }
+      return outcome;
+    };
+
+    const stop = (reason: StopReason): void => {
+      if (isStopping) return;
+      isStopping = true;
+      clearTimeout(deadline);
+      clearInterval(renewal);
+      if (parentPoll) clearInterval(parentPoll);
+      watcher?.close();
+      void settle(reason).then(resolveWait);
+    };
+
+    const recheck = (): void => {
+      if (isStopping) return;
+      let state: State;
+      try {
+        state = store.snapshot();
+      } catch {
+        // An unreadable moment: the next change or poll looks again.
+        return;
+      }
+      if (hasEnded(state)) return stop('ended');
+      const lease = state.wait_leases ? state.wait_leases[memberId] : undefined;
+      // Our lease lapsed and another waiter took the member over: it wakes the agent now.
+      if (!lease || lease.token !== token) return stop('lost');
+      const mail = waitingMail(state, memberId, Date.now());
+      if (mail) {
+        lastNotice = mail.notice;
+        stop('mail');
       }
     };
-    const deadline = setTimeout(() => finish({ answer: EMPTY_ANSWER, exitCode: 0 }), timeoutMs ?? DEFAULT_WAIT_MS);
-    const poll = setInterval(recheck, WAIT_POLL_MS);
-    try {
-      // state.json is replaced by rename, so watch its directory, not the file.
-      watcher = watch(store.stateDir, { persistent: false }, recheck);
-      watcher.on('error', () => watcher?.close());
-    } catch {
-      // No watching here (some network file systems): the poll alone carries on.
+
+    const renew = (): void => {
+      store.mutate((state, ctx) => {
+        const kept = renewWaitLease(state, memberId, token, ctx.now() + WAIT_LEASE_MS);
+        return { ok: kept, message: kept ? 'lease renewed' : 'lease lost' };
+      }).then((result) => {
+        if (!result.ok) stop('lost');
+      }, () => {
+        // A busy or unwritable store: the lease outlives this miss, and the next renewal tries again.
+      });
+    };
+
+    // The one timer that keeps the process alive; the others only watch.
+    const deadline = setTimeout(() => stop('timeout'), options.timeoutMs ?? DEFAULT_WAIT_MS);
+    const renewal = setInterval(renew, LEASE_RENEW_MS);
+    renewal.unref();
+    const { parentPid } = options;
+    if (parentPid !== undefined) {
+      parentPoll = setInterval(() => {
+        if (!isPidAlive(parentPid)) stop('ended');
+      }, PARENT_POLL_MS);
+      parentPoll.unref();
     }
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) options.onSignal?.(signal, () => stop('ended'));
+    watcher = watchStateDir(store.stateDir, { pollMs: WAIT_POLL_MS });
+    watcher.onChange(recheck);
+    // Mail may have come between the locked start and the watch.
+    recheck();
   });
 }
