@@ -3,14 +3,21 @@
 // malformed file stops the run with the project untouched. Each write is
 // atomic on its own; a failure between two writes (a full disk, say) can leave
 // the earlier files written, and re-running install finishes the job.
-import { mkdirSync, rmdirSync, unlinkSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
-import { isValidMemberId, listPins, NODE_FS, readPin, replaceFile, writePin } from '../store';
-import { randomHex } from '../store/crypto';
-import { bundlePackageJsonPathIn, bundlePathIn, BUNDLE_PACKAGE_JSON, makeExecutable, tryReadBytes } from './bundle';
+import { rmdirSync, unlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { NODE_FS, replaceFile, writePin } from '../store';
+import { bundlePathIn, tryReadBytes } from './bundle';
+import { installClaudePlugin, uninstallClaudePlugin } from './claude-plugin-install';
+import {
+  checkHost, chooseIdentity, describeBundleCopy, describePath, ensureDir, failureOf, InstallFailure, planBundleCopy,
+  writeBundleCopy,
+} from './install-common';
 import { ConfigError } from './json-config';
+import { opencodePluginPathIn, OpencodePluginPlan, planOpencodePlugin, removeOpencodePlugin } from './opencode-plugin-copy';
+import { claudePluginDirIn } from './claude-plugin';
 import { snippetFor } from './snippets';
-import { CONFIG_EDITS, ConfigEdit, HOST_NAMES, HostName, isHostName, Launch } from './targets';
+import { CONFIG_EDITS, ConfigEdit, HostName, Launch } from './targets';
+import { trustReminder } from './trust-reminders';
 
 export interface InstallOptions {
   /** Absolute project directory. */
@@ -27,6 +34,8 @@ export interface InstallOptions {
   /** Absolute path of the opencomms.js that is running (copied into .opencomms/). */
   bundlePath: string;
   version: string;
+  /** The environment (for PATH, to find the host CLI that --apply runs); defaults to an empty one. */
+  env?: NodeJS.ProcessEnv;
   write: (text: string) => void;
   warn: (text: string) => void;
 }
@@ -52,21 +61,6 @@ interface FileChange {
   what: string;
 }
 
-class InstallFailure extends Error {
-  constructor(message: string, readonly exitCode: 1 | 2) {
-    super(message);
-  }
-}
-
-function mintMemberId(): string {
-  return `sess_${randomHex(12)}`;
-}
-
-function checkHost(host: string): HostName {
-  if (isHostName(host)) return host;
-  throw new InstallFailure(`Unknown host "${host}"; use one of: ${HOST_NAMES.join(', ')}.`, 2);
-}
-
 /** Reads and checks every file of the host; throws InstallFailure naming the first bad one. */
 function readConfigs(projectDir: string, host: HostName): FileState[] {
   return CONFIG_EDITS[host].map((edit) => {
@@ -87,51 +81,6 @@ function readConfigs(projectDir: string, host: HostName): FileState[] {
     }
     return { edit, path, before };
   });
-}
-
-interface Identity {
-  memberId: string;
-  /** How the id was chosen, for the summary line. */
-  source: string;
-  needsPin: boolean;
-}
-
-function chooseIdentity(options: InstallOptions, host: HostName, files: FileState[]): Identity {
-  const pinned = (id: string): boolean => readPin(options.projectDir, id) !== undefined;
-  if (options.memberId !== undefined) {
-    const id = options.memberId.trim();
-    if (!isValidMemberId(id)) {
-      throw new InstallFailure(`--member ${JSON.stringify(options.memberId)} is not a member id: use 1-64 letters, digits, _ or -, starting with a letter or digit.`, 2);
-    }
-    return { memberId: id, source: 'from --member', needsPin: !pinned(id) };
-  }
-  // The id already in this host's config wins, so a second run changes nothing.
-  for (const file of files) {
-    const id = file.before === undefined ? undefined : file.edit.readMemberId(file.before);
-    if (isValidMemberId(id)) return { memberId: id, source: 'already in the config', needsPin: !pinned(id) };
-  }
-  const pins = listPins(options.projectDir, host);
-  if (pins.length === 1) return { memberId: pins[0].member_id, source: `the ${host} pin`, needsPin: false };
-  return { memberId: mintMemberId(), source: 'new', needsPin: true };
-}
-
-function ensureDir(path: string): void {
-  mkdirSync(path, { recursive: true });
-}
-
-function describePath(projectDir: string, path: string): string {
-  const rel = relative(projectDir, path);
-  return rel.startsWith('..') ? path : rel;
-}
-
-function failureOf(err: unknown, warn: (text: string) => void, verb: string): number {
-  if (err instanceof InstallFailure) {
-    warn(`opencomms: ${err.message}`);
-    return err.exitCode;
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  warn(`opencomms: ${verb} stopped: ${message}; fix the cause and run it again.`);
-  return 1;
 }
 
 function applyChange(change: FileChange): void {
@@ -165,61 +114,62 @@ export function runInstall(options: InstallOptions): number {
 function install(options: InstallOptions): number {
   const host = checkHost(options.host);
   if (options.plugin) {
-    throw new InstallFailure('install --plugin is not available in this build; run the install without --plugin.', 2);
+    if (host !== 'claude-code') throw new InstallFailure(`--plugin is only for claude-code, not ${host}.`, 2);
+    return installClaudePlugin({ ...options, env: options.env ?? {} });
   }
   const { projectDir, write } = options;
   const files = readConfigs(projectDir, host);
-  const identity = chooseIdentity(options, host, files);
-  const bundle = bundlePathIn(projectDir);
-  const launch: Launch = { host, projectDir, bundle, memberId: identity.memberId };
+  const identity = chooseIdentity(projectDir, host, options.memberId,
+    files.map((file) => (file.before === undefined ? undefined : file.edit.readMemberId(file.before))));
+  const launch: Launch = { host, projectDir, bundle: bundlePathIn(projectDir), memberId: identity.memberId };
 
   const changes: FileChange[] = [];
   for (const file of files) {
     const after = file.edit.install(file.before, launch);
     if (after !== file.before) changes.push({ path: file.path, after, what: file.edit.what });
   }
-  let bundleBytes: Buffer;
-  try {
-    bundleBytes = tryReadBytes(options.bundlePath) ?? Buffer.alloc(0);
-  } catch (err) {
-    throw new InstallFailure(`Cannot read the running bundle ${options.bundlePath} (${(err as Error).message}); run install from dist/opencomms.js.`, 1);
-  }
-  if (bundleBytes.length === 0) throw new InstallFailure(`The running bundle ${options.bundlePath} is missing or empty; run install from dist/opencomms.js.`, 1);
-  const isBundleCurrent = tryReadBytes(bundle)?.equals(bundleBytes) === true;
-  const packageJsonPath = bundlePackageJsonPathIn(projectDir);
-  const isPackageJsonCurrent = tryReadBytes(packageJsonPath)?.toString('utf8') === BUNDLE_PACKAGE_JSON;
+  const copy = planBundleCopy(projectDir, options.bundlePath);
+  const opencodePlugin: OpencodePluginPlan = host === 'opencode' ? planOpencodePlugin(projectDir, options.bundlePath) : { copies: [] };
   const snippet = snippetFor(host, launch);
-  const isNoop = changes.length === 0 && isBundleCurrent && isPackageJsonCurrent && !identity.needsPin;
+  const isNoop = changes.length === 0 && copy.isCurrent && copy.isPackageJsonCurrent && !identity.needsPin &&
+    opencodePlugin.copies.length === 0;
 
   if (options.dryRun) {
     write(`Dry run: install ${host} in ${projectDir}; nothing is written.\n`);
     write(identity.needsPin
       ? `member id ${identity.memberId} (${identity.source}); would pin it as ${host} in ${join('.opencomms', 'pins', `${identity.memberId}.json`)}\n`
       : `member id ${identity.memberId} (${identity.source})\n`);
-    if (!isBundleCurrent) write(`would write ${bundle}: a copy of ${options.bundlePath} (${bundleBytes.length} bytes, executable)\n`);
-    if (!isPackageJsonCurrent) write(`would write ${packageJsonPath}:\n${BUNDLE_PACKAGE_JSON}`);
+    describeBundleCopy(copy, write);
     for (const change of changes) printDryRun(change, write);
     for (const file of files) if (!changes.some((c) => c.path === file.path)) write(`unchanged ${file.path}\n`);
+    for (const plugin of opencodePlugin.copies) write(`would write ${plugin.path}: the OpenCode plugin (${plugin.bytes.length} bytes)\n`);
+    if (opencodePlugin.missing) options.warn(`opencomms: ${opencodePlugin.missing}`);
     if (snippet) write(`would print this for ${snippet.where}:\n${snippet.text}`);
     return 0;
   }
 
-  ensureDir(dirname(bundle));
-  if (!isBundleCurrent) {
-    replaceFile(NODE_FS, bundle, bundleBytes);
-    makeExecutable(bundle);
-  }
-  if (!isPackageJsonCurrent) replaceFile(NODE_FS, packageJsonPath, BUNDLE_PACKAGE_JSON);
+  writeBundleCopy(copy);
   if (identity.needsPin) writePin(projectDir, { member_id: identity.memberId, host });
   for (const change of changes) applyChange(change);
+  for (const plugin of opencodePlugin.copies) {
+    ensureDir(dirname(plugin.path));
+    replaceFile(NODE_FS, plugin.path, plugin.bytes);
+  }
 
   write(`member id ${identity.memberId} (${identity.source}${identity.needsPin ? `, pinned as ${host}` : ''})\n`);
   if (isNoop) write(`${host}: already installed in ${projectDir}; nothing changed.\n`);
   else {
-    if (!isBundleCurrent) write(`wrote ${describePath(projectDir, bundle)}\n`);
+    if (!copy.isCurrent) write(`wrote ${describePath(projectDir, copy.path)}\n`);
     for (const change of changes) write(`wrote ${describePath(projectDir, change.path)} (${change.what})\n`);
+    for (const plugin of opencodePlugin.copies) write(`wrote ${describePath(projectDir, plugin.path)} (the OpenCode plugin)\n`);
   }
+  if (opencodePlugin.missing) options.warn(`opencomms: ${opencodePlugin.missing}`);
   if (snippet) write(`Paste this into ${snippet.where}:\n${snippet.text}`);
+  if (host === 'claude-code' && tryReadBytes(join(claudePluginDirIn(projectDir), '.claude-plugin', 'plugin.json')) !== undefined) {
+    options.warn(`opencomms: ${describePath(projectDir, claudePluginDirIn(projectDir))} (the --plugin install) is there too; with both, every hook runs twice. Keep one: \`opencomms uninstall claude-code\` removes both.`);
+  }
+  const reminder = trustReminder(host, false);
+  if (reminder) write(`${reminder}\n`);
   if (options.apply) options.warn(`opencomms: --apply has nothing to run for ${host}; the files above are the whole install.`);
   return 0;
 }
@@ -243,17 +193,22 @@ function uninstall(options: UninstallOptions): number {
     if (after !== file.before) changes.push({ path: file.path, after, what: file.edit.what });
   }
   const snippet = snippetFor(host, { host, projectDir, bundle: bundlePathIn(projectDir), memberId: 'x' });
+  const opencodePluginPath = opencodePluginPathIn(projectDir);
+  const hasOpencodePlugin = host === 'opencode' && tryReadBytes(opencodePluginPath) !== undefined;
   if (options.dryRun) {
     write(`Dry run: uninstall ${host} from ${projectDir}; nothing is written.\n`);
     for (const change of changes) printDryRun(change, write);
+    if (hasOpencodePlugin) write(`would delete ${opencodePluginPath}\n`);
   } else {
     for (const change of changes) {
       applyChange(change);
       write(`${change.after === undefined ? 'removed' : 'updated'} ${describePath(projectDir, change.path)} (took out ${change.what})\n`);
     }
+    if (hasOpencodePlugin && removeOpencodePlugin(projectDir)) write(`removed ${describePath(projectDir, opencodePluginPath)} (the OpenCode plugin)\n`);
   }
+  const hadPlugin = host === 'claude-code' && uninstallClaudePlugin(projectDir, options.dryRun, write, options.warn);
   if (snippet) write(`${host} is configured outside the project: remove the opencomms entry from ${snippet.where.replace(/, then .*$/, '')}.\n`);
-  else if (changes.length === 0) write(`${host}: OpenComms is not installed in ${projectDir}; nothing changed.\n`);
+  else if (changes.length === 0 && !hasOpencodePlugin && !hadPlugin) write(`${host}: OpenComms is not installed in ${projectDir}; nothing changed.\n`);
   if (!options.dryRun) write('Kept .opencomms/ (state, pins and opencomms.js, which other hosts may still use).\n');
   return 0;
 }

@@ -49,7 +49,7 @@ export function serverEnv(launch: Launch): Record<string, string> {
 }
 
 /** A double-quoted POSIX shell word. */
-function shellQuote(text: string): string {
+export function shellQuote(text: string): string {
   return `"${text.replace(/(["\\$`])/g, '\\$1')}"`;
 }
 

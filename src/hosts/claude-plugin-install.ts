@@ -1,0 +1,160 @@
+// `install claude-code --plugin` and the plugin half of `uninstall claude-code`.
+// The plugin replaces the plain install's .mcp.json entry and
+// .claude/settings.json hooks; when those are present too we leave them and
+// warn, since both would run (two servers, every hook twice).
+import { readdirSync, rmdirSync, unlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { NODE_FS, replaceFile, writePin } from '../store';
+import { bundlePathIn, tryReadBytes } from './bundle';
+import {
+  claudeInstallCommands, claudePluginDirIn, claudeUninstallCommands, isOurManifest, marketplaceNameFor, memberIdInPluginMcp,
+  PLUGIN_FILES, pluginFileTexts, pluginIdFor,
+} from './claude-plugin';
+import { displayCommand, findOnPath, runProgram } from './host-cli';
+import {
+  chooseIdentity, describeBundleCopy, describePath, ensureDir, InstallFailure, planBundleCopy, writeBundleCopy,
+} from './install-common';
+import { CONFIG_EDITS, Launch } from './targets';
+import { trustReminder } from './trust-reminders';
+
+export interface PluginInstallOptions {
+  projectDir: string;
+  memberId?: string;
+  dryRun: boolean;
+  apply: boolean;
+  bundlePath: string;
+  version: string;
+  env: NodeJS.ProcessEnv;
+  write: (text: string) => void;
+  warn: (text: string) => void;
+}
+
+const HOST = 'claude-code';
+
+function readText(path: string): string | undefined {
+  try {
+    return tryReadBytes(path)?.toString('utf8');
+  } catch (err) {
+    throw new InstallFailure(`Cannot read ${path} (${(err as Error).message}); fix its permissions and run again. Nothing was changed.`, 1);
+  }
+}
+
+/** The plain install's files that still hold our entries, and the member id they carry. */
+function plainInstallState(projectDir: string): { files: string[]; memberId?: string } {
+  const files: string[] = [];
+  let memberId: string | undefined;
+  for (const edit of CONFIG_EDITS[HOST]) {
+    const text = readText(join(projectDir, edit.file));
+    if (text === undefined) continue;
+    try {
+      if (edit.uninstall(text) !== text) files.push(edit.file);
+      memberId ??= edit.readMemberId(text);
+    } catch {
+      // a file we cannot parse holds nothing we can see; the plugin does not touch it
+    }
+  }
+  return { files, memberId };
+}
+
+function claudeCommandLines(commands: string[][]): string {
+  return commands.map((args) => `  ${displayCommand('claude', args)}\n`).join('');
+}
+
+export function installClaudePlugin(options: PluginInstallOptions): number {
+  const { projectDir, write, warn } = options;
+  const pluginDir = claudePluginDirIn(projectDir);
+  const manifest = readText(join(pluginDir, '.claude-plugin/plugin.json'));
+  if (manifest !== undefined && !isOurManifest(manifest)) {
+    throw new InstallFailure(`${pluginDir} holds a plugin that is not ours; move it away and run again. Nothing was changed.`, 1);
+  }
+  const plain = plainInstallState(projectDir);
+  const pluginMcp = readText(join(pluginDir, '.mcp.json'));
+  const identity = chooseIdentity(projectDir, HOST, options.memberId, [
+    pluginMcp === undefined ? undefined : memberIdInPluginMcp(pluginMcp), plain.memberId,
+  ]);
+  const launch: Launch = { host: HOST, projectDir, bundle: bundlePathIn(projectDir), memberId: identity.memberId };
+  const texts = pluginFileTexts(launch, options.version);
+  const changes = PLUGIN_FILES
+    .map((rel) => ({ path: join(pluginDir, rel), after: texts[rel], before: readText(join(pluginDir, rel)) }))
+    .filter((file) => file.before !== file.after);
+  const copy = planBundleCopy(projectDir, options.bundlePath);
+  const commands = claudeInstallCommands(projectDir);
+  // Look for claude before writing anything, so a failed --apply leaves no half install.
+  const claude = options.apply ? findOnPath('claude', options.env) : undefined;
+  if (options.apply && claude === undefined) {
+    throw new InstallFailure('--apply needs the claude CLI, and none was found on PATH; install Claude Code, or run without --apply to write the plugin and print the commands. Nothing was changed.', 1);
+  }
+
+  if (options.dryRun) {
+    write(`Dry run: install ${HOST} --plugin in ${projectDir}; nothing is written.\n`);
+    write(identity.needsPin
+      ? `member id ${identity.memberId} (${identity.source}); would pin it as ${HOST} in ${join('.opencomms', 'pins', `${identity.memberId}.json`)}\n`
+      : `member id ${identity.memberId} (${identity.source})\n`);
+    describeBundleCopy(copy, write);
+    for (const change of changes) write(`would write ${change.path}:\n${change.after}`);
+    write(`${options.apply ? 'would run' : 'then run'}, from ${projectDir}:\n${claudeCommandLines(commands)}`);
+    return 0;
+  }
+
+  writeBundleCopy(copy);
+  if (identity.needsPin) writePin(projectDir, { member_id: identity.memberId, host: HOST });
+  for (const change of changes) {
+    ensureDir(dirname(change.path));
+    replaceFile(NODE_FS, change.path, change.after);
+  }
+  write(`member id ${identity.memberId} (${identity.source}${identity.needsPin ? `, pinned as ${HOST}` : ''})\n`);
+  if (changes.length === 0 && copy.isCurrent) write(`${HOST} plugin: already written in ${describePath(projectDir, pluginDir)}; nothing changed.\n`);
+  else for (const change of changes) write(`wrote ${describePath(projectDir, change.path)}\n`);
+  if (plain.files.length > 0) {
+    warn(`opencomms: ${plain.files.join(' and ')} still hold the plain install's opencomms entries; with the plugin both would run. ` +
+      `Run \`opencomms uninstall ${HOST}\` first, then this install again.`);
+  }
+  const wasInstalled = changes.some((change) => change.before !== undefined);
+  if (!options.apply) {
+    write(`Add the marketplace and install the plugin (run from ${projectDir}; local scope keeps it to you, in this project):\n${claudeCommandLines(commands)}`);
+    if (wasInstalled) write(`Already installed before? Refresh it instead:\n${claudeCommandLines(refreshCommands(projectDir))}`);
+    write(`${trustReminder(HOST, true)}\n`);
+    return 0;
+  }
+  for (const args of commands) {
+    write(`running: ${displayCommand('claude', args)}\n`);
+    const result = runProgram(claude!, args, projectDir, options.env, write, warn);
+    if (!result.ok) {
+      warn(`opencomms: \`${displayCommand('claude', args)}\` failed (${result.detail}); the plugin files are written, so run the remaining commands by hand from ${projectDir}.`);
+      return 1;
+    }
+  }
+  write(`${trustReminder(HOST, true)}\n`);
+  return 0;
+}
+
+function refreshCommands(projectDir: string): string[][] {
+  return [['plugin', 'marketplace', 'update', marketplaceNameFor(projectDir)], ['plugin', 'update', pluginIdFor(projectDir), '--scope', 'local']];
+}
+
+/** Removes our plugin folder (only our files, then the folders we emptied); false when there is none of ours. */
+export function uninstallClaudePlugin(projectDir: string, dryRun: boolean, write: (text: string) => void, warn: (text: string) => void): boolean {
+  const pluginDir = claudePluginDirIn(projectDir);
+  const manifest = readText(join(pluginDir, '.claude-plugin/plugin.json'));
+  if (manifest === undefined) return false;
+  if (!isOurManifest(manifest)) {
+    warn(`opencomms: ${pluginDir} holds a plugin that is not ours; left it alone.`);
+    return false;
+  }
+  const present = PLUGIN_FILES.map((rel) => join(pluginDir, rel)).filter((path) => readText(path) !== undefined);
+  if (dryRun) {
+    for (const path of present) write(`would delete ${path}\n`);
+  } else {
+    for (const path of present) unlinkSync(path);
+    for (const dir of ['.claude-plugin', 'hooks', 'monitors', '.'].map((rel) => join(pluginDir, rel))) {
+      try {
+        if (readdirSync(dir).length === 0) rmdirSync(dir);
+      } catch {
+        // gone already, or holds files that are not ours: keep it
+      }
+    }
+    write(`removed ${describePath(projectDir, pluginDir)} (the Claude Code plugin)\n`);
+  }
+  write(`Also take the plugin out of Claude Code (run from ${projectDir}):\n${claudeCommandLines(claudeUninstallCommands(projectDir))}`);
+  return true;
+}

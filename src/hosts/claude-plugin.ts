@@ -1,0 +1,123 @@
+// The Claude Code plugin that `install claude-code --plugin` writes to
+// <project>/.opencomms/claude-plugin/. The folder is its own local marketplace
+// (.claude-plugin/marketplace.json lists the plugin with source "./", which
+// Claude Code resolves from the marketplace root), so one folder holds both.
+// Files: .claude-plugin/plugin.json (manifest), .mcp.json (our server),
+// hooks/hooks.json (the plain install's five hooks plus an asyncRewake Stop
+// hook running `hook --wait`), monitors/monitors.json (a monitor running
+// `watch --member ID`, whose every stdout line reaches the idle model).
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { STATE_DIR_NAME } from '../store';
+import { JsonObject, renderJson } from './json-config';
+import { hookCommand, Launch, serverArgs, serverEnv, shellQuote } from './targets';
+
+export const PLUGIN_NAME = 'opencomms';
+export const CLAUDE_PLUGIN_DIR_NAME = 'claude-plugin';
+const HOOK_TIMEOUT_S = 15;
+/** How long one `hook --wait` waits for mail, and the host timeout just above it. */
+export const REWAKE_WAIT = '30m';
+const REWAKE_TIMEOUT_S = 31 * 60;
+export const PLAIN_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop', 'SessionEnd'] as const;
+const DESCRIPTION = 'OpenComms: messages between the AI coding sessions of this repository (MCP server, hooks, and an idle wake-up).';
+
+/** Relative to the plugin folder; every file the plugin consists of. */
+export const PLUGIN_FILES = [
+  '.claude-plugin/plugin.json',
+  '.claude-plugin/marketplace.json',
+  '.mcp.json',
+  'hooks/hooks.json',
+  'monitors/monitors.json',
+] as const;
+
+export function claudePluginDirIn(projectDir: string): string {
+  return join(projectDir, STATE_DIR_NAME, CLAUDE_PLUGIN_DIR_NAME);
+}
+
+/**
+ * The marketplace name. Claude Code keeps one marketplace per name for a
+ * user, so each project gets its own: "opencomms-" and 8 hex digits of its path.
+ */
+export function marketplaceNameFor(projectDir: string): string {
+  return `opencomms-${createHash('sha256').update(projectDir).digest('hex').slice(0, 8)}`;
+}
+
+export function pluginIdFor(projectDir: string): string {
+  return `${PLUGIN_NAME}@${marketplaceNameFor(projectDir)}`;
+}
+
+export function rewakeCommand(launch: Launch): string {
+  return `OPENCOMMS_MEMBER_ID=${launch.memberId} OPENCOMMS_HOST=${launch.host} node ${shellQuote(launch.bundle)} hook --wait --timeout ${REWAKE_WAIT} --project ${shellQuote(launch.projectDir)}`;
+}
+
+export function monitorCommand(launch: Launch): string {
+  return `OPENCOMMS_MEMBER_ID=${launch.memberId} node ${shellQuote(launch.bundle)} watch --member ${launch.memberId} --project ${shellQuote(launch.projectDir)}`;
+}
+
+function hooksJson(launch: Launch): JsonObject {
+  const plain = { type: 'command', command: hookCommand(launch), timeout: HOOK_TIMEOUT_S };
+  const rewake = { type: 'command', command: rewakeCommand(launch), async: true, asyncRewake: true, timeout: REWAKE_TIMEOUT_S };
+  const hooks: JsonObject = {};
+  for (const event of PLAIN_HOOK_EVENTS) hooks[event] = [{ hooks: event === 'Stop' ? [plain, rewake] : [plain] }];
+  return { description: 'OpenComms: deliver pending mail; wake an idle session when mail arrives.', hooks };
+}
+
+/** Every file of the plugin, keyed by its path relative to the plugin folder. */
+export function pluginFileTexts(launch: Launch, version: string): Record<string, string> {
+  const marketplace = marketplaceNameFor(launch.projectDir);
+  return {
+    '.claude-plugin/plugin.json': renderJson({
+      name: PLUGIN_NAME, version, description: DESCRIPTION, author: { name: 'OpenComms' },
+    }),
+    '.claude-plugin/marketplace.json': renderJson({
+      name: marketplace,
+      description: 'The OpenComms plugin of one project, installed from that project.',
+      owner: { name: 'OpenComms (local install)' },
+      plugins: [{ name: PLUGIN_NAME, source: './', description: DESCRIPTION, version }],
+    }),
+    '.mcp.json': renderJson({
+      mcpServers: { opencomms: { type: 'stdio', command: 'node', args: serverArgs(launch), env: serverEnv(launch) } },
+    }),
+    'hooks/hooks.json': renderJson(hooksJson(launch)),
+    'monitors/monitors.json': `${JSON.stringify([{
+      name: 'opencomms-mail',
+      command: monitorCommand(launch),
+      description: `New OpenComms mail for ${launch.memberId}`,
+      when: 'always',
+    }], null, 2)}\n`,
+  };
+}
+
+/** The member id in an existing plugin .mcp.json, if it is ours and readable. */
+export function memberIdInPluginMcp(text: string): string | undefined {
+  try {
+    const id = JSON.parse(text)?.mcpServers?.opencomms?.env?.OPENCOMMS_MEMBER_ID;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a plugin.json is the one we write (so the folder is ours to remove). */
+export function isOurManifest(text: string): boolean {
+  try {
+    return JSON.parse(text)?.name === PLUGIN_NAME;
+  } catch {
+    return false;
+  }
+}
+
+/** The commands that register the marketplace and install the plugin, run from the project (local scope). */
+export function claudeInstallCommands(projectDir: string): string[][] {
+  return [
+    ['plugin', 'marketplace', 'add', claudePluginDirIn(projectDir), '--scope', 'local'],
+    ['plugin', 'install', pluginIdFor(projectDir), '--scope', 'local'],
+  ];
+}
+
+export function claudeUninstallCommands(projectDir: string): string[][] {
+  return [
+    ['plugin', 'uninstall', pluginIdFor(projectDir), '--scope', 'local'],
+    ['plugin', 'marketplace', 'remove', marketplaceNameFor(projectDir)],
+  ];
+}
