@@ -55,9 +55,20 @@ export interface SchemaNode {
   describe(text: string): SchemaNode;
   optional(): SchemaNode;
 }
+export interface StringSchemaNode extends SchemaNode {
+  min(length: number): StringSchemaNode;
+  max(length: number): StringSchemaNode;
+}
+export interface NumberSchemaNode extends SchemaNode {
+  int(): NumberSchemaNode;
+  min(value: number): NumberSchemaNode;
+  max(value: number): NumberSchemaNode;
+}
 export interface SchemaKit {
-  string(): SchemaNode;
+  string(): StringSchemaNode;
+  number(): NumberSchemaNode;
   boolean(): SchemaNode;
+  enum(values: readonly [string, ...string[]]): SchemaNode;
 }
 
 /** A custom tool in the shape OpenCode's `tool` hook expects. */

@@ -8,4 +8,6 @@ export type { PushOutcome, PushDeliveryOptions, Schedule } from './push-delivery
 export { checkRootSession, locationOf, memberFieldsFor, OPENCODE_HOST_ID } from './identity';
 export { roleSections, ROLE_SECTION_HEADER } from './role-injection';
 export { buildTools } from './tools';
+export { buildMemberTools, MEMBER_TOOL_INPUTS } from './member-tools';
+export { argumentRefusal, zodArgs } from './tool-args';
 export type * from './host-types';

@@ -1,7 +1,8 @@
 // One OpenComms presence inside one OpenCode instance: it learns which
 // sessions live here from OpenCode's events, pushes their mail when they go
 // idle or when the state changes, keeps their staleness in step with their
-// lifetime, reminds them of their roles, and offers create/join tools.
+// lifetime, reminds them of their roles, and offers the tools through which
+// they create, join and use channels as themselves.
 import { hostname } from 'node:os';
 import { clearStale, markStale, succeed, sweepInFlight, type DeliveryOwner, type State } from '../engine';
 import { openStore, type Store } from '../store';
@@ -111,6 +112,15 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
     await store.mutate((s, ctx) => succeed('marked', { changed: markStale(s, sessionId, ctx.now()) }));
   }
 
+  // Owner-side rule: only sessions proven to live in this instance are
+  // prompted; a busy one gets its mail at its next idle instead of a
+  // prompt queued behind its running turn.
+  function pushToLocal(sessionIds: readonly string[]): void {
+    for (const sessionId of sessionIds) {
+      if (local.has(sessionId) && !busy.has(sessionId)) track(delivery.deliver(sessionId), `push to ${sessionId}`);
+    }
+  }
+
   function onStateChange(): void {
     let pending: string[];
     try {
@@ -119,19 +129,14 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
       log(`reading state after a change failed: ${err instanceof Error ? err.message : String(err)}`);
       return;
     }
-    // Owner-side rule: only sessions proven to live in this instance are
-    // prompted; a busy one gets its mail at its next idle instead of a
-    // prompt queued behind its running turn.
-    for (const sessionId of pending) {
-      if (local.has(sessionId) && !busy.has(sessionId)) track(delivery.deliver(sessionId), `push to ${sessionId}`);
-    }
+    pushToLocal(pending);
   }
 
   const watcher = (deps.watch ?? ((dir, l) => watchStateDir(dir, { log: l })))(store.stateDir, log);
   const unsubscribe = watcher.onChange(onStateChange);
 
   const schema = deps.loadSchema ? await deps.loadSchema() : undefined;
-  if (!schema) log('OpenCode tool schema builder not found; opencomms_create/opencomms_join tools are not offered here');
+  if (!schema) log('OpenCode tool schema builder not found; no opencomms_* tools are offered here');
 
   const hooks: OpenCommsHooks = {
     async event({ event }) {
@@ -164,7 +169,8 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
     },
   };
   if (schema) {
-    hooks.tool = buildTools({ store, client: input.client, location: locationOf(input), noteSession }, schema);
+    // A send made here does not wait for the state watcher to notice it.
+    hooks.tool = buildTools({ store, client: input.client, location: locationOf(input), noteSession, onSent: pushToLocal }, schema);
   }
 
   return {

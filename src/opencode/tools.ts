@@ -1,20 +1,26 @@
-// The custom tools OpenCode offers its sessions: create and join a channel
-// AS the calling session. The session id is the member id, so these need no
-// pin; they refuse subagent (child) sessions. Everything else (send, pull,
-// status) goes through the MCP server.
-import { createChannel, joinChannel, type EngineCtx, type State, type ToolResult } from '../engine';
-import type { Store } from '../store';
+// The custom tools OpenCode offers its sessions, all acting AS the calling
+// session (its id is the member id, so none needs a pin): create and join
+// here, which refuse subagent (child) sessions, and the member tools of
+// member-tools.ts.
+import {
+  createChannel, joinChannel, MAX_CHANNEL_NAME_CHARS, MAX_ROLE_CHARS, type EngineCtx, type State, type ToolResult,
+} from '../engine';
 import { recordError } from './error-log';
 import type { HostClient, HostToolDefinition, SchemaKit } from './host-types';
 import { checkRootSession, memberFieldsFor, type OpenCodeLocation } from './identity';
+import { buildMemberTools, type MemberToolDeps } from './member-tools';
+import { argumentRefusal, objectSchema, zodArgs } from './tool-args';
 
-export interface ToolDeps {
-  store: Store;
+export interface ToolDeps extends MemberToolDeps {
   client: HostClient;
   location: OpenCodeLocation;
-  /** Called with every session that uses a tool: it lives on this instance. */
-  noteSession: (sessionId: string) => void;
 }
+
+const ENTRY_ARGS = objectSchema({
+  channel: { type: 'string', maxLength: MAX_CHANNEL_NAME_CHARS, description: 'Channel name' },
+  role: { type: 'string', maxLength: MAX_ROLE_CHARS, description: 'Your role in the channel, e.g. reviewer' },
+  role_prompt: { type: 'string', description: 'Your standing instructions in this channel' },
+}, ['channel', 'role', 'role_prompt']);
 
 function text(result: ToolResult): string {
   return JSON.stringify(result);
@@ -27,10 +33,13 @@ function stringArg(args: Record<string, unknown>, key: string): string {
 
 async function asRootSession(
   deps: ToolDeps,
+  args: Record<string, unknown>,
   sessionId: string,
   action: (state: State, ctx: EngineCtx) => ToolResult,
 ): Promise<string> {
   deps.noteSession(sessionId);
+  const refusal = argumentRefusal(ENTRY_ARGS, args);
+  if (refusal) return text(refusal);
   const check = await checkRootSession(deps.client, sessionId);
   if (!check.ok) {
     if (check.reason === 'session_lookup_failed') {
@@ -47,16 +56,12 @@ async function asRootSession(
 
 /** The tool definitions for the `tool` hook, built with OpenCode's own schema builder. */
 export function buildTools(deps: ToolDeps, schema: SchemaKit): Record<string, HostToolDefinition> {
-  const args = () => ({
-    channel: schema.string().describe('Channel name'),
-    role: schema.string().describe('Your role in the channel, e.g. reviewer'),
-    role_prompt: schema.string().describe('Your standing instructions in this channel'),
-  });
+  const args = () => zodArgs(ENTRY_ARGS, schema);
   return {
     opencomms_create: {
       description: 'Create an OpenComms channel with this session as its first member; messages for you arrive in this session.',
       args: args(),
-      execute: (a, context) => asRootSession(deps, context.sessionID, (state, ctx) => createChannel(state, {
+      execute: (a, context) => asRootSession(deps, a, context.sessionID, (state, ctx) => createChannel(state, {
         channel: stringArg(a, 'channel'), role: stringArg(a, 'role'), role_prompt: stringArg(a, 'role_prompt'),
         ...memberFieldsFor(context.sessionID), ...deps.location,
       }, ctx)),
@@ -64,10 +69,11 @@ export function buildTools(deps: ToolDeps, schema: SchemaKit): Record<string, Ho
     opencomms_join: {
       description: 'Join an existing OpenComms channel as this session. If it fails, stop and report; never create or replace a channel instead.',
       args: args(),
-      execute: (a, context) => asRootSession(deps, context.sessionID, (state, ctx) => joinChannel(state, {
+      execute: (a, context) => asRootSession(deps, a, context.sessionID, (state, ctx) => joinChannel(state, {
         channel: stringArg(a, 'channel'), role: stringArg(a, 'role'), role_prompt: stringArg(a, 'role_prompt'),
         ...memberFieldsFor(context.sessionID), ...deps.location,
       }, ctx)),
     },
+    ...buildMemberTools(deps, schema),
   };
 }

@@ -18,7 +18,7 @@ test('dist/opencode-plugin.js exports the plugin function as OpenCommsPlugin and
   assert.deepEqual(Object.keys(mod).sort(), ['OpenCommsPlugin', 'default']);
 });
 
-test("the bundled plugin builds its tools with OpenCode's own zod when @opencode-ai/plugin resolves", async (t) => {
+test("the bundled plugin builds its tools with OpenCode's own zod, which refuses wrongly typed arguments", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'opencomms-opencode-dist-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const { OpenCommsPlugin } = await importEsm(bundleUrl);
@@ -28,4 +28,16 @@ test("the bundled plugin builds its tools with OpenCode's own zod when @opencode
   const args = tool.schema.object(hooks.tool.opencomms_join.args);
   assert.deepEqual(args.parse({ channel: 'c', role: 'r', role_prompt: 'p' }), { channel: 'c', role: 'r', role_prompt: 'p' });
   assert.equal(args.safeParse({ channel: 'c' }).success, false);
+
+  const send = tool.schema.object(hooks.tool.opencomms_send.args);
+  assert.deepEqual(send.parse({ channel: 'c', content: 'hi' }), { channel: 'c', content: 'hi' });
+  assert.equal(send.safeParse({ channel: 'c', content: 42 }).success, false);
+  assert.equal(send.safeParse({ channel: 'c', content: 'hi', broadcast: 'yes' }).success, false);
+  const timer = tool.schema.object(hooks.tool.opencomms_timer.args);
+  assert.equal(timer.safeParse({ channel: 'c', action: 'start', limit_ms: 1000 }).success, true);
+  assert.equal(timer.safeParse({ channel: 'c', action: 'explode' }).success, false);
+  assert.equal(timer.safeParse({ channel: 'c', action: 'start', limit_ms: 1.5 }).success, false);
+  const history = tool.schema.object(hooks.tool.opencomms_history.args);
+  assert.equal(history.safeParse({ channel: 'c', limit: 0 }).success, false);
+  assert.equal(history.safeParse({ channel: 'x'.repeat(65) }).success, false);
 });
