@@ -3,6 +3,7 @@
 // drains, so the mail is still there for opencomms_pull.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { DEFAULT_WAIT_MS } from '../../src/hooks/wait';
 import { channelWith, claudeEvent, hook, send, stateOf, tempProject } from './support';
 
 async function setUp(t: Parameters<typeof tempProject>[0]) {
@@ -36,4 +37,23 @@ test('no mail before the timeout: {} and exit 0', async (t) => {
   assert.equal(run.code, 0);
   assert.deepEqual(run.answer, {});
   assert.deepEqual(run.warnings, []);
+});
+
+test('the notice names who wrote, where and how many, and never the content', async (t) => {
+  const { project, store } = await setUp(t);
+  await send(store, 'review', 'bob-1', 'alice-1', ['SECRET-ONE', 'SECRET-TWO']);
+  const run = await hook(project, claudeEvent('Stop', 's'), {}, { wait: true, timeoutMs: 5_000 });
+  assert.equal(run.code, 2);
+  assert.equal(run.warnings.length, 1);
+  const [notice] = run.warnings;
+  assert.doesNotMatch(notice!, /SECRET/);
+  assert.doesNotMatch(notice!, /\n/);
+  assert.match(notice!, /2 new messages/);
+  assert.match(notice!, /channel "review"/);
+  assert.match(notice!, /reviewer \(bob-1\)/);
+  assert.match(notice!, /call opencomms_pull/);
+});
+
+test('the default wait is 30 minutes', () => {
+  assert.equal(DEFAULT_WAIT_MS, 30 * 60_000);
 });
