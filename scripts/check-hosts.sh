@@ -3,7 +3,8 @@
 # offline, and asks the host itself whether the server connects:
 #   claude mcp list, gemini mcp list, opencode mcp list, and for Codex
 #   `codex app-server` over stdio (initialize, thread/start ephemeral,
-#   mcpServerStatus/list, hooks/list, mcpServer/tool/call).
+#   mcpServerStatus/list, hooks/list, mcpServer/tool/call); and for the
+#   Claude Code plugin, `install claude-code --plugin --apply` + `claude plugin list`.
 # No login and no model call. Not part of `npm test`.
 #
 # Usage: scripts/check-hosts.sh
@@ -79,6 +80,18 @@ check() { # name, grep pattern, command...
 command -v claude >/dev/null && check claude-code 'opencomms.*connected' claude mcp list
 command -v gemini >/dev/null && check gemini-cli 'opencomms.*connected' gemini mcp list
 command -v opencode >/dev/null && check opencode 'opencomms.*connected' opencode mcp list
+
+# The plugin install, in a second project (the plugin replaces the plain
+# install's .mcp.json entry and hooks): opencomms writes the plugin folder and
+# runs `claude plugin marketplace add` + `claude plugin install` (local scope)
+# itself with --apply; then `claude plugin list` must show it enabled. No login needed.
+if command -v claude >/dev/null; then
+  PLUGIN_PROJECT="$WORK/plugin-project"
+  mkdir -p "$PLUGIN_PROJECT"
+  section "claude-code --plugin: opencomms install claude-code --plugin --apply"
+  (cd "$PLUGIN_PROJECT" && timeout 180 node "$DIST" install claude-code --plugin --apply --project "$PLUGIN_PROJECT" 2>&1) | sed -e 's/\x1b\[[0-9;]*m//g' | tail -12
+  check claude-code-plugin 'Status: .*enabled' bash -c "cd '$PLUGIN_PROJECT' && claude plugin list"
+fi
 
 if command -v codex >/dev/null; then
   section "codex: app-server over stdio"
@@ -159,5 +172,5 @@ EOF
 fi
 
 section "summary"
-for host in claude-code gemini-cli opencode codex; do printf '%-12s %s\n' "$host" "${RESULT[$host]:-not checked (CLI unavailable)}"; done
+for host in claude-code claude-code-plugin gemini-cli opencode codex; do printf '%-12s %s\n' "$host" "${RESULT[$host]:-not checked (CLI unavailable)}"; done
 exit $status
