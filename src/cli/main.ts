@@ -66,7 +66,7 @@ async function main(argv: string[]): Promise<number | undefined> {
     case 'install':
       return runInstall({
         projectDir, host: parsed.positionals[0], memberId: flags.member, dryRun: flags.dryRun, plugin: flags.plugin,
-        apply: flags.apply, bundlePath: resolve(process.argv[1]), version: VERSION, write, warn,
+        apply: flags.apply, bundlePath: resolve(process.argv[1]), version: VERSION, env: process.env, write, warn,
       });
     case 'uninstall':
       return runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, write, warn });
