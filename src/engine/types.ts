@@ -104,7 +104,7 @@ export interface SpawnLease {
 
 /**
  * A claim on waiting for one member's mail (our addition), kept in
- * State.wait_leases under the member id, held by one `hook --wait` process.
+ * State.wait_leases under the member id, held by the one `hook --wait` waiting for that member.
  * `token` tells the holder's own lease from one taken over after it; `until`
  * (epoch ms) is renewed while the holder waits, so a killed holder's lease
  * lapses on its own.
