@@ -74,6 +74,7 @@ async function main(argv: string[]): Promise<number | undefined> {
       return runHook({
         explicitProjectDir: flags.project ?? process.env.OPENCOMMS_PROJECT_DIR,
         cwd: process.cwd(), env: process.env, input: await readStdin(), wait: flags.wait, timeoutMs: flags.timeoutMs, write, warn,
+        parentPid: process.ppid, onSignal: (signal, handler) => process.on(signal, handler),
       });
     case 'watch':
       return runWatch({
