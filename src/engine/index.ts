@@ -13,12 +13,12 @@ export type { SendMessageInput } from './send';
 export { drainQueue, commitDelivery, requeueFailedDelivery, sweepInFlight, pendingRecipients, cooldownRemainingMs } from './delivery';
 export type { DrainOptions, RequeueOutcome } from './delivery';
 export { pullMessages, inbox, frameForDelivery } from './pull';
+export { activeWaitLease, takeWaitLease, renewWaitLease, releaseWaitLease } from './wait-leases';
+export type { PullOptions, InboxInput } from './pull';
 export {
   activeSpawnLease, takeSpawnLease, releaseSpawnLease, extendSpawnLease, spawnMemberships, recordMemberError,
 } from './spawn-leases';
 export type { SpawnMembership } from './spawn-leases';
-export { activeWaitLease, takeWaitLease, renewWaitLease, releaseWaitLease } from './wait-leases';
-export type { PullOptions, InboxInput } from './pull';
 export { status, history } from './status';
 export type { StatusInput, HistoryInput } from './status';
 export { timerAction, timerReport, TIMER_ACTIONS } from './timer';
