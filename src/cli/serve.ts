@@ -7,6 +7,7 @@ import { ToolServices } from '../tools/services';
 import { stdinInput } from '../transport/input';
 import { fstatSync } from 'node:fs';
 import { CHANNEL_CAPABILITY, startDoorbell, type Doorbell } from '../delivery/doorbell';
+import { watchStateDir, type StateWatcher } from '../delivery/watcher';
 import type { MethodTable } from '../jsonrpc/dispatcher';
 
 export interface ServeOptions {
@@ -39,12 +40,19 @@ export function runServe(options: ServeOptions): void {
   });
   let isClosed = false;
   let doorbell: Doorbell | undefined;
+  let watcher: StateWatcher | undefined;
   // The doorbell reads the state and sets up a watch: that waits until the
   // host has finished its handshake, so the first reply costs nothing extra
   // and no notification precedes the initialize result.
   const startBell = (): void => {
     if (isClosed || doorbell) return;
+    // One watch of .opencomms serves both push paths of this process.
+    const shared = watchStateDir(services.store.stateDir, { log });
+    watcher = shared;
+    services.spawnDriver?.attach(shared);
+    services.spawnDriver?.trigger();
     doorbell = startDoorbell({
+      watch: () => shared,
       stateDir: services.store.stateDir,
       snapshot: () => services.store.snapshot(),
       memberId: () => {
@@ -64,6 +72,8 @@ export function runServe(options: ServeOptions): void {
       if (isClosed) return;
       isClosed = true;
       doorbell?.close();
+      services.spawnDriver?.close();
+      watcher?.close();
       options.exit(0);
     },
   });

@@ -187,3 +187,19 @@ test('mail held by a killed delivering server is swept and re-delivered by anoth
   await waitUntil('the second message', () => delivered(r.project, second));
   assert.equal(starts(r.logFile).filter((run) => run.argv![3]!.includes(second)).length, 1);
 });
+
+test('the watcher of another server delivers spawn_push mail when the sender cannot spawn', async (t) => {
+  const r = rig(t);
+  const alice = await r.server('sess_alice', 'mcp', { spawn: false });
+  await ok(alice, 'opencomms_create', { channel: 'review', role: 'author', role_prompt: 'Write.' });
+  const bob = await r.server('sess_bob', 'claude-code', { spawn: false });
+  await ok(bob, 'opencomms_join', { channel: 'review', role: 'reviewer', role_prompt: 'Review.', spawn_push: true, host_session_id: 'hs-bob-42' });
+  // A third process that can spawn, and is not part of the conversation at all.
+  const carol = await r.server('sess_carol', 'claude-code');
+  await ok(carol, 'opencomms_status');
+  const id = await send(alice, 'delivered by a watcher');
+  const done = await waitUntil('the commit', () => delivered(r.project, id));
+  assert.equal(done.delivery_method, 'spawn_push');
+  const [run] = starts(r.logFile);
+  assert.match(run!.argv!.at(-1)!, /delivered by a watcher/);
+});
