@@ -23,7 +23,11 @@ export interface DoorbellOptions {
   memberId: () => string | undefined;
   notify: (method: string, params: Record<string, unknown>) => void;
   log: (line: string) => void;
-  /** Replaces watchStateDir (tests, or a caller that already has a watcher). */
+  /**
+   * Replaces watchStateDir (tests, or a caller sharing one watcher between
+   * push paths). A watcher handed in this way stays open on close: its
+   * creator closes it.
+   */
   watch?: (stateDir: string) => StateWatcher;
 }
 
@@ -130,15 +134,17 @@ export function startDoorbell(options: DoorbellOptions): Doorbell {
     }
   };
 
+  const isOwnWatcher = options.watch === undefined;
   const watcher = (options.watch ?? ((dir) => watchStateDir(dir, { log })))(options.stateDir);
-  watcher.onChange(check);
+  const unsubscribe = watcher.onChange(check);
   // After the watch is up, so mail that lands during start-up is seen by one or the other.
   check();
 
   return {
     close() {
       isClosed = true;
-      watcher.close();
+      unsubscribe();
+      if (isOwnWatcher) watcher.close();
     },
   };
 }

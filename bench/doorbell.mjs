@@ -1,0 +1,200 @@
+// Doorbell benchmark (a report, not a test): how long after member A writes
+// an opencomms_send request does member B's server print its
+// notifications/claude/channel line, against the floor measured in the same
+// run: a bare fs.watch on a directory, from writing a temp file to the
+// watcher callback for its rename onto state.json.
+//   node bench/doorbell.mjs        (BENCH_DOORBELL_REPS=40 by default, BENCH_TIMEOUT_MS=10000)
+// Targets: doorbell p50 <= 30 ms and <= 3x the floor's p50.
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SERVER = join(root, 'dist/opencomms.js');
+const REPS = Math.max(30, Number(process.env.BENCH_DOORBELL_REPS ?? 40) || 40);
+const WARMUP = 3;
+const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 10_000) || 10_000;
+// Between samples, so one sample's trailing file events (the pull, A's own
+// wake-up) never fold into the next sample's debounce window.
+const SETTLE_MS = 25;
+const BELL = 'notifications/claude/channel';
+
+// See bench/startup.mjs: a CA bundle parsed at every Node boot adds noise to
+// nothing we measure here, so children run without it unless BENCH_KEEP_ENV=1.
+const CHILD_ENV = { ...process.env, OPENCOMMS_NO_SPAWN: '1' };
+delete CHILD_ENV.OPENCOMMS_PROJECT_DIR;
+if (process.env.BENCH_KEEP_ENV !== '1') delete CHILD_ENV.NODE_EXTRA_CA_CERTS;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function withTimeout(promise, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`doorbell bench: timed out waiting for ${what}`)), TIMEOUT_MS);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** One server process; every stdout line is stamped with performance.now() on arrival. */
+function launch(project, memberId) {
+  const child = spawn(process.execPath, [SERVER, '--project', project], {
+    env: { ...CHILD_ENV, OPENCOMMS_MEMBER_ID: memberId },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const lines = [];
+  let waiters = [];
+  let buffered = '';
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (c) => { stderr += c; });
+  child.stdout.setEncoding('utf8').on('data', (chunk) => {
+    const at = performance.now();
+    buffered += chunk;
+    let nl;
+    while ((nl = buffered.indexOf('\n')) !== -1) {
+      lines.push({ at, message: JSON.parse(buffered.slice(0, nl)) });
+      buffered = buffered.slice(nl + 1);
+    }
+    const ready = waiters;
+    waiters = [];
+    for (const w of ready) w();
+  });
+  let nextId = 1;
+  const waitFor = (what, check) => withTimeout(new Promise((resolve) => {
+    const attempt = () => {
+      const found = check();
+      if (found !== undefined) resolve(found);
+      else waiters.push(attempt);
+    };
+    attempt();
+  }), `${what} (${memberId}); stderr:\n${stderr}`);
+  const write = (message) => {
+    const sentAt = performance.now();
+    child.stdin.write(`${JSON.stringify(message)}\n`);
+    return sentAt;
+  };
+  const request = async (method, params) => {
+    const id = nextId++;
+    const sentAt = write({ jsonrpc: '2.0', id, method, params });
+    const reply = await waitFor(`reply ${id}`, () => lines.find((l) => l.message.id === id));
+    return { sentAt, reply };
+  };
+  const tool = async (name, args) => {
+    const { sentAt, reply } = await request('tools/call', { name, arguments: args });
+    const result = reply.message.result?.structuredContent;
+    if (!result?.ok) throw new Error(`${name} failed: ${JSON.stringify(reply.message)}`);
+    return { sentAt, reply, result };
+  };
+  const bells = () => lines.filter((l) => l.message.method === BELL);
+  const close = () => new Promise((resolve) => {
+    child.on('exit', resolve);
+    child.stdin.end();
+  });
+  return { child, request, tool, write, bells, waitFor, close };
+}
+
+async function handshake(server) {
+  await server.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '0' } });
+  server.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+}
+
+// The bench's own bare watch on the project's state directory: when the
+// send's rename of state.json became visible to any watcher at all.
+const renames = [];
+function watchRenames(stateDir) {
+  return fs.watch(stateDir, { persistent: false }, (_event, filename) => {
+    if (String(filename) === 'state.json') renames.push(performance.now());
+  });
+}
+
+/** One doorbell sample: A's send request written → B's next bell line read. */
+async function doorbellSample(a, b, index) {
+  const before = b.bells().length;
+  const { sentAt, reply } = await a.tool('opencomms_send', { channel: 'bench', content: `bench message ${index}` });
+  const bell = await b.waitFor('bell', () => b.bells()[before]);
+  const renamed = renames.find((at) => at >= sentAt);
+  await b.tool('opencomms_pull', {});
+  return { bell: bell.at - sentAt, reply: reply.at - sentAt, afterRename: renamed === undefined ? undefined : bell.at - renamed };
+}
+
+/** One floor sample: write a temp file, rename it onto state.json, wait for the directory watch. */
+function floorSample(dir, index) {
+  return withTimeout(new Promise((resolve) => {
+    let start = 0;
+    const watcher = fs.watch(dir, { persistent: false }, (_event, filename) => {
+      if (String(filename) !== 'state.json' || start === 0) return;
+      const elapsed = performance.now() - start;
+      watcher.close();
+      resolve(elapsed);
+    });
+    const temp = join(dir, `.state.${process.pid}.${index}.tmp`);
+    start = performance.now();
+    fs.writeFileSync(temp, `{"n":${index}}`);
+    fs.renameSync(temp, join(dir, 'state.json'));
+  }), 'the bare fs.watch floor');
+}
+
+function quantile(values, q) {
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.min(sorted.length - 1, Math.round(q * (sorted.length - 1)))];
+}
+
+function printTable(rows) {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)));
+  const line = (r) => r.map((cell, c) => String(cell).padEnd(widths[c])).join('  ').trimEnd();
+  console.log(line(rows[0]));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows.slice(1)) console.log(line(r));
+}
+
+// ---- main -------------------------------------------------------------------
+if (!fs.existsSync(SERVER)) {
+  console.error(`doorbell bench: ${SERVER} is missing; run npm run build first`);
+  process.exit(2);
+}
+
+const project = fs.mkdtempSync(join(os.tmpdir(), 'opencomms-bench-doorbell-'));
+const floorDir = fs.mkdtempSync(join(os.tmpdir(), 'opencomms-bench-floor-'));
+const a = launch(project, 'sess_bench_a');
+const b = launch(project, 'sess_bench_b');
+try {
+  await handshake(a);
+  await handshake(b);
+  await a.tool('opencomms_create', { channel: 'bench', role: 'writer', role_prompt: 'You write.', rate_limit: 1_000 });
+  await b.tool('opencomms_join', { channel: 'bench', role: 'reviewer', role_prompt: 'You review.' });
+  const renameWatch = watchRenames(join(project, '.opencomms'));
+
+  const samples = { bell: [], reply: [], afterRename: [], floor: [] };
+  process.stderr.write(`doorbell bench: ${WARMUP} warm-up + ${REPS} interleaved samples (doorbell, floor, ...)\n`);
+  for (let rep = 0; rep < WARMUP + REPS; rep++) {
+    const d = await doorbellSample(a, b, rep);
+    await sleep(SETTLE_MS);
+    const f = await floorSample(floorDir, rep);
+    await sleep(SETTLE_MS);
+    if (rep < WARMUP) continue;
+    samples.bell.push(d.bell);
+    samples.reply.push(d.reply);
+    if (d.afterRename !== undefined) samples.afterRename.push(d.afterRename);
+    samples.floor.push(f);
+  }
+
+  const floorP50 = quantile(samples.floor, 0.5);
+  const ms = (v) => v.toFixed(2);
+  const row = (what, values, note = '') => [what, ms(quantile(values, 0.5)), ms(quantile(values, 0.95)), `${(quantile(values, 0.5) / floorP50).toFixed(1)}x`, note];
+  printTable([
+    ['measure (ms)', 'p50', 'p95', 'p50 / floor', 'note'],
+    row('doorbell: A send written → B bell read', samples.bell, 'the number the targets apply to'),
+    row('  of which: A send → A reply', samples.reply, 'lock, load, engine, fsync, rename, unlock'),
+    row('  rename seen by a bare watch → B bell', samples.afterRename, "the doorbell's own share: debounce, snapshot, notify, pipe"),
+    row('floor: bare fs.watch, write-temp + rename → callback', samples.floor, 'same process, no fsync'),
+  ]);
+  const p50 = quantile(samples.bell, 0.5);
+  console.log(`\nsamples: ${REPS} (${samples.afterRename.length} with a rename seen); targets: p50 <= 30 ms (${p50 <= 30 ? 'met' : 'MISSED'}), p50 <= 3x floor (${p50 <= 3 * floorP50 ? 'met' : 'MISSED'}: ${(p50 / floorP50).toFixed(1)}x)`);
+  renameWatch.close();
+} finally {
+  await Promise.all([a.close(), b.close()]);
+  fs.rmSync(project, { recursive: true, force: true });
+  fs.rmSync(floorDir, { recursive: true, force: true });
+}
