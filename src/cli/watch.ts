@@ -22,11 +22,16 @@ export interface WatchOptions {
 }
 
 /**
- * How often we ask whether the parent still lives. No platform we ship on
- * tells a child its parent died without polling; one signal-0 probe every
- * few seconds costs nothing measurable.
+ * How often we ask whether the parent still lives when stdin cannot tell us.
+ * No platform we ship on tells a child its parent died without polling, and
+ * each wake-up costs a little CPU, so the poll is slow and, when stdin is a
+ * pipe whose EOF already says it, slower still: there it only covers a
+ * parent that died while another process kept the pipe's write end open.
  */
-export const PARENT_CHECK_MS = 2_000;
+export const PARENT_CHECK_MS = 3_000;
+export const PARENT_BACKSTOP_MS = 30_000;
+/** The longest a Node timer may wait: a keep-alive that never fires. */
+const KEEP_ALIVE_MS = 2 ** 31 - 1;
 
 const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
@@ -88,25 +93,27 @@ export async function runWatch(options: WatchOptions): Promise<number> {
     stdout.on('error', onStdoutError);
     cleanups.push(() => stdout.off('error', onStdoutError));
 
-    if (isStreamedStdin(options.stdin)) {
+    const isStreamed = isStreamedStdin(options.stdin);
+    if (isStreamed) {
       const { stdin } = options;
       const onEnd = (): void => finish(0);
       stdin.on('data', () => undefined); // read and drop: only the end matters
       stdin.on('end', onEnd);
       stdin.on('error', onEnd);
       cleanups.push(() => stdin.destroy());
+    } else {
+      // The state watcher is non-persistent by design and a /dev/null stdin
+      // holds nothing open, so this timer alone keeps the process alive.
+      const keepAlive = setInterval(() => undefined, KEEP_ALIVE_MS);
+      cleanups.push(() => clearInterval(keepAlive));
     }
 
-    // This interval is also what keeps the process alive: the state watcher
-    // is non-persistent by design, and stdin may be /dev/null.
     if (options.parentPid > 1) {
       const parentCheck = setInterval(() => {
         if (!isAlive(options.parentPid)) finish(0);
-      }, PARENT_CHECK_MS);
+      }, isStreamed ? PARENT_BACKSTOP_MS : PARENT_CHECK_MS);
+      parentCheck.unref();
       cleanups.push(() => clearInterval(parentCheck));
-    } else {
-      const keepAlive = setInterval(() => undefined, 2 ** 31 - 1);
-      cleanups.push(() => clearInterval(keepAlive));
     }
 
     if (memberId !== undefined) {
