@@ -108,7 +108,8 @@ export function startPeopleWatch(options: PeopleWatchOptions): PeopleWatch {
       if (isClosed) return;
       isClosed = true;
       watcher.close();
-      if (output === 'screen') write(SHOW_CURSOR);
+      // The newline puts the shell's prompt below the last frame, not after a ^C.
+      if (output === 'screen') write(`${SHOW_CURSOR}\n`);
     },
   };
 }
