@@ -156,10 +156,24 @@ export const HELP_TEXT = `opencomms - messaging between coding-agent sessions ov
 Usage:
   opencomms [serve] [DIR] [--project DIR] [--host ID]
       Run the MCP stdio server (what a host's MCP config starts).
-  opencomms status [--project DIR] [--json]
-      Show the channels, members, pending mail and recent errors of a project.
+  opencomms install <host> [--project DIR] [--member ID] [--dry-run] [--plugin] [--apply]
+      Add OpenComms to a host's config (claude-code, codex, gemini-cli, opencode,
+      cursor, vscode; claude-desktop, windsurf and goose get a snippet to paste).
+      --plugin (claude-code): install as a Claude Code plugin; --apply runs the
+      claude commands that enable it.
+  opencomms uninstall <host> [--project DIR] [--dry-run]
+      Remove exactly what install added.
   opencomms pin [--project DIR] [--host ID] [--id ID]
       Mint a member id (or record --id) as a pin of this host and print it.
+  opencomms status [--project DIR] [--json]
+      Show the channels, members, pending mail and recent errors of a project.
+  opencomms watch [--project DIR] [--member ID] [--json]
+      A live view of the project; with --member, one line per new mail batch.
+  opencomms hook [--project DIR] [--wait] [--timeout 30m]
+      Run a host hook: reads the event JSON on stdin, answers on stdout.
+      --wait: wait for new mail and exit 2 when it comes (asyncRewake).
+  opencomms doctor [--project DIR] [--fix] [--json]
+      Check the set-up; --fix repairs what is safe to repair.
   opencomms --version | --help
 
 Flags:
@@ -167,12 +181,15 @@ Flags:
                   (default: $OPENCOMMS_PROJECT_DIR, else the current folder)
   --host ID       the host label members are registered and pinned under (default: mcp)
   --id ID         the member id to pin instead of a fresh one
+  --member ID     the member id to install or watch
   --json          machine-readable output
 
 Environment:
   OPENCOMMS_MEMBER_ID     the member identity this server speaks as
   OPENCOMMS_PROJECT_DIR   the default project folder
   OPENCOMMS_PROJECT_ID    the project id stamped on channels (default: local-project)
+  OPENCOMMS_NO_SPAWN=1    no spawn-push deliveries from this process
+  OPENCOMMS_CLAUDE_BIN, OPENCOMMS_CODEX_BIN   spawn-push binary overrides
 
 Exit codes: 0 ok, 1 failure, 2 usage error.
 `;
