@@ -9,7 +9,7 @@
 // makes it exactly one at a time per member. Triggers: the state watcher
 // (any change), a successful send, the retry timer after a failure, the
 // cooldown timer, and a re-check while another process holds the lease.
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../store/crypto';
 import { hostname } from 'node:os';
 import {
   activeSpawnLease, commitDelivery, extendSpawnLease, recordMemberError, releaseSpawnLease, requeueFailedDelivery,
@@ -163,7 +163,7 @@ export function createSpawnDriver(options: SpawnDriverOptions): SpawnDriver {
 
   async function attempt(memberId: string): Promise<{ plan: SpawnPlan; accepted: boolean }> {
     let plan: SpawnPlan = { kind: 'none' };
-    const token = randomBytes(12).toString('hex');
+    const token = randomHex(12);
     await store.mutate((state, ctx) => {
       plan = planSpawn(state, memberId, { pid, host, isOwnerAlive, env, platform, leaseMs, token }, ctx);
       // A late size refusal must not keep the drain it made; nothing is saved.

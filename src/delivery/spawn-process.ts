@@ -1,7 +1,6 @@
 // Running the host CLI: one child per delivery, argv only (shell: false),
 // stdin/stdout/stderr ignored so no output is ever held or stored, killed
 // when it outlives its timeout. The driver sees only how it ended.
-import { spawn } from 'node:child_process';
 
 export interface SpawnRequest {
   file: string;
@@ -35,8 +34,10 @@ export const spawnHostProcess: SpawnFn = (request) => new Promise((resolve) => {
     for (const timer of timers) clearTimeout(timer);
     resolve(outcome);
   };
-  let child: ReturnType<typeof spawn>;
+  let child: import('node:child_process').ChildProcess;
   try {
+    // node:child_process is loaded here, not at start-up: it costs several ms to load.
+    const { spawn } = require('node:child_process') as typeof import('node:child_process');
     child = spawn(request.file, request.args, {
       cwd: request.cwd,
       env: request.env,

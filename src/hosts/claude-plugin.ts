@@ -6,7 +6,7 @@
 // hooks/hooks.json (the plain install's five hooks plus an asyncRewake Stop
 // hook running `hook --wait`), monitors/monitors.json (a monitor running
 // `watch --member ID`, whose every stdout line reaches the idle model).
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../store/crypto';
 import { join } from 'node:path';
 import { STATE_DIR_NAME } from '../store';
 import { JsonObject, renderJson } from './json-config';
@@ -39,7 +39,7 @@ export function claudePluginDirIn(projectDir: string): string {
  * user, so each project gets its own: "opencomms-" and 8 hex digits of its path.
  */
 export function marketplaceNameFor(projectDir: string): string {
-  return `opencomms-${createHash('sha256').update(projectDir).digest('hex').slice(0, 8)}`;
+  return `opencomms-${sha256Hex(projectDir).slice(0, 8)}`;
 }
 
 export function pluginIdFor(projectDir: string): string {

@@ -1,6 +1,5 @@
 // Finding a host's CLI on PATH (by scanning the PATH entries ourselves, no
 // `which`) and running it with an argv (no shell).
-import { spawnSync } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 
@@ -39,6 +38,8 @@ export interface RunResult {
 /** Runs `program args` in `cwd`, passing its output on; ok when it exits 0. */
 export function runProgram(program: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv,
   write: (text: string) => void, warn: (text: string) => void): RunResult {
+  // Loaded on use: node:child_process costs start-up time for every other command.
+  const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
   const result = spawnSync(program, [...args], { cwd, env, encoding: 'utf8', timeout: 120_000, windowsHide: true });
   if (result.stdout) write(result.stdout.endsWith('\n') ? result.stdout : `${result.stdout}\n`);
   if (result.stderr) warn(result.stderr);

@@ -1,0 +1,52 @@
+// Start-up cost is measured by `npm run bench`; these tests only pin the
+// behaviour that keeps it low: the paths that run on every host start and on
+// every hook load no module they do not need before they answer.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DIST, tempProject, WAIT_MS } from '../helpers/server';
+
+/** Modules that cost milliseconds to load and that neither path needs. */
+const COSTLY = ['NativeModule crypto', 'NativeModule child_process', 'NativeModule tty', 'NativeModule dgram', 'NativeModule readline'];
+
+function modulesLoadedBy(project: string, args: string[], input: string): Promise<string[]> {
+  const preload = join(project, 'record-modules.js');
+  const out = join(project, 'modules.json');
+  writeFileSync(
+    preload,
+    `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(process.moduleLoadList)));\n`,
+  );
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-r', preload, DIST, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('the process did not exit'));
+    }, WAIT_MS);
+    child.stdout.resume();
+    child.stderr.resume();
+    child.on('exit', () => {
+      clearTimeout(timer);
+      resolve(JSON.parse(readFileSync(out, 'utf8')) as string[]);
+    });
+    child.stdin.end(input);
+  });
+}
+
+test('answering initialize loads no costly module (crypto, child_process, tty …)', async (t) => {
+  const project = tempProject(t);
+  const loaded = await modulesLoadedBy(
+    project,
+    ['--project', project],
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}\n',
+  );
+  assert.deepEqual(loaded.filter((m) => COSTLY.includes(m)), []);
+});
+
+test('a hook with no mail to deliver loads no costly module', async (t) => {
+  const project = tempProject(t);
+  const event = JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 's1', cwd: project, prompt: 'hi' });
+  const loaded = await modulesLoadedBy(project, ['hook', '--project', project], event);
+  assert.deepEqual(loaded.filter((m) => COSTLY.includes(m)), []);
+});
