@@ -107,13 +107,25 @@ export function createSpawnDriver(options: SpawnDriverOptions): SpawnDriver {
   const settled = new Map<string, string>();
 
   function pendingSignature(state: State, memberId: string): string {
-    return spawnTargets(state, memberId)
+    const pending = spawnTargets(state, memberId)
       .map((t) => `${t.host}|${t.hostSessionId}|${targetPending(state, memberId, t).map((e) => e.message_id).join(',')}`)
       .join(';');
+    return `${pending}#${abandonedIds(state, memberId).join(',')}`;
+  }
+
+  /** In-flight mail for this member whose deliverer died or overran its lease: a plan sweeps it back first. */
+  function abandonedIds(state: State, memberId: string): string[] {
+    const at = now();
+    return Object.values(state.messages)
+      .filter((e) => e.recipient_session_id === memberId && e.delivery_status === 'in_flight')
+      .filter((e) => !e.delivery_owner || e.delivery_owner.lease_until <= at || !isOwnerAlive(e.delivery_owner))
+      .map((e) => e.message_id);
   }
 
   function hasSpawnMail(state: State, memberId: string): boolean {
-    return spawnTargets(state, memberId).some((t) => targetPending(state, memberId, t).length > 0);
+    const targets = spawnTargets(state, memberId);
+    if (targets.length === 0) return false;
+    return targets.some((t) => targetPending(state, memberId, t).length > 0) || abandonedIds(state, memberId).length > 0;
   }
 
   function later(memberId: string, ms: number): void {
@@ -230,7 +242,9 @@ export function createSpawnDriver(options: SpawnDriverOptions): SpawnDriver {
         log(`spawn delivery: could not read the state: ${(err as Error).message}`);
         return;
       }
-      ids = Object.keys(state.queues).filter((id) => hasSpawnMail(state, id));
+      // Queued mail, and in-flight mail whose deliverer may have died.
+      const candidates = new Set([...Object.keys(state.queues), ...Object.values(state.messages).map((e) => e.recipient_session_id)]);
+      ids = [...candidates].filter((id) => hasSpawnMail(state, id));
     }
     for (const id of new Set(ids)) start(id);
   }

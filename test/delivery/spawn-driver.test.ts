@@ -268,3 +268,41 @@ test('attach re-checks on every watcher change and close stops it', async (t) =>
   await driver.whenIdle();
   assert.equal(s.spawn.calls.length, 1);
 });
+
+test('in-flight mail abandoned by a dead deliverer is found and re-delivered without any new mail', async (t) => {
+  const s = await setup(t);
+  const stuck = await s.send('left behind');
+  await s.store.mutate((state) => {
+    const e = state.messages[stuck]!;
+    e.delivery_status = 'in_flight';
+    e.attempts = 1;
+    e.delivery_owner = { pid: 4242, host: HOST, lease_until: s.clock.t + 600_000 };
+    state.queues.bob = [];
+    return { ok: true, message: '' };
+  });
+  const driver = s.driver();
+  driver.trigger(); // no member named and nothing pending: only the abandoned delivery can start it
+  await driver.whenIdle();
+  assert.equal(s.spawn.calls.length, 1);
+  assert.match(s.spawn.batch(0), /left behind/);
+  assert.equal(s.finished(stuck)?.delivery_status, 'delivered');
+  assert.equal(s.finished(stuck)?.attempts, 2);
+});
+
+test('in-flight mail whose deliverer is alive and within its lease is left alone', async (t) => {
+  const s = await setup(t);
+  const busy = await s.send('being delivered');
+  await s.store.mutate((state) => {
+    const e = state.messages[busy]!;
+    e.delivery_status = 'in_flight';
+    e.attempts = 1;
+    e.delivery_owner = { pid: 1002, host: HOST, lease_until: s.clock.t + 600_000 };
+    state.queues.bob = [];
+    return { ok: true, message: '' };
+  });
+  const driver = s.driver();
+  driver.trigger();
+  await driver.whenIdle();
+  assert.equal(s.spawn.calls.length, 0);
+  assert.equal(s.state().messages[busy]?.delivery_status, 'in_flight');
+});
