@@ -31,7 +31,7 @@ export const DEFAULT_WAIT_MS = 30 * 60_000;
 export const WAIT_LEASE_MS = 5 * 60_000;
 /** Renewal well inside the lease, so one failed renewal (a busy lock) does not lose it. */
 const LEASE_RENEW_MS = 2 * 60_000;
-/** A re-read this often covers file-watch events the platform drops. */
+/** Where the platform cannot watch the folder, the watcher's poll re-reads the state this often. */
 const WAIT_POLL_MS = 2_000;
 /** A kill(pid, 0) this often notices a parent that went away without a SessionEnd. */
 const PARENT_POLL_MS = 1_000;
