@@ -4,7 +4,9 @@
 #   claude mcp list, gemini mcp list, opencode mcp list, and for Codex
 #   `codex app-server` over stdio (initialize, thread/start ephemeral,
 #   mcpServerStatus/list, hooks/list, mcpServer/tool/call); and for the
-#   Claude Code plugin, `install claude-code --plugin --apply` + `claude plugin list`.
+#   Claude Code plugin, `install claude-code --plugin --apply` (marketplace add +
+#   plugin install), `claude plugin validate --strict` on the generated folder,
+#   and `claude plugin list`.
 # No login and no model call. Not part of `npm test`.
 #
 # Usage: scripts/check-hosts.sh
@@ -90,6 +92,18 @@ if command -v claude >/dev/null; then
   mkdir -p "$PLUGIN_PROJECT"
   section "claude-code --plugin: opencomms install claude-code --plugin --apply"
   (cd "$PLUGIN_PROJECT" && timeout 180 node "$DIST" install claude-code --plugin --apply --project "$PLUGIN_PROJECT" 2>&1) | sed -e 's/\x1b\[[0-9;]*m//g' | tail -12
+  # Claude Code's own check of the generated plugin and marketplace manifests;
+  # --strict turns its warnings into failures where this claude knows the flag.
+  PLUGIN_DIR="$PLUGIN_PROJECT/.opencomms/claude-plugin"
+  VALIDATE=(claude plugin validate)
+  if timeout 60 claude plugin validate --help 2>&1 | grep -q -- '--strict'; then
+    VALIDATE+=(--strict)
+  else
+    echo "note: this claude ($(claude --version 2>/dev/null | head -1)) has no 'plugin validate --strict'; validating without it"
+  fi
+  section "claude-code plugin manifest: ${VALIDATE[*]} $PLUGIN_DIR"
+  if out="$(timeout 120 "${VALIDATE[@]}" "$PLUGIN_DIR" 2>&1)"; then RESULT[claude-code-plugin-validate]=valid; else RESULT[claude-code-plugin-validate]="NOT valid"; status=1; fi
+  printf '%s\n' "$out" | sed -e 's/\x1b\[[0-9;]*m//g' | grep -v '^\s*$' | tail -15
   check claude-code-plugin 'Status: .*enabled' bash -c "cd '$PLUGIN_PROJECT' && claude plugin list"
 fi
 
@@ -172,5 +186,5 @@ EOF
 fi
 
 section "summary"
-for host in claude-code claude-code-plugin gemini-cli opencode codex; do printf '%-12s %s\n' "$host" "${RESULT[$host]:-not checked (CLI unavailable)}"; done
+for host in claude-code claude-code-plugin claude-code-plugin-validate gemini-cli opencode codex; do printf '%-28s %s\n' "$host" "${RESULT[$host]:-not checked (CLI unavailable)}"; done
 exit $status
