@@ -13,6 +13,7 @@ const BENCHES = [
   ['bench/store.mjs', 'store: one send with retained history, contended throughput'],
   ['bench/hook.mjs', 'hook: the no-mail hook against bare node'],
   ['bench/doorbell.mjs', 'doorbell: send → notification latency against a bare fs.watch wake'],
+  ['bench/watch.mjs', 'watch: send → watch --member line against a bare fs.watch wake; idle CPU and RSS'],
 ];
 const failures = [];
 
