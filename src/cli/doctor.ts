@@ -2,7 +2,7 @@
 // repairs what is safe to repair. Each check says what it saw and what to do.
 import { existsSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseState } from '../engine';
 import type { State } from '../engine';
 import { isValidMemberId, listPins, NODE_FS, replaceFile, STATE_DIR_NAME } from '../store';
@@ -39,6 +39,7 @@ const HOST_CONFIGS: readonly { host: string; file: string; format: 'json' | 'tom
   { host: 'opencode', file: 'opencode.json', format: 'json', path: ['mcp', 'opencomms'] },
   { host: 'cursor', file: '.cursor/mcp.json', format: 'json', path: ['mcpServers', 'opencomms'] },
   { host: 'vscode', file: '.vscode/mcp.json', format: 'json', path: ['servers', 'opencomms'] },
+  { host: 'claude-code plugin', file: '.opencomms/claude-plugin/.mcp.json', format: 'json', path: ['mcpServers', 'opencomms'] },
 ];
 
 /** Where each hooked host keeps its hooks, and the events install registers. */
@@ -46,7 +47,13 @@ const HOOK_CONFIGS: readonly { host: string; file: string }[] = [
   { host: 'claude-code', file: '.claude/settings.json' },
   { host: 'codex', file: '.codex/hooks.json' },
   { host: 'gemini-cli', file: '.gemini/settings.json' },
+  { host: 'claude-code plugin', file: '.opencomms/claude-plugin/hooks/hooks.json' },
 ];
+
+/** The install arguments that (re)create a host's entries. */
+function installArgs(host: string): string {
+  return host === 'claude-code plugin' ? 'claude-code --plugin' : host;
+}
 
 export function runDoctor(options: DoctorOptions): number {
   const checks = [
@@ -235,22 +242,22 @@ function checkHosts(options: DoctorOptions): Check[] {
     if (!found) continue;
     const name = `${config.host} (${config.file})`;
     if (found.error) {
-      checks.push({ name, status: 'fail', message: `${config.file}: ${found.error}. Fix the file, then run \`opencomms install ${config.host}\`.` });
+      checks.push({ name, status: 'fail', message: `${config.file}: ${found.error}. Fix the file, then run \`opencomms install ${installArgs(config.host)}\`.` });
       continue;
     }
     const script = (found.args ?? []).find((a) => a.endsWith('opencomms.js') || a.endsWith('opencomms.cjs'));
     if (!script) {
-      checks.push({ name, status: 'fail', message: `the opencomms entry does not start opencomms.js; run \`opencomms install ${config.host}\`` });
+      checks.push({ name, status: 'fail', message: `the opencomms entry does not start opencomms.js; run \`opencomms install ${installArgs(config.host)}\`` });
       continue;
     }
     if (!existsSync(script)) {
-      checks.push({ name, status: 'fail', message: `it points at ${script}, which does not exist; run \`opencomms install ${config.host}\`` });
+      checks.push({ name, status: 'fail', message: `it points at ${script}, which does not exist; run \`opencomms install ${installArgs(config.host)}\`` });
       continue;
     }
     checks.push(checkBundle(name, script, options));
   }
   for (const hooks of HOOK_CONFIGS) {
-    if (!checks.some((c) => c.name.startsWith(`${hooks.host} `))) continue;
+    if (!checks.some((c) => c.name.startsWith(`${hooks.host} (`))) continue;
     const path = join(options.projectDir, hooks.file);
     const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
     const hasHook = /opencomms\.c?js\\?"? hook/.test(text);
@@ -260,7 +267,7 @@ function checkHosts(options: DoctorOptions): Check[] {
         : {
             name: `${hooks.host} hooks`,
             status: 'warn',
-            message: `no opencomms hook in ${hooks.file}: mail reaches the agent only when it calls opencomms_pull; run \`opencomms install ${hooks.host}\``,
+            message: `no opencomms hook in ${hooks.file}: mail reaches the agent only when it calls opencomms_pull; run \`opencomms install ${installArgs(hooks.host)}\``,
           },
     );
   }
@@ -274,6 +281,11 @@ function checkBundle(name: string, script: string, options: DoctorOptions): Chec
   const installed = readFileSync(script);
   const running = readFileSync(options.bundlePath);
   if (installed.equals(running)) return { name, status: 'ok', message: `starts ${script} (version ${options.version})` };
+  // Only the project's own copy is ours to replace; a file elsewhere may be someone else's install.
+  const ownCopy = join(options.projectDir, STATE_DIR_NAME, 'opencomms.js');
+  if (resolve(script) !== ownCopy) {
+    return { name, status: 'warn', message: `${script} differs from this opencomms ${options.version}; it is outside this project, so doctor leaves it alone (run \`opencomms install\` to use the project copy)` };
+  }
   if (!options.fix) {
     return { name, status: 'warn', message: `${script} differs from this opencomms ${options.version}; run doctor --fix to update the copy` };
   }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { runCli, startServer, tempProject } from '../helpers/server';
+import { DIST, runCli, startServer, tempProject } from '../helpers/server';
 
 const PIN_PATTERN = /^sess_[0-9a-f]{24}$/;
 
@@ -174,4 +174,32 @@ test('an internal fault answers -32603 without a stack on stdout and logs the de
   assert.equal(JSON.stringify(reply).includes('state.json'), false);
   await server.waitFor('the fault on stderr', () => (/dispatch tools\/call failed/.test(server.stderr) ? true : undefined));
   assert.deepEqual((await server.request('ping')).result, {});
+});
+
+test('doctor checks a Claude Code plugin install: server entry, bundle and hooks', async (t) => {
+  const project = tempProject(t);
+  assert.equal((await runCli(['install', 'claude-code', '--plugin', '--project', project])).code, 0);
+  const { code, stdout } = await runCli(['doctor', '--project', project]);
+  assert.equal(code, 0, stdout);
+  assert.match(stdout, /ok {3}claude-code plugin \(\.opencomms\/claude-plugin\/\.mcp\.json\)/);
+  assert.match(stdout, /ok {3}claude-code plugin hooks/);
+  assert.doesNotMatch(stdout, /WARN claude-code hooks/);
+});
+
+test('doctor --fix refreshes an outdated project copy of opencomms.js but never a copy outside the project', async (t) => {
+  const project = tempProject(t);
+  assert.equal((await runCli(['install', 'cursor', '--project', project])).code, 0);
+  const copy = join(project, '.opencomms', 'opencomms.js');
+  writeFileSync(copy, '// an older opencomms\n');
+  const outside = join(tempProject(t), 'opencomms.js');
+  writeFileSync(outside, '// someone else\'s opencomms\n');
+  mkdirSync(join(project, '.vscode'));
+  writeFileSync(join(project, '.vscode', 'mcp.json'), JSON.stringify({ servers: { opencomms: { type: 'stdio', command: 'node', args: [outside] } } }));
+  const plain = await runCli(['doctor', '--project', project]);
+  assert.match(plain.stdout, /run doctor --fix/);
+  const fixed = await runCli(['doctor', '--project', project, '--fix']);
+  assert.match(fixed.stdout, /\(fixed\)/);
+  assert.equal(readFileSync(copy, 'utf8'), readFileSync(DIST, 'utf8'));
+  assert.match(fixed.stdout, /outside this project/);
+  assert.equal(readFileSync(outside, 'utf8'), '// someone else\'s opencomms\n');
 });
