@@ -50,7 +50,6 @@ export function runServe(options: ServeOptions): void {
     const shared = watchStateDir(services.store.stateDir, { log });
     watcher = shared;
     services.spawnDriver?.attach(shared);
-    services.spawnDriver?.trigger();
     doorbell = startDoorbell({
       watch: () => shared,
       stateDir: services.store.stateDir,
@@ -72,7 +71,8 @@ export function runServe(options: ServeOptions): void {
       if (isClosed) return;
       isClosed = true;
       doorbell?.close();
-      services.spawnDriver?.close();
+      // Only a server that got as far as its watch has a spawn driver to stop.
+      if (watcher) services.spawnDriver?.close();
       watcher?.close();
       options.exit(0);
     },
