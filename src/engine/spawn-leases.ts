@@ -8,8 +8,14 @@
 // and without the lease another process would drain it and resume the same
 // host session a second time while the first resume is still running.
 import { MAX_ERRORS } from './constants';
-import { memberOf, ownValue } from './validate';
+import { activeLease, extendLease, releaseLease, takeLease, type Lease } from './leases';
+import { memberOf } from './validate';
 import type { DeliveryOwner, ErrorEntry, Member, SpawnLease, State } from './types';
+
+/** Spawn liveness is judged like an in-flight owner's: the same pid check on the same host. */
+function holderAlive(isOwnerAlive: (owner: DeliveryOwner) => boolean): (lease: Lease) => boolean {
+  return (lease) => isOwnerAlive({ pid: lease.pid, host: lease.host, lease_until: lease.until });
+}
 
 /** The spawn lease held on `memberId` that still binds at `now`, or undefined when the member is free. */
 export function activeSpawnLease(
@@ -18,17 +24,10 @@ export function activeSpawnLease(
   now: number,
   isOwnerAlive: (owner: DeliveryOwner) => boolean,
 ): SpawnLease | undefined {
-  const lease = state.spawn_leases ? ownValue(state.spawn_leases, memberId) : undefined;
-  if (!lease) return undefined;
-  if (now > lease.until) return undefined;
-  return isOwnerAlive({ pid: lease.pid, host: lease.host, lease_until: lease.until }) ? lease : undefined;
+  return activeLease(state, 'spawn_leases', memberId, now, holderAlive(isOwnerAlive));
 }
 
-/**
- * Takes the spawn lease on `memberId` unless another live holder has it.
- * A lease that expired, or whose holder is dead, is simply overwritten.
- * Returns false (and changes nothing) when the member is taken.
- */
+/** Takes the spawn lease unless another live holder has it (see takeLease). */
 export function takeSpawnLease(
   state: State,
   memberId: string,
@@ -36,21 +35,12 @@ export function takeSpawnLease(
   now: number,
   isOwnerAlive: (owner: DeliveryOwner) => boolean,
 ): boolean {
-  const held = activeSpawnLease(state, memberId, now, isOwnerAlive);
-  if (held && held.token !== lease.token) return false;
-  state.spawn_leases ??= {};
-  state.spawn_leases[memberId] = { ...lease };
-  return true;
+  return takeLease(state, 'spawn_leases', memberId, lease, now, holderAlive(isOwnerAlive));
 }
 
-/** Releases the lease on `memberId` only if it is still the one with `token`; a lease taken over since is left alone. */
+/** Releases the lease on `memberId` only if it is still the one with `token`. */
 export function releaseSpawnLease(state: State, memberId: string, token: string): boolean {
-  const lease = state.spawn_leases ? ownValue(state.spawn_leases, memberId) : undefined;
-  if (!lease || lease.token !== token) return false;
-  delete state.spawn_leases![memberId];
-  // An empty record is dropped so a project that never spawns keeps the reference's file shape.
-  if (Object.keys(state.spawn_leases!).length === 0) delete state.spawn_leases;
-  return true;
+  return releaseLease(state, 'spawn_leases', memberId, token);
 }
 
 /**
@@ -59,10 +49,7 @@ export function releaseSpawnLease(state: State, memberId: string, token: string)
  * before the retry is due, yet if the holder dies the lease frees at once.
  */
 export function extendSpawnLease(state: State, memberId: string, token: string, until: number): boolean {
-  const lease = state.spawn_leases ? ownValue(state.spawn_leases, memberId) : undefined;
-  if (!lease || lease.token !== token) return false;
-  lease.until = until;
-  return true;
+  return extendLease(state, 'spawn_leases', memberId, token, until);
 }
 
 /** One spawn_push membership of a member: the channel it holds and the host session it resumes. */

@@ -5,7 +5,8 @@ import { insertInSendOrder, isLive } from './envelopes';
 import { capabilitiesForMode } from './members';
 import { checkChannel, checkEnvelope, checkKeys, isObj, isStringArray, reject, ShapeError, type Obj } from './state-shape';
 import { SCHEMA_VERSION } from './types';
-import type { Channel, Envelope, ErrorEntry, SpawnLease, State, WaitLease } from './types';
+import type { Channel, Envelope, ErrorEntry, State } from './types';
+import type { Lease, LeaseField } from './leases';
 
 /** A state with nothing in it. */
 export function emptyState(): State {
@@ -39,37 +40,22 @@ function checkErrors(root: Obj, notes: string[]): ErrorEntry[] {
   return kept.slice(-MAX_ERRORS);
 }
 
-/** Spawn leases are soft claims: a malformed entry is dropped (its member becomes free), a non-object is a rejection. */
-function checkSpawnLeases(root: Obj, notes: string[]): Record<string, SpawnLease> | undefined {
-  const value = root.spawn_leases;
+/**
+ * Leases (spawn_leases, wait_leases) are soft claims: a malformed entry is
+ * dropped (its member becomes free), a map that is not an object is a rejection.
+ */
+function checkLeases(root: Obj, field: LeaseField, notes: string[]): Record<string, Lease> | undefined {
+  const value = root[field];
   if (value === undefined) return undefined;
-  if (!isObj(value)) reject('spawn_leases is not an object');
-  checkKeys(value, 'spawn_leases');
-  const kept: Record<string, SpawnLease> = {};
+  if (!isObj(value)) reject(`${field} is not an object`);
+  checkKeys(value, field);
+  const kept: Record<string, Lease> = {};
   for (const [memberId, lease] of Object.entries(value)) {
     if (isObj(lease) && Number.isSafeInteger(lease.pid) && typeof lease.host === 'string'
       && typeof lease.token === 'string' && typeof lease.until === 'number' && Number.isFinite(lease.until)) {
       kept[memberId] = { pid: lease.pid as number, host: lease.host, token: lease.token, until: lease.until };
     } else {
-      notes.push(`spawn_leases["${memberId}"]: dropped a malformed lease`);
-    }
-  }
-  return Object.keys(kept).length > 0 ? kept : undefined;
-}
-
-/** Waiter leases, like spawn leases, are soft claims: a malformed entry is dropped (its member is free to wait for), a non-object is a rejection. */
-function checkWaitLeases(root: Obj, notes: string[]): Record<string, WaitLease> | undefined {
-  const value = root.wait_leases;
-  if (value === undefined) return undefined;
-  if (!isObj(value)) reject('wait_leases is not an object');
-  checkKeys(value, 'wait_leases');
-  const kept: Record<string, WaitLease> = {};
-  for (const [memberId, lease] of Object.entries(value)) {
-    if (isObj(lease) && Number.isSafeInteger(lease.pid) && typeof lease.host === 'string'
-      && typeof lease.token === 'string' && typeof lease.until === 'number' && Number.isFinite(lease.until)) {
-      kept[memberId] = { pid: lease.pid as number, host: lease.host, token: lease.token, until: lease.until };
-    } else {
-      notes.push(`wait_leases["${memberId}"]: dropped a malformed lease`);
+      notes.push(`${field}["${memberId}"]: dropped a malformed lease`);
     }
   }
   return Object.keys(kept).length > 0 ? kept : undefined;
@@ -127,9 +113,9 @@ function checkRoot(root: unknown, now: number, expectedSchema: number, legacy: b
     delivered_to: checkStringArrays(root, 'delivered_to'),
     errors: checkErrors(root, notes),
   };
-  const leases = checkSpawnLeases(root, notes);
+  const leases = checkLeases(root, 'spawn_leases', notes);
   if (leases) state.spawn_leases = leases;
-  const waitLeases = checkWaitLeases(root, notes);
+  const waitLeases = checkLeases(root, 'wait_leases', notes);
   if (waitLeases) state.wait_leases = waitLeases;
   const channelIds = new Set<string>();
   for (const [key, raw] of Object.entries(root.channels)) {
