@@ -5,7 +5,7 @@
 // watcher callback for its rename onto state.json.
 //   node bench/doorbell.mjs        (BENCH_DOORBELL_REPS=40 by default, BENCH_TIMEOUT_MS=10000)
 // Targets: doorbell p50 <= 30 ms and <= 3x the floor's p50.
-import { spawn } from 'node:child_process';
+import { boundedBy, launchServer } from './lib/server-child.mjs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -22,77 +22,13 @@ const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 10_000) || 10_000;
 const SETTLE_MS = 25;
 const BELL = 'notifications/claude/channel';
 
-// See bench/startup.mjs: a CA bundle parsed at every Node boot adds noise to
-// nothing we measure here, so children run without it unless BENCH_KEEP_ENV=1.
-const CHILD_ENV = { ...process.env, OPENCOMMS_NO_SPAWN: '1' };
-delete CHILD_ENV.OPENCOMMS_PROJECT_DIR;
-if (process.env.BENCH_KEEP_ENV !== '1') delete CHILD_ENV.NODE_EXTRA_CA_CERTS;
-
+const withTimeout = boundedBy('doorbell bench', TIMEOUT_MS);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function withTimeout(promise, what) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`doorbell bench: timed out waiting for ${what}`)), TIMEOUT_MS);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** One server process; every stdout line is stamped with performance.now() on arrival. */
+/** A server for `memberId` whose doorbell notifications can be counted. */
 function launch(project, memberId) {
-  const child = spawn(process.execPath, [SERVER, '--project', project], {
-    env: { ...CHILD_ENV, OPENCOMMS_MEMBER_ID: memberId },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  const lines = [];
-  let waiters = [];
-  let buffered = '';
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (c) => { stderr += c; });
-  child.stdout.setEncoding('utf8').on('data', (chunk) => {
-    const at = performance.now();
-    buffered += chunk;
-    let nl;
-    while ((nl = buffered.indexOf('\n')) !== -1) {
-      lines.push({ at, message: JSON.parse(buffered.slice(0, nl)) });
-      buffered = buffered.slice(nl + 1);
-    }
-    const ready = waiters;
-    waiters = [];
-    for (const w of ready) w();
-  });
-  let nextId = 1;
-  const waitFor = (what, check) => withTimeout(new Promise((resolve) => {
-    const attempt = () => {
-      const found = check();
-      if (found !== undefined) resolve(found);
-      else waiters.push(attempt);
-    };
-    attempt();
-  }), `${what} (${memberId}); stderr:\n${stderr}`);
-  const write = (message) => {
-    const sentAt = performance.now();
-    child.stdin.write(`${JSON.stringify(message)}\n`);
-    return sentAt;
-  };
-  const request = async (method, params) => {
-    const id = nextId++;
-    const sentAt = write({ jsonrpc: '2.0', id, method, params });
-    const reply = await waitFor(`reply ${id}`, () => lines.find((l) => l.message.id === id));
-    return { sentAt, reply };
-  };
-  const tool = async (name, args) => {
-    const { sentAt, reply } = await request('tools/call', { name, arguments: args });
-    const result = reply.message.result?.structuredContent;
-    if (!result?.ok) throw new Error(`${name} failed: ${JSON.stringify(reply.message)}`);
-    return { sentAt, reply, result };
-  };
-  const bells = () => lines.filter((l) => l.message.method === BELL);
-  const close = () => new Promise((resolve) => {
-    child.on('exit', resolve);
-    child.stdin.end();
-  });
-  return { child, request, tool, write, bells, waitFor, close };
+  const server = launchServer(SERVER, project, memberId, withTimeout);
+  return { ...server, bells: () => server.lines.filter((l) => l.message.method === BELL) };
 }
 
 async function handshake(server) {

@@ -8,6 +8,7 @@
 //   node bench/watch.mjs     (BENCH_WATCH_REPS=40, BENCH_TIMEOUT_MS=10000; needs npm run build)
 // Targets: wake-up p50 <= 3x the floor's p50; idle CPU 0-1 clock tick.
 import { spawn, execFileSync } from 'node:child_process';
+import { boundedBy, childEnv, launchServer } from './lib/server-child.mjs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -24,77 +25,11 @@ const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 10_000) || 10_000;
 // fold into the next sample's debounce window.
 const SETTLE_MS = 25;
 
-const CHILD_ENV = { ...process.env, OPENCOMMS_NO_SPAWN: '1' };
-delete CHILD_ENV.OPENCOMMS_PROJECT_DIR;
-delete CHILD_ENV.OPENCOMMS_MEMBER_ID;
-delete CHILD_ENV.OPENCOMMS_PROJECT_ID;
-if (process.env.BENCH_KEEP_ENV !== '1') delete CHILD_ENV.NODE_EXTRA_CA_CERTS;
-
+const CHILD_ENV = childEnv();
+const withTimeout = boundedBy('watch bench', TIMEOUT_MS);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function withTimeout(promise, what) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`watch bench: timed out waiting for ${what}`)), TIMEOUT_MS);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** One server process; every stdout line is stamped with performance.now() on arrival. */
-function launch(project, memberId) {
-  const child = spawn(process.execPath, [SERVER, '--project', project], {
-    env: { ...CHILD_ENV, OPENCOMMS_MEMBER_ID: memberId },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  const lines = [];
-  let waiters = [];
-  let buffered = '';
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (c) => { stderr += c; });
-  child.stdout.setEncoding('utf8').on('data', (chunk) => {
-    const at = performance.now();
-    buffered += chunk;
-    let nl;
-    while ((nl = buffered.indexOf('\n')) !== -1) {
-      lines.push({ at, message: JSON.parse(buffered.slice(0, nl)) });
-      buffered = buffered.slice(nl + 1);
-    }
-    const ready = waiters;
-    waiters = [];
-    for (const w of ready) w();
-  });
-  let nextId = 1;
-  const waitFor = (what, check) => withTimeout(new Promise((resolve) => {
-    const attempt = () => {
-      const found = check();
-      if (found !== undefined) resolve(found);
-      else waiters.push(attempt);
-    };
-    attempt();
-  }), `${what} (${memberId}); stderr:\n${stderr}`);
-  const write = (message) => {
-    const sentAt = performance.now();
-    child.stdin.write(`${JSON.stringify(message)}\n`);
-    return sentAt;
-  };
-  const request = async (method, params) => {
-    const id = nextId++;
-    const sentAt = write({ jsonrpc: '2.0', id, method, params });
-    const reply = await waitFor(`reply ${id}`, () => lines.find((l) => l.message.id === id));
-    return { sentAt, reply };
-  };
-  const tool = async (name, args) => {
-    const { sentAt, reply } = await request('tools/call', { name, arguments: args });
-    const result = reply.message.result?.structuredContent;
-    if (!result?.ok) throw new Error(`${name} failed: ${JSON.stringify(reply.message)}`);
-    return { sentAt, reply, result };
-  };
-  const close = () => new Promise((resolve) => {
-    child.on('exit', resolve);
-    child.stdin.end();
-  });
-  return { child, request, tool, write, waitFor, close };
-}
+const launch = (project, memberId) => launchServer(SERVER, project, memberId, withTimeout);
 
 async function handshake(server) {
   await server.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '0' } });
