@@ -7,7 +7,7 @@
 import { existsSync, statSync, watch } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
-/** Events closer together than this fold into one wake-up. */
+/** After a wake-up, changes within this window fold into one more wake-up at its end. */
 export const DEFAULT_DEBOUNCE_MS = 5;
 /** How often the fallback poll looks at state.json, only where watching fails. */
 export const DEFAULT_POLL_MS = 2_000;
@@ -75,13 +75,15 @@ export function watchStateDir(stateDir: string, options: WatchStateDirOptions = 
   let isClosed = false;
   let current: DirWatch | undefined;
   let debounce: NodeJS.Timeout | undefined;
+  let isLeadingQueued = false;
+  let isDirty = false;
   let poll: NodeJS.Timeout | undefined;
   // Only read by the poll and by the hand-over from the parent watch, which
   // must each tell whether state.json changed while nothing was watching it.
   let lastSignature = signatureOf(statePath);
 
   const fire = (): void => {
-    debounce = undefined;
+    isDirty = false;
     if (isClosed) return;
     for (const listener of [...listeners]) {
       try {
@@ -92,12 +94,33 @@ export function watchStateDir(stateDir: string, options: WatchStateDirOptions = 
     }
   };
 
-  // The window opens at the first event and is not pushed back by later
-  // ones, so a steady stream of saves still wakes listeners every window.
-  const schedule = (): void => {
-    if (isClosed || debounce) return;
-    debounce = setTimeout(fire, debounceMs);
+  // The first change after a quiet spell wakes listeners at once (in a
+  // microtask: the rename is complete when its event arrives, so the new
+  // state is there to read). Changes inside the window that follows fold
+  // into one wake-up at its end; the window is not pushed back, so a steady
+  // stream of saves still wakes listeners once per window.
+  const openWindow = (): void => {
+    debounce = setTimeout(endWindow, debounceMs);
     debounce.unref();
+  };
+  const endWindow = (): void => {
+    debounce = undefined;
+    if (isClosed || !isDirty) return;
+    openWindow();
+    fire();
+  };
+  const schedule = (): void => {
+    if (isClosed) return;
+    if (debounce || isLeadingQueued) {
+      isDirty = true;
+      return;
+    }
+    openWindow();
+    isLeadingQueued = true;
+    queueMicrotask(() => {
+      isLeadingQueued = false;
+      fire();
+    });
   };
 
   const fireIfChanged = (): void => {

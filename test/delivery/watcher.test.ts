@@ -15,6 +15,12 @@ import { NODE_FS } from '../../src/store/fs-port';
 
 const WAIT_MS = 5_000;
 
+/** Lets the microtask that carries a leading wake-up run. */
+async function settle(): Promise<void> {
+  await Promise.resolve();
+  await Promise.resolve();
+}
+
 function tempDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'opencomms-watch-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -97,7 +103,7 @@ test('a rename-replace of state.json wakes the listener', async (t) => {
   await calls.reach(2);
 });
 
-test('a burst of saves inside one debounce window wakes the listener once', { timeout: WAIT_MS }, async (t) => {
+test('a burst of saves wakes the listener at once, and at most once more when the window ends', { timeout: WAIT_MS }, async (t) => {
   const stateDir = stateDirIn(t);
   const observer = observingWatch();
   const calls = counter();
@@ -106,12 +112,36 @@ test('a burst of saves inside one debounce window wakes the listener once', { ti
   for (let i = 0; i < 5; i += 1) saveState(stateDir, `{"v":${i}}`);
   writeFileSync(join(stateDir, 'sentinel'), 'x');
   await observer.until('sentinel');
+  await settle();
   assert.ok(observer.seen.filter((name) => name === 'state.json').length >= 1);
-  assert.equal(calls.count(), 0, 'nothing fires before the window closes');
+  assert.equal(calls.count(), 1, 'the first change wakes the listener without waiting for a timer');
   t.mock.timers.tick(5);
-  assert.equal(calls.count(), 1);
+  const afterWindow = calls.count();
+  assert.ok(afterWindow === 1 || afterWindow === 2, `woke ${afterWindow} times for one burst`);
   t.mock.timers.tick(1_000);
+  assert.equal(calls.count(), afterWindow, 'nothing more once the burst is over');
+});
+
+test('changes inside the window after a wake-up give exactly one more wake-up at its end', { timeout: WAIT_MS }, async (t) => {
+  const stateDir = stateDirIn(t);
+  const observer = observingWatch();
+  const calls = counter();
+  watched(t, stateDir, { watch: observer.watch, debounceMs: 50 }).onChange(calls.listener);
+  t.mock.timers.enable({ apis: ['setTimeout', 'setInterval'] });
+  saveState(stateDir, '{"v":1}');
+  await observer.until('state.json');
+  await settle();
   assert.equal(calls.count(), 1);
+  saveState(stateDir, '{"v":2}');
+  saveState(stateDir, '{"v":3}');
+  writeFileSync(join(stateDir, 'sentinel'), 'x');
+  await observer.until('sentinel');
+  await settle();
+  assert.equal(calls.count(), 1, 'later changes wait for the window to end');
+  t.mock.timers.tick(50);
+  assert.equal(calls.count(), 2);
+  t.mock.timers.tick(1_000);
+  assert.equal(calls.count(), 2);
 });
 
 test('lock, temp and other files in the directory do not wake the listener', { timeout: WAIT_MS }, async (t) => {
@@ -134,27 +164,35 @@ test('lock, temp and other files in the directory do not wake the listener', { t
   assert.equal(calls.count(), 0);
 });
 
-test('close cancels a pending wake-up and stops watching', { timeout: WAIT_MS }, async (t) => {
+test('close cancels a pending trailing wake-up and stops watching', { timeout: WAIT_MS }, async (t) => {
   const stateDir = stateDirIn(t);
   const observer = observingWatch();
   const calls = counter();
-  const watcher = watched(t, stateDir, { watch: observer.watch });
+  const watcher = watched(t, stateDir, { watch: observer.watch, debounceMs: 50 });
   watcher.onChange(calls.listener);
   t.mock.timers.enable({ apis: ['setTimeout', 'setInterval'] });
   saveState(stateDir, '{"v":1}');
   await observer.until('state.json');
+  await settle();
+  assert.equal(calls.count(), 1);
+  // A second change inside the window leaves a trailing wake-up pending.
+  saveState(stateDir, '{"v":2}');
+  writeFileSync(join(stateDir, 'sentinel'), 'x');
+  await observer.until('sentinel');
   watcher.close();
   t.mock.timers.tick(10_000);
-  assert.equal(calls.count(), 0);
+  await settle();
+  assert.equal(calls.count(), 1);
 
   // A second, independent watch proves later saves were really made.
   const later = observingWatch();
   const probe = later.watch(stateDir, () => undefined);
   t.after(() => probe.close());
-  saveState(stateDir, '{"v":2}');
+  saveState(stateDir, '{"v":3}');
   await later.until('state.json');
   t.mock.timers.tick(10_000);
-  assert.equal(calls.count(), 0);
+  await settle();
+  assert.equal(calls.count(), 1);
 });
 
 test('an unsubscribed listener is not called; the others still are', async (t) => {
@@ -196,12 +234,14 @@ test('where fs.watch throws, the stat poll notices a replaced state.json', { tim
   watched(t, stateDir, { watch: unavailable, pollMs: 2_000, log: (line) => lines.push(line) }).onChange(calls.listener);
   assert.ok(lines.some((line) => line.includes('polling')));
   t.mock.timers.tick(2_000 + 5);
+  await settle();
   assert.equal(calls.count(), 0, 'an unchanged file does not fire');
   saveState(stateDir, '{"v":1}');
   t.mock.timers.tick(2_000);
-  t.mock.timers.tick(5);
+  await settle();
   assert.equal(calls.count(), 1);
   t.mock.timers.tick(2_000 + 5);
+  await settle();
   assert.equal(calls.count(), 1, 'the same file does not fire twice');
 });
 
@@ -221,7 +261,7 @@ test('a watch that fails later with an error falls back to the poll', { timeout:
   handles[0]!.emit('error', new Error('EMFILE'));
   saveState(stateDir, '{"v":1}');
   t.mock.timers.tick(100);
-  t.mock.timers.tick(5);
+  await settle();
   assert.equal(calls.count(), 1);
 });
 
