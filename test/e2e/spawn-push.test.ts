@@ -171,11 +171,12 @@ test('two servers racing to deliver to one member resume it one at a time, each 
 test('mail held by a killed delivering server is swept and re-delivered by another server', async (t) => {
   const r = rig(t, true);
   const { alice } = await spawnChannel(r);
-  const carol = await r.server('sess_carol', 'mcp');
-  await ok(carol, 'opencomms_join', { channel: 'review', role: 'tester', role_prompt: 'Test.' });
   const first = await send(alice, 'in flight when alice dies');
   await waitUntil('alice to start the resume', () => (starts(r.logFile).length === 1 ? true : undefined));
   assert.equal(record(r.project, first)?.delivery_status, 'in_flight');
+  // carol starts only now, so the delivery in flight can only be alice's.
+  const carol = await r.server('sess_carol', 'mcp');
+  await ok(carol, 'opencomms_join', { channel: 'review', role: 'tester', role_prompt: 'Test.' });
   alice.child.kill('SIGKILL');
   await alice.exited;
   const second = await send(carol, 'sent after the crash');
