@@ -5,7 +5,8 @@
 // watcher callback for its rename onto state.json.
 //   node bench/doorbell.mjs        (BENCH_DOORBELL_REPS=40 by default, BENCH_TIMEOUT_MS=10000)
 // Targets: doorbell p50 <= 30 ms and <= 3x the floor's p50.
-import { boundedBy, launchServer } from './lib/server-child.mjs';
+import { floorSample as floorWake, printTable, quantile } from './lib/report.mjs';
+import { boundedBy, handshake, launchServer } from './lib/server-child.mjs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -31,10 +32,6 @@ function launch(project, memberId) {
   return { ...server, bells: () => server.lines.filter((l) => l.message.method === BELL) };
 }
 
-async function handshake(server) {
-  await server.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '0' } });
-  server.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
-}
 
 // The bench's own bare watch on the project's state directory: when the
 // send's rename of state.json became visible to any watcher at all.
@@ -55,35 +52,6 @@ async function doorbellSample(a, b, index) {
   return { bell: bell.at - sentAt, reply: reply.at - sentAt, afterRename: renamed === undefined ? undefined : bell.at - renamed };
 }
 
-/** One floor sample: write a temp file, rename it onto state.json, wait for the directory watch. */
-function floorSample(dir, index) {
-  return withTimeout(new Promise((resolve) => {
-    let start = 0;
-    const watcher = fs.watch(dir, { persistent: false }, (_event, filename) => {
-      if (String(filename) !== 'state.json' || start === 0) return;
-      const elapsed = performance.now() - start;
-      watcher.close();
-      resolve(elapsed);
-    });
-    const temp = join(dir, `.state.${process.pid}.${index}.tmp`);
-    start = performance.now();
-    fs.writeFileSync(temp, `{"n":${index}}`);
-    fs.renameSync(temp, join(dir, 'state.json'));
-  }), 'the bare fs.watch floor');
-}
-
-function quantile(values, q) {
-  const sorted = [...values].sort((x, y) => x - y);
-  return sorted[Math.min(sorted.length - 1, Math.round(q * (sorted.length - 1)))];
-}
-
-function printTable(rows) {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)));
-  const line = (r) => r.map((cell, c) => String(cell).padEnd(widths[c])).join('  ').trimEnd();
-  console.log(line(rows[0]));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const r of rows.slice(1)) console.log(line(r));
-}
 
 // ---- main -------------------------------------------------------------------
 if (!fs.existsSync(SERVER)) {
@@ -107,7 +75,7 @@ try {
   for (let rep = 0; rep < WARMUP + REPS; rep++) {
     const d = await doorbellSample(a, b, rep);
     await sleep(SETTLE_MS);
-    const f = await floorSample(floorDir, rep);
+    const f = await floorWake(floorDir, rep, withTimeout);
     await sleep(SETTLE_MS);
     if (rep < WARMUP) continue;
     samples.bell.push(d.bell);

@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import * as fs from 'node:fs';
+import { printTable } from './lib/report.mjs';
 import * as os from 'node:os';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -146,13 +147,6 @@ const quartiles = (xs) => {
   return `${at(0.25).toFixed(1)}–${at(0.75).toFixed(1)}`;
 };
 
-function printTable(rows) {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)));
-  const line = (r) => r.map((cell, c) => String(cell).padEnd(widths[c])).join('  ').trimEnd();
-  console.log(line(rows[0]));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const r of rows.slice(1)) console.log(line(r));
-}
 
 // ---- main -------------------------------------------------------------------
 if (!fs.existsSync(SERVER)) {

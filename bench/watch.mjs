@@ -8,7 +8,8 @@
 //   node bench/watch.mjs     (BENCH_WATCH_REPS=40, BENCH_TIMEOUT_MS=10000; needs npm run build)
 // Targets: wake-up p50 <= 3x the floor's p50; idle CPU 0-1 clock tick.
 import { spawn, execFileSync } from 'node:child_process';
-import { boundedBy, childEnv, launchServer } from './lib/server-child.mjs';
+import { floorSample as floorWake, printTable, quantile } from './lib/report.mjs';
+import { boundedBy, handshake, childEnv, launchServer } from './lib/server-child.mjs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -31,40 +32,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const launch = (project, memberId) => launchServer(SERVER, project, memberId, withTimeout);
 
-async function handshake(server) {
-  await server.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '0' } });
-  server.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
-}
 
-/** One floor sample: write a temp file, rename it onto state.json, wait for the directory watch. */
-function floorSample(dir, index) {
-  return withTimeout(new Promise((resolve) => {
-    let start = 0;
-    const watcher = fs.watch(dir, { persistent: false }, (_event, filename) => {
-      if (String(filename) !== 'state.json' || start === 0) return;
-      const elapsed = performance.now() - start;
-      watcher.close();
-      resolve(elapsed);
-    });
-    const temp = join(dir, `.state.${process.pid}.${index}.tmp`);
-    start = performance.now();
-    fs.writeFileSync(temp, `{"n":${index}}`);
-    fs.renameSync(temp, join(dir, 'state.json'));
-  }), 'the bare fs.watch floor');
-}
-
-function quantile(values, q) {
-  const sorted = [...values].sort((x, y) => x - y);
-  return sorted[Math.min(sorted.length - 1, Math.round(q * (sorted.length - 1)))];
-}
-
-function printTable(rows) {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)));
-  const line = (r) => r.map((cell, c) => String(cell).padEnd(widths[c])).join('  ').trimEnd();
-  console.log(line(rows[0]));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const r of rows.slice(1)) console.log(line(r));
-}
 
 
 /** `opencomms watch --member ID`, every stdout line stamped on arrival. */
@@ -155,7 +123,7 @@ try {
   for (let rep = 0; rep < WARMUP + REPS; rep++) {
     const w = await wakeSample(a, b, watch, rep);
     await sleep(SETTLE_MS);
-    const f = await floorSample(floorDir, rep);
+    const f = await floorWake(floorDir, rep, withTimeout);
     await sleep(SETTLE_MS);
     if (rep < WARMUP) continue;
     samples.wake.push(w);

@@ -84,3 +84,9 @@ export function launchServer(server, project, memberId, withTimeout) {
   });
   return { child, lines, request, tool, write, waitFor, close };
 }
+
+/** The legacy handshake a host sends first: initialize, then notifications/initialized. */
+export async function handshake(server) {
+  await server.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '0' } });
+  server.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+}
