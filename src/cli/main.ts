@@ -2,12 +2,7 @@
 // process.env / process.argv or calls process.exit.
 import { HELP_TEXT, parseCommandLine, UsageError } from './args';
 import { runServe } from './serve';
-import { runStatus } from './status';
-import { runPin } from './pin';
-import { runDoctor } from './doctor';
-import { runWatch } from './watch';
-import { runInstall, runUninstall } from '../hosts';
-import { runHook } from '../hooks';
+import { loadColdPack, loadHookPack } from './packs';
 import { resolve } from 'node:path';
 
 declare const __OPENCOMMS_VERSION__: string;
@@ -45,6 +40,7 @@ async function main(argv: string[]): Promise<number | undefined> {
   }
   const { flags } = parsed;
   const projectDir = projectDirFrom(flags.project, parsed.command === 'serve' ? parsed.positionals[0] : undefined);
+  // Every command but serve runs from the cold half; serve loads it on first need.
   switch (parsed.command) {
     case 'serve':
       runServe({
@@ -60,31 +56,31 @@ async function main(argv: string[]): Promise<number | undefined> {
       });
       return undefined; // runs until stdin closes or a signal arrives
     case 'status':
-      return runStatus({ projectDir, json: flags.json, write });
+      return loadColdPack().runStatus({ projectDir, json: flags.json, write });
     case 'pin':
-      return runPin({ projectDir, host: flags.host ?? 'mcp', id: flags.id, write });
+      return loadColdPack().runPin({ projectDir, host: flags.host ?? 'mcp', id: flags.id, write });
     case 'install':
-      return runInstall({
+      return loadColdPack().runInstall({
         projectDir, host: parsed.positionals[0], memberId: flags.member, dryRun: flags.dryRun, plugin: flags.plugin,
         apply: flags.apply, bundlePath: resolve(process.argv[1]), version: VERSION, env: process.env, write, warn,
       });
     case 'uninstall':
-      return runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, write, warn });
+      return loadColdPack().runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, write, warn });
     case 'hook':
-      return runHook({
+      return loadHookPack().runHook({
         explicitProjectDir: flags.project ?? process.env.OPENCOMMS_PROJECT_DIR,
         cwd: process.cwd(), env: process.env, input: await readStdin(), wait: flags.wait, timeoutMs: flags.timeoutMs, write, warn,
         parentPid: process.ppid, onSignal: (signal, handler) => process.on(signal, handler),
       });
     case 'watch':
-      return runWatch({
+      return loadColdPack().runWatch({
         projectDir, memberId: flags.member, json: flags.json, env: process.env,
         stdin: process.stdin, stdout: process.stdout, write, warn,
         onSignal: (signal, handler) => process.on(signal, handler),
         parentPid: process.ppid,
       });
     case 'doctor':
-      return runDoctor({ projectDir, fix: flags.fix, json: flags.json, version: VERSION, bundlePath: resolve(process.argv[1]), write });
+      return loadColdPack().runDoctor({ projectDir, fix: flags.fix, json: flags.json, version: VERSION, bundlePath: resolve(process.argv[1]), write });
   }
 }
 

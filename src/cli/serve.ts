@@ -1,14 +1,15 @@
-// Wires stdin/stdout, the JSON-RPC dispatcher, the MCP method table and the tools.
+// Wires stdin/stdout, the JSON-RPC dispatcher and the MCP method table. The
+// tools and the push paths live in the cold half (serve-runtime.ts), built
+// on first need, so the initialize reply costs little more than Node itself.
 import { serveStdio } from '../transport/stdio';
-import { createMcpMethodTable } from '../mcp/server';
-import { ToolRegistry } from '../tools/registry';
-import { buildTools } from '../tools/catalog';
-import { ToolServices } from '../tools/services';
+import { createMcpMethodTable, type ToolTable } from '../mcp/server';
 import { stdinInput } from '../transport/input';
 import { fstatSync } from 'node:fs';
-import { CHANNEL_CAPABILITY, startDoorbell, type Doorbell } from '../delivery/doorbell';
-import { watchStateDir, type StateWatcher } from '../delivery/watcher';
+import { CHANNEL_CAPABILITY } from '../delivery/channel-capability';
+import { describeEnvIdentity } from '../tools/env-identity';
 import type { MethodTable } from '../jsonrpc/dispatcher';
+import { loadColdPack } from './packs';
+import type { ServeRuntime } from './serve-runtime';
 
 export interface ServeOptions {
   projectDir: string;
@@ -24,56 +25,47 @@ export interface ServeOptions {
 
 export function runServe(options: ServeOptions): void {
   const { log } = options;
-  // Nothing here touches the disk: the store and identity load on first use,
-  // so the first reply costs no more than Node's own start-up.
-  const services = new ToolServices({
-    projectDir: options.projectDir,
-    host: options.host,
-    env: options.env,
-    log,
-  });
+  let isClosed = false;
+  let runtime: ServeRuntime | undefined;
+  // Nothing here touches the disk or compiles the cold half: the store, the
+  // identity pin and the tools load when the first tools request (or the end
+  // of the handshake) needs them.
+  const runtimeNow = (): ServeRuntime => {
+    runtime ??= loadColdPack().createServeRuntime({
+      projectDir: options.projectDir,
+      host: options.host,
+      env: options.env,
+      log,
+      notify: (method, params) => server.notify(method, params),
+    });
+    return runtime;
+  };
+  const tools: ToolTable = {
+    list: () => runtimeNow().tools.list(),
+    has: (name) => runtimeNow().tools.has(name),
+    call: (name, args) => runtimeNow().tools.call(name, args),
+  };
   const table = createMcpMethodTable({
     name: 'opencomms',
     version: options.version,
-    tools: new ToolRegistry(buildTools(services)),
+    tools,
     experimental: { [CHANNEL_CAPABILITY]: {} },
   });
-  let isClosed = false;
-  let doorbell: Doorbell | undefined;
-  let watcher: StateWatcher | undefined;
   // The doorbell reads the state and sets up a watch: that waits until the
-  // host has finished its handshake, so the first reply costs nothing extra
-  // and no notification precedes the initialize result.
-  const startBell = (): void => {
-    if (isClosed || doorbell) return;
-    // One watch of .opencomms serves both push paths of this process.
-    const shared = watchStateDir(services.store.stateDir, { log });
-    watcher = shared;
-    services.spawnDriver?.attach(shared);
-    doorbell = startDoorbell({
-      watch: () => shared,
-      stateDir: services.store.stateDir,
-      snapshot: () => services.store.snapshot(),
-      memberId: () => {
-        const pinned = services.pin();
-        return 'memberId' in pinned ? pinned.memberId : undefined;
-      },
-      notify: (method, params) => server.notify(method, params),
-      log,
-    });
+  // host has finished its handshake, so no notification precedes the
+  // initialize result.
+  const startPush = (): void => {
+    if (!isClosed) runtimeNow().startPush();
   };
   const server = serveStdio({
     input: stdinInput(0, options.stdin),
     output: options.stdout,
-    table: afterHandshake(table, () => setImmediate(startBell)),
+    table: afterHandshake(table, () => setImmediate(startPush)),
     log,
     onClosed: () => {
       if (isClosed) return;
       isClosed = true;
-      doorbell?.close();
-      // Only a server that got as far as its watch has a spawn driver to stop.
-      if (watcher) services.spawnDriver?.close();
-      watcher?.close();
+      runtime?.close();
       options.exit(0);
     },
   });
@@ -82,7 +74,7 @@ export function runServe(options: ServeOptions): void {
   if (isInteractive()) {
     log('this is an MCP stdio server: add it to a host config (see README "Host setup"); it is serving stdin now');
   }
-  log(`serving project ${options.projectDir} as host "${options.host}"; ${services.describeIdentity()}`);
+  log(`serving project ${options.projectDir} as host "${options.host}"; ${describeEnvIdentity(options.env.OPENCOMMS_MEMBER_ID, options.host)}`);
 }
 
 /**

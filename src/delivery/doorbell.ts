@@ -8,7 +8,7 @@ import type { Channel, Envelope, State } from '../engine';
 import { watchStateDir, type StateWatcher } from './watcher';
 
 /** The experimental capability Claude Code looks for before it listens. */
-export const CHANNEL_CAPABILITY = 'claude/channel';
+export { CHANNEL_CAPABILITY } from './channel-capability';
 export const CHANNEL_NOTIFICATION = 'notifications/claude/channel';
 
 /** Role and channel labels are peer-chosen: only these characters reach the host, at most this many. */

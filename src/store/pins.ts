@@ -6,8 +6,9 @@ import { errnoOf, FsPort, NODE_FS } from './fs-port';
 import { unwritable } from './faults';
 import { replaceFile } from './replace-file';
 import { STATE_DIR_NAME } from './store';
+import { isValidMemberId } from './member-id';
 
-const MEMBER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+export { isValidMemberId };
 
 export interface PinRecord {
   member_id: string;
@@ -15,10 +16,6 @@ export interface PinRecord {
   saved_at: number;
 }
 
-/** Whether `id` is a valid member id (1–64 chars, safe as a file name). */
-export function isValidMemberId(id: unknown): id is string {
-  return typeof id === 'string' && MEMBER_ID_PATTERN.test(id);
-}
 
 function pinsDir(projectDir: string): string {
   return join(projectDir, STATE_DIR_NAME, 'pins');

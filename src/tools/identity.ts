@@ -1,27 +1,10 @@
 // Who this server process speaks as. The identity comes from the environment
 // or from this host's single pin file, never from a tool argument, and once
 // found it is fixed for the life of the process.
-import { isValidMemberId, listPins } from '../store';
+import { listPins } from '../store/pins';
+import { HOW_TO_PIN, type Identity } from './env-identity';
 
-export type Identity =
-  | { kind: 'pinned'; memberId: string; source: 'env' | 'pin' }
-  | { kind: 'unpinned'; problem: string };
-
-const HOW_TO_PIN = 'Run `opencomms pin --host <host>` (or `opencomms install <host>`) to mint a member id, and put it in OPENCOMMS_MEMBER_ID.';
-
-/** Checks OPENCOMMS_MEMBER_ID; undefined when it is unset or blank. */
-export function identityFromEnv(raw: string | undefined): Identity | undefined {
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const id = raw.trim();
-  if (!isValidMemberId(id as unknown)) {
-    const shown = id.length > 40 ? `${id.slice(0, 40)}...` : id;
-    return {
-      kind: 'unpinned',
-      problem: `OPENCOMMS_MEMBER_ID ${JSON.stringify(shown)} is not a member id (1-64 letters, digits, _ or -, starting with a letter or digit); placeholders are refused. ${HOW_TO_PIN}`,
-    };
-  }
-  return { kind: 'pinned', memberId: id, source: 'env' };
-}
+export { describeEnvIdentity, identityFromEnv, type Identity } from './env-identity';
 
 /** The single pin of `host`, or why there is none to use. Several pins are never guessed between. */
 export function identityFromPins(projectDir: string, host: string): Identity {

@@ -53,13 +53,6 @@ export class ToolServices {
     return this.openedSpawnDriver;
   }
 
-  /** One line for the start-up log: who this server is, or why it is no one. */
-  describeIdentity(): string {
-    if (!this.identity) return `identity: the single pin of host "${this.options.host}" (looked up on first call)`;
-    if (this.identity.kind === 'pinned') return `identity: member ${this.identity.memberId} (OPENCOMMS_MEMBER_ID)`;
-    return `NO identity, tools will deny: ${this.identity.problem}`;
-  }
-
   /** The pinned member id, or the refusal every protected tool answers with. */
   pin(): { memberId: string } | { refusal: ToolResult } {
     // Without OPENCOMMS_MEMBER_ID a pin may be written after start-up, so look

@@ -44,6 +44,23 @@ test('answering initialize loads no costly module (crypto, child_process, tty â€
   assert.deepEqual(loaded.filter((m) => COSTLY.includes(m)), []);
 });
 
+test('answering initialize compiles no pack: node:vm, which compiles them, is never loaded', async (t) => {
+  const project = tempProject(t);
+  const loaded = await modulesLoadedBy(
+    project,
+    ['--project', project],
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}\n',
+  );
+  assert.equal(loaded.includes('NativeModule vm'), false);
+  // the same probe sees a pack being compiled: tools/list needs the cold pack
+  const listed = await modulesLoadedBy(
+    project,
+    ['--project', project],
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}\n{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n',
+  );
+  assert.equal(listed.includes('NativeModule vm'), true);
+});
+
 test('a hook with no mail to deliver loads no costly module', async (t) => {
   const project = tempProject(t);
   const event = JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 's1', cwd: project, prompt: 'hi' });

@@ -18,6 +18,8 @@ export function tempProject(t: TestContext): string {
 
 export interface ServerOptions {
   project?: string;
+  /** The bundle to run; dist/opencomms.js by default. */
+  script?: string;
   args?: string[];
   env?: Record<string, string | undefined>;
 }
@@ -35,7 +37,7 @@ export class ServerProcess {
   constructor(readonly project: string, options: ServerOptions = {}) {
     const env: Record<string, string | undefined> = { ...process.env, ...options.env };
     for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-    this.child = spawn(process.execPath, [DIST, ...(options.args ?? ['--project', project])], {
+    this.child = spawn(process.execPath, [options.script ?? DIST, ...(options.args ?? ['--project', project])], {
       env: env as NodeJS.ProcessEnv,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -150,12 +152,12 @@ export function startServer(t: TestContext, options: ServerOptions & { project?:
 /** Runs the CLI to completion and returns what it printed. */
 export function runCli(
   args: string[],
-  options: { env?: Record<string, string | undefined>; input?: string; cwd?: string } = {},
+  options: { env?: Record<string, string | undefined>; input?: string; cwd?: string; script?: string } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const env: Record<string, string | undefined> = { ...process.env, ...options.env };
     for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-    const child = spawn(process.execPath, [DIST, ...args], { env: env as NodeJS.ProcessEnv, cwd: options.cwd });
+    const child = spawn(process.execPath, [options.script ?? DIST, ...args], { env: env as NodeJS.ProcessEnv, cwd: options.cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));

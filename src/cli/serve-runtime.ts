@@ -1,0 +1,63 @@
+// The server's working half: the tool registry with its services, and the
+// push paths (doorbell, spawn driver) on one shared watch of .opencomms.
+// serve.ts builds it on the first tools/* request or at the end of the
+// handshake, whichever comes first, so the initialize reply never waits for it.
+import { ToolRegistry } from '../tools/registry';
+import { buildTools } from '../tools/catalog';
+import { ToolServices } from '../tools/services';
+import { startDoorbell, type Doorbell } from '../delivery/doorbell';
+import { watchStateDir, type StateWatcher } from '../delivery/watcher';
+
+export interface ServeRuntimeOptions {
+  projectDir: string;
+  host: string;
+  env: NodeJS.ProcessEnv;
+  log: (line: string) => void;
+  notify: (method: string, params: Record<string, unknown>) => void;
+}
+
+export interface ServeRuntime {
+  readonly tools: ToolRegistry;
+  /** Starts the watch, the doorbell and the spawn driver; once only. */
+  startPush(): void;
+  /** Stops whatever startPush started. */
+  close(): void;
+}
+
+export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
+  const { log } = options;
+  const services = new ToolServices({ projectDir: options.projectDir, host: options.host, env: options.env, log });
+  const tools = new ToolRegistry(buildTools(services));
+  let doorbell: Doorbell | undefined;
+  let watcher: StateWatcher | undefined;
+  let isClosed = false;
+  return {
+    tools,
+    startPush() {
+      if (isClosed || watcher) return;
+      // One watch of .opencomms serves both push paths of this process.
+      const shared = watchStateDir(services.store.stateDir, { log });
+      watcher = shared;
+      services.spawnDriver?.attach(shared);
+      doorbell = startDoorbell({
+        watch: () => shared,
+        stateDir: services.store.stateDir,
+        snapshot: () => services.store.snapshot(),
+        memberId: () => {
+          const pinned = services.pin();
+          return 'memberId' in pinned ? pinned.memberId : undefined;
+        },
+        notify: options.notify,
+        log,
+      });
+    },
+    close() {
+      if (isClosed) return;
+      isClosed = true;
+      doorbell?.close();
+      // Only a server that got as far as its watch has a spawn driver to stop.
+      if (watcher) services.spawnDriver?.close();
+      watcher?.close();
+    },
+  };
+}
