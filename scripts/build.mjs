@@ -122,8 +122,10 @@ async function buildPack(pack, hot) {
 
 function doorContents(built) {
   const shared = [...new Set(built.flatMap((b) => b.shared))].sort();
-  const lines = [`import { evaluatePack } from ${JSON.stringify(PACK_RUNTIME)};`];
-  shared.forEach((id, i) => lines.push(`import * as m${i} from ${JSON.stringify(join(root, id.slice(HOT_PREFIX.length)))};`));
+  // Paths relative to src/cli: the source map carries this text, and must not depend on where the clone lives.
+  const fromDoor = (abs) => { const rel = toPosix(relative(dirname(DOOR), abs)); return JSON.stringify(rel.startsWith('.') ? rel : `./${rel}`); };
+  const lines = [`import { evaluatePack } from ${fromDoor(PACK_RUNTIME)};`];
+  shared.forEach((id, i) => lines.push(`import * as m${i} from ${fromDoor(join(root, id.slice(HOT_PREFIX.length)))};`));
   lines.push('const hot = {', ...shared.map((id, i) => `  ${JSON.stringify(id)}: m${i},`), '};', 'let loaded;');
   lines.push(
     'function load(name, source) {',
