@@ -53,7 +53,7 @@ export function buildChannel(fields: {
     max_members: clampInt(limits.max_members, MIN_MEMBERS, MAX_MEMBERS_CEILING, DEFAULT_MAX_MEMBERS),
     rate: { window_start: fields.now, count: 0 },
     cooldown_until: {},
-    seen_content: {},
+    seen_recent: {},
     processed_correlations: [],
     max_hops: clampInt(limits.max_hops, MIN_MAX_HOPS, MAX_MAX_HOPS, DEFAULT_MAX_HOPS),
     rate_limit: clampInt(limits.rate_limit, MIN_RATE_LIMIT, MAX_RATE_LIMIT, DEFAULT_RATE_LIMIT),

@@ -7,6 +7,7 @@ import { findChannelEnvelope } from './envelopes';
 import { refuse, succeed, type Refusal } from './reasons';
 import { resolveRecipients } from './recipients';
 import { backlogRefusal } from './retention';
+import { recordSeen, seenWithin, sweepSeen } from './seen-recent';
 import { handOverClock, isClockRunning } from './timer-clock';
 import { findChannel, isNonBlank, memberOf, normalizeChannelName, ownValue } from './validate';
 import type { Channel, EngineCtx, MessageType, State, ToolResult } from './types';
@@ -39,12 +40,6 @@ function takeRateSlot(channel: Channel, now: number): Refusal | null {
     return refuse('rate_limited', `Rate limit reached on "${channel.name}" (${channel.rate_limit} messages per minute).`);
   }
   return null;
-}
-
-function dropExpiredSeen(channel: Channel, now: number): void {
-  for (const [key, at] of Object.entries(channel.seen_content)) {
-    if (now - at >= channel.stale_event_ms) delete channel.seen_content[key];
-  }
 }
 
 /** The thread a reply joins; the parent must be a message of this same channel. */
@@ -94,10 +89,10 @@ export function sendMessage(state: State, input: SendMessageInput, ctx: EngineCt
   if ('ok' in recipients) return recipients;
   const rate = takeRateSlot(channel, now);
   if (rate) return rate;
-  dropExpiredSeen(channel, now);
-  const seenKey = `${sender.session_id}:${ctx.hash32(input.content)}`;
-  const seenAt = ownValue(channel.seen_content, seenKey);
-  if (seenAt !== undefined && now - seenAt < channel.stale_event_ms) {
+  sweepSeen(channel, now);
+  const contentHash = ctx.hash32(input.content);
+  const ownSeen = ownValue(channel.seen_recent, sender.session_id);
+  if (ownSeen !== undefined && seenWithin(ownSeen, contentHash, now, channel.stale_event_ms)) {
     return refuse('duplicate', 'Duplicate message content: you sent the same text on this channel moments ago.');
   }
   const thread = threadFor(state, channel, input.reply_to, ctx);
@@ -107,7 +102,7 @@ export function sendMessage(state: State, input: SendMessageInput, ctx: EngineCt
 
   // processed_correlations was write-only in the reference; it is kept on
   // disk for compatibility but no longer grows, since nothing reads it.
-  channel.seen_content[seenKey] = now;
+  recordSeen(channel, sender.session_id, contentHash, now);
   const envelopes = queueEnvelopes(state, channel, sender, recipients, { message_type: type, content: input.content, thread }, ctx);
   const description = cleanDescription(input.session_description);
   const recordedDescription = description !== null && !isNonBlank(channel.description);

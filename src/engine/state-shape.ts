@@ -8,8 +8,9 @@ import {
   MIN_MAX_HOPS, MIN_MEMBERS, MIN_RATE_LIMIT,
 } from './constants';
 import { capabilitiesForMode, defaultStalePolicy, DELIVERY_MODES, SURFACES } from './members';
+import { buildSeenRecords, isSeenRecords, isSeenTime, seenEntries, splitSeenKey } from './seen-recent';
 import { emptyTimer } from './timer-clock';
-import { isValidRole } from './validate';
+import { isValidRole, ownValue } from './validate';
 import type {
   Channel, ChannelTimer, DeliveryMethod, DeliveryMode, DeliveryStatus, Envelope, Member, MessageType, Surface,
 } from './types';
@@ -89,6 +90,54 @@ function numberRecord(obj: Obj, key: string, where: string, notes: string[]): vo
       notes.push(`${where}: dropped a malformed ${key} entry`);
     }
   }
+}
+
+/** Folds a reference-format seen_content map into seen_recent, oldest first per sender. */
+function convertSeenContent(raw: unknown, recent: Record<string, string>, where: string, notes: string[]): void {
+  if (!isObj(raw)) reject(`${where}.seen_content must be an object`);
+  checkKeys(raw, `${where}.seen_content`);
+  const bySender = new Map<string, { hash: string; at: number }[]>();
+  let dropped = 0;
+  for (const [key, at] of Object.entries(raw)) {
+    const parts = splitSeenKey(key);
+    // A time outside [0, 2^53) cannot be stored, and no clock writes one.
+    if (!parts || parts.sender === '__proto__' || typeof at !== 'number' || !isSeenTime(at)) {
+      dropped += 1;
+      continue;
+    }
+    const list = bySender.get(parts.sender) ?? [];
+    list.push({ hash: parts.hash, at });
+    bySender.set(parts.sender, list);
+  }
+  if (dropped > 0) notes.push(`${where}: dropped ${dropped} malformed seen_content entries`);
+  for (const [sender, entries] of bySender) {
+    const existing = ownValue(recent, sender);
+    recent[sender] = buildSeenRecords(existing === undefined ? entries : [...seenEntries(existing), ...entries]);
+  }
+}
+
+/**
+ * The duplicate-send index. Our files carry seen_recent; a reference file
+ * carries seen_content, which is converted. A malformed sender value is
+ * dropped, a map that is not an object is a rejection.
+ */
+function checkSeenIndex(c: Obj, where: string, notes: string[]): void {
+  if (c.seen_recent === undefined) {
+    c.seen_recent = {};
+    if (c.seen_content === undefined) notes.push(`${where}: seen_recent set to its default`);
+  }
+  const recent = c.seen_recent;
+  if (!isObj(recent)) reject(`${where}.seen_recent must be an object`);
+  checkKeys(recent, `${where}.seen_recent`);
+  let dropped = 0;
+  for (const [sender, records] of Object.entries(recent)) {
+    if (isSeenRecords(records) && records !== '') continue;
+    if (records !== '') dropped += 1;
+    delete recent[sender];
+  }
+  if (dropped > 0) notes.push(`${where}: dropped ${dropped} malformed seen_recent entries`);
+  if (c.seen_content !== undefined) convertSeenContent(c.seen_content, recent as Record<string, string>, where, notes);
+  delete c.seen_content;
 }
 
 /** Validates and completes one member; `legacy` relaxes the host fields (v1 files). */
@@ -193,7 +242,7 @@ export function checkChannel(key: string, raw: unknown, now: number, notes: stri
     notes.push(`${where}: rate window reset`);
   }
   numberRecord(c, 'cooldown_until', where, notes);
-  numberRecord(c, 'seen_content', where, notes);
+  checkSeenIndex(c, where, notes);
   fill(c, 'processed_correlations', [], where, notes);
   requireType(isStringArray(c.processed_correlations), where, 'processed_correlations', 'a string array');
   safeguard(c, 'max_hops', DEFAULT_MAX_HOPS, MIN_MAX_HOPS, MAX_MAX_HOPS, where, notes);

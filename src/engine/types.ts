@@ -71,7 +71,8 @@ export interface Channel {
   max_members: number;
   rate: { window_start: number; count: number };
   cooldown_until: Record<string, number>;
-  seen_content: Record<string, number>;
+  /** Sender id → that sender's recent sends, fixed-width records (see seen-recent.ts). */
+  seen_recent: Record<string, string>;
   processed_correlations: string[];
   max_hops: number;
   rate_limit: number;
