@@ -8,9 +8,25 @@ function crypto(): typeof import('node:crypto') {
   return loaded;
 }
 
+// One mutation wants five or so random values (lock token, ids, a temp file
+// name); each randomBytes call costs a trip into OpenSSL, so they are cut from
+// one buffer filled by the CSPRNG, like crypto.randomUUID's own cache. Every
+// byte is handed out once and then zeroed.
+const POOL_BYTES = 1024;
+const pool = Buffer.alloc(POOL_BYTES);
+let poolAt = POOL_BYTES;
+
 /** `bytes` random bytes as lowercase hex. */
 export function randomHex(bytes: number): string {
-  return crypto().randomBytes(bytes).toString('hex');
+  if (bytes > POOL_BYTES / 8) return crypto().randomBytes(bytes).toString('hex');
+  if (poolAt + bytes > POOL_BYTES) {
+    crypto().randomFillSync(pool);
+    poolAt = 0;
+  }
+  const hex = pool.toString('hex', poolAt, poolAt + bytes);
+  pool.fill(0, poolAt, poolAt + bytes);
+  poolAt += bytes;
+  return hex;
 }
 
 /** The sha256 of `text` (UTF-8) as lowercase hex. */
