@@ -18,6 +18,8 @@ export interface FsPort {
   unlinkSync(path: string): void;
   readFileSync(path: string): Buffer;
   statSync(path: string): fs.Stats;
+  /** statSync, but undefined instead of an ENOENT error: a cheap probe for files that are usually absent. */
+  statIfExists(path: string): fs.Stats | undefined;
   mkdirSync(path: string, options: { recursive: true }): string | undefined;
   readdirSync(path: string): string[];
 }
@@ -36,6 +38,7 @@ export const NODE_FS: FsPort = {
   unlinkSync: (p) => fs.unlinkSync(p),
   readFileSync: (p) => fs.readFileSync(p),
   statSync: (p) => fs.statSync(p),
+  statIfExists: (p) => fs.statSync(p, { throwIfNoEntry: false }),
   mkdirSync: (p, o) => fs.mkdirSync(p, o),
   readdirSync: (p) => fs.readdirSync(p),
 };
