@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type { State } from '../engine/types';
 import type { StateCodec } from './codec';
-import { errnoOf, FsPort, tryReadFile } from './fs-port';
+import { errnoOf, FsPort, tryReadFileReusing } from './fs-port';
 import { unwritable } from './faults';
 import { createFileExclusive } from './replace-file';
 
@@ -40,7 +40,7 @@ export interface ParseMemo {
 export function readState(port: FsPort, statePath: string, codec: StateCodec, now: number, memo?: ParseMemo, learn = false): LoadedState {
   let bytes: Buffer | undefined;
   try {
-    bytes = tryReadFile(port, statePath);
+    bytes = tryReadFileReusing(port, statePath);
   } catch (err) {
     throw unwritable('read', statePath, err);
   }
@@ -51,7 +51,7 @@ export function readState(port: FsPort, statePath: string, codec: StateCodec, no
   const text = bytes.toString('utf8');
   if (memo !== undefined && memo.text === text && codec.reparse) return { state: codec.reparse(text), baseline: text };
   const parsed = safeParse(codec, text, now);
-  if (!parsed.ok) return { state: codec.emptyState(), baseline: null, rejected: { reason: parsed.reason, bytes } };
+  if (!parsed.ok) return { state: codec.emptyState(), baseline: null, rejected: { reason: parsed.reason, bytes: Buffer.from(bytes) } };
   if (memo !== undefined && learn && codec.reparse && parsed.notes.length === 0) {
     memo.text = codec.serializeState(parsed.state) === text ? text : undefined;
   }

@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { EngineCtx, HistoryView, State, ToolResult } from '../engine/types';
 import type { StateCodec } from './codec';
-import { FsPort, NODE_FS } from './fs-port';
+import { encodeReusing, FsPort, NODE_FS } from './fs-port';
 import { unwritable } from './faults';
 import { HistoryLog } from './history';
 import { addError, LoadedState, ParseMemo, quarantineState, readState } from './load';
@@ -142,7 +142,7 @@ export function createStore(options: StoreOptions): Store {
   function writeState(lock: LockHandle, text: string): void {
     refreshLock(port, lock, Date.now());
     try {
-      renameIntoPlace(port, statePath, text);
+      renameIntoPlace(port, statePath, encodeReusing(text));
     } catch (err) {
       throw unwritable('save', statePath, err);
     }

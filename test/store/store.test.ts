@@ -284,7 +284,7 @@ test('a save releases the lock before its directory fsync, yet reports success o
 
 test('an unreadable state file is a state_unwritable fault, not an empty state', async (t) => {
   const dir = tempProject(t);
-  const port = faultyFsByPath([{ method: 'readFileSync', code: 'EACCES', when: (p) => typeof p === 'string' && p.endsWith('state.json') }]);
+  const port = faultyFsByPath([{ method: 'openSync', code: 'EACCES', when: (p) => typeof p === 'string' && p.endsWith('state.json') }]);
   const store = testStore(dir, { fs: port });
   assert.throws(() => store.snapshot(), { code: 'state_unwritable' });
   await assert.rejects(store.mutate(() => OK), { code: 'state_unwritable' });
