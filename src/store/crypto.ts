@@ -31,5 +31,9 @@ export function randomHex(bytes: number): string {
 
 /** The sha256 of `text` (UTF-8) as lowercase hex. */
 export function sha256Hex(text: string): string {
-  return crypto().createHash('sha256').update(text, 'utf8').digest('hex');
+  const c = crypto();
+  // The one-shot crypto.hash (Node 20.12+) skips building a Hash stream object;
+  // strings are hashed as UTF-8 either way.
+  if (typeof c.hash === 'function') return c.hash('sha256', text, 'hex');
+  return c.createHash('sha256').update(text, 'utf8').digest('hex');
 }

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { randomHex, sha256Hex } from '../../src/store/crypto';
 
 test('randomHex hands out fresh lowercase hex of the asked length, across pool refills and for large requests', () => {
@@ -21,4 +22,6 @@ test('randomHex hands out fresh lowercase hex of the asked length, across pool r
 
 test('sha256Hex is the sha256 of the UTF-8 text', () => {
   assert.equal(sha256Hex(''), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+  const text = 'ünïcödé ✓ 😀 lone \ud800';
+  assert.equal(sha256Hex(text), createHash('sha256').update(text, 'utf8').digest('hex'));
 });
