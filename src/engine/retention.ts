@@ -68,6 +68,17 @@ export function backlogRefusal(
   copies: number,
   limits: { maxEnvelopes: number; maxBytes: number } = { maxEnvelopes: MAX_LIVE_ENVELOPES, maxBytes: MAX_LIVE_STATE_BYTES },
 ): Refusal | null {
+  // UTF-8 takes at most 3 bytes per UTF-16 unit, so when even that bound
+  // fits, the exact measure cannot refuse: the usual send counts envelopes
+  // and adds up lengths instead of scanning every live message's text.
+  let count = 0;
+  let bound = copies * (ENVELOPE_OVERHEAD_BYTES + 3 * content.length);
+  for (const envelope of Object.values(state.messages)) {
+    if (!isLive(envelope)) continue;
+    count += 1;
+    bound += ENVELOPE_OVERHEAD_BYTES + 3 * envelope.content.length;
+  }
+  if (count + copies <= limits.maxEnvelopes && bound <= limits.maxBytes) return null;
   const backlog = measureBacklog(state);
   const overCount = backlog.count + copies > limits.maxEnvelopes;
   const overBytes = backlog.bytes + copies * estimateEnvelopeBytes(content) > limits.maxBytes;

@@ -10,6 +10,12 @@ export interface StateCodec {
   emptyState(): State;
   parseState(text: string, now: number): ParseStateResult;
   serializeState(state: State): string;
+  /**
+   * Optional. Rebuilds the state of `text` that `parseState` accepted with no
+   * notes and that `serializeState` reproduced exactly. The result must equal
+   * what `parseState(text)` returns, fresh (shares nothing), without its cost.
+   */
+  reparse?(text: string): State;
   /** With `placeholder` (the current, empty-of-data v2 state) the codec keeps its channels and errors. */
   migrateV1?(legacyText: string, now: number, placeholder?: State): MigrateResult;
 }

@@ -8,12 +8,32 @@ function crypto(): typeof import('node:crypto') {
   return loaded;
 }
 
+// One mutation wants five or so random values (lock token, ids, a temp file
+// name); each randomBytes call costs a trip into OpenSSL, so they are cut from
+// one buffer filled by the CSPRNG, like crypto.randomUUID's own cache. Every
+// byte is handed out once and then zeroed.
+const POOL_BYTES = 1024;
+const pool = Buffer.alloc(POOL_BYTES);
+let poolAt = POOL_BYTES;
+
 /** `bytes` random bytes as lowercase hex. */
 export function randomHex(bytes: number): string {
-  return crypto().randomBytes(bytes).toString('hex');
+  if (bytes > POOL_BYTES / 8) return crypto().randomBytes(bytes).toString('hex');
+  if (poolAt + bytes > POOL_BYTES) {
+    crypto().randomFillSync(pool);
+    poolAt = 0;
+  }
+  const hex = pool.toString('hex', poolAt, poolAt + bytes);
+  pool.fill(0, poolAt, poolAt + bytes);
+  poolAt += bytes;
+  return hex;
 }
 
 /** The sha256 of `text` (UTF-8) as lowercase hex. */
 export function sha256Hex(text: string): string {
-  return crypto().createHash('sha256').update(text, 'utf8').digest('hex');
+  const c = crypto();
+  // The one-shot crypto.hash (Node 20.12+) skips building a Hash stream object;
+  // strings are hashed as UTF-8 either way.
+  if (typeof c.hash === 'function') return c.hash('sha256', text, 'hex');
+  return c.createHash('sha256').update(text, 'utf8').digest('hex');
 }

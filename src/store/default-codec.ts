@@ -1,7 +1,7 @@
 // The engine's codec, wired in one place so the rest of the store can be built
 // and tested against any codec.
-import { emptyState, migrateV1, parseState, serializeState } from '../engine/state-codec';
+import { emptyState, migrateV1, parseState, reparseState, serializeState } from '../engine/state-codec';
 import type { StateCodec } from './codec';
 
 /** The engine's state codec. */
-export const DEFAULT_CODEC: StateCodec = { emptyState, parseState, serializeState, migrateV1 };
+export const DEFAULT_CODEC: StateCodec = { emptyState, parseState, serializeState, migrateV1, reparse: reparseState };

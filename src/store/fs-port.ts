@@ -18,6 +18,8 @@ export interface FsPort {
   unlinkSync(path: string): void;
   readFileSync(path: string): Buffer;
   statSync(path: string): fs.Stats;
+  /** statSync, but undefined instead of an ENOENT error: a cheap probe for files that are usually absent. */
+  statIfExists(path: string): fs.Stats | undefined;
   mkdirSync(path: string, options: { recursive: true }): string | undefined;
   readdirSync(path: string): string[];
 }
@@ -36,6 +38,7 @@ export const NODE_FS: FsPort = {
   unlinkSync: (p) => fs.unlinkSync(p),
   readFileSync: (p) => fs.readFileSync(p),
   statSync: (p) => fs.statSync(p),
+  statIfExists: (p) => fs.statSync(p, { throwIfNoEntry: false }),
   mkdirSync: (p, o) => fs.mkdirSync(p, o),
   readdirSync: (p) => fs.readdirSync(p),
 };
@@ -65,6 +68,60 @@ export function tryReadFile(port: FsPort, path: string): Buffer | undefined {
     if (errnoOf(err) === 'ENOENT') return undefined;
     throw err;
   }
+}
+
+// Reading or encoding a whole state file into a fresh Buffer costs more than
+// parsing it: every new large buffer is fresh memory, page-faulted in on first
+// touch. These grow-only scratch buffers are reused instead, up to
+// SCRATCH_KEEP_BYTES (a larger file gets a one-off buffer).
+const SCRATCH_KEEP_BYTES = 8 << 20;
+const scratch = { read: Buffer.alloc(0), encode: Buffer.alloc(0) };
+
+function scratchOf(kind: keyof typeof scratch, bytes: number): Buffer {
+  if (scratch[kind].length >= bytes) return scratch[kind];
+  const grown = Buffer.allocUnsafe(Math.max(bytes, Math.min(2 * scratch[kind].length, SCRATCH_KEEP_BYTES)));
+  if (grown.length <= SCRATCH_KEEP_BYTES) scratch[kind] = grown;
+  return grown;
+}
+
+/**
+ * Reads a whole file, or undefined when it does not exist (other errors are
+ * thrown), into a scratch buffer: the result is only valid until the next
+ * call, so copy what must outlive it.
+ */
+export function tryReadFileReusing(port: FsPort, path: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = port.openSync(path, 'r');
+  } catch (err) {
+    if (errnoOf(err) === 'ENOENT') return undefined;
+    throw err;
+  }
+  try {
+    // One spare byte, so a file that grew since the fstat is still read to its end.
+    let buffer = scratchOf('read', port.fstatSync(fd).size + 1);
+    let got = 0;
+    for (;;) {
+      if (got === buffer.length) {
+        const bigger = scratchOf('read', 2 * buffer.length);
+        buffer.copy(bigger, 0, 0, got);
+        buffer = bigger;
+      }
+      const n = port.readSync(fd, buffer, got, buffer.length - got, got);
+      if (n <= 0) return buffer.subarray(0, got);
+      got += n;
+    }
+  } finally {
+    port.closeSync(fd);
+  }
+}
+
+/** `text` as UTF-8 in a scratch buffer, valid until the next call. */
+export function encodeReusing(text: string): Buffer {
+  // At most 3 bytes per UTF-16 unit; the exact count only when that bound is too big to keep.
+  const bound = 3 * text.length;
+  const buffer = scratchOf('encode', bound <= SCRATCH_KEEP_BYTES ? bound : Buffer.byteLength(text, 'utf8'));
+  return buffer.subarray(0, buffer.write(text, 'utf8'));
 }
 
 /** Unlinks, swallowing every error: for cleanup paths that must not mask the first failure. */

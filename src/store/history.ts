@@ -17,7 +17,7 @@ export const CHANNEL_ID_PATTERN = /^chn_[A-Za-z0-9_-]{1,64}$/;
 // Enough leading bytes to tell a rewritten file from the one we cached.
 const PREFIX_CHECK_BYTES = 128;
 const NEWLINE = 0x0a;
-const COUNT_CHUNK_BYTES = 1 << 20;
+const COUNT_CHUNK_BYTES = 1 << 16;
 
 const FINISHED = new Set<DeliveryStatus>(FINISHED_STATUSES);
 
@@ -29,6 +29,17 @@ export function isValidChannelId(id: unknown): id is string {
 /** Whether an envelope's life is over, so it belongs in history. */
 export function isFinished(envelope: Envelope): boolean {
   return FINISHED.has(envelope.delivery_status);
+}
+
+// How many lines a channel log held when this process last appended to it or
+// compacted it. A later append checks that the file is the same one (inode,
+// not shorter, same first bytes) and counts only the lines added since, so a
+// move costs O(appended bytes), not O(log size).
+interface LineCount {
+  ino: number;
+  size: number;
+  lines: number;
+  prefix: Buffer;
 }
 
 interface ChannelCache {
@@ -50,6 +61,7 @@ export interface HistoryLogOptions {
 /** The per-channel history files of one state directory, with an in-process cache. */
 export class HistoryLog implements HistoryView {
   private readonly cache = new Map<string, ChannelCache>();
+  private readonly counts = new Map<string, LineCount>();
   private readonly port: FsPort;
   private readonly dir: string;
   private readonly keep: number;
@@ -99,9 +111,10 @@ export class HistoryLog implements HistoryView {
     if (byChannel.size === 0) return 0;
     this.ensureDir();
     const movedIds = new Set<string>();
+    const lineCounts = new Map<string, number>();
     for (const [channelId, envelopes] of byChannel) {
       const records = envelopes.map((e): HistoryRecord => ({ ...e, delivered_to: state.delivered_to[e.message_id] ?? [] }));
-      this.append(channelId, records);
+      lineCounts.set(channelId, this.append(channelId, records));
       for (const e of envelopes) movedIds.add(e.message_id);
     }
     for (const id of movedIds) {
@@ -111,13 +124,14 @@ export class HistoryLog implements HistoryView {
     for (const [recipient, queue] of Object.entries(state.queues)) {
       if (queue.some((id) => movedIds.has(id))) state.queues[recipient] = queue.filter((id) => !movedIds.has(id));
     }
-    for (const channelId of byChannel.keys()) this.compactIfLong(channelId);
+    for (const [channelId, lines] of lineCounts) this.compactIfLong(channelId, lines);
     return movedIds.size;
   }
 
   /** Removes a channel's log and forgets its cache (for purges). Absent logs are fine. */
   drop(channelId: string): void {
     this.cache.delete(channelId);
+    this.counts.delete(channelId);
     if (!isValidChannelId(channelId)) return;
     try {
       this.port.unlinkSync(this.pathOf(channelId));
@@ -132,35 +146,55 @@ export class HistoryLog implements HistoryView {
     this.hasDir = true;
   }
 
-  private append(channelId: string, records: HistoryRecord[]): void {
+  /** Appends and fsyncs the records; returns how many lines the log holds now. */
+  private append(channelId: string, records: HistoryRecord[]): number {
     const path = this.pathOf(channelId);
     let text = '';
     for (const r of records) text += JSON.stringify(r) + '\n';
+    // Until the append is fsynced the line count is unknown; a failure leaves none.
+    const known = this.counts.get(channelId);
+    this.counts.delete(channelId);
     const fd = this.port.openSync(path, 'a+', 0o644);
     try {
-      const size = this.port.fstatSync(fd).size;
+      const { ino, size } = this.port.fstatSync(fd);
       // A writer killed mid-line leaves a fragment without '\n'; start on a
       // fresh line so the fragment stays one unparseable (skipped) line.
       if (size > 0 && !endsWithNewline(this.port, fd, size)) text = '\n' + text;
-      writeAll(this.port, fd, Buffer.from(text, 'utf8'), null);
+      const bytes = Buffer.from(text, 'utf8');
+      const before = linesBefore(this.port, fd, known, ino, size);
+      writeAll(this.port, fd, bytes, null);
       this.port.fsyncSync(fd);
+      const lines = before.lines + countNewlines(bytes, bytes.length);
+      const prefix = size === 0 ? Buffer.from(bytes.subarray(0, PREFIX_CHECK_BYTES)) : before.prefix;
+      this.counts.set(channelId, { ino, size: size + bytes.length, lines, prefix });
+      return lines;
     } finally {
       this.port.closeSync(fd);
     }
   }
 
-  private compactIfLong(channelId: string): void {
-    // A process that has not read this log yet (a hook, a CLI call) only
-    // counts newlines instead of parsing every record it will never use.
-    const lines = this.cache.has(channelId) ? this.sync(channelId)?.lines ?? 0 : countLines(this.port, this.pathOf(channelId));
+  private compactIfLong(channelId: string, lines: number): void {
     if (lines <= this.compactAt) return;
     const entry = this.sync(channelId);
     if (!entry) return;
     const kept = sortOldestFirst([...entry.byId.values()]).slice(-this.keep);
     let text = '';
     for (const r of kept) text += JSON.stringify(r) + '\n';
-    replaceFile(this.port, this.pathOf(channelId), text);
+    const bytes = Buffer.from(text, 'utf8');
+    const path = this.pathOf(channelId);
+    this.counts.delete(channelId);
+    replaceFile(this.port, path, bytes);
     this.cache.delete(channelId);
+    // Still under the state lock, so no other writer can have touched the new
+    // file; should the stat fail, the next append simply counts it again.
+    try {
+      const { ino, size } = this.port.statSync(path);
+      if (size === bytes.length) {
+        this.counts.set(channelId, { ino, size, lines: kept.length, prefix: Buffer.from(bytes.subarray(0, PREFIX_CHECK_BYTES)) });
+      }
+    } catch {
+      // the compaction itself succeeded; only the cached count is lost
+    }
   }
 
   // Brings the cache of one channel up to date with its file: nothing when
@@ -193,20 +227,44 @@ export class HistoryLog implements HistoryView {
   }
 }
 
-function countLines(port: FsPort, path: string): number {
-  const fd = port.openSync(path, 'r');
-  try {
-    const chunk = Buffer.alloc(COUNT_CHUNK_BYTES);
-    let count = 0;
-    for (let pos = 0; ; ) {
-      const n = port.readSync(fd, chunk, 0, chunk.length, pos);
-      if (n <= 0) return count;
-      for (let i = chunk.indexOf(NEWLINE, 0); i >= 0 && i < n; i = chunk.indexOf(NEWLINE, i + 1)) count++;
-      pos += n;
-    }
-  } finally {
-    port.closeSync(fd);
+// The line count of an open log of `size` bytes: the cached count plus the
+// lines added since, when the cache still describes this file; a full count
+// otherwise (the first append in this process, or a replaced or shrunk file).
+function linesBefore(port: FsPort, fd: number, known: LineCount | undefined, ino: number, size: number): { lines: number; prefix: Buffer } {
+  if (known && known.ino === ino && known.size <= size && hasPrefix(port, fd, known.prefix)) {
+    return { lines: known.lines + countNewlinesIn(port, fd, known.size, size), prefix: known.prefix };
   }
+  const prefix = Buffer.alloc(Math.min(PREFIX_CHECK_BYTES, size));
+  const got = prefix.length === 0 ? 0 : port.readSync(fd, prefix, 0, prefix.length, 0);
+  return { lines: countNewlinesIn(port, fd, 0, size), prefix: prefix.subarray(0, got) };
+}
+
+function hasPrefix(port: FsPort, fd: number, prefix: Buffer): boolean {
+  if (prefix.length === 0) return true;
+  const head = Buffer.alloc(prefix.length);
+  return port.readSync(fd, head, 0, head.length, 0) === head.length && head.equals(prefix);
+}
+
+/** Newlines in bytes [from, to) of an open file. */
+function countNewlinesIn(port: FsPort, fd: number, from: number, to: number): number {
+  if (to <= from) return 0;
+  const chunk = Buffer.allocUnsafe(Math.min(COUNT_CHUNK_BYTES, to - from));
+  let count = 0;
+  for (let pos = from; pos < to; ) {
+    const n = port.readSync(fd, chunk, 0, Math.min(chunk.length, to - pos), pos);
+    if (n <= 0) break;
+    count += countNewlines(chunk, n);
+    pos += n;
+  }
+  return count;
+}
+
+/** Newlines in the first `length` bytes of `bytes`. */
+function countNewlines(bytes: Buffer, length: number): number {
+  const view = bytes.subarray(0, length);
+  let count = 0;
+  for (let i = view.indexOf(NEWLINE); i >= 0; i = view.indexOf(NEWLINE, i + 1)) count++;
+  return count;
 }
 
 function endsWithNewline(port: FsPort, fd: number, size: number): boolean {

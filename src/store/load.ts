@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type { State } from '../engine/types';
 import type { StateCodec } from './codec';
-import { errnoOf, FsPort, tryReadFile } from './fs-port';
+import { errnoOf, FsPort, tryReadFileReusing } from './fs-port';
 import { unwritable } from './faults';
 import { createFileExclusive } from './replace-file';
 
@@ -21,11 +21,26 @@ export interface LoadedState {
   rejected?: { reason: string; bytes: Buffer };
 }
 
-/** Reads and parses `statePath`. Absent → empty; unloadable → empty plus `rejected`. I/O errors are faults. */
-export function readState(port: FsPort, statePath: string, codec: StateCodec, now: number): LoadedState {
+/**
+ * The last state text this process validated and found exact: parsing it gave
+ * no notes and serializing the result gave the text back. The same text read
+ * again (a watcher's snapshot, then the mutation that follows it) is rebuilt
+ * with codec.reparse instead of being validated again. Only the exact same
+ * text qualifies: a string compare, whoever wrote the file.
+ */
+export interface ParseMemo {
+  text?: string;
+}
+
+/**
+ * Reads and parses `statePath`. Absent → empty; unloadable → empty plus `rejected`. I/O errors are faults.
+ * With `memo`, text equal to `memo.text` skips validation; `learn` lets this read set `memo.text`
+ * (it costs a serialization, so only reads likely to be followed by another of the same text learn).
+ */
+export function readState(port: FsPort, statePath: string, codec: StateCodec, now: number, memo?: ParseMemo, learn = false): LoadedState {
   let bytes: Buffer | undefined;
   try {
-    bytes = tryReadFile(port, statePath);
+    bytes = tryReadFileReusing(port, statePath);
   } catch (err) {
     throw unwritable('read', statePath, err);
   }
@@ -34,8 +49,12 @@ export function readState(port: FsPort, statePath: string, codec: StateCodec, no
     return { state, baseline: codec.serializeState(state) };
   }
   const text = bytes.toString('utf8');
+  if (memo !== undefined && memo.text === text && codec.reparse) return { state: codec.reparse(text), baseline: text };
   const parsed = safeParse(codec, text, now);
-  if (!parsed.ok) return { state: codec.emptyState(), baseline: null, rejected: { reason: parsed.reason, bytes } };
+  if (!parsed.ok) return { state: codec.emptyState(), baseline: null, rejected: { reason: parsed.reason, bytes: Buffer.from(bytes) } };
+  if (memo !== undefined && learn && codec.reparse && parsed.notes.length === 0) {
+    memo.text = codec.serializeState(parsed.state) === text ? text : undefined;
+  }
   for (const note of parsed.notes) addError(parsed.state, now, note);
   return { state: parsed.state, baseline: text };
 }

@@ -20,6 +20,8 @@ const STARVING_AFTER_MS = 25;
 // A turn older than this is ignored: its writer gave up or lost track of it.
 const TURN_TTL_MS = 2_000;
 const POLL_JITTER_MS = 5;
+// A lock file judged to have a live holder is judged again after this long.
+const RECHECK_MS = 20;
 
 /** What `.state.lock` holds. */
 export interface LockOwner {
@@ -85,6 +87,7 @@ export async function claimLock(options: LockOptions): Promise<LockHandle> {
   const startedAt = now();
   const deadline = startedAt + timeoutMs;
   const turn = new Turn(options, now);
+  const seen: Seen = {};
   try {
     for (;;) {
       const mayClaim = turn.mayClaim();
@@ -92,7 +95,7 @@ export async function claimLock(options: LockOptions): Promise<LockHandle> {
         const handle = tryCreateLock(options, now);
         if (handle) return handle;
       }
-      const verdict = displaceIfAbandoned(options, now);
+      const verdict = displaceIfAbandoned(options, now, seen);
       // Retry at once only when we may claim; a claimer standing back for
       // another's turn must sleep, or it would spin on a free lock.
       if (mayClaim && (verdict === 'displaced' || verdict === 'vanished')) continue;
@@ -121,11 +124,11 @@ export async function claimLock(options: LockOptions): Promise<LockHandle> {
 class Turn {
   isMine = false;
   private readonly path: string;
-  private readonly owner: LockOwner;
+  // Made when this claimer first asks for the turn: most claims never wait.
+  private token: string | undefined;
 
   constructor(private readonly options: LockOptions, private readonly now: () => number) {
     this.path = `${options.lockPath}.next`;
-    this.owner = { pid: process.pid, host: options.host, t: 0, token: randomHex(16) };
   }
 
   mayClaim(): boolean {
@@ -145,7 +148,9 @@ class Turn {
       return; // someone else queued first, or the directory is read-only; both are fine
     }
     try {
-      writeAll(port, fd, Buffer.from(JSON.stringify({ ...this.owner, t: this.now() })), 0);
+      this.token ??= randomHex(16);
+      const owner: LockOwner = { pid: process.pid, host: this.options.host, t: this.now(), token: this.token };
+      writeAll(port, fd, Buffer.from(JSON.stringify(owner)), 0);
       this.isMine = true;
     } catch {
       unlinkQuietly(port, this.path);
@@ -163,7 +168,7 @@ class Turn {
     this.isMine = false;
     try {
       const bytes = tryReadFile(this.options.port, this.path);
-      if (bytes && parseLockOwner(bytes)?.token === this.owner.token) unlinkQuietly(this.options.port, this.path);
+      if (bytes && parseLockOwner(bytes)?.token === this.token) unlinkQuietly(this.options.port, this.path);
     } catch {
       // an unreadable turn file expires on its own
     }
@@ -173,13 +178,15 @@ class Turn {
   private readLive(): LockOwner | undefined {
     let bytes: Buffer | undefined;
     try {
+      // Usually there is no turn file: a stat says so without the cost of a thrown ENOENT.
+      if (this.options.port.statIfExists(this.path) === undefined) return undefined;
       bytes = tryReadFile(this.options.port, this.path);
     } catch {
       return undefined;
     }
     if (bytes === undefined) return undefined;
     const other = parseLockOwner(bytes);
-    if (!other || other.token === this.owner.token) return undefined;
+    if (!other || (this.token !== undefined && other.token === this.token)) return undefined;
     const age = this.now() - other.t;
     if (age > TURN_TTL_MS || age < -TURN_TTL_MS) return undefined;
     if (other.host === this.options.host && !(this.options.isPidAlive ?? isPidAlive)(other.pid)) return undefined;
@@ -225,23 +232,43 @@ function tryCreateLock(options: LockOptions, now: () => number): LockHandle | un
 
 type Verdict = LockOwner | undefined | 'displaced' | 'vanished';
 
+/** The lock file a waiter last judged to have a live holder, and when. */
+interface Seen {
+  lock?: { ino: number; mtimeMs: number; at: number; owner: LockOwner | undefined };
+}
+
 // Looks at the current lock. Returns 'displaced' when it removed an abandoned
 // lock, 'vanished' when the lock disappeared meanwhile, else the live holder
-// (undefined when its stamp is not readable yet).
-function displaceIfAbandoned(options: LockOptions, now: () => number): Verdict {
+// (undefined when its stamp is not readable yet). A lock file (same inode and
+// mtime) judged live less than RECHECK_MS ago is not read and judged again:
+// under contention the waiters' polls then cost one stat each, and a holder
+// that dies is still found out within RECHECK_MS plus a poll. The shortcut
+// only ever delays a takeover; it never causes one.
+function displaceIfAbandoned(options: LockOptions, now: () => number, seen: Seen): Verdict {
   const { port, lockPath } = options;
   let bytes: Buffer | undefined;
-  let mtimeMs: number;
+  let stat: ReturnType<FsPort['statSync']> | undefined;
   try {
+    const last = seen.lock;
+    if (last) {
+      stat = port.statIfExists(lockPath);
+      if (stat === undefined) return 'vanished';
+      if (stat.ino === last.ino && stat.mtimeMs === last.mtimeMs && now() - last.at < RECHECK_MS) return last.owner;
+    }
     bytes = tryReadFile(port, lockPath);
     if (bytes === undefined) return 'vanished';
-    mtimeMs = port.statSync(lockPath).mtimeMs;
+    stat = port.statSync(lockPath);
   } catch (err) {
     if (errnoOf(err) === 'ENOENT') return 'vanished';
     throw unwritable('read the lock', lockPath, err);
   }
   const owner = parseLockOwner(bytes);
-  if (!isAbandoned(options, owner, mtimeMs, now())) return owner;
+  const at = now();
+  if (!isAbandoned(options, owner, stat.mtimeMs, at)) {
+    seen.lock = { ino: stat.ino, mtimeMs: stat.mtimeMs, at, owner };
+    return owner;
+  }
+  seen.lock = undefined;
   return breakLock(options, bytes, owner) ? 'displaced' : owner;
 }
 

@@ -38,6 +38,17 @@ export function isTempOf(name: string, pid: number): boolean {
  * untouched, the temp file is removed, and the FIRST error is rethrown.
  */
 export function replaceFile(port: FsPort, target: string, data: string | Uint8Array): void {
+  renameIntoPlace(port, target, data);
+  fsyncDirectory(port, dirname(target));
+}
+
+/**
+ * replaceFile without the final directory fsync: the new bytes are durable
+ * and in place, but the rename is not durable until the caller fsyncs the
+ * directory (fsyncDirectory), which it must do before it reports success.
+ * The store uses this to release its lock before that last fsync.
+ */
+export function renameIntoPlace(port: FsPort, target: string, data: string | Uint8Array): void {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   const temp = tempPathFor(target);
   let fd: number | undefined = port.openSync(temp, 'wx', 0o644);
@@ -60,7 +71,6 @@ export function replaceFile(port: FsPort, target: string, data: string | Uint8Ar
     }
     if (!isRenamed) unlinkQuietly(port, temp);
   }
-  fsyncDirectory(port, dirname(target));
 }
 
 function renameWithRetry(port: FsPort, from: string, to: string): void {

@@ -6,13 +6,13 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { EngineCtx, HistoryView, State, ToolResult } from '../engine/types';
 import type { StateCodec } from './codec';
-import { FsPort, NODE_FS } from './fs-port';
+import { encodeReusing, FsPort, NODE_FS } from './fs-port';
 import { unwritable } from './faults';
 import { HistoryLog } from './history';
-import { addError, LoadedState, quarantineState, readState } from './load';
+import { addError, LoadedState, ParseMemo, quarantineState, readState } from './load';
 import { claimLock, LockHandle, refreshLock, releaseLock } from './lock';
 import { migrateV1IfPresent, migrationPaths, writeMarker } from './migrate-v1';
-import { replaceFile } from './replace-file';
+import { fsyncDirectory, renameIntoPlace } from './replace-file';
 
 /** Name of the state directory inside a project. */
 export const STATE_DIR_NAME = '.opencomms';
@@ -82,22 +82,45 @@ export function createStore(options: StoreOptions): Store {
   });
   const ctx = createEngineCtx(now, history);
   let isMigrationSettled = false;
+  const memo: ParseMemo = {};
   // One mutate at a time per process: the lock file would serialise them
   // anyway, but only by polling against ourselves.
   let queue: Promise<unknown> = Promise.resolve();
+
+  // Set by a save whose rename is done but not yet durable (see settleSave).
+  let isRenameUnsynced = false;
 
   async function withLock<T>(section: (lock: LockHandle) => T): Promise<T> {
     const turn = queue.then(async () => {
       // Lock timing runs on the wall clock, never on the injected engine clock.
       const lock = await claimLock({ port, lockPath, host, timeoutMs: options.lockTimeoutMs, isPidAlive: options.isPidAlive });
+      let isDone = false;
       try {
-        return section(lock);
+        const result = section(lock);
+        isDone = true;
+        return result;
       } finally {
         releaseLock(port, lock);
+        settleSave(isDone);
       }
     });
     queue = turn.catch(() => undefined);
     return turn;
+  }
+
+  // The directory fsync that makes a save's rename durable runs after the
+  // lock is released: the new state is complete and fsynced before the
+  // rename, so a peer may build on it at once, and this mutation still
+  // reports success only once the fsync is done. (A peer's later save can
+  // only supersede it.) A section that failed keeps its own error.
+  function settleSave(isDone: boolean): void {
+    if (!isRenameUnsynced) return;
+    isRenameUnsynced = false;
+    try {
+      fsyncDirectory(port, stateDir);
+    } catch (err) {
+      if (isDone) throw unwritable('save', statePath, err);
+    }
   }
 
   // Moves finished envelopes to history, then writes the state if its text
@@ -119,15 +142,16 @@ export function createStore(options: StoreOptions): Store {
   function writeState(lock: LockHandle, text: string): void {
     refreshLock(port, lock, Date.now());
     try {
-      replaceFile(port, statePath, text);
+      renameIntoPlace(port, statePath, encodeReusing(text));
     } catch (err) {
       throw unwritable('save', statePath, err);
     }
+    isRenameUnsynced = true;
   }
 
   function loadLocked(lock: LockHandle): LoadedState {
     const at = now();
-    const loaded = readState(port, statePath, codec, at);
+    const loaded = readState(port, statePath, codec, at, memo);
     if (loaded.rejected) {
       const name = quarantineState(port, stateDir, loaded.rejected.bytes, at);
       addError(loaded.state, at, `state file rejected (${loaded.rejected.reason}); preserved as ${name}; started empty`);
@@ -173,7 +197,9 @@ export function createStore(options: StoreOptions): Store {
 
     snapshot(): State {
       const at = now();
-      const loaded = readState(port, statePath, codec, at);
+      // A snapshot is often followed by a load of the same text (the
+      // doorbell's, then the next tool call's), so it teaches the memo.
+      const loaded = readState(port, statePath, codec, at, memo, true);
       if (loaded.rejected) {
         addError(loaded.state, at, `state file rejected (${loaded.rejected.reason}); showing an empty state; the file will be preserved as state.corrupt-*.json before the next change`);
       }

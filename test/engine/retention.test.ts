@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { backlogRefusal, commitDelivery, drainQueue, sendMessage, utf8ByteLength, MAX_LIVE_ENVELOPES } from '../../src/engine/index';
+import { backlogRefusal, commitDelivery, drainQueue, sendMessage, utf8ByteLength, ENVELOPE_OVERHEAD_BYTES, MAX_LIVE_ENVELOPES } from '../../src/engine/index';
 import { channelWith, fakeCtx, mustOk, reasonOf, simulateSave } from './helpers';
 
 test('utf8ByteLength counts 1, 2, 3 and 4 byte characters and lone surrogates', () => {
@@ -39,4 +39,16 @@ test('the byte budget of live mail is enforced as well as the count', () => {
   mustOk(sendMessage(state, { channel: 'dev', session_id: 'a', content: 'x'.repeat(1000) }, ctx));
   assert.equal(backlogRefusal(state, 'y'.repeat(1000), 1, { maxEnvelopes: 10, maxBytes: 2500 })?.data.reason, 'backlog_full');
   assert.equal(backlogRefusal(state, 'y', 1, { maxEnvelopes: 10, maxBytes: 2500 }), null);
+});
+
+test('the byte budget decides on exact UTF-8 sizes even where the quick 3-bytes-per-unit bound would not fit', () => {
+  const ctx = fakeCtx();
+  const state = channelWith(ctx, ['a', 'b']);
+  // 400 two-byte characters: 800 bytes exactly, 1200 by the quick bound.
+  mustOk(sendMessage(state, { channel: 'dev', session_id: 'a', content: 'é'.repeat(400) }, ctx));
+  const overhead = ENVELOPE_OVERHEAD_BYTES;
+  const exact = overhead + 800 + overhead + 800;
+  assert.equal(backlogRefusal(state, 'é'.repeat(400), 1, { maxEnvelopes: 10, maxBytes: exact }), null, 'fits exactly');
+  assert.equal(backlogRefusal(state, 'é'.repeat(400), 1, { maxEnvelopes: 10, maxBytes: exact - 1 })?.data.reason, 'backlog_full');
+  assert.equal(backlogRefusal(state, 'y', 1, { maxEnvelopes: 1, maxBytes: 1e9 })?.data.reason, 'backlog_full', 'the count still refuses');
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, renameSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Envelope, State } from '../../src/engine/types';
 import { HistoryLog, isValidChannelId } from '../../src/store/history';
@@ -173,6 +173,75 @@ test('a log is compacted to the newest records once it grows past the threshold'
     return OK;
   });
   assert.equal(lines(log).length, 6, 'a process without a cache counts lines and leaves a short log alone');
+});
+
+/** Counts the bytes `port` reads while `run` runs. */
+async function bytesReadBy(port: ReturnType<typeof faultyFsByPath>, run: () => Promise<unknown>): Promise<number> {
+  let total = 0;
+  const original = port.readSync;
+  port.readSync = (fd, buf, off, len, pos) => {
+    const n = original(fd, buf, off, len, pos);
+    total += n;
+    return n;
+  };
+  try {
+    await run();
+  } finally {
+    port.readSync = original;
+  }
+  return total;
+}
+
+test('moving records reads only what the log grew by since this process last counted it, not the whole log', async (t) => {
+  const dir = tempProject(t);
+  const port = faultyFsByPath([]);
+  const mover = testStore(dir, { fs: port });
+  const other = testStore(dir);
+  const batch = (n: number) => (s: State) => {
+    for (let i = 0; i < n; i++) put(s, envelope({ channel_id: 'chn_a', delivery_status: 'delivered', content: 'x'.repeat(500) }));
+    return OK;
+  };
+  await other.mutate(batch(60));
+  const log = join(mover.stateDir, 'history', 'chn_a.jsonl');
+  const size = readFileSync(log).length;
+  const cold = await bytesReadBy(port, () => mover.mutate(batch(1)));
+  assert.ok(cold >= size, `a process new to the log counts it once (read ${cold} of ${size} bytes)`);
+  const warm = await bytesReadBy(port, () => mover.mutate(batch(1)));
+  assert.ok(warm < 1_000, `the next move reads ${warm} bytes, not the ${size}-byte log`);
+  await other.mutate(batch(2));
+  const grown = await bytesReadBy(port, () => mover.mutate(batch(1)));
+  assert.ok(grown < 4_000, `after another writer appended two records, read ${grown} bytes`);
+  assert.equal(lines(log).length, 65);
+});
+
+test('the cached line count notices a log rewritten in place or replaced, so compaction still happens exactly when due', async (t) => {
+  const dir = tempProject(t);
+  const store = testStore(dir, { historyKeep: 5, historyCompactLines: 8 });
+  const one = (s: State) => {
+    put(s, envelope({ channel_id: 'chn_a', delivery_status: 'delivered' }));
+    return OK;
+  };
+  for (let i = 0; i < 6; i++) await store.mutate(one);
+  const log = join(store.stateDir, 'history', 'chn_a.jsonl');
+  const ino = statSync(log).ino;
+  // Rewritten in place (same inode, shorter, different first bytes): 6 cached lines become 1.
+  writeFileSync(log, lines(log).slice(-1).join('\n').replace('{', '{ ') + '\n');
+  assert.equal(statSync(log).ino, ino);
+  for (let i = 0; i < 3; i++) await store.mutate(one);
+  assert.equal(lines(log).length, 4, 'no compaction: the log holds 4 lines, not the 9 a stale count would claim');
+  assert.equal(statSync(log).ino, ino);
+  // Replaced by a longer file (new inode): 4 cached lines become 8, and the next append passes the threshold.
+  const text = readFileSync(log, 'utf8');
+  writeFileSync(`${log}.new`, text + text);
+  renameSync(`${log}.new`, log);
+  await store.mutate(one);
+  assert.equal(lines(log).length, 5, 'compacted to the newest 5 records once the log held 9 lines');
+  // A log grown by another writer is counted from where this process left it.
+  const other = testStore(dir, { historyKeep: 5, historyCompactLines: 8 });
+  for (let i = 0; i < 3; i++) await other.mutate(one);
+  assert.equal(lines(log).length, 8);
+  await store.mutate(one);
+  assert.equal(lines(log).length, 5, 'the 9th line triggers the compaction in the process that saw only 6 of them');
 });
 
 test('a fragment left by a killed writer is skipped and never glued to the next record', async (t) => {

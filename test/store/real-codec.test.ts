@@ -3,7 +3,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createChannel, joinChannel, sendMessage, pullMessages, history, emptyState, serializeState } from '../../src/engine';
+import { createChannel, joinChannel, sendMessage, pullMessages, history, emptyState, serializeState, parseState, timerAction, pauseChannel } from '../../src/engine';
+import type { State } from '../../src/engine';
+import { reparseState } from '../../src/engine/state-codec';
+import { DEFAULT_CODEC } from '../../src/store/default-codec';
 import { openStore } from '../../src/store';
 import { tempProject } from './helpers';
 
@@ -125,4 +128,64 @@ test('a v1 file the codec rejects is reported and left untouched', async (t) => 
   assert.ok(store.snapshot().errors.some((e) => e.message.includes('Legacy state rejected')));
   assert.equal(readFileSync(legacy, 'utf8'), '{"schema_version": 7}');
   assert.ok(JSON.parse(readFileSync(join(store.stateDir, 'MIGRATED_FROM_V1'), 'utf8')).rejected);
+});
+
+test('a state the engine writes is exact under validation, so reparse rebuilds exactly what parseState returns', async (t) => {
+  const store = openStore({ projectDir: tempProject(t), now: () => 1_700_000_000_000 });
+  const ok = (r: { ok: boolean; message: string }) => assert.equal(r.ok, true, r.message);
+  const base = { role_prompt: 'p', ...PROJECT };
+  ok(await store.mutate((s, ctx) => createChannel(s, { ...base, channel: 'rich', role: 'lead', session_id: 'alice', delivery_mode: 'pull' }, ctx)));
+  ok(await store.mutate((s, ctx) => joinChannel(s, { ...base, channel: 'rich', role: 'pushed', session_id: 'bob', delivery_mode: 'spawn_push', host_session_id: 'h1', stale_policy: { mode: 'window', window_ms: 60_000 } } as never, ctx)));
+  ok(await store.mutate((s, ctx) => joinChannel(s, { ...base, channel: 'rich', role: 'third', session_id: 'carol', delivery_mode: 'pull' }, ctx)));
+  ok(await store.mutate((s, ctx) => sendMessage(s, { channel: 'rich', session_id: 'alice', content: 'to all, ünïcödé ✓', broadcast: true }, ctx)));
+  ok(await store.mutate((s, ctx) => sendMessage(s, { channel: 'rich', session_id: 'carol', content: 'just you', to: 'alice' }, ctx)));
+  ok(await store.mutate((s, ctx) => pullMessages(s, 'carol', { channel: 'rich' }, ctx)));
+  ok(await store.mutate((s, ctx) => timerAction(s, { channel: 'rich', session_id: 'alice', action: 'start' }, ctx)));
+  ok(await store.mutate((s, ctx) => pauseChannel(s, { channel: 'rich', session_id: 'alice' }, ctx)));
+  const text = readFileSync(store.statePath, 'utf8');
+  const parsed = parseState(text, 0);
+  assert.equal(parsed.ok, true);
+  if (!parsed.ok) return;
+  assert.deepEqual(parsed.notes, []);
+  assert.equal(serializeState(parsed.state), text);
+  const rebuilt = reparseState(text);
+  assert.deepStrictEqual(rebuilt, parsed.state);
+  assert.notEqual(rebuilt, reparseState(text), 'each call gives a fresh object');
+});
+
+test('a snapshot teaches the memo: the next load of that same text skips validation, and any other text is validated', async (t) => {
+  const dir = tempProject(t);
+  await twoMembers(dir);
+  let parses = 0;
+  const codec = { ...DEFAULT_CODEC, parseState: (text: string, now: number) => { parses++; return DEFAULT_CODEC.parseState(text, now); } };
+  const store = openStore({ projectDir: dir, codec });
+  const seen = store.snapshot();
+  assert.equal(parses, 1);
+  seen.errors.push({ at: 1, message: 'scribbled on the snapshot' });
+  let loaded: State | undefined;
+  await store.mutate((s) => {
+    loaded = structuredClone(s);
+    return { ok: true, message: 'no change' };
+  });
+  assert.equal(parses, 1, 'the same text was not validated again');
+  const full = DEFAULT_CODEC.parseState(readFileSync(store.statePath, 'utf8'), 0);
+  assert.ok(full.ok);
+  assert.deepStrictEqual(loaded, full.state, 'the rebuilt state is the validated one, and shares nothing with the snapshot');
+  // Same length, different bytes: validated again.
+  const text = readFileSync(store.statePath, 'utf8');
+  writeFileSync(store.statePath, text.replace('"role_prompt":"writes"', '"role_prompt":"wrotes"'));
+  await store.mutate((s) => {
+    loaded = s;
+    return { ok: true, message: 'no change' };
+  });
+  assert.equal(parses, 2);
+  assert.equal(loaded?.channels.demo?.members[0]?.role_prompt, 'wrotes');
+  // A text that validation repairs (here a missing created_at) is never taken as exact.
+  const raw = JSON.parse(readFileSync(store.statePath, 'utf8')) as { channels: Record<string, Record<string, unknown>> };
+  delete raw.channels.demo!.created_at;
+  writeFileSync(store.statePath, JSON.stringify(raw));
+  store.snapshot();
+  await store.mutate(() => ({ ok: true, message: 'repair' }));
+  assert.equal(parses, 4, 'the repaired text was validated by the snapshot and again by the mutation');
+  assert.ok(store.snapshot().errors.some((e) => e.message.includes('created_at set to its default')));
 });

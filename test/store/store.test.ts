@@ -247,9 +247,44 @@ for (const [method, code] of [['writeSync', 'ENOSPC'], ['fsyncSync', 'EIO'], ['r
   });
 }
 
+test('a save releases the lock before its directory fsync, yet reports success only after that fsync', async (t) => {
+  const dir = tempProject(t);
+  const port = faultyFsByPath([]);
+  const store = testStore(dir, { fs: port });
+  const fdPaths = (port as unknown as { fdPaths: Map<unknown, string> }).fdPaths;
+  const seen: string[] = [];
+  const fsync = port.fsyncSync;
+  port.fsyncSync = (fd) => {
+    if (fdPaths.get(fd) === store.stateDir) seen.push(existsSync(store.lockPath) ? 'dir fsync, lock held' : 'dir fsync, lock free');
+    fsync(fd);
+  };
+  const saving = store.mutate((s) => {
+    s.errors.push({ at: 1, message: 'v1' });
+    return OK;
+  });
+  await saving;
+  seen.push('resolved');
+  assert.deepEqual(seen, ['dir fsync, lock free', 'resolved']);
+  port.fail({ method: 'fsyncSync', code: 'EIO', when: (p) => p === store.stateDir, times: 1 });
+  await assert.rejects(
+    store.mutate((s) => {
+      s.errors.push({ at: 2, message: 'v2' });
+      return OK;
+    }),
+    (err: Error & { code?: string; cause?: { code?: string } }) => {
+      assert.equal(err.code, 'state_unwritable');
+      assert.equal(err.cause?.code, 'EIO');
+      return true;
+    },
+  );
+  assert.equal(existsSync(store.lockPath), false);
+  // The rename itself had happened: the failure is that it may not survive a crash.
+  assert.deepEqual(store.snapshot().errors.map((e) => e.message), ['v1', 'v2']);
+});
+
 test('an unreadable state file is a state_unwritable fault, not an empty state', async (t) => {
   const dir = tempProject(t);
-  const port = faultyFsByPath([{ method: 'readFileSync', code: 'EACCES', when: (p) => typeof p === 'string' && p.endsWith('state.json') }]);
+  const port = faultyFsByPath([{ method: 'openSync', code: 'EACCES', when: (p) => typeof p === 'string' && p.endsWith('state.json') }]);
   const store = testStore(dir, { fs: port });
   assert.throws(() => store.snapshot(), { code: 'state_unwritable' });
   await assert.rejects(store.mutate(() => OK), { code: 'state_unwritable' });
