@@ -3,6 +3,7 @@
 import { HELP_TEXT, parseCommandLine, UsageError } from './args';
 import { runServe } from './serve';
 import { loadColdPack, loadHookPack } from './packs';
+import { readAll, writeAll } from './sync-io';
 import { resolve } from 'node:path';
 
 declare const __OPENCOMMS_VERSION__: string;
@@ -16,16 +17,19 @@ function projectDirFrom(flag: string | undefined, positional?: string): string {
   return resolve(flag ?? positional ?? process.env.OPENCOMMS_PROJECT_DIR ?? process.cwd());
 }
 
-function readStdin(): Promise<string> {
-  return new Promise((resolveText, reject) => {
+/** The rest of stdin through process.stdin: only for a descriptor that plain reads cannot wait on. */
+function readStdinStream(): Promise<Buffer> {
+  return new Promise((resolveBytes, reject) => {
     const chunks: Buffer[] = [];
     process.stdin.on('data', (chunk: Buffer) => chunks.push(chunk));
-    process.stdin.on('end', () => resolveText(Buffer.concat(chunks).toString('utf8')));
+    process.stdin.on('end', () => resolveBytes(Buffer.concat(chunks)));
     process.stdin.on('error', reject);
   });
 }
 
 const write = (text: string): void => void process.stdout.write(text);
+// The hook answers with plain write(2): it loads no stream machinery.
+const writeAnswer = (text: string): void => writeAll(1, text, (rest) => void process.stdout.write(rest));
 const warn = (text: string): void => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
 
 async function main(argv: string[]): Promise<number | undefined> {
@@ -69,7 +73,7 @@ async function main(argv: string[]): Promise<number | undefined> {
     case 'hook':
       return loadHookPack().runHook({
         explicitProjectDir: flags.project ?? process.env.OPENCOMMS_PROJECT_DIR,
-        cwd: process.cwd(), env: process.env, input: await readStdin(), wait: flags.wait, timeoutMs: flags.timeoutMs, write, warn,
+        cwd: process.cwd(), env: process.env, input: await readAll(0, readStdinStream), wait: flags.wait, timeoutMs: flags.timeoutMs, write: writeAnswer, warn,
         parentPid: process.ppid, onSignal: (signal, handler) => process.on(signal, handler),
       });
     case 'watch':

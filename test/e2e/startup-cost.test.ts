@@ -66,4 +66,6 @@ test('a hook with no mail to deliver loads no costly module', async (t) => {
   const event = JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 's1', cwd: project, prompt: 'hi' });
   const loaded = await modulesLoadedBy(project, ['hook', '--project', project], event);
   assert.deepEqual(loaded.filter((m) => COSTLY.includes(m)), []);
+  // stdin and stdout go through plain read(2)/write(2): no stream machinery is even loaded
+  assert.deepEqual(loaded.filter((m) => m === 'NativeModule net' || m === 'NativeModule stream'), []);
 });

@@ -1,0 +1,74 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import { readAll, writeAll } from '../../src/cli/sync-io';
+
+function tempDir(t: TestContext): string {
+  const dir = mkdtempSync(join(tmpdir(), 'opencomms-sync-io-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A FIFO opened non-blocking at both ends, so reads and writes can hit EAGAIN. */
+function nonBlockingFifo(t: TestContext): { reader: number; writer: number } {
+  const fifo = join(tempDir(t), 'fifo');
+  execFileSync('mkfifo', [fifo]);
+  const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+  const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+  t.after(() => {
+    closeSync(writer);
+    closeSync(reader);
+  });
+  return { reader, writer };
+}
+
+test('readAll reads a descriptor to its end in chunks, as UTF-8', { timeout: 10_000 }, async (t) => {
+  const path = join(tempDir(t), 'in.txt');
+  const text = `${'é'.repeat(70_000)}end`;
+  writeFileSync(path, text);
+  const fd = openSync(path, 'r');
+  t.after(() => closeSync(fd));
+  assert.equal(await readAll(fd, () => assert.fail('a blocking descriptor needs no stream')), text);
+});
+
+test('readAll hands a non-blocking descriptor to the stream for the rest, keeping what it read', { timeout: 10_000, skip: process.platform === 'win32' }, async (t) => {
+  const { reader, writer } = nonBlockingFifo(t);
+  writeFileSync(writer, 'first ');
+  const text = await readAll(reader, async () => Buffer.from('and the rest'));
+  assert.equal(text, 'first and the rest');
+});
+
+test('writeAll writes everything to a descriptor that takes it', (t) => {
+  const path = join(tempDir(t), 'out.txt');
+  const fd = openSync(path, 'w');
+  writeAll(fd, `{"answer":"${'ü'.repeat(50_000)}"}\n`, () => assert.fail('a file never refuses'));
+  closeSync(fd);
+  assert.equal(readFileSync(path, 'utf8'), `{"answer":"${'ü'.repeat(50_000)}"}\n`);
+});
+
+test('writeAll passes what a full non-blocking pipe refuses to the fallback, byte for byte', { skip: process.platform === 'win32' }, (t) => {
+  const { reader, writer } = nonBlockingFifo(t);
+  const text = 'x'.repeat(1 << 20); // more than any pipe buffer holds
+  let rest: Buffer | undefined;
+  writeAll(writer, text, (bytes) => {
+    rest = Buffer.from(bytes);
+  });
+  assert.ok(rest !== undefined && rest.length > 0 && rest.length < text.length);
+  // what went into the pipe plus what was handed over is the whole text
+  const chunk = Buffer.alloc(1 << 20);
+  let inPipe = 0;
+  for (;;) {
+    try {
+      const n = readSync(reader, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      inPipe += n;
+    } catch {
+      break; // EAGAIN: drained
+    }
+  }
+  assert.equal(inPipe + rest!.length, text.length);
+});
