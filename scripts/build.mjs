@@ -18,6 +18,7 @@ import { chmodSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { existsSync } from 'node:fs';
+import { deflateRawSync } from 'node:zlib';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -25,9 +26,13 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const HOT_ENTRY = 'src/cli/main.ts';
 const DOOR = join(root, 'src/cli/packs.ts');
 const PACK_RUNTIME = join(root, 'src/cli/pack-runtime.ts');
+// `deflate`: carried deflate-compressed (base64). Every start-up reads and
+// scans the whole file, so the big cold pack travels small and is inflated
+// only when used; the hook pack stays plain text, because a hook runs on
+// every prompt and loading zlib would cost it more than the bytes do.
 const PACKS = [
-  { name: 'cold', entry: 'src/cli/cold.ts', loader: 'loadColdPack' },
-  { name: 'hook', entry: 'src/hooks/index.ts', loader: 'loadHookPack' },
+  { name: 'cold', entry: 'src/cli/cold.ts', loader: 'loadColdPack', deflate: true },
+  { name: 'hook', entry: 'src/hooks/index.ts', loader: 'loadHookPack', deflate: false },
 ];
 const HOT_PREFIX = 'oc:';
 const outOf = (pack) => `dist/opencomms-${pack.name}.js`;
@@ -124,17 +129,22 @@ function doorContents(built) {
   const shared = [...new Set(built.flatMap((b) => b.shared))].sort();
   // Paths relative to src/cli: the source map carries this text, and must not depend on where the clone lives.
   const fromDoor = (abs) => { const rel = toPosix(relative(dirname(DOOR), abs)); return JSON.stringify(rel.startsWith('.') ? rel : `./${rel}`); };
-  const lines = [`import { evaluatePack } from ${fromDoor(PACK_RUNTIME)};`];
+  const lines = [`import { evaluatePack, inflatePack } from ${fromDoor(PACK_RUNTIME)};`];
   shared.forEach((id, i) => lines.push(`import * as m${i} from ${fromDoor(join(root, id.slice(HOT_PREFIX.length)))};`));
   lines.push('const hot = {', ...shared.map((id, i) => `  ${JSON.stringify(id)}: m${i},`), '};', 'let loaded;');
   lines.push(
     'function load(name, source) {',
     '  if (loaded && loaded.name !== name) throw new Error(`internal: the ${name} pack was asked for in a process that runs the ${loaded.name} pack`);',
-    '  loaded ??= { name, exports: evaluatePack(source, require("node:path").join(__dirname, `opencomms-${name}.js`), hot, require) };',
+    '  loaded ??= { name, exports: evaluatePack(source(), require("node:path").join(__dirname, `opencomms-${name}.js`), hot, require) };',
     '  return loaded.exports;',
     '}',
   );
-  PACKS.forEach((pack, i) => lines.push(`export function ${pack.loader}() { return load(${JSON.stringify(pack.name)}, ${JSON.stringify(built[i].source)}); }`));
+  PACKS.forEach((pack, i) => {
+    const text = pack.deflate
+      ? `inflatePack(${JSON.stringify(deflateRawSync(built[i].source, { level: 9 }).toString('base64'))})`
+      : JSON.stringify(built[i].source);
+    lines.push(`export function ${pack.loader}() { return load(${JSON.stringify(pack.name)}, () => ${text}); }`);
+  });
   return lines.join('\n');
 }
 

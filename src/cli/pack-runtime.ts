@@ -9,6 +9,12 @@ export type HotModules = Readonly<Record<string, unknown>>;
 /** The prefix the build gives every shared module id. */
 export const HOT_PREFIX = 'oc:';
 
+/** The text of a pack the build stored deflate-compressed, as base64. zlib loads here, on first use. */
+export function inflatePack(base64: string): string {
+  const { inflateRawSync } = require('node:zlib') as typeof import('node:zlib');
+  return inflateRawSync(Buffer.from(base64, 'base64')).toString('utf8');
+}
+
 /**
  * Runs `source` as a CommonJS module body and returns its exports.
  * `filename` names it in stack traces and in coverage; no file need exist there.

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { evaluatePack, HOT_PREFIX } from '../../src/cli/pack-runtime';
+import { deflateRawSync } from 'node:zlib';
+import { evaluatePack, HOT_PREFIX, inflatePack } from '../../src/cli/pack-runtime';
 
 const FILE = '/nowhere/opencomms-test.js';
 
@@ -42,4 +43,12 @@ test('the pack is named by its file in stack traces and sees its own __filename 
   const exported = evaluatePack('exports.where = [__filename, __dirname]; exports.fail = () => { throw new Error("boom"); };', FILE, {}, require) as Record<string, any>;
   assert.deepEqual(exported.where, [FILE, '/nowhere']);
   assert.throws(() => exported.fail(), (err: Error) => String(err.stack).includes(FILE));
+});
+
+test('a pack stored deflate-compressed as base64 comes back as the exact text, non-ASCII included', () => {
+  const text = `exports.greeting = ${JSON.stringify('héllo → wörld')}; // ${'x'.repeat(10_000)}`;
+  const stored = deflateRawSync(text, { level: 9 }).toString('base64');
+  assert.ok(stored.length < text.length / 4);
+  assert.equal(inflatePack(stored), text);
+  assert.equal((evaluatePack(inflatePack(stored), FILE, {}, require) as Record<string, string>).greeting, 'héllo → wörld');
 });

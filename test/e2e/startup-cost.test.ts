@@ -52,6 +52,7 @@ test('answering initialize compiles no pack: node:vm, which compiles them, is ne
     '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}\n',
   );
   assert.equal(loaded.includes('NativeModule vm'), false);
+  assert.equal(loaded.includes('NativeModule zlib'), false, 'the cold pack is inflated only when used');
   // the same probe sees a pack being compiled: tools/list needs the cold pack
   const listed = await modulesLoadedBy(
     project,
@@ -68,4 +69,6 @@ test('a hook with no mail to deliver loads no costly module', async (t) => {
   assert.deepEqual(loaded.filter((m) => COSTLY.includes(m)), []);
   // stdin and stdout go through plain read(2)/write(2): no stream machinery is even loaded
   assert.deepEqual(loaded.filter((m) => m === 'NativeModule net' || m === 'NativeModule stream'), []);
+  // the hook pack is carried as plain text: no zlib to load on every prompt
+  assert.equal(loaded.includes('NativeModule zlib'), false);
 });
