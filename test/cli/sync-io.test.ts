@@ -1,29 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { readAll, writeAll } from '../../src/cli/sync-io';
+import { nonBlockingFifo } from '../helpers/fifo';
 
 function tempDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'opencomms-sync-io-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-/** A FIFO opened non-blocking at both ends, so reads and writes can hit EAGAIN. */
-function nonBlockingFifo(t: TestContext): { reader: number; writer: number } {
-  const fifo = join(tempDir(t), 'fifo');
-  execFileSync('mkfifo', [fifo]);
-  const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
-  const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
-  t.after(() => {
-    closeSync(writer);
-    closeSync(reader);
-  });
-  return { reader, writer };
 }
 
 test('readAll reads a descriptor to its end in chunks, as UTF-8', { timeout: 10_000 }, async (t) => {

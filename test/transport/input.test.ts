@@ -3,11 +3,11 @@
 // plain stream (a TTY, or anything else).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { closeSync, constants, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { nonBlockingFifo } from '../helpers/fifo';
 import { fdInput, READ_BUFFER_BYTES, stdinInput, streamInput, type InputSource } from '../../src/transport/input';
 
 function drain(source: InputSource): Promise<{ text: string; chunks: number }> {
@@ -58,16 +58,7 @@ test('a paused file reader reads nothing more until resumed', { timeout: 10_000 
 });
 
 test('a non-blocking descriptor with nothing to read (EAGAIN) hands over to the stream fallback', { skip: process.platform === 'win32', timeout: 10_000 }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'opencomms-fifo-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const fifo = join(dir, 'in');
-  execFileSync('mkfifo', [fifo]);
-  const fd = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
-  const writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
-  t.after(() => {
-    closeSync(writer);
-    closeSync(fd);
-  });
+  const { reader: fd } = nonBlockingFifo(t);
   const fallback = new PassThrough();
   let fellBack = false;
   const source = fdInput(fd, () => {
