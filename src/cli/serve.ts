@@ -55,7 +55,14 @@ export function runServe(options: ServeOptions): void {
   // host has finished its handshake, so no notification precedes the
   // initialize result.
   const startPush = (): void => {
-    if (!isClosed) runtimeNow().startPush();
+    if (isClosed) return;
+    try {
+      runtimeNow().startPush();
+    } catch (err) {
+      // Runs from setImmediate: a throw here would end the process. Tools
+      // calls report the same fault to the host as internal errors.
+      log(`push delivery not started: ${err instanceof Error ? err.message : String(err)}`);
+    }
   };
   const server = serveStdio({
     input: stdinInput(0, options.stdin),

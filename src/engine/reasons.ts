@@ -43,7 +43,11 @@ export type Reason =
   // Host adapters: an OpenCode child session may not create or join, and a
   // session whose root cannot be checked is refused to be safe.
   | 'child_session'
-  | 'session_lookup_failed';
+  | 'session_lookup_failed'
+  // The store could not do its part: the state lock stayed held past the
+  // wait, or a file of .opencomms could not be read or written.
+  | 'lock_timeout'
+  | 'state_unwritable';
 
 /** Every reason code, for table-driven tests and for the tool descriptions. */
 export const REASONS: readonly Reason[] = [
@@ -54,7 +58,8 @@ export const REASONS: readonly Reason[] = [
   'invalid_role', 'role_taken', 'already_member', 'channel_full', 'project_mismatch',
   'worktree_mismatch', 'not_coordinator', 'cannot_kick_self', 'no_target', 'unknown_target',
   'invalid_timer_action', 'invalid_limit', 'confirm_required', 'ladder_exhausted',
-  'not_archived_member', 'unpinned', 'child_session', 'session_lookup_failed',
+  'not_archived_member', 'unpinned', 'child_session', 'session_lookup_failed', 'lock_timeout',
+  'state_unwritable',
 ];
 
 /** A refusal: ok is false and data.reason names why. */

@@ -1,6 +1,7 @@
 // The ordered tool table and the one door every tools/call goes through:
 // argument guard, handler, ToolResult → MCP result.
 import type { ToolResult } from '../engine/types';
+import { StoreFault } from '../store/faults';
 import { findArgumentProblem, type InputSchema } from './schema';
 
 export interface ToolAnnotations {
@@ -76,6 +77,21 @@ export class ToolRegistry {
     if (problem) {
       return toMcpResult({ ok: false, message: problem.message, data: { reason: 'invalid_argument', argument: problem.argument } });
     }
-    return toMcpResult(await tool.handler(args));
+    try {
+      return toMcpResult(await tool.handler(args));
+    } catch (err) {
+      // A store fault is the project's trouble, not a bug: the agent is told
+      // what failed and what to do, as a tool error it can read.
+      if (err instanceof StoreFault) return toMcpResult(storeFaultResult(err));
+      throw err;
+    }
   }
+}
+
+/** What a tool answers when the store could not do its part. Nothing was changed. */
+export function storeFaultResult(fault: StoreFault): ToolResult {
+  const advice = fault.code === 'lock_timeout'
+    ? 'Another OpenComms process kept the state lock too long; nothing was changed. Try again; if it persists, run `opencomms doctor` (or ask the user to).'
+    : 'Nothing was changed. Check the permissions and free space of the project\'s .opencomms folder, then run `opencomms doctor` (or ask the user to).';
+  return { ok: false, message: `${fault.message}. ${advice}`, data: { reason: fault.code } };
 }

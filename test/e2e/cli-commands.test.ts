@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { DIST, runCli, startServer, tempProject } from '../helpers/server';
@@ -166,14 +166,31 @@ test('doctor fails a host config that points at a missing opencomms.js', async (
 
 test('an internal fault answers -32603 without a stack on stdout and logs the detail on stderr', async (t) => {
   const project = tempProject(t);
-  mkdirSync(join(project, '.opencomms', 'state.json'), { recursive: true }); // a directory where the file should be
+  mkdirSync(join(project, '.opencomms'), { recursive: true });
+  symlinkSync('archives', join(project, '.opencomms', 'archives')); // a link to itself: listing it fails with ELOOP, which nothing expects
   const server = startServer(t, { project, env: { OPENCOMMS_MEMBER_ID: 'sess_a' } });
-  const reply = await server.request('tools/call', { name: 'opencomms_status', arguments: {} });
+  const reply = await server.request('tools/call', { name: 'opencomms_archive', arguments: {} });
   assert.equal(reply.error.code, -32603);
   assert.equal(reply.error.message, 'Internal error');
-  assert.equal(JSON.stringify(reply).includes('state.json'), false);
-  await server.waitFor('the fault on stderr', () => (/dispatch tools\/call failed/.test(server.stderr) ? true : undefined));
+  assert.equal(JSON.stringify(reply).includes('archives'), false);
+  await server.waitFor('the fault on stderr', () => (/dispatch tools\/call failed.*ELOOP/s.test(server.stderr) ? true : undefined));
   assert.deepEqual((await server.request('ping')).result, {});
+});
+
+test('a state file the store cannot read is a tool error with reason state_unwritable, saying what to do', async (t) => {
+  const project = tempProject(t);
+  mkdirSync(join(project, '.opencomms', 'state.json'), { recursive: true }); // a directory where the file should be
+  const server = startServer(t, { project, env: { OPENCOMMS_MEMBER_ID: 'sess_a' } });
+  for (const [name, args] of [['opencomms_status', {}], ['opencomms_create', { channel: 'c', role: 'r', role_prompt: 'p' }]] as const) {
+    const reply = await server.request('tools/call', { name, arguments: args });
+    assert.equal(reply.error, undefined, name);
+    assert.equal(reply.result.isError, true);
+    const result = reply.result.structuredContent;
+    assert.equal(result.ok, false);
+    assert.equal(result.data.reason, 'state_unwritable');
+    assert.match(result.message, /state\.json \(EISDIR\)\. Nothing was changed\..*opencomms doctor/);
+  }
+  assert.equal(statSync(join(project, '.opencomms', 'state.json')).isDirectory(), true);
 });
 
 test('doctor checks a Claude Code plugin install: server entry, bundle and hooks', async (t) => {
