@@ -9,7 +9,7 @@
 // Targets: wake-up p50 <= 3x the floor's p50; idle CPU 0-1 clock tick.
 import { spawn, execFileSync } from 'node:child_process';
 import { floorSample as floorWake, printTable, quantile } from './lib/report.mjs';
-import { boundedBy, handshake, childEnv, launchServer } from './lib/server-child.mjs';
+import { boundedBy, handshake, childEnv, launchServer, stampedLines } from './lib/server-child.mjs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -32,39 +32,12 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const launch = (project, memberId) => launchServer(SERVER, project, memberId, withTimeout);
 
-
-
-
 /** `opencomms watch --member ID`, every stdout line stamped on arrival. */
 function startWatch(project, memberId) {
   const child = spawn(process.execPath, [SERVER, 'watch', '--project', project, '--member', memberId], {
     env: CHILD_ENV, stdio: ['pipe', 'pipe', 'pipe'],
   });
-  const lines = [];
-  let waiters = [];
-  let buffered = '';
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (c) => { stderr += c; });
-  child.stdout.setEncoding('utf8').on('data', (chunk) => {
-    const at = performance.now();
-    buffered += chunk;
-    let nl;
-    while ((nl = buffered.indexOf('\n')) !== -1) {
-      lines.push({ at, text: buffered.slice(0, nl) });
-      buffered = buffered.slice(nl + 1);
-    }
-    const ready = waiters;
-    waiters = [];
-    for (const w of ready) w();
-  });
-  const waitFor = (what, check) => withTimeout(new Promise((resolve) => {
-    const attempt = () => {
-      const found = check();
-      if (found !== undefined) resolve(found);
-      else waiters.push(attempt);
-    };
-    attempt();
-  }), `${what} (watch --member ${memberId}); stderr:\n${stderr}`);
+  const { lines, waitFor } = stampedLines(child, (text) => ({ text }), `watch --member ${memberId}`, withTimeout);
   const close = () => new Promise((resolve) => {
     if (child.exitCode !== null) return resolve();
     child.on('exit', resolve);

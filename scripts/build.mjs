@@ -14,10 +14,9 @@
 // dist/opencomms-<pack>.js (+ .map) is a pack's text as a plain file, for
 // source maps and coverage only; it is not committed and nothing reads it.
 import { build } from 'esbuild';
-import { chmodSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { existsSync } from 'node:fs';
 import { deflateRawSync } from 'node:zlib';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -29,12 +29,12 @@ export function boundedBy(label, timeoutMs) {
   };
 }
 
-/** One server process for `memberId`; `lines` holds every stdout message with its arrival time. */
-export function launchServer(server, project, memberId, withTimeout) {
-  const child = spawn(process.execPath, [server, '--project', project], {
-    env: { ...childEnv(), OPENCOMMS_MEMBER_ID: memberId },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+/**
+ * Reads a child's stdout as lines, each stamped with its arrival time and
+ * passed through `parse`; `waitFor` resolves when `check` finds something,
+ * re-checked on every chunk, and fails after the bench's timeout.
+ */
+export function stampedLines(child, parse, label, withTimeout) {
   const lines = [];
   let waiters = [];
   let buffered = '';
@@ -45,14 +45,13 @@ export function launchServer(server, project, memberId, withTimeout) {
     buffered += chunk;
     let nl;
     while ((nl = buffered.indexOf('\n')) !== -1) {
-      lines.push({ at, message: JSON.parse(buffered.slice(0, nl)) });
+      lines.push({ at, ...parse(buffered.slice(0, nl)) });
       buffered = buffered.slice(nl + 1);
     }
     const ready = waiters;
     waiters = [];
     for (const w of ready) w();
   });
-  let nextId = 1;
   const waitFor = (what, check) => withTimeout(new Promise((resolve) => {
     const attempt = () => {
       const found = check();
@@ -60,7 +59,18 @@ export function launchServer(server, project, memberId, withTimeout) {
       else waiters.push(attempt);
     };
     attempt();
-  }), `${what} (${memberId}); stderr:\n${stderr}`);
+  }), `${what} (${label}); stderr:\n${stderr}`);
+  return { lines, waitFor };
+}
+
+/** One server process for `memberId`; `lines` holds every stdout message with its arrival time. */
+export function launchServer(server, project, memberId, withTimeout) {
+  const child = spawn(process.execPath, [server, '--project', project], {
+    env: { ...childEnv(), OPENCOMMS_MEMBER_ID: memberId },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const { lines, waitFor } = stampedLines(child, (text) => ({ message: JSON.parse(text) }), memberId, withTimeout);
+  let nextId = 1;
   const write = (message) => {
     const sentAt = performance.now();
     child.stdin.write(`${JSON.stringify(message)}\n`);

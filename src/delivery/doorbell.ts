@@ -7,8 +7,7 @@
 import type { Channel, Envelope, State } from '../engine';
 import { watchStateDir, type StateWatcher } from './watcher';
 
-/** The experimental capability Claude Code looks for before it listens. */
-export { CHANNEL_CAPABILITY } from './channel-capability';
+/** The notification that rings the bell; its capability is in channel-capability.ts. */
 export const CHANNEL_NOTIFICATION = 'notifications/claude/channel';
 
 /** Role and channel labels are peer-chosen: only these characters reach the host, at most this many. */

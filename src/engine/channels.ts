@@ -9,15 +9,7 @@ import type { EngineCtx, State, ToolResult } from './types';
 /** Everything needed to add the caller as a member, minus role and prompt. */
 export type MemberOptions = Omit<MemberInput, 'session_id' | 'role' | 'role_prompt'>;
 
-export interface CreateChannelInput extends ChannelLimitsInput, MemberOptions {
-  channel: string;
-  role: string;
-  role_prompt: string;
-  session_id: string;
-  project_id: string;
-  worktree: string;
-}
-
+/** Who enters a channel, under which role, from which project: what create and join both take. */
 export interface JoinChannelInput extends MemberOptions {
   channel: string;
   role: string;
@@ -26,6 +18,8 @@ export interface JoinChannelInput extends MemberOptions {
   project_id: string;
   worktree: string;
 }
+
+export interface CreateChannelInput extends JoinChannelInput, ChannelLimitsInput {}
 
 /** The caller plus the channel they act on. */
 export interface ChannelCall {

@@ -3,7 +3,8 @@
 // this host session; SessionStart is where a session gets bound, and only
 // when exactly one pin can be meant.
 import { bindHostSession, resolveMemberByHostSession, type State } from '../engine';
-import { isValidMemberId, type PinRecord } from '../store';
+import type { PinRecord } from '../store';
+import { identityFromEnv } from '../tools/env-identity';
 import type { HookEvent } from './events';
 
 export type EnvMember =
@@ -11,14 +12,12 @@ export type EnvMember =
   | { kind: 'id'; memberId: string }
   | { kind: 'invalid'; problem: string };
 
-/** OPENCOMMS_MEMBER_ID, checked; a placeholder or junk value is refused, never guessed around. */
+/** OPENCOMMS_MEMBER_ID, checked as the server checks it; a placeholder or junk value is refused, never guessed around. */
 export function memberFromEnv(env: NodeJS.ProcessEnv): EnvMember {
-  const raw = env.OPENCOMMS_MEMBER_ID;
-  if (raw === undefined || raw.trim() === '') return { kind: 'none' };
-  const id: string = raw.trim();
-  if (isValidMemberId(id as unknown)) return { kind: 'id', memberId: id };
-  const shown = id.length > 40 ? `${id.slice(0, 40)}...` : id;
-  return { kind: 'invalid', problem: `hook: OPENCOMMS_MEMBER_ID ${JSON.stringify(shown)} is not a member id (1-64 letters, digits, _ or -); no mail was delivered` };
+  const identity = identityFromEnv(env.OPENCOMMS_MEMBER_ID);
+  if (identity === undefined) return { kind: 'none' };
+  if (identity.kind === 'pinned') return { kind: 'id', memberId: identity.memberId };
+  return { kind: 'invalid', problem: `hook: no mail was delivered. ${identity.problem}` };
 }
 
 /** The member bound to this host session on any of the event's candidate hosts; undefined when none or ambiguous. */

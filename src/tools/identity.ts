@@ -4,7 +4,7 @@
 import { listPins } from '../store/pins';
 import { HOW_TO_PIN, type Identity } from './env-identity';
 
-export { describeEnvIdentity, identityFromEnv, type Identity } from './env-identity';
+export { identityFromEnv, type Identity } from './env-identity';
 
 /** The single pin of `host`, or why there is none to use. Several pins are never guessed between. */
 export function identityFromPins(projectDir: string, host: string): Identity {

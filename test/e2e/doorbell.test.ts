@@ -91,13 +91,19 @@ test('mail that is rung but not pulled is not rung alone again; new mail rings w
   assert.equal(bellsOf(reviewer).length, 2);
 });
 
-test('mail waiting before the server starts rings once, right after the handshake', async (t) => {
-  const project = tempProject(t);
+/** A channel `review` whose reviewer (sess_reviewer) joined and whose server has stopped; returns the writer. */
+async function writerWithReviewerAway(t: Parameters<typeof tempProject>[0], project: string) {
   const writer = await member(t, project, 'sess_writer');
   const first = await member(t, project, 'sess_reviewer');
   await create(writer, 'review', 'writer');
   await join(first, 'review', 'reviewer');
   await first.close();
+  return writer;
+}
+
+test('mail waiting before the server starts rings once, right after the handshake', async (t) => {
+  const project = tempProject(t);
+  const writer = await writerWithReviewerAway(t, project);
   await ok(writer, 'opencomms_send', { channel: 'review', content: 'a' });
   await ok(writer, 'opencomms_send', { channel: 'review', content: 'b' });
 
@@ -112,11 +118,7 @@ test('mail waiting before the server starts rings once, right after the handshak
 
 test('mail on a paused channel rings only once the channel resumes', async (t) => {
   const project = tempProject(t);
-  const writer = await member(t, project, 'sess_writer');
-  const first = await member(t, project, 'sess_reviewer');
-  await create(writer, 'review', 'writer');
-  await join(first, 'review', 'reviewer');
-  await first.close();
+  const writer = await writerWithReviewerAway(t, project);
   await ok(writer, 'opencomms_send', { channel: 'review', content: 'held' });
   await ok(writer, 'opencomms_pause', { channel: 'review' });
 

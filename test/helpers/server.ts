@@ -1,5 +1,5 @@
 // Drives the shipped dist/opencomms.js as a child process over real pipes.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -149,27 +149,38 @@ export function startServer(t: TestContext, options: ServerOptions & { project?:
   return server;
 }
 
-/** Runs the CLI to completion and returns what it printed. */
-export function runCli(
-  args: string[],
-  options: { env?: Record<string, string | undefined>; input?: string; cwd?: string; script?: string } = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Feeds `input` to a spawned child and collects its output until it exits; kills it after WAIT_MS. */
+export function runToExit(child: ChildProcess, input: string, what: string): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const env: Record<string, string | undefined> = { ...process.env, ...options.env };
-    for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-    const child = spawn(process.execPath, [options.script ?? DIST, ...args], { env: env as NodeJS.ProcessEnv, cwd: options.cwd });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`opencomms ${args.join(' ')} did not exit within ${WAIT_MS} ms; stderr: ${stderr}`));
+      reject(new Error(`${what} did not exit within ${WAIT_MS} ms; stderr: ${stderr}`));
     }, WAIT_MS);
     child.on('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
-    child.stdin.end(options.input ?? '');
+    child.stdin!.end(input);
   });
+}
+
+/** Runs the CLI to completion and returns what it printed. */
+export function runCli(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; input?: string; cwd?: string; script?: string } = {},
+): Promise<Finished> {
+  const env: Record<string, string | undefined> = { ...process.env, ...options.env };
+  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+  const child = spawn(process.execPath, [options.script ?? DIST, ...args], { env: env as NodeJS.ProcessEnv, cwd: options.cwd });
+  return runToExit(child, options.input ?? '', `opencomms ${args.join(' ')}`);
 }

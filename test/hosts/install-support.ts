@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import type { TestContext } from 'node:test';
-import { WAIT_MS, type Json } from '../helpers/server';
+import { runToExit, WAIT_MS, type Finished, type Json } from '../helpers/server';
 
 /** Every file under `dir` (relative path → bytes as text). */
 export function snapshot(dir: string): Record<string, string> {
@@ -83,21 +83,7 @@ export function initializeWith(t: TestContext, launch: Launch, cwd: string): Pro
 }
 
 /** Runs a hook command through sh, as the hosts do, with an event on stdin. */
-export function runHookCommand(command: string, event: Json, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', command], { cwd, env: { ...process.env, OPENCOMMS_MEMBER_ID: '' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`hook command did not exit within ${WAIT_MS} ms`));
-    }, WAIT_MS);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(JSON.stringify(event));
-  });
+export function runHookCommand(command: string, event: Json, cwd: string): Promise<Finished> {
+  const child = spawn('sh', ['-c', command], { cwd, env: { ...process.env, OPENCOMMS_MEMBER_ID: '' } });
+  return runToExit(child, JSON.stringify(event), 'hook command');
 }

@@ -113,37 +113,40 @@ test('a failed history append keeps the envelope in state and the state file unt
   assert.deepEqual(readFileSync(store.statePath), before);
 });
 
+/** A mutation putting `n` delivered 500-character envelopes of chn_a in state, for the save to move to history. */
+const batch = (n: number) => (s: State) => {
+  for (let i = 0; i < n; i++) put(s, envelope({ channel_id: 'chn_a', delivery_status: 'delivered', content: 'x'.repeat(500) }));
+  return OK;
+};
+
+/** Counts the bytes `port` reads while `run` runs. */
+async function bytesReadBy(port: ReturnType<typeof faultyFsByPath>, run: () => Promise<unknown>): Promise<number> {
+  let total = 0;
+  const original = port.readSync;
+  port.readSync = (fd, buf, off, len, pos) => {
+    const n = original(fd, buf, off, len, pos);
+    total += n;
+    return n;
+  };
+  try {
+    await run();
+  } finally {
+    port.readSync = original;
+  }
+  return total;
+}
+
 test('a long-lived reader reads only the appended tail when the log grows', async (t) => {
   const dir = tempProject(t);
   const port = faultyFsByPath([]);
   const reader = testStore(dir, { fs: port });
   const writer = testStore(dir);
-  const batch = (n: number) => (s: State) => {
-    for (let i = 0; i < n; i++) put(s, envelope({ channel_id: 'chn_a', delivery_status: 'delivered', content: 'x'.repeat(500) }));
-    return OK;
-  };
   await writer.mutate(batch(50));
   assert.equal(reader.history.list('chn_a').length, 50);
-  const readBytes = () => {
-    let total = 0;
-    const original = port.readSync;
-    port.readSync = (fd, buf, off, len, pos) => {
-      const n = original(fd, buf, off, len, pos);
-      total += n;
-      return n;
-    };
-    return () => {
-      port.readSync = original;
-      return total;
-    };
-  };
-  let stop = readBytes();
-  assert.equal(reader.history.list('chn_a').length, 50);
-  assert.ok(stop() < 1_000, 'an unchanged log costs a stat and a prefix check');
+  const unchanged = await bytesReadBy(port, async () => assert.equal(reader.history.list('chn_a').length, 50));
+  assert.ok(unchanged < 1_000, 'an unchanged log costs a stat and a prefix check');
   await writer.mutate(batch(1));
-  stop = readBytes();
-  assert.equal(reader.history.list('chn_a').length, 51);
-  const tailCost = stop();
+  const tailCost = await bytesReadBy(port, async () => assert.equal(reader.history.list('chn_a').length, 51));
   assert.ok(tailCost < 2 * 1_000, `read ${tailCost} bytes for one new record`);
 });
 
@@ -175,32 +178,12 @@ test('a log is compacted to the newest records once it grows past the threshold'
   assert.equal(lines(log).length, 6, 'a process without a cache counts lines and leaves a short log alone');
 });
 
-/** Counts the bytes `port` reads while `run` runs. */
-async function bytesReadBy(port: ReturnType<typeof faultyFsByPath>, run: () => Promise<unknown>): Promise<number> {
-  let total = 0;
-  const original = port.readSync;
-  port.readSync = (fd, buf, off, len, pos) => {
-    const n = original(fd, buf, off, len, pos);
-    total += n;
-    return n;
-  };
-  try {
-    await run();
-  } finally {
-    port.readSync = original;
-  }
-  return total;
-}
 
 test('moving records reads only what the log grew by since this process last counted it, not the whole log', async (t) => {
   const dir = tempProject(t);
   const port = faultyFsByPath([]);
   const mover = testStore(dir, { fs: port });
   const other = testStore(dir);
-  const batch = (n: number) => (s: State) => {
-    for (let i = 0; i < n; i++) put(s, envelope({ channel_id: 'chn_a', delivery_status: 'delivered', content: 'x'.repeat(500) }));
-    return OK;
-  };
   await other.mutate(batch(60));
   const log = join(mover.stateDir, 'history', 'chn_a.jsonl');
   const size = readFileSync(log).length;

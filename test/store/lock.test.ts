@@ -167,15 +167,10 @@ test('an unreadable stamp is judged by mtime alone', async (t) => {
   releaseLock(NODE_FS, await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 50 }));
 });
 
-// Two waiters judged the same dead lock; the other one broke it and claimed a
-// fresh lock just before our rename. We must put the fresh lock back.
-test('a fresh lock moved aside by mistake is linked back, not deleted', async (t) => {
-  const dir = tempProject(t);
-  const lockPath = lockIn(dir);
-  stamp(lockPath, { pid: 999_999, host: HOST, t: Date.now(), token: 'd'.repeat(32) });
-  const fresh = JSON.stringify({ pid: process.pid, host: HOST, t: Date.now(), token: 'e'.repeat(32) });
+/** A port on which another waiter writes a `fresh` lock just before our first rename of the lock moves it aside. */
+function freshLockBeforeRename(lockPath: string, fresh: string): FsPort {
   let isRaced = false;
-  const port: FsPort = {
+  return {
     ...NODE_FS,
     renameSync(from, to) {
       if (from === lockPath && !isRaced) {
@@ -185,6 +180,16 @@ test('a fresh lock moved aside by mistake is linked back, not deleted', async (t
       NODE_FS.renameSync(from, to);
     },
   };
+}
+
+// Two waiters judged the same dead lock; the other one broke it and claimed a
+// fresh lock just before our rename. We must put the fresh lock back.
+test('a fresh lock moved aside by mistake is linked back, not deleted', async (t) => {
+  const dir = tempProject(t);
+  const lockPath = lockIn(dir);
+  stamp(lockPath, { pid: 999_999, host: HOST, t: Date.now(), token: 'd'.repeat(32) });
+  const fresh = JSON.stringify({ pid: process.pid, host: HOST, t: Date.now(), token: 'e'.repeat(32) });
+  const port = freshLockBeforeRename(lockPath, fresh);
   const isAlive = (pid: number) => pid !== 999_999;
   await assert.rejects(claimLock({ port, lockPath, host: HOST, timeoutMs: 60, isPidAlive: isAlive }), { code: 'lock_timeout' });
   assert.equal(readFileSync(lockPath, 'utf8'), fresh);
@@ -197,16 +202,8 @@ test('when the path is taken again before the link-back, the newcomer keeps its 
   stamp(lockPath, { pid: 999_999, host: HOST, t: Date.now(), token: 'd'.repeat(32) });
   const fresh = JSON.stringify({ pid: process.pid, host: HOST, t: Date.now(), token: 'e'.repeat(32) });
   const third = JSON.stringify({ pid: process.pid, host: HOST, t: Date.now(), token: '3'.repeat(32) });
-  let isRaced = false;
   const port: FsPort = {
-    ...NODE_FS,
-    renameSync(from, to) {
-      if (from === lockPath && !isRaced) {
-        isRaced = true;
-        writeFileSync(lockPath, fresh);
-      }
-      NODE_FS.renameSync(from, to);
-    },
+    ...freshLockBeforeRename(lockPath, fresh),
     linkSync(existing, link) {
       if (link === lockPath) writeFileSync(lockPath, third);
       NODE_FS.linkSync(existing, link);

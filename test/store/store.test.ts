@@ -218,6 +218,14 @@ test('store-added errors keep only the newest entries', async (t) => {
   assert.equal(errors[ERRORS_KEEP - 1].message, 'newest');
 });
 
+/** Whether `err` is the store's state_unwritable fault caused by the errno `code`. */
+function isUnwritableBecause(err: Error, code: string): boolean {
+  const fault = err as Error & { code?: string; cause?: { code?: string } };
+  assert.equal(fault.code, 'state_unwritable');
+  assert.equal(fault.cause?.code, code);
+  return true;
+}
+
 for (const [method, code] of [['writeSync', 'ENOSPC'], ['fsyncSync', 'EIO'], ['renameSync', 'EACCES']] as const) {
   test(`a ${code} on the state ${method} rejects with state_unwritable and keeps the previous state`, async (t) => {
     const dir = tempProject(t);
@@ -234,12 +242,7 @@ for (const [method, code] of [['writeSync', 'ENOSPC'], ['fsyncSync', 'EIO'], ['r
         s.errors.push({ at: 2, message: 'v2' });
         return OK;
       }),
-      (err: Error & { code?: string; cause?: { code?: string } }) => {
-        assert.equal(err.code, 'state_unwritable');
-        assert.equal(err.cause?.code, code);
-        assert.ok(err.message.includes(store.statePath));
-        return true;
-      },
+      (err: Error) => isUnwritableBecause(err, code) && err.message.includes(store.statePath),
     );
     assert.deepEqual(readFileSync(store.statePath), before);
     assert.deepEqual(tempFilesIn(store.stateDir), []);
@@ -271,11 +274,7 @@ test('a save releases the lock before its directory fsync, yet reports success o
       s.errors.push({ at: 2, message: 'v2' });
       return OK;
     }),
-    (err: Error & { code?: string; cause?: { code?: string } }) => {
-      assert.equal(err.code, 'state_unwritable');
-      assert.equal(err.cause?.code, 'EIO');
-      return true;
-    },
+    (err: Error) => isUnwritableBecause(err, 'EIO'),
   );
   assert.equal(existsSync(store.lockPath), false);
   // The rename itself had happened: the failure is that it may not survive a crash.
