@@ -45,14 +45,19 @@ export function readArchive(projectDir: string, channelId: string, port: FsPort 
   return isArchive(value) && value.channel_id === channelId ? value : undefined;
 }
 
-/** Every readable archive, newest first; dotfiles, temp files and broken files are skipped. */
+/**
+ * Every readable archive, newest first; dotfiles, temp files and broken files
+ * are skipped. A folder that cannot be listed (other than absent) is
+ * `state_unwritable`, naming it.
+ */
 export function listArchives(projectDir: string, port: FsPort = NODE_FS): ArchiveRecord[] {
+  const dir = archivesDir(projectDir);
   let names: string[];
   try {
-    names = port.readdirSync(archivesDir(projectDir));
+    names = port.readdirSync(dir);
   } catch (err) {
     if (errnoOf(err) === 'ENOENT' || errnoOf(err) === 'ENOTDIR') return [];
-    throw err;
+    throw unwritable('list the archives in', dir, err);
   }
   const archives: ArchiveRecord[] = [];
   for (const name of names) {

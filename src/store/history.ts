@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { FINISHED_STATUSES } from '../engine/types';
 import type { DeliveryStatus, Envelope, HistoryRecord, HistoryView, State } from '../engine/types';
 import { errnoOf, FsPort, writeAll } from './fs-port';
+import { unwritable } from './faults';
 import { replaceFile } from './replace-file';
 
 /** Finished records kept per channel after a compaction. */
@@ -198,9 +199,18 @@ export class HistoryLog implements HistoryView {
   }
 
   // Brings the cache of one channel up to date with its file: nothing when
-  // unchanged, the tail when it grew, everything when it was replaced.
+  // unchanged, the tail when it grew, everything when it was replaced. A log
+  // that exists but cannot be read is `state_unwritable`, naming the file.
   private sync(channelId: string): ChannelCache | undefined {
     const path = this.pathOf(channelId);
+    try {
+      return this.syncFrom(channelId, path);
+    } catch (err) {
+      throw unwritable('read the history log', path, err);
+    }
+  }
+
+  private syncFrom(channelId: string, path: string): ChannelCache | undefined {
     let fd: number;
     try {
       fd = this.port.openSync(path, 'r');

@@ -165,16 +165,35 @@ test('doctor fails a host config that points at a missing opencomms.js', async (
 });
 
 test('an internal fault answers -32603 without a stack on stdout and logs the detail on stderr', async (t) => {
+  // A bundle whose embedded cold pack is damaged: the tools cannot be loaded,
+  // which no code path anticipates. The handshake and ping live in the hot half.
   const project = tempProject(t);
-  mkdirSync(join(project, '.opencomms'), { recursive: true });
-  symlinkSync('archives', join(project, '.opencomms', 'archives')); // a link to itself: listing it fails with ELOOP, which nothing expects
-  const server = startServer(t, { project, env: { OPENCOMMS_MEMBER_ID: 'sess_a' } });
-  const reply = await server.request('tools/call', { name: 'opencomms_archive', arguments: {} });
+  const bundle = readFileSync(DIST, 'utf8');
+  const pack = /"([A-Za-z0-9+/=]{2000,})"/.exec(bundle);
+  assert.ok(pack, 'the bundle carries a compressed pack');
+  const broken = join(project, 'broken-opencomms.js');
+  writeFileSync(broken, bundle.slice(0, pack.index + 1) + 'A'.repeat(64) + bundle.slice(pack.index + 65));
+  const server = startServer(t, { project, script: broken, env: { OPENCOMMS_MEMBER_ID: 'sess_a' } });
+  const reply = await server.request('tools/call', { name: 'opencomms_status', arguments: {} });
   assert.equal(reply.error.code, -32603);
   assert.equal(reply.error.message, 'Internal error');
-  assert.equal(JSON.stringify(reply).includes('archives'), false);
-  await server.waitFor('the fault on stderr', () => (/dispatch tools\/call failed.*ELOOP/s.test(server.stderr) ? true : undefined));
+  assert.equal(reply.error.data, undefined);
+  assert.equal(server.stdoutLines.some((line) => /zlib|at .*opencomms\.js/.test(line)), false);
+  await server.waitFor('the fault on stderr', () => (/dispatch tools\/call failed.*invalid stored block lengths/s.test(server.stderr) ? true : undefined));
   assert.deepEqual((await server.request('ping')).result, {});
+});
+
+test('an archives folder that cannot be listed is a tool error with reason state_unwritable naming it', async (t) => {
+  const project = tempProject(t);
+  mkdirSync(join(project, '.opencomms'), { recursive: true });
+  symlinkSync('archives', join(project, '.opencomms', 'archives')); // a link to itself: listing it fails with ELOOP
+  const server = startServer(t, { project, env: { OPENCOMMS_MEMBER_ID: 'sess_a' } });
+  const reply = await server.request('tools/call', { name: 'opencomms_archive', arguments: {} });
+  assert.equal(reply.error, undefined);
+  assert.equal(reply.result.isError, true);
+  const result = reply.result.structuredContent;
+  assert.equal(result.data.reason, 'state_unwritable');
+  assert.match(result.message, /cannot list the archives in .*archives \(ELOOP\)\. Nothing was changed\..*opencomms doctor/);
 });
 
 test('a state file the store cannot read is a tool error with reason state_unwritable, saying what to do', async (t) => {

@@ -274,9 +274,21 @@ test('dropHistory removes a channel log and forgets its cache', async (t) => {
   await assert.rejects(testStore(store.projectDir, { fs: port }).dropHistory('chn_b'), { code: 'state_unwritable' });
 });
 
-test('a history file that cannot be opened is reported, not mistaken for an empty log', (t) => {
+test('a history file that cannot be opened or read is a state_unwritable fault naming it, not an empty log', (t) => {
   const dir = tempProject(t);
-  const port = faultyFsByPath([{ method: 'openSync', code: 'EACCES', when: (p) => typeof p === 'string' && p.endsWith('.jsonl') }]);
-  const log = new HistoryLog({ port, historyDir: dir });
-  assert.throws(() => log.list('chn_a'), { code: 'EACCES' });
+  writeFileSync(join(dir, 'chn_b.jsonl'), '');
+  for (const fault of [
+    { method: 'openSync' as const, code: 'EACCES', when: (p: unknown) => typeof p === 'string' && p.endsWith('.jsonl') },
+    { method: 'fstatSync' as const, code: 'EIO', when: (p: unknown) => typeof p === 'string' && p.endsWith('.jsonl') },
+  ]) {
+    const log = new HistoryLog({ port: faultyFsByPath([fault]), historyDir: dir });
+    assert.throws(() => log.list('chn_b'), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'state_unwritable');
+      assert.match(err.message, new RegExp(`cannot read the history log .*chn_b\\.jsonl \\(${fault.code}\\)`));
+      return true;
+    });
+    assert.throws(() => log.find('chn_b', 'ocm_x'), { code: 'state_unwritable' });
+  }
+  // absent is still simply empty
+  assert.deepEqual(new HistoryLog({ port: NODE_FS, historyDir: dir }).list('chn_absent'), []);
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionArchive } from '../../src/engine/types';
 import { isValidMemberId, listPins, readPin, removePin, writePin } from '../../src/store/pins';
@@ -91,6 +91,20 @@ test('listArchives is newest first and skips dotfiles, foreign and broken files'
   assert.equal(findArchiveByName(dir, 'review')?.channel_id, 'chn_new');
   assert.equal(findArchiveByName(dir, 'absent'), undefined);
   assert.deepEqual(listArchives(tempProject(t)), []);
+});
+
+test('an archives folder that cannot be listed is a state_unwritable fault naming it; an absent one lists nothing', (t) => {
+  const dir = tempProject(t);
+  mkdirSync(join(dir, '.opencomms'), { recursive: true });
+  symlinkSync('archives', join(dir, '.opencomms', 'archives')); // a link to itself: ELOOP
+  assert.throws(() => listArchives(dir), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'state_unwritable');
+    assert.match(err.message, /cannot list the archives in .*archives \(ELOOP\)/);
+    return true;
+  });
+  assert.throws(() => findArchiveByName(dir, 'review'), { code: 'state_unwritable' });
+  const port = faultyFsByPath([{ method: 'readdirSync', code: 'EACCES' }]);
+  assert.throws(() => listArchives(tempProject(t), port), { code: 'state_unwritable' });
 });
 
 test('deleteArchive removes one archive and refuses bad ids', (t) => {
