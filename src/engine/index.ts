@@ -6,7 +6,7 @@ export * from './constants';
 export { emptyState, parseState, serializeState, migrateV1 } from './state-codec';
 export { createChannel, joinChannel, updateRole, pauseChannel, resumeChannel } from './channels';
 export type { CreateChannelInput, JoinChannelInput, ChannelCall, MemberOptions } from './channels';
-export { disconnectChannel, kickChannel } from './leave';
+export { disconnectChannel, isKickNoticeOf, kickChannel } from './leave';
 export type { KickInput } from './leave';
 export { sendMessage, SENDER_MESSAGE_TYPES } from './send';
 export type { SendMessageInput } from './send';

@@ -4,7 +4,7 @@ import { removeMember } from './members';
 import { refuse, succeed } from './reasons';
 import { matchMember } from './recipients';
 import { describeMembers, requireMembership } from './validate';
-import type { EngineCtx, State, ToolResult } from './types';
+import type { EngineCtx, Envelope, Member, State, ToolResult } from './types';
 import type { ChannelCall } from './channels';
 
 /**
@@ -56,7 +56,7 @@ export function kickChannel(state: State, input: KickInput, ctx: EngineCtx): Too
 
   const now = ctx.now();
   removeMember(state, channel, target.session_id, now);
-  const notice = `${target.role} (${target.session_id}) was removed from channel "${channel.name}" by ${caller.role} (${caller.session_id}).`;
+  const notice = `${kickNoticeHead(target)}"${channel.name}" by ${caller.role} (${caller.session_id}).`;
   queueEnvelopes(state, channel, caller, channel.members, { message_type: 'system', content: notice, thread: rootThread(ctx) }, ctx);
   return succeed(notice, {
     kicked_session_id: target.session_id,
@@ -65,4 +65,16 @@ export function kickChannel(state: State, input: KickInput, ctx: EngineCtx): Too
     kicked_by_role: caller.role,
     remaining_session_ids: channel.members.filter((m) => !m.stale).map((m) => m.session_id),
   });
+}
+
+// The kick notice starts with the removed member's role and id, so readers of
+// the state (the people watch) can tell a kick from a leave without a flag
+// on the roster. One function builds the head and one recognises it.
+function kickNoticeHead(target: Pick<Member, 'role' | 'session_id'>): string {
+  return `${target.role} (${target.session_id}) was removed from channel `;
+}
+
+/** Whether `envelope` is the engine's notice that `member` was kicked (senders cannot write system messages). */
+export function isKickNoticeOf(envelope: Envelope, member: Pick<Member, 'role' | 'session_id'>): boolean {
+  return envelope.message_type === 'system' && envelope.content.startsWith(kickNoticeHead(member));
 }

@@ -1,6 +1,6 @@
 // The people view's events, found by comparing two consecutive views. Pure:
 // the caller stamps the time and decides how to print.
-import { compareSendOrder, FINISHED_STATUSES } from '../engine';
+import { compareSendOrder, FINISHED_STATUSES, isKickNoticeOf } from '../engine';
 import type { Channel, DeliveryStatus, Envelope, ErrorEntry, Member } from '../engine';
 import type { WatchView } from './view';
 
@@ -70,12 +70,8 @@ function mailEvent(event: MailEventName, envelope: Envelope, channelName: string
 }
 
 // The engine's kick leaves no flag on the roster, only a system notice to the
-// remaining members that names the target as "<role> (<id>) was removed".
-// Senders cannot write system messages, so a peer cannot forge one; if the
-// engine rewords the notice, kicks show as 'left'.
-function isKickNotice(envelope: Envelope, channelId: string, memberId: string): boolean {
-  return envelope.channel_id === channelId && envelope.message_type === 'system' && envelope.content.includes(`(${memberId}) was removed`);
-}
+// remaining members; the engine says how to recognise it (isKickNoticeOf).
+// A kick that left nobody to notify shows as 'left'.
 
 function diffMembers(prev: Channel, next: Channel, newMail: readonly Envelope[]): MemberEvent[] {
   const events: MemberEvent[] = [];
@@ -89,7 +85,7 @@ function diffMembers(prev: Channel, next: Channel, newMail: readonly Envelope[])
   }
   for (const member of prev.members) {
     if (after.has(member.session_id)) continue;
-    const isKicked = newMail.some((e) => isKickNotice(e, next.id, member.session_id));
+    const isKicked = newMail.some((e) => e.channel_id === next.id && isKickNoticeOf(e, member));
     events.push(memberEvent(isKicked ? 'kicked' : 'left', next, member));
   }
   return events;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { disconnectChannel, drainQueue, kickChannel, sendMessage, timerAction } from '../../src/engine/index';
+import { disconnectChannel, drainQueue, isKickNoticeOf, kickChannel, sendMessage, timerAction } from '../../src/engine/index';
 import { channelWith, fakeCtx, mustOk, reasonOf } from './helpers';
 
 test('disconnect removes the caller and keeps the channel for the others', () => {
@@ -91,6 +91,20 @@ test('the kick notice names the kicker and reaches every remaining member', () =
     assert.doesNotMatch(notice.content, /operator/);
   }
   assert.equal(state.channels.dev!.members.length, 2);
+});
+
+test('the kick notice is recognisable as a kick of exactly its target, and only as a system message', () => {
+  const ctx = fakeCtx();
+  const state = channelWith(ctx, ['a', 'b', 'c']);
+  const members = Object.fromEntries(state.channels.dev!.members.map((m) => [m.session_id, { ...m }]));
+  mustOk(kickChannel(state, { ...kick, target_session_id: 'b' }, ctx));
+  const notice = Object.values(state.messages).find((e) => e.message_type === 'system')!;
+  assert.equal(isKickNoticeOf(notice, members.b!), true);
+  assert.equal(isKickNoticeOf(notice, members.c!), false);
+  assert.equal(isKickNoticeOf(notice, members.a!), false);
+  assert.equal(isKickNoticeOf({ ...notice, message_type: 'manual' }, members.b!), false);
+  // the same words further inside a message do not count
+  assert.equal(isKickNoticeOf({ ...notice, content: `quote: ${notice.content}` }, members.b!), false);
 });
 
 test('being kicked from one channel never touches mail from another channel', () => {
