@@ -2,12 +2,12 @@
 // line each, so the hot file stays as small as the undelivered mail. Appends
 // happen only under the state lock; readers are lock-free and cache per
 // channel, reading only the tail a file grew by since their last look.
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { FINISHED_STATUSES } from '../engine/types';
 import type { DeliveryStatus, Envelope, HistoryRecord, HistoryView, State } from '../engine/types';
 import { errnoOf, FsPort, writeAll } from './fs-port';
 import { unwritable } from './faults';
-import { replaceFile } from './replace-file';
+import { fsyncDirectory, replaceFile } from './replace-file';
 
 /** Finished records kept per channel after a compaction. */
 export const HISTORY_KEEP_RECORDS = 2_000;
@@ -141,10 +141,27 @@ export class HistoryLog implements HistoryView {
     }
   }
 
+  // A folder made here is made durable in its parent before any record in it
+  // counts as moved (the state that drops the envelopes is saved after).
   private ensureDir(): void {
     if (this.hasDir) return;
-    this.port.mkdirSync(this.dir, { recursive: true });
+    const created = this.port.mkdirSync(this.dir, { recursive: true });
+    if (created !== undefined) fsyncDirectory(this.port, dirname(created));
     this.hasDir = true;
+  }
+
+  // The log opened for appending; a history folder removed under a running
+  // process (a reset of .opencomms) is made again rather than failing every
+  // later delivery until a restart.
+  private openForAppend(path: string): number {
+    try {
+      return this.port.openSync(path, 'a+', 0o644);
+    } catch (err) {
+      if (errnoOf(err) !== 'ENOENT') throw err;
+      this.hasDir = false;
+      this.ensureDir();
+      return this.port.openSync(path, 'a+', 0o644);
+    }
   }
 
   /** Appends and fsyncs the records; returns how many lines the log holds now. */
@@ -155,7 +172,7 @@ export class HistoryLog implements HistoryView {
     // Until the append is fsynced the line count is unknown; a failure leaves none.
     const known = this.counts.get(channelId);
     this.counts.delete(channelId);
-    const fd = this.port.openSync(path, 'a+', 0o644);
+    const fd = this.openForAppend(path);
     try {
       const { ino, size } = this.port.fstatSync(fd);
       // A writer killed mid-line leaves a fragment without '\n'; start on a
@@ -165,6 +182,9 @@ export class HistoryLog implements HistoryView {
       const before = linesBefore(this.port, fd, known, ino, size);
       writeAll(this.port, fd, bytes, null);
       this.port.fsyncSync(fd);
+      // A log this append created needs its name made durable too, before
+      // the state that drops these envelopes is saved.
+      if (size === 0) fsyncDirectory(this.port, this.dir);
       const lines = before.lines + countNewlines(bytes, bytes.length);
       const prefix = size === 0 ? Buffer.from(bytes.subarray(0, PREFIX_CHECK_BYTES)) : before.prefix;
       this.counts.set(channelId, { ino, size: size + bytes.length, lines, prefix });

@@ -19,6 +19,8 @@ export interface LoadedState {
   baseline: string | null;
   /** Set when the file was rejected: why, and its exact bytes. */
   rejected?: { reason: string; bytes: Buffer };
+  /** Set when there was no state.json at all (the state is the empty one). */
+  isAbsent?: true;
 }
 
 /**
@@ -46,7 +48,7 @@ export function readState(port: FsPort, statePath: string, codec: StateCodec, no
   }
   if (bytes === undefined) {
     const state = codec.emptyState();
-    return { state, baseline: codec.serializeState(state) };
+    return { state, baseline: codec.serializeState(state), isAbsent: true };
   }
   const text = bytes.toString('utf8');
   if (memo !== undefined && memo.text === text && codec.reparse) return { state: codec.reparse(text), baseline: text };

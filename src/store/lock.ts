@@ -269,7 +269,7 @@ function displaceIfAbandoned(options: LockOptions, now: () => number, seen: Seen
     return owner;
   }
   seen.lock = undefined;
-  return breakLock(options, bytes, owner) ? 'displaced' : owner;
+  return breakLock(options, { bytes, owner, ino: stat.ino, mtimeMs: stat.mtimeMs }) ? 'displaced' : owner;
 }
 
 function isAbandoned(options: LockOptions, owner: LockOwner | undefined, mtimeMs: number, at: number): boolean {
@@ -284,14 +284,38 @@ function isAbandoned(options: LockOptions, owner: LockOwner | undefined, mtimeMs
 }
 
 // Moves the abandoned lock aside under a unique name, then checks that what
-// was moved is the very lock judged abandoned. If a newer lock was moved
+// was moved is the very lock judged abandoned: the same owner token, or, for a
+// lock never stamped (its holder died between the create and the stamp), the
+// same bytes, inode and mtime, since a peer's brand-new lock is empty too and
+// may even reuse the freed inode, but never has a mtime old enough to have
+// been judged stale. If a newer lock was moved
 // instead, it is linked back; `link` refuses to overwrite, so a third process
 // that created a lock in between keeps its own. Remaining window: while the
 // newer lock is aside (between our rename and our link), a third process can
 // create a fresh lock; the link then fails and the newer holder runs without a
 // file, so two holders can overlap once. It needs three contenders and a
 // dead holder at the same instant.
-function breakLock(options: LockOptions, judged: Buffer, owner: LockOwner | undefined): boolean {
+interface JudgedLock {
+  bytes: Buffer;
+  owner: LockOwner | undefined;
+  ino: number;
+  mtimeMs: number;
+}
+
+function isJudgedLock(port: FsPort, path: string, judged: JudgedLock): boolean {
+  let moved: Buffer | undefined;
+  try {
+    moved = tryReadFile(port, path);
+    if (moved === undefined) return false;
+    if (judged.owner) return parseLockOwner(moved)?.token === judged.owner.token;
+    const stat = port.statSync(path);
+    return moved.equals(judged.bytes) && stat.ino === judged.ino && stat.mtimeMs === judged.mtimeMs;
+  } catch {
+    return false;
+  }
+}
+
+function breakLock(options: LockOptions, judged: JudgedLock): boolean {
   const { port, lockPath } = options;
   const aside = join(dirname(lockPath), `${basename(lockPath)}.${process.pid}.${randomHex(4)}.stale`);
   try {
@@ -300,14 +324,8 @@ function breakLock(options: LockOptions, judged: Buffer, owner: LockOwner | unde
     if (errnoOf(err) === 'ENOENT') return true; // someone else removed it; retry the create
     throw unwritable('break the lock', lockPath, err);
   }
-  let moved: Buffer | undefined;
-  try {
-    moved = tryReadFile(port, aside);
-  } catch {
-    moved = undefined;
-  }
-  const isSame = moved !== undefined && (owner ? parseLockOwner(moved)?.token === owner.token : moved.equals(judged));
-  if (isSame) {
+  const { owner } = judged;
+  if (isJudgedLock(port, aside, judged)) {
     unlinkQuietly(port, aside);
     if (owner && owner.host === options.host) removeOrphanTemps(port, dirname(lockPath), owner.pid);
     return true;

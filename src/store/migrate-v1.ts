@@ -54,10 +54,10 @@ export function migrateV1IfPresent(input: MigrationInput): MigrationOutcome {
     writeMarker(port, marker, { settled_at: now, from: LEGACY_DIR_NAME, skipped: 'a v2 state already holds data' });
     return { kind: 'settled' };
   }
-  // The codec merges a placeholder's channels and errors and writes the
-  // migration notice; the store only supplies the placeholder and the files.
-  const placeholder = input.hadStateFile ? loaded.state : undefined;
-  const migrated = codec.migrateV1(legacyBytes.toString('utf8'), now, placeholder);
+  // The codec merges the placeholder's channels and errors (a quarantine's
+  // notice naming the preserved copy among them) and writes the migration
+  // notice; the store only supplies the placeholder and the files.
+  const migrated = codec.migrateV1(legacyBytes.toString('utf8'), now, loaded.state);
   if (!migrated.ok) {
     const reason = migrated.reason.includes('Legacy state rejected') ? migrated.reason : `Legacy state rejected (${migrated.reason}); original left untouched`;
     addError(loaded.state, now, reason);
@@ -67,7 +67,7 @@ export function migrateV1IfPresent(input: MigrationInput): MigrationOutcome {
   const state = migrated.state;
   try {
     replaceFile(port, join(input.stateDir, 'state.v1.bak.json'), legacyBytes);
-    if (placeholder && loaded.baseline !== null) replaceFile(port, join(input.stateDir, 'state.v2.empty.bak.json'), loaded.baseline);
+    if (input.hadStateFile && loaded.baseline !== null) replaceFile(port, join(input.stateDir, 'state.v2.empty.bak.json'), loaded.baseline);
   } catch (err) {
     throw unwritable('back up the legacy state into', input.stateDir, err);
   }

@@ -157,7 +157,7 @@ export function createStore(options: StoreOptions): Store {
       addError(loaded.state, at, `state file rejected (${loaded.rejected.reason}); preserved as ${name}; started empty`);
     }
     if (!isMigrationSettled) {
-      const outcome = migrateV1IfPresent({ port, projectDir, stateDir, codec, now: at, loaded, hadStateFile: loaded.baseline !== null && !loaded.rejected });
+      const outcome = migrateV1IfPresent({ port, projectDir, stateDir, codec, now: at, loaded, hadStateFile: !loaded.isAbsent && !loaded.rejected });
       // 'pending' means no legacy file: a v1 install appearing under a running
       // process is not a case worth a stat on every mutation.
       if (outcome.kind !== 'migrated') isMigrationSettled = true;

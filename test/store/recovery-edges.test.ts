@@ -1,5 +1,6 @@
-// Review A: failing tests for store defects found by reading the code. Each
-// test states the documented behaviour it checks (PROTOCOL.md section 4).
+// Store edge cases found in review: a quarantine meeting a v1 migration, a
+// history folder removed or newly made, and a lock that was never stamped.
+// Each test states the documented behaviour it checks (PROTOCOL.md section 4).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
@@ -30,7 +31,7 @@ function put(state: State, e: Envelope): void {
 // load, the migrated state is built from the legacy file alone (the rejected
 // state is not passed as a placeholder), so the entry naming the copy is lost:
 // the user is never told that their state.json was replaced or where it went.
-test('review: a quarantine followed by a v1 migration still reports the corrupt copy in errors', async (t) => {
+test('a quarantine followed by a v1 migration still reports the corrupt copy in errors', async (t) => {
   const dir = tempProject(t);
   writeLegacy(dir, V1);
   const store = openStore({ projectDir: dir, now: () => 1_700_000_000_555 });
@@ -49,7 +50,7 @@ test('review: a quarantine followed by a v1 migration still reports the corrupt 
 // PROTOCOL 4.10: "(and a prior v2 file to state.v2.empty.bak.json)". With no
 // state.json at all, readState returns the empty state's text as `baseline`,
 // so `hadStateFile` is true and a backup of a file that never existed is written.
-test('review: migrating with no prior state.json writes no state.v2.empty.bak.json', async (t) => {
+test('migrating with no prior state.json writes no state.v2.empty.bak.json', async (t) => {
   const dir = tempProject(t);
   writeLegacy(dir, V1);
   const store = openStore({ projectDir: dir });
@@ -62,7 +63,7 @@ test('review: migrating with no prior state.json writes no state.v2.empty.bak.js
 // is removed while a server runs, the lock recreates the state folder but the
 // history folder is never recreated: every later change that finishes mail
 // (a pull, a delivery) fails with state_unwritable until the process restarts.
-test('review: a store keeps working after its history folder was removed under it', async (t) => {
+test('a store keeps working after its history folder was removed under it', async (t) => {
   const store = testStore(tempProject(t));
   await store.mutate((s) => {
     put(s, envelope({ channel_id: 'chn_a', delivery_status: 'delivered' }));
@@ -85,7 +86,7 @@ test('review: a store keeps working after its history folder was removed under i
 // not stamped yet. A second waiter then deletes the peer's live lock and takes
 // its own: two holders at once. (The inode judged is known, so the check can be
 // exact.) Here the peer breaks the stale lock and creates its own just before our rename.
-test('review: an unstamped fresh lock moved aside by mistake is put back, not deleted', async (t) => {
+test('an unstamped fresh lock moved aside by mistake is put back, not deleted', async (t) => {
   const dir = tempProject(t);
   const lockPath = join(dir, '.state.lock');
   writeFileSync(lockPath, '');
@@ -120,7 +121,7 @@ test('review: an unstamped fresh lock moved aside by mistake is put back, not de
 // then state.json (without those envelopes) is renamed and its folder fsynced.
 // After a power loss the new log's directory entry can be gone while the state
 // that dropped the envelopes survives: the finished records are lost.
-test('review: a new history log is made durable (its folder fsynced) before state.json drops its envelopes', async (t) => {
+test('a new history log is made durable (its folder fsynced) before state.json drops its envelopes', async (t) => {
   const port = faultyFsByPath([]);
   const store = testStore(tempProject(t), { fs: port });
   await store.mutate((s) => {
