@@ -1,0 +1,67 @@
+// Review findings (installers): each test fails on the code as reviewed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { runCli, tempProject } from '../helpers/server';
+import { json, readJson, writeFiles } from './install-support';
+
+function install(host: string, project: string) {
+  return runCli(['install', host, '--project', project], { cwd: tmpdir() });
+}
+
+// README: "Running it again changes nothing". A second install rewrites our
+// whole table, so what the user added to it (a start-up timeout, an extra env
+// var such as OPENCOMMS_NO_SPAWN=1) silently disappears.
+test('codex: a second install keeps the keys and env vars the user added to [mcp_servers.opencomms]', async (t) => {
+  const project = tempProject(t);
+  assert.equal((await install('codex', project)).code, 0);
+  const path = join(project, '.codex/config.toml');
+  const edited = readFileSync(path, 'utf8')
+    .replace(/^(args = .*)$/m, '$1\nstartup_timeout_sec = 30')
+    .replace(/^(OPENCOMMS_MEMBER_ID = .*)$/m, '$1\nOPENCOMMS_NO_SPAWN = "1"');
+  writeFileSync(path, edited);
+  const again = await install('codex', project);
+  assert.equal(again.code, 0, again.stderr);
+  const after = readFileSync(path, 'utf8');
+  assert.match(after, /^startup_timeout_sec = 30$/m, `startup_timeout_sec dropped:\n${after}`);
+  assert.match(after, /^OPENCOMMS_NO_SPAWN = "1"$/m, `OPENCOMMS_NO_SPAWN dropped:\n${after}`);
+});
+
+test('gemini-cli: a second install keeps the keys the user added to mcpServers.opencomms (trust, env)', async (t) => {
+  const project = tempProject(t);
+  assert.equal((await install('gemini-cli', project)).code, 0);
+  const path = join(project, '.gemini/settings.json');
+  const settings = readJson(path);
+  settings.mcpServers.opencomms.trust = true;
+  settings.mcpServers.opencomms.env.OPENCOMMS_NO_SPAWN = '1';
+  writeFileSync(path, json(settings));
+  const again = await install('gemini-cli', project);
+  assert.equal(again.code, 0, again.stderr);
+  const entry = readJson(path).mcpServers.opencomms;
+  assert.equal(entry.trust, true, 'trust dropped');
+  assert.equal(entry.env.OPENCOMMS_NO_SPAWN, '1', 'OPENCOMMS_NO_SPAWN dropped');
+});
+
+// VS Code reads .vscode/mcp.json as JSONC (its own docs show comments in it),
+// and so does Gemini CLI for settings.json. The installer calls such a file
+// "not valid JSON" and refuses to install.
+test('vscode: a .vscode/mcp.json with a comment (JSONC, which VS Code reads) can be installed into', async (t) => {
+  const project = tempProject(t);
+  writeFiles(project, {
+    '.vscode/mcp.json': '{\n  // my servers\n  "servers": { "other": { "type": "stdio", "command": "other-srv" } }\n}\n',
+  });
+  const { code, stderr } = await install('vscode', project);
+  assert.equal(code, 0, stderr);
+  const text = readFileSync(join(project, '.vscode/mcp.json'), 'utf8');
+  assert.match(text, /"other"/);
+  assert.match(text, /"opencomms"/);
+});
+
+test('gemini-cli: a .gemini/settings.json with a comment (Gemini CLI strips comments) can be installed into', async (t) => {
+  const project = tempProject(t);
+  writeFiles(project, { '.gemini/settings.json': '{\n  // theme\n  "ui": { "theme": "Default" }\n}\n' });
+  const { code, stderr } = await install('gemini-cli', project);
+  assert.equal(code, 0, stderr);
+});
