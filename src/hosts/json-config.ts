@@ -50,9 +50,25 @@ export function checkContainer(doc: JsonObject, container: string): void {
   objectAt(doc, container, false);
 }
 
-/** Sets `doc[container][name] = entry`, in place when the name exists already. */
+/**
+ * Sets `doc[container][name]` to `entry`, in place when the name exists
+ * already. Keys the user added to an existing entry are kept: ours replace
+ * theirs, and an object of ours (an env table) is merged one level deep, so
+ * a `trust`, a `timeout` or an extra variable survives a re-install.
+ */
 export function setEntry(doc: JsonObject, container: string, name: string, entry: JsonObject): void {
-  objectAt(doc, container, true)![name] = entry;
+  const holder = objectAt(doc, container, true)!;
+  const before = holder[name];
+  if (!isJsonObject(before)) {
+    holder[name] = entry;
+    return;
+  }
+  const merged: JsonObject = { ...before, ...entry };
+  for (const [key, value] of Object.entries(entry)) {
+    const theirs = before[key];
+    if (isJsonObject(value) && isJsonObject(theirs)) merged[key] = { ...theirs, ...value };
+  }
+  holder[name] = merged;
 }
 
 /** Removes `doc[container][name]`, and the container when that left it empty. */

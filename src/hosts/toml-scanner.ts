@@ -14,7 +14,15 @@ export interface Section {
   /** Offset just past the newline of the section's last header or key/value line. */
   contentEnd: number;
   /** Its key/values; strings, arrays of strings and tables of strings are decoded, other values are undefined. */
-  entries: { key: KeyPath; value: TomlValue }[];
+  entries: SectionEntry[];
+}
+
+export interface SectionEntry {
+  key: KeyPath;
+  value: TomlValue;
+  /** Offset of the entry line's first byte, and just past its newline. */
+  start: number;
+  end: number;
 }
 
 export type TomlValue = string | string[] | Record<string, string> | undefined;
@@ -281,7 +289,7 @@ export function scanSections(text: string): { sections: Section[]; rootKeys: Key
     s.expectLineEnd();
     if (current) {
       current.contentEnd = s.pos;
-      current.entries.push({ key, value });
+      current.entries.push({ key, value, start: lineStart, end: s.pos });
     } else {
       rootKeys.push(key);
     }

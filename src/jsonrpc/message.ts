@@ -14,6 +14,13 @@ function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 }
 
+// JSON.parse rounds an integer beyond 2^53 - 1, so the reply would carry an id
+// the client never sent (and two such ids could collide in a cancel). Such an
+// id is refused openly instead of being answered under another number.
+function isExactId(id: RequestId): boolean {
+  return typeof id === 'string' || !Number.isInteger(id) || Number.isSafeInteger(id);
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -36,6 +43,12 @@ export function parseIncoming(text: string): Incoming {
   const id = value.id;
   if (hasId && !isRequestId(id)) {
     return { kind: 'invalid', code: INVALID_REQUEST, message: 'Invalid Request: id must be a string or a number' };
+  }
+  if (hasId && !isExactId(id as RequestId)) {
+    return {
+      kind: 'invalid', code: INVALID_REQUEST,
+      message: 'Invalid Request: an integer id must lie within ±(2^53 - 1) to be echoed exactly; send a larger id as a string',
+    };
   }
   const replyId = hasId ? (id as RequestId) : undefined;
   if (value.jsonrpc !== '2.0') {

@@ -1,4 +1,4 @@
-// Review D: failing tests for defects found in the transport / JSON-RPC / MCP layers.
+// Request ids the server cannot echo exactly are refused, never answered under another id.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer } from '../helpers/server';
@@ -14,7 +14,7 @@ for (const [label, sentId] of [
   ['2^53 + 1', '9007199254740993'],
   ['i64::MAX', '9223372036854775807'],
 ] as const) {
-  test(`review: an integer id of ${label} is echoed exactly or refused, never answered under a rounded id`, async (t) => {
+  test(`an integer id of ${label} is echoed exactly or refused, never answered under a rounded id`, async (t) => {
     const server = startServer(t);
     server.writeRaw(`{"jsonrpc":"2.0","id":${sentId},"method":"ping"}\n`);
     const reply = await server.nthReply(0);
@@ -24,3 +24,12 @@ for (const [label, sentId] of [
     assert.ok(echoedExactly || refused, `sent id ${sentId}, reply line was: ${line}`);
   });
 }
+
+test('the largest exact integer id and the same digits as a string are both echoed unchanged', async (t) => {
+  const server = startServer(t);
+  server.writeRaw('{"jsonrpc":"2.0","id":9007199254740991,"method":"ping"}\n{"jsonrpc":"2.0","id":"9223372036854775807","method":"ping"}\n{"jsonrpc":"2.0","id":-9007199254740991,"method":"ping"}\n');
+  await server.nthReply(2);
+  assert.match(server.stdoutLines[0]!, /"id":9007199254740991[,}]/);
+  assert.match(server.stdoutLines[1]!, /"id":"9223372036854775807"[,}]/);
+  assert.match(server.stdoutLines[2]!, /"id":-9007199254740991[,}]/);
+});
