@@ -2,8 +2,11 @@
 // reference's section 11.2. Each test names the rule it checks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { emptyState, joinChannel, createChannel, timerAction } from '../../src/engine/index';
-import { fakeCtx, mustOk, PROJECT, WORKTREE } from './helpers';
+import {
+  buildArchiveContext, createChannel, drainQueue, emptyState, joinChannel, kickChannel, parseArchive, requeueFailedDelivery,
+  sendMessage, sweepInFlight, timerAction,
+} from '../../src/engine/index';
+import { channelWith, fakeCtx, mustOk, PROJECT, WORKTREE } from './helpers';
 
 test('chess clock: a member whose id is "constructor" gets a numeric elapsed time, not Object.prototype text', () => {
   const ctx = fakeCtx();
@@ -33,4 +36,52 @@ test('chess clock: a member whose role is "toString" is reported under that role
   ctx.advance(25);
   const report = mustOk(timerAction(state, { channel: 'dev', session_id: 'a', action: 'status' }, ctx));
   assert.deepEqual(report.data!.elapsed_ms_by_role, { toString: 25 });
+});
+
+test('archive context: a saved_at outside the Date range does not crash the joiner of a resumed channel', () => {
+  // parseArchive accepts any JSON number for saved_at; Date only holds +-8.64e15 ms.
+  const archive = parseArchive({
+    schema: 1, channel_id: 'chn_00000000000000000000000000000001', name: 'old', members: [], messages: [], saved_at: 1e16,
+  });
+  assert.ok(archive, 'parseArchive accepted the record');
+  assert.doesNotThrow(() => buildArchiveContext(archive, 'old-r2'));
+});
+
+test('send: to= an exact session id reaches that member, not another whose id differs only in case', () => {
+  const ctx = fakeCtx();
+  const state = channelWith(ctx, ['a', 'Bob', 'bob']);
+  const sent = sendMessage(state, { channel: 'dev', session_id: 'a', content: 'for lowercase bob', to: 'bob' }, ctx);
+  // Either the exact id wins, or the engine refuses to guess; it must never pick Bob.
+  if (sent.ok) assert.deepEqual(sent.data!.recipients, ['bob']);
+  else assert.equal(sent.data!.reason, 'ambiguous_recipient');
+});
+
+test('kick: target_session_id removes that exact member, not another whose id differs only in case', () => {
+  const ctx = fakeCtx();
+  const state = channelWith(ctx, ['a', 'Bob', 'bob']);
+  const kicked = kickChannel(state, { channel: 'dev', session_id: 'a', target_session_id: 'bob' }, ctx);
+  if (kicked.ok) {
+    assert.equal(kicked.data!.kicked_session_id, 'bob');
+    assert.deepEqual(state.channels.dev!.members.map((m) => m.session_id), ['a', 'Bob']);
+  } else {
+    assert.equal(kicked.data!.reason, 'unknown_target');
+  }
+});
+
+test('requeue: a delivery whose lease was taken over cannot pull the envelope back from the new live owner', () => {
+  const ctx = fakeCtx();
+  const state = channelWith(ctx, ['a', 'b']);
+  const sent = mustOk(sendMessage(state, { channel: 'dev', session_id: 'a', content: 'hello' }, ctx));
+  const id = (sent.data!.message_ids as string[])[0]!;
+  const first = { pid: 1, host: 'h', lease_until: ctx.now() + 30_000 };
+  assert.equal(drainQueue(state, 'b', { owner: first, now: ctx.now() }).length, 1);
+  ctx.advance(31_000); // the first owner's lease lapses while it is still busy
+  sweepInFlight(state, () => true, ctx.now());
+  const second = { pid: 2, host: 'h', lease_until: ctx.now() + 30_000 };
+  assert.equal(drainQueue(state, 'b', { owner: second, now: ctx.now() }).length, 1);
+  // The first owner's handover now fails and it gives its ids back (as hooks and the OpenCode plugin do).
+  requeueFailedDelivery(state, 'b', [id]);
+  const envelope = state.messages[id]!;
+  assert.equal(envelope.delivery_status, 'in_flight', 'the second, live owner still holds it');
+  assert.deepEqual(envelope.delivery_owner, second);
 });
