@@ -2,9 +2,13 @@
 // reference's section 11.2. Each test names the rule it checks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runStatus } from '../../src/cli/status';
 import {
   buildArchiveContext, createChannel, drainQueue, emptyState, joinChannel, kickChannel, parseArchive, requeueFailedDelivery,
-  sendMessage, sweepInFlight, timerAction,
+  parseState, sendMessage, serializeState, sweepInFlight, timerAction,
 } from '../../src/engine/index';
 import { channelWith, fakeCtx, mustOk, PROJECT, WORKTREE } from './helpers';
 
@@ -84,4 +88,20 @@ test('requeue: a delivery whose lease was taken over cannot pull the envelope ba
   const envelope = state.messages[id]!;
   assert.equal(envelope.delivery_status, 'in_flight', 'the second, live owner still holds it');
   assert.deepEqual(envelope.delivery_owner, second);
+});
+
+test('state validation: an errors entry whose time is outside the Date range is repaired, so `opencomms status` does not crash', () => {
+  // checkErrors keeps any finite `at`; the operator status prints it with toISOString.
+  const text = JSON.stringify({ schema_version: 2, channels: {}, messages: {}, queues: {}, delivered_to: {}, errors: [{ at: 1e16, message: 'hand-edited' }] });
+  const parsed = parseState(text, 1_000_000);
+  assert.ok(parsed.ok);
+  const dir = mkdtempSync(join(tmpdir(), 'opencomms-review-'));
+  try {
+    mkdirSync(join(dir, '.opencomms'));
+    writeFileSync(join(dir, '.opencomms', 'state.json'), serializeState(parsed.state));
+    let out = '';
+    assert.doesNotThrow(() => runStatus({ projectDir: dir, json: false, write: (t) => { out += t; } }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
