@@ -6,8 +6,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runStatus } from '../../src/cli/status';
+import { HistoryLog, NODE_FS } from '../../src/store/index';
 import {
-  buildArchiveContext, createChannel, drainQueue, emptyState, joinChannel, kickChannel, parseArchive, requeueFailedDelivery,
+  buildArchiveContext, createChannel, history, drainQueue, emptyState, joinChannel, kickChannel, parseArchive, requeueFailedDelivery,
   parseState, sendMessage, serializeState, sweepInFlight, timerAction,
 } from '../../src/engine/index';
 import { channelWith, fakeCtx, mustOk, PROJECT, WORKTREE } from './helpers';
@@ -101,6 +102,24 @@ test('state validation: an errors entry whose time is outside the Date range is 
     writeFileSync(join(dir, '.opencomms', 'state.json'), serializeState(parsed.state));
     let out = '';
     assert.doesNotThrow(() => runStatus({ projectDir: dir, json: false, write: (t) => { out += t; } }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('history: a hand-edited history line missing its envelope fields is skipped, not a crash of opencomms_history', () => {
+  // The history reader keeps any line with a string message_id and a numeric timestamp;
+  // the engine then frames it and calls string methods on the missing sender_role.
+  const ctx = fakeCtx();
+  const state = channelWith(ctx, ['a', 'b']);
+  const channelId = state.channels.dev!.id;
+  const dir = mkdtempSync(join(tmpdir(), 'opencomms-review-'));
+  try {
+    mkdirSync(join(dir, 'history'));
+    writeFileSync(join(dir, 'history', `${channelId}.jsonl`), `${JSON.stringify({ message_id: 'ocm_1', timestamp: 5 })}\n`);
+    const log = new HistoryLog({ port: NODE_FS, historyDir: join(dir, 'history') });
+    const result = (() => history(state, { channel: 'dev', session_id: 'a' }, { ...ctx, history: log }));
+    assert.doesNotThrow(result);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
