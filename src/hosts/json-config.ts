@@ -1,7 +1,10 @@
-// Editing JSON host configs: parse strictly, change only our server entry and
-// our hook entries, write back with 2-space indentation and a trailing newline.
+// Editing JSON host configs: change only our server entry and our hook
+// entries. Plain JSON is written back with 2-space indentation and a trailing
+// newline; a file with comments (JSONC) is edited in place (jsonc.ts).
 // JSON.parse keeps the insertion order of keys (except integer-like keys,
 // which JSON itself does not order), so unrelated entries keep their place.
+
+import { blankJsonc, isJsoncOnly, spliceJsonc } from './jsonc';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -14,7 +17,7 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Parses a config file's text; whitespace only counts as `{}`. Throws ConfigError. */
+/** Parses a config file's text, JSON or JSON with comments; whitespace only counts as `{}`. Throws ConfigError. */
 export function parseJsonObject(text: string): JsonObject {
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
   if (body.trim() === '') return {};
@@ -22,7 +25,11 @@ export function parseJsonObject(text: string): JsonObject {
   try {
     value = JSON.parse(body);
   } catch (err) {
-    throw new ConfigError(`it is not valid JSON (${(err as Error).message})`);
+    try {
+      value = JSON.parse(blankJsonc(body));
+    } catch {
+      throw new ConfigError(`it is not valid JSON, with or without comments (${(err as Error).message})`);
+    }
   }
   if (!isJsonObject(value)) throw new ConfigError('its top level is not a JSON object');
   return value;
@@ -30,6 +37,19 @@ export function parseJsonObject(text: string): JsonObject {
 
 export function renderJson(doc: JsonObject): string {
   return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+/**
+ * The text of `doc` after a change from `before` (the parse of `original`):
+ * plain JSON is rendered anew; JSON with comments is spliced so the comments
+ * stay. Throws ConfigError when that cannot be done exactly.
+ */
+export function renderChanged(original: string | undefined, before: JsonObject | undefined, doc: JsonObject): string {
+  const body = original?.startsWith('\uFEFF') ? original.slice(1) : original;
+  if (body === undefined || before === undefined || !isJsoncOnly(body)) return renderJson(doc);
+  const spliced = spliceJsonc(body, before, doc);
+  if (spliced === undefined) throw new ConfigError('it has comments, and this change could not be made without losing some; make it by hand (`--dry-run` shows the result as plain JSON)');
+  return original === body ? spliced : `\uFEFF${spliced}`;
 }
 
 /** The object at `doc[key]`, created when absent; throws ConfigError when it is something else. */

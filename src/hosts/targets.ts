@@ -1,9 +1,10 @@
 // The per-host table: which files each host reads, and what we put in them.
 import {
   checkContainer, checkHooks, ConfigError, getEntry, JsonObject, mergeHooks, parseJsonObject, removeEntry, removeHooks,
-  renderJson, setEntry,
+  renderChanged, renderJson, setEntry,
 } from './json-config';
 import { readOurServer, removeOurTables, TomlError, upsertOurTables } from './toml';
+import { isJsoncOnly } from './jsonc';
 
 export const HOST_NAMES = [
   'claude-code', 'codex', 'gemini-cli', 'opencode', 'cursor', 'vscode', 'claude-desktop', 'windsurf', 'goose',
@@ -98,9 +99,11 @@ function jsonEdit(spec: JsonEditSpec): ConfigEdit {
     },
     install(text, launch) {
       const doc = text === undefined ? (spec.seed?.() ?? {}) : check(text);
+      const before = text === undefined ? undefined : check(text);
       if (spec.entry) setEntry(doc, spec.container, 'opencomms', spec.entry(launch));
       if (spec.events && spec.hookEntry) mergeHooks(doc, spec.events, () => spec.hookEntry!(launch));
-      return renderJson(doc);
+      if (text !== undefined && before !== undefined && renderJson(doc) === renderJson(before) && isJsoncOnly(text)) return text;
+      return renderChanged(text, before, doc);
     },
     uninstall(text) {
       const doc = check(text);
@@ -109,7 +112,9 @@ function jsonEdit(spec: JsonEditSpec): ConfigEdit {
       removeHooks(doc);
       if (renderJson(doc) === before) return text;
       const isLeftover = spec.isLeftover ?? ((d: JsonObject) => Object.keys(d).length === 0);
-      return isLeftover(doc) ? undefined : renderJson(doc);
+      // A file with comments is kept (without our parts) rather than deleted with them.
+      if (isLeftover(doc) && !isJsoncOnly(text)) return undefined;
+      return renderChanged(text, check(text), doc);
     },
   };
 }

@@ -3,7 +3,7 @@
 // the file is kept. toml-scanner.ts reads the whole file only far enough to
 // know where each table starts and ends; anything it cannot follow is refused
 // rather than guessed at.
-import { KeyPath, scanSections, Section, TomlError, TomlValue } from './toml-scanner';
+import { KeyPath, scanSections, Section, SectionEntry, TomlError, TomlValue } from './toml-scanner';
 
 export { TomlError };
 
@@ -122,8 +122,10 @@ function spliceRanges(text: string, ranges: Range[], insert?: { at: number; text
 }
 
 /**
- * Returns `text` with our tables set to `server`: replaced where they are,
- * appended (after one blank line) when absent. Throws TomlError when the
+ * Returns `text` with our server set to `server`: appended (after one blank
+ * line) when absent; otherwise only the keys we own (`command`, `args` and
+ * our variables in `env`) are set, so keys and sub-tables the user added to
+ * `[mcp_servers.opencomms]` survive a re-install. Throws TomlError when the
  * file cannot be followed safely.
  */
 export function upsertOurTables(text: string, server: OurServer): string {
@@ -134,6 +136,77 @@ export function upsertOurTables(text: string, server: OurServer): string {
     const separator = /\r?\n[ \t]*\r?\n$/.test(text) ? '' : text.endsWith('\n') ? '\n' : '\n\n';
     return text + separator + block;
   }
+  const main = ours.find((section) => section.path.length === OUR_PATH.length);
+  if (main) return setOurKeys(text, main, ours.find(isOurEnv), server);
+  // Only sub-tables of ours and no main table: nothing of the user's to keep in it.
+  return replaceOurTables(text, ours, block);
+}
+
+function isOurEnv(section: Section): boolean {
+  return section.path.length === OUR_PATH.length + 1 && section.path[OUR_PATH.length] === 'env';
+}
+
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+function entryNamed(section: Section, key: string): SectionEntry | undefined {
+  return section.entries.find((entry) => entry.key.length === 1 && entry.key[0] === key);
+}
+
+// Edits our keys in place, line by line; every other line stays as it was.
+function setOurKeys(text: string, main: Section, envSection: Section | undefined, server: OurServer): string {
+  const nl = text.includes('\r\n') ? '\r\n' : '\n';
+  const edits: Edit[] = [];
+  let appendToMain = '';
+  const setLine = (section: Section, key: string, line: string, missing: (line: string) => void): void => {
+    const entry = entryNamed(section, key);
+    if (entry) edits.push({ start: entry.start, end: entry.end, text: line });
+    else missing(line);
+  };
+  setLine(main, 'command', `command = ${quoteTomlString(server.command)}${nl}`, (line) => { appendToMain += line; });
+  setLine(main, 'args', `args = [${server.args.map(quoteTomlString).join(', ')}]${nl}`, (line) => { appendToMain += line; });
+  if (main.entries.some((entry) => entry.key.length > 1 && entry.key[0] === 'env')) {
+    throw new TomlError('mcp_servers.opencomms sets env by dotted keys, which this installer does not edit');
+  }
+  const inlineEnv = entryNamed(main, 'env');
+  let newEnvTable = '';
+  if (inlineEnv) {
+    const theirs = inlineEnv.value;
+    if (!theirs || typeof theirs !== 'object' || Array.isArray(theirs)) {
+      throw new TomlError('mcp_servers.opencomms.env is not a table of strings, which this installer does not edit');
+    }
+    const merged = { ...theirs, ...server.env };
+    const pairs = Object.entries(merged).map(([k, v]) => `${quoteTomlKey(k)} = ${quoteTomlString(v)}`);
+    edits.push({ start: inlineEnv.start, end: inlineEnv.end, text: `env = { ${pairs.join(', ')} }${nl}` });
+  } else if (envSection) {
+    let appendToEnv = '';
+    for (const [k, v] of Object.entries(server.env)) {
+      setLine(envSection, k, `${quoteTomlKey(k)} = ${quoteTomlString(v)}${nl}`, (line) => { appendToEnv += line; });
+    }
+    if (appendToEnv) edits.push({ start: envSection.contentEnd, end: envSection.contentEnd, text: lineBreakBefore(text, envSection.contentEnd, nl, edits) + appendToEnv });
+  } else {
+    const lines = Object.entries(server.env).map(([k, v]) => `${quoteTomlKey(k)} = ${quoteTomlString(v)}${nl}`);
+    newEnvTable = `${nl}[mcp_servers.opencomms.env]${nl}${lines.join('')}`;
+  }
+  if (appendToMain || newEnvTable) {
+    edits.push({ start: main.contentEnd, end: main.contentEnd, text: lineBreakBefore(text, main.contentEnd, nl, edits) + appendToMain + newEnvTable });
+  }
+  let out = text;
+  for (const edit of edits.sort((x, y) => y.start - x.start)) out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
+  return out;
+}
+
+// A section that ends the file without a final newline needs one before more
+// lines, unless an edit already rewrote that last line (with its newline).
+function lineBreakBefore(text: string, at: number, nl: string, edits: readonly Edit[]): string {
+  if (edits.some((edit) => edit.end === at && edit.start < at)) return '';
+  return at > 0 && text[at - 1] !== '\n' ? nl : '';
+}
+
+function replaceOurTables(text: string, ours: Section[], block: string): string {
   const [first, ...rest] = ours;
   const replaced = text.slice(0, first.start) + block + text.slice(first.contentEnd);
   const shift = block.length - (first.contentEnd - first.start);

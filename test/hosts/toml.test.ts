@@ -56,21 +56,52 @@ test('a second upsert with the same server changes nothing', () => {
   assert.equal(upsertOurTables(once, SERVER), once);
 });
 
-test('our tables in the middle of a file are replaced where they stand, env table included', () => {
+test('our tables in the middle of a file are edited where they stand: our keys set, the user\'s keys kept', () => {
   const head = 'model = "o3"\n\n[mcp_servers.before]\ncommand = "a"\n\n';
   const tail = '\n# about the next table\n[mcp_servers.after]\ncommand = "b"\n';
   const ours = '[mcp_servers.opencomms]\ncommand = "old"\nargs = ["x"]\nstartup_timeout_sec = 5\n\n' +
     '[mcp_servers.opencomms.env]\nOPENCOMMS_MEMBER_ID = "sess_old"\nEXTRA = "1"\n';
   const out = upsertOurTables(head + ours + tail, SERVER);
-  assert.equal(out, head + renderOurTables(SERVER) + tail);
-  assert.deepEqual(readOurServer(out), SERVER);
+  assert.equal(out, head +
+    '[mcp_servers.opencomms]\ncommand = "node"\nargs = ["/p/.opencomms/opencomms.js", "--project", "/p", "--host", "codex"]\nstartup_timeout_sec = 5\n\n' +
+    '[mcp_servers.opencomms.env]\nOPENCOMMS_MEMBER_ID = "sess_abc"\nEXTRA = "1"\n' + tail);
+  assert.deepEqual(readOurServer(out), { ...SERVER, env: { OPENCOMMS_MEMBER_ID: 'sess_abc', EXTRA: '1' } });
+  assert.equal(upsertOurTables(out, SERVER), out, 'a second run changes nothing');
 });
 
-test('an env table placed far from the main table is folded back next to it', () => {
+test('an env table placed far from the main table is edited where it stands', () => {
   const text = '[mcp_servers.opencomms.env]\nOPENCOMMS_MEMBER_ID = "sess_old"\n\n[a]\nx = 1\n\n' +
     '[mcp_servers.opencomms]\ncommand = "old"\nargs = []\n\n[b]\ny = 2\n';
   const out = upsertOurTables(text, OTHER);
-  assert.equal(out, `${renderOurTables(OTHER)}\n[a]\nx = 1\n\n[b]\ny = 2\n`);
+  assert.equal(out, '[mcp_servers.opencomms.env]\nOPENCOMMS_MEMBER_ID = "sess_other"\n\n[a]\nx = 1\n\n' +
+    '[mcp_servers.opencomms]\ncommand = "node"\nargs = ["/p/.opencomms/opencomms.js", "--project", "/p", "--host", "codex"]\n\n[b]\ny = 2\n');
+  assert.deepEqual(readOurServer(out), OTHER);
+});
+
+test('missing keys of ours are added to the user\'s table, an inline env is merged, and sub-tables are kept', () => {
+  const text = '[mcp_servers.opencomms]\nstartup_timeout_sec = 30\nenv = { EXTRA = "1", OPENCOMMS_MEMBER_ID = "old" }\n\n' +
+    '[mcp_servers.opencomms.tools.opencomms_send]\napproval_mode = "approve"\n';
+  const out = upsertOurTables(text, SERVER);
+  assert.equal(out, '[mcp_servers.opencomms]\nstartup_timeout_sec = 30\nenv = { EXTRA = "1", OPENCOMMS_MEMBER_ID = "sess_abc" }\n' +
+    'command = "node"\nargs = ["/p/.opencomms/opencomms.js", "--project", "/p", "--host", "codex"]\n\n' +
+    '[mcp_servers.opencomms.tools.opencomms_send]\napproval_mode = "approve"\n');
+  assert.deepEqual(readOurServer(out), { ...SERVER, env: { EXTRA: '1', OPENCOMMS_MEMBER_ID: 'sess_abc' } });
+  assert.equal(upsertOurTables(out, SERVER), out);
+});
+
+test('a main table with no env gets our env table right after it; CRLF files stay CRLF; a file without a final newline is extended cleanly', () => {
+  const crlf = '[mcp_servers.opencomms]\r\ncommand = "old"\r\nargs = []\r\n\r\n[b]\r\ny = 2\r\n';
+  const out = upsertOurTables(crlf, SERVER);
+  assert.equal(out.replace(/\r\n/g, '').includes('\n'), false, `a bare LF crept in: ${JSON.stringify(out)}`);
+  assert.deepEqual(readOurServer(out), SERVER);
+  const bare = upsertOurTables('[mcp_servers.opencomms]\ncommand = "old"', SERVER);
+  assert.equal(bare, '[mcp_servers.opencomms]\ncommand = "node"' + '\nargs = ["/p/.opencomms/opencomms.js", "--project", "/p", "--host", "codex"]\n\n[mcp_servers.opencomms.env]\nOPENCOMMS_MEMBER_ID = "sess_abc"\n');
+  assert.deepEqual(readOurServer(bare), SERVER);
+});
+
+test('env set by dotted keys or as something other than a table of strings is refused, not guessed at', () => {
+  assert.throws(() => upsertOurTables('[mcp_servers.opencomms]\ncommand = "x"\nenv.A = "1"\n', SERVER), TomlError);
+  assert.throws(() => upsertOurTables('[mcp_servers.opencomms]\ncommand = "x"\nenv = "nope"\n', SERVER), TomlError);
 });
 
 test('removing takes out our tables and sub-tables and nothing else', () => {

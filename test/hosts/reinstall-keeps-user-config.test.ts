@@ -1,4 +1,5 @@
-// Review findings (installers): each test fails on the code as reviewed.
+// A re-install changes only what is ours: keys a user added to our server
+// entry survive, and config files with comments (JSONC) keep their comments.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -47,21 +48,45 @@ test('gemini-cli: a second install keeps the keys the user added to mcpServers.o
 // VS Code reads .vscode/mcp.json as JSONC (its own docs show comments in it),
 // and so does Gemini CLI for settings.json. The installer calls such a file
 // "not valid JSON" and refuses to install.
-test('vscode: a .vscode/mcp.json with a comment (JSONC, which VS Code reads) can be installed into', async (t) => {
+test('vscode: a .vscode/mcp.json with comments is installed into with its comments kept, and uninstall gives it back byte for byte', async (t) => {
   const project = tempProject(t);
-  writeFiles(project, {
-    '.vscode/mcp.json': '{\n  // my servers\n  "servers": { "other": { "type": "stdio", "command": "other-srv" } }\n}\n',
-  });
+  const original = '{\n  // my servers\n  "servers": { "other": { "type": "stdio", "command": "other-srv" } } // keep\n}\n';
+  writeFiles(project, { '.vscode/mcp.json': original });
   const { code, stderr } = await install('vscode', project);
   assert.equal(code, 0, stderr);
-  const text = readFileSync(join(project, '.vscode/mcp.json'), 'utf8');
+  const path = join(project, '.vscode/mcp.json');
+  const text = readFileSync(path, 'utf8');
+  assert.match(text, /\/\/ my servers/);
+  assert.match(text, /\/\/ keep/);
   assert.match(text, /"other"/);
   assert.match(text, /"opencomms"/);
+  assert.equal((await install('vscode', project)).code, 0);
+  assert.equal(readFileSync(path, 'utf8'), text, 'a second install changes nothing');
+  assert.equal((await runCli(['uninstall', 'vscode', '--project', project], { cwd: tmpdir() })).code, 0);
+  assert.equal(readFileSync(path, 'utf8'), original);
 });
 
-test('gemini-cli: a .gemini/settings.json with a comment (Gemini CLI strips comments) can be installed into', async (t) => {
+test('gemini-cli: a .gemini/settings.json with comments and a trailing comma gets our server and hooks, comments kept', async (t) => {
   const project = tempProject(t);
-  writeFiles(project, { '.gemini/settings.json': '{\n  // theme\n  "ui": { "theme": "Default" }\n}\n' });
+  const original = '{\n  // theme\n  "ui": { "theme": "Default" },\n}\n';
+  writeFiles(project, { '.gemini/settings.json': original });
   const { code, stderr } = await install('gemini-cli', project);
   assert.equal(code, 0, stderr);
+  const path = join(project, '.gemini/settings.json');
+  const text = readFileSync(path, 'utf8');
+  assert.match(text, /\/\/ theme/);
+  assert.match(text, /"mcpServers"/);
+  assert.match(text, /"hooks"/);
+  assert.equal((await runCli(['uninstall', 'gemini-cli', '--project', project], { cwd: tmpdir() })).code, 0);
+  assert.equal(readFileSync(path, 'utf8'), original, 'uninstall takes out exactly what install put in');
+});
+
+test('a config that is neither JSON nor JSON with comments is still refused and left untouched', async (t) => {
+  const project = tempProject(t);
+  const broken = '{\n  // half a file\n  "servers": {\n';
+  writeFiles(project, { '.vscode/mcp.json': broken });
+  const { code, stderr } = await install('vscode', project);
+  assert.equal(code, 1);
+  assert.match(stderr, /not valid JSON, with or without comments/);
+  assert.equal(readFileSync(join(project, '.vscode/mcp.json'), 'utf8'), broken);
 });
