@@ -119,12 +119,21 @@ function lockedStep(store: Store, plan: Plan, event: HookEvent, env: EnvMember, 
   });
 }
 
+// A session ending makes its member stale (sends to it are refused) unless
+// the member is reached by spawn-resume: an ended session is what that path
+// resumes, and the headless `claude -p --resume` run it starts ends with a
+// SessionEnd of its own, which must not shut the door behind it.
+function isResumable(state: State, memberId: string): boolean {
+  return membershipsOf(state, memberId).some((m) => m.delivery_mode === 'spawn_push');
+}
+
 async function endSession(store: Store, state: State, event: HookEvent, env: EnvMember): Promise<Outcome> {
   const memberId = env.kind === 'id' ? env.memberId : memberBySession(state, event);
-  if (memberId === undefined || !membershipsOf(state, memberId).some((m) => !m.stale)) return NOTHING;
+  if (memberId === undefined || !membershipsOf(state, memberId).some((m) => !m.stale) || isResumable(state, memberId)) return NOTHING;
   await store.mutate((locked, ctx) => {
     // Re-resolved under the lock: the binding may have moved to another session meanwhile.
     if (env.kind !== 'id' && memberBySession(locked, event) !== memberId) return { ok: true, message: 'moved' };
+    if (isResumable(locked, memberId)) return { ok: true, message: 'resumable' };
     markStale(locked, memberId, ctx.now());
     return { ok: true, message: 'stale' };
   });

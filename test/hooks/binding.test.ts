@@ -118,6 +118,18 @@ test('SessionEnd marks the member stale; the next prompt clears it even with no 
   assert.deepEqual(memberships(stateOf(store), 'alice-1').map((m) => m.stale), [false, false]);
 });
 
+test('SessionEnd leaves a spawn-push member live: its ended session is what spawn-resume reaches, so peers can still send to it', async (t) => {
+  const project = tempProject(t);
+  const store = await channelWith(project, 'review', [
+    { id: 'bob-1', role: 'reviewer', host: 'mcp' },
+    { id: 'alice-1', role: 'author', hostSessionId: 's', deliveryMode: 'spawn_push' },
+  ]);
+  assert.deepEqual((await hook(project, claudeEvent('SessionEnd', 's', { reason: 'other' }))).answer, {});
+  assert.deepEqual(memberships(stateOf(store), 'alice-1').map((m) => m.stale), [false]);
+  await send(store, 'review', 'bob-1', 'alice-1', ['still reachable']);
+  assert.equal(stateOf(store).queues['alice-1']!.length, 1);
+});
+
 test('without OPENCOMMS_HOST or a Codex marker, a session bound on codex still resolves', async (t) => {
   const project = tempProject(t);
   const store = await channelWith(project, 'review', [{ id: 'bob-1', role: 'reviewer', host: 'mcp' }, { id: 'cx-1', role: 'author', host: 'codex', hostSessionId: 'cx-s' }]);

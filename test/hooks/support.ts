@@ -25,6 +25,7 @@ export interface MemberSpec {
   role: string;
   host?: string;
   hostSessionId?: string | null;
+  deliveryMode?: 'pull' | 'spawn_push';
 }
 
 /** Creates `channel` with the given members (the first creates it); returns the store. */
@@ -35,6 +36,7 @@ export async function channelWith(project: string, channel: string, members: Mem
     const base = (m: MemberSpec) => ({
       channel, role: m.role, role_prompt: `You are the ${m.role}.`, session_id: m.id, project_id: 'local-project', worktree: project,
       host: m.host ?? 'claude-code', host_session_id: m.hostSessionId ?? null,
+      ...(m.deliveryMode ? { delivery_mode: m.deliveryMode } : {}),
     });
     mustOk(createChannel(state, { ...base(first!), rate_limit: 1000, ...extra }, ctx));
     for (const m of rest) mustOk(joinChannel(state, base(m), ctx));
