@@ -23,6 +23,13 @@ const POLL_JITTER_MS = 5;
 // A lock file judged to have a live holder is judged again after this long.
 const RECHECK_MS = 20;
 
+// The tokens of the locks this process holds right now (several stores in one
+// process may each hold a lock of their own project). A lock stamped with our
+// own pid and host but none of these tokens was left by an earlier process
+// that had our pid (a container restarted after a crash often gets the same
+// pid): its holder is gone, however alive "our" pid looks.
+const HELD_TOKENS = new Set<string>();
+
 /** What `.state.lock` holds. */
 export interface LockOwner {
   pid: number;
@@ -215,6 +222,7 @@ function tryCreateLock(options: LockOptions, now: () => number): LockHandle | un
   }
   const owner: LockOwner = { pid: process.pid, host: options.host, t: now(), token: randomHex(16) };
   const handle: LockHandle = { path: lockPath, owner, fd, stampedAt: owner.t };
+  HELD_TOKENS.add(owner.token);
   try {
     writeAll(port, fd, Buffer.from(JSON.stringify(owner)), 0);
   } catch (err) {
@@ -225,6 +233,7 @@ function tryCreateLock(options: LockOptions, now: () => number): LockHandle | un
       // keep the write error
     }
     unlinkQuietly(port, lockPath);
+    HELD_TOKENS.delete(owner.token);
     throw unwritable('write the lock', lockPath, err);
   }
   return handle;
@@ -274,6 +283,7 @@ function displaceIfAbandoned(options: LockOptions, now: () => number, seen: Seen
 
 function isAbandoned(options: LockOptions, owner: LockOwner | undefined, mtimeMs: number, at: number): boolean {
   if (owner && owner.host === options.host) {
+    if (owner.pid === process.pid) return !HELD_TOKENS.has(owner.token);
     // A pid reused by an unrelated live process keeps the lock held until it
     // exits; we accept a lock_timeout over ever stealing from a live holder.
     return !(options.isPidAlive ?? isPidAlive)(owner.pid);
@@ -373,6 +383,7 @@ export function refreshLock(port: FsPort, handle: LockHandle, at: number): void 
  * and our unlink another host could judge us stale and replace the file.
  */
 export function releaseLock(port: FsPort, handle: LockHandle): void {
+  HELD_TOKENS.delete(handle.owner.token);
   if (handle.fd !== undefined) {
     try {
       port.closeSync(handle.fd);

@@ -182,13 +182,33 @@ function freshLockBeforeRename(lockPath: string, fresh: string): FsPort {
   };
 }
 
+test('a lock stamped with our own pid but a token this process does not hold is broken at once (a restart reused the pid)', async (t) => {
+  const dir = tempProject(t);
+  const lockPath = lockIn(dir);
+  stamp(lockPath, { pid: process.pid, host: HOST, t: Date.now(), token: 'c'.repeat(32) });
+  const lock = await claimLock({ port: NODE_FS, lockPath, host: HOST, timeoutMs: 1_000 });
+  assert.notEqual(lock.owner.token, 'c'.repeat(32));
+  releaseLock(NODE_FS, lock);
+});
+
+test('a lock this process holds is never broken by another claimer in the same process', async (t) => {
+  const dir = tempProject(t);
+  const lockPath = lockIn(dir);
+  const held = await claimLock({ port: NODE_FS, lockPath, host: HOST });
+  await assert.rejects(claimLock({ port: NODE_FS, lockPath, host: HOST, timeoutMs: 60 }), { code: 'lock_timeout' });
+  assert.equal(parseLockOwner(readFileSync(lockPath))?.token, held.owner.token);
+  releaseLock(NODE_FS, held);
+  const next = await claimLock({ port: NODE_FS, lockPath, host: HOST, timeoutMs: 1_000 });
+  releaseLock(NODE_FS, next);
+});
+
 // Two waiters judged the same dead lock; the other one broke it and claimed a
 // fresh lock just before our rename. We must put the fresh lock back.
 test('a fresh lock moved aside by mistake is linked back, not deleted', async (t) => {
   const dir = tempProject(t);
   const lockPath = lockIn(dir);
   stamp(lockPath, { pid: 999_999, host: HOST, t: Date.now(), token: 'd'.repeat(32) });
-  const fresh = JSON.stringify({ pid: process.pid, host: HOST, t: Date.now(), token: 'e'.repeat(32) });
+  const fresh = JSON.stringify({ pid: process.ppid, host: HOST, t: Date.now(), token: 'e'.repeat(32) });
   const port = freshLockBeforeRename(lockPath, fresh);
   const isAlive = (pid: number) => pid !== 999_999;
   await assert.rejects(claimLock({ port, lockPath, host: HOST, timeoutMs: 60, isPidAlive: isAlive }), { code: 'lock_timeout' });
@@ -200,8 +220,8 @@ test('when the path is taken again before the link-back, the newcomer keeps its 
   const dir = tempProject(t);
   const lockPath = lockIn(dir);
   stamp(lockPath, { pid: 999_999, host: HOST, t: Date.now(), token: 'd'.repeat(32) });
-  const fresh = JSON.stringify({ pid: process.pid, host: HOST, t: Date.now(), token: 'e'.repeat(32) });
-  const third = JSON.stringify({ pid: process.pid, host: HOST, t: Date.now(), token: '3'.repeat(32) });
+  const fresh = JSON.stringify({ pid: process.ppid, host: HOST, t: Date.now(), token: 'e'.repeat(32) });
+  const third = JSON.stringify({ pid: process.ppid, host: HOST, t: Date.now(), token: '3'.repeat(32) });
   const port: FsPort = {
     ...freshLockBeforeRename(lockPath, fresh),
     linkSync(existing, link) {
