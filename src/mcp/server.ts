@@ -73,7 +73,11 @@ export function createMcpMethodTable(options: McpServerOptions): MethodTable {
         cacheScope: 'public',
       };
     },
-    'tools/list': (_params, era) => {
+    'tools/list': (params, era) => {
+      // The whole list fits one page, so no cursor was ever handed out.
+      if (params.cursor !== undefined && params.cursor !== null) {
+        throw new RpcError(INVALID_PARAMS, 'tools/list: unknown cursor; this server lists every tool in one page, so call it without a cursor');
+      }
       const result: Record<string, unknown> = { tools: options.tools.list() };
       if (era === 'modern') {
         result.ttlMs = TOOLS_TTL_MS;

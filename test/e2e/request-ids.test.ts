@@ -25,6 +25,16 @@ for (const [label, sentId] of [
   });
 }
 
+test('tools/list lists everything in one page: a cursor (which this server never hands out) gets -32602', async (t) => {
+  const server = startServer(t);
+  const listed = await server.request('tools/list', {});
+  assert.equal(listed.result.nextCursor, undefined);
+  const reply = await server.request('tools/list', { cursor: 'page-2' });
+  assert.equal(reply.error.code, -32602);
+  assert.match(reply.error.message, /cursor/);
+  assert.ok(Array.isArray((await server.request('tools/list', { cursor: null })).result.tools));
+});
+
 test('the largest exact integer id and the same digits as a string are both echoed unchanged', async (t) => {
   const server = startServer(t);
   server.writeRaw('{"jsonrpc":"2.0","id":9007199254740991,"method":"ping"}\n{"jsonrpc":"2.0","id":"9223372036854775807","method":"ping"}\n{"jsonrpc":"2.0","id":-9007199254740991,"method":"ping"}\n');
