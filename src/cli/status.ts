@@ -27,7 +27,8 @@ export function runStatus(options: StatusOptions): number {
   for (const channel of channels) {
     lines.push(`channel ${channel.name} (${channel.id})${channel.paused ? ' [paused]' : ''}`);
     for (const member of channel.members) {
-      const pending = channel.queue_lengths?.[member.session_id] ?? 0;
+      const pending = channel.queue_lengths && Object.prototype.hasOwnProperty.call(channel.queue_lengths, member.session_id)
+        ? channel.queue_lengths[member.session_id] : 0;
       lines.push(
         `  ${member.role.padEnd(16)} ${member.session_id}  host ${member.host}, ${member.delivery_mode}` +
           `${member.stale ? ', stale' : ''}, ${pending} pending`,
@@ -38,7 +39,7 @@ export function runStatus(options: StatusOptions): number {
   const errors = data.errors ?? [];
   if (errors.length > 0) {
     lines.push('recent errors:');
-    for (const e of errors.slice(-10)) lines.push(`  ${new Date(e.at).toISOString()} ${e.message}`);
+    for (const e of errors.slice(-10)) lines.push(`  ${engine.formatIsoTime(e.at)} ${e.message}`);
   }
   options.write(`${lines.join('\n')}\n`);
   return 0;

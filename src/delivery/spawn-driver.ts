@@ -202,11 +202,7 @@ export function createSpawnDriver(options: SpawnDriverOptions): SpawnDriver {
             commitDelivery(state, memberId, plan.ids, 'spawn_push', at, plan.owner);
           } else {
             // Only envelopes still held by this attempt: after a takeover they belong to someone else.
-            const mine = plan.ids.filter((id) => {
-              const owner = Object.prototype.hasOwnProperty.call(state.messages, id) ? state.messages[id]!.delivery_owner : undefined;
-              return !!owner && owner.pid === plan.owner.pid && owner.host === plan.owner.host && owner.lease_until === plan.owner.lease_until;
-            });
-            const result = requeueFailedDelivery(state, memberId, mine);
+            const result = requeueFailedDelivery(state, memberId, plan.ids, plan.owner);
             const attempts = Math.max(0, ...result.requeued.map((id) => state.messages[id]?.attempts ?? 0));
             retryMs = result.requeued.length > 0 ? SPAWN_RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1) : undefined;
             const parts = [`${result.requeued.length} message(s) re-queued${retryMs === undefined ? '' : `, retry in ${retryMs / 1000} s`}`];

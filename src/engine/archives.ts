@@ -3,25 +3,25 @@
 import { MAX_ARCHIVED_MESSAGES } from './constants';
 import { frameMessage, UNTRUSTED_NOTICE } from './framing';
 import { refuse, succeed } from './reasons';
-import { checkEnvelope, checkMember, isObj, ShapeError } from './state-shape';
-import type { EngineCtx, HistoryRecord, SessionArchive, ToolResult } from './types';
+import { checkHistoryRecord, checkMember, isObj, ShapeError } from './state-shape';
+import { clampToDateRange, isDateTime } from './times';
+import type { EngineCtx, SessionArchive, ToolResult } from './types';
 
 /** A checked archive record, or undefined when the value is not one. */
 export function parseArchive(value: unknown): SessionArchive | undefined {
   if (!isObj(value) || value.schema !== 1 || typeof value.channel_id !== 'string' || typeof value.name !== 'string'
-    || !Array.isArray(value.members) || !Array.isArray(value.messages) || typeof value.saved_at !== 'number') return undefined;
+    || !Array.isArray(value.members) || !Array.isArray(value.messages)
+    || typeof value.saved_at !== 'number' || !Number.isFinite(value.saved_at)) return undefined;
   try {
     const notes: string[] = [];
     const members = value.members.map((m, i) => checkMember(m, `members[${i}]`, notes, true));
-    const messages = value.messages.map((raw) => {
-      const record = isObj(raw) ? raw : {};
-      const envelope = checkEnvelope(String(record.message_id), raw, notes);
-      const deliveredTo = Array.isArray(record.delivered_to) ? record.delivered_to.filter((x): x is string => typeof x === 'string') : [];
-      return { ...envelope, delivered_to: deliveredTo } as HistoryRecord;
-    });
+    const messages = value.messages.map((raw, i) => checkHistoryRecord(raw, `messages[${i}]`, notes));
     const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
     const num = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
     const budgets = isObj(value.budgets) ? value.budgets : {};
+    // A hand-edited time past what a Date holds is pulled back into range: the
+    // archive stays readable and sortable, and printing it cannot throw.
+    const savedAt = clampToDateRange(value.saved_at);
     return {
       schema: 1,
       channel_id: value.channel_id,
@@ -34,8 +34,8 @@ export function parseArchive(value: unknown): SessionArchive | undefined {
         max_runtime_ms: typeof budgets.max_runtime_ms === 'number' ? budgets.max_runtime_ms : null,
         max_delivered_messages: typeof budgets.max_delivered_messages === 'number' ? budgets.max_delivered_messages : null,
       },
-      created_at: num(value.created_at, value.saved_at),
-      saved_at: value.saved_at,
+      created_at: isDateTime(value.created_at) ? value.created_at : savedAt,
+      saved_at: savedAt,
       saved_by: text(value.saved_by),
       saved_by_role: text(value.saved_by_role),
       message_count: num(value.message_count, messages.length),

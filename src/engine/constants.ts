@@ -54,3 +54,6 @@ export const SENTINEL_PROJECT_IDS: readonly string[] = ['local-project', 'gui-lo
 /** Host label given to members carried over from a v1 state file. */
 export const LEGACY_HOST_ID = 'opencode-comms';
 export const DEFAULT_HOST_ID = 'generic';
+
+/** The largest distance from the epoch a Date holds; past it toISOString throws a RangeError. */
+export const MAX_DATE_MS = 8.64e15;

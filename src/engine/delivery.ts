@@ -98,6 +98,12 @@ function sameOwner(a: DeliveryOwner | null | undefined, b: DeliveryOwner): boole
   return !!a && a.pid === b.pid && a.host === b.host;
 }
 
+// The very owner record one drain wrote. A process that drains the same mail
+// again after a sweep writes a new lease, so its earlier attempt no longer matches.
+function isSameDrain(a: DeliveryOwner | null | undefined, b: DeliveryOwner): boolean {
+  return sameOwner(a, b) && a?.lease_until === b.lease_until;
+}
+
 /**
  * Marks handed-over envelopes as delivered. Ids that are not in flight to
  * this recipient are ignored, so finished mail is never changed again;
@@ -158,13 +164,16 @@ function returnToQueue(state: State, envelopes: readonly Envelope[]): RequeueOut
 /**
  * Puts envelopes whose delivery failed back in the queue in send order,
  * or dead-letters them (failed) after MAX_DELIVERY_ATTEMPTS handovers.
- * Only envelopes in flight to this recipient are touched.
+ * Only envelopes still in flight to this recipient under `owner`, the owner
+ * record the failed drain wrote (pid, host and lease), are touched: after a
+ * sweep and a new drain, the mail belongs to its new owner (PROTOCOL 7.1).
  */
-export function requeueFailedDelivery(state: State, recipient: string, ids: readonly string[]): RequeueOutcome {
+export function requeueFailedDelivery(state: State, recipient: string, ids: readonly string[], owner: DeliveryOwner): RequeueOutcome {
   const envelopes: Envelope[] = [];
   for (const id of new Set(ids)) {
     const envelope = ownValue(state.messages, id);
-    if (envelope && envelope.recipient_session_id === recipient && envelope.delivery_status === 'in_flight') envelopes.push(envelope);
+    if (!envelope || envelope.recipient_session_id !== recipient || envelope.delivery_status !== 'in_flight') continue;
+    if (isSameDrain(envelope.delivery_owner, owner)) envelopes.push(envelope);
   }
   return returnToQueue(state, envelopes);
 }

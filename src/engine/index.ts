@@ -41,3 +41,4 @@ export { budgetRefusal } from './budgets';
 export { backlogRefusal, utf8ByteLength } from './retention';
 export { capabilitiesForMode, defaultStalePolicy } from './members';
 export { normalizeChannelName, normalizeRole, findChannel } from './validate';
+export { formatIsoTime, isDateTime } from './times';

@@ -2,7 +2,7 @@
 import { queueEnvelopes, rootThread } from './compose';
 import { removeMember } from './members';
 import { refuse, succeed } from './reasons';
-import { matchMember } from './recipients';
+import { describeAmbiguousMatch, matchMember } from './recipients';
 import { describeMembers, requireMembership } from './validate';
 import type { EngineCtx, Envelope, Member, State, ToolResult } from './types';
 import type { ChannelCall } from './channels';
@@ -51,6 +51,7 @@ export function kickChannel(state: State, input: KickInput, ctx: EngineCtx): Too
     return refuse('cannot_kick_self', selfKick);
   }
   const target = matchMember(channel.members, byId !== '' ? byId : byRole);
+  if (Array.isArray(target)) return refuse('ambiguous_target', describeAmbiguousMatch(byId || byRole, target));
   if (!target) return refuse('unknown_target', `No member matches "${byId || byRole}". Members: ${describeMembers(channel.members)}.`);
   if (target.session_id === caller.session_id) return refuse('cannot_kick_self', selfKick);
 

@@ -34,6 +34,7 @@ export type Reason =
   | 'cannot_kick_self'
   | 'no_target'
   | 'unknown_target'
+  | 'ambiguous_target'
   | 'invalid_timer_action'
   | 'invalid_limit'
   | 'confirm_required'
@@ -57,7 +58,7 @@ export const REASONS: readonly Reason[] = [
   'duplicate', 'hop_limit', 'invalid_reply_to', 'backlog_full', 'already_exists', 'invalid_name',
   'invalid_role', 'role_taken', 'already_member', 'channel_full', 'project_mismatch',
   'worktree_mismatch', 'not_coordinator', 'cannot_kick_self', 'no_target', 'unknown_target',
-  'invalid_timer_action', 'invalid_limit', 'confirm_required', 'ladder_exhausted',
+  'ambiguous_target', 'invalid_timer_action', 'invalid_limit', 'confirm_required', 'ladder_exhausted',
   'not_archived_member', 'unpinned', 'child_session', 'session_lookup_failed', 'lock_timeout',
   'state_unwritable',
 ];

@@ -1,22 +1,39 @@
 // Choosing who receives a message (or the clock). The rule is "never guess":
-// an explicit target, a broadcast, or the one and only peer.
+// an explicit target, a broadcast, or the one and only peer. A target named
+// in a different case counts only when it names a single member (PROTOCOL 5.2).
 import { refuse, type Refusal } from './reasons';
 import { describeMembers } from './validate';
 import type { Channel, Member } from './types';
 
-/** Finds a member by id, then by role, both case-insensitively, among the given members. */
-export function matchMember(members: readonly Member[], target: string): Member | undefined {
-  const wanted = target.trim().toLowerCase();
-  return members.find((m) => m.session_id.toLowerCase() === wanted)
-    ?? members.find((m) => m.role.toLowerCase() === wanted);
+/**
+ * Finds the member `target` names: an exact session id wins, then an exact
+ * role, then a session id or role that matches ignoring case, but only when
+ * it names one member. When several match ignoring case, they are returned
+ * as candidates: "bob" must never reach "Bob" just because "Bob" came first.
+ */
+export function matchMember(members: readonly Member[], target: string): Member | Member[] | undefined {
+  const wanted = target.trim();
+  const exact = members.find((m) => m.session_id === wanted) ?? members.find((m) => m.role === wanted);
+  if (exact) return exact;
+  const folded = wanted.toLowerCase();
+  const loose = members.filter((m) => m.session_id.toLowerCase() === folded || m.role.toLowerCase() === folded);
+  if (loose.length === 0) return undefined;
+  return loose.length === 1 ? loose[0] : loose;
+}
+
+/** The message of a refusal for a target that matches several members only when case is ignored. */
+export function describeAmbiguousMatch(target: string, candidates: readonly Member[]): string {
+  return `"${target.trim()}" matches ${candidates.length} members when case is ignored; give the exact session id. Candidates: ${describeMembers(candidates)}.`;
 }
 
 /** The single peer a directed action goes to: `to` if given, else the only other member. */
 export function resolvePeer(channel: Channel, self: Member, to: string | null | undefined): Member | Refusal {
   const others = channel.members.filter((m) => m.session_id !== self.session_id);
   if (typeof to === 'string' && to.trim() !== '') {
-    const target = matchMember(others, to);
-    if (!target) {
+    // Matched against the whole roster, so naming yourself exactly never falls through to a look-alike peer.
+    const target = matchMember(channel.members, to);
+    if (Array.isArray(target)) return refuse('ambiguous_recipient', describeAmbiguousMatch(to, target));
+    if (!target || target.session_id === self.session_id) {
       return refuse('unknown_recipient', `No other member matches "${to.trim()}". Members: ${describeMembers(others)}.`);
     }
     if (target.stale) return refuse('stale_recipient', `${target.role} (${target.session_id}) is marked stale.`);

@@ -8,6 +8,7 @@ import {
 import { channelEnvelopes, finishEnvelope, isLive } from './envelopes';
 import { neutralizeContent } from './framing';
 import { refuse, succeed } from './reasons';
+import { formatIsoTime } from './times';
 import { findChannel, isNonBlank, normalizeChannelName, parseChannelName, requireMembership } from './validate';
 import type { Channel, EngineCtx, SessionArchive, State, ToolResult } from './types';
 
@@ -136,16 +137,12 @@ export function deleteSession(state: State, input: DeleteSessionInput, _ctx: Eng
   return succeed(`Delete the archive of "${archive.name}".`, { phase: 'archive', archive_id: archive.channel_id, name: archive.name });
 }
 
-function isoTime(ms: number): string {
-  return Number.isFinite(ms) ? new Date(ms).toISOString() : 'unknown time';
-}
-
 /** A compact text a joiner of a resumed channel reads: what the earlier session was about. */
 export function buildArchiveContext(archive: SessionArchive, newName: string): string {
   const roster = archive.members.map((m) => `${m.role} (${m.host})`).join(', ') || '(none)';
   const lines = [
     `This channel "${newName}" resumes the archived session "${archive.name}" (${archive.channel_id}).`,
-    `Saved ${isoTime(archive.saved_at)} with ${archive.message_count} messages.`,
+    `Saved ${formatIsoTime(archive.saved_at)} with ${archive.message_count} messages.`,
   ];
   if (archive.description) lines.push(`Purpose: ${archive.description}`);
   if (archive.summary) lines.push(`Summary: ${archive.summary}`);

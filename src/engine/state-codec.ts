@@ -4,6 +4,7 @@ import { DEFAULT_STALE_EVENT_MS, LEGACY_HOST_ID, MAX_ERRORS } from './constants'
 import { insertInSendOrder, isLive } from './envelopes';
 import { capabilitiesForMode } from './members';
 import { checkChannel, checkEnvelope, checkKeys, isObj, isStringArray, reject, ShapeError, type Obj } from './state-shape';
+import { isDateTime } from './times';
 import { SCHEMA_VERSION } from './types';
 import type { Channel, Envelope, ErrorEntry, State } from './types';
 import type { Lease, LeaseField } from './leases';
@@ -33,7 +34,7 @@ function checkErrors(root: Obj, notes: string[]): ErrorEntry[] {
   if (root.errors === undefined) return [];
   if (!Array.isArray(root.errors)) reject('errors is not an array');
   const kept = root.errors.filter((e): e is ErrorEntry => isObj(e)
-    && typeof e.at === 'number' && Number.isFinite(e.at) && typeof e.message === 'string'
+    && isDateTime(e.at) && typeof e.message === 'string'
     && (e.channel_id === undefined || typeof e.channel_id === 'string')
     && (e.member_id === undefined || typeof e.member_id === 'string'));
   if (kept.length !== root.errors.length) notes.push(`errors: dropped ${root.errors.length - kept.length} malformed entries`);

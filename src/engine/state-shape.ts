@@ -12,7 +12,7 @@ import { buildSeenRecords, isSeenRecords, isSeenTime, seenEntries, splitSeenKey 
 import { emptyTimer } from './timer-clock';
 import { isValidRole, ownValue } from './validate';
 import type {
-  Channel, ChannelTimer, DeliveryMethod, DeliveryMode, DeliveryStatus, Envelope, Member, MessageType, Surface,
+  Channel, ChannelTimer, DeliveryMethod, DeliveryMode, DeliveryStatus, Envelope, HistoryRecord, Member, MessageType, Surface,
 } from './types';
 
 /** Thrown inside the codec only; parseState turns it into { ok: false }. */
@@ -286,4 +286,27 @@ export function checkEnvelope(key: string, raw: unknown, notes: string[]): Envel
   }
   requireType(e.seq === undefined || isFiniteNumber(e.seq), where, 'seq', 'a number');
   return e as unknown as Envelope;
+}
+
+/**
+ * Validates one history record (an archived message or a line of a history
+ * log): a complete envelope, plus who received it. `delivered_to` is optional
+ * (absent or malformed means nobody); non-string entries are dropped.
+ */
+export function checkHistoryRecord(raw: unknown, where: string, notes: string[]): HistoryRecord {
+  const record = isObj(raw) ? raw : {};
+  if (typeof record.message_id !== 'string') reject(`${where}: message_id must be a string`);
+  const envelope = checkEnvelope(record.message_id, raw, notes);
+  const deliveredTo = Array.isArray(record.delivered_to) ? record.delivered_to.filter((x): x is string => typeof x === 'string') : [];
+  return { ...envelope, delivered_to: deliveredTo };
+}
+
+/** A checked history record, or undefined when the value is not one. */
+export function parseHistoryRecord(value: unknown): HistoryRecord | undefined {
+  try {
+    return checkHistoryRecord(value, 'history record', []);
+  } catch (err) {
+    if (err instanceof ShapeError) return undefined;
+    throw err;
+  }
 }

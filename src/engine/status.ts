@@ -4,7 +4,7 @@ import { channelEnvelopes, isLive } from './envelopes';
 import { frameMessage, UNTRUSTED_NOTICE } from './framing';
 import { refuse, succeed } from './reasons';
 import { timerReport } from './timer';
-import { findChannel, pageLimit, requireMembership } from './validate';
+import { addToTotal, findChannel, pageLimit, requireMembership } from './validate';
 import type { Channel, EngineCtx, ErrorEntry, State, ToolResult } from './types';
 
 export interface StatusInput {
@@ -27,8 +27,8 @@ function describeChannel(state: State, channel: Channel, ctx: EngineCtx): Record
     lastMessageAt = Math.max(lastMessageAt ?? envelope.timestamp, envelope.timestamp);
     const who = envelope.recipient_session_id;
     if (!Object.prototype.hasOwnProperty.call(queueLengths, who)) continue;
-    if (envelope.delivery_status === 'pending') queueLengths[who] = (queueLengths[who] ?? 0) + 1;
-    if (envelope.delivery_status === 'in_flight') inFlight[who] = (inFlight[who] ?? 0) + 1;
+    if (envelope.delivery_status === 'pending') addToTotal(queueLengths, who, 1);
+    if (envelope.delivery_status === 'in_flight') addToTotal(inFlight, who, 1);
   }
   const finished = ctx.history.list(channel.id);
   const lastFinished = finished[finished.length - 1];

@@ -1,12 +1,13 @@
 // The chess clock's arithmetic, shared by the timer tool, send, and member removal.
 import type { ChannelTimer } from './types';
+import { addToTotal } from './validate';
 
 /** Adds the running segment to the holder's total and restarts the segment at now. */
 export function foldSegment(timer: ChannelTimer, now: number): void {
   const holder = timer.active_member_id;
   if (holder !== null && timer.segment_started_at !== null) {
     const spent = Math.max(0, now - timer.segment_started_at);
-    timer.elapsed_ms[holder] = (timer.elapsed_ms[holder] ?? 0) + spent;
+    addToTotal(timer.elapsed_ms, holder, spent);
     timer.segment_started_at = now;
   }
 }
@@ -35,7 +36,7 @@ export function elapsedWithRunning(timer: ChannelTimer, now: number): Record<str
   const out: Record<string, number> = { ...timer.elapsed_ms };
   const holder = timer.active_member_id;
   if (holder !== null && timer.segment_started_at !== null) {
-    out[holder] = (out[holder] ?? 0) + Math.max(0, now - timer.segment_started_at);
+    addToTotal(out, holder, Math.max(0, now - timer.segment_started_at));
   }
   return out;
 }

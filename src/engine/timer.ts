@@ -1,8 +1,8 @@
 // The chess-clock tool. The limit is advisory: reaching it blocks nothing.
 import { refuse, succeed } from './reasons';
-import { matchMember, resolvePeer } from './recipients';
+import { describeAmbiguousMatch, matchMember, resolvePeer } from './recipients';
 import { elapsedWithRunning, handOverClock, stopClock } from './timer-clock';
-import { describeMembers, requireMembership } from './validate';
+import { addToTotal, describeMembers, ownValue, requireMembership } from './validate';
 import type { Channel, EngineCtx, State, ToolResult } from './types';
 import type { ChannelCall } from './channels';
 
@@ -22,10 +22,10 @@ export function timerReport(channel: Channel, now: number): Record<string, unkno
   const byRole: Record<string, number> = {};
   for (const [id, ms] of Object.entries(byMember)) {
     const role = channel.members.find((m) => m.session_id === id)?.role ?? id;
-    byRole[role] = (byRole[role] ?? 0) + ms;
+    addToTotal(byRole, role, ms);
   }
   const total = Object.values(byMember).reduce((a, b) => a + b, 0);
-  const scoped = timer.limit_member_id === null ? total : (byMember[timer.limit_member_id] ?? 0);
+  const scoped = timer.limit_member_id === null ? total : (ownValue(byMember, timer.limit_member_id) ?? 0);
   const limited = timer.limit_ms !== null && timer.limit_ms > 0;
   return {
     active_member_id: timer.active_member_id,
@@ -75,6 +75,7 @@ export function timerAction(state: State, input: TimerInput, ctx: EngineCtx): To
       let scope: string | null = null;
       if (typeof input.to === 'string' && input.to.trim() !== '') {
         const target = matchMember(channel.members, input.to);
+        if (Array.isArray(target)) return refuse('ambiguous_target', describeAmbiguousMatch(input.to, target));
         if (!target) return refuse('unknown_target', `No member matches "${input.to.trim()}". Members: ${describeMembers(channel.members)}.`);
         scope = target.session_id;
       }

@@ -108,3 +108,11 @@ export function describeMembers(members: readonly Member[]): string {
 export function ownValue<T>(record: Record<string, T>, key: string): T | undefined {
   return Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
 }
+
+/**
+ * Adds `amount` to a per-member or per-role total. The old total is read with
+ * ownValue, so a key such as "constructor" starts from 0, not from a function.
+ */
+export function addToTotal(totals: Record<string, number>, key: string, amount: number): void {
+  totals[key] = (ownValue(totals, key) ?? 0) + amount;
+}

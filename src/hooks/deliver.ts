@@ -42,7 +42,6 @@ export function membershipsOf(state: State, memberId: string) {
   return Object.values(state.channels).flatMap((channel) => channel.members.filter((m) => m.session_id === memberId));
 }
 
-/** Pending mail a drain would hand over now (channel live, not paused, within budget). */
 /**
  * The member's pending mail a drain would hand over now, in queue order.
  * Mail whose channel is gone or paused, or over budget, is not handed over
@@ -50,7 +49,9 @@ export function membershipsOf(state: State, memberId: string) {
  */
 export function deliverableMail(state: State, memberId: string, now: number): Envelope[] {
   const out: Envelope[] = [];
-  for (const id of state.queues[memberId] ?? []) {
+  // Own keys only: a member id such as "constructor" must not find Object.prototype's.
+  const queue = Object.prototype.hasOwnProperty.call(state.queues, memberId) ? state.queues[memberId] : undefined;
+  for (const id of queue ?? []) {
     const envelope = Object.prototype.hasOwnProperty.call(state.messages, id) ? state.messages[id] : undefined;
     if (!envelope || envelope.recipient_session_id !== memberId || envelope.delivery_status !== 'pending') continue;
     const channel = channelOf(state, envelope);
@@ -125,7 +126,7 @@ export function commitHookDelivery(state: State, memberId: string, ids: readonly
   return commitDelivery(state, memberId, ids, 'pull', now, owner);
 }
 
-/** Step 2 when the answer could not be written: the mail goes back in send order. */
-export function requeueHookDelivery(state: State, memberId: string, ids: readonly string[]): void {
-  requeueFailedDelivery(state, memberId, ids);
+/** Step 2 when the answer could not be written: the mail this hook still owns goes back in send order. */
+export function requeueHookDelivery(state: State, memberId: string, ids: readonly string[], owner: DeliveryOwner): void {
+  requeueFailedDelivery(state, memberId, ids, owner);
 }

@@ -183,7 +183,7 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
     settle: async (wasSent) => {
       await store.mutate((state, ctx) => {
         if (wasSent) commitHookDelivery(state, memberId, delivery.ids, owner, ctx.now());
-        else requeueHookDelivery(state, memberId, delivery.ids);
+        else requeueHookDelivery(state, memberId, delivery.ids, owner);
         return { ok: true, message: wasSent ? 'committed' : 'requeued' };
       });
     },

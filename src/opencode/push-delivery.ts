@@ -139,22 +139,23 @@ export class PushDelivery {
 
   private async push(sessionId: string): Promise<PushOutcome> {
     const { store, client } = this.options;
-    let ownerUsed: DeliveryOwner | undefined;
     const drained = await store.mutate((state, ctx) => {
       if (!isPushMember(state, sessionId)) return succeed('not a push member', { member: false, ids: [], text: '', wait: 0 });
       const now = ctx.now();
       // Only deliveries whose owner died or whose lease ran out come back;
       // a live process's push in progress is left to finish.
       sweepInFlight(state, this.options.isOwnerAlive, now);
-      ownerUsed = this.owner(now);
-      const handed = drainQueue(state, sessionId, { owner: ownerUsed, now });
+      const owner = this.owner(now);
+      const handed = drainQueue(state, sessionId, { owner, now });
       const wait = handed.length === 0 && pendingRecipients(state).includes(sessionId) ? cooldownRemainingMs(state, sessionId, now) : 0;
       const text = handed.length > 0 ? frameForDelivery(state, handed, ctx) : '';
-      return succeed('drained', { member: true, ids: handed.map((e) => e.message_id), text, wait });
+      return succeed('drained', { member: true, ids: handed.map((e) => e.message_id), text, wait, owner });
     });
-    const data = drained.data as { member: boolean; ids: string[]; text: string; wait: number };
+    // `owner` is the record this drain wrote on the envelopes: commit and requeue touch only mail still under it.
+    const data = drained.data as { member: boolean; ids: string[]; text: string; wait: number; owner?: DeliveryOwner };
     if (!data.member) return { kind: 'not_push_member' };
-    if (data.ids.length === 0) {
+    const { owner } = data;
+    if (data.ids.length === 0 || owner === undefined) {
       // Mail held back only by the cooldown would otherwise wait for the next event.
       if (data.wait > 0) this.wakeLater(sessionId, data.wait + COOLDOWN_SLACK_MS);
       return { kind: 'nothing' };
@@ -168,18 +169,19 @@ export class PushDelivery {
     }
     if (failure === undefined) {
       const committed = await store.mutate((state, ctx) =>
-        succeed('committed', { ids: commitDelivery(state, sessionId, data.ids, 'push', ctx.now(), ownerUsed) }));
+        succeed('committed', { ids: commitDelivery(state, sessionId, data.ids, 'push', ctx.now(), owner) }));
       const ids = (committed.data as { ids: string[] }).ids;
       this.log(`pushed ${ids.length} message(s) to OpenCode session ${sessionId}`);
       return { kind: 'delivered', ids };
     }
-    return this.giveBack(sessionId, data.ids, failure);
+    return this.giveBack(sessionId, data.ids, owner, failure);
   }
 
-  private async giveBack(sessionId: string, ids: string[], failure: unknown): Promise<PushOutcome> {
+  private async giveBack(sessionId: string, ids: string[], owner: DeliveryOwner, failure: unknown): Promise<PushOutcome> {
     const detail = describeFailure(failure);
     const result = await this.options.store.mutate((state, ctx) => {
-      const outcome = requeueFailedDelivery(state, sessionId, ids);
+      // Only mail this push still holds: after a sweep and a takeover it is another delivery's.
+      const outcome = requeueFailedDelivery(state, sessionId, ids, owner);
       const dead = outcome.failed.length > 0 ? `; ${outcome.failed.length} dead-lettered after too many attempts` : '';
       recordError(state, ctx.now(), `OpenCode push to ${sessionId} failed (${detail}); ${outcome.requeued.length} message(s) re-queued${dead}`, sessionId);
       return succeed('requeued', { requeued: outcome.requeued, failed: outcome.failed });

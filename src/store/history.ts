@@ -3,6 +3,7 @@
 // happen only under the state lock; readers are lock-free and cache per
 // channel, reading only the tail a file grew by since their last look.
 import { dirname, join } from 'node:path';
+import { parseHistoryRecord } from '../engine/state-shape';
 import { FINISHED_STATUSES } from '../engine/types';
 import type { DeliveryStatus, Envelope, HistoryRecord, HistoryView, State } from '../engine/types';
 import { errnoOf, FsPort, writeAll } from './fs-port';
@@ -114,7 +115,7 @@ export class HistoryLog implements HistoryView {
     const movedIds = new Set<string>();
     const lineCounts = new Map<string, number>();
     for (const [channelId, envelopes] of byChannel) {
-      const records = envelopes.map((e): HistoryRecord => ({ ...e, delivered_to: state.delivered_to[e.message_id] ?? [] }));
+      const records = envelopes.map((e): HistoryRecord => ({ ...e, delivered_to: deliveredTo(state, e.message_id) }));
       lineCounts.set(channelId, this.append(channelId, records));
       for (const e of envelopes) movedIds.add(e.message_id);
     }
@@ -249,7 +250,7 @@ export class HistoryLog implements HistoryView {
         entry = { ino: stat.ino, size: 0, lines: 0, prefix: Buffer.alloc(0), byId: new Map(), sorted: undefined };
         this.cache.set(channelId, entry);
       }
-      if (stat.size > entry.size) readTail(this.port, fd, entry, stat.size);
+      if (stat.size > entry.size) readTail(this.port, fd, entry, stat.size, channelId);
       return entry;
     } finally {
       this.port.closeSync(fd);
@@ -310,7 +311,7 @@ function isSameFile(port: FsPort, fd: number, entry: ChannelCache, ino: number, 
   return port.readSync(fd, head, 0, head.length, 0) === head.length && head.equals(entry.prefix);
 }
 
-function readTail(port: FsPort, fd: number, entry: ChannelCache, size: number): void {
+function readTail(port: FsPort, fd: number, entry: ChannelCache, size: number, channelId: string): void {
   const tail = Buffer.alloc(size - entry.size);
   let got = 0;
   while (got < tail.length) {
@@ -325,7 +326,7 @@ function readTail(port: FsPort, fd: number, entry: ChannelCache, size: number): 
   let start = 0;
   while (start <= end) {
     const stop = tail.indexOf(NEWLINE, start);
-    const record = parseRecord(tail.toString('utf8', start, stop));
+    const record = parseRecord(tail.toString('utf8', start, stop), channelId);
     entry.lines++;
     if (record) {
       entry.byId.delete(record.message_id); // last record wins, at its latest position
@@ -337,7 +338,7 @@ function readTail(port: FsPort, fd: number, entry: ChannelCache, size: number): 
   entry.sorted = undefined;
 }
 
-function parseRecord(line: string): HistoryRecord | undefined {
+function parseRecord(line: string, channelId: string): HistoryRecord | undefined {
   if (line.trim() === '') return undefined;
   let value: unknown;
   try {
@@ -345,10 +346,15 @@ function parseRecord(line: string): HistoryRecord | undefined {
   } catch {
     return undefined;
   }
-  const r = value as Partial<HistoryRecord> | null;
-  if (!r || typeof r !== 'object' || typeof r.message_id !== 'string' || typeof r.timestamp !== 'number') return undefined;
-  if (!Array.isArray(r.delivered_to)) r.delivered_to = [];
-  return r as HistoryRecord;
+  // Readers frame, list and archive every field of a record, so a line that is
+  // not a whole envelope of this channel is skipped like a foreign line.
+  const record = parseHistoryRecord(value);
+  return record && record.channel_id === channelId ? record : undefined;
+}
+
+// Own keys only, so a hand-edited message id such as "constructor" finds no Object.prototype member.
+function deliveredTo(state: State, messageId: string): string[] {
+  return Object.prototype.hasOwnProperty.call(state.delivered_to, messageId) ? state.delivered_to[messageId] ?? [] : [];
 }
 
 function sortOldestFirst(records: HistoryRecord[]): HistoryRecord[] {

@@ -1,6 +1,7 @@
 // One event as one line: JSON for programs, plain text for people. Names,
 // roles and error texts are peer- or host-written, so the plain form drops
 // control characters: a role must not be able to move a terminal's cursor.
+import { isDateTime } from '../engine';
 import type { WatchEvent } from './events';
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
@@ -24,8 +25,10 @@ export interface WatchStart {
   pending: number;
 }
 
-function clock(at: number): string {
-  return new Date(at).toISOString().slice(11, 19);
+/** The time of day (UTC, hh:mm:ss) of a time, or "--:--:--" for a number a Date cannot hold. */
+export function clock(at: number): string {
+  // Counted from the end: years past 9999 print with six digits and a sign.
+  return isDateTime(at) ? new Date(at).toISOString().slice(-13, -5) : '--:--:--';
 }
 
 /** The event in words, without a time stamp. */

@@ -4,7 +4,7 @@
 import type { HistoryView, State } from '../engine';
 import { watchStateDir, type StateWatcher } from '../delivery/watcher';
 import { diffViews } from './events';
-import { describeEvent, jsonLine, plainLine, type WatchStart } from './format';
+import { clock, describeEvent, jsonLine, plainLine, type WatchStart } from './format';
 import { HIDE_CURSOR, renderScreen, SHOW_CURSOR } from './screen';
 import { emptyView, takeView, type WatchView } from './view';
 
@@ -82,7 +82,7 @@ export function startPeopleWatch(options: PeopleWatchOptions): PeopleWatch {
     if (output === 'screen') {
       // Redrawn even without events: counts such as in-flight mail move too.
       const at = now();
-      for (const event of events) recentEvents.push(`${new Date(at).toISOString().slice(11, 19)} ${describeEvent(event)}`);
+      for (const event of events) recentEvents.push(`${clock(at)} ${describeEvent(event)}`);
       recentEvents.splice(0, Math.max(0, recentEvents.length - SCREEN_EVENTS));
       draw();
       return;

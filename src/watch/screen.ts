@@ -3,7 +3,7 @@
 // out of step with it the way partial updates can.
 import { compareSendOrder } from '../engine';
 import type { Channel, Envelope } from '../engine';
-import { printable } from './format';
+import { clock, printable } from './format';
 import type { WatchView } from './view';
 
 export const HIDE_CURSOR = '\u001b[?25l';
@@ -22,10 +22,6 @@ export interface ScreenInput {
   at: number;
   columns: number;
   rows: number;
-}
-
-function clock(at: number): string {
-  return new Date(at).toISOString().slice(11, 19);
 }
 
 function countsOf(view: WatchView, channel: Channel): { pending: Map<string, number>; inFlight: Map<string, number> } {

@@ -149,8 +149,8 @@ test('requeue restores FIFO however the failed deliveries come back', () => {
   const { ctx, state, ids } = withMail(4);
   drain(state, ctx, { limit: 1 });
   drain(state, ctx, { limit: 1, ignoreCooldown: true });
-  requeueFailedDelivery(state, 'b', [ids[1]!]);
-  requeueFailedDelivery(state, 'b', [ids[0]!]);
+  requeueFailedDelivery(state, 'b', [ids[1]!], OWNER);
+  requeueFailedDelivery(state, 'b', [ids[0]!], OWNER);
   assert.deepEqual(state.queues.b, ids);
   for (const id of ids) assert.equal(state.messages[id]!.delivery_status, 'pending');
   assert.equal(state.messages[ids[0]!]!.delivery_owner, null);
@@ -160,20 +160,20 @@ test('requeue ignores delivered mail and mail addressed to someone else', () => 
   const { ctx, state, ids } = withMail(1);
   drain(state, ctx);
   commitDelivery(state, 'b', ids, 'push', ctx.now());
-  const out = requeueFailedDelivery(state, 'b', ids);
+  const out = requeueFailedDelivery(state, 'b', ids, OWNER);
   assert.deepEqual(out, { requeued: [], failed: [], rejected: [] });
   assert.equal(state.messages[ids[0]!]!.delivery_status, 'delivered');
-  assert.deepEqual(requeueFailedDelivery(state, 'a', ids).requeued, []);
+  assert.deepEqual(requeueFailedDelivery(state, 'a', ids, OWNER).requeued, []);
 });
 
 test('after five handovers a failed delivery becomes a dead letter', () => {
   const { ctx, state, ids } = withMail(1);
   for (let i = 1; i <= 4; i += 1) {
     drain(state, ctx, { ignoreCooldown: true });
-    assert.deepEqual(requeueFailedDelivery(state, 'b', ids).requeued, ids);
+    assert.deepEqual(requeueFailedDelivery(state, 'b', ids, OWNER).requeued, ids);
   }
   drain(state, ctx, { ignoreCooldown: true });
-  assert.deepEqual(requeueFailedDelivery(state, 'b', ids).failed, ids);
+  assert.deepEqual(requeueFailedDelivery(state, 'b', ids, OWNER).failed, ids);
   assert.equal(state.messages[ids[0]!]!.delivery_status, 'failed');
   assert.equal(state.messages[ids[0]!]!.attempts, 5);
   assert.equal(state.queues.b, undefined);
@@ -183,7 +183,7 @@ test('requeue rejects mail for a recipient who left the channel meanwhile', () =
   const { ctx, state, ids } = withMail(1);
   drain(state, ctx);
   state.channels.dev!.members.pop();
-  assert.deepEqual(requeueFailedDelivery(state, 'b', ids).rejected, ids);
+  assert.deepEqual(requeueFailedDelivery(state, 'b', ids, OWNER).rejected, ids);
   assert.equal(state.messages[ids[0]!]!.delivery_status, 'rejected');
 });
 

@@ -84,7 +84,11 @@ function apply(world: World, step: Step): void {
     }
     case 'requeue': {
       const who = MEMBERS[step.recipient]!;
-      requeueFailedDelivery(world.state, who, subset(inFlightFor(world.state, who), step.pick));
+      // A failed delivery gives back what its own drain handed over: the ids
+      // picked are offered under the owner of the first, the rest must stay put.
+      const picked = subset(inFlightFor(world.state, who), step.pick);
+      const owner = picked.length > 0 ? world.state.messages[picked[0]!]!.delivery_owner : undefined;
+      if (owner) requeueFailedDelivery(world.state, who, picked, owner);
       break;
     }
     case 'sweep':

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { test } from 'node:test';
-import { parseFrames } from '../../src/engine/index';
+import { emptyState, parseFrames } from '../../src/engine/index';
+import { deliverableMail, needsDelivery } from '../../src/hooks/deliver';
 import {
   channelWith, claudeEvent, codexEvent, geminiEvent, hook, historyRecord, send, stateOf, statusOf, tempProject, textOf,
 } from './support';
@@ -245,4 +246,10 @@ test('a Claude Code session does not read mail bound to a Codex session of the s
   const forced = await hook(project, claudeEvent('UserPromptSubmit', SID), { OPENCOMMS_HOST: 'claude-code' });
   assert.deepEqual(forced.answer, {});
   assert.equal(stateOf(store).queues[ALICE]!.length, 1);
+});
+
+test('a member id that is an Object.prototype name has no mail, rather than crashing the hook', () => {
+  const state = emptyState();
+  assert.deepEqual(deliverableMail(state, 'constructor', 0), []);
+  assert.equal(needsDelivery(state, 'constructor', 0), false);
 });

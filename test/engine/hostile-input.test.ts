@@ -1,17 +1,20 @@
-// Review C: failing tests for engine defects found against PROTOCOL.md and the
-// reference's section 11.2. Each test names the rule it checks.
+// Hostile or hand-edited input must not crash a reader or misroute mail: member
+// ids and roles that are Object.prototype names, times a Date cannot hold, ids
+// that differ only in case, late failures after a lease takeover, and history
+// lines that are not whole envelopes. Each test names the rule it checks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runStatus } from '../../src/cli/status';
+import { clock } from '../../src/watch/format';
 import { HistoryLog, NODE_FS } from '../../src/store/index';
 import {
   buildArchiveContext, createChannel, history, drainQueue, emptyState, joinChannel, kickChannel, parseArchive, requeueFailedDelivery,
-  parseState, sendMessage, serializeState, sweepInFlight, timerAction,
+  parseState, sendMessage, serializeState, sweepInFlight, timerAction, formatIsoTime, MAX_DATE_MS,
 } from '../../src/engine/index';
-import { channelWith, fakeCtx, mustOk, PROJECT, WORKTREE } from './helpers';
+import { channelWith, fakeCtx, mustOk, PROJECT, reasonOf, WORKTREE } from './helpers';
 
 test('chess clock: a member whose id is "constructor" gets a numeric elapsed time, not Object.prototype text', () => {
   const ctx = fakeCtx();
@@ -85,7 +88,7 @@ test('requeue: a delivery whose lease was taken over cannot pull the envelope ba
   const second = { pid: 2, host: 'h', lease_until: ctx.now() + 30_000 };
   assert.equal(drainQueue(state, 'b', { owner: second, now: ctx.now() }).length, 1);
   // The first owner's handover now fails and it gives its ids back (as hooks and the OpenCode plugin do).
-  requeueFailedDelivery(state, 'b', [id]);
+  requeueFailedDelivery(state, 'b', [id], first);
   const envelope = state.messages[id]!;
   assert.equal(envelope.delivery_status, 'in_flight', 'the second, live owner still holds it');
   assert.deepEqual(envelope.delivery_owner, second);
@@ -96,7 +99,7 @@ test('state validation: an errors entry whose time is outside the Date range is 
   const text = JSON.stringify({ schema_version: 2, channels: {}, messages: {}, queues: {}, delivered_to: {}, errors: [{ at: 1e16, message: 'hand-edited' }] });
   const parsed = parseState(text, 1_000_000);
   assert.ok(parsed.ok);
-  const dir = mkdtempSync(join(tmpdir(), 'opencomms-review-'));
+  const dir = mkdtempSync(join(tmpdir(), 'opencomms-hostile-'));
   try {
     mkdirSync(join(dir, '.opencomms'));
     writeFileSync(join(dir, '.opencomms', 'state.json'), serializeState(parsed.state));
@@ -113,13 +116,111 @@ test('history: a hand-edited history line missing its envelope fields is skipped
   const ctx = fakeCtx();
   const state = channelWith(ctx, ['a', 'b']);
   const channelId = state.channels.dev!.id;
-  const dir = mkdtempSync(join(tmpdir(), 'opencomms-review-'));
+  const dir = mkdtempSync(join(tmpdir(), 'opencomms-hostile-'));
   try {
     mkdirSync(join(dir, 'history'));
     writeFileSync(join(dir, 'history', `${channelId}.jsonl`), `${JSON.stringify({ message_id: 'ocm_1', timestamp: 5 })}\n`);
     const log = new HistoryLog({ port: NODE_FS, historyDir: join(dir, 'history') });
     const result = (() => history(state, { channel: 'dev', session_id: 'a' }, { ...ctx, history: log }));
     assert.doesNotThrow(result);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('send: a to= that matches several members only when case is ignored is refused with ambiguous_recipient', () => {
+  const ctx = fakeCtx();
+  const state = channelWith(ctx, ['a', 'Bob', 'bob']);
+  const sent = sendMessage(state, { channel: 'dev', session_id: 'a', content: 'for which bob?', to: 'BOB' }, ctx);
+  assert.equal(reasonOf(sent), 'ambiguous_recipient');
+  assert.match(sent.message, /Bob/);
+  assert.match(sent.message, /bob/);
+});
+
+test('send: an exact session id wins over another member whose role differs from it only in case', () => {
+  const ctx = fakeCtx();
+  const state = channelWith(ctx, ['a', 'R2', 'x']); // roles R0, R1, R2: member "x" holds role R2
+  assert.deepEqual(mustOk(sendMessage(state, { channel: 'dev', session_id: 'a', content: 'exact', to: 'R2' }, ctx)).data!.recipients, ['R2']);
+  assert.equal(reasonOf(sendMessage(state, { channel: 'dev', session_id: 'a', content: 'folded', to: 'r2' }, ctx)), 'ambiguous_recipient');
+});
+
+test('send: to= naming the sender exactly is unknown_recipient, never a peer whose id differs only in case', () => {
+  const ctx = fakeCtx();
+  const state = channelWith(ctx, ['bob', 'Bob', 'c']);
+  assert.equal(reasonOf(sendMessage(state, { channel: 'dev', session_id: 'bob', content: 'me?', to: 'bob' }, ctx)), 'unknown_recipient');
+});
+
+test('kick and timer set_limit refuse a target that matches several members only when case is ignored', () => {
+  const ctx = fakeCtx();
+  const state = channelWith(ctx, ['a', 'Bob', 'bob']);
+  assert.equal(reasonOf(kickChannel(state, { channel: 'dev', session_id: 'a', target_session_id: 'BOB' }, ctx)), 'ambiguous_target');
+  assert.equal(reasonOf(timerAction(state, { channel: 'dev', session_id: 'a', action: 'set_limit', limit_ms: 5, to: 'BOB' }, ctx)), 'ambiguous_target');
+  assert.equal(state.channels.dev!.members.length, 3);
+  const limited = mustOk(timerAction(state, { channel: 'dev', session_id: 'a', action: 'set_limit', limit_ms: 5, to: 'Bob' }, ctx));
+  assert.equal(limited.data!.limit_member_id, 'Bob');
+});
+
+test('requeue: the same process draining again after a sweep is a new owner; its first, late failure leaves the mail alone', () => {
+  const ctx = fakeCtx();
+  const state = channelWith(ctx, ['a', 'b']);
+  const id = (mustOk(sendMessage(state, { channel: 'dev', session_id: 'a', content: 'hello' }, ctx)).data!.message_ids as string[])[0]!;
+  const first = { pid: 7, host: 'h', lease_until: ctx.now() + 30_000 };
+  drainQueue(state, 'b', { owner: first, now: ctx.now() });
+  ctx.advance(31_000);
+  sweepInFlight(state, () => true, ctx.now());
+  const again = { pid: 7, host: 'h', lease_until: ctx.now() + 30_000 };
+  drainQueue(state, 'b', { owner: again, now: ctx.now() });
+  assert.deepEqual(requeueFailedDelivery(state, 'b', [id], first).requeued, []);
+  assert.deepEqual(state.messages[id]!.delivery_owner, again);
+  assert.deepEqual(requeueFailedDelivery(state, 'b', [id], again).requeued, [id]);
+  assert.equal(state.messages[id]!.delivery_status, 'pending');
+});
+
+test('state validation: an errors entry whose time a Date cannot hold is dropped with a repair note', () => {
+  const entries = [{ at: MAX_DATE_MS, message: 'edge' }, { at: -MAX_DATE_MS - 1, message: 'too early' }, { at: 1e16, message: 'too late' }];
+  const parsed = parseState(JSON.stringify({ schema_version: 2, channels: {}, messages: {}, errors: entries }), 1_000_000);
+  assert.ok(parsed.ok);
+  assert.deepEqual(parsed.state.errors.map((e) => e.message), ['edge']);
+  assert.ok(parsed.notes.some((n) => n.includes('errors')));
+});
+
+test('time formatting never throws: an out-of-range number prints as unknown', () => {
+  for (const at of [1e16, -1e16, Number.NaN, Number.POSITIVE_INFINITY]) {
+    assert.equal(formatIsoTime(at), 'unknown time');
+    assert.equal(clock(at), '--:--:--');
+  }
+  assert.equal(formatIsoTime(0), '1970-01-01T00:00:00.000Z');
+  assert.equal(clock(MAX_DATE_MS), '00:00:00');
+});
+
+test('archive: a saved_at beyond the Date range is pulled back to its limit and created_at falls back to it', () => {
+  const archive = parseArchive({
+    schema: 1, channel_id: 'chn_00000000000000000000000000000001', name: 'old', members: [], messages: [], saved_at: 1e16, created_at: -1e17,
+  });
+  assert.equal(archive?.saved_at, MAX_DATE_MS);
+  assert.equal(archive?.created_at, MAX_DATE_MS);
+  assert.match(buildArchiveContext(archive!, 'old-r2'), /Saved \+275760-09-13T00:00:00\.000Z/);
+});
+
+test('history: a line that is a whole envelope of another channel is skipped; a good line is kept', () => {
+  const ctx = fakeCtx();
+  const state = channelWith(ctx, ['a', 'b']);
+  const channelId = state.channels.dev!.id;
+  const sent = mustOk(sendMessage(state, { channel: 'dev', session_id: 'a', content: 'kept' }, ctx));
+  const id = (sent.data!.message_ids as string[])[0]!;
+  const good = { ...state.messages[id]!, delivery_status: 'delivered', delivered_to: ['b'] };
+  const foreign = { ...good, message_id: 'ocm_foreign', channel_id: 'chn_other' };
+  const typo = { ...good, message_id: 'ocm_typo', message_type: 'gossip' };
+  delete state.messages[id];
+  state.queues = {};
+  const dir = mkdtempSync(join(tmpdir(), 'opencomms-hostile-'));
+  try {
+    mkdirSync(join(dir, 'history'));
+    writeFileSync(join(dir, 'history', `${channelId}.jsonl`), [good, foreign, typo].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const log = new HistoryLog({ port: NODE_FS, historyDir: join(dir, 'history') });
+    assert.deepEqual(log.list(channelId).map((r) => r.message_id), [id]);
+    const page = mustOk(history(state, { channel: 'dev', session_id: 'a' }, { ...ctx, history: log }));
+    assert.deepEqual((page.data!.messages as { message_id: string }[]).map((m) => m.message_id), [id]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
