@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseState } from '../engine';
 import type { State } from '../engine';
-import { isValidMemberId, listPins, NODE_FS, replaceFile, STATE_DIR_NAME } from '../store';
+import { findLeftovers, isValidMemberId, listPins, NODE_FS, removeLeftovers, replaceFile, STATE_DIR_NAME } from '../store';
 import { isPidAlive, parseLockOwner } from '../store/lock';
 
 export interface DoctorOptions {
@@ -60,6 +60,7 @@ export function runDoctor(options: DoctorOptions): number {
     checkNode(),
     ...checkState(options.projectDir),
     checkLock(options.projectDir, options.fix),
+    checkLeftovers(options.projectDir, options.fix),
     ...checkPins(options.projectDir),
     ...checkHosts(options),
   ];
@@ -155,6 +156,16 @@ function checkLock(projectDir: string, fix: boolean): Check {
     status: 'warn',
     message: `held by ${who} for ${Math.round(ageMs / 1000)} s; writers break it after 15 s without a refresh. If that machine is gone, delete ${path}.`,
   };
+}
+
+function checkLeftovers(projectDir: string, fix: boolean): Check {
+  const options = { port: NODE_FS, stateDir: stateDirOf(projectDir), isPidAlive, now: Date.now() };
+  const found = findLeftovers(options);
+  if (found.length === 0) return { name: 'leftovers', status: 'ok', message: 'no temp or lock files left by dead processes' };
+  const what = `${found.length} temp or lock file(s) left by processes that died mid-save (${found.slice(0, 3).map((p) => p.slice(options.stateDir.length + 1)).join(', ')}${found.length > 3 ? ', …' : ''})`;
+  if (!fix) return { name: 'leftovers', status: 'warn', message: `${what}; harmless, but run doctor --fix to delete them` };
+  removeLeftovers(options);
+  return { name: 'leftovers', status: 'ok', message: `deleted ${what}`, fixed: true };
 }
 
 /** Removes the lock only if it still holds the bytes we judged stale. */

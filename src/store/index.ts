@@ -20,6 +20,7 @@ export type { FsPort } from './fs-port';
 export { replaceFile } from './replace-file';
 export { HistoryLog, isValidChannelId, CHANNEL_ID_PATTERN, HISTORY_KEEP_RECORDS, HISTORY_COMPACT_LINES } from './history';
 export { LOCK_TIMEOUT_MS, LOCK_STALE_MS } from './lock';
+export { findLeftovers, removeLeftovers, LEFTOVER_MIN_AGE_MS } from './leftovers';
 export { isValidMemberId, writePin, readPin, listPins, removePin } from './pins';
 export type { PinRecord } from './pins';
 export { writeArchive, readArchive, listArchives, findArchiveByName, deleteArchive } from './archives';

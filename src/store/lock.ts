@@ -6,6 +6,7 @@ import { basename, dirname, join } from 'node:path';
 import { errnoOf, FsPort, tryReadFile, unlinkQuietly, writeAll } from './fs-port';
 import { StoreFault, unwritable } from './faults';
 import { isTempOf } from './replace-file';
+import { removeLeftovers } from './leftovers';
 
 /** Give up waiting for the lock after this long. */
 export const LOCK_TIMEOUT_MS = 5_000;
@@ -338,6 +339,8 @@ function breakLock(options: LockOptions, judged: JudgedLock): boolean {
   if (isJudgedLock(port, aside, judged)) {
     unlinkQuietly(port, aside);
     if (owner && owner.host === options.host) removeOrphanTemps(port, dirname(lockPath), owner.pid);
+    // A break is rare: the moment to clear older leftovers of any dead process too.
+    removeLeftovers({ port, stateDir: dirname(lockPath), isPidAlive: options.isPidAlive ?? isPidAlive, now: Date.now() });
     return true;
   }
   try {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { DIST, runCli, startServer, tempProject } from '../helpers/server';
@@ -110,6 +110,31 @@ test('doctor lists preserved corrupt state files', async (t) => {
   writeFileSync(join(project, '.opencomms', 'state.corrupt-1700000000000.json'), 'x');
   const { stdout } = await runCli(['doctor', '--project', project]);
   assert.match(stdout, /state\.corrupt-1700000000000\.json/);
+});
+
+test('doctor reports temp and lock-aside files left by dead processes, and --fix deletes only those', async (t) => {
+  const project = tempProject(t);
+  const dir = join(project, '.opencomms');
+  mkdirSync(join(dir, 'history'), { recursive: true });
+  const old = new Date(Date.now() - 120_000);
+  const leftovers = [join(dir, '.state.999999.abcdef12.tmp'), join(dir, '.state.lock.999998.0123abcd.stale'), join(dir, 'history', '.chn_a.999997.00ff00ff.tmp')];
+  for (const path of leftovers) {
+    writeFileSync(path, 'x');
+    utimesSync(path, old, old);
+  }
+  const fresh = join(dir, '.state.999996.11111111.tmp'); // too young: another machine may still be writing it
+  writeFileSync(fresh, 'x');
+  const mine = join(dir, `.state.${process.pid}.22222222.tmp`); // a live process's
+  writeFileSync(mine, 'x');
+  utimesSync(mine, old, old);
+  const report = await runCli(['doctor', '--project', project]);
+  assert.match(report.stdout, /WARN leftovers: 3 temp or lock file\(s\) left by processes that died mid-save/);
+  const fixed = await runCli(['doctor', '--project', project, '--fix']);
+  assert.match(fixed.stdout, /leftovers: deleted 3 .*\(fixed\)/);
+  for (const path of leftovers) assert.equal(existsSync(path), false, path);
+  assert.equal(existsSync(fresh), true);
+  assert.equal(existsSync(mine), true);
+  assert.match((await runCli(['doctor', '--project', project])).stdout, /ok {3}leftovers: no temp or lock files/);
 });
 
 test('doctor --fix removes a lock left by a dead process, and only then', async (t) => {

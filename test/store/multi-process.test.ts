@@ -5,6 +5,9 @@ import { spawn, ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { NODE_FS } from '../../src/store/fs-port';
+import { LEFTOVER_MIN_AGE_MS, leftoverPidOf, removeLeftovers } from '../../src/store/leftovers';
+import { isPidAlive } from '../../src/store/lock';
 import { OK, tempFilesIn, tempProject, testStore } from './helpers';
 
 const WORKER = join(__dirname, '..', '..', '..', 'test', 'store', 'fixtures', 'worker.cjs');
@@ -121,6 +124,13 @@ test('a SIGKILL storm leaves a loadable state holding every acknowledged mutatio
   assert.equal(labels.size, state.errors.length, 'no mutation was applied twice');
   assert.deepEqual(Object.keys(state.messages), [], 'every finished envelope left state.json');
   assert.equal(existsSync(store.lockPath), false);
-  assert.deepEqual(tempFilesIn(store.stateDir), []);
   assert.deepEqual(tempFilesIn(join(store.stateDir, 'history')), []);
+  // A save's temp file never outlives the break of its writer's lock. A
+  // breaker killed between moving a dead lock aside and deleting it leaves
+  // that aside; it names a dead pid and goes with the next sweep of leftovers.
+  const left = tempFilesIn(store.stateDir);
+  assert.deepEqual(left.filter((name) => name.endsWith('.tmp')), []);
+  for (const name of left) assert.equal(isPidAlive(leftoverPidOf(name) ?? process.pid), false, name);
+  removeLeftovers({ port: NODE_FS, stateDir: store.stateDir, isPidAlive, now: Date.now() + LEFTOVER_MIN_AGE_MS });
+  assert.deepEqual(tempFilesIn(store.stateDir), []);
 });

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { findLeftovers, LEFTOVER_MIN_AGE_MS, leftoverPidOf, removeLeftovers } from '../../src/store/leftovers';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Envelope, State } from '../../src/engine/types';
@@ -146,4 +147,31 @@ test('a new history log is made durable (its folder fsynced) before state.json d
     return OK;
   });
   assert.deepEqual(events.slice(0, 2), ['fsync history folder', 'rename state.json']);
+});
+
+test('leftovers are temp and lock-aside names of dead processes, old enough that no other machine can still be writing them', (t) => {
+  const dir = tempProject(t);
+  mkdirSync(join(dir, 'history'), { recursive: true });
+  assert.equal(leftoverPidOf('.state.123.abcdef12.tmp'), 123);
+  assert.equal(leftoverPidOf('.state.lock.45.0123abcd.stale'), 45);
+  assert.equal(leftoverPidOf('.chn_x.9.00000000.tmp'), 9);
+  for (const name of ['state.json', '.state.lock', '.state.lock.next', '.state.x.abcdef12.tmp', '.state.1.ABCDEF12.tmp', 'a.1.abcdef12.tmp']) {
+    assert.equal(leftoverPidOf(name), undefined, name);
+  }
+  const now = Date.now();
+  const old = new Date(now - 2 * LEFTOVER_MIN_AGE_MS);
+  const make = (path: string, isOld: boolean): string => {
+    writeFileSync(path, 'x');
+    if (isOld) utimesSync(path, old, old);
+    return path;
+  };
+  const dead = make(join(dir, '.state.111.abcdef12.tmp'), true);
+  const deadAside = make(join(dir, '.state.lock.112.abcdef12.stale'), true);
+  const deadInHistory = make(join(dir, 'history', '.chn_a.113.abcdef12.tmp'), true);
+  const young = make(join(dir, '.state.114.abcdef12.tmp'), false);
+  const alive = make(join(dir, '.state.115.abcdef12.tmp'), true);
+  const options = { port: NODE_FS, stateDir: dir, isPidAlive: (pid: number) => pid === 115, now };
+  assert.deepEqual(findLeftovers(options).sort(), [dead, deadAside, deadInHistory].sort());
+  assert.equal(removeLeftovers(options), 3);
+  assert.deepEqual([dead, deadAside, deadInHistory, young, alive].map((p) => existsSync(p)), [false, false, false, true, true]);
 });
