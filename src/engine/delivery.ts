@@ -26,6 +26,14 @@ export interface DrainOptions {
   ignoreCooldown?: boolean;
 }
 
+// A cooldown is never longer than the channel's delivery_cooldown_ms. One
+// that ends later than that from now was written by a clock running ahead
+// (or by hand) and is ignored, instead of holding mail until it ages out.
+function cooldownEnd(channel: Channel, recipient: string, now: number): number {
+  const until = ownValue(channel.cooldown_until, recipient) ?? 0;
+  return until > now + channel.delivery_cooldown_ms ? 0 : until;
+}
+
 function isAgedOut(channel: Channel, envelope: Envelope, now: number): boolean {
   const member = memberOf(channel, envelope.recipient_session_id);
   const policy = member?.stale_policy;
@@ -57,7 +65,7 @@ export function drainQueue(state: State, recipient: string, options: DrainOption
       envelope.delivery_owner = null;
       continue;
     }
-    const cooling = !options.ignoreCooldown && now < (ownValue(channel.cooldown_until, recipient) ?? 0);
+    const cooling = !options.ignoreCooldown && now < cooldownEnd(channel, recipient, now);
     if ((only && channel !== only) || channel.paused || cooling) {
       kept.push(id);
       continue;
@@ -88,8 +96,8 @@ export function drainQueue(state: State, recipient: string, options: DrainOption
 export function cooldownRemainingMs(state: State, recipient: string, now: number): number {
   let wait = 0;
   for (const channel of Object.values(state.channels)) {
-    const until = ownValue(channel.cooldown_until, recipient);
-    if (until !== undefined && until > now) wait = Math.max(wait, until - now);
+    const until = cooldownEnd(channel, recipient, now);
+    if (until > now) wait = Math.max(wait, until - now);
   }
   return wait;
 }

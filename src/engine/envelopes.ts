@@ -18,11 +18,15 @@ export function isLive(envelope: Envelope): boolean {
 
 /**
  * Send order: by seq when both envelopes carry one, else by timestamp
- * (envelopes written by the reference have no seq).
+ * (envelopes written by the reference have no seq). The copies of one
+ * broadcast share both, so message_id breaks the tie: the order must not
+ * depend on where each copy happens to be kept (state or history), or a
+ * `before` cursor would repeat one copy and skip another between pages.
  */
 export function compareSendOrder(a: Envelope, b: Envelope): number {
-  if (typeof a.seq === 'number' && typeof b.seq === 'number') return a.seq - b.seq;
-  return a.timestamp - b.timestamp;
+  const bySend = typeof a.seq === 'number' && typeof b.seq === 'number' ? a.seq - b.seq : a.timestamp - b.timestamp;
+  if (bySend !== 0) return bySend;
+  return a.message_id < b.message_id ? -1 : a.message_id > b.message_id ? 1 : 0;
 }
 
 function toRecord(state: State, envelope: Envelope): HistoryRecord {

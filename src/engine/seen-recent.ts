@@ -56,10 +56,15 @@ export function seenEntries(records: string): { hash: string; at: number }[] {
   return entries;
 }
 
-/** Whether `hash` was recorded less than `windowMs` before `now`. */
+/**
+ * Whether `hash` was recorded less than `windowMs` from `now`, either way: a
+ * record stamped later than now (a clock that moved back, a machine running
+ * ahead) counts only while it is within the window too, so it cannot refuse
+ * the same text until this clock catches up.
+ */
 export function seenWithin(records: string, hash: string, now: number, windowMs: number): boolean {
   for (let i = records.indexOf(hash); i !== -1; i = records.indexOf(hash, i + 1)) {
-    if (i % SEEN_RECORD_CHARS === 0 && now - timeAt(records, i) < windowMs) return true;
+    if (i % SEEN_RECORD_CHARS === 0 && Math.abs(now - timeAt(records, i)) < windowMs) return true;
   }
   return false;
 }

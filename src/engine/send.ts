@@ -34,7 +34,11 @@ function checkMessageType(type: string | null | undefined): MessageType | Refusa
 }
 
 function takeRateSlot(channel: Channel, now: number): Refusal | null {
-  if (now - channel.rate.window_start > RATE_WINDOW_MS) channel.rate = { window_start: now, count: 0 };
+  // A window that starts in the future (a clock that moved back, a machine
+  // whose clock runs ahead) cannot be measured here: a new one starts, rather
+  // than one that would last until this clock caught up.
+  const age = now - channel.rate.window_start;
+  if (age > RATE_WINDOW_MS || age < 0) channel.rate = { window_start: now, count: 0 };
   channel.rate.count += 1;
   if (channel.rate.count > channel.rate_limit) {
     return refuse('rate_limited', `Rate limit reached on "${channel.name}" (${channel.rate_limit} messages per minute).`);

@@ -1,4 +1,4 @@
-// Second review: failing tests for engine defects outside the first review's ground.
+// Clocks that disagree (a step back, a machine running ahead) and broadcast copies in history paging.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { drainQueue, history, pullMessages, sendMessage } from '../../src/engine/index';
