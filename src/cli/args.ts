@@ -102,12 +102,15 @@ export interface CommandFlags {
 
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 
-/** "90s", "30m", "1h", "250ms" or a bare number of milliseconds. */
+/** The longest wait a Node timer can hold (about 24.8 days); a longer one would fire at once. */
+export const MAX_DURATION_MS = 2 ** 31 - 1;
+
+/** "90s", "30m", "1h", "250ms" or a bare number of milliseconds: at least 1 ms, at most MAX_DURATION_MS. */
 export function parseDuration(text: string): number | undefined {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
   if (!match) return undefined;
-  const ms = Number(match[1]) * DURATION_UNITS_MS[match[2] ?? 'ms'];
-  return Number.isFinite(ms) && ms > 0 ? Math.round(ms) : undefined;
+  const ms = Math.round(Number(match[1]) * DURATION_UNITS_MS[match[2] ?? 'ms']);
+  return Number.isFinite(ms) && ms >= 1 && ms <= MAX_DURATION_MS ? ms : undefined;
 }
 
 export function parseCommandLine(argv: readonly string[]): ParsedArgs {
@@ -133,7 +136,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
   let timeoutMs: number | undefined;
   if (values.timeout !== undefined) {
     timeoutMs = parseDuration(values.timeout as string);
-    if (timeoutMs === undefined) throw new UsageError(`--timeout takes a duration such as 90s, 30m or 1h (or milliseconds), not "${values.timeout}".`);
+    if (timeoutMs === undefined) {
+      throw new UsageError(`--timeout takes a duration from 1ms to 596h, such as 90s, 30m or 1h (or milliseconds), not "${values.timeout}".`);
+    }
   }
   const flags: CommandFlags = {
     project: values.project as string | undefined,

@@ -55,14 +55,27 @@ function installArgs(host: string): string {
   return host === 'claude-code plugin' ? 'claude-code --plugin' : host;
 }
 
+// A check that cannot even look (a file where a folder should be, a folder
+// where a file should be, no permission) is itself a finding, never a crash:
+// doctor exists for exactly those broken set-ups.
+function guarded(name: string, run: () => Check | Check[]): Check[] {
+  try {
+    const result = run();
+    return Array.isArray(result) ? result : [result];
+  } catch (err) {
+    const detail = err instanceof Error ? err.message : String(err);
+    return [{ name, status: 'fail', message: `could not check (${detail}); fix or move what it names, then run doctor again` }];
+  }
+}
+
 export function runDoctor(options: DoctorOptions): number {
   const checks = [
-    checkNode(),
-    ...checkState(options.projectDir),
-    checkLock(options.projectDir, options.fix),
-    checkLeftovers(options.projectDir, options.fix),
-    ...checkPins(options.projectDir),
-    ...checkHosts(options),
+    ...guarded('node', () => checkNode()),
+    ...guarded('state', () => checkState(options.projectDir)),
+    ...guarded('lock', () => checkLock(options.projectDir, options.fix)),
+    ...guarded('leftovers', () => checkLeftovers(options.projectDir, options.fix)),
+    ...guarded('pins', () => checkPins(options.projectDir)),
+    ...guarded('hosts', () => checkHosts(options)),
   ];
   const isHealthy = !checks.some((c) => c.status === 'fail');
   if (options.json) {

@@ -6,6 +6,7 @@ import {
   MAX_MEMBERS_CEILING, MAX_PAGE_LIMIT, MAX_RATE_LIMIT, MAX_ROLE_CHARS, MAX_ARCHIVE_SUMMARY_CHARS,
   MIN_MAX_HOPS, SENDER_MESSAGE_TYPES, TIMER_ACTIONS, type ToolResult,
 } from '../engine';
+import { isSpawnHost, SPAWN_HOSTS } from '../delivery/spawn-command';
 import type { ToolAnnotations, ToolDescriptor } from './registry';
 import type { PropertySchema } from './schema';
 import type { ToolServices } from './services';
@@ -19,7 +20,7 @@ const role: PropertySchema = { type: 'string', maxLength: MAX_ROLE_CHARS };
 const rolePrompt: PropertySchema = { type: 'string', description: 'Your standing instructions in this channel' };
 const limit: PropertySchema = { type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT };
 const memberRef: PropertySchema = { type: 'string', maxLength: MAX_ID_CHARS, description: 'Member session id or role' };
-const spawnPush: PropertySchema = { type: 'boolean', description: 'Deliver by resuming your host session (claude-code, codex)' };
+const spawnPush: PropertySchema = { type: 'boolean', description: 'Deliver by resuming your host session (only on hosts claude-code and codex; refused elsewhere)' };
 const hostSessionId: PropertySchema = { type: 'string', maxLength: 200, description: 'Your host session id, for spawn_push' };
 
 const READ: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
@@ -45,6 +46,19 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
     stale_policy: a.spawn_push === true ? { mode: 'window' as const, window_ms: 300_000 } : { mode: 'none' as const, window_ms: null },
   });
 
+  // spawn_push asks to be woken by resuming the host session from the
+  // command line; only some hosts can be. Elsewhere nothing could ever push
+  // the mail, and a spawn_push member's mail ages out after 5 minutes.
+  const spawnPushRefusal = (a: Args): engine.ToolResult | undefined => {
+    if (a.spawn_push !== true || isSpawnHost(s.options.host)) return undefined;
+    return {
+      ok: false,
+      message: `spawn_push needs a host that can be resumed from the command line (${Object.keys(SPAWN_HOSTS).join(' or ')}); ` +
+        `this server runs as host "${s.options.host}". Leave spawn_push out and read mail with opencomms_pull.`,
+      data: { reason: 'invalid_argument', argument: 'spawn_push' },
+    };
+  };
+
   return [
     {
       name: 'opencomms_create',
@@ -63,8 +77,8 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
         ['channel', 'role', 'role_prompt'],
       ),
       annotations: WRITE,
-      handler: (a: Args) =>
-        s.asMember((state, me, ctx) =>
+      handler: async (a: Args) =>
+        spawnPushRefusal(a) ?? s.asMember((state, me, ctx) =>
           engine.createChannel(state, {
             channel: a.channel, role: a.role, role_prompt: a.role_prompt, ...memberFields(a, me),
             max_members: a.max_members, rate_limit: a.rate_limit, max_hops: a.max_hops,
@@ -78,6 +92,8 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       inputSchema: schema({ channel, role, role_prompt: rolePrompt, spawn_push: spawnPush, host_session_id: hostSessionId }, ['channel', 'role', 'role_prompt']),
       annotations: WRITE,
       handler: async (a: Args) => {
+        const refusal = spawnPushRefusal(a);
+        if (refusal) return refusal;
         const result = await s.asMember((state, me, ctx) =>
           engine.joinChannel(state, { channel: a.channel, role: a.role, role_prompt: a.role_prompt, ...memberFields(a, me) }, ctx));
         return withArchiveContext(s, result, engine.normalizeChannelName(a.channel));

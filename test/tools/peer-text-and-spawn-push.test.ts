@@ -1,5 +1,5 @@
-// Review F: defects in the MCP tools layer, each shown by a test that fails
-// on the code as reviewed. Real server processes, as in test/e2e.
+// Peer-written archive text stays data in a joiner's result, and spawn_push is
+// refused where no host could ever be resumed. Real server processes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tempProject } from '../helpers/server';
@@ -22,21 +22,26 @@ test('join of a resumed session: the archived summary (peer-written) cannot forg
   }
 });
 
-test('spawn_push on a host that cannot be resumed (mcp): either refused, or mail still reaches opencomms_pull after 5 minutes', async (t) => {
+test('spawn_push on a host that cannot be resumed (mcp) is refused at create and join, saying why; without it the member pulls its mail', async (t) => {
   const project = tempProject(t);
   const writer = await member(t, project, 'sess_writer'); // --host mcp: no spawn-push is ever possible
   const created = await writer.callTool('opencomms_create', {
     channel: 'c', role: 'writer', role_prompt: 'You are the writer.', spawn_push: true,
   });
-  if (!created.ok) return; // refusing the impossible request would be fine
+  assert.equal(created.ok, false);
+  assert.deepEqual(created.data, { reason: 'invalid_argument', argument: 'spawn_push' });
+  assert.match(created.message, /claude-code or codex.*host "mcp".*opencomms_pull/);
+  await ok(writer, 'opencomms_create', { channel: 'c', role: 'writer', role_prompt: 'You are the writer.' });
   const reviewer = await member(t, project, 'sess_reviewer');
+  const joined = await reviewer.callTool('opencomms_join', { channel: 'c', role: 'reviewer', role_prompt: 'You review.', spawn_push: true });
+  assert.equal(joined.ok, false);
+  assert.equal(joined.data.argument, 'spawn_push');
   await join(reviewer, 'c', 'reviewer');
   const sent = await ok(reviewer, 'opencomms_send', { channel: 'c', content: 'important finding' });
-  // Six minutes pass before the writer's agent next pulls (no push path exists for it).
+  // Six minutes pass before the writer's agent next pulls: a pull member's mail never ages out.
   editState(project, (state) => {
     for (const e of Object.values<any>(state.messages)) e.timestamp -= 6 * 60_000;
   });
   const pulled = await ok(writer, 'opencomms_pull', {});
-  assert.deepEqual(pulled.data.message_ids, sent.data.message_ids,
-    'create accepted spawn_push on host "mcp", and the mail was silently dropped as stale');
+  assert.deepEqual(pulled.data.message_ids, sent.data.message_ids);
 });
