@@ -44,50 +44,35 @@ async function retained(store, count, size) {
   }
 }
 
-// The floor: what any correct lock + read-modify-write must pay.
-function floorOp(dir) {
-  const lock = join(dir, '.floor.lock');
+// One locked rewrite of <dir>/<name>.json, bare. The floor is what any correct
+// lock + read-modify-write must pay. The bound adds what a durable save also
+// needs (a stamp in the lock, the directory fsync after the lock is dropped)
+// and runs on a copy of the state the store kept live while contended.
+function lockedRewrite(dir, name, { isDurable }) {
+  const lock = join(dir, `.${name}.lock`);
   const fd = fs.openSync(lock, 'wx');
   try {
-    const state = JSON.parse(fs.readFileSync(join(dir, 'floor.json'), 'utf8'));
-    state.n = (state.n ?? 0) + 1;
-    const tmp = join(dir, `.floor.${process.pid}.tmp`);
-    const out = fs.openSync(tmp, 'w');
-    fs.writeSync(out, JSON.stringify(state));
-    fs.fsyncSync(out);
-    fs.closeSync(out);
-    fs.renameSync(tmp, join(dir, 'floor.json'));
-  } finally {
-    fs.closeSync(fd);
-    fs.unlinkSync(lock);
-  }
-}
-
-// The design bound: the steps a durable save must take (a stamped O_EXCL
-// lock, read, parse, change, stringify, temp write, fsync, rename, then the
-// directory fsync after the lock is dropped), with nothing of OpenComms, on
-// a copy of the state the store kept live while contended (bound.json).
-function boundOp(dir) {
-  const lock = join(dir, '.bound.lock');
-  const fd = fs.openSync(lock, 'wx');
-  try {
-    fs.writeSync(fd, JSON.stringify({ pid: process.pid, host: 'bench', t: Date.now() }));
-    const state = JSON.parse(fs.readFileSync(join(dir, 'bound.json'), 'utf8'));
+    if (isDurable) fs.writeSync(fd, JSON.stringify({ pid: process.pid, host: 'bench', t: Date.now() }));
+    const state = JSON.parse(fs.readFileSync(join(dir, `${name}.json`), 'utf8'));
     state.bench_ops = (state.bench_ops ?? 0) + 1;
-    const tmp = join(dir, `.bound.${process.pid}.tmp`);
+    const tmp = join(dir, `.${name}.${process.pid}.tmp`);
     const out = fs.openSync(tmp, 'w');
     fs.writeSync(out, JSON.stringify(state));
     fs.fsyncSync(out);
     fs.closeSync(out);
-    fs.renameSync(tmp, join(dir, 'bound.json'));
+    fs.renameSync(tmp, join(dir, `${name}.json`));
   } finally {
     fs.closeSync(fd);
     fs.unlinkSync(lock);
   }
+  if (!isDurable) return;
   const dirFd = fs.openSync(dir, 'r');
   fs.fsyncSync(dirFd);
   fs.closeSync(dirFd);
 }
+
+const floorOp = (dir) => lockedRewrite(dir, 'floor', { isDurable: false });
+const boundOp = (dir) => lockedRewrite(dir, 'bound', { isDurable: true });
 
 async function floorOpWaiting(dir, op = floorOp) {
   for (;;) {

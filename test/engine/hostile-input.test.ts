@@ -16,15 +16,19 @@ import {
 } from '../../src/engine/index';
 import { channelWith, fakeCtx, mustOk, PROJECT, reasonOf, WORKTREE } from './helpers';
 
+/** A channel "dev" whose members have the given ids and roles, the first one creating it. */
+function clockChannel(ctx: ReturnType<typeof fakeCtx>, members: { id: string; role: string }[]) {
+  const state = emptyState();
+  members.forEach((m, i) => {
+    const input = { channel: 'dev', role: m.role, role_prompt: 'p', session_id: m.id, project_id: PROJECT, worktree: WORKTREE, delivery_mode: 'pull' as const };
+    mustOk(i === 0 ? createChannel(state, input, ctx) : joinChannel(state, input, ctx));
+  });
+  return state;
+}
+
 test('chess clock: a member whose id is "constructor" gets a numeric elapsed time, not Object.prototype text', () => {
   const ctx = fakeCtx();
-  const state = emptyState();
-  mustOk(createChannel(state, {
-    channel: 'dev', role: 'Lead', role_prompt: 'lead', session_id: 'constructor', project_id: PROJECT, worktree: WORKTREE, delivery_mode: 'pull',
-  }, ctx));
-  mustOk(joinChannel(state, {
-    channel: 'dev', role: 'Helper', role_prompt: 'help', session_id: 'b', project_id: PROJECT, worktree: WORKTREE, delivery_mode: 'pull',
-  }, ctx));
+  const state = clockChannel(ctx, [{ id: 'constructor', role: 'Lead' }, { id: 'b', role: 'Helper' }]);
   mustOk(timerAction(state, { channel: 'dev', session_id: 'constructor', action: 'start' }, ctx));
   ctx.advance(40);
   const report = mustOk(timerAction(state, { channel: 'dev', session_id: 'constructor', action: 'status' }, ctx));
@@ -36,10 +40,7 @@ test('chess clock: a member whose id is "constructor" gets a numeric elapsed tim
 
 test('chess clock: a member whose role is "toString" is reported under that role as a number', () => {
   const ctx = fakeCtx();
-  const state = emptyState();
-  mustOk(createChannel(state, {
-    channel: 'dev', role: 'toString', role_prompt: 'lead', session_id: 'a', project_id: PROJECT, worktree: WORKTREE, delivery_mode: 'pull',
-  }, ctx));
+  const state = clockChannel(ctx, [{ id: 'a', role: 'toString' }]);
   mustOk(timerAction(state, { channel: 'dev', session_id: 'a', action: 'start' }, ctx));
   ctx.advance(25);
   const report = mustOk(timerAction(state, { channel: 'dev', session_id: 'a', action: 'status' }, ctx));
