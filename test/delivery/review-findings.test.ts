@@ -67,6 +67,38 @@ test('a state directory removed and created again before the event is handled is
   await waitFor(() => calls > before, 'a save into the re-created directory');
 });
 
+// spawn-driver.ts abandonedIds() calls an owner's in-flight mail abandoned
+// when lease_until <= now, but sweepInFlight (engine/delivery.ts) only sweeps
+// when now > lease_until. An attempt made exactly at lease_until therefore
+// sweeps nothing, finds nothing to send, and memoises that pending/abandoned
+// signature in `settled`; from then on every trigger sees the same signature
+// and returns before the lock, so this process never recovers the mail (only
+// new mail for the member, which changes the signature, unsticks it).
+test('in-flight mail whose lease ran out is recovered even if the first look came at the very millisecond of expiry', async (t) => {
+  const s = await setup(t);
+  const stuck = await s.send('drained by a hook on another machine that then died');
+  const expiry = s.clock.t + 30_000;
+  await s.store.mutate((state) => {
+    const e = state.messages[stuck]!;
+    e.delivery_status = 'in_flight';
+    e.attempts = 1;
+    e.delivery_owner = { pid: 77, host: 'another-machine', lease_until: expiry };
+    state.queues.bob = [];
+    return { ok: true, message: '' };
+  });
+  const driver = s.driver();
+  s.clock.t = expiry;
+  driver.trigger(); // e.g. a watcher change that happens to land on that millisecond
+  await driver.whenIdle();
+  s.clock.t = expiry + 60_000; // long past the lease
+  driver.trigger();
+  await driver.whenIdle();
+  driver.trigger();
+  await driver.whenIdle();
+  assert.equal(s.spawn.calls.length, 1, 'the abandoned mail should have been swept back and resumed into the session');
+  assert.equal(s.finished(stuck)?.delivery_status, 'delivered');
+});
+
 async function waitFor(condition: () => boolean, what: string, ms = 3_000): Promise<void> {
   const until = Date.now() + ms;
   while (!condition()) {
