@@ -1,6 +1,7 @@
-// Review E: failing tests for defects found in the push delivery paths.
-// Each test states the behaviour a careful user expects; on the reviewed
-// code it fails for the reason given in its comment.
+// Edges where a push path could stop for good without any error: a spawn
+// batch measured on other mail than the drain takes, a state directory
+// replaced under the watcher, and a lease looked at on the very millisecond
+// it ends (PROTOCOL 7.2, 7.4, 5.3).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -11,13 +12,11 @@ import { replaceFile } from '../../src/store/replace-file';
 import { NODE_FS } from '../../src/store/fs-port';
 import { envelope, setup } from './spawn-support';
 
-// spawn-plan.ts measures the batch over ALL pending mail, aged-out mail
-// included, then drains (which turns the aged-out envelope stale and takes a
-// later, unmeasured one instead); when the real batch no longer fits, the
-// whole mutation is discarded, so the stale mark is thrown away too. The next
-// attempt (any process, any time) measures the same queue and discards again:
-// spawn delivery to the member is wedged until that mail is read some other
-// way, and the fresh mail behind it waits until it, too, ages out.
+// The drain turns aged-out mail stale and skips it. If the size check counted
+// that mail, the drain took a later envelope nobody measured, the batch no
+// longer fitted, and discarding the whole change threw the stale mark away
+// too, so every later attempt (any process) did the same: spawn delivery to
+// the member was wedged. The plan now ages mail out before it measures.
 test('an aged-out message ahead of large fresh mail does not wedge spawn delivery for good', async (t) => {
   const s = await setup(t);
   const old = await s.send('old and small');
@@ -42,11 +41,11 @@ test('an aged-out message ahead of large fresh mail does not wedge spawn deliver
   void big;
 });
 
-// watcher.ts only re-arms when an event naming the directory arrives while
-// the directory is missing. If .opencomms is removed and created again before
-// that event is handled (one tick of a busy server), existsSync() is true,
-// the dead inode stays watched, no poll is started, and every later save is
-// missed: the doorbell and the spawn driver of that process go deaf for good.
+// If .opencomms is removed and created again before the event naming it is
+// handled (one tick of a busy server), the directory exists again, but the
+// watch still follows the deleted inode: every later save would be missed and
+// the doorbell and spawn driver of that process would go deaf. An event naming
+// the directory itself re-establishes the watch on whatever is there now.
 test('a state directory removed and created again before the event is handled is still watched', async (t) => {
   const project = mkdtempSync(join(tmpdir(), 'opencomms-watch-'));
   t.after(() => rmSync(project, { recursive: true, force: true }));
@@ -67,13 +66,11 @@ test('a state directory removed and created again before the event is handled is
   await waitFor(() => calls > before, 'a save into the re-created directory');
 });
 
-// spawn-driver.ts abandonedIds() calls an owner's in-flight mail abandoned
-// when lease_until <= now, but sweepInFlight (engine/delivery.ts) only sweeps
-// when now > lease_until. An attempt made exactly at lease_until therefore
-// sweeps nothing, finds nothing to send, and memoises that pending/abandoned
-// signature in `settled`; from then on every trigger sees the same signature
-// and returns before the lock, so this process never recovers the mail (only
-// new mail for the member, which changes the signature, unsticks it).
+// The driver's view of abandoned mail and the sweep must agree on the lease
+// boundary (isAbandonedDelivery: a lease still binds at lease_until). Had the
+// driver called the mail abandoned at lease_until, the sweep would have
+// recovered nothing, and the driver's `settled` memo would have kept every
+// later trigger from looking again.
 test('in-flight mail whose lease ran out is recovered even if the first look came at the very millisecond of expiry', async (t) => {
   const s = await setup(t);
   const stuck = await s.send('drained by a hook on another machine that then died');
@@ -96,6 +93,33 @@ test('in-flight mail whose lease ran out is recovered even if the first look cam
   driver.trigger();
   await driver.whenIdle();
   assert.equal(s.spawn.calls.length, 1, 'the abandoned mail should have been swept back and resumed into the session');
+  assert.equal(s.finished(stuck)?.delivery_status, 'delivered');
+});
+
+// Mail in flight under another machine's live lease becomes recoverable by
+// time alone; no state change announces it. The driver looks again just after
+// the lease ends, so the mail does not wait for some unrelated trigger.
+test('in-flight mail under a live lease is looked at again when the lease ends, with no other trigger', async (t) => {
+  const s = await setup(t);
+  const stuck = await s.send('drained by a process on another machine that then died');
+  const expiry = s.clock.t + 30_000;
+  await s.store.mutate((state) => {
+    const e = state.messages[stuck]!;
+    e.delivery_status = 'in_flight';
+    e.attempts = 1;
+    e.delivery_owner = { pid: 77, host: 'another-machine', lease_until: expiry };
+    state.queues.bob = [];
+    return { ok: true, message: '' };
+  });
+  const driver = s.driver();
+  driver.trigger();
+  await driver.whenIdle();
+  assert.deepEqual(s.timers.live().map((x) => x.ms), [expiry - s.clock.t + 1]);
+  assert.equal(s.spawn.calls.length, 0);
+  s.clock.t = expiry + 1;
+  s.timers.fireAll();
+  await driver.whenIdle();
+  assert.equal(s.spawn.calls.length, 1);
   assert.equal(s.finished(stuck)?.delivery_status, 'delivered');
 });
 

@@ -1,6 +1,6 @@
-// Review E: failing tests for defects found in the OpenCode push path.
-// Each test states the behaviour PROTOCOL 7.5 promises; on the reviewed code
-// it fails for the reason given in its comment.
+// The pushes the OpenCode plugin starts by itself (the 2 s retry, the
+// cooldown wake-up, the re-run of a request made during a push) follow the
+// same rules as the ones an event starts (PROTOCOL 7.5).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RETRY_DELAY_MS } from '../../src/opencode';
@@ -9,12 +9,10 @@ import { channelWith, send, startHarness } from './helpers';
 const idle = (sessionID: string) => ({ event: { type: 'session.idle', properties: { sessionID } } });
 const busy = (sessionID: string) => ({ event: { type: 'session.status', properties: { sessionID, status: { type: 'busy' } } } });
 
-// plugin.ts keeps the busy set and applies it only in pushToLocal (state
-// changes and sends). The retry timer of push-delivery.ts (wakeLater) calls
-// delivery.deliver() directly, so a retry that comes due while the session
-// runs a turn prompts it anyway: the mail is queued behind the running turn,
-// or, if OpenCode refuses a busy session, each refusal burns one of the five
-// attempts every 2 s and the mail is dead-lettered within about ten seconds.
+// A retry that prompted a busy session would queue its mail behind the
+// running turn or, if OpenCode refused the busy session, burn one of the five
+// attempts every 2 s and dead-letter the mail within about ten seconds. The
+// busy check sits in PushDelivery.deliver, which every trigger goes through.
 test('a retry that comes due while the session is busy waits for its next idle', async (t) => {
   const h = await startHarness(t, { setup: async ({ store, dir }) => { await channelWith(store, dir, ['ses_A']); } });
   await send(h.store, 'ses_A', 'first push fails');
@@ -35,12 +33,10 @@ test('a retry that comes due while the session is busy waits for its next idle',
   assert.equal(h.client.prompts.length, 2, 'the next idle delivers it');
 });
 
-// push-delivery.ts starts the retry (wakeLater) and the queued re-run (the
-// `wanted` set, in deliver's finally) with `void this.deliver(...)`. Neither
-// is tracked by the plugin's guarded `work`, so when the store throws there
-// (lock_timeout, state_unwritable) the rejection is unhandled: under Node's
-// default --unhandled-rejections=throw that ends the host process, and in any
-// case the failure never reaches the plugin's log and no further retry is set.
+// Nobody awaits a retry or a re-run, so a store fault there (lock_timeout,
+// state_unwritable) would be an unhandled rejection: under Node's default
+// --unhandled-rejections=throw that ends the host process. It must be caught,
+// reach the plugin's log, and leave the next retry scheduled.
 test('a retry whose store call fails is handled and logged, not left as an unhandled rejection', async (t) => {
   const h = await startHarness(t, { setup: async ({ store, dir }) => { await channelWith(store, dir, ['ses_A']); } });
   await send(h.store, 'ses_A', 'first push fails');
@@ -63,4 +59,11 @@ test('a retry whose store call fails is handled and logged, not left as an unhan
   for (let i = 0; i < 5; i += 1) await new Promise((r) => setImmediate(r));
   assert.deepEqual(unhandled.map(String), [], 'the failed retry surfaced as an unhandled promise rejection');
   assert.ok(h.logs.some((l) => /lock_timeout/.test(l)), `the failure should be logged; logs: ${JSON.stringify(h.logs)}`);
+  assert.deepEqual(h.timers.pending().map((x) => x.ms), [RETRY_DELAY_MS], 'the next retry is scheduled');
+
+  (h.store as { mutate: unknown }).mutate = realMutate;
+  h.clock.advance(RETRY_DELAY_MS);
+  h.timers.runAll();
+  await h.plugin.settle();
+  assert.equal(h.client.prompts.length, 2, 'once the store works again the retry delivers');
 });
