@@ -1,7 +1,7 @@
 // Spawn-push delivery: resumes a member's host session (`claude -p --resume`,
 // `codex exec resume`) with its waiting mail as the last argument.
 //
-//   locked:   sweep → lease check → size check → drain → frame → take lease
+//   locked:   sweep → lease check → age out → size check → drain → frame → size check → take lease
 //   unlocked: run the host CLI (up to SPAWN_TIMEOUT_MS)
 //   locked:   commit (exit 0) or requeue (anything else) → release lease
 //
@@ -12,8 +12,8 @@
 import { randomHex } from '../store/crypto';
 import { hostname } from 'node:os';
 import {
-  activeSpawnLease, commitDelivery, extendSpawnLease, recordMemberError, releaseSpawnLease, requeueFailedDelivery,
-  MAX_DELIVERY_ATTEMPTS, type DeliveryOwner, type State,
+  activeSpawnLease, commitDelivery, extendSpawnLease, isAbandonedDelivery, recordMemberError, releaseSpawnLease,
+  requeueFailedDelivery, MAX_DELIVERY_ATTEMPTS, type DeliveryOwner, type Envelope, type State,
 } from '../engine';
 import type { Store } from '../store';
 import { isPidAlive as isLocalPidAlive } from '../store/lock';
@@ -113,13 +113,24 @@ export function createSpawnDriver(options: SpawnDriverOptions): SpawnDriver {
     return `${pending}#${abandonedIds(state, memberId).join(',')}`;
   }
 
+  function inFlightFor(state: State, memberId: string): Envelope[] {
+    return Object.values(state.messages).filter((e) => e.recipient_session_id === memberId && e.delivery_status === 'in_flight');
+  }
+
   /** In-flight mail for this member whose deliverer died or overran its lease: a plan sweeps it back first. */
   function abandonedIds(state: State, memberId: string): string[] {
     const at = now();
-    return Object.values(state.messages)
-      .filter((e) => e.recipient_session_id === memberId && e.delivery_status === 'in_flight')
-      .filter((e) => !e.delivery_owner || e.delivery_owner.lease_until <= at || !isOwnerAlive(e.delivery_owner))
-      .map((e) => e.message_id);
+    return inFlightFor(state, memberId).filter((e) => isAbandonedDelivery(e, at, isOwnerAlive)).map((e) => e.message_id);
+  }
+
+  // In-flight mail under a live lease becomes recoverable by time alone, which no state change announces
+  // and which the `settled` memo would otherwise sit on: look again a millisecond after the first such lease ends.
+  function recheckAtLeaseEnd(state: State, memberId: string): void {
+    if (spawnTargets(state, memberId).length === 0) return;
+    const at = now();
+    const ends = inFlightFor(state, memberId)
+      .flatMap((e) => (e.delivery_owner && !isAbandonedDelivery(e, at, isOwnerAlive) ? [e.delivery_owner.lease_until] : []));
+    if (ends.length > 0) later(memberId, Math.min(...ends) - at + 1);
   }
 
   function hasSpawnMail(state: State, memberId: string): boolean {
@@ -159,12 +170,13 @@ export function createSpawnDriver(options: SpawnDriverOptions): SpawnDriver {
     for (;;) {
       again.delete(memberId);
       const state = store.snapshot();
+      recheckAtLeaseEnd(state, memberId);
       const signature = pendingSignature(state, memberId);
       if (!hasSpawnMail(state, memberId) || settled.get(memberId) === signature) return;
       // A lease seen lock-free (a delivery elsewhere, or a back-off) is re-checked when it could end, not now.
       const held = activeSpawnLease(state, memberId, now(), isOwnerAlive);
       const { plan, accepted } = held ? { plan: { kind: 'leased', until: held.until } as SpawnPlan, accepted: false } : await attempt(memberId);
-      if (plan.kind === 'none' || plan.kind === 'refused' || plan.kind === 'discard') settled.set(memberId, signature);
+      if (plan.kind === 'none' || plan.kind === 'refused') settled.set(memberId, signature);
       else settled.delete(memberId);
       if (plan.kind === 'leased') later(memberId, Math.max(1, Math.min(LEASE_RECHECK_MS, plan.until - now() + 1)));
       if (plan.kind === 'wait') later(memberId, plan.ms);
@@ -178,13 +190,9 @@ export function createSpawnDriver(options: SpawnDriverOptions): SpawnDriver {
     const token = randomHex(12);
     await store.mutate((state, ctx) => {
       plan = planSpawn(state, memberId, { pid, host, isOwnerAlive, env, platform, leaseMs, token }, ctx);
-      // A late size refusal must not keep the drain it made; nothing is saved.
-      return { ok: plan.kind !== 'discard', message: plan.kind };
+      return { ok: true, message: plan.kind };
     });
     const planned = plan as SpawnPlan;
-    if (planned.kind === 'discard') {
-      await store.mutate((state, ctx) => ({ ok: recordMemberError(state, memberId, ctx.now(), planned.message), message: '' }));
-    }
     if (planned.kind !== 'spawn') return { plan: planned, accepted: false };
     const outcome = await spawnFn({ file: planned.file, args: planned.args, cwd: options.projectDir, env: childEnv(env), timeoutMs });
     await finish(memberId, planned, outcome);
@@ -241,6 +249,7 @@ export function createSpawnDriver(options: SpawnDriverOptions): SpawnDriver {
       // Queued mail, and in-flight mail whose deliverer may have died.
       const candidates = new Set([...Object.keys(state.queues), ...Object.values(state.messages).map((e) => e.recipient_session_id)]);
       ids = [...candidates].filter((id) => hasSpawnMail(state, id));
+      for (const id of candidates) if (!ids.includes(id)) recheckAtLeaseEnd(state, id);
     }
     for (const id of new Set(ids)) start(id);
   }

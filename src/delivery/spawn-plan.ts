@@ -1,10 +1,11 @@
 // The locked half of a spawn delivery, run inside one store.mutate: recover
-// abandoned deliveries, check the lease, check the argv size, drain, frame
-// and take the lease — all under the same lock, so no other process can
-// slip a drain or a second resume between the check and the take.
+// abandoned deliveries, check the lease, age out old mail, check the argv
+// size, drain, frame, check the real batch and take the lease — all under the
+// same lock, so no other process can slip a drain or a second resume between
+// the check and the take.
 import {
-  activeSpawnLease, BATCH_SEPARATOR, compareSendOrder, cooldownRemainingMs, drainQueue, frameForDelivery,
-  pendingFor, recordMemberError, spawnMemberships, sweepInFlight, takeSpawnLease,
+  activeSpawnLease, BATCH_SEPARATOR, compareSendOrder, cooldownRemainingMs, drainQueue, expireAgedOut, frameForDelivery,
+  pendingFor, recordMemberError, requeueFailedDelivery, spawnMemberships, sweepInFlight, takeSpawnLease,
   type DeliveryOwner, type EngineCtx, type Envelope, type State,
 } from '../engine';
 import {
@@ -28,8 +29,6 @@ export type SpawnPlan =
   | { kind: 'leased'; until: number }
   | { kind: 'wait'; ms: number }
   | { kind: 'refused' }
-  /** The batch outgrew the budget only after the drain; the caller must discard this mutation. */
-  | { kind: 'discard'; message: string }
   | { kind: 'spawn'; file: string; args: string[]; ids: string[]; owner: DeliveryOwner; token: string };
 
 /** One host session to resume and the channels whose mail goes to it. */
@@ -72,6 +71,9 @@ export function planSpawn(state: State, memberId: string, pc: PlanContext, ctx: 
     refused = true;
   };
   for (const target of spawnTargets(state, memberId)) {
+    // The drain turns aged-out mail stale and skips it, which would let it take a later envelope the size
+    // check never measured; settling the age-out first makes the measured prefix exactly what it can take.
+    expireAgedOut(state, memberId, target.channelIds, now);
     const pending = targetPending(state, memberId, target);
     if (pending.length === 0) continue;
     const problem = hostSessionIdProblem(target.hostSessionId);
@@ -106,9 +108,13 @@ export function planSpawn(state: State, memberId: string, pc: PlanContext, ctx: 
     handed.sort(compareSendOrder);
     const batch = frameForDelivery(state, handed, ctx);
     const args = [...binary.prefix, ...resumeArgs(target.host, hsid, batch)];
-    // The drain may skip aged-out mail and take a later envelope instead; re-check the real batch.
+    // The real batch is measured too. It is at most the measured prefix (a cooldown or a budget only
+    // holds mail back), so this should never trip; if it does, the mail goes back like a failed handover
+    // (attempt counted, so it cannot loop for ever) and the rest of the change, stale marks included, is kept.
     if (argvCost(binary.file, args, pc.platform) > budget) {
-      return { kind: 'discard', message: `Spawn delivery to ${memberId} skipped: the batch is too large to pass on a command line (budget ${budget}); it stays queued for opencomms_pull` };
+      requeueFailedDelivery(state, memberId, handed.map((e) => e.message_id), owner);
+      refuse(`the drained batch of ${handed.length} message(s) is too large to pass on a command line (budget ${budget}); it was re-queued`);
+      continue;
     }
     takeSpawnLease(state, memberId, { pid: pc.pid, host: pc.host, token: pc.token, until: now + pc.leaseMs }, now, pc.isOwnerAlive);
     return { kind: 'spawn', file: binary.file, args, ids: handed.map((e) => e.message_id), owner, token: pc.token };

@@ -172,10 +172,15 @@ export function watchStateDir(stateDir: string, options: WatchStateDirOptions = 
     let watcher: DirWatch;
     try {
       watcher = watchDir(stateDir, (filename) => {
+        // A watch already replaced may still report what was queued for it.
+        if (isClosed || current !== watcher) return;
         if (filename === null || filename === STATE_FILE) schedule();
-        // An event naming the directory itself is its deletion or a move:
-        // wait for it to come back rather than watch a dead inode.
-        else if (filename === dirName && !existsSync(stateDir)) awaitStateDir();
+        // An event naming the directory itself is its deletion or a move, so
+        // this watch now follows a dead inode. The directory may already be
+        // back (removed and re-created within one tick): watch whatever is
+        // at the path now, and wake listeners, since state.json may have
+        // changed with it. Only when nothing is there, wait for it.
+        else if (filename === dirName) rewatchStateDir();
       });
     } catch (err) {
       if (isMissing(err)) return awaitStateDir();
@@ -184,6 +189,13 @@ export function watchStateDir(stateDir: string, options: WatchStateDirOptions = 
     }
     current = watcher;
     watcher.on('error', onWatchError(watcher, stateDir));
+  }
+
+  function rewatchStateDir(): void {
+    if (!existsSync(stateDir)) return awaitStateDir();
+    stopCurrent();
+    watchStateFile();
+    schedule();
   }
 
   function awaitStateDir(): void {

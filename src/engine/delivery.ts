@@ -43,6 +43,27 @@ function isAgedOut(channel: Channel, envelope: Envelope, now: number): boolean {
 }
 
 /**
+ * Marks the recipient's pending mail in these channels that has outlived its
+ * stale window as `stale`, by the drain's own rule (paused channels, and
+ * channels the recipient has left, are left to the drain). A spawn plan runs
+ * this before it measures a batch: otherwise the drain would skip an aged-out
+ * envelope the size check counted and take a later one it never measured.
+ */
+export function expireAgedOut(state: State, recipient: string, channelIds: readonly string[], now: number): string[] {
+  const expired: Envelope[] = [];
+  for (const id of ownValue(state.queues, recipient) ?? []) {
+    const envelope = ownValue(state.messages, id);
+    if (!envelope || envelope.recipient_session_id !== recipient || envelope.delivery_status !== 'pending') continue;
+    if (!channelIds.includes(envelope.channel_id)) continue;
+    const channel = channelById(state, envelope.channel_id);
+    if (!channel || channel.paused || !memberOf(channel, recipient)) continue;
+    if (isAgedOut(channel, envelope, now)) expired.push(envelope);
+  }
+  for (const envelope of expired) finishEnvelope(state, envelope, 'stale');
+  return expired.map((envelope) => envelope.message_id);
+}
+
+/**
  * Hands a recipient's waiting mail to a delivery owner, oldest first.
  * Within the cooldown of a channel its whole batch waits; once the
  * cooldown is over everything waiting goes in one batch, so the cooldown
@@ -187,17 +208,24 @@ export function requeueFailedDelivery(state: State, recipient: string, ids: read
 }
 
 /**
- * Recovers in-flight envelopes whose delivery was abandoned: the owner is
- * dead, its lease has expired, or there is no owner at all (written by the
- * reference). A delivery a live owner still holds within its lease is left
- * alone. Recovered mail counts toward the attempt cap like any failure.
+ * Whether an in-flight envelope's delivery is abandoned at `now`: it has no
+ * owner (written by the reference), its owner is dead, or the owner's lease
+ * has passed. A lease still binds at the very millisecond `lease_until`
+ * (PROTOCOL 5.3); the sweep and anyone predicting it must use this one rule.
+ */
+export function isAbandonedDelivery(envelope: Envelope, now: number, isOwnerAlive: (owner: DeliveryOwner) => boolean): boolean {
+  if (envelope.delivery_status !== 'in_flight') return false;
+  const owner = envelope.delivery_owner;
+  return !owner || now > owner.lease_until || !isOwnerAlive(owner);
+}
+
+/**
+ * Recovers in-flight envelopes whose delivery was abandoned (isAbandonedDelivery).
+ * A delivery a live owner still holds within its lease is left alone.
+ * Recovered mail counts toward the attempt cap like any failure.
  */
 export function sweepInFlight(state: State, isOwnerAlive: (owner: DeliveryOwner) => boolean, now: number): RequeueOutcome {
-  const abandoned = Object.values(state.messages).filter((envelope) => {
-    if (envelope.delivery_status !== 'in_flight') return false;
-    const owner = envelope.delivery_owner;
-    return !owner || now > owner.lease_until || !isOwnerAlive(owner);
-  });
+  const abandoned = Object.values(state.messages).filter((envelope) => isAbandonedDelivery(envelope, now, isOwnerAlive));
   return returnToQueue(state, abandoned);
 }
 

@@ -10,7 +10,10 @@ export { disconnectChannel, isKickNoticeOf, kickChannel } from './leave';
 export type { KickInput } from './leave';
 export { sendMessage, SENDER_MESSAGE_TYPES } from './send';
 export type { SendMessageInput } from './send';
-export { drainQueue, commitDelivery, requeueFailedDelivery, sweepInFlight, pendingRecipients, cooldownRemainingMs } from './delivery';
+export {
+  drainQueue, commitDelivery, requeueFailedDelivery, sweepInFlight, isAbandonedDelivery, expireAgedOut, pendingRecipients,
+  cooldownRemainingMs,
+} from './delivery';
 export type { DrainOptions, RequeueOutcome } from './delivery';
 export { pullMessages, inbox, frameForDelivery } from './pull';
 export { activeWaitLease, takeWaitLease, renewWaitLease, releaseWaitLease } from './wait-leases';

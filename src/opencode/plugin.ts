@@ -70,9 +70,11 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
   // A delivery by another process on this machine is alive while its pid
   // runs; one from another machine can only be judged by its lease.
   const isOwnerAlive = deps.isOwnerAlive ?? ((owner: DeliveryOwner) => (owner.host === machine ? isPidAlive(owner.pid) : true));
-  const delivery = new PushDelivery({ store, client: input.client, pid, host: machine, isOwnerAlive, schedule: deps.schedule, log });
   const local = new Set<string>();
   const busy = new Set<string>();
+  const delivery = new PushDelivery({
+    store, client: input.client, pid, host: machine, isOwnerAlive, isBusy: (id) => busy.has(id), schedule: deps.schedule, log,
+  });
   const work = new Set<Promise<unknown>>();
 
   function track(promise: Promise<unknown>, what: string): void {
@@ -113,11 +115,11 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
   }
 
   // Owner-side rule: only sessions proven to live in this instance are
-  // prompted; a busy one gets its mail at its next idle instead of a
-  // prompt queued behind its running turn.
+  // prompted. Busy ones are skipped inside delivery.deliver, which every
+  // push goes through, retries and re-runs included.
   function pushToLocal(sessionIds: readonly string[]): void {
     for (const sessionId of sessionIds) {
-      if (local.has(sessionId) && !busy.has(sessionId)) track(delivery.deliver(sessionId), `push to ${sessionId}`);
+      if (local.has(sessionId)) track(delivery.deliver(sessionId), `push to ${sessionId}`);
     }
   }
 

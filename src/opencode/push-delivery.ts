@@ -41,6 +41,12 @@ export interface PushDeliveryOptions {
   pid: number;
   host: string;
   isOwnerAlive: (owner: DeliveryOwner) => boolean;
+  /**
+   * Whether the session is running a turn. Every push checks it (a state
+   * change, a send, a retry, a cooldown wake-up, a re-run); a busy session
+   * is left alone and gets its mail at its next idle (PROTOCOL 7.5).
+   */
+  isBusy?: (sessionId: string) => boolean;
   schedule?: Schedule;
   log?: (line: string) => void;
 }
@@ -50,7 +56,8 @@ export type PushOutcome =
   | { kind: 'failed'; requeued: string[]; deadLettered: string[]; retryScheduled: boolean }
   | { kind: 'nothing' }
   | { kind: 'not_push_member' }
-  | { kind: 'already_delivering' };
+  | { kind: 'already_delivering' }
+  | { kind: 'busy' };
 
 /** Whether the member receives pushes here: some membership is an OpenCode-style push member. */
 export function isPushMember(state: State, memberId: string): boolean {
@@ -97,6 +104,8 @@ export class PushDelivery {
    */
   deliver(sessionId: string): Promise<PushOutcome> {
     if (this.isClosed) return Promise.resolve({ kind: 'nothing' });
+    // Its next idle delivers; a prompt now would queue behind the running turn or, refused, burn an attempt.
+    if (this.options.isBusy?.(sessionId)) return Promise.resolve({ kind: 'busy' });
     if (this.delivering.has(sessionId)) {
       this.wanted.add(sessionId);
       return Promise.resolve({ kind: 'already_delivering' });
@@ -105,7 +114,7 @@ export class PushDelivery {
     const run = this.push(sessionId).finally(() => {
       this.delivering.delete(sessionId);
       this.running.delete(run);
-      if (this.wanted.delete(sessionId)) void this.deliver(sessionId);
+      if (this.wanted.delete(sessionId)) this.redeliver(sessionId, 're-run');
     });
     this.running.add(run);
     return run;
@@ -132,9 +141,19 @@ export class PushDelivery {
     if (this.isClosed || this.timers.has(sessionId)) return;
     const cancel = this.schedule(() => {
       this.timers.delete(sessionId);
-      void this.deliver(sessionId);
+      this.redeliver(sessionId, 'retry');
     }, ms);
     this.timers.set(sessionId, cancel);
+  }
+
+  // A push this class starts itself (a retry, a cooldown wake-up, a re-run) has no caller to
+  // catch for it: a store fault (lock_timeout, state_unwritable) would otherwise be an unhandled
+  // rejection, which ends the host process. It is logged and tried again like a failed push.
+  private redeliver(sessionId: string, what: string): void {
+    this.deliver(sessionId).catch((err: unknown) => {
+      this.log(`${what} of the push to OpenCode session ${sessionId} failed: ${err instanceof Error ? err.message : String(err)}`);
+      this.wakeLater(sessionId, RETRY_DELAY_MS);
+    });
   }
 
   private async push(sessionId: string): Promise<PushOutcome> {

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  commitDelivery, cooldownRemainingMs, disconnectChannel, drainQueue, pendingRecipients, requeueFailedDelivery,
-  sendMessage, sweepInFlight, type State,
+  commitDelivery, cooldownRemainingMs, disconnectChannel, drainQueue, expireAgedOut, isAbandonedDelivery,
+  pendingRecipients, requeueFailedDelivery, sendMessage, sweepInFlight, type State,
 } from '../../src/engine/index';
 import { channelWith, fakeCtx, mustOk, OWNER, type FakeCtx } from './helpers';
 
@@ -204,6 +204,33 @@ test('the sweep re-queues deliveries whose owner is dead, whose lease expired, o
   const out = sweepInFlight(state, (owner) => owner.pid !== 1, ctx.now());
   assert.deepEqual(out.requeued, ids);
   assert.deepEqual(state.queues.b, ids);
+});
+
+test('a lease still binds at the millisecond lease_until and is abandoned one millisecond later, for the sweep too', () => {
+  const { ctx, state, ids } = withMail(1);
+  const until = ctx.now() + 30_000;
+  drainQueue(state, 'b', { owner: { pid: 1, host: 'h', lease_until: until }, now: ctx.now() });
+  const envelope = state.messages[ids[0]!]!;
+  assert.equal(isAbandonedDelivery(envelope, until, () => true), false);
+  assert.deepEqual(sweepInFlight(state, () => true, until).requeued, []);
+  assert.equal(isAbandonedDelivery(envelope, until + 1, () => true), true);
+  assert.deepEqual(sweepInFlight(state, () => true, until + 1).requeued, ids);
+});
+
+test('expireAgedOut marks only mail past the window in the given unpaused channels stale, and takes it out of the queue', () => {
+  const { ctx, state, ids } = withMail(2);
+  state.channels.dev!.members[1]!.stale_policy = { mode: 'window', window_ms: 1000 };
+  ctx.advance(1000);
+  const fresh = mustOk(sendMessage(state, { channel: 'dev', session_id: 'a', content: 'fresh' }, ctx)).data!.message_ids as string[];
+  ctx.advance(1);
+  assert.deepEqual(expireAgedOut(state, 'b', ['some-other-channel'], ctx.now()), []);
+  const channelId = state.channels.dev!.id;
+  state.channels.dev!.paused = true;
+  assert.deepEqual(expireAgedOut(state, 'b', [channelId], ctx.now()), [], 'a paused channel ages nothing, as the drain does');
+  state.channels.dev!.paused = false;
+  assert.deepEqual(expireAgedOut(state, 'b', [channelId], ctx.now()), ids);
+  assert.equal(state.messages[ids[0]!]!.delivery_status, 'stale');
+  assert.deepEqual(state.queues.b, fresh);
 });
 
 test('the sweep puts recovered mail ahead of newer pending mail', () => {
