@@ -1,0 +1,44 @@
+// Review findings (loading and validation): states the loader accepts that an
+// operation then cannot handle. Each test fails on the code as reviewed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as engine from '../../src/engine';
+import { openStore } from '../../src/store';
+import { buildTools } from '../../src/tools/catalog';
+import { ToolRegistry } from '../../src/tools/registry';
+import { ToolServices } from '../../src/tools/services';
+import { tempProject } from './helpers';
+
+function toolsAs(projectDir: string, memberId: string): ToolRegistry {
+  const services = new ToolServices({
+    projectDir, host: 'test', env: { OPENCOMMS_NO_SPAWN: '1', OPENCOMMS_MEMBER_ID: memberId }, log: () => undefined,
+  });
+  return new ToolRegistry(buildTools(services));
+}
+
+// PROTOCOL 4.3: "Every load checks the whole file"; a loaded state must not
+// crash an operation. A channel id is only checked to be a string, but the
+// store uses it as a file name (archives/<id>.json, history/<id>.jsonl) and
+// writeArchive throws a plain Error (not a StoreFault) for an id outside
+// CHANNEL_ID_PATTERN, so opencomms_save_session answers -32603.
+test('a channel whose id is not a valid file name: the loader accepts it, and save_session then throws instead of refusing', async (t) => {
+  const dir = tempProject(t);
+  const store = openStore({ projectDir: dir });
+  const base = { role_prompt: 'p', project_id: 'local-project', worktree: dir, delivery_mode: 'pull' as const };
+  const created = await store.mutate((s, ctx) => engine.createChannel(s, { ...base, channel: 'dev', role: 'writer', session_id: 'alice' }, ctx));
+  assert.equal(created.ok, true, created.message);
+  // A hand edit of the id (the reference writes chn_ + 32 hex; PROTOCOL 4.2 says the same).
+  const raw = JSON.parse(readFileSync(store.statePath, 'utf8'));
+  raw.channels.dev.id = 'chn_bad.id';
+  writeFileSync(store.statePath, JSON.stringify(raw));
+  const parsed = engine.parseState(readFileSync(store.statePath, 'utf8'), Date.now());
+  assert.equal(parsed.ok, true, 'precondition: the loader accepts the id');
+
+  const registry = toolsAs(dir, 'alice');
+  let result: Awaited<ReturnType<ToolRegistry['call']>> | undefined;
+  await assert.doesNotReject(async () => {
+    result = await registry.call('opencomms_save_session', { channel: 'dev', summary: 'done' });
+  }, 'save_session must answer a tool result (ok or a refusal), not throw');
+  assert.ok(result);
+});
