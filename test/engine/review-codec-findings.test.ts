@@ -1,0 +1,24 @@
+// Review findings (loading and validation), engine side. Each test fails on the code as reviewed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseState, sendMessage, serializeState } from '../../src/engine/index';
+import { channelWith, fakeCtx, mustOk } from './helpers';
+
+// PROTOCOL 4.3: "next_seq is raised to one more than the highest seq present
+// when it is missing or lower". seq is only checked to be finite, so a seq at
+// or past 2^53 makes max + 1 round back to max: the next send gets the same
+// seq as a stored envelope, and send order (PROTOCOL 4.2, "restores exact FIFO
+// order") falls back to the random message_id.
+test('a stored seq of 2^53 is accepted, and the next send reuses it instead of getting a higher one', () => {
+  const ctx = fakeCtx();
+  const state = channelWith(ctx, ['a', 'b']);
+  mustOk(sendMessage(state, { channel: 'dev', session_id: 'a', content: 'first' }, ctx));
+  const raw = JSON.parse(serializeState(state));
+  for (const e of Object.values<Record<string, unknown>>(raw.messages)) e.seq = 2 ** 53;
+  delete raw.next_seq;
+  const parsed = parseState(JSON.stringify(raw), ctx.now());
+  assert.ok(parsed.ok, parsed.ok ? '' : parsed.reason);
+  mustOk(sendMessage(parsed.state, { channel: 'dev', session_id: 'a', content: 'second' }, ctx));
+  const seqs = Object.values(parsed.state.messages).map((e) => e.seq);
+  assert.equal(new Set(seqs).size, seqs.length, `every send keeps its own seq, got ${JSON.stringify(seqs)}`);
+});
