@@ -1,5 +1,10 @@
 // Limits and defaults. Units are in the names; counts are plain integers.
 
+/**
+ * A channel id: `chn_` and up to 64 safe characters (the reference writes 32
+ * lowercase hex). History logs and archives are files named after it.
+ */
+export const CHANNEL_ID_PATTERN = /^chn_[A-Za-z0-9_-]{1,64}$/;
 export const DEFAULT_MAX_MEMBERS = 8;
 export const MIN_MEMBERS = 2;
 export const MAX_MEMBERS_CEILING = 32;

@@ -126,10 +126,11 @@ function checkRoot(root: unknown, now: number, expectedSchema: number, legacy: b
     backfillDeliveredTotal(channel, raw as Obj, state, notes);
     state.channels[key] = channel;
   }
-  const seqs = Object.values(messages).map((e) => e.seq).filter((s): s is number => typeof s === 'number');
-  const floor = seqs.length === 0 ? 1 : Math.max(...seqs) + 1;
+  let highest = 0;
+  for (const e of Object.values(messages)) if (typeof e.seq === 'number' && e.seq > highest) highest = e.seq;
+  const floor = highest + 1;
   const next = root.next_seq;
-  state.next_seq = typeof next === 'number' && Number.isFinite(next) && next >= floor ? next : floor;
+  state.next_seq = typeof next === 'number' && Number.isSafeInteger(next) && next >= floor ? next : floor;
   reconcileQueues(state, notes);
   return { state, notes };
 }

@@ -3,7 +3,7 @@
 // default is filled in and noted. The numeric safeguards are always
 // restored, because a missing hop cap or rate limit silently disables them.
 import {
-  DEFAULT_DELIVERY_COOLDOWN_MS, DEFAULT_HOST_ID, DEFAULT_MAX_HOPS, DEFAULT_MAX_MEMBERS,
+  CHANNEL_ID_PATTERN, DEFAULT_DELIVERY_COOLDOWN_MS, DEFAULT_HOST_ID, DEFAULT_MAX_HOPS, DEFAULT_MAX_MEMBERS,
   DEFAULT_RATE_LIMIT, DEFAULT_STALE_EVENT_MS, MAX_MAX_HOPS, MAX_MEMBERS_CEILING, MAX_RATE_LIMIT,
   MIN_MAX_HOPS, MIN_MEMBERS, MIN_RATE_LIMIT,
 } from './constants';
@@ -216,6 +216,9 @@ export function checkChannel(key: string, raw: unknown, now: number, notes: stri
   if (!isObj(raw)) reject(`${where} is not an object`);
   const c = raw;
   for (const field of ['id', 'name', 'project_id', 'worktree']) requireType(typeof c[field] === 'string', where, field, 'a string');
+  // History logs and archives are named after the id: one that cannot name a file is refused here,
+  // not when a later save or archive would trip on it.
+  requireType(CHANNEL_ID_PATTERN.test(c.id as string), where, 'id', '"chn_" and 1-64 letters, digits, _ or -');
   if (c.name !== key) reject(`channel key "${key}" does not match channel name "${String(c.name)}"`);
   const rawMembers = c.members;
   if (!Array.isArray(rawMembers)) reject(`${where}.members must be an array`);
@@ -284,7 +287,12 @@ export function checkEnvelope(key: string, raw: unknown, notes: string[]): Envel
     const o = e.delivery_owner;
     requireType(isObj(o) && isFiniteNumber(o.pid) && typeof o.host === 'string' && isFiniteNumber(o.lease_until), where, 'delivery_owner', '{pid, host, lease_until}');
   }
-  requireType(e.seq === undefined || isFiniteNumber(e.seq), where, 'seq', 'a number');
+  // The next seq is one more than the highest, so each must stay an exact
+  // integer; one that is not is dropped (the envelope then orders by time).
+  if (e.seq !== undefined && !(Number.isSafeInteger(e.seq) && (e.seq as number) >= 0 && (e.seq as number) < Number.MAX_SAFE_INTEGER)) {
+    delete e.seq;
+    notes.push(`${where}: seq dropped (not a non-negative safe integer)`);
+  }
   return e as unknown as Envelope;
 }
 

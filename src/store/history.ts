@@ -5,6 +5,7 @@
 import { dirname, join } from 'node:path';
 import { parseHistoryRecord } from '../engine/state-shape';
 import { FINISHED_STATUSES } from '../engine/types';
+import { CHANNEL_ID_PATTERN } from '../engine/constants';
 import type { DeliveryStatus, Envelope, HistoryRecord, HistoryView, State } from '../engine/types';
 import { errnoOf, FsPort, writeAll } from './fs-port';
 import { unwritable } from './faults';
@@ -15,7 +16,7 @@ export const HISTORY_KEEP_RECORDS = 2_000;
 /** A channel log is compacted once it holds more lines than this. */
 export const HISTORY_COMPACT_LINES = 2_500;
 /** Channel ids are checked against this before any path is built from them. */
-export const CHANNEL_ID_PATTERN = /^chn_[A-Za-z0-9_-]{1,64}$/;
+export { CHANNEL_ID_PATTERN };
 // Enough leading bytes to tell a rewritten file from the one we cached.
 const PREFIX_CHECK_BYTES = 128;
 const NEWLINE = 0x0a;

@@ -1,8 +1,9 @@
-// Review findings (loading and validation): states the loader accepts that an
-// operation then cannot handle. Each test fails on the code as reviewed.
+// A hand-edited state the store could not use later is refused when it is
+// loaded (and preserved), never accepted and then tripped over.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as engine from '../../src/engine';
 import { openStore } from '../../src/store';
 import { buildTools } from '../../src/tools/catalog';
@@ -22,7 +23,7 @@ function toolsAs(projectDir: string, memberId: string): ToolRegistry {
 // store uses it as a file name (archives/<id>.json, history/<id>.jsonl) and
 // writeArchive throws a plain Error (not a StoreFault) for an id outside
 // CHANNEL_ID_PATTERN, so opencomms_save_session answers -32603.
-test('a channel whose id is not a valid file name: the loader accepts it, and save_session then throws instead of refusing', async (t) => {
+test('a channel whose id is not a valid file name is refused at load (the file preserved), so save_session answers a refusal instead of throwing', async (t) => {
   const dir = tempProject(t);
   const store = openStore({ projectDir: dir });
   const base = { role_prompt: 'p', project_id: 'local-project', worktree: dir, delivery_mode: 'pull' as const };
@@ -33,7 +34,8 @@ test('a channel whose id is not a valid file name: the loader accepts it, and sa
   raw.channels.dev.id = 'chn_bad.id';
   writeFileSync(store.statePath, JSON.stringify(raw));
   const parsed = engine.parseState(readFileSync(store.statePath, 'utf8'), Date.now());
-  assert.equal(parsed.ok, true, 'precondition: the loader accepts the id');
+  assert.equal(parsed.ok, false);
+  assert.match(parsed.ok ? '' : parsed.reason, /id/);
 
   const registry = toolsAs(dir, 'alice');
   let result: Awaited<ReturnType<ToolRegistry['call']>> | undefined;
@@ -41,4 +43,8 @@ test('a channel whose id is not a valid file name: the loader accepts it, and sa
     result = await registry.call('opencomms_save_session', { channel: 'dev', summary: 'done' });
   }, 'save_session must answer a tool result (ok or a refusal), not throw');
   assert.ok(result);
+  assert.equal((result as { structuredContent: { ok: boolean } }).structuredContent.ok, false);
+  const copies = readdirSync(store.stateDir).filter((n) => n.startsWith('state.corrupt-'));
+  assert.equal(copies.length, 1, 'the rejected file is preserved');
+  assert.match(readFileSync(join(store.stateDir, copies[0]!), 'utf8'), /chn_bad\.id/);
 });

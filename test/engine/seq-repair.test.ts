@@ -1,4 +1,4 @@
-// Review findings (loading and validation), engine side. Each test fails on the code as reviewed.
+// Loading repairs a seq that could not stay exact, so every send keeps an order of its own.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseState, sendMessage, serializeState } from '../../src/engine/index';
@@ -9,7 +9,7 @@ import { channelWith, fakeCtx, mustOk } from './helpers';
 // or past 2^53 makes max + 1 round back to max: the next send gets the same
 // seq as a stored envelope, and send order (PROTOCOL 4.2, "restores exact FIFO
 // order") falls back to the random message_id.
-test('a stored seq of 2^53 is accepted, and the next send reuses it instead of getting a higher one', () => {
+test('a stored seq of 2^53 is dropped at load with a note, and the next send gets a seq no other envelope has', () => {
   const ctx = fakeCtx();
   const state = channelWith(ctx, ['a', 'b']);
   mustOk(sendMessage(state, { channel: 'dev', session_id: 'a', content: 'first' }, ctx));
@@ -18,6 +18,7 @@ test('a stored seq of 2^53 is accepted, and the next send reuses it instead of g
   delete raw.next_seq;
   const parsed = parseState(JSON.stringify(raw), ctx.now());
   assert.ok(parsed.ok, parsed.ok ? '' : parsed.reason);
+  assert.ok(parsed.notes.some((n) => /seq dropped/.test(n)), JSON.stringify(parsed.notes));
   mustOk(sendMessage(parsed.state, { channel: 'dev', session_id: 'a', content: 'second' }, ctx));
   const seqs = Object.values(parsed.state.messages).map((e) => e.seq);
   assert.equal(new Set(seqs).size, seqs.length, `every send keeps its own seq, got ${JSON.stringify(seqs)}`);
