@@ -1,0 +1,48 @@
+// Review H: failing tests for defects found in the hook runtime (second hunt).
+// Each test states the behaviour the code should have; on the reviewed code it fails.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { channelWith, claudeEvent, hook, send, stateOf, tempProject } from './support';
+import { bounded, leaseOf, runWait, untilState } from './wait-support';
+
+function memberships(state: ReturnType<typeof stateOf>, id: string) {
+  return Object.values(state.channels).flatMap((c) => c.members.filter((m) => m.session_id === id));
+}
+
+// Installed hooks always carry OPENCOMMS_MEMBER_ID, so every session started in
+// the project speaks for the same member. A second session's SessionStart
+// rebinds the member to itself; when the first (older) session then ends, its
+// SessionEnd must not mark the member stale: the member lives on in the newer
+// session, and stale means peers' sends are refused and its waiter quits.
+test('review: SessionEnd of an older session does not mark the env member stale after a newer session rebound it', async (t) => {
+  const project = tempProject(t);
+  const store = await channelWith(project, 'review', [
+    { id: 'bob-1', role: 'reviewer', host: 'mcp' },
+    { id: 'alice-1', role: 'author', hostSessionId: 'old-session' },
+  ]);
+  const env = { OPENCOMMS_MEMBER_ID: 'alice-1', OPENCOMMS_HOST: 'claude-code' };
+  await hook(project, claudeEvent('SessionStart', 'new-session', { source: 'startup' }), env);
+  assert.deepEqual(memberships(stateOf(store), 'alice-1').map((m) => m.host_session_id), ['new-session']);
+  await hook(project, claudeEvent('SessionEnd', 'old-session', { reason: 'exit' }), env);
+  assert.deepEqual(memberships(stateOf(store), 'alice-1').map((m) => m.stale), [false],
+    'the SessionEnd of a session the member was moved away from marked the live member stale');
+});
+
+// Claude Code starts `hook --wait` after every turn. A waiter from an earlier
+// Stop holds the member's lease, so the waiter of the latest Stop stands down
+// at once; when the earlier one reaches its own deadline (30 min after ITS
+// Stop, possibly one minute after the latest Stop), nothing waits any more and
+// mail to the idle agent wakes nobody. The latest Stop's waiter must cover the
+// time after the latest Stop.
+test('review: the waiter of a later Stop still wakes for mail that arrives after an earlier waiter timed out', async (t) => {
+  const project = tempProject(t);
+  const store = await channelWith(project, 'review', [{ id: 'bob-1', role: 'reviewer', host: 'mcp' }, { id: 'alice-1', role: 'author', hostSessionId: 's' }]);
+  const stop = claudeEvent('Stop', 's');
+  const earlier = runWait(project, stop, { timeoutMs: 600 });
+  await untilState(project, 'the earlier lease', (s) => leaseOf(s, 'alice-1') !== undefined);
+  const later = runWait(project, stop, { timeoutMs: 8_000 });
+  assert.equal((await bounded(earlier, 'the earlier waiter')).code, 0);
+  await send(store, 'review', 'bob-1', 'alice-1', ['arrives after the earlier waiter timed out']);
+  const run = await bounded(later, 'the later waiter');
+  assert.equal(run.code, 2, 'the later waiter stood down for the earlier one and the mail woke nobody');
+});
