@@ -46,3 +46,23 @@ test('review: the waiter of a later Stop still wakes for mail that arrives after
   const run = await bounded(later, 'the later waiter');
   assert.equal(run.code, 2, 'the later waiter stood down for the earlier one and the mail woke nobody');
 });
+
+// Hooks written without OPENCOMMS_HOST: Codex's SessionStart carries no
+// turn_id, so it looks like Claude Code's and both hosts are candidates. The
+// one free pin (a claude-code one) is then bound to the Codex session. Every
+// later Codex event carries turn_id, is judged Codex for certain, and no
+// longer finds the member it was just bound to: the session got its mail once
+// at SessionStart and never again, and the Claude Code pin is taken from the
+// session it was meant for.
+test('review: a session bound at an uncertain SessionStart keeps resolving at its later, host-certain events', async (t) => {
+  const project = tempProject(t);
+  const store = await channelWith(project, 'review', [{ id: 'bob-1', role: 'reviewer', host: 'mcp' }, { id: 'alice-1', role: 'author' }]);
+  const { writePin } = await import('../../src/store/index');
+  writePin(project, { member_id: 'alice-1', host: 'claude-code' });
+  await hook(project, claudeEvent('SessionStart', 'codex-thread', { source: 'startup', model: 'gpt-5' }));
+  const bound = memberships(stateOf(store), 'alice-1').map((m) => m.host_session_id);
+  await send(store, 'review', 'bob-1', 'alice-1', ['after the binding']);
+  const prompt = await hook(project, claudeEvent('UserPromptSubmit', 'codex-thread', { turn_id: 'turn-1', model: 'gpt-5', prompt: 'hi' }));
+  assert.ok(bound[0] !== 'codex-thread' || JSON.stringify(prompt.answer).includes('after the binding'),
+    `bound ${JSON.stringify(bound)} at SessionStart, but the next event answered ${JSON.stringify(prompt.answer)}`);
+});
