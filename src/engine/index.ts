@@ -16,7 +16,7 @@ export {
 } from './delivery';
 export type { DrainOptions, RequeueOutcome } from './delivery';
 export { pullMessages, inbox, frameForDelivery } from './pull';
-export { activeWaitLease, takeWaitLease, renewWaitLease, releaseWaitLease } from './wait-leases';
+export { activeWaitLease, takeWaitLease, renewWaitLease, releaseWaitLease, replaceWaitLease } from './wait-leases';
 export type { PullOptions, InboxInput } from './pull';
 export {
   activeSpawnLease, takeSpawnLease, releaseSpawnLease, extendSpawnLease, spawnMemberships, recordMemberError,

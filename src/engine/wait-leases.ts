@@ -28,6 +28,17 @@ export function takeWaitLease(
   return takeLease(state, 'wait_leases', memberId, lease, now, isHolderAlive);
 }
 
+/**
+ * Gives the lease to `lease` whoever holds it: the waiter of the latest turn
+ * supersedes an earlier one on the same machine, which sees its token gone
+ * and ends (its timeout would otherwise leave the member unwatched early).
+ */
+export function replaceWaitLease(state: State, memberId: string, lease: WaitLease): void {
+  const leases = state.wait_leases ?? {};
+  leases[memberId] = { ...lease };
+  state.wait_leases = leases;
+}
+
 /** Moves the lease's expiry to `until` while it is still the one with `token`; false when it was lost. */
 export function renewWaitLease(state: State, memberId: string, token: string, until: number): boolean {
   return extendLease(state, 'wait_leases', memberId, token, until);

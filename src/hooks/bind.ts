@@ -5,7 +5,10 @@
 import { bindHostSession, resolveMemberByHostSession, type State } from '../engine';
 import type { PinRecord } from '../store';
 import { identityFromEnv } from '../tools/env-identity';
-import type { HookEvent } from './events';
+import { HOST_CLAUDE_CODE, HOST_CODEX, type HookEvent } from './events';
+
+/** The hosts a SessionStart without a clear marker could come from. */
+const UNCERTAIN_HOSTS: readonly string[] = [HOST_CLAUDE_CODE, HOST_CODEX];
 
 export type EnvMember =
   | { kind: 'none' }
@@ -23,11 +26,19 @@ export function memberFromEnv(env: NodeJS.ProcessEnv): EnvMember {
 /** The member bound to this host session on any of the event's candidate hosts; undefined when none or ambiguous. */
 export function memberBySession(state: State, event: HookEvent): string | undefined {
   if (event.sessionId === undefined) return undefined;
-  const found = new Set<string>();
-  for (const host of event.hosts) {
-    const id = resolveMemberByHostSession(state, host, event.sessionId);
-    if (id !== null) found.add(id);
-  }
+  const lookIn = (hosts: readonly string[]): Set<string> => {
+    const found = new Set<string>();
+    for (const host of hosts) {
+      const id = resolveMemberByHostSession(state, host, event.sessionId!);
+      if (id !== null) found.add(id);
+    }
+    return found;
+  };
+  let found = lookIn(event.hosts);
+  // A SessionStart that could be either host (Codex's carries no turn_id) may
+  // have bound this session under the other one; its later, host-certain
+  // events must still find it. Session ids are exact matches, never guesses.
+  if (found.size === 0 && !event.isHostForced && event.hosts.every((h) => UNCERTAIN_HOSTS.includes(h))) found = lookIn(UNCERTAIN_HOSTS);
   return found.size === 1 ? [...found][0] : undefined;
 }
 

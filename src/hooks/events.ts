@@ -25,6 +25,8 @@ export interface HookEvent {
   hosts: string[];
   /** Whether `hosts` was decided by a clear marker rather than a default. */
   isHostCertain: boolean;
+  /** Whether OPENCOMMS_HOST named the host (then no other host is ever considered). */
+  isHostForced?: boolean;
 }
 
 export type ParsedEvent =
@@ -102,6 +104,7 @@ export function parseHookEvent(input: string, env: NodeJS.ProcessEnv): ParsedEve
       isStopHookActive: fields.stop_hook_active === true,
       hosts,
       isHostCertain: certain,
+      isHostForced: stringField(env.OPENCOMMS_HOST)?.trim() ? true : undefined,
     },
   };
 }

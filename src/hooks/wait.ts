@@ -14,7 +14,7 @@
 import { hostname } from 'node:os';
 import { watchStateDir, type StateWatcher } from '../delivery/watcher';
 import {
-  activeWaitLease, releaseWaitLease, renewWaitLease, takeWaitLease, type State, type WaitLease,
+  activeWaitLease, releaseWaitLease, renewWaitLease, replaceWaitLease, type State, type WaitLease,
 } from '../engine';
 import type { Store } from '../store';
 import { randomHex } from '../store/crypto';
@@ -92,15 +92,17 @@ export async function waitForMail(store: Store, snapshot: State, event: HookEven
   await store.mutate((state, ctx) => {
     const now = ctx.now();
     start = undefined;
+    const holder = hasEnded(state) ? undefined : activeWaitLease(state, memberId, now, isHolderAlive);
+    const mail = hasEnded(state) ? undefined : waitingMail(state, memberId, now);
     if (hasEnded(state)) start = QUIET;
-    // A live waiter already holds the member: it wakes the agent, this one stays silent.
-    else if (activeWaitLease(state, memberId, now, isHolderAlive)) start = QUIET;
-    else {
-      const mail = waitingMail(state, memberId, now);
-      // Mail already waiting wakes at once; no lease is needed for that, so nothing is written.
-      if (mail) start = woken(mail.notice);
-      else takeWaitLease(state, memberId, { pid: process.pid, host: machineName(), token, until: now + WAIT_LEASE_MS }, now, isHolderAlive);
-    }
+    // A live waiter with mail to wake for wakes the agent; one on another
+    // machine cannot be told to stand down. Either way this one stays silent.
+    else if (holder && (mail || holder.host !== machineName())) start = QUIET;
+    // Mail already waiting wakes at once; no lease is needed for that, so nothing is written.
+    else if (mail) start = woken(mail.notice);
+    // This turn's waiter covers the member from now on: an earlier one here
+    // sees its lease gone and ends quietly, instead of timing out first.
+    else replaceWaitLease(state, memberId, { pid: process.pid, host: machineName(), token, until: now + WAIT_LEASE_MS });
     return { ok: true, message: start ? 'not waiting' : 'lease taken' };
   });
   if (start) return start;

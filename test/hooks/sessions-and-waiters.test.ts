@@ -1,5 +1,5 @@
-// Review H: failing tests for defects found in the hook runtime (second hunt).
-// Each test states the behaviour the code should have; on the reviewed code it fails.
+// Several sessions of one member: an older session ending, a later turn's waiter, and a binding made
+// at a SessionStart whose host was uncertain.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { channelWith, claudeEvent, hook, send, stateOf, tempProject } from './support';
@@ -14,7 +14,7 @@ function memberships(state: ReturnType<typeof stateOf>, id: string) {
 // rebinds the member to itself; when the first (older) session then ends, its
 // SessionEnd must not mark the member stale: the member lives on in the newer
 // session, and stale means peers' sends are refused and its waiter quits.
-test('review: SessionEnd of an older session does not mark the env member stale after a newer session rebound it', async (t) => {
+test('SessionEnd of an older session does not mark the env member stale after a newer session rebound it', async (t) => {
   const project = tempProject(t);
   const store = await channelWith(project, 'review', [
     { id: 'bob-1', role: 'reviewer', host: 'mcp' },
@@ -34,7 +34,7 @@ test('review: SessionEnd of an older session does not mark the env member stale 
 // Stop, possibly one minute after the latest Stop), nothing waits any more and
 // mail to the idle agent wakes nobody. The latest Stop's waiter must cover the
 // time after the latest Stop.
-test('review: the waiter of a later Stop still wakes for mail that arrives after an earlier waiter timed out', async (t) => {
+test('the waiter of a later Stop still wakes for mail that arrives after an earlier waiter timed out', async (t) => {
   const project = tempProject(t);
   const store = await channelWith(project, 'review', [{ id: 'bob-1', role: 'reviewer', host: 'mcp' }, { id: 'alice-1', role: 'author', hostSessionId: 's' }]);
   const stop = claudeEvent('Stop', 's');
@@ -54,7 +54,7 @@ test('review: the waiter of a later Stop still wakes for mail that arrives after
 // longer finds the member it was just bound to: the session got its mail once
 // at SessionStart and never again, and the Claude Code pin is taken from the
 // session it was meant for.
-test('review: a session bound at an uncertain SessionStart keeps resolving at its later, host-certain events', async (t) => {
+test('a session bound at an uncertain SessionStart keeps resolving at its later, host-certain events', async (t) => {
   const project = tempProject(t);
   const store = await channelWith(project, 'review', [{ id: 'bob-1', role: 'reviewer', host: 'mcp' }, { id: 'alice-1', role: 'author' }]);
   const { writePin } = await import('../../src/store/index');
