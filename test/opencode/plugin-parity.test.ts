@@ -1,6 +1,7 @@
-// Review J: defects in the OpenCode plugin outside the retry path and the
-// busy check. Each test states the documented behaviour it expects; each
-// fails on the code as reviewed.
+// The OpenCode plugin keeps the documented rules of the MCP tools and of
+// PROTOCOL 7.5: push members never age out, a deleted session is never
+// prompted, create/join/status answer like the MCP tools, README lists the
+// tools it offers, and a start-up store fault does not stop it loading.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -28,8 +29,8 @@ async function call(h: Harness, name: string, args: Record<string, unknown>, ses
 
 // PROTOCOL 7.5 / README: "a busy session gets its mail at its next session.idle"; PROTOCOL 4.2 and 5.3:
 // `stale` arises only for spawn-push members (stale_policy window); push members are not listed.
-// memberFieldsFor sets no stale_policy, so makeMember gives OpenCode members the 5-minute window:
-// an OpenCode turn longer than 5 minutes (or OpenCode closed for 5 minutes) turns the mail `stale`.
+// memberFieldsFor sets stale_policy none; makeMember's default for push would be the 5-minute window,
+// and an OpenCode turn longer than 5 minutes (or OpenCode closed for 5 minutes) would turn the mail `stale`.
 test('mail for an OpenCode session that stays busy for more than 5 minutes is pushed at its next idle, not dropped as stale', async (t) => {
   const h = await startHarness(t, { setup: async ({ store, dir }) => { await channelWith(store, dir, ['ses_A']); } });
   const channelId = h.store.snapshot().channels.review!.id;
@@ -44,8 +45,8 @@ test('mail for an OpenCode session that stays busy for more than 5 minutes is pu
 });
 
 // PROTOCOL 7.5 owner-side rule: an instance pushes only to sessions it hosts; session.deleted takes the
-// session out of localSessions and marks it stale. A retry scheduled before the deletion still fires
-// and prompts the deleted session (and each failure there burns one of the five attempts).
+// session out of localSessions and marks it stale. A retry scheduled before the deletion must not
+// prompt the deleted session (each failure there would burn one of the five attempts).
 test('a retry scheduled before session.deleted does not prompt the deleted session', async (t) => {
   const h = await startHarness(t, { setup: async ({ store, dir }) => { await channelWith(store, dir, ['ses_A']); } });
   await send(h.store, 'ses_A', 'first try fails');
@@ -64,8 +65,8 @@ test('a retry scheduled before session.deleted does not prompt the deleted sessi
 });
 
 // The MCP join of a resumed session returns data.archive_context (test/e2e/tools-reference-bugs, 11.2 #11);
-// PROTOCOL 7.5: the plugin's tools use the MCP tools' names, arguments and results. The plugin's join
-// never looks for the archive, so an OpenCode joiner of a resumed channel gets no context.
+// PROTOCOL 7.5: the plugin's tools use the MCP tools' names, arguments and results, so an OpenCode
+// joiner of a resumed channel gets the same context (shared code: src/tools/archive-context.ts).
 test('opencomms_join of a resumed channel from OpenCode carries the archived context, like the MCP join', async (t) => {
   const h = await startHarness(t, { setup: async ({ store, dir }) => { await channelWith(store, dir, ['ses_old']); } });
   const services = new ToolServices({ projectDir: h.dir, host: 'claude-code', env: { OPENCOMMS_MEMBER_ID: 'alice', OPENCOMMS_NO_SPAWN: '1' }, log: () => undefined });
@@ -81,8 +82,8 @@ test('opencomms_join of a resumed channel from OpenCode carries the archived con
 });
 
 // INTERFACE 5: opencomms_create takes max_members, rate_limit, max_hops, budget_runtime_ms, budget_messages.
-// The plugin's create declares only channel/role/role_prompt: real zod strips the others silently (the
-// channel gets the defaults), and execute's own guard refuses them when they do arrive.
+// Undeclared, real zod would strip them silently (the channel would get the defaults), and execute's own
+// guard would refuse them when they do arrive.
 test('opencomms_create from OpenCode accepts the MCP create\'s channel settings (max_members, rate_limit, max_hops, budgets)', async (t) => {
   const h = await startHarness(t);
   const args = Object.keys(h.plugin.hooks.tool!.opencomms_create!.args);
@@ -96,8 +97,7 @@ test('opencomms_create from OpenCode accepts the MCP create\'s channel settings 
 
 // PROTOCOL 6.1: status "needs a pin and shows only the caller's own channels" and is not in the roster
 // re-check list; 7.5: plugin tools act "after the same roster check as a pinned server". The MCP status
-// of a member in no channel is ok (an empty list); the plugin's status refuses it not_member.
-// NOTE: test/opencode/member-tools.test.ts asserts the opposite for status; one of the two must change.
+// of a member in no channel is ok (an empty list), and so is the plugin's.
 test('opencomms_status from a session in no channel answers like the MCP status (ok, no channels), not not_member', async (t) => {
   const h = await startHarness(t, { setup: async ({ store, dir }) => { await channelWith(store, dir, []); } });
   const services = new ToolServices({ projectDir: h.dir, host: 'mcp', env: { OPENCOMMS_MEMBER_ID: 'bob', OPENCOMMS_NO_SPAWN: '1' }, log: () => undefined });
@@ -107,7 +107,8 @@ test('opencomms_status from a session in no channel answers like the MCP status 
   assert.equal(viaPlugin.ok, true, `plugin status refused: ${viaPlugin.message}`);
 });
 
-// README "The OpenCode plugin" lists opencomms_pull among the tools the plugin offers; it offers none.
+// README "The OpenCode plugin" lists exactly the tools the plugin offers (no opencomms_pull: INTERFACE.md
+// promises the plugin only push delivery, and its members' mail comes by push).
 test('the tools README says the OpenCode plugin offers are the ones it offers', async (t) => {
   const h = await startHarness(t);
   const readme = readFileSync(join(__dirname, '..', '..', '..', 'README.md'), 'utf8');
@@ -146,4 +147,13 @@ test('a store fault in the start-up sweep does not stop the plugin from starting
   const plugin = await started.catch((err: unknown) => assert.fail(`startOpenComms rejected: ${err instanceof Error ? err.message : String(err)}`));
   t.after(() => plugin.hooks.dispose());
   assert.ok(plugin.hooks.tool?.opencomms_send);
+});
+
+test('opencomms_create from OpenCode refuses a channel setting outside the MCP create\'s bounds, and writes nothing', async (t) => {
+  const h = await startHarness(t);
+  const out = await call(h, 'opencomms_create', { channel: 'tiny', role: 'lead', role_prompt: 'Lead.', max_members: 1 }, 'ses_root');
+  assert.equal(out.ok, false);
+  assert.equal(out.data?.reason, 'invalid_argument');
+  assert.equal(out.data?.argument, 'max_members');
+  assert.equal(h.store.snapshot().channels.tiny, undefined);
 });
