@@ -1,6 +1,5 @@
-// Review J: what the people view puts on a terminal. format.ts promises
-// "text safe to put on a terminal" and screen.ts "each line cut to the
-// terminal's width"; each test fails on the code as reviewed.
+// What the people view puts on a terminal. format.ts promises "text safe to
+// put on a terminal" and screen.ts "each line cut to the terminal's width".
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,14 +7,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as engine from '../../src/engine/index';
 import { openStore } from '../../src/store';
-import { CLEAR_SCREEN, diffViews, emptyView, plainLine, renderScreen, takeView } from '../../src/watch/index';
+import { CLEAR_SCREEN, diffViews, emptyView, plainLine, printable, renderScreen, takeView } from '../../src/watch/index';
+import { cutToColumns } from '../../src/watch/screen';
 import { world } from './support';
 
 // A member id is only checked to be a non-empty string when state.json is
 // loaded (state-shape.ts), unlike the role and channel name; the plain line
-// and the screen print it without printable().
+// and the screen must pass it through printable().
 test('a member id holding terminal escapes, accepted by the state loader, is printed without its control characters', (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'opencomms-review-j-'));
+  const dir = mkdtempSync(join(tmpdir(), 'opencomms-watch-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const store = openStore({ projectDir: dir });
   const evil = 'x\u001b]0;owned\u0007\u001b[2J';
@@ -32,9 +32,9 @@ test('a member id holding terminal escapes, accepted by the state loader, is pri
   });
 });
 
-// Bidi overrides and isolates are not in printable()'s CONTROL class: an
-// error text (free text in state.errors, e.g. an SDK error) can reorder what
-// follows it on a bidi-aware terminal.
+// Bidi overrides and isolates belong in printable()'s CONTROL class: an
+// error text (free text in state.errors, e.g. an SDK error) could reorder
+// what follows it on a bidi-aware terminal.
 test('printable text on the screen and in plain lines carries no bidi override or isolate controls', () => {
   const w = world(['a', 'b']);
   const message = 'push to ses_a failed \u202Edetaeler ton\u202C; 0 message(s) re-queued \u2066x\u2069';
@@ -52,8 +52,8 @@ function columnsOf(text: string): number {
   return width;
 }
 
-// renderScreen cuts each line with String.slice (UTF-16 units), not columns:
-// a project folder with CJK characters makes the header wider than the
+// renderScreen cuts each line by terminal columns, not UTF-16 units: cut by
+// units, a project folder with CJK characters makes the header wider than the
 // terminal, it wraps, the frame outgrows `rows` and the terminal scrolls.
 test('the screen fits the terminal width in columns when the project path has wide characters', () => {
   const w = world(['a', 'b']);
@@ -61,4 +61,15 @@ test('the screen fits the terminal width in columns when the project path has wi
   const frame = renderScreen({ project: `/home/${'项目'.repeat(30)}`, view: w.look(), recentEvents: [], at: 0, columns, rows: 12 });
   const lines = frame.slice(CLEAR_SCREEN.length).split('\n');
   for (const line of lines) assert.ok(columnsOf(line) <= columns, `a line ${columnsOf(line)} columns wide on a ${columns}-column terminal: ${line}`);
+});
+
+test('printable drops the left-to-right and right-to-left marks too', () => {
+  assert.equal(printable('a\u200Eb\u200Fc'), 'a b c');
+});
+
+test('a line is cut by columns: wide characters count two, combining marks none, and a wide one that does not fit is left out', () => {
+  assert.equal(cutToColumns('e\u0301e\u0301e\u0301', 2), 'e\u0301e\u0301');
+  assert.equal(cutToColumns('ab项目', 5), 'ab项');
+  assert.equal(cutToColumns('😀x', 2), '😀');
+  assert.equal(cutToColumns('😀x', 1), '');
 });
