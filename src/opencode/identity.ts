@@ -27,7 +27,7 @@ export function locationOf(input: HostPluginInput): OpenCodeLocation {
   return { project_id: projectId, worktree };
 }
 
-/** The member record fields of an OpenCode session: pushed to, bound to its own session id. */
+/** The member record fields of an OpenCode session: pushed to, bound to its own session id, never aged out. */
 export function memberFieldsFor(sessionId: string): MemberOptions & { session_id: string } {
   return {
     session_id: sessionId,
@@ -35,6 +35,9 @@ export function memberFieldsFor(sessionId: string): MemberOptions & { session_id
     surface: 'cli',
     delivery_mode: 'push',
     host_session_id: sessionId,
+    // Mail waits for the session's next idle however long its turn runs or OpenCode stays closed
+    // (PROTOCOL 7.5); only spawn-push members age out. makeMember's default for push is the window.
+    stale_policy: { mode: 'none', window_ms: null },
   };
 }
 

@@ -92,7 +92,9 @@ const MEMBER_TOOLS: Record<string, MemberTool> = {
   opencomms_status: {
     description: 'Show your channels, members, pending counts and recent errors. Start here when unsure.',
     input: objectSchema({ channel }),
-    run: readOnly((state, me, a, ctx) => {
+    // Not behind the roster check, like the MCP status (PROTOCOL 6.1): it shows only the caller's own
+    // channels, so a session in none gets an empty answer rather than not_member.
+    run: (deps, a, me) => deps.store.read((state, ctx) => {
       const result = engine.status(state, { channel: a.channel, session_id: me }, ctx);
       return result.ok ? { ...result, data: { member_id: me, ...result.data } } : result;
     }),

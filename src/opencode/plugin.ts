@@ -73,7 +73,8 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
   const local = new Set<string>();
   const busy = new Set<string>();
   const delivery = new PushDelivery({
-    store, client: input.client, pid, host: machine, isOwnerAlive, isBusy: (id) => busy.has(id), schedule: deps.schedule, log,
+    store, client: input.client, pid, host: machine, isOwnerAlive, isBusy: (id) => busy.has(id), isHosted: (id) => local.has(id),
+    schedule: deps.schedule, log,
   });
   const work = new Set<Promise<unknown>>();
 
@@ -90,11 +91,17 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
   // Recover pushes a crashed process left in flight. Only dead or expired
   // owners are swept: a live process may be prompting right now, and taking
   // its mail back would deliver it twice.
-  const atStart = store.snapshot();
-  if (Object.values(atStart.messages).some((e) => e.delivery_status === 'in_flight')) {
-    const swept = await store.mutate((state, ctx) => succeed('swept', { ...sweepInFlight(state, isOwnerAlive, ctx.now()) }));
-    const requeued = (swept.data?.requeued as string[] | undefined)?.length ?? 0;
-    if (requeued > 0) log(`start-up sweep re-queued ${requeued} abandoned delivery(ies)`);
+  // A store fault here (lock_timeout, state_unwritable) must not keep the
+  // plugin from loading: every push sweeps again before it drains.
+  try {
+    const atStart = store.snapshot();
+    if (Object.values(atStart.messages).some((e) => e.delivery_status === 'in_flight')) {
+      const swept = await store.mutate((state, ctx) => succeed('swept', { ...sweepInFlight(state, isOwnerAlive, ctx.now()) }));
+      const requeued = (swept.data?.requeued as string[] | undefined)?.length ?? 0;
+      if (requeued > 0) log(`start-up sweep re-queued ${requeued} abandoned delivery(ies)`);
+    }
+  } catch (err) {
+    log(`start-up sweep failed; the next push sweeps instead: ${err instanceof Error ? err.message : String(err)}`);
   }
 
   async function onIdle(sessionId: string): Promise<void> {
@@ -110,6 +117,8 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
   async function onDeleted(sessionId: string): Promise<void> {
     local.delete(sessionId);
     busy.delete(sessionId);
+    // A retry scheduled before the deletion must not prompt the deleted session.
+    delivery.forget(sessionId);
     if (!isMember(store.snapshot(), sessionId)) return;
     await store.mutate((s, ctx) => succeed('marked', { changed: markStale(s, sessionId, ctx.now()) }));
   }

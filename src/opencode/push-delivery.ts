@@ -47,6 +47,12 @@ export interface PushDeliveryOptions {
    * is left alone and gets its mail at its next idle (PROTOCOL 7.5).
    */
   isBusy?: (sessionId: string) => boolean;
+  /**
+   * Whether the session still lives in this OpenCode instance. Every push
+   * checks it, so a retry or wake-up that outlived the session (deleted
+   * meanwhile) prompts no one (PROTOCOL 7.5, owner-side rule). Absent: all are.
+   */
+  isHosted?: (sessionId: string) => boolean;
   schedule?: Schedule;
   log?: (line: string) => void;
 }
@@ -57,7 +63,8 @@ export type PushOutcome =
   | { kind: 'nothing' }
   | { kind: 'not_push_member' }
   | { kind: 'already_delivering' }
-  | { kind: 'busy' };
+  | { kind: 'busy' }
+  | { kind: 'not_hosted' };
 
 /** Whether the member receives pushes here: some membership is an OpenCode-style push member. */
 export function isPushMember(state: State, memberId: string): boolean {
@@ -104,6 +111,7 @@ export class PushDelivery {
    */
   deliver(sessionId: string): Promise<PushOutcome> {
     if (this.isClosed) return Promise.resolve({ kind: 'nothing' });
+    if (this.options.isHosted && !this.options.isHosted(sessionId)) return Promise.resolve({ kind: 'not_hosted' });
     // Its next idle delivers; a prompt now would queue behind the running turn or, refused, burn an attempt.
     if (this.options.isBusy?.(sessionId)) return Promise.resolve({ kind: 'busy' });
     if (this.delivering.has(sessionId)) {
@@ -130,6 +138,13 @@ export class PushDelivery {
     this.isClosed = true;
     for (const cancel of this.timers.values()) cancel();
     this.timers.clear();
+  }
+
+  /** Forgets a session that left this instance: its pending retry or wake-up and any re-run it asked for. */
+  forget(sessionId: string): void {
+    this.timers.get(sessionId)?.();
+    this.timers.delete(sessionId);
+    this.wanted.delete(sessionId);
   }
 
   /** Whether a retry or cooldown wake-up is waiting for this session. */

@@ -2,16 +2,16 @@
 // are short on purpose: the whole list is read into the model's context.
 import * as engine from '../engine';
 import {
-  MAX_BUDGET_MESSAGES, MAX_BUDGET_RUNTIME_MS, MAX_CHANNEL_NAME_CHARS, MAX_CONTENT_CHARS, MAX_MAX_HOPS,
-  MAX_MEMBERS_CEILING, MAX_PAGE_LIMIT, MAX_RATE_LIMIT, MAX_ROLE_CHARS, MAX_ARCHIVE_SUMMARY_CHARS,
-  MIN_MAX_HOPS, SENDER_MESSAGE_TYPES, TIMER_ACTIONS, type ToolResult,
+  MAX_CHANNEL_NAME_CHARS, MAX_CONTENT_CHARS, MAX_PAGE_LIMIT, MAX_ROLE_CHARS, MAX_ARCHIVE_SUMMARY_CHARS,
+  SENDER_MESSAGE_TYPES, TIMER_ACTIONS, type ToolResult,
 } from '../engine';
 import { isSpawnHost, SPAWN_HOSTS } from '../delivery/spawn-command';
+import { withArchiveContext } from './archive-context';
+import { CHANNEL_SETTING_PROPERTIES, channelSettingsOf } from './channel-settings';
 import type { ToolAnnotations, ToolDescriptor } from './registry';
 import type { PropertySchema } from './schema';
 import type { ToolServices } from './services';
 
-const MIN_BUDGET_RUNTIME_MS = 60_000;
 const MAX_ARCHIVE_LIMIT = 500;
 const MAX_ID_CHARS = 80;
 
@@ -67,11 +67,7 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       inputSchema: schema(
         {
           channel, role, role_prompt: rolePrompt,
-          max_members: { type: 'integer', minimum: 2, maximum: MAX_MEMBERS_CEILING },
-          rate_limit: { type: 'integer', minimum: 1, maximum: MAX_RATE_LIMIT, description: 'Sends per minute' },
-          max_hops: { type: 'integer', minimum: MIN_MAX_HOPS, maximum: MAX_MAX_HOPS, description: 'Longest reply chain' },
-          budget_runtime_ms: { type: 'integer', minimum: MIN_BUDGET_RUNTIME_MS, maximum: MAX_BUDGET_RUNTIME_MS },
-          budget_messages: { type: 'integer', minimum: 1, maximum: MAX_BUDGET_MESSAGES },
+          ...CHANNEL_SETTING_PROPERTIES,
           spawn_push: spawnPush, host_session_id: hostSessionId,
         },
         ['channel', 'role', 'role_prompt'],
@@ -81,8 +77,7 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
         spawnPushRefusal(a) ?? s.asMember((state, me, ctx) =>
           engine.createChannel(state, {
             channel: a.channel, role: a.role, role_prompt: a.role_prompt, ...memberFields(a, me),
-            max_members: a.max_members, rate_limit: a.rate_limit, max_hops: a.max_hops,
-            budgets: { max_runtime_ms: a.budget_runtime_ms ?? null, max_delivered_messages: a.budget_messages ?? null },
+            ...channelSettingsOf(a),
           }, ctx)),
     },
     {
@@ -96,7 +91,7 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
         if (refusal) return refusal;
         const result = await s.asMember((state, me, ctx) =>
           engine.joinChannel(state, { channel: a.channel, role: a.role, role_prompt: a.role_prompt, ...memberFields(a, me) }, ctx));
-        return withArchiveContext(s, result, engine.normalizeChannelName(a.channel));
+        return withArchiveContext(s.options.projectDir, result, engine.normalizeChannelName(a.channel));
       },
     },
     {
@@ -295,16 +290,6 @@ function channelOnlyTool(
     handler: (a: Args) =>
       s.asMember((state, me, ctx) => s.authorized(state, me, a.channel, () => op(state, { channel: a.channel, session_id: me }, ctx))),
   };
-}
-
-/** A joiner of a resumed channel gets the compact story of the archived one. */
-function withArchiveContext(s: ToolServices, result: ToolResult, channelName: string): ToolResult {
-  const parent = result.ok ? result.data?.parent_channel_id : undefined;
-  if (typeof parent !== 'string') return result;
-  const archive = s.findArchive(parent);
-  if (!archive) return result;
-  const context = engine.buildArchiveContext(archive, channelName);
-  return { ...result, message: `${result.message}\n\n${context}`, data: { ...result.data, archive_context: context } };
 }
 
 async function saveSession(s: ToolServices, a: Args): Promise<ToolResult> {

@@ -5,10 +5,11 @@ import { hostname } from 'node:os';
 import * as engine from '../engine';
 import type { DeliveryOwner, EngineCtx, SessionArchive, State, ToolResult } from '../engine';
 import {
-  deleteArchive, findArchiveByName, isValidChannelId, listArchives, openStore, readArchive, writeArchive, type Store,
+  deleteArchive, listArchives, openStore, writeArchive, type Store,
 } from '../store';
 import { isPidAlive } from '../store/lock';
 import { createSpawnDriver, type SpawnDriver } from '../delivery/spawn-driver';
+import { findArchive } from './archive-context';
 import { identityFromEnv, identityFromPins, type Identity } from './identity';
 
 export interface ToolServicesOptions {
@@ -94,10 +95,7 @@ export class ToolServices {
 
   /** An archive by channel name (newest first) or by archive id; undefined when none matches. */
   findArchive(nameOrId: string): SessionArchive | undefined {
-    const key = nameOrId.trim();
-    const record = findArchiveByName(this.options.projectDir, key.toLowerCase())
-      ?? (isValidChannelId(key) ? readArchive(this.options.projectDir, key) : undefined);
-    return record ? engine.parseArchive(record) : undefined;
+    return findArchive(this.options.projectDir, nameOrId);
   }
 
   archivesOf(memberId: string): SessionArchive[] {

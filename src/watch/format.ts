@@ -1,12 +1,15 @@
 // One event as one line: JSON for programs, plain text for people. Names,
-// roles and error texts are peer- or host-written, so the plain form drops
+// roles, member ids and error texts are peer- or host-written, so the plain form drops
 // control characters: a role must not be able to move a terminal's cursor.
 import { isDateTime } from '../engine';
 import type { WatchEvent } from './events';
 
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+// C0, DEL and C1 controls, and the bidi marks, embeddings, overrides and
+// isolates (U+200E-U+200F, U+202A-U+202E, U+2066-U+2069): those reorder what
+// follows them on a bidi-aware terminal, so a peer could disguise a line.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
-/** Text safe to put on a terminal: no control characters, at most `max` characters. */
+/** Text safe to put on a terminal: no control or bidi formatting characters, at most `max` characters. */
 export function printable(text: string, max = 120): string {
   const clean = text.replace(CONTROL, ' ');
   return clean.length > max ? `${clean.slice(0, max - 3)}...` : clean;
@@ -44,20 +47,20 @@ export function describeEvent(event: WatchEvent | WatchStart): string {
     case 'joined':
     case 'left':
     case 'kicked':
-      return `${printable(event.role)} (${event.member_id}) ${event.event === 'kicked' ? 'was kicked from' : event.event} ` +
+      return `${printable(event.role)} (${printable(event.member_id)}) ${event.event === 'kicked' ? 'was kicked from' : event.event} ` +
         `${printable(event.channel)}${event.event === 'joined' ? ` (host ${printable(event.host)}, ${event.delivery_mode})` : ''}`;
     case 'member_stale':
-      return `${printable(event.role)} (${event.member_id}) went stale on ${printable(event.channel)}`;
+      return `${printable(event.role)} (${printable(event.member_id)}) went stale on ${printable(event.channel)}`;
     case 'member_active':
-      return `${printable(event.role)} (${event.member_id}) is active again on ${printable(event.channel)}`;
+      return `${printable(event.role)} (${printable(event.member_id)}) is active again on ${printable(event.channel)}`;
     case 'sent':
-      return `${printable(event.channel)}: ${printable(event.from_role)} -> ${printable(event.to_role)} sent ${event.message_type} ${event.message_id}`;
+      return `${printable(event.channel)}: ${printable(event.from_role)} -> ${printable(event.to_role)} sent ${event.message_type} ${printable(event.message_id)}`;
     case 'delivered':
-      return `${printable(event.channel)}: ${event.message_id} delivered to ${printable(event.to_role)}${event.delivery_method ? ` by ${event.delivery_method}` : ''}`;
+      return `${printable(event.channel)}: ${printable(event.message_id)} delivered to ${printable(event.to_role)}${event.delivery_method ? ` by ${event.delivery_method}` : ''}`;
     case 'failed':
     case 'rejected':
     case 'stale':
-      return `${printable(event.channel)}: ${event.message_id} to ${printable(event.to_role)} ${event.event}`;
+      return `${printable(event.channel)}: ${printable(event.message_id)} to ${printable(event.to_role)} ${event.event}`;
     case 'error':
       return `error: ${printable(event.message, 300)}`;
   }

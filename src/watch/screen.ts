@@ -24,6 +24,55 @@ export interface ScreenInput {
   rows: number;
 }
 
+// East Asian Wide and Fullwidth characters (UAX #11), as [first, last] code
+// points: each takes two terminal columns. Compact on purpose: the common
+// blocks (Hangul, CJK, kana, fullwidth forms, emoji), not every scattered one.
+const WIDE_RANGES: ReadonlyArray<readonly [number, number]> = [
+  [0x1100, 0x115f], [0x231a, 0x231b], [0x2329, 0x232a], [0x23e9, 0x23ec], [0x23f0, 0x23f0], [0x23f3, 0x23f3],
+  [0x25fd, 0x25fe], [0x2614, 0x2615], [0x2648, 0x2653], [0x267f, 0x267f], [0x2693, 0x2693], [0x26a1, 0x26a1],
+  [0x26aa, 0x26ab], [0x26bd, 0x26be], [0x26c4, 0x26c5], [0x26ce, 0x26ce], [0x26d4, 0x26d4], [0x26ea, 0x26ea],
+  [0x26f2, 0x26f3], [0x26f5, 0x26f5], [0x26fa, 0x26fa], [0x26fd, 0x26fd], [0x2705, 0x2705], [0x270a, 0x270b],
+  [0x2728, 0x2728], [0x274c, 0x274c], [0x274e, 0x274e], [0x2753, 0x2755], [0x2757, 0x2757], [0x2795, 0x2797],
+  [0x27b0, 0x27b0], [0x27bf, 0x27bf], [0x2b1b, 0x2b1c], [0x2b50, 0x2b50], [0x2b55, 0x2b55],
+  [0x2e80, 0x303e], [0x3041, 0x33ff], [0x3400, 0x4dbf], [0x4e00, 0x9fff], [0xa000, 0xa4cf], [0xa960, 0xa97f],
+  [0xac00, 0xd7a3], [0xf900, 0xfaff], [0xfe10, 0xfe19], [0xfe30, 0xfe6f], [0xff00, 0xff60], [0xffe0, 0xffe6],
+  [0x16fe0, 0x18cff], [0x1b000, 0x1b2ff], [0x1f004, 0x1f004], [0x1f0cf, 0x1f0cf], [0x1f18e, 0x1f18e],
+  [0x1f191, 0x1f19a], [0x1f200, 0x1f251], [0x1f300, 0x1f64f], [0x1f680, 0x1f6ff], [0x1f7e0, 0x1f7eb],
+  [0x1f90c, 0x1f9ff], [0x1fa70, 0x1faff], [0x20000, 0x2fffd], [0x30000, 0x3fffd],
+];
+// Combining marks, format characters and Hangul medial/final jamo take no column of their own.
+const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}\u1160-\u11ff]$/u;
+
+function columnsOfChar(ch: string): number {
+  if (ZERO_WIDTH.test(ch)) return 0;
+  const code = ch.codePointAt(0) ?? 0;
+  return WIDE_RANGES.some(([first, last]) => code >= first && code <= last) ? 2 : 1;
+}
+
+/** How many terminal columns `text` takes. */
+function columnsOf(text: string): number {
+  let width = 0;
+  for (const ch of text) width += columnsOfChar(ch);
+  return width;
+}
+
+/** The longest start of `line` that fits in `width` terminal columns; never splits a surrogate pair. */
+export function cutToColumns(line: string, width: number): string {
+  let used = 0;
+  let end = 0;
+  for (const ch of line) {
+    const w = columnsOfChar(ch);
+    if (used + w > width) break;
+    used += w;
+    end += ch.length;
+  }
+  return line.slice(0, end);
+}
+
+function padColumns(text: string, width: number): string {
+  return text + ' '.repeat(Math.max(0, width - columnsOf(text)));
+}
+
 function countsOf(view: WatchView, channel: Channel): { pending: Map<string, number>; inFlight: Map<string, number> } {
   const pending = new Map<string, number>();
   const inFlight = new Map<string, number>();
@@ -36,12 +85,12 @@ function countsOf(view: WatchView, channel: Channel): { pending: Map<string, num
 }
 
 function channelLines(view: WatchView, channel: Channel): string[] {
-  const lines = [`channel ${printable(channel.name)} (${channel.id})${channel.paused ? ' [paused]' : ''}`];
+  const lines = [`channel ${printable(channel.name)} (${printable(channel.id)})${channel.paused ? ' [paused]' : ''}`];
   const { pending, inFlight } = countsOf(view, channel);
   for (const m of channel.members) {
     const flying = inFlight.get(m.session_id) ?? 0;
     lines.push(
-      `  ${printable(m.role, 24).padEnd(16)} ${m.session_id.padEnd(20)} host ${printable(m.host, 24)}, ${m.delivery_mode}` +
+      `  ${padColumns(printable(m.role, 24), 16)} ${padColumns(printable(m.session_id), 20)} host ${printable(m.host, 24)}, ${m.delivery_mode}` +
         `${m.stale ? ', STALE' : ''}, ${pending.get(m.session_id) ?? 0} pending${flying > 0 ? `, ${flying} in flight` : ''}`,
     );
   }
@@ -78,5 +127,7 @@ export function renderScreen(input: ScreenInput): string {
   }
   const width = Math.max(20, input.columns);
   const height = Math.max(5, input.rows - 1);
-  return CLEAR_SCREEN + lines.slice(0, height).map((l) => l.slice(0, width)).join('\n') + '\n';
+  // Cut by columns, not UTF-16 units: a wide character takes two, and a line
+  // wider than the terminal wraps, pushing the frame past its height.
+  return CLEAR_SCREEN + lines.slice(0, height).map((l) => cutToColumns(l, width)).join('\n') + '\n';
 }

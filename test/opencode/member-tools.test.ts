@@ -58,13 +58,12 @@ test('a plugin session sends as itself and the other member receives it from tha
   assert.equal(h.plugin.localSessions.has('ses_A'), true);
 });
 
-test('a session that is no member is refused not_member, on every member tool, and nothing is written', async (t) => {
+test('a session that is no member is refused not_member, on every member tool but status, and nothing is written', async (t) => {
   const h = await startHarness(t, { setup: async ({ store, dir }) => { await channelWith(store, dir, ['ses_A']); } });
   const before = JSON.stringify(h.store.snapshot());
   const calls: Array<[string, Record<string, unknown>]> = [
     ['opencomms_send', { channel: 'review', content: 'let me in' }],
     ['opencomms_inbox', { channel: 'review' }],
-    ['opencomms_status', {}],
     ['opencomms_history', { channel: 'review' }],
     ['opencomms_pause', { channel: 'review' }],
     ['opencomms_resume', { channel: 'review' }],
@@ -78,6 +77,11 @@ test('a session that is no member is refused not_member, on every member tool, a
     assert.equal(out.ok, false, name);
     assert.equal(out.data?.reason, 'not_member', name);
   }
+  // status is outside the roster re-check, as on the MCP server (PROTOCOL 6.1): it shows the caller's own channels, none here.
+  const status = await call(h, 'opencomms_status', {}, 'ses_stranger');
+  assert.equal(status.ok, true, status.message);
+  assert.deepEqual(status.data?.channels, []);
+  assert.equal(status.data?.your_pending, 0);
   assert.equal(JSON.stringify(h.store.snapshot()), before);
 });
 
