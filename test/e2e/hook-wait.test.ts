@@ -100,21 +100,23 @@ test('a SessionEnd hook run marks the member stale: the waiter exits 0', async (
   assert.equal(leaseOf(state, ALICE), undefined);
 });
 
-test('one waiter per member: a second exits 0 at once; after the first is SIGKILLed the next takes the lease and wakes', async (t) => {
+test('one waiter per member: a later turn\'s waiter takes the lease and the earlier one ends quietly; after a SIGKILL the next takes the lease and wakes', async (t) => {
   const { project, bob } = await setUp(t);
   const first = startWaiter(t, project, ALICE);
   await leaseHeld(project, first.child.pid);
 
-  const second = await bounded(startWaiter(t, project, ALICE).done, 'the second waiter');
-  assert.equal(second.code, 0);
-  assert.equal(second.stdout, '{}\n');
-  assert.equal(second.stderr, '');
-  assert.equal(first.child.exitCode, null, 'the first still waits');
+  const second = startWaiter(t, project, ALICE);
+  await leaseHeld(project, second.child.pid);
+  const superseded = await bounded(first.done, 'the superseded first waiter');
+  assert.equal(superseded.code, 0);
+  assert.equal(superseded.stdout, '{}\n');
+  assert.equal(superseded.stderr, '');
+  assert.equal(second.child.exitCode, null, 'the second still waits');
 
-  first.child.kill('SIGKILL');
-  const killed = await bounded(first.done, 'the first waiter');
+  second.child.kill('SIGKILL');
+  const killed = await bounded(second.done, 'the second waiter');
   assert.equal(killed.signal, 'SIGKILL');
-  assert.equal(leaseOf(openStore({ projectDir: project }).snapshot(), ALICE)?.pid, first.child.pid, 'a SIGKILLed waiter leaves its lease behind');
+  assert.equal(leaseOf(openStore({ projectDir: project }).snapshot(), ALICE)?.pid, second.child.pid, 'a SIGKILLed waiter leaves its lease behind');
 
   const third = startWaiter(t, project, ALICE);
   await leaseHeld(project, third.child.pid);

@@ -3,11 +3,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NODE_FS } from '../../src/store/fs-port';
 import { LEFTOVER_MIN_AGE_MS, leftoverPidOf, removeLeftovers } from '../../src/store/leftovers';
-import { isPidAlive } from '../../src/store/lock';
+import { isPidAlive, LOCK_STALE_MS, parseLockOwner } from '../../src/store/lock';
 import { OK, tempFilesIn, tempProject, testStore } from './helpers';
 
 const WORKER = join(__dirname, '..', '..', '..', 'test', 'store', 'fixtures', 'worker.cjs');
@@ -111,7 +111,21 @@ test('a SIGKILL storm leaves a loadable state holding every acknowledged mutatio
   assert.ok(acks.size >= 50, `only ${acks.size} acknowledged mutations: ${stderr.join('')}`);
 
   const store = testStore(dir);
-  await withTimeout(store.mutate(() => OK), 1_000, 'a mutate after the storm (breaks a dead holder\'s lock)');
+  // A dead holder's stamped lock is broken at once. One killed between its
+  // O_EXCL create and its stamp left an empty lock that names no pid: only
+  // its age can free it (LOCK_STALE_MS), as PROTOCOL 4.5 says.
+  const leftLock = existsSync(store.lockPath) ? readFileSync(store.lockPath) : undefined;
+  const isUnstamped = leftLock !== undefined && parseLockOwner(leftLock) === undefined;
+  const deadline = Date.now() + (isUnstamped ? LOCK_STALE_MS + 5_000 : 1_000);
+  for (;;) {
+    try {
+      await withTimeout(store.mutate(() => OK), Math.max(1, deadline - Date.now()), 'a mutate after the storm (breaks a dead holder\'s lock)');
+      break;
+    } catch (err) {
+      // a lock_timeout (5 s) can come before an unstamped lock is old enough to break
+      if (!isUnstamped || (err as { code?: string }).code !== 'lock_timeout' || Date.now() >= deadline) throw err;
+    }
+  }
   const state = store.snapshot();
   assert.ok(!state.errors.some((e) => /state file rejected/.test(e.message)), 'state.json still parses');
   const labels = new Set(state.errors.map((e) => e.message));
