@@ -5,6 +5,12 @@
  * lowercase hex). History logs and archives are files named after it.
  */
 export const CHANNEL_ID_PATTERN = /^chn_[A-Za-z0-9_-]{1,64}$/;
+/**
+ * No delivery lease is ever taken for longer than this (the longest, the
+ * OpenCode push's, is 30 minutes). One that ends later than this from now
+ * was written by a clock running ahead or by hand, and binds no more.
+ */
+export const MAX_DELIVERY_LEASE_MS = 60 * 60_000;
 export const DEFAULT_MAX_MEMBERS = 8;
 export const MIN_MEMBERS = 2;
 export const MAX_MEMBERS_CEILING = 32;

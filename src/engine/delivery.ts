@@ -6,7 +6,7 @@
 //   pending --too old for a pushed member--> stale
 //   pending or in_flight --recipient left the channel, or channel gone--> rejected
 import { budgetRefusal } from './budgets';
-import { MAX_DELIVERY_ATTEMPTS } from './constants';
+import { MAX_DELIVERY_ATTEMPTS, MAX_DELIVERY_LEASE_MS } from './constants';
 import { compareSendOrder, finishEnvelope, insertInSendOrder, noteDeliveredTo } from './envelopes';
 import { channelById, findChannel, memberOf, ownValue } from './validate';
 import type { Channel, DeliveryMethod, DeliveryOwner, Envelope, State } from './types';
@@ -216,7 +216,7 @@ export function requeueFailedDelivery(state: State, recipient: string, ids: read
 export function isAbandonedDelivery(envelope: Envelope, now: number, isOwnerAlive: (owner: DeliveryOwner) => boolean): boolean {
   if (envelope.delivery_status !== 'in_flight') return false;
   const owner = envelope.delivery_owner;
-  return !owner || now > owner.lease_until || !isOwnerAlive(owner);
+  return !owner || now > owner.lease_until || owner.lease_until - now > MAX_DELIVERY_LEASE_MS || !isOwnerAlive(owner);
 }
 
 /**

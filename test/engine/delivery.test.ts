@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   commitDelivery, cooldownRemainingMs, disconnectChannel, drainQueue, expireAgedOut, isAbandonedDelivery,
-  pendingRecipients, requeueFailedDelivery, sendMessage, sweepInFlight, type State,
+  MAX_DELIVERY_LEASE_MS, pendingRecipients, requeueFailedDelivery, sendMessage, sweepInFlight, type State,
 } from '../../src/engine/index';
 import { channelWith, fakeCtx, mustOk, OWNER, type FakeCtx } from './helpers';
 
@@ -215,6 +215,16 @@ test('a lease still binds at the millisecond lease_until and is abandoned one mi
   assert.deepEqual(sweepInFlight(state, () => true, until).requeued, []);
   assert.equal(isAbandonedDelivery(envelope, until + 1, () => true), true);
   assert.deepEqual(sweepInFlight(state, () => true, until + 1).requeued, ids);
+});
+
+test('a lease ending further ahead than any lease is ever taken for (a clock running ahead, a hand edit) binds no more', () => {
+  const { ctx, state, ids } = withMail(1);
+  drainQueue(state, 'b', { owner: { pid: 1, host: 'h', lease_until: ctx.now() + MAX_DELIVERY_LEASE_MS }, now: ctx.now() });
+  const envelope = state.messages[ids[0]!]!;
+  assert.equal(isAbandonedDelivery(envelope, ctx.now(), () => true), false, 'the longest real lease still binds');
+  envelope.delivery_owner!.lease_until = ctx.now() + MAX_DELIVERY_LEASE_MS + 1;
+  assert.equal(isAbandonedDelivery(envelope, ctx.now(), () => true), true);
+  assert.deepEqual(sweepInFlight(state, () => true, ctx.now()).requeued, ids);
 });
 
 test('expireAgedOut marks only mail past the window in the given unpaused channels stale, and takes it out of the queue', () => {
