@@ -58,9 +58,11 @@ test('a state directory removed and created again before the event is handled is
   replaceFile(NODE_FS, join(stateDir, 'state.json'), '{"v":1}');
   await waitFor(() => calls >= 1, 'first save');
   // Removed and re-created within one tick, as a reset script or `rm -rf .opencomms && opencomms pin` may do while the server is busy.
+  const atRemoval = calls;
   rmSync(stateDir, { recursive: true });
   mkdirSync(stateDir);
-  await new Promise((r) => setTimeout(r, 200));
+  // Re-making the watch on the new directory wakes listeners once (state.json may have changed).
+  await waitFor(() => calls > atRemoval, 'the wake-up when the watch moves to the re-created directory');
   const before = calls;
   replaceFile(NODE_FS, join(stateDir, 'state.json'), '{"v":2}');
   await waitFor(() => calls > before, 'a save into the re-created directory');
