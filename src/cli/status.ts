@@ -27,8 +27,7 @@ export function runStatus(options: StatusOptions): number {
   for (const channel of channels) {
     lines.push(`channel ${channel.name} (${channel.id})${channel.paused ? ' [paused]' : ''}`);
     for (const member of channel.members) {
-      const pending = channel.queue_lengths && Object.prototype.hasOwnProperty.call(channel.queue_lengths, member.session_id)
-        ? channel.queue_lengths[member.session_id] : 0;
+      const pending = (channel.queue_lengths && engine.ownValue(channel.queue_lengths, member.session_id)) ?? 0;
       lines.push(
         `  ${member.role.padEnd(16)} ${member.session_id}  host ${member.host}, ${member.delivery_mode}` +
           `${member.stale ? ', stale' : ''}, ${pending} pending`,

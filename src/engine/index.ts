@@ -43,5 +43,5 @@ export { channelEnvelopes, findChannelEnvelope, pendingFor, compareSendOrder } f
 export { budgetRefusal } from './budgets';
 export { backlogRefusal, utf8ByteLength } from './retention';
 export { capabilitiesForMode, defaultStalePolicy } from './members';
-export { normalizeChannelName, normalizeRole, findChannel } from './validate';
+export { normalizeChannelName, normalizeRole, findChannel, ownValue } from './validate';
 export { formatIsoTime, isDateTime } from './times';

@@ -25,12 +25,10 @@ export function capabilitiesForMode(mode: string): EndpointCapabilities {
 }
 
 /**
- * Pull-style members read their mail when they choose, so it never ages
- * out; members that are pushed to drop mail older than the window.
+ * Only spawn-push mail ages out (a headless resume of hours-old mail helps
+ * nobody); everyone else's waits for its next pull or idle. The loader fills
+ * a missing policy in with the same rule.
  */
-// Only spawn-push mail ages out (a headless resume of hours-old mail helps
-// nobody); everyone else's waits for its next pull or idle. The loader fills
-// a missing policy in with the same rule.
 export function defaultStalePolicy(mode: DeliveryMode): StalePolicy {
   return mode === 'spawn_push'
     ? { mode: 'window', window_ms: DEFAULT_STALE_EVENT_MS }

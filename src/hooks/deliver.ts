@@ -7,7 +7,7 @@
 // the next hook or pull sweeps back into the queue (at-least-once, never lost).
 import { hostname } from 'node:os';
 import {
-  budgetRefusal, clearStale, commitDelivery, drainQueue, frameMessage, requeueFailedDelivery, sweepInFlight,
+  budgetRefusal, clearStale, commitDelivery, drainQueue, frameMessage, ownValue, requeueFailedDelivery, sweepInFlight,
   type DeliveryOwner, type EngineCtx, type Envelope, type State,
 } from '../engine';
 import { isPidAlive } from '../store/lock';
@@ -50,9 +50,8 @@ export function membershipsOf(state: State, memberId: string) {
 export function deliverableMail(state: State, memberId: string, now: number): Envelope[] {
   const out: Envelope[] = [];
   // Own keys only: a member id such as "constructor" must not find Object.prototype's.
-  const queue = Object.prototype.hasOwnProperty.call(state.queues, memberId) ? state.queues[memberId] : undefined;
-  for (const id of queue ?? []) {
-    const envelope = Object.prototype.hasOwnProperty.call(state.messages, id) ? state.messages[id] : undefined;
+  for (const id of ownValue(state.queues, memberId) ?? []) {
+    const envelope = ownValue(state.messages, id);
     if (!envelope || envelope.recipient_session_id !== memberId || envelope.delivery_status !== 'pending') continue;
     const channel = channelOf(state, envelope);
     if (!channel || channel.paused || budgetRefusal(channel, now)) continue;

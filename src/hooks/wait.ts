@@ -92,9 +92,10 @@ export async function waitForMail(store: Store, snapshot: State, event: HookEven
   await store.mutate((state, ctx) => {
     const now = ctx.now();
     start = undefined;
-    const holder = hasEnded(state) ? undefined : activeWaitLease(state, memberId, now, isHolderAlive);
-    const mail = hasEnded(state) ? undefined : waitingMail(state, memberId, now);
-    if (hasEnded(state)) start = QUIET;
+    const isOver = hasEnded(state);
+    const holder = isOver ? undefined : activeWaitLease(state, memberId, now, isHolderAlive);
+    const mail = isOver ? undefined : waitingMail(state, memberId, now);
+    if (isOver) start = QUIET;
     // A live waiter with mail to wake for wakes the agent; one on another
     // machine cannot be told to stand down. Either way this one stays silent.
     else if (holder && (mail || holder.host !== machineName())) start = QUIET;

@@ -99,22 +99,21 @@ function jsonEdit(spec: JsonEditSpec): ConfigEdit {
     },
     install(text, launch) {
       const doc = text === undefined ? (spec.seed?.() ?? {}) : check(text);
-      const before = text === undefined ? undefined : check(text);
+      const before = text === undefined ? undefined : structuredClone(doc);
       if (spec.entry) setEntry(doc, spec.container, 'opencomms', spec.entry(launch));
       if (spec.events && spec.hookEntry) mergeHooks(doc, spec.events, () => spec.hookEntry!(launch));
-      if (text !== undefined && before !== undefined && renderJson(doc) === renderJson(before) && isJsoncOnly(text)) return text;
       return renderChanged(text, before, doc);
     },
     uninstall(text) {
       const doc = check(text);
-      const before = renderJson(doc);
+      const before = structuredClone(doc);
       if (spec.entry) removeEntry(doc, spec.container, 'opencomms');
       removeHooks(doc);
-      if (renderJson(doc) === before) return text;
+      if (renderJson(doc) === renderJson(before)) return text;
       const isLeftover = spec.isLeftover ?? ((d: JsonObject) => Object.keys(d).length === 0);
       // A file with comments is kept (without our parts) rather than deleted with them.
       if (isLeftover(doc) && !isJsoncOnly(text)) return undefined;
-      return renderChanged(text, check(text), doc);
+      return renderChanged(text, before, doc);
     },
   };
 }

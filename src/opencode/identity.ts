@@ -35,8 +35,8 @@ export function memberFieldsFor(sessionId: string): MemberOptions & { session_id
     surface: 'cli',
     delivery_mode: 'push',
     host_session_id: sessionId,
-    // Mail waits for the session's next idle however long its turn runs or OpenCode stays closed
-    // (PROTOCOL 7.5); only spawn-push members age out. makeMember's default for push is the window.
+    // Said outright though it is the default for push (defaultStalePolicy): mail waits for the
+    // session's next idle however long its turn runs or OpenCode stays closed (PROTOCOL 7.5).
     stale_policy: { mode: 'none', window_ms: null },
   };
 }

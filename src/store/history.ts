@@ -4,6 +4,7 @@
 // channel, reading only the tail a file grew by since their last look.
 import { dirname, join } from 'node:path';
 import { parseHistoryRecord } from '../engine/state-shape';
+import { ownValue } from '../engine/validate';
 import { FINISHED_STATUSES } from '../engine/types';
 import { CHANNEL_ID_PATTERN } from '../engine/constants';
 import type { DeliveryStatus, Envelope, HistoryRecord, HistoryView, State } from '../engine/types';
@@ -355,7 +356,7 @@ function parseRecord(line: string, channelId: string): HistoryRecord | undefined
 
 // Own keys only, so a hand-edited message id such as "constructor" finds no Object.prototype member.
 function deliveredTo(state: State, messageId: string): string[] {
-  return Object.prototype.hasOwnProperty.call(state.delivered_to, messageId) ? state.delivered_to[messageId] ?? [] : [];
+  return ownValue(state.delivered_to, messageId) ?? [];
 }
 
 function sortOldestFirst(records: HistoryRecord[]): HistoryRecord[] {

@@ -26,11 +26,13 @@ export interface LeftoverOptions {
   stateDir: string;
   isPidAlive: (pid: number) => boolean;
   now: number;
+  /** A pid just found dead on this host (a broken lock's holder): its files go whatever their age. */
+  deadHolderPid?: number;
 }
 
 /** Paths of leftovers in the state folder and its history, archives and pins folders. */
 export function findLeftovers(options: LeftoverOptions): string[] {
-  const { port, stateDir, isPidAlive, now } = options;
+  const { port, stateDir, isPidAlive, now, deadHolderPid } = options;
   const found: string[] = [];
   const liveness = new Map<number, boolean>();
   for (const sub of SUBDIRS) {
@@ -43,14 +45,19 @@ export function findLeftovers(options: LeftoverOptions): string[] {
     }
     for (const name of names) {
       const pid = leftoverPidOf(name);
-      if (pid === undefined || pid === process.pid) continue;
+      if (pid === undefined) continue;
+      const path = join(dir, name);
+      if (pid === deadHolderPid) {
+        found.push(path);
+        continue;
+      }
+      if (pid === process.pid) continue;
       let isAlive = liveness.get(pid);
       if (isAlive === undefined) {
         isAlive = isPidAlive(pid);
         liveness.set(pid, isAlive);
       }
       if (isAlive) continue;
-      const path = join(dir, name);
       try {
         if (now - port.statSync(path).mtimeMs < LEFTOVER_MIN_AGE_MS) continue;
       } catch {

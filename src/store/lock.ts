@@ -5,7 +5,6 @@ import { randomHex } from './crypto';
 import { basename, dirname, join } from 'node:path';
 import { errnoOf, FsPort, tryReadFile, unlinkQuietly, writeAll } from './fs-port';
 import { StoreFault, unwritable } from './faults';
-import { isTempOf } from './replace-file';
 import { removeLeftovers } from './leftovers';
 
 /** Give up waiting for the lock after this long. */
@@ -294,18 +293,7 @@ function isAbandoned(options: LockOptions, owner: LockOwner | undefined, mtimeMs
   return at - stampedAt > LOCK_STALE_MS;
 }
 
-// Moves the abandoned lock aside under a unique name, then checks that what
-// was moved is the very lock judged abandoned: the same owner token, or, for a
-// lock never stamped (its holder died between the create and the stamp), the
-// same bytes, inode and mtime, since a peer's brand-new lock is empty too and
-// may even reuse the freed inode, but never has a mtime old enough to have
-// been judged stale. If a newer lock was moved
-// instead, it is linked back; `link` refuses to overwrite, so a third process
-// that created a lock in between keeps its own. Remaining window: while the
-// newer lock is aside (between our rename and our link), a third process can
-// create a fresh lock; the link then fails and the newer holder runs without a
-// file, so two holders can overlap once. It needs three contenders and a
-// dead holder at the same instant.
+/** The lock file as it was when judged abandoned. */
 interface JudgedLock {
   bytes: Buffer;
   owner: LockOwner | undefined;
@@ -326,6 +314,18 @@ function isJudgedLock(port: FsPort, path: string, judged: JudgedLock): boolean {
   }
 }
 
+// Moves the abandoned lock aside under a unique name, then checks that what
+// was moved is the very lock judged abandoned: the same owner token, or, for a
+// lock never stamped (its holder died between the create and the stamp), the
+// same bytes, inode and mtime, since a peer's brand-new lock is empty too and
+// may even reuse the freed inode, but never has a mtime old enough to have
+// been judged stale. If a newer lock was moved instead, it is linked back;
+// `link` refuses to overwrite, so a third process that created a lock in
+// between keeps its own. Remaining window: while the
+// newer lock is aside (between our rename and our link), a third process can
+// create a fresh lock; the link then fails and the newer holder runs without a
+// file, so two holders can overlap once. It needs three contenders and a
+// dead holder at the same instant.
 function breakLock(options: LockOptions, judged: JudgedLock): boolean {
   const { port, lockPath } = options;
   const aside = join(dirname(lockPath), `${basename(lockPath)}.${process.pid}.${randomHex(4)}.stale`);
@@ -338,9 +338,12 @@ function breakLock(options: LockOptions, judged: JudgedLock): boolean {
   const { owner } = judged;
   if (isJudgedLock(port, aside, judged)) {
     unlinkQuietly(port, aside);
-    if (owner && owner.host === options.host) removeOrphanTemps(port, dirname(lockPath), owner.pid);
-    // A break is rare: the moment to clear older leftovers of any dead process too.
-    removeLeftovers({ port, stateDir: dirname(lockPath), isPidAlive: options.isPidAlive ?? isPidAlive, now: Date.now() });
+    // A break is rare: the moment to clear the dead holder's temp files, and
+    // older leftovers of any other dead process too.
+    removeLeftovers({
+      port, stateDir: dirname(lockPath), isPidAlive: options.isPidAlive ?? isPidAlive, now: Date.now(),
+      deadHolderPid: owner && owner.host === options.host ? owner.pid : undefined,
+    });
     return true;
   }
   try {
@@ -350,20 +353,6 @@ function breakLock(options: LockOptions, judged: JudgedLock): boolean {
   }
   unlinkQuietly(port, aside);
   return false;
-}
-
-// A holder killed mid-save leaves its temp files; its pid is dead, so they are
-// garbage. Only names carrying that pid are touched.
-function removeOrphanTemps(port: FsPort, stateDir: string, pid: number): void {
-  for (const dir of [stateDir, join(stateDir, 'history')]) {
-    let names: string[];
-    try {
-      names = port.readdirSync(dir);
-    } catch {
-      continue;
-    }
-    for (const name of names) if (isTempOf(name, pid)) unlinkQuietly(port, join(dir, name));
-  }
 }
 
 /** Re-stamps `t` when the last stamp is older than LOCK_REFRESH_MS; a no-op otherwise. */

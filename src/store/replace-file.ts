@@ -26,11 +26,6 @@ export function tempPathFor(target: string): string {
   return join(dirname(target), `.${stem}.${process.pid}.${randomHex(4)}.tmp`);
 }
 
-/** Whether `name` is a temp file left by process `pid` (any stem). */
-export function isTempOf(name: string, pid: number): boolean {
-  return name.startsWith('.') && name.endsWith('.tmp') && name.includes(`.${pid}.`) &&
-    /\.\d+\.[0-9a-f]{8}\.tmp$/.test(name);
-}
 
 /**
  * Writes `data` to a fresh temp file, fsyncs it and renames it over `target`,

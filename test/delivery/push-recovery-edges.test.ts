@@ -76,15 +76,7 @@ test('a state directory removed and created again before the event is handled is
 test('in-flight mail whose lease ran out is recovered even if the first look came at the very millisecond of expiry', async (t) => {
   const s = await setup(t);
   const stuck = await s.send('drained by a hook on another machine that then died');
-  const expiry = s.clock.t + 30_000;
-  await s.store.mutate((state) => {
-    const e = state.messages[stuck]!;
-    e.delivery_status = 'in_flight';
-    e.attempts = 1;
-    e.delivery_owner = { pid: 77, host: 'another-machine', lease_until: expiry };
-    state.queues.bob = [];
-    return { ok: true, message: '' };
-  });
+  const expiry = await inFlightElsewhere(s, stuck);
   const driver = s.driver();
   s.clock.t = expiry;
   driver.trigger(); // e.g. a watcher change that happens to land on that millisecond
@@ -104,15 +96,7 @@ test('in-flight mail whose lease ran out is recovered even if the first look cam
 test('in-flight mail under a live lease is looked at again when the lease ends, with no other trigger', async (t) => {
   const s = await setup(t);
   const stuck = await s.send('drained by a process on another machine that then died');
-  const expiry = s.clock.t + 30_000;
-  await s.store.mutate((state) => {
-    const e = state.messages[stuck]!;
-    e.delivery_status = 'in_flight';
-    e.attempts = 1;
-    e.delivery_owner = { pid: 77, host: 'another-machine', lease_until: expiry };
-    state.queues.bob = [];
-    return { ok: true, message: '' };
-  });
+  const expiry = await inFlightElsewhere(s, stuck);
   const driver = s.driver();
   driver.trigger();
   await driver.whenIdle();
@@ -124,6 +108,20 @@ test('in-flight mail under a live lease is looked at again when the lease ends, 
   assert.equal(s.spawn.calls.length, 1);
   assert.equal(s.finished(stuck)?.delivery_status, 'delivered');
 });
+
+/** Puts `id` in flight under a lease held on another machine (so only its expiry can free it); returns the expiry. */
+async function inFlightElsewhere(s: Awaited<ReturnType<typeof setup>>, id: string): Promise<number> {
+  const expiry = s.clock.t + 30_000;
+  await s.store.mutate((state) => {
+    const e = state.messages[id]!;
+    e.delivery_status = 'in_flight';
+    e.attempts = 1;
+    e.delivery_owner = { pid: 77, host: 'another-machine', lease_until: expiry };
+    state.queues.bob = [];
+    return { ok: true, message: '' };
+  });
+  return expiry;
+}
 
 async function waitFor(condition: () => boolean, what: string, ms = 3_000): Promise<void> {
   const until = Date.now() + ms;

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createFileExclusive, fsyncDirectory, isTempOf, replaceFile, tempPathFor } from '../../src/store/replace-file';
+import { leftoverPidOf } from '../../src/store/leftovers';
+import { createFileExclusive, fsyncDirectory, replaceFile, tempPathFor } from '../../src/store/replace-file';
 import { NODE_FS } from '../../src/store/fs-port';
 import { faultyFsByPath, tempFilesIn, tempProject } from './helpers';
 
@@ -21,9 +22,8 @@ test('replaceFile writes a new file and leaves no temp file', (t) => {
 test('temp names follow .<stem>.<pid>.<8 hex>.tmp and are recognised per pid', () => {
   const name = tempPathFor('/x/state.json').split('/').pop() as string;
   assert.match(name, new RegExp(`^\\.state\\.${process.pid}\\.[0-9a-f]{8}\\.tmp$`));
-  assert.equal(isTempOf(name, process.pid), true);
-  assert.equal(isTempOf(name, process.pid + 1), false);
-  assert.equal(isTempOf('state.json', process.pid), false);
+  assert.equal(leftoverPidOf(name), process.pid);
+  assert.equal(leftoverPidOf('state.json'), undefined);
 });
 
 for (const [method, code] of [
