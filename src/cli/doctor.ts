@@ -1,12 +1,12 @@
 // `opencomms doctor [--fix] [--json]`: checks a project's OpenComms set-up and
 // repairs what is safe to repair. Each check says what it saw and what to do.
-import { existsSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseState } from '../engine';
 import type { State } from '../engine';
 import { findLeftovers, isValidMemberId, listPins, NODE_FS, removeLeftovers, replaceFile, STATE_DIR_NAME } from '../store';
-import { isPidAlive, parseLockOwner } from '../store/lock';
+import { breakAbandonedLock, inspectLock, isPidAlive, LOCK_STALE_MS } from '../store/lock';
 
 export interface DoctorOptions {
   projectDir: string;
@@ -146,29 +146,31 @@ function checkState(projectDir: string): Check[] {
 }
 
 function checkLock(projectDir: string, fix: boolean): Check {
-  const path = join(stateDirOf(projectDir), '.state.lock');
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch {
-    return { name: 'lock', status: 'ok', message: 'not held' };
+  const options = { port: NODE_FS, lockPath: join(stateDirOf(projectDir), '.state.lock'), host: hostname() };
+  const seen = inspectLock(options);
+  if (!seen) return { name: 'lock', status: 'ok', message: 'not held' };
+  const { owner } = seen;
+  const who = owner ? `process ${owner.pid} on ${printableLabel(owner.host)}` : 'an unreadable stamp';
+  if (seen.isAbandoned) {
+    const what = `left behind by ${who}, which is gone`;
+    if (!fix) return { name: 'lock', status: 'warn', message: `${what}; the next writer breaks it at once (or run doctor --fix)` };
+    if (breakAbandonedLock(options)) return { name: 'lock', status: 'ok', message: `${what}; removed`, fixed: true };
+    return { name: 'lock', status: 'ok', message: 'released or taken over by another process while checking' };
   }
-  const owner = parseLockOwner(bytes);
-  if (owner && owner.host === hostname()) {
-    if (isPidAlive(owner.pid)) return { name: 'lock', status: 'ok', message: `held right now by live process ${owner.pid}` };
-    if (!fix) {
-      return { name: 'lock', status: 'warn', message: `left behind by dead process ${owner.pid}; the next writer breaks it at once (or run doctor --fix)` };
-    }
-    return removeStaleLock(path, bytes, `left behind by dead process ${owner.pid}`);
-  }
-  const ageMs = Date.now() - statSync(path).mtimeMs;
-  if (ageMs < OLD_LOCK_MS) return { name: 'lock', status: 'ok', message: 'held right now' };
-  const who = owner ? `process ${owner.pid} on ${owner.host}` : 'an unreadable owner';
+  if (seen.isLocal) return { name: 'lock', status: 'ok', message: `held right now by live ${who}` };
+  const ageS = Math.round(seen.ageMs / 1000);
+  if (seen.ageMs < OLD_LOCK_MS) return { name: 'lock', status: 'ok', message: `held right now by ${who}` };
   return {
     name: 'lock',
     status: 'warn',
-    message: `held by ${who} for ${Math.round(ageMs / 1000)} s; writers break it after 15 s without a refresh. If that machine is gone, delete ${path}.`,
+    message: `held by ${who} for ${ageS} s; writers break it after ${LOCK_STALE_MS / 1000} s without a refresh. If that machine is gone, delete ${options.lockPath}.`,
   };
+}
+
+// A lock stamp's host is whatever its writer put there: never print it raw.
+function printableLabel(text: string): string {
+  const clean = text.replace(/[^\x20-\x7e]/g, '?');
+  return clean.length > 64 ? `${clean.slice(0, 64)}…` : clean;
 }
 
 function checkLeftovers(projectDir: string, fix: boolean): Check {
@@ -179,18 +181,6 @@ function checkLeftovers(projectDir: string, fix: boolean): Check {
   if (!fix) return { name: 'leftovers', status: 'warn', message: `${what}; harmless, but run doctor --fix to delete them` };
   removeLeftovers(options);
   return { name: 'leftovers', status: 'ok', message: `deleted ${what}`, fixed: true };
-}
-
-/** Removes the lock only if it still holds the bytes we judged stale. */
-function removeStaleLock(path: string, judged: Buffer, what: string): Check {
-  try {
-    const now = readFileSync(path);
-    if (!now.equals(judged)) return { name: 'lock', status: 'ok', message: 'taken over by another process while checking' };
-    unlinkSync(path);
-    return { name: 'lock', status: 'ok', message: `${what}; removed`, fixed: true };
-  } catch {
-    return { name: 'lock', status: 'ok', message: 'already released' };
-  }
 }
 
 function checkPins(projectDir: string): Check[] {

@@ -21,6 +21,32 @@ export interface LoadedState {
   rejected?: { reason: string; bytes: Buffer };
   /** Set when there was no state.json at all (the state is the empty one). */
   isAbsent?: true;
+  /** The file's commit generation (see splitGeneration), or undefined when it carries none. */
+  generation?: number;
+}
+
+// The store keeps a commit counter as the first key of state.json,
+// `{"generation":N,…`, outside the engine's state: each save writes the
+// generation it loaded plus one, and checks just before its rename that the
+// file still carries the generation it loaded (the commit fence, store.ts).
+// Being first, it is read from the file's first bytes without a parse.
+const GENERATION_HEAD = /^\{"generation":(\d{1,15})(?:,|(?=\}))/;
+
+/** The longest head that can hold the generation key: `{"generation":` and 15 digits. */
+export const GENERATION_HEAD_BYTES = 32;
+
+/** Splits the store's generation off state text: the generation (if any) and the text the codec sees. */
+export function splitGeneration(text: string): { generation: number | undefined; body: string } {
+  const match = GENERATION_HEAD.exec(text);
+  if (!match) return { generation: undefined, body: text };
+  return { generation: Number(match[1]), body: `{${text.slice(match[0].length)}` };
+}
+
+/** Codec text with the store's generation put first. */
+export function withGeneration(body: string, generation: number): string {
+  if (!body.startsWith('{')) return body; // not an object: nothing a loader would accept anyway
+  const rest = body.slice(1);
+  return `{"generation":${generation}${rest.startsWith('}') ? '' : ','}${rest}`;
 }
 
 /**
@@ -50,15 +76,15 @@ export function readState(port: FsPort, statePath: string, codec: StateCodec, no
     const state = codec.emptyState();
     return { state, baseline: codec.serializeState(state), isAbsent: true };
   }
-  const text = bytes.toString('utf8');
-  if (memo !== undefined && memo.text === text && codec.reparse) return { state: codec.reparse(text), baseline: text };
+  const { generation, body: text } = splitGeneration(bytes.toString('utf8'));
+  if (memo !== undefined && memo.text === text && codec.reparse) return { state: codec.reparse(text), baseline: text, generation };
   const parsed = safeParse(codec, text, now);
-  if (!parsed.ok) return { state: codec.emptyState(), baseline: null, rejected: { reason: parsed.reason, bytes: Buffer.from(bytes) } };
+  if (!parsed.ok) return { state: codec.emptyState(), baseline: null, rejected: { reason: parsed.reason, bytes: Buffer.from(bytes) }, generation };
   if (memo !== undefined && learn && codec.reparse && parsed.notes.length === 0) {
     memo.text = codec.serializeState(parsed.state) === text ? text : undefined;
   }
   for (const note of parsed.notes) addError(parsed.state, now, note);
-  return { state: parsed.state, baseline: text };
+  return { state: parsed.state, baseline: text, generation };
 }
 
 function safeParse(codec: StateCodec, text: string, now: number): ReturnType<StateCodec['parseState']> {

@@ -42,8 +42,10 @@ export function replaceFile(port: FsPort, target: string, data: string | Uint8Ar
  * and in place, but the rename is not durable until the caller fsyncs the
  * directory (fsyncDirectory), which it must do before it reports success.
  * The store uses this to release its lock before that last fsync.
+ * `beforeRename` runs once the temp file is complete and durable, immediately
+ * before the rename; if it throws, nothing is renamed and the temp file goes.
  */
-export function renameIntoPlace(port: FsPort, target: string, data: string | Uint8Array): void {
+export function renameIntoPlace(port: FsPort, target: string, data: string | Uint8Array, beforeRename?: () => void): void {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   const temp = tempPathFor(target);
   let fd: number | undefined = port.openSync(temp, 'wx', 0o644);
@@ -54,6 +56,7 @@ export function renameIntoPlace(port: FsPort, target: string, data: string | Uin
     const open = fd;
     fd = undefined; // a failed close must not be retried in the cleanup below
     port.closeSync(open);
+    beforeRename?.();
     renameWithRetry(port, temp, target);
     isRenamed = true;
   } finally {

@@ -6,16 +6,33 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { EngineCtx, HistoryView, State, ToolResult } from '../engine/types';
 import type { StateCodec } from './codec';
-import { encodeReusing, FsPort, NODE_FS } from './fs-port';
-import { unwritable } from './faults';
+import { encodeReusing, errnoOf, FsPort, NODE_FS } from './fs-port';
+import { StoreFault, unwritable } from './faults';
 import { HistoryLog } from './history';
-import { addError, LoadedState, ParseMemo, quarantineState, readState } from './load';
+import { addError, GENERATION_HEAD_BYTES, LoadedState, ParseMemo, quarantineState, readState, splitGeneration, withGeneration } from './load';
 import { claimLock, LockHandle, refreshLock, releaseLock } from './lock';
 import { migrateV1IfPresent, migrationPaths, writeMarker } from './migrate-v1';
 import { fsyncDirectory, renameIntoPlace } from './replace-file';
 
 /** Name of the state directory inside a project. */
 export const STATE_DIR_NAME = '.opencomms';
+
+/** A change whose commit fence fails this many times in a row gives up with `lock_timeout`. */
+export const FENCE_ATTEMPTS = 5;
+
+/**
+ * What a locked change loaded: the file's inode (undefined when there was no
+ * file) and its generation. A save commits only if state.json still matches.
+ */
+interface StateFence {
+  ino: number | undefined;
+  generation: number | undefined;
+}
+
+// Thrown by the commit fence: someone else committed since our load, so the
+// lock we hold was not exclusive (it was broken under us). The change is run
+// again from a fresh lock and load.
+class FenceLost extends Error {}
 
 export interface StoreOptions {
   projectDir: string;
@@ -92,16 +109,23 @@ export function createStore(options: StoreOptions): Store {
 
   async function withLock<T>(section: (lock: LockHandle) => T): Promise<T> {
     const turn = queue.then(async () => {
-      // Lock timing runs on the wall clock, never on the injected engine clock.
-      const lock = await claimLock({ port, lockPath, host, timeoutMs: options.lockTimeoutMs, isPidAlive: options.isPidAlive });
-      let isDone = false;
-      try {
-        const result = section(lock);
-        isDone = true;
-        return result;
-      } finally {
-        releaseLock(port, lock);
-        settleSave(isDone);
+      for (let attempt = 1; ; attempt++) {
+        // Lock timing runs on the wall clock, never on the injected engine clock.
+        const lock = await claimLock({ port, lockPath, host, timeoutMs: options.lockTimeoutMs, isPidAlive: options.isPidAlive });
+        let isDone = false;
+        try {
+          const result = section(lock);
+          isDone = true;
+          return result;
+        } catch (err) {
+          if (!(err instanceof FenceLost)) throw err;
+          if (attempt >= FENCE_ATTEMPTS) {
+            throw new StoreFault('lock_timeout', `gave up after ${attempt} attempts: another process kept committing to ${statePath} while this one held the lock`);
+          }
+        } finally {
+          releaseLock(port, lock);
+          settleSave(isDone);
+        }
       }
     });
     queue = turn.catch(() => undefined);
@@ -125,7 +149,7 @@ export function createStore(options: StoreOptions): Store {
 
   // Moves finished envelopes to history, then writes the state if its text
   // differs from `baseline` (or anything moved). Returns the text on disk.
-  function persist(state: State, lock: LockHandle, baseline: string | null): string {
+  function persist(state: State, lock: LockHandle, baseline: string | null, fence: StateFence): string {
     refreshLock(port, lock, Date.now());
     let moved: number;
     try {
@@ -135,23 +159,56 @@ export function createStore(options: StoreOptions): Store {
     }
     const text = codec.serializeState(state);
     if (moved === 0 && text === baseline) return text;
-    writeState(lock, text);
+    writeState(lock, text, fence);
     return text;
   }
 
-  function writeState(lock: LockHandle, text: string): void {
+  function writeState(lock: LockHandle, text: string, fence: StateFence): void {
     refreshLock(port, lock, Date.now());
     try {
-      renameIntoPlace(port, statePath, encodeReusing(text));
+      renameIntoPlace(port, statePath, encodeReusing(withGeneration(text, (fence.generation ?? 0) + 1)), () => checkFence(fence));
     } catch (err) {
+      if (err instanceof FenceLost) throw err;
       throw unwritable('save', statePath, err);
     }
     isRenameUnsynced = true;
   }
 
-  function loadLocked(lock: LockHandle): LoadedState {
+  // The fence at commit: immediately before the rename, state.json must still
+  // be the file this change loaded (same inode, same generation). A mismatch
+  // means another process committed while we held the lock, so our change was
+  // built on a state that is gone: it is not saved, and the change runs again.
+  function checkFence(fence: StateFence): void {
+    const stat = port.statIfExists(statePath);
+    if (stat?.ino !== fence.ino) throw new FenceLost();
+    if (stat !== undefined && readGeneration() !== fence.generation) throw new FenceLost();
+  }
+
+  function readGeneration(): number | undefined {
+    let fd: number;
+    try {
+      fd = port.openSync(statePath, 'r');
+    } catch (err) {
+      if (errnoOf(err) === 'ENOENT') throw new FenceLost();
+      throw err;
+    }
+    try {
+      const head = Buffer.alloc(GENERATION_HEAD_BYTES);
+      const got = port.readSync(fd, head, 0, head.length, 0);
+      return splitGeneration(head.toString('latin1', 0, got)).generation;
+    } finally {
+      port.closeSync(fd);
+    }
+  }
+
+  function fenceOf(loaded: LoadedState): StateFence {
+    return { ino: loaded.isAbsent ? undefined : port.statIfExists(statePath)?.ino, generation: loaded.generation };
+  }
+
+  function loadLocked(lock: LockHandle): LoadedState & { fence: StateFence } {
     const at = now();
     const loaded = readState(port, statePath, codec, at, memo);
+    const fence = fenceOf(loaded);
     if (loaded.rejected) {
       const name = quarantineState(port, stateDir, loaded.rejected.bytes, at);
       addError(loaded.state, at, `state file rejected (${loaded.rejected.reason}); preserved as ${name}; started empty`);
@@ -162,13 +219,13 @@ export function createStore(options: StoreOptions): Store {
       // process is not a case worth a stat on every mutation.
       if (outcome.kind !== 'migrated') isMigrationSettled = true;
       if (outcome.kind === 'migrated') {
-        const text = persist(outcome.state, lock, null);
+        const text = persist(outcome.state, lock, null, fence);
         writeMarker(port, migrationPaths(projectDir, stateDir).marker, outcome.marker);
         isMigrationSettled = true;
-        return { state: outcome.state, baseline: text };
+        return { state: outcome.state, baseline: text, fence: fenceOf({ state: outcome.state, baseline: text, generation: (fence.generation ?? 0) + 1 }) };
       }
     }
-    return loaded;
+    return { ...loaded, fence };
   }
 
   return {
@@ -185,8 +242,8 @@ export function createStore(options: StoreOptions): Store {
         // bad file even if fn refuses, or every later call would copy it again.
         const fallback = loaded.baseline === null ? codec.serializeState(loaded.state) : undefined;
         const result = fn(loaded.state, ctx);
-        if (result.ok) persist(loaded.state, lock, loaded.baseline);
-        else if (fallback !== undefined) writeState(lock, fallback);
+        if (result.ok) persist(loaded.state, lock, loaded.baseline, loaded.fence);
+        else if (fallback !== undefined) writeState(lock, fallback, loaded.fence);
         return result;
       });
     },

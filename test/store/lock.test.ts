@@ -2,11 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { claimLock, isPidAlive, LOCK_REFRESH_MS, parseLockOwner, refreshLock, releaseLock } from '../../src/store/lock';
 import { FsPort, NODE_FS } from '../../src/store/fs-port';
+import { processStartTicks } from '../../src/store/process-place';
 import { faultyFsByPath, tempFilesIn, tempProject } from './helpers';
 
 const HOST = hostname();
@@ -15,7 +16,7 @@ function lockIn(dir: string): string {
   return join(dir, '.state.lock');
 }
 
-function stamp(path: string, owner: { pid: number; host: string; t: number; token: string }): string {
+function stamp(path: string, owner: { pid: number; host: string; t: number; token?: string; ns?: string; start?: number }): string {
   const text = JSON.stringify(owner);
   writeFileSync(path, text);
   return text;
@@ -59,10 +60,14 @@ test('release leaves alone a lock that holds someone else\'s token', async (t) =
   assert.equal(readFileSync(lockIn(dir), 'utf8'), foreign);
 });
 
+function isStagedStamp(dir: string, p: unknown): boolean {
+  return typeof p === 'string' && p.startsWith(join(dir, '.state.lock.')) && p.endsWith('.tmp');
+}
+
 for (const code of ['EACCES', 'EROFS', 'EMFILE', 'ENOSPC']) {
-  test(`an ${code} on the lock create fails at once with state_unwritable naming the file`, async (t) => {
+  test(`an ${code} on creating the lock's stamp fails at once with state_unwritable naming the lock`, async (t) => {
     const dir = tempProject(t);
-    const port = faultyFsByPath([{ method: 'openSync', code, when: (p) => p === lockIn(dir) }]);
+    const port = faultyFsByPath([{ method: 'openSync', code, when: (p) => isStagedStamp(dir, p) }]);
     await assert.rejects(claimLock({ port, lockPath: lockIn(dir), host: HOST }), (err: Error & { code?: string }) => {
       assert.equal(err.code, 'state_unwritable');
       assert.ok(err.message.includes(lockIn(dir)));
@@ -72,11 +77,32 @@ for (const code of ['EACCES', 'EROFS', 'EMFILE', 'ENOSPC']) {
   });
 }
 
-test('a failed stamp write gives the lock back and reports state_unwritable', async (t) => {
+for (const code of ['EACCES', 'EROFS', 'EMLINK']) {
+  test(`an ${code} on linking the lock into place fails with state_unwritable and leaves no file`, async (t) => {
+    const dir = tempProject(t);
+    const port = faultyFsByPath([{ method: 'linkSync', code }]);
+    await assert.rejects(claimLock({ port, lockPath: lockIn(dir), host: HOST }), { code: 'state_unwritable' });
+    assert.equal(existsSync(lockIn(dir)), false);
+    assert.deepEqual(tempFilesIn(dir), []);
+  });
+}
+
+test('where hard links are unsupported the lock is created directly, stamped, and released', async (t) => {
   const dir = tempProject(t);
-  const port = faultyFsByPath([{ method: 'writeSync', code: 'ENOSPC', when: (p) => p === lockIn(dir) }]);
+  const port = faultyFsByPath([{ method: 'linkSync', code: 'EPERM' }]);
+  const lock = await claimLock({ port, lockPath: lockIn(dir), host: HOST });
+  assert.equal(parseLockOwner(readFileSync(lockIn(dir)))?.token, lock.owner.token);
+  assert.deepEqual(tempFilesIn(dir), []);
+  releaseLock(port, lock);
+  assert.equal(existsSync(lockIn(dir)), false);
+});
+
+test('a failed stamp write never leaves a lock and reports state_unwritable', async (t) => {
+  const dir = tempProject(t);
+  const port = faultyFsByPath([{ method: 'writeSync', code: 'ENOSPC', when: (p) => isStagedStamp(dir, p) }]);
   await assert.rejects(claimLock({ port, lockPath: lockIn(dir), host: HOST }), { code: 'state_unwritable' });
   assert.equal(existsSync(lockIn(dir)), false);
+  assert.deepEqual(tempFilesIn(dir), []);
 });
 
 test('times out with lock_timeout naming the lock file and the holder pid', async (t) => {
@@ -133,7 +159,9 @@ test('breaking a dead holder\'s lock removes that holder\'s temp files only', as
 test('a lock held by a live process is never stolen, however old its stamp', async (t) => {
   const dir = tempProject(t);
   const child = await liveChild(t);
-  const text = stamp(lockIn(dir), { pid: child.pid as number, host: HOST, t: Date.now() - 3_600_000, token: 'b'.repeat(32) });
+  // the stamp names the child's own start, as a real holder's does, so its age alone is what is tested
+  const start = processStartTicks(child.pid as number);
+  const text = stamp(lockIn(dir), { pid: child.pid as number, host: HOST, t: Date.now() - 3_600_000, token: 'b'.repeat(32), start });
   const old = new Date(Date.now() - 3_600_000);
   utimesSync(lockIn(dir), old, old);
   await assert.rejects(claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 150 }), { code: 'lock_timeout' });
@@ -167,21 +195,6 @@ test('an unreadable stamp is judged by mtime alone', async (t) => {
   releaseLock(NODE_FS, await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 50 }));
 });
 
-/** A port on which another waiter writes a `fresh` lock just before our first rename of the lock moves it aside. */
-function freshLockBeforeRename(lockPath: string, fresh: string): FsPort {
-  let isRaced = false;
-  return {
-    ...NODE_FS,
-    renameSync(from, to) {
-      if (from === lockPath && !isRaced) {
-        isRaced = true;
-        writeFileSync(lockPath, fresh);
-      }
-      NODE_FS.renameSync(from, to);
-    },
-  };
-}
-
 test('a lock stamped with our own pid but a token this process does not hold is broken at once (a restart reused the pid)', async (t) => {
   const dir = tempProject(t);
   const lockPath = lockIn(dir);
@@ -203,34 +216,54 @@ test('a lock this process holds is never broken by another claimer in the same p
 });
 
 // Two waiters judged the same dead lock; the other one broke it and claimed a
-// fresh lock just before our rename. We must put the fresh lock back.
-test('a fresh lock moved aside by mistake is linked back, not deleted', async (t) => {
+// fresh lock before this one took the breaker. The breaker checks again under
+// the breaker file and must leave the fresh lock alone.
+test('a breaker removes only the very lock it judged: a fresh lock that replaced it stays', async (t) => {
   const dir = tempProject(t);
   const lockPath = lockIn(dir);
   stamp(lockPath, { pid: 999_999, host: HOST, t: Date.now(), token: 'd'.repeat(32) });
   const fresh = JSON.stringify({ pid: process.ppid, host: HOST, t: Date.now(), token: 'e'.repeat(32) });
-  const port = freshLockBeforeRename(lockPath, fresh);
-  const isAlive = (pid: number) => pid !== 999_999;
-  await assert.rejects(claimLock({ port, lockPath, host: HOST, timeoutMs: 60, isPidAlive: isAlive }), { code: 'lock_timeout' });
-  assert.equal(readFileSync(lockPath, 'utf8'), fresh);
-  assert.deepEqual(tempFilesIn(dir), []);
-});
-
-test('when the path is taken again before the link-back, the newcomer keeps its lock', async (t) => {
-  const dir = tempProject(t);
-  const lockPath = lockIn(dir);
-  stamp(lockPath, { pid: 999_999, host: HOST, t: Date.now(), token: 'd'.repeat(32) });
-  const fresh = JSON.stringify({ pid: process.ppid, host: HOST, t: Date.now(), token: 'e'.repeat(32) });
-  const third = JSON.stringify({ pid: process.ppid, host: HOST, t: Date.now(), token: '3'.repeat(32) });
+  let isRaced = false;
   const port: FsPort = {
-    ...freshLockBeforeRename(lockPath, fresh),
+    ...NODE_FS,
     linkSync(existing, link) {
-      if (link === lockPath) writeFileSync(lockPath, third);
+      if (link === `${lockPath}.break` && !isRaced) {
+        isRaced = true;
+        unlinkSync(lockPath);
+        writeFileSync(lockPath, fresh, { flag: 'wx' });
+      }
       NODE_FS.linkSync(existing, link);
     },
   };
-  await assert.rejects(claimLock({ port, lockPath, host: HOST, timeoutMs: 40, isPidAlive: (pid) => pid !== 999_999 }), { code: 'lock_timeout' });
-  assert.equal(readFileSync(lockPath, 'utf8'), third);
+  const isAlive = (pid: number) => pid !== 999_999;
+  await assert.rejects(claimLock({ port, lockPath, host: HOST, timeoutMs: 60, isPidAlive: isAlive }), { code: 'lock_timeout' });
+  assert.equal(isRaced, true);
+  assert.equal(readFileSync(lockPath, 'utf8'), fresh);
+  assert.equal(existsSync(`${lockPath}.break`), false, 'the breaker file is given back');
+  assert.deepEqual(tempFilesIn(dir), []);
+});
+
+test('only one breaker at a time: a live breaker file makes other waiters leave the dead lock alone', async (t) => {
+  const dir = tempProject(t);
+  const lockPath = lockIn(dir);
+  const dead = JSON.stringify({ pid: 999_999, host: HOST, t: Date.now(), token: 'd'.repeat(32) });
+  writeFileSync(lockPath, dead);
+  stamp(`${lockPath}.break`, { pid: process.ppid, host: HOST, t: Date.now(), token: 'b'.repeat(32) });
+  const isAlive = (pid: number) => pid !== 999_999;
+  await assert.rejects(claimLock({ port: NODE_FS, lockPath, host: HOST, timeoutMs: 60, isPidAlive: isAlive }), { code: 'lock_timeout' });
+  assert.equal(readFileSync(lockPath, 'utf8'), dead);
+});
+
+test('a breaker file left by a dead breaker is cleared, and the dead lock is then broken', async (t) => {
+  const dir = tempProject(t);
+  const lockPath = lockIn(dir);
+  stamp(lockPath, { pid: 999_999, host: HOST, t: Date.now(), token: 'd'.repeat(32) });
+  stamp(`${lockPath}.break`, { pid: 999_998, host: HOST, t: Date.now(), token: 'b'.repeat(32) });
+  const isAlive = (pid: number) => pid < 999_000;
+  const lock = await claimLock({ port: NODE_FS, lockPath, host: HOST, timeoutMs: 1_000, isPidAlive: isAlive });
+  assert.equal(parseLockOwner(readFileSync(lockPath))?.token, lock.owner.token);
+  releaseLock(NODE_FS, lock);
+  assert.equal(existsSync(`${lockPath}.break`), false);
   assert.deepEqual(tempFilesIn(dir), []);
 });
 

@@ -80,14 +80,13 @@ test('a store keeps working after its history folder was removed under it', asyn
   assert.equal(store.history.find('chn_a', e.message_id)?.message_id, e.message_id);
 });
 
-// breakLock decides that the file it moved aside is the abandoned lock by
-// comparing bytes when the stamp does not parse. An abandoned EMPTY lock (a
-// holder killed between its O_EXCL create and its stamp write, or during a
-// re-stamp's ftruncate) has the same bytes as a peer's brand-new lock that is
-// not stamped yet. A second waiter then deletes the peer's live lock and takes
-// its own: two holders at once. (The inode judged is known, so the check can be
-// exact.) Here the peer breaks the stale lock and creates its own just before our rename.
-test('an unstamped fresh lock moved aside by mistake is put back, not deleted', async (t) => {
+// A breaker decides that the lock it is about to remove is the one it judged
+// abandoned by comparing bytes when the file holds no stamp. An abandoned EMPTY
+// lock (left by an older build killed between its create and its stamp) has
+// the same bytes as a peer's brand-new empty lock; only its inode and mtime
+// tell them apart. Here a peer replaces the stale lock with its own just as
+// this waiter takes the breaker file: the peer's lock must survive.
+test('an empty lock that replaced the judged one just before the break is left alone', async (t) => {
   const dir = tempProject(t);
   const lockPath = join(dir, '.state.lock');
   writeFileSync(lockPath, '');
@@ -96,14 +95,14 @@ test('an unstamped fresh lock moved aside by mistake is put back, not deleted', 
   let isRaced = false;
   const port: FsPort = {
     ...NODE_FS,
-    renameSync(from, to) {
-      if (from === lockPath && !isRaced) {
+    linkSync(existing, link) {
+      if (link === `${lockPath}.break` && !isRaced) {
         isRaced = true;
         // the peer removed the abandoned lock and created its own, not yet stamped
         unlinkSync(lockPath);
         writeFileSync(lockPath, '', { flag: 'wx' });
       }
-      NODE_FS.renameSync(from, to);
+      NODE_FS.linkSync(existing, link);
     },
   };
   let stolen: Awaited<ReturnType<typeof claimLock>> | undefined;
@@ -113,6 +112,7 @@ test('an unstamped fresh lock moved aside by mistake is put back, not deleted', 
     assert.equal((err as { code?: string }).code, 'lock_timeout');
   }
   if (stolen) releaseLock(NODE_FS, stolen);
+  assert.equal(isRaced, true);
   assert.equal(stolen, undefined, 'the peer\'s fresh lock was deleted and a second holder was let in');
 });
 

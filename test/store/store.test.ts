@@ -236,7 +236,8 @@ for (const [method, code] of [['writeSync', 'ENOSPC'], ['fsyncSync', 'EIO'], ['r
       return OK;
     });
     const before = readFileSync(store.statePath);
-    port.fail({ method, code, when: (p) => typeof p === 'string' && p.includes('.state.') && p.endsWith('.tmp') });
+    // the state's temp file, not the lock's staged stamp (.state.lock.<pid>.<hex>.tmp)
+    port.fail({ method, code, when: (p) => typeof p === 'string' && /\.state\.\d+\.[0-9a-f]{8}\.tmp$/.test(p) });
     await assert.rejects(
       store.mutate((s) => {
         s.errors.push({ at: 2, message: 'v2' });
