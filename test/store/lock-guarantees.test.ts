@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { breakAbandonedLock, claimLock, EMPTY_LOCK_STALE_MS, inspectLock, LOCK_STALE_MS, parseLockOwner, releaseLock } from '../../src/store/lock';
@@ -246,4 +246,40 @@ test(`a change whose fence fails ${FENCE_ATTEMPTS} times in a row gives up with 
   assert.deepEqual(store.snapshot().errors.map((e) => e.message), ['saved']);
   assert.equal(existsSync(store.lockPath), false);
   assert.deepEqual(tempFilesIn(store.stateDir), []);
+});
+
+// The old break moved the lock aside to check it. When another claimer had
+// already broken the dead lock and taken a fresh one, that rename left the
+// path free while the fresh holder held it: a third claimer could then create
+// the lock too, and two processes held it at once. Here the fresh lock appears
+// right after this waiter read the dead one; from then on, no step of this
+// waiter may leave the path without the fresh holder's stamp.
+test('a waiter acting on a stale judgement never frees the path of a lock taken after that judgement', async (t) => {
+  const dir = tempProject(t);
+  const lockPath = lockIn(dir);
+  writeFileSync(lockPath, JSON.stringify({ pid: 999_999, host: HOST, t: Date.now(), token: 'd'.repeat(32) }));
+  const fresh = JSON.stringify({ pid: process.ppid, host: HOST, t: Date.now(), token: 'e'.repeat(32) });
+  let isTaken = false;
+  const broken: string[] = [];
+  const port = {} as FsPort;
+  for (const method of Object.keys(NODE_FS) as (keyof FsPort)[]) {
+    const real = NODE_FS[method] as (...args: unknown[]) => unknown;
+    (port as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+      const result = real(...args);
+      if (isTaken) {
+        const now = existsSync(lockPath) ? readFileSync(lockPath, 'utf8') : '(no lock)';
+        if (now !== fresh) broken.push(`after ${method}: ${now}`);
+      } else if (method === 'readFileSync' && args[0] === lockPath) {
+        // another waiter broke the dead lock and took its own, just after our read
+        isTaken = true;
+        unlinkSync(lockPath);
+        writeFileSync(lockPath, fresh, { flag: 'wx' });
+      }
+      return result;
+    };
+  }
+  const isPidAlive = (pid: number) => pid !== 999_999;
+  await assert.rejects(claimLock({ port, lockPath, host: HOST, timeoutMs: 60, isPidAlive }), { code: 'lock_timeout' });
+  assert.equal(isTaken, true);
+  assert.deepEqual(broken, [], 'the fresh holder\'s lock left its path: a third claimer could have taken it too');
 });

@@ -1,0 +1,137 @@
+// A SIGKILL storm: writer processes mutate one project without pause while
+// random ones are killed (often mid-save, often while holding the lock, while
+// the others wait for it) and replaced. Used by the suite for a few seconds
+// and by `npm run storm` for as long as asked (10 minutes by default).
+import { spawn, ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { NODE_FS } from '../../src/store/fs-port';
+import { LEFTOVER_MIN_AGE_MS, leftoverPidOf, removeLeftovers } from '../../src/store/leftovers';
+import { isPidAlive } from '../../src/store/lock';
+import { OK, tempFilesIn, testStore } from './helpers';
+
+const WORKER = join(__dirname, '..', '..', '..', 'test', 'store', 'fixtures', 'worker.cjs');
+
+export interface StormOptions {
+  dir: string;
+  stormMs: number;
+  slots: number;
+  minKills: number;
+  /** Registers cleanup (t.after in a test). */
+  onCleanup?: (fn: () => void) => void;
+  /** Called now and then with progress, for long runs. */
+  onProgress?: (kills: number, acked: number) => void;
+}
+
+export interface StormOutcome {
+  kills: number;
+  acked: number;
+  /** Every broken promise found, in words; empty when the storm left everything right. */
+  problems: string[];
+}
+
+interface Writer {
+  child: ChildProcess;
+  ready: Promise<void>;
+  firstAck: Promise<void>;
+  exited: Promise<unknown>;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
+  });
+  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
+}
+
+function startWriter(dir: string, barrier: string, tag: string, acks: Set<string>, stderr: string[]): Writer {
+  const child = spawn(process.execPath, [WORKER, dir, barrier, '1000000000', tag, 'history'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let buffered = '';
+  let markReady!: () => void;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  let markAcked!: () => void;
+  const firstAck = new Promise<void>((resolve) => (markAcked = resolve));
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    let nl: number;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      if (line === 'ready') markReady();
+      else if (line.startsWith('ack ')) {
+        acks.add(line.slice(4));
+        markAcked();
+      }
+    }
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
+  return { child, ready, firstAck, exited: once(child, 'exit') };
+}
+
+export async function runStorm(options: StormOptions): Promise<StormOutcome> {
+  const { dir, slots: SLOTS } = options;
+  const barrier = join(dir, 'go');
+  const acks = new Set<string>();
+  const stderr: string[] = [];
+  let generation = 0;
+  const start = (slot: number) => startWriter(dir, barrier, `s${slot}g${generation++}`, acks, stderr);
+  const slots = Array.from({ length: SLOTS }, (_, i) => start(i));
+  options.onCleanup?.(() => slots.forEach((w) => w.child.kill('SIGKILL')));
+  await withTimeout(Promise.all(slots.map((w) => w.ready)), 20_000, 'writers ready');
+  writeFileSync(barrier, '');
+  const stopAt = Date.now() + options.stormMs;
+  let kills = 0;
+  let lastReport = Date.now();
+  while (Date.now() < stopAt || kills < options.minKills) {
+    const slot = Math.floor(Math.random() * SLOTS);
+    // Kill a writer only once it is under way (a slow machine starts them
+    // slowly), then at a random moment, most likely in the middle of a write.
+    await withTimeout(slots[slot].firstAck, 20_000, `a restarted writer acknowledges a mutation: ${stderr.join('')}`);
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 40));
+    slots[slot].child.kill('SIGKILL');
+    await withTimeout(slots[slot].exited, 10_000, 'killed writer exit');
+    kills++;
+    slots[slot] = start(slot);
+    if (options.onProgress && Date.now() - lastReport > 10_000) {
+      lastReport = Date.now();
+      options.onProgress(kills, acks.size);
+    }
+  }
+  for (const w of slots) w.child.kill('SIGKILL');
+  await withTimeout(Promise.all(slots.map((w) => w.exited)), 10_000, 'final exits');
+
+  const problems: string[] = [];
+  const store = testStore(dir);
+  // Every lock a killed writer left names its dead holder: the next change breaks it at once.
+  await withTimeout(store.mutate(() => OK), 1_000, 'a change after the storm (a stall: a lock nobody could break)');
+  const state = store.snapshot();
+  if (state.errors.some((e) => /state file rejected/.test(e.message))) problems.push('state.json no longer parses');
+  const labels = state.errors.map((e) => e.message);
+  const unique = new Set(labels);
+  if (unique.size !== labels.length) problems.push(`${labels.length - unique.size} mutation(s) applied twice`);
+  const historyIds = store.history.list('chn_storm').map((r) => r.message_id);
+  if (new Set(historyIds).size !== historyIds.length) problems.push('a history record listed twice');
+  const inHistory = new Set(historyIds);
+  let lost = 0;
+  for (const label of acks) {
+    const [tag, i] = label.split('-');
+    if (!unique.has(label) || !inHistory.has(`ocm_${tag}_${i}`)) lost++;
+  }
+  if (lost > 0) problems.push(`${lost} acknowledged mutation(s) lost`);
+  if (Object.keys(state.messages).length > 0) problems.push('finished envelopes left in state.json');
+  if (existsSync(store.lockPath)) problems.push('the lock was not released');
+  // A writer's temp files go when its lock is broken; one killed outside the
+  // lock (or a breaker killed mid-break) leaves files naming a dead pid, which
+  // the next sweep of leftovers takes.
+  const historyDir = join(store.stateDir, 'history');
+  for (const name of [...tempFilesIn(store.stateDir), ...tempFilesIn(historyDir)]) {
+    const pid = leftoverPidOf(name);
+    if (pid === undefined || isPidAlive(pid)) problems.push(`${name} does not name a dead writer`);
+  }
+  removeLeftovers({ port: NODE_FS, stateDir: store.stateDir, isPidAlive, now: Date.now() + LEFTOVER_MIN_AGE_MS });
+  const left = [...tempFilesIn(store.stateDir), ...tempFilesIn(historyDir)];
+  if (left.length > 0) problems.push(`leftovers the sweep did not take: ${left.join(', ')}`);
+  return { kills, acked: acks.size, problems };
+}
