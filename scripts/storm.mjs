@@ -27,6 +27,7 @@ try {
     stormMs: minutes * 60_000,
     slots,
     minKills: 1,
+    keepAllHistory: true,
     onProgress: (kills, acked) => console.log(`  ${Math.round((Date.now() - started) / 1000)} s: ${kills} kills, ${acked} acknowledged`),
   });
   console.log(`storm: ${outcome.kills} kills, ${outcome.acked} acknowledged mutations, ${outcome.problems.length} problem(s)`);
