@@ -8,8 +8,10 @@ import { StoreFault } from './faults';
 
 /** The mode of every file OpenComms creates under .opencomms/, whatever the umask. */
 export const FILE_MODE = 0o600;
-/** The mode of every folder OpenComms creates under .opencomms/ (and of the server copy, which is a program). */
+/** The mode of every folder OpenComms creates under .opencomms/. */
 export const DIR_MODE = 0o700;
+/** The mode of the server copy in .opencomms/: a program, still for this user only. */
+export const PROGRAM_MODE = 0o700;
 
 /** The fs calls the store uses. `node:fs` satisfies it; tests wrap it to inject faults. */
 export interface FsPort {
@@ -268,12 +270,9 @@ export function ensureOwnDir(port: FsPort, dir: string): string | undefined {
   return made;
 }
 
-/** What is wrong with one entry under .opencomms/, with the fix; undefined when OpenComms may use it. */
-export function problemOf(stat: fs.Stats, isFolderExpected: boolean): string | undefined {
-  if (stat.isSymbolicLink()) return `is a symbolic link. ${LINK_FIX}`;
-  if (isFolderExpected ? !stat.isDirectory() : !stat.isFile()) return misplacedText(stat, isFolderExpected ? 'a folder' : 'a file');
-  if (UID !== undefined && stat.uid !== UID) return ownerText(stat.uid);
-  return undefined;
+/** Whether the entry belongs to the user OpenComms runs as (always true where there are no uids). */
+export function isOurs(stat: fs.Stats): boolean {
+  return UID === undefined || stat.uid === UID;
 }
 
 /** Whether other users may read or enter the entry (never on Windows, where modes mean nothing here). */
@@ -291,7 +290,7 @@ export function narrowEntry(port: FsPort, path: string): boolean {
   }
   try {
     const stat = port.fstatSync(fd);
-    if (!(stat.isFile() || stat.isDirectory()) || (UID !== undefined && stat.uid !== UID)) return false;
+    if (!(stat.isFile() || stat.isDirectory()) || !isOurs(stat)) return false;
     if ((stat.mode & SHARED_BITS) !== 0) port.fchmodSync(fd, stat.mode & 0o700);
     return true;
   } finally {
@@ -317,7 +316,7 @@ function narrowTree(port: FsPort, dir: string, depth: number): void {
   for (const name of names) {
     const path = join(dir, name);
     const stat = port.lstatIfExists(path);
-    if (stat === undefined || stat.isSymbolicLink() || (UID !== undefined && stat.uid !== UID)) continue;
+    if (stat === undefined || stat.isSymbolicLink() || !isOurs(stat)) continue;
     if (stat.isDirectory()) {
       try {
         narrowTree(port, path, depth + 1);
@@ -343,7 +342,7 @@ function checkOwnFile(stat: fs.Stats, path: string, isWrite: boolean): void {
 }
 
 function checkOwner(stat: fs.Stats, path: string): void {
-  if (UID !== undefined && stat.uid !== UID) throw refusal(path, ownerText(stat.uid));
+  if (!isOurs(stat)) throw refusal(path, ownerText(stat.uid));
 }
 
 function ownerText(uid: number): string {
@@ -355,7 +354,8 @@ function misplacedText(stat: fs.Stats, expected: string, path?: string): string 
   return `is ${kindOf(stat)} where OpenComms keeps ${expected}; OpenComms will not use, replace or delete it: move it out of .opencomms/${fresh}, then try again`;
 }
 
-function kindOf(stat: fs.Stats): string {
+/** What an entry is, as a phrase: "a folder", "a named pipe", … */
+export function kindOf(stat: fs.Stats): string {
   if (stat.isDirectory()) return 'a folder';
   if (stat.isFile()) return 'a file';
   if (stat.isSymbolicLink()) return 'a symbolic link';

@@ -59,23 +59,28 @@ export function renameIntoPlace(port: FsPort, target: string, data: string | Uin
 }
 
 /**
- * Replaces one of the user's own files (a host config) atomically, with
- * exactly `mode` whatever the umask: the caller passes the old file's mode to
- * keep it. No folder check and no narrowing: the file and folder are not ours.
+ * Replaces one of the user's own files (a host config) atomically. With
+ * `mode`, the new file gets exactly that mode whatever the umask (callers pass
+ * the old file's, to keep it); without, a new file is 0644 less the umask. No
+ * folder check and no narrowing: the file and its folder are not ours.
  */
-export function replaceUserFile(port: FsPort, target: string, data: string | Uint8Array, mode: number): void {
+export function replaceUserFile(port: FsPort, target: string, data: string | Uint8Array, mode?: number): void {
   writeAndRename(port, target, data, (temp) => {
-    const fd = port.openSync(temp, 'wx', mode);
+    const fd = port.openSync(temp, 'wx', mode ?? USER_FILE_MODE);
+    if (mode === undefined) return fd;
     try {
       port.fchmodSync(fd, mode);
     } catch (err) {
       port.closeSync(fd);
+      unlinkQuietly(port, temp);
       throw err;
     }
     return fd;
   });
   fsyncDirectory(port, dirname(target));
 }
+
+const USER_FILE_MODE = 0o644;
 
 function writeAndRename(port: FsPort, target: string, data: string | Uint8Array, openTemp: (temp: string) => number): void {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
