@@ -323,8 +323,8 @@ function narrowTree(port: FsPort, dir: string, depth: number): void {
       } catch {
         // best effort below the top folder; doctor reports what is left
       }
-    } else if ((stat.mode & SHARED_BITS) !== 0) {
-      narrowEntry(port, path);
+    } else if (stat.isFile() && (stat.mode & SHARED_BITS) !== 0) {
+      narrowEntry(port, path); // never opens a pipe or device: only what lstat called a file
     }
   }
 }
