@@ -1,12 +1,16 @@
 // `opencomms doctor [--fix] [--json]`: checks a project's OpenComms set-up and
 // repairs what is safe to repair. Each check says what it saw and what to do.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
 import { hostname } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseState } from '../engine';
 import type { State } from '../engine';
-import { findLeftovers, isValidMemberId, listPins, NODE_FS, removeLeftovers, replaceFile, STATE_DIR_NAME } from '../store';
+import {
+  findLeftovers, isValidMemberId, listPins, NODE_FS, PROGRAM_MODE, removeLeftovers, replaceFile, STATE_DIR_NAME, tryReadFile,
+} from '../store';
+import { isOurs, isShared, kindOf, narrowEntry } from '../store/fs-port';
 import { breakAbandonedLock, inspectLock, isPidAlive, LOCK_STALE_MS } from '../store/lock';
+import { readUserFile } from '../hosts/user-file';
 
 export interface DoctorOptions {
   projectDir: string;
@@ -72,6 +76,8 @@ export function runDoctor(options: DoctorOptions): number {
   const checks = [
     ...guarded('node', () => checkNode()),
     ...guarded('state', () => checkState(options.projectDir)),
+    ...guarded('entries', () => checkEntries(options.projectDir)),
+    ...guarded('modes', () => checkModes(options.projectDir, options.fix)),
     ...guarded('lock', () => checkLock(options.projectDir, options.fix)),
     ...guarded('leftovers', () => checkLeftovers(options.projectDir, options.fix)),
     ...guarded('pins', () => checkPins(options.projectDir)),
@@ -103,38 +109,63 @@ function stateDirOf(projectDir: string): string {
 
 function loadState(projectDir: string): State | undefined {
   try {
-    const parsed = parseState(readFileSync(join(stateDirOf(projectDir), 'state.json'), 'utf8'), Date.now());
-    return parsed.ok ? parsed.state : undefined;
+    const bytes = tryReadFile(NODE_FS, join(stateDirOf(projectDir), 'state.json'));
+    const parsed = bytes === undefined ? undefined : parseState(bytes.toString('utf8'), Date.now());
+    return parsed?.ok ? parsed.state : undefined;
   } catch {
     return undefined;
   }
+}
+
+function lstatOf(path: string): Stats | undefined {
+  return lstatSync(path, { throwIfNoEntry: false });
 }
 
 function checkState(projectDir: string): Check[] {
   const dir = stateDirOf(projectDir);
   const path = join(dir, 'state.json');
   const checks: Check[] = [];
-  if (!existsSync(path)) {
+  const dirStat = lstatOf(dir);
+  if (dirStat !== undefined && !dirStat.isDirectory()) {
+    const what = dirStat.isSymbolicLink() ? `a link to ${readlinkSync(dir)}` : kindOf(dirStat);
+    return [{ name: 'state', status: 'fail', message: `${dir} is ${what}, not a folder: OpenComms refuses every call until it is removed or moved.` }];
+  }
+  const stat = lstatOf(path);
+  if (stat === undefined) {
     checks.push({ name: 'state', status: 'ok', message: 'no state.json yet (the first opencomms_create writes it)' });
+  } else if (!stat.isFile()) {
+    // Refused on every call (fs-port), never preserved, replaced or deleted: say so, and how to get going again.
+    const what = stat.isSymbolicLink() ? `a link to ${readlinkSync(path)}` : kindOf(stat);
+    const how = stat.isSymbolicLink()
+      ? `remove the link (rm "${path}"), after finding out how it got there`
+      : `move it out of .opencomms/ (mv "${path}" "${join(projectDir, 'opencomms-state-moved-aside')}")`;
+    checks.push({
+      name: 'state',
+      status: 'fail',
+      message: `${path} is ${what}, not a file. OpenComms neither reads nor replaces it, so every call is refused until you ${how}; the next change then starts an empty state.`,
+    });
   } else {
     let problem: string | undefined;
+    let isUnreadable = false;
     try {
-      const parsed = parseState(readFileSync(path, 'utf8'), Date.now());
+      const parsed = parseState((tryReadFile(NODE_FS, path) ?? Buffer.alloc(0)).toString('utf8'), Date.now());
       if (!parsed.ok) problem = parsed.reason.replace(/\s+/g, ' ');
     } catch (err) {
       problem = (err as Error).message.replace(/\s+/g, ' ');
+      isUnreadable = true;
     }
-    checks.push(
-      problem === undefined
-        ? { name: 'state', status: 'ok', message: `${path} loads` }
-        : {
-            name: 'state',
-            status: 'fail',
-            message: `${path} cannot be loaded (${problem}). The next change will preserve it as state.corrupt-<time>.json and start empty; restore a good copy first if you have one.`,
-          },
-    );
+    if (problem === undefined) checks.push({ name: 'state', status: 'ok', message: `${path} loads` });
+    else if (isUnreadable) {
+      checks.push({ name: 'state', status: 'fail', message: `${path} cannot be read (${problem}); every call that needs the state fails until that is fixed.` });
+    } else {
+      checks.push({
+        name: 'state',
+        status: 'fail',
+        message: `${path} cannot be loaded (${problem}). The next change will preserve it as state.corrupt-<time>.json and start empty; restore a good copy first if you have one.`,
+      });
+    }
   }
-  const corrupt = existsSync(dir) ? readdirSync(dir).filter((f) => /^state\.corrupt-\d+.*\.json$/.test(f)) : [];
+  const corrupt = lstatOf(dir)?.isDirectory() ? readdirSync(dir).filter((f) => /^state\.corrupt-\d+.*\.json$/.test(f)) : [];
   if (corrupt.length > 0) {
     checks.push({
       name: 'preserved state',
@@ -145,9 +176,81 @@ function checkState(projectDir: string): Check[] {
   return checks;
 }
 
+/** One entry under .opencomms/, found without following links. */
+interface Entry {
+  /** Shown as `.opencomms/<rel>`. */
+  shown: string;
+  path: string;
+  rel: string;
+  stat: Stats;
+}
+
+// Deep enough for .opencomms/claude-plugin/<folder>/<file>, the deepest we make.
+const WALK_DEPTH = 3;
+/** Folders OpenComms keeps under .opencomms/, and those of them that hold only files. */
+const OWN_FOLDERS = new Set(['history', 'pins', 'archives', 'claude-plugin']);
+const FILE_FOLDERS = new Set(['history', 'pins', 'archives']);
+
+function walkStateDir(projectDir: string): Entry[] {
+  const root = stateDirOf(projectDir);
+  const entries: Entry[] = [];
+  const visit = (path: string, rel: string, depth: number): void => {
+    const stat = lstatOf(path);
+    if (stat === undefined) return;
+    entries.push({ shown: rel === '' ? STATE_DIR_NAME : join(STATE_DIR_NAME, rel), path, rel, stat });
+    if (!stat.isDirectory() || depth >= WALK_DEPTH) return;
+    for (const name of readdirSync(path).sort()) visit(join(path, name), rel === '' ? name : join(rel, name), depth + 1);
+  };
+  visit(root, '', 0);
+  return entries;
+}
+
+// What OpenComms would refuse about an entry (see fs-port), or undefined.
+function entryProblem(entry: Entry): string | undefined {
+  const { stat, rel } = entry;
+  if (stat.isSymbolicLink()) return `${entry.shown} is a link to ${readlinkSync(entry.path)}`;
+  if ((rel === '' || OWN_FOLDERS.has(rel)) && !stat.isDirectory()) return `${entry.shown} is ${kindOf(stat)} where a folder belongs`;
+  if (FILE_FOLDERS.has(dirname(rel)) && !stat.isFile()) return `${entry.shown} is ${kindOf(stat)} where a file belongs`;
+  if (!stat.isFile() && !stat.isDirectory()) return `${entry.shown} is ${kindOf(stat)}`;
+  if (!isOurs(stat)) return `${entry.shown} belongs to another user (uid ${stat.uid})`;
+  return undefined;
+}
+
+function checkEntries(projectDir: string): Check {
+  // state.json has its own check above.
+  const problems = walkStateDir(projectDir).filter((e) => e.rel !== 'state.json').map(entryProblem).filter((p) => p !== undefined);
+  if (problems.length === 0) return { name: 'entries', status: 'ok', message: 'no links, misplaced or foreign entries under .opencomms' };
+  return {
+    name: 'entries',
+    status: 'fail',
+    message: `OpenComms refuses these (it never follows a link under .opencomms, and uses only its own files): ${problems.join('; ')}. ` +
+      'Find out how they got there, then remove or move them; doctor leaves them alone.',
+  };
+}
+
+function checkModes(projectDir: string, fix: boolean): Check {
+  if (process.platform === 'win32') return { name: 'modes', status: 'ok', message: 'not checked on Windows' };
+  const entries = walkStateDir(projectDir);
+  if (entries.length === 0) return { name: 'modes', status: 'ok', message: 'no .opencomms folder yet' };
+  const wide = entries.filter((e) => (e.stat.isFile() || e.stat.isDirectory()) && isOurs(e.stat) && isShared(e.stat));
+  if (wide.length === 0) return { name: 'modes', status: 'ok', message: 'folders and files under .opencomms are private to you' };
+  const list = wide.slice(0, 5).map((e) => `${e.shown} ${(e.stat.mode & 0o777).toString(8)}`).join(', ') + (wide.length > 5 ? ', …' : '');
+  const what = `${wide.length} folder(s) or file(s) under .opencomms that other users can read or enter (${list})`;
+  if (!fix) return { name: 'modes', status: 'warn', message: `${what}; run doctor --fix to make folders 0700 and files 0600` };
+  const left = wide.filter((e) => !narrowEntry(NODE_FS, e.path));
+  if (left.length > 0) return { name: 'modes', status: 'warn', message: `${what}; could not narrow ${left.map((e) => e.shown).join(', ')}: chmod go-rwx them` };
+  return { name: 'modes', status: 'ok', message: `narrowed ${what}`, fixed: true };
+}
+
 function checkLock(projectDir: string, fix: boolean): Check {
   const options = { port: NODE_FS, lockPath: join(stateDirOf(projectDir), '.state.lock'), host: hostname() };
-  const seen = inspectLock(options);
+  let seen: ReturnType<typeof inspectLock>;
+  try {
+    seen = inspectLock(options);
+  } catch {
+    // a link or a foreign file: the entries check names it
+    return { name: 'lock', status: 'warn', message: 'the lock file cannot be read safely; see the entries check' };
+  }
   if (!seen) return { name: 'lock', status: 'ok', message: 'not held' };
   const { owner } = seen;
   const who = owner ? `process ${owner.pid} on ${printableLabel(owner.host)}` : 'an unreadable stamp';
@@ -185,7 +288,7 @@ function checkLeftovers(projectDir: string, fix: boolean): Check {
 
 function checkPins(projectDir: string): Check[] {
   const pinsDir = join(stateDirOf(projectDir), 'pins');
-  if (!existsSync(pinsDir)) {
+  if (!lstatOf(pinsDir)?.isDirectory()) {
     return [{ name: 'pins', status: 'warn', message: 'no pins: run `opencomms install <host>` or `opencomms pin --host <host>` to give each agent an id' }];
   }
   const valid = listPins(projectDir);
@@ -224,8 +327,15 @@ function checkPins(projectDir: string): Check[] {
 
 function readConfigValue(projectDir: string, config: (typeof HOST_CONFIGS)[number]): { args?: string[]; error?: string } | undefined {
   const path = join(projectDir, config.file);
-  if (!existsSync(path)) return undefined;
-  const text = readFileSync(path, 'utf8');
+  if (lstatOf(path) === undefined) return undefined;
+  let text: string | undefined;
+  try {
+    // Read as install would: a link only when it leads to a file inside the project.
+    text = readUserFile(projectDir, path).text;
+  } catch (err) {
+    return { error: (err as Error).message.replace(/ Nothing was changed\.$/, '') };
+  }
+  if (text === undefined) return undefined;
   if (config.format === 'toml') {
     const table = /^\[mcp_servers\.opencomms\][^\S\n]*\n([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(text);
     if (!table) return undefined;
@@ -303,6 +413,6 @@ function checkBundle(name: string, script: string, options: DoctorOptions): Chec
   if (!options.fix) {
     return { name, status: 'warn', message: `${script} differs from this opencomms ${options.version}; run doctor --fix to update the copy` };
   }
-  replaceFile(NODE_FS, script, running);
+  replaceFile(NODE_FS, script, running, PROGRAM_MODE);
   return { name, status: 'ok', message: `${script} updated to version ${options.version}`, fixed: true };
 }

@@ -1,6 +1,6 @@
 // The server copy every config points at: <project>/.opencomms/opencomms.js,
 // plus a package.json that keeps it CommonJS inside a "type": "module" project.
-import { chmodSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { STATE_DIR_NAME } from '../store';
 
@@ -15,7 +15,7 @@ export function bundlePackageJsonPathIn(projectDir: string): string {
   return join(projectDir, STATE_DIR_NAME, 'package.json');
 }
 
-/** The file's bytes, or undefined when it does not exist. Other read errors are thrown. */
+/** The file's bytes, or undefined when it does not exist. Other read errors are thrown. For files outside .opencomms/ (install-common's readOwnBytes reads ours). */
 export function tryReadBytes(path: string): Buffer | undefined {
   try {
     return readFileSync(path);
@@ -23,8 +23,4 @@ export function tryReadBytes(path: string): Buffer | undefined {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-}
-
-export function makeExecutable(path: string): void {
-  chmodSync(path, 0o755);
 }

@@ -3,8 +3,8 @@
 // .claude/settings.json hooks; when those are present too we leave them and
 // warn, since both would run (two servers, every hook twice).
 import { readdirSync, rmdirSync, unlinkSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { NODE_FS, replaceFile, writePin } from '../store';
+import { join } from 'node:path';
+import { checkOwnDir, NODE_FS, StoreFault, writePin } from '../store';
 import { bundlePathIn, tryReadBytes } from './bundle';
 import {
   claudeInstallCommands, claudePluginDirIn, claudeUninstallCommands, isOurManifest, marketplaceNameFor, memberIdInPluginMcp,
@@ -12,7 +12,7 @@ import {
 } from './claude-plugin';
 import { displayCommand, findOnPath, runProgram } from './host-cli';
 import {
-  chooseIdentity, describeBundleCopy, describePath, ensureDir, InstallFailure, planBundleCopy, writeBundleCopy,
+  chooseIdentity, describeBundleCopy, describePath, InstallFailure, planBundleCopy, readOwnBytes, writeBundleCopy, writeOwnFile,
 } from './install-common';
 import { CONFIG_EDITS, Launch } from './targets';
 import { trustReminder } from './trust-reminders';
@@ -31,7 +31,18 @@ export interface PluginInstallOptions {
 
 const HOST = 'claude-code';
 
-function readText(path: string): string | undefined {
+// A file of the plugin, under .opencomms/: never read through a link (see writeOwnFile).
+function readText(projectDir: string, path: string): string | undefined {
+  try {
+    return readOwnBytes(projectDir, path)?.toString('utf8');
+  } catch (err) {
+    if (err instanceof StoreFault) throw new InstallFailure(`${err.message}. Nothing was changed.`, 1);
+    throw new InstallFailure(`Cannot read ${path} (${(err as Error).message}); fix its permissions and run again. Nothing was changed.`, 1);
+  }
+}
+
+// One of the plain install's configs, the user's: read only to see whether our entries are in it.
+function readUserText(path: string): string | undefined {
   try {
     return tryReadBytes(path)?.toString('utf8');
   } catch (err) {
@@ -44,7 +55,7 @@ function plainInstallState(projectDir: string): { files: string[]; memberId?: st
   const files: string[] = [];
   let memberId: string | undefined;
   for (const edit of CONFIG_EDITS[HOST]) {
-    const text = readText(join(projectDir, edit.file));
+    const text = readUserText(join(projectDir, edit.file));
     if (text === undefined) continue;
     try {
       if (edit.uninstall(text) !== text) files.push(edit.file);
@@ -63,19 +74,19 @@ function claudeCommandLines(commands: string[][]): string {
 export function installClaudePlugin(options: PluginInstallOptions): number {
   const { projectDir, write, warn } = options;
   const pluginDir = claudePluginDirIn(projectDir);
-  const manifest = readText(join(pluginDir, '.claude-plugin/plugin.json'));
+  const manifest = readText(projectDir, join(pluginDir, '.claude-plugin/plugin.json'));
   if (manifest !== undefined && !isOurManifest(manifest)) {
     throw new InstallFailure(`${pluginDir} holds a plugin that is not ours; move it away and run again. Nothing was changed.`, 1);
   }
   const plain = plainInstallState(projectDir);
-  const pluginMcp = readText(join(pluginDir, '.mcp.json'));
+  const pluginMcp = readText(projectDir, join(pluginDir, '.mcp.json'));
   const identity = chooseIdentity(projectDir, HOST, options.memberId, [
     pluginMcp === undefined ? undefined : memberIdInPluginMcp(pluginMcp), plain.memberId,
   ]);
   const launch: Launch = { host: HOST, projectDir, bundle: bundlePathIn(projectDir), memberId: identity.memberId };
   const texts = pluginFileTexts(launch, options.version);
   const changes = PLUGIN_FILES
-    .map((rel) => ({ path: join(pluginDir, rel), after: texts[rel], before: readText(join(pluginDir, rel)) }))
+    .map((rel) => ({ path: join(pluginDir, rel), after: texts[rel], before: readText(projectDir, join(pluginDir, rel)) }))
     .filter((file) => file.before !== file.after);
   const copy = planBundleCopy(projectDir, options.bundlePath);
   const commands = claudeInstallCommands(projectDir);
@@ -96,12 +107,9 @@ export function installClaudePlugin(options: PluginInstallOptions): number {
     return 0;
   }
 
-  writeBundleCopy(copy);
+  writeBundleCopy(projectDir, copy);
   if (identity.needsPin) writePin(projectDir, { member_id: identity.memberId, host: HOST });
-  for (const change of changes) {
-    ensureDir(dirname(change.path));
-    replaceFile(NODE_FS, change.path, change.after);
-  }
+  for (const change of changes) writeOwnFile(projectDir, change.path, change.after);
   write(`member id ${identity.memberId} (${identity.source}${identity.needsPin ? `, pinned as ${HOST}` : ''})\n`);
   if (changes.length === 0 && copy.isCurrent) write(`${HOST} plugin: already written in ${describePath(projectDir, pluginDir)}; nothing changed.\n`);
   else for (const change of changes) write(`wrote ${describePath(projectDir, change.path)}\n`);
@@ -135,20 +143,21 @@ function refreshCommands(projectDir: string): string[][] {
 /** Removes our plugin folder (only our files, then the folders we emptied); false when there is none of ours. */
 export function uninstallClaudePlugin(projectDir: string, dryRun: boolean, write: (text: string) => void, warn: (text: string) => void): boolean {
   const pluginDir = claudePluginDirIn(projectDir);
-  const manifest = readText(join(pluginDir, '.claude-plugin/plugin.json'));
+  const manifest = readText(projectDir, join(pluginDir, '.claude-plugin/plugin.json'));
   if (manifest === undefined) return false;
   if (!isOurManifest(manifest)) {
     warn(`opencomms: ${pluginDir} holds a plugin that is not ours; left it alone.`);
     return false;
   }
-  const present = PLUGIN_FILES.map((rel) => join(pluginDir, rel)).filter((path) => readText(path) !== undefined);
+  // readText has checked every folder on the way: none is a link, so nothing outside is deleted.
+  const present = PLUGIN_FILES.map((rel) => join(pluginDir, rel)).filter((path) => readText(projectDir, path) !== undefined);
   if (dryRun) {
     for (const path of present) write(`would delete ${path}\n`);
   } else {
     for (const path of present) unlinkSync(path);
     for (const dir of ['.claude-plugin', 'hooks', 'monitors', '.'].map((rel) => join(pluginDir, rel))) {
       try {
-        if (readdirSync(dir).length === 0) rmdirSync(dir);
+        if (checkOwnDir(NODE_FS, dir, false) && readdirSync(dir).length === 0) rmdirSync(dir);
       } catch {
         // gone already, or holds files that are not ours: keep it
       }

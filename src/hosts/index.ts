@@ -5,19 +5,22 @@
 // the earlier files written, and re-running install finishes the job.
 import { rmdirSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { NODE_FS, replaceFile, writePin } from '../store';
+import { writePin } from '../store';
 import { bundlePathIn, tryReadBytes } from './bundle';
 import { installClaudePlugin, uninstallClaudePlugin } from './claude-plugin-install';
 import {
   checkHost, chooseIdentity, describeBundleCopy, describePath, ensureDir, failureOf, InstallFailure, planBundleCopy,
-  writeBundleCopy,
+  readOwnBytes, writeBundleCopy,
 } from './install-common';
 import { ConfigError } from './json-config';
-import { opencodePluginPathIn, OpencodePluginPlan, planOpencodePlugin, removeOpencodePlugin } from './opencode-plugin-copy';
+import {
+  opencodePluginPathIn, OpencodePluginPlan, planOpencodePlugin, pluginCopyNote, removeOpencodePlugin, writePluginCopy,
+} from './opencode-plugin-copy';
 import { claudePluginDirIn } from './claude-plugin';
 import { snippetFor } from './snippets';
 import { CONFIG_EDITS, ConfigEdit, HostName, Launch } from './targets';
 import { trustReminder } from './trust-reminders';
+import { readUserFile, throughNote, writeUserFile, type UserFile } from './user-file';
 
 export interface InstallOptions {
   /** Absolute project directory. */
@@ -50,12 +53,14 @@ export interface UninstallOptions {
 
 interface FileState {
   edit: ConfigEdit;
+  file: UserFile;
   path: string;
   before: string | undefined;
 }
 
 /** A planned change to one config file: new text, or undefined to delete it. */
 interface FileChange {
+  file: UserFile;
   path: string;
   after: string | undefined;
   what: string;
@@ -65,12 +70,9 @@ interface FileChange {
 function readConfigs(projectDir: string, host: HostName): FileState[] {
   return CONFIG_EDITS[host].map((edit) => {
     const path = join(projectDir, edit.file);
-    let before: string | undefined;
-    try {
-      before = tryReadBytes(path)?.toString('utf8');
-    } catch (err) {
-      throw new InstallFailure(`Cannot read ${path} (${(err as Error).message}); fix its permissions and run again. Nothing was changed.`, 1);
-    }
+    // A link is resolved here, before anything is written: one that cannot be written through stops the run.
+    const file = readUserFile(projectDir, path);
+    const before = file.text;
     if (before !== undefined) {
       try {
         edit.check(before);
@@ -79,7 +81,7 @@ function readConfigs(projectDir: string, host: HostName): FileState[] {
         throw new InstallFailure(`${path} cannot be edited: ${err.message}; fix or move the file and run again. Nothing was changed.`, 1);
       }
     }
-    return { edit, path, before };
+    return { edit, file, path, before };
   });
 }
 
@@ -93,13 +95,13 @@ function applyChange(change: FileChange): void {
     }
     return;
   }
-  ensureDir(dirname(change.path));
-  replaceFile(NODE_FS, change.path, change.after);
+  ensureDir(dirname(change.file.realPath));
+  writeUserFile(change.file, change.after);
 }
 
 function printDryRun(change: FileChange, write: (text: string) => void): void {
   if (change.after === undefined) write(`would delete ${change.path}\n`);
-  else write(`would write ${change.path}:\n${change.after}${change.after.endsWith('\n') ? '' : '\n'}`);
+  else write(`would write ${change.path}${throughNote(change.file)}:\n${change.after}${change.after.endsWith('\n') ? '' : '\n'}`);
 }
 
 /** Returns the exit code: 0 done, 1 failure (nothing written), 2 usage. */
@@ -126,7 +128,7 @@ function install(options: InstallOptions): number {
   const changes: FileChange[] = [];
   for (const file of files) {
     const after = file.edit.install(file.before, launch);
-    if (after !== file.before) changes.push({ path: file.path, after, what: file.edit.what });
+    if (after !== file.before) changes.push({ file: file.file, path: file.path, after, what: file.edit.what });
   }
   const copy = planBundleCopy(projectDir, options.bundlePath);
   const opencodePlugin: OpencodePluginPlan = host === 'opencode' ? planOpencodePlugin(projectDir, options.bundlePath) : { copies: [] };
@@ -148,24 +150,21 @@ function install(options: InstallOptions): number {
     return 0;
   }
 
-  writeBundleCopy(copy);
+  writeBundleCopy(projectDir, copy);
   if (identity.needsPin) writePin(projectDir, { member_id: identity.memberId, host });
   for (const change of changes) applyChange(change);
-  for (const plugin of opencodePlugin.copies) {
-    ensureDir(dirname(plugin.path));
-    replaceFile(NODE_FS, plugin.path, plugin.bytes);
-  }
+  for (const plugin of opencodePlugin.copies) writePluginCopy(projectDir, plugin);
 
   write(`member id ${identity.memberId} (${identity.source}${identity.needsPin ? `, pinned as ${host}` : ''})\n`);
   if (isNoop) write(`${host}: already installed in ${projectDir}; nothing changed.\n`);
   else {
     if (!copy.isCurrent) write(`wrote ${describePath(projectDir, copy.path)}\n`);
-    for (const change of changes) write(`wrote ${describePath(projectDir, change.path)} (${change.what})\n`);
-    for (const plugin of opencodePlugin.copies) write(`wrote ${describePath(projectDir, plugin.path)} (the OpenCode plugin)\n`);
+    for (const change of changes) write(`wrote ${describePath(projectDir, change.path)} (${change.what})${throughNote(change.file)}\n`);
+    for (const plugin of opencodePlugin.copies) write(`wrote ${describePath(projectDir, plugin.path)} (the OpenCode plugin)${pluginCopyNote(plugin)}\n`);
   }
   if (opencodePlugin.missing) options.warn(`opencomms: ${opencodePlugin.missing}`);
   if (snippet) write(`Paste this into ${snippet.where}:\n${snippet.text}`);
-  if (host === 'claude-code' && tryReadBytes(join(claudePluginDirIn(projectDir), '.claude-plugin', 'plugin.json')) !== undefined) {
+  if (host === 'claude-code' && readOwnBytes(projectDir, join(claudePluginDirIn(projectDir), '.claude-plugin', 'plugin.json')) !== undefined) {
     options.warn(`opencomms: ${describePath(projectDir, claudePluginDirIn(projectDir))} (the --plugin install) is there too; with both, every hook runs twice. Keep one: \`opencomms uninstall claude-code\` removes both.`);
   }
   const reminder = trustReminder(host, false);
@@ -189,8 +188,9 @@ function uninstall(options: UninstallOptions): number {
   const changes: FileChange[] = [];
   for (const file of files) {
     if (file.before === undefined) continue;
-    const after = file.edit.uninstall(file.before);
-    if (after !== file.before) changes.push({ path: file.path, after, what: file.edit.what });
+    // A link is kept: what is left of the file is written through it, even when that is nothing of the user's.
+    const after = file.edit.uninstall(file.before, file.file.through !== undefined);
+    if (after !== file.before) changes.push({ file: file.file, path: file.path, after, what: file.edit.what });
   }
   const snippet = snippetFor(host, { host, projectDir, bundle: bundlePathIn(projectDir), memberId: 'x' });
   const opencodePluginPath = opencodePluginPathIn(projectDir);
@@ -202,7 +202,7 @@ function uninstall(options: UninstallOptions): number {
   } else {
     for (const change of changes) {
       applyChange(change);
-      write(`${change.after === undefined ? 'removed' : 'updated'} ${describePath(projectDir, change.path)} (took out ${change.what})\n`);
+      write(`${change.after === undefined ? 'removed' : 'updated'} ${describePath(projectDir, change.path)} (took out ${change.what})${throughNote(change.file)}\n`);
     }
     if (hasOpencodePlugin && removeOpencodePlugin(projectDir)) write(`removed ${describePath(projectDir, opencodePluginPath)} (the OpenCode plugin)\n`);
   }

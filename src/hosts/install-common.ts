@@ -1,10 +1,12 @@
 // Pieces every install flow shares: the failure type, the member id choice,
 // and the server copy in .opencomms/.
 import { mkdirSync } from 'node:fs';
-import { dirname, relative } from 'node:path';
-import { isValidMemberId, listPins, NODE_FS, readPin, replaceFile } from '../store';
+import { dirname, join, relative, sep } from 'node:path';
+import {
+  checkOwnDir, ensureOwnDir, isValidMemberId, listPins, NODE_FS, PROGRAM_MODE, readPin, replaceFile, STATE_DIR_NAME, tryReadFile,
+} from '../store';
 import { randomHex } from '../store/crypto';
-import { bundlePackageJsonPathIn, bundlePathIn, BUNDLE_PACKAGE_JSON, makeExecutable, tryReadBytes } from './bundle';
+import { bundlePackageJsonPathIn, bundlePathIn, BUNDLE_PACKAGE_JSON, tryReadBytes } from './bundle';
 import { HOST_NAMES, HostName, isHostName } from './targets';
 
 export class InstallFailure extends Error {
@@ -45,8 +47,34 @@ export function chooseIdentity(projectDir: string, host: HostName, memberFlag: s
   return { memberId: `sess_${randomHex(12)}`, source: 'new', needsPin: true };
 }
 
+/** Makes one of the user's folders (host configs): the default mode, as any tool would. */
 export function ensureDir(path: string): void {
-  mkdirSync(path, { recursive: true });
+  mkdirSync(path, { recursive: true, mode: 0o777 });
+}
+
+// The folders from .opencomms/ down to the one holding `path`.
+function ownDirsOf(projectDir: string, path: string): string[] {
+  const stateDir = join(projectDir, STATE_DIR_NAME);
+  const rel = relative(stateDir, dirname(path));
+  const dirs = [stateDir];
+  for (const part of rel === '' ? [] : rel.split(sep)) dirs.push(join(dirs[dirs.length - 1], part));
+  return dirs;
+}
+
+/**
+ * Writes a file under .opencomms/ the way the store writes its own: every
+ * folder on the way a real private folder of ours, the file private (FILE_MODE
+ * unless `mode`), no link followed. Refusals are state_unwritable faults naming the entry.
+ */
+export function writeOwnFile(projectDir: string, path: string, data: string | Uint8Array, mode?: number): void {
+  for (const dir of ownDirsOf(projectDir, path)) ensureOwnDir(NODE_FS, dir);
+  replaceFile(NODE_FS, path, data, mode);
+}
+
+/** A file under .opencomms/, read without following a link (folders on the way included); undefined when absent. */
+export function readOwnBytes(projectDir: string, path: string): Buffer | undefined {
+  for (const dir of ownDirsOf(projectDir, path)) if (!checkOwnDir(NODE_FS, dir, false)) return undefined;
+  return tryReadFile(NODE_FS, path);
 }
 
 export function describePath(projectDir: string, path: string): string {
@@ -86,22 +114,19 @@ export function planBundleCopy(projectDir: string, bundlePath: string): BundleCo
   const path = bundlePathIn(projectDir);
   const packageJsonPath = bundlePackageJsonPathIn(projectDir);
   return {
-    path, source: bundlePath, bytes, isCurrent: tryReadBytes(path)?.equals(bytes) === true,
-    packageJsonPath, isPackageJsonCurrent: tryReadBytes(packageJsonPath)?.toString('utf8') === BUNDLE_PACKAGE_JSON,
+    path, source: bundlePath, bytes, isCurrent: readOwnBytes(projectDir, path)?.equals(bytes) === true,
+    packageJsonPath, isPackageJsonCurrent: readOwnBytes(projectDir, packageJsonPath)?.toString('utf8') === BUNDLE_PACKAGE_JSON,
   };
 }
 
 export function describeBundleCopy(copy: BundleCopy, write: (text: string) => void): void {
-  if (!copy.isCurrent) write(`would write ${copy.path}: a copy of ${copy.source} (${copy.bytes.length} bytes, executable)\n`);
+  if (!copy.isCurrent) write(`would write ${copy.path}: a copy of ${copy.source} (${copy.bytes.length} bytes, mode 0700)\n`);
   if (!copy.isPackageJsonCurrent) write(`would write ${copy.packageJsonPath}:\n${BUNDLE_PACKAGE_JSON}`);
 }
 
-export function writeBundleCopy(copy: BundleCopy): void {
-  ensureDir(dirname(copy.path));
-  if (!copy.isCurrent) {
-    replaceFile(NODE_FS, copy.path, copy.bytes);
-    makeExecutable(copy.path);
-  }
+export function writeBundleCopy(projectDir: string, copy: BundleCopy): void {
+  for (const dir of ownDirsOf(projectDir, copy.path)) ensureOwnDir(NODE_FS, dir);
+  if (!copy.isCurrent) replaceFile(NODE_FS, copy.path, copy.bytes, PROGRAM_MODE);
   if (!copy.isPackageJsonCurrent) replaceFile(NODE_FS, copy.packageJsonPath, BUNDLE_PACKAGE_JSON);
 }
 

@@ -7,6 +7,8 @@ import { dirname, join } from 'node:path';
 import { OPENCODE_PLUGIN_FILE } from '../opencode/project-dir';
 import { STATE_DIR_NAME } from '../store';
 import { tryReadBytes } from './bundle';
+import { ensureDir, readOwnBytes, writeOwnFile } from './install-common';
+import { readUserFile, throughNote, writeUserFile, type UserFile } from './user-file';
 
 export const OPENCODE_PLUGIN_BUNDLE = 'opencode-plugin.js';
 
@@ -14,6 +16,8 @@ export const OPENCODE_PLUGIN_BUNDLE = 'opencode-plugin.js';
 export interface ByteCopy {
   path: string;
   bytes: Buffer;
+  /** Set for the live copy in .opencode/, a user's folder (written through a link there, as configs are). */
+  user?: UserFile;
 }
 
 export interface OpencodePluginPlan {
@@ -37,9 +41,30 @@ export function planOpencodePlugin(projectDir: string, bundlePath: string): Open
         '(MCP tools still work; mail is not pushed when a session goes idle). Run install from dist/opencomms.js to add it.',
     };
   }
-  const targets = [opencodePluginPathIn(projectDir), join(projectDir, STATE_DIR_NAME, OPENCODE_PLUGIN_BUNDLE)];
-  const copies = targets.filter((path) => path !== source && tryReadBytes(path)?.equals(bytes) !== true).map((path) => ({ path, bytes }));
+  const copies: ByteCopy[] = [];
+  const live = opencodePluginPathIn(projectDir);
+  if (live !== source) {
+    const user = readUserFile(projectDir, live);
+    if (user.text !== bytes.toString('utf8')) copies.push({ path: live, bytes, user });
+  }
+  const spare = join(projectDir, STATE_DIR_NAME, OPENCODE_PLUGIN_BUNDLE);
+  if (spare !== source && readOwnBytes(projectDir, spare)?.equals(bytes) !== true) copies.push({ path: spare, bytes });
   return { copies };
+}
+
+/** Writes one planned copy: the live one as a user's file, the spare one as ours. */
+export function writePluginCopy(projectDir: string, copy: ByteCopy): void {
+  if (copy.user === undefined) {
+    writeOwnFile(projectDir, copy.path, copy.bytes);
+    return;
+  }
+  ensureDir(dirname(copy.user.realPath));
+  writeUserFile(copy.user, copy.bytes);
+}
+
+/** " through the link to …" when the copy is written through a link. */
+export function pluginCopyNote(copy: ByteCopy): string {
+  return copy.user === undefined ? '' : throughNote(copy.user);
 }
 
 /** Removes the installed plugin file, then .opencode/plugin/ and .opencode/ when that left them empty. */

@@ -35,8 +35,11 @@ export interface ConfigEdit {
   /** The member id our entry in this file carries, if any. */
   readMemberId(text: string): string | undefined;
   install(text: string | undefined, launch: Launch): string;
-  /** The text without our entries; undefined when nothing of the file's own is left (the file goes). */
-  uninstall(text: string): string | undefined;
+  /**
+   * The text without our entries; undefined when nothing of the file's own is
+   * left (the file goes), unless `mustKeep` (a link, which is kept).
+   */
+  uninstall(text: string, mustKeep?: boolean): string | undefined;
   /** Printed after the file name in the summary. */
   what: string;
 }
@@ -104,7 +107,7 @@ function jsonEdit(spec: JsonEditSpec): ConfigEdit {
       if (spec.events && spec.hookEntry) mergeHooks(doc, spec.events, () => spec.hookEntry!(launch));
       return renderChanged(text, before, doc);
     },
-    uninstall(text) {
+    uninstall(text, mustKeep = false) {
       const doc = check(text);
       const before = structuredClone(doc);
       if (spec.entry) removeEntry(doc, spec.container, 'opencomms');
@@ -112,7 +115,7 @@ function jsonEdit(spec: JsonEditSpec): ConfigEdit {
       if (renderJson(doc) === renderJson(before)) return text;
       const isLeftover = spec.isLeftover ?? ((d: JsonObject) => Object.keys(d).length === 0);
       // A file with comments is kept (without our parts) rather than deleted with them.
-      if (isLeftover(doc) && !isJsoncOnly(text)) return undefined;
+      if (!mustKeep && isLeftover(doc) && !isJsoncOnly(text)) return undefined;
       return renderChanged(text, before, doc);
     },
   };
@@ -157,9 +160,9 @@ function tomlEdit(file: string): ConfigEdit {
     readMemberId: (text) => guard(() => readOurServer(text))?.env.OPENCOMMS_MEMBER_ID,
     install: (text, launch) =>
       guard(() => upsertOurTables(text ?? '', { command: 'node', args: serverArgs(launch), env: serverEnv(launch) })),
-    uninstall(text) {
+    uninstall(text, mustKeep = false) {
       const left = guard(() => removeOurTables(text));
-      return left === text || left.trim() !== '' ? left : undefined;
+      return mustKeep || left === text || left.trim() !== '' ? left : undefined;
     },
   };
 }

@@ -1,10 +1,11 @@
 // Saved sessions: .opencomms/archives/<chn_id>.json, written atomically. The
 // record's inner shape belongs to the engine; the store checks only what it
-// needs to list and find archives safely.
-import { join } from 'node:path';
+// needs to list and find archives safely. An archive, or its folder, that is a
+// link or not ours is refused (fs-port), never read.
+import { dirname, join } from 'node:path';
 import type { SessionArchive } from '../engine/types';
-import { errnoOf, FsPort, NODE_FS } from './fs-port';
-import { unwritable } from './faults';
+import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, NODE_FS, tryReadFile } from './fs-port';
+import { StoreFault, unwritable } from './faults';
 import { isValidChannelId } from './history';
 import { replaceFile } from './replace-file';
 import { STATE_DIR_NAME } from './store';
@@ -26,23 +27,27 @@ export function writeArchive(projectDir: string, archive: ArchiveRecord, port: F
   if (!isArchive(archive)) throw new Error('not a valid archive record');
   const path = archivePath(projectDir, archive.channel_id);
   try {
-    port.mkdirSync(archivesDir(projectDir), { recursive: true });
+    ensureOwnDir(port, dirname(archivesDir(projectDir)));
+    ensureOwnDir(port, archivesDir(projectDir));
     replaceFile(port, path, JSON.stringify(archive));
   } catch (err) {
     throw unwritable('write the archive', path, err);
   }
 }
 
-/** One archive, or undefined when the id is invalid, the file is absent, or it fails validation. */
+/**
+ * One archive, or undefined when the id is invalid, the file is absent, or it
+ * fails validation. An archive or folder that is a link or not ours is
+ * `state_unwritable`.
+ */
 export function readArchive(projectDir: string, channelId: string, port: FsPort = NODE_FS): ArchiveRecord | undefined {
   if (!isValidChannelId(channelId)) return undefined;
-  let value: unknown;
   try {
-    value = JSON.parse(port.readFileSync(archivePath(projectDir, channelId)).toString('utf8'));
-  } catch {
-    return undefined;
+    if (!hasArchivesDir(projectDir, port)) return undefined;
+  } catch (err) {
+    throw unwritable('read the archives in', archivesDir(projectDir), err);
   }
-  return isArchive(value) && value.channel_id === channelId ? value : undefined;
+  return readArchiveIn(projectDir, channelId, port);
 }
 
 /**
@@ -54,6 +59,7 @@ export function listArchives(projectDir: string, port: FsPort = NODE_FS): Archiv
   const dir = archivesDir(projectDir);
   let names: string[];
   try {
+    if (!hasArchivesDir(projectDir, port)) return [];
     names = port.readdirSync(dir);
   } catch (err) {
     if (errnoOf(err) === 'ENOENT' || errnoOf(err) === 'ENOTDIR') return [];
@@ -62,10 +68,30 @@ export function listArchives(projectDir: string, port: FsPort = NODE_FS): Archiv
   const archives: ArchiveRecord[] = [];
   for (const name of names) {
     if (name.startsWith('.') || !name.endsWith('.json')) continue;
-    const archive = readArchive(projectDir, name.slice(0, -'.json'.length), port);
+    const channelId = name.slice(0, -'.json'.length);
+    const archive = isValidChannelId(channelId) ? readArchiveIn(projectDir, channelId, port) : undefined;
     if (archive) archives.push(archive);
   }
   return archives.sort((a, b) => b.saved_at - a.saved_at);
+}
+
+// .opencomms/ and archives/ both real folders of ours (a link is refused); false when either is absent.
+function hasArchivesDir(projectDir: string, port: FsPort): boolean {
+  const dir = archivesDir(projectDir);
+  return checkOwnDir(port, dirname(dir), false) && checkOwnDir(port, dir, false);
+}
+
+function readArchiveIn(projectDir: string, channelId: string, port: FsPort): ArchiveRecord | undefined {
+  let value: unknown;
+  try {
+    const bytes = tryReadFile(port, archivePath(projectDir, channelId));
+    if (bytes === undefined) return undefined;
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch (err) {
+    if (err instanceof StoreFault) throw err;
+    return undefined; // unreadable or not JSON: skipped like any broken archive
+  }
+  return isArchive(value) && value.channel_id === channelId ? value : undefined;
 }
 
 /** The newest archive whose name is `name`, or undefined. */
@@ -78,6 +104,7 @@ export function deleteArchive(projectDir: string, channelId: string, port: FsPor
   if (!isValidChannelId(channelId)) return false;
   const path = archivePath(projectDir, channelId);
   try {
+    if (!hasArchivesDir(projectDir, port)) return false;
     port.unlinkSync(path);
     return true;
   } catch (err) {

@@ -6,11 +6,14 @@ export type StoreFaultCode = 'lock_timeout' | 'state_unwritable';
 /** An I/O fault raised by the store. `code` is the contract; the message names the file involved. */
 export class StoreFault extends Error {
   readonly code: StoreFaultCode;
+  /** Set when the message itself says what to do (a refused entry under .opencomms/), so no generic advice is added. */
+  readonly hasFix: boolean;
 
-  constructor(code: StoreFaultCode, message: string, cause?: unknown) {
+  constructor(code: StoreFaultCode, message: string, cause?: unknown, hasFix = false) {
     super(message, cause === undefined ? undefined : { cause });
     this.name = 'StoreFault';
     this.code = code;
+    this.hasFix = hasFix;
   }
 }
 

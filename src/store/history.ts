@@ -8,7 +8,7 @@ import { ownValue } from '../engine/validate';
 import { FINISHED_STATUSES } from '../engine/types';
 import { CHANNEL_ID_PATTERN } from '../engine/constants';
 import type { DeliveryStatus, Envelope, HistoryRecord, HistoryView, State } from '../engine/types';
-import { errnoOf, FsPort, writeAll } from './fs-port';
+import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, openOwnFile, writeAll } from './fs-port';
 import { unwritable } from './faults';
 import { fsyncDirectory, replaceFile } from './replace-file';
 
@@ -68,13 +68,15 @@ export class HistoryLog implements HistoryView {
   private readonly counts = new Map<string, LineCount>();
   private readonly port: FsPort;
   private readonly dir: string;
+  /** The folder holding `dir` (.opencomms/), checked along with it. */
+  private readonly parentDir: string;
   private readonly keep: number;
   private readonly compactAt: number;
-  private hasDir = false;
 
   constructor(options: HistoryLogOptions) {
     this.port = options.port;
     this.dir = options.historyDir;
+    this.parentDir = dirname(options.historyDir);
     this.keep = options.keepRecords ?? HISTORY_KEEP_RECORDS;
     this.compactAt = Math.max(options.compactLines ?? HISTORY_COMPACT_LINES, this.keep);
   }
@@ -137,6 +139,8 @@ export class HistoryLog implements HistoryView {
     this.cache.delete(channelId);
     this.counts.delete(channelId);
     if (!isValidChannelId(channelId)) return;
+    // Never unlink inside a folder that is a link out of the project.
+    if (!checkOwnDir(this.port, this.parentDir, false) || !checkOwnDir(this.port, this.dir, false)) return;
     try {
       this.port.unlinkSync(this.pathOf(channelId));
     } catch (err) {
@@ -144,26 +148,26 @@ export class HistoryLog implements HistoryView {
     }
   }
 
-  // A folder made here is made durable in its parent before any record in it
-  // counts as moved (the state that drops the envelopes is saved after).
+  // Checked on every move, not once per process: the folders must still be
+  // real folders of ours (fs-port), and a tree left wide is narrowed. A folder
+  // made here is made durable in its parent before any record in it counts as
+  // moved (the state that drops the envelopes is saved after).
   private ensureDir(): void {
-    if (this.hasDir) return;
-    const created = this.port.mkdirSync(this.dir, { recursive: true });
+    ensureOwnDir(this.port, this.parentDir);
+    const created = ensureOwnDir(this.port, this.dir);
     if (created !== undefined) fsyncDirectory(this.port, dirname(created));
-    this.hasDir = true;
   }
 
-  // The log opened for appending; a history folder removed under a running
-  // process (a reset of .opencomms) is made again rather than failing every
-  // later delivery until a restart.
+  // The log opened for appending, never through a link; a history folder
+  // removed under a running process (a reset of .opencomms) is made again
+  // rather than failing every later delivery until a restart.
   private openForAppend(path: string): number {
     try {
-      return this.port.openSync(path, 'a+', 0o644);
+      return openOwnFile(this.port, path, 'append');
     } catch (err) {
       if (errnoOf(err) !== 'ENOENT') throw err;
-      this.hasDir = false;
       this.ensureDir();
-      return this.port.openSync(path, 'a+', 0o644);
+      return openOwnFile(this.port, path, 'append');
     }
   }
 
@@ -234,15 +238,16 @@ export class HistoryLog implements HistoryView {
   }
 
   private syncFrom(channelId: string, path: string): ChannelCache | undefined {
-    let fd: number;
+    let fd: number | undefined;
     try {
-      fd = this.port.openSync(path, 'r');
+      // Nothing is read through a link, in the folders or at the file.
+      if (checkOwnDir(this.port, this.parentDir, false) && checkOwnDir(this.port, this.dir, false)) fd = openOwnFile(this.port, path, 'read');
     } catch (err) {
-      if (errnoOf(err) === 'ENOENT') {
-        this.cache.delete(channelId);
-        return undefined;
-      }
-      throw err;
+      if (errnoOf(err) !== 'ENOENT') throw err;
+    }
+    if (fd === undefined) {
+      this.cache.delete(channelId);
+      return undefined;
     }
     try {
       const stat = this.port.fstatSync(fd);

@@ -6,7 +6,7 @@
 // enough that no writer on another machine sharing the folder can still be
 // busy with it.
 import { join } from 'node:path';
-import { FsPort, unlinkQuietly } from './fs-port';
+import { checkOwnDir, FsPort, unlinkQuietly } from './fs-port';
 
 /** A temp or aside file younger than this is never taken for a leftover. */
 export const LEFTOVER_MIN_AGE_MS = 60_000;
@@ -39,6 +39,8 @@ export function findLeftovers(options: LeftoverOptions): string[] {
     const dir = sub === '' ? stateDir : join(stateDir, sub);
     let names: string[];
     try {
+      // A folder that is a link out of the project is not swept (nor used: see fs-port).
+      if (!checkOwnDir(port, dir, false)) continue;
       names = port.readdirSync(dir);
     } catch {
       continue;
@@ -59,9 +61,10 @@ export function findLeftovers(options: LeftoverOptions): string[] {
       }
       if (isAlive) continue;
       try {
-        if (now - port.statSync(path).mtimeMs < LEFTOVER_MIN_AGE_MS) continue;
+        const stat = port.lstatIfExists(path);
+        if (stat === undefined || now - stat.mtimeMs < LEFTOVER_MIN_AGE_MS) continue; // gone already, or too young
       } catch {
-        continue; // gone already
+        continue;
       }
       found.push(path);
     }

@@ -1,10 +1,10 @@
 // Reading state.json. A file that cannot be loaded is never written over
 // unseen: the locked path copies it aside byte for byte first, and the
 // lock-free path only reports it.
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { State } from '../engine/types';
 import type { StateCodec } from './codec';
-import { errnoOf, FsPort, tryReadFileReusing } from './fs-port';
+import { checkOwnDir, errnoOf, FsPort, tryReadFileReusing } from './fs-port';
 import { unwritable } from './faults';
 import { createFileExclusive } from './replace-file';
 
@@ -61,14 +61,16 @@ export interface ParseMemo {
 }
 
 /**
- * Reads and parses `statePath`. Absent → empty; unloadable → empty plus `rejected`. I/O errors are faults.
+ * Reads and parses `statePath`. Absent → empty; unloadable → empty plus `rejected`. I/O errors are faults,
+ * and so is a link, a folder or another user's file in place of the file or its folder (nothing is read).
  * With `memo`, text equal to `memo.text` skips validation; `learn` lets this read set `memo.text`
  * (it costs a serialization, so only reads likely to be followed by another of the same text learn).
  */
 export function readState(port: FsPort, statePath: string, codec: StateCodec, now: number, memo?: ParseMemo, learn = false): LoadedState {
   let bytes: Buffer | undefined;
   try {
-    bytes = tryReadFileReusing(port, statePath);
+    // Neither the folder nor the file may be a link out of the project (fs-port).
+    bytes = checkOwnDir(port, dirname(statePath), false) ? tryReadFileReusing(port, statePath) : undefined;
   } catch (err) {
     throw unwritable('read', statePath, err);
   }

@@ -7,7 +7,7 @@
 // only the fallback for holders elsewhere (another machine, another container).
 import { randomHex } from './crypto';
 import { basename, dirname, join } from 'node:path';
-import { errnoOf, FsPort, tryReadFile, unlinkQuietly, writeAll } from './fs-port';
+import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, openOwnFile, tryReadFile, unlinkQuietly, writeAll } from './fs-port';
 import { StoreFault, unwritable } from './faults';
 import { removeLeftovers } from './leftovers';
 import { processStartEpochMs, processStartTicks, ProcessPlace, thisProcessPlace } from './process-place';
@@ -244,7 +244,7 @@ class Turn {
     unlinkQuietly(port, this.path);
     let fd: number;
     try {
-      fd = port.openSync(this.path, 'wx', 0o600);
+      fd = openOwnFile(port, this.path, 'create');
     } catch {
       return; // someone else queued first, or the directory is read-only; both are fine
     }
@@ -310,19 +310,16 @@ function stagingPathFor(target: string): string {
 
 function stageStamp(options: LockOptions, target: string, at: number): Staged {
   const { port } = options;
+  const dir = dirname(target);
   const temp = stagingPathFor(target);
   let fd: number;
   try {
-    fd = port.openSync(temp, 'wx', 0o600);
+    // a linked or foreign .opencomms/ is refused here, before anything is written through it
+    if (!checkOwnDir(port, dir, true)) ensureOwnDir(port, dir); // first use, or removed under us
+    fd = openOwnFile(port, temp, 'create');
   } catch (err) {
-    if (errnoOf(err) !== 'ENOENT') throw unwritable('create the lock', target, err);
-    // the state directory is missing (first use, or removed under us)
-    try {
-      port.mkdirSync(dirname(target), { recursive: true });
-      fd = port.openSync(temp, 'wx', 0o600);
-    } catch (retryErr) {
-      throw unwritable('create the lock', target, retryErr);
-    }
+    if (err instanceof StoreFault) throw err;
+    throw unwritable('create the lock', target, err);
   }
   const owner = stampFor(options, at, randomHex(16));
   try {
@@ -393,9 +390,10 @@ function createWithoutLink(options: LockOptions, target: string, staged: Staged)
   discardStaged(port, staged);
   let fd: number;
   try {
-    fd = port.openSync(target, 'wx', 0o600);
+    fd = openOwnFile(port, target, 'create');
   } catch (err) {
     if (errnoOf(err) === 'EEXIST') return undefined;
+    if (err instanceof StoreFault) throw err;
     throw unwritable('create the lock', target, err);
   }
   const owner = stampFor(options, staged.owner.t, staged.owner.token as string);

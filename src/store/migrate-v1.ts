@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { State } from '../engine/types';
 import type { StateCodec } from './codec';
 import { errnoOf, FsPort, tryReadFile } from './fs-port';
-import { unwritable } from './faults';
+import { StoreFault, unwritable } from './faults';
 import { addError, LoadedState } from './load';
 import { replaceFile } from './replace-file';
 
@@ -44,9 +44,11 @@ export function migrateV1IfPresent(input: MigrationInput): MigrationOutcome {
   if (!codec.migrateV1 || exists(port, marker)) return { kind: 'settled' };
   let legacyBytes: Buffer | undefined;
   try {
+    // Read like our own files: never through a link, only a regular file of ours.
     legacyBytes = tryReadFile(port, legacy);
   } catch (err) {
-    addError(loaded.state, now, `Legacy state at ${legacy} unreadable (${errnoOf(err) ?? 'error'}); starting fresh`);
+    const why = err instanceof StoreFault ? err.message : errnoOf(err) ?? 'error';
+    addError(loaded.state, now, `Legacy state at ${legacy} unreadable (${why}); starting fresh`);
     return { kind: 'pending' };
   }
   if (legacyBytes === undefined) return { kind: 'pending' };
@@ -83,12 +85,11 @@ export function writeMarker(port: FsPort, markerPath: string, content: Record<st
   }
 }
 
+// Whether anything is at `path`; only its presence counts, so a link is not followed.
 function exists(port: FsPort, path: string): boolean {
   try {
-    port.statSync(path);
-    return true;
+    return port.lstatIfExists(path) !== undefined;
   } catch (err) {
-    if (errnoOf(err) === 'ENOENT') return false;
     throw unwritable('inspect', path, err);
   }
 }

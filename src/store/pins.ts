@@ -1,9 +1,10 @@
 // Member pins: .opencomms/pins/<member_id>.json = {member_id, host, saved_at}.
 // The id is checked before it becomes a file name, and a pin whose content
 // names another member than its file is ignored (a hand-copied or tampered pin).
-import { join } from 'node:path';
-import { errnoOf, FsPort, NODE_FS } from './fs-port';
-import { unwritable } from './faults';
+// A pin, or its folder, that is a link or not ours is refused (fs-port), never read.
+import { dirname, join } from 'node:path';
+import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, NODE_FS, tryReadFile } from './fs-port';
+import { StoreFault, unwritable } from './faults';
 import { replaceFile } from './replace-file';
 import { STATE_DIR_NAME } from './store';
 import { isValidMemberId } from './member-id';
@@ -33,7 +34,8 @@ export function writePin(
   const dir = pinsDir(projectDir);
   const path = join(dir, `${pin.member_id}.json`);
   try {
-    port.mkdirSync(dir, { recursive: true });
+    ensureOwnDir(port, dirname(dir));
+    ensureOwnDir(port, dir);
     replaceFile(port, path, JSON.stringify(record, null, 2) + '\n');
   } catch (err) {
     throw unwritable('write the pin', path, err);
@@ -41,20 +43,18 @@ export function writePin(
   return record;
 }
 
-/** One pin, or undefined when absent, unparseable, invalid or naming another member. */
+/**
+ * One pin, or undefined when absent, unparseable, invalid or naming another
+ * member. A pin or folder that is a link or not ours is `state_unwritable`.
+ */
 export function readPin(projectDir: string, memberId: string, port: FsPort = NODE_FS): PinRecord | undefined {
-  if (!isValidMemberId(memberId)) return undefined;
-  let bytes: Buffer;
-  try {
-    bytes = port.readFileSync(join(pinsDir(projectDir), `${memberId}.json`));
-  } catch {
-    return undefined;
-  }
-  return parsePin(bytes.toString('utf8'), memberId);
+  if (!isValidMemberId(memberId) || !hasPinsDir(projectDir, port)) return undefined;
+  return readPinIn(pinsDir(projectDir), memberId, port);
 }
 
 /** Every valid pin, sorted by member id; only those of `host` when given. */
 export function listPins(projectDir: string, host?: string, port: FsPort = NODE_FS): PinRecord[] {
+  if (!hasPinsDir(projectDir, port)) return [];
   let names: string[];
   try {
     names = port.readdirSync(pinsDir(projectDir));
@@ -65,7 +65,8 @@ export function listPins(projectDir: string, host?: string, port: FsPort = NODE_
   const pins: PinRecord[] = [];
   for (const name of names.sort()) {
     if (!name.endsWith('.json')) continue;
-    const pin = readPin(projectDir, name.slice(0, -'.json'.length), port);
+    const id = name.slice(0, -'.json'.length);
+    const pin = isValidMemberId(id) ? readPinIn(pinsDir(projectDir), id, port) : undefined;
     if (pin && (host === undefined || pin.host === host)) pins.push(pin);
   }
   return pins;
@@ -76,12 +77,30 @@ export function removePin(projectDir: string, memberId: string, port: FsPort = N
   if (!isValidMemberId(memberId)) return false;
   const path = join(pinsDir(projectDir), `${memberId}.json`);
   try {
+    if (!hasPinsDir(projectDir, port)) return false;
     port.unlinkSync(path);
     return true;
   } catch (err) {
     if (errnoOf(err) === 'ENOENT') return false;
     throw unwritable('delete the pin', path, err);
   }
+}
+
+// .opencomms/ and pins/ both real folders of ours (a link is refused); false when either is absent.
+function hasPinsDir(projectDir: string, port: FsPort): boolean {
+  const dir = pinsDir(projectDir);
+  return checkOwnDir(port, dirname(dir), false) && checkOwnDir(port, dir, false);
+}
+
+function readPinIn(dir: string, memberId: string, port: FsPort): PinRecord | undefined {
+  let bytes: Buffer | undefined;
+  try {
+    bytes = tryReadFile(port, join(dir, `${memberId}.json`));
+  } catch (err) {
+    if (err instanceof StoreFault) throw err;
+    return undefined; // unreadable for another reason: ignored like a pin that does not parse
+  }
+  return bytes === undefined ? undefined : parsePin(bytes.toString('utf8'), memberId);
 }
 
 function parsePin(text: string, expectedId: string): PinRecord | undefined {

@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { EngineCtx, HistoryView, State, ToolResult } from '../engine/types';
 import type { StateCodec } from './codec';
-import { encodeReusing, errnoOf, FsPort, NODE_FS } from './fs-port';
+import { encodeReusing, errnoOf, FILE_MODE, FsPort, NODE_FS } from './fs-port';
 import { StoreFault, unwritable } from './faults';
 import { HistoryLog } from './history';
 import { addError, GENERATION_HEAD_BYTES, LoadedState, ParseMemo, quarantineState, readState, splitGeneration, withGeneration } from './load';
@@ -166,7 +166,7 @@ export function createStore(options: StoreOptions): Store {
   function writeState(lock: LockHandle, text: string, fence: StateFence): void {
     refreshLock(port, lock, Date.now());
     try {
-      renameIntoPlace(port, statePath, encodeReusing(withGeneration(text, (fence.generation ?? 0) + 1)), () => checkFence(fence));
+      renameIntoPlace(port, statePath, encodeReusing(withGeneration(text, (fence.generation ?? 0) + 1)), FILE_MODE, () => checkFence(fence));
     } catch (err) {
       if (err instanceof FenceLost) throw err;
       throw unwritable('save', statePath, err);

@@ -92,6 +92,8 @@ export class ToolRegistry {
 export function storeFaultResult(fault: StoreFault): ToolResult {
   const advice = fault.code === 'lock_timeout'
     ? 'Another OpenComms process kept the state lock too long; nothing was changed. Try again; if it persists, run `opencomms doctor` (or ask the user to).'
-    : 'Nothing was changed. Check the permissions and free space of the project\'s .opencomms folder, then run `opencomms doctor` (or ask the user to).';
+    : fault.hasFix
+      ? 'Nothing was changed. Ask the user to make that fix; `opencomms doctor` lists every such entry.'
+      : 'Nothing was changed. Check the permissions and free space of the project\'s .opencomms folder, then run `opencomms doctor` (or ask the user to).';
   return { ok: false, message: `${fault.message}. ${advice}`, data: { reason: fault.code } };
 }

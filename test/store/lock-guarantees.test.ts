@@ -269,7 +269,8 @@ test('a waiter acting on a stale judgement never frees the path of a lock taken 
       if (isTaken) {
         const now = existsSync(lockPath) ? readFileSync(lockPath, 'utf8') : '(no lock)';
         if (now !== fresh) broken.push(`after ${method}: ${now}`);
-      } else if (method === 'readFileSync' && args[0] === lockPath) {
+      } else if (method === 'statSync' && args[0] === lockPath) {
+        // (a waiter reads the lock, then stats it: the judgement is made from these two)
         // another waiter broke the dead lock and took its own, just after our read
         isTaken = true;
         unlinkSync(lockPath);

@@ -86,25 +86,43 @@ test('listArchives is newest first and skips dotfiles, foreign and broken files'
   writeFileSync(join(folder, 'chn_shape.json'), JSON.stringify({ ...archive('chn_shape', 'x', 5), members: {} }));
   writeFileSync(join(folder, 'chn_alias.json'), JSON.stringify(archive('chn_other', 'x', 6)));
   writeFileSync(join(folder, 'readme.txt'), 'x');
-  mkdirSync(join(folder, 'chn_dir.json'));
   assert.deepEqual(listArchives(dir).map((a) => a.channel_id), ['chn_new', 'chn_mid', 'chn_old']);
   assert.equal(findArchiveByName(dir, 'review')?.channel_id, 'chn_new');
   assert.equal(findArchiveByName(dir, 'absent'), undefined);
   assert.deepEqual(listArchives(tempProject(t)), []);
 });
 
+test('an archive name that is a folder is refused naming it, not skipped, since nothing but our own files belongs there', (t) => {
+  const dir = tempProject(t);
+  writeArchive(dir, archive('chn_old', 'review', 10));
+  const entry = join(dir, '.opencomms', 'archives', 'chn_dir.json');
+  mkdirSync(entry);
+  assert.throws(() => listArchives(dir), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'state_unwritable');
+    assert.ok(err.message.startsWith(`${entry} is a folder`), err.message);
+    return true;
+  });
+});
+
 test('an archives folder that cannot be listed is a state_unwritable fault naming it; an absent one lists nothing', (t) => {
   const dir = tempProject(t);
   mkdirSync(join(dir, '.opencomms'), { recursive: true });
-  symlinkSync('archives', join(dir, '.opencomms', 'archives')); // a link to itself: ELOOP
+  symlinkSync('archives', join(dir, '.opencomms', 'archives')); // a link (to itself): never followed
   assert.throws(() => listArchives(dir), (err: Error & { code?: string }) => {
     assert.equal(err.code, 'state_unwritable');
-    assert.match(err.message, /cannot list the archives in .*archives \(ELOOP\)/);
+    assert.match(err.message, /archives is a symbolic link/);
     return true;
   });
   assert.throws(() => findArchiveByName(dir, 'review'), { code: 'state_unwritable' });
+  // The folder must exist for its listing to fail: an absent one is simply empty.
+  const other = tempProject(t);
+  mkdirSync(join(other, '.opencomms', 'archives'), { recursive: true });
   const port = faultyFsByPath([{ method: 'readdirSync', code: 'EACCES' }]);
-  assert.throws(() => listArchives(tempProject(t), port), { code: 'state_unwritable' });
+  assert.throws(() => listArchives(other, port), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'state_unwritable');
+    assert.match(err.message, /cannot list the archives in .*archives \(EACCES\)/);
+    return true;
+  });
 });
 
 test('deleteArchive removes one archive and refuses bad ids', (t) => {

@@ -284,6 +284,8 @@ test('a save releases the lock before its directory fsync, yet reports success o
 
 test('an unreadable state file is a state_unwritable fault, not an empty state', async (t) => {
   const dir = tempProject(t);
+  // The folder must exist: with no .opencomms folder at all there is no file to open.
+  await testStore(dir).mutate(() => OK);
   const port = faultyFsByPath([{ method: 'openSync', code: 'EACCES', when: (p) => typeof p === 'string' && p.endsWith('state.json') }]);
   const store = testStore(dir, { fs: port });
   assert.throws(() => store.snapshot(), { code: 'state_unwritable' });
