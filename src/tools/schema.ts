@@ -21,6 +21,15 @@ function describeType(schema: PropertySchema): string {
   return `a ${schema.type}`;
 }
 
+/** The longest argument name or value a refusal repeats in full. */
+const MAX_ECHOED_CHARS = 64;
+
+// A refusal goes back to the model: a megabyte-long name or value is cut
+// short rather than repeated.
+function clip(text: string): string {
+  return text.length <= MAX_ECHOED_CHARS ? text : `${text.slice(0, MAX_ECHOED_CHARS)}...`;
+}
+
 function typeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
@@ -34,7 +43,7 @@ function checkValue(name: string, schema: PropertySchema, value: unknown): Argum
     case 'string': {
       if (typeof value !== 'string') return wrongType;
       if (schema.enum && !schema.enum.includes(value)) {
-        return { argument: name, message: `Argument "${name}" must be ${expected}, got ${JSON.stringify(value)}.` };
+        return { argument: name, message: `Argument "${name}" must be ${expected}, got ${JSON.stringify(clip(value))}.` };
       }
       if (schema.minLength !== undefined && value.length < schema.minLength) {
         return { argument: name, message: `Argument "${name}" must have at least ${schema.minLength} character(s).` };
@@ -78,8 +87,8 @@ export function findArgumentProblem(schema: InputSchema, args: Record<string, un
     if (!property) {
       const known = Object.keys(schema.properties);
       return {
-        argument: name,
-        message: `Unknown argument "${name}". ${known.length ? `Accepted: ${known.join(', ')}.` : 'This tool takes no arguments.'}`,
+        argument: clip(name),
+        message: `Unknown argument ${JSON.stringify(clip(name))}. ${known.length ? `Accepted: ${known.join(', ')}.` : 'This tool takes no arguments.'}`,
       };
     }
     const problem = checkValue(name, property, value);
