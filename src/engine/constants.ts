@@ -17,6 +17,8 @@ export const MAX_MEMBERS_CEILING = 32;
 
 export const MAX_CHANNEL_NAME_CHARS = 64;
 export const MAX_ROLE_CHARS = 32;
+/** A host label follows the member id rule: at most this many characters. */
+export const MAX_HOST_LABEL_CHARS = 64;
 /** Content cap in UTF-16 code units, as the reference counts it. */
 export const MAX_CONTENT_CHARS = 100_000;
 export const MAX_SESSION_DESCRIPTION_CHARS = 140;
