@@ -27,7 +27,8 @@ Usage:
 Flags:
   --project DIR   the project whose .opencomms/ holds the state
                   (default: $OPENCOMMS_PROJECT_DIR, else the current folder)
-  --host ID       the host label members are registered and pinned under (default: mcp)
+  --host ID       the host label members are registered and pinned under (default: mcp);
+                  1-64 letters, digits, _ or -, starting with a letter or digit
   --id ID         the member id to pin instead of a fresh one
   --member ID     the member id to install or watch
   --json          machine-readable output
