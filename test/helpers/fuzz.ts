@@ -101,8 +101,11 @@ function text(r: Random, maxPieces = 12): string {
 }
 
 function deepValue(r: Random): Raw {
-  // Mostly a few levels to a few thousand; now and then close to what 1 MiB can hold.
-  const depth = r.chance(0.05) ? r.int(100_000, 300_000) : r.size(20_000);
+  // Mostly a few levels to a few thousand; often evenly between 2,000 and
+  // 12,000, where recursive code meets the stack limit; now and then close to
+  // what 1 MiB can hold.
+  const band = r.next();
+  const depth = band < 0.05 ? r.int(100_000, 300_000) : band < 0.4 ? r.int(2_000, 12_000) : r.size(20_000);
   return deep(depth, r.pick(['array', 'object', 'mixed'] as const));
 }
 
