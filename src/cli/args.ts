@@ -1,5 +1,6 @@
 // argv → a command and its flags. Usage errors carry exit code 2. Hand-written
 // rather than node:util's parseArgs, which costs start-up time to load.
+import { isValidMemberId } from '../store/member-id';
 
 export const COMMANDS = ['serve', 'status', 'pin', 'install', 'uninstall', 'hook', 'doctor', 'watch'] as const;
 export type CommandName = (typeof COMMANDS)[number];
@@ -113,6 +114,12 @@ export function parseDuration(text: string): number | undefined {
   return Number.isFinite(ms) && ms >= 1 && ms <= MAX_DURATION_MS ? ms : undefined;
 }
 
+/** An argument as a usage error may quote it: short, and every character outside printable ASCII escaped. */
+function shownArg(text: string): string {
+  const clipped = text.length > 40 ? `${text.slice(0, 40)}...` : text;
+  return JSON.stringify(clipped).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 export function parseCommandLine(argv: readonly string[]): ParsedArgs {
   const { values, positionals } = splitArgs(argv);
   if (values.help) return { kind: 'help' };
@@ -133,6 +140,11 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     throw new UsageError(`Unexpected argument "${rest[positional.max]}" for the ${command} command.`);
   }
   if (rest.length < positional.min) throw new UsageError(`The ${command} command needs ${positional.what}.`);
+  // A host label is stored on every member and printed beside roles, so it
+  // follows the member id rule: no spaces, line breaks or escapes, 64 at most.
+  if (values.host !== undefined && !isValidMemberId(values.host)) {
+    throw new UsageError(`--host ${shownArg(String(values.host))} is not a host label: use 1-64 letters, digits, _ or -, starting with a letter or digit (for example claude-code).`);
+  }
   let timeoutMs: number | undefined;
   if (values.timeout !== undefined) {
     timeoutMs = parseDuration(values.timeout as string);
@@ -184,7 +196,8 @@ Usage:
 Flags:
   --project DIR   the project whose .opencomms/ holds the state
                   (default: $OPENCOMMS_PROJECT_DIR, else the current folder)
-  --host ID       the host label members are registered and pinned under (default: mcp)
+  --host ID       the host label members are registered and pinned under (default: mcp);
+                  1-64 letters, digits, _ or -, starting with a letter or digit
   --id ID         the member id to pin instead of a fresh one
   --member ID     the member id to install or watch
   --json          machine-readable output

@@ -1,6 +1,7 @@
 // `opencomms status`: the operator's full view of a project, read lock-free.
 import * as engine from '../engine';
 import { openStore } from '../store';
+import { printable } from '../watch/format';
 
 export interface StatusOptions {
   projectDir: string;
@@ -25,11 +26,13 @@ export function runStatus(options: StatusOptions): number {
   const channels = data.channels ?? [];
   if (channels.length === 0) lines.push('No channels yet. An agent creates one with opencomms_create.');
   for (const channel of channels) {
-    lines.push(`channel ${channel.name} (${channel.id})${channel.paused ? ' [paused]' : ''}`);
+    // Names, ids, roles, hosts and error texts may have been written by a peer
+    // or by hand: each goes through printable, so none can drive the terminal.
+    lines.push(`channel ${printable(channel.name)} (${printable(channel.id)})${channel.paused ? ' [paused]' : ''}`);
     for (const member of channel.members) {
       const pending = (channel.queue_lengths && engine.ownValue(channel.queue_lengths, member.session_id)) ?? 0;
       lines.push(
-        `  ${member.role.padEnd(16)} ${member.session_id}  host ${member.host}, ${member.delivery_mode}` +
+        `  ${printable(member.role, 32).padEnd(16)} ${printable(member.session_id, 64)}  host ${printable(member.host, 64)}, ${member.delivery_mode}` +
           `${member.stale ? ', stale' : ''}, ${pending} pending`,
       );
     }
@@ -38,7 +41,7 @@ export function runStatus(options: StatusOptions): number {
   const errors = data.errors ?? [];
   if (errors.length > 0) {
     lines.push('recent errors:');
-    for (const e of errors.slice(-10)) lines.push(`  ${engine.formatIsoTime(e.at)} ${e.message}`);
+    for (const e of errors.slice(-10)) lines.push(`  ${engine.formatIsoTime(e.at)} ${printable(e.message, 300)}`);
   }
   options.write(`${lines.join('\n')}\n`);
   return 0;

@@ -17,6 +17,8 @@ export const MAX_MEMBERS_CEILING = 32;
 
 export const MAX_CHANNEL_NAME_CHARS = 64;
 export const MAX_ROLE_CHARS = 32;
+/** A host label follows the member id rule: at most this many characters. */
+export const MAX_HOST_LABEL_CHARS = 64;
 /** Content cap in UTF-16 code units, as the reference counts it. */
 export const MAX_CONTENT_CHARS = 100_000;
 export const MAX_SESSION_DESCRIPTION_CHARS = 140;
@@ -46,10 +48,13 @@ export const MAX_DELIVERY_ATTEMPTS = 5;
 
 /** Live (pending or in_flight) envelopes allowed project-wide before sends are refused. */
 export const MAX_LIVE_ENVELOPES = 2_000;
-/** Estimated UTF-8 size of the live envelopes allowed before sends are refused. */
+/**
+ * Bytes the live envelopes may take in state.json before sends are refused:
+ * content counted as written (escapes included), plus the allowance below.
+ */
 export const MAX_LIVE_STATE_BYTES = 32 * 1024 * 1024;
-/** Rough per-envelope JSON overhead (field names, ids, numbers) for the size estimate. */
-export const ENVELOPE_OVERHEAD_BYTES = 512;
+/** Per-envelope allowance for everything but the content (field names, ids, numbers, its queue entry). */
+export const ENVELOPE_OVERHEAD_BYTES = 1_536;
 
 export const MAX_ERRORS = 200;
 export const MAX_PROCESSED_CORRELATIONS = 500;

@@ -48,8 +48,17 @@ export function neutralizeContent(content: string): string {
 
 /** Header fields are identifiers; anything outside a small safe set is shown as "?". */
 function headerField(value: string): string {
-  const cleaned = value.replace(HEADER_UNSAFE, '?');
-  return cleaned === '' ? '?' : cleaned.slice(0, 128);
+  return plainLabel(value, 128);
+}
+
+/**
+ * A stored label (a role, a host) as our own text may show it: characters
+ * outside a small safe set become "?", so no line break, control or bidi
+ * mark gets through, and it is cut to `max` characters.
+ */
+export function plainLabel(value: string, max = 64): string {
+  const cleaned = value.slice(0, max).replace(HEADER_UNSAFE, '?');
+  return cleaned === '' ? '?' : cleaned;
 }
 
 function cleanNonce(nonce: string): string {

@@ -41,7 +41,7 @@ export {
 export type { FrameItem, ParsedFrame } from './framing';
 export { channelEnvelopes, findChannelEnvelope, pendingFor, compareSendOrder } from './envelopes';
 export { budgetRefusal } from './budgets';
-export { backlogRefusal, utf8ByteLength } from './retention';
+export { backlogRefusal, jsonStringBytes } from './retention';
 export { capabilitiesForMode, defaultStalePolicy } from './members';
 export { normalizeChannelName, normalizeRole, findChannel, ownValue } from './validate';
 export { formatIsoTime, isDateTime } from './times';

@@ -2,6 +2,7 @@
 import { DEFAULT_HOST_ID, DEFAULT_STALE_EVENT_MS } from './constants';
 import { finishEnvelope } from './envelopes';
 import { stopClock } from './timer-clock';
+import { isValidHostLabel } from './validate';
 import type {
   Channel, DeliveryMode, EndpointCapabilities, Member, StalePolicy, State, Surface,
 } from './types';
@@ -58,7 +59,7 @@ export function makeMember(input: MemberInput, now: number): Member {
     joined_at: now,
     stale: false,
     stale_at: null,
-    host: input.host && input.host.trim() !== '' ? input.host.trim() : DEFAULT_HOST_ID,
+    host: isValidHostLabel(input.host?.trim()) ? input.host!.trim() : DEFAULT_HOST_ID,
     surface: input.surface && SURFACES.includes(input.surface) ? input.surface : 'cli',
     delivery_mode: mode,
     host_session_id: input.host_session_id ?? null,

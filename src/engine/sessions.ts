@@ -6,7 +6,7 @@ import {
   MAX_ARCHIVE_SUMMARY_CHARS, MAX_ARCHIVED_MESSAGES, MAX_FINAL_STATE_NOTE_CHARS, MAX_RESUME_LADDER,
 } from './constants';
 import { channelEnvelopes, finishEnvelope, isLive } from './envelopes';
-import { neutralizeContent } from './framing';
+import { neutralizeContent, plainLabel } from './framing';
 import { refuse, succeed } from './reasons';
 import { formatIsoTime } from './times';
 import { findChannel, isNonBlank, normalizeChannelName, parseChannelName, requireMembership } from './validate';
@@ -143,7 +143,8 @@ function peerLine(text: string): string {
 
 /** A compact text a joiner of a resumed channel reads: what the earlier session was about. */
 export function buildArchiveContext(archive: SessionArchive, newName: string): string {
-  const roster = archive.members.map((m) => `${m.role} (${m.host})`).join(', ') || '(none)';
+  // Checked at load, shown through plainLabel all the same: this line is ours, not peer data.
+  const roster = archive.members.map((m) => `${plainLabel(m.role)} (${plainLabel(m.host)})`).join(', ') || '(none)';
   const lines = [
     `This channel "${newName}" resumes the archived session "${archive.name}" (${archive.channel_id}).`,
     `Saved ${formatIsoTime(archive.saved_at)} with ${archive.message_count} messages.`,

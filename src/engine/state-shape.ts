@@ -10,7 +10,7 @@ import {
 import { capabilitiesForMode, defaultStalePolicy, DELIVERY_MODES, SURFACES } from './members';
 import { buildSeenRecords, isSeenRecords, isSeenTime, seenEntries, splitSeenKey } from './seen-recent';
 import { emptyTimer } from './timer-clock';
-import { isValidRole, ownValue } from './validate';
+import { isValidHostLabel, isValidRole, ownValue, repairHostLabel } from './validate';
 import type {
   Channel, ChannelTimer, DeliveryMethod, DeliveryMode, DeliveryStatus, Envelope, HistoryRecord, Member, MessageType, Surface,
 } from './types';
@@ -154,6 +154,12 @@ export function checkMember(raw: unknown, where: string, notes: string[], legacy
     fill(m, 'delivery_mode', 'push', where, notes);
   }
   requireType(typeof m.host === 'string', where, 'host', 'a string');
+  if (!isValidHostLabel(m.host)) {
+    // The label is not repeated in the note: notes are shown as errors, and the label is the problem.
+    const length = (m.host as string).length;
+    m.host = repairHostLabel(m.host as string);
+    notes.push(`${where}: host label of ${length} characters was not a valid label; now "${m.host}"`);
+  }
   requireType(SURFACES.includes(m.surface as Surface), where, 'surface', `one of ${SURFACES.join(', ')}`);
   requireType(DELIVERY_MODES.includes(m.delivery_mode as DeliveryMode), where, 'delivery_mode', `one of ${DELIVERY_MODES.join(', ')}`);
   const mode = m.delivery_mode as DeliveryMode;

@@ -1,13 +1,32 @@
 // Small checks and normalisers shared by the operations: names, roles,
 // clamps, and the "find the channel, then the caller in it" lookup.
 import {
-  DEFAULT_PAGE_LIMIT, MAX_CHANNEL_NAME_CHARS, MAX_PAGE_LIMIT, MAX_ROLE_CHARS,
+  DEFAULT_HOST_ID, DEFAULT_PAGE_LIMIT, MAX_CHANNEL_NAME_CHARS, MAX_HOST_LABEL_CHARS, MAX_PAGE_LIMIT, MAX_ROLE_CHARS,
 } from './constants';
 import { refuse, type Refusal } from './reasons';
 import type { Channel, Member, State } from './types';
 
 const CHANNEL_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]*$/;
 const ROLE_PATTERN = new RegExp(`^[A-Za-z][A-Za-z0-9 _-]{0,${MAX_ROLE_CHARS - 1}}$`);
+
+// The same rule as a member id: a host label is printed beside roles in text
+// a model or a terminal reads, so it holds no spaces, punctuation or controls.
+const HOST_LABEL_PATTERN = new RegExp(`^[A-Za-z0-9][A-Za-z0-9_-]{0,${MAX_HOST_LABEL_CHARS - 1}}$`);
+
+/** True for a valid host label (1-64 letters, digits, "_" or "-", starting with a letter or digit). */
+export function isValidHostLabel(label: unknown): label is string {
+  return typeof label === 'string' && HOST_LABEL_PATTERN.test(label);
+}
+
+/**
+ * A valid label made from one that is not (written by an older version or
+ * by hand): every other character becomes "_", leading "_" and "-" go, and
+ * the rest is cut to length; nothing usable left gives the default label.
+ */
+export function repairHostLabel(label: string): string {
+  const repaired = label.slice(0, 4 * MAX_HOST_LABEL_CHARS).replace(/[^A-Za-z0-9_-]/g, '_').replace(/^[_-]+/, '').slice(0, MAX_HOST_LABEL_CHARS);
+  return repaired === '' ? DEFAULT_HOST_ID : repaired;
+}
 
 /** Trims and lowercases a channel name; the result may still be invalid. */
 export function normalizeChannelName(raw: string): string {

@@ -1,6 +1,6 @@
 // Runs requests concurrently but answers them strictly in arrival order, and
 // remembers cancellations of requests that have not been answered yet.
-import { INTERNAL_ERROR, METHOD_NOT_FOUND, RpcError } from './errors';
+import { clipName, INTERNAL_ERROR, METHOD_NOT_FOUND, RpcError } from './errors';
 import { parseIncoming, type Params, type RequestId } from './message';
 
 export type Handler = (params: Params, id: RequestId) => unknown | Promise<unknown>;
@@ -99,7 +99,7 @@ export class Dispatcher {
       return;
     }
     if (!handler) {
-      this.settle(slot, errorReply(id, METHOD_NOT_FOUND, `Method not found: ${method}`));
+      this.settle(slot, errorReply(id, METHOD_NOT_FOUND, `Method not found: ${clipName(method)}`));
       return;
     }
     const call = handler;

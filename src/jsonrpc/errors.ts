@@ -19,3 +19,11 @@ export class RpcError extends Error {
     this.name = 'RpcError';
   }
 }
+
+/** The longest name (a method, a tool) an error message repeats in full. */
+export const MAX_ECHOED_NAME_CHARS = 64;
+
+/** A client-given name as an error message may repeat it: cut short when long, so a reply stays small. */
+export function clipName(name: string): string {
+  return name.length <= MAX_ECHOED_NAME_CHARS ? name : `${name.slice(0, MAX_ECHOED_NAME_CHARS)}... (${name.length} characters)`;
+}

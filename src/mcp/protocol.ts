@@ -14,6 +14,17 @@ export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 
 export type Era = 'legacy' | 'modern';
 
+/** The longest requested version echoed back in a -32022 error. */
+export const MAX_ECHOED_VERSION_CHARS = 64;
+
+/** A value named by its type, never by its content: safe whatever its size or depth. */
+function describeValue(value: unknown): string {
+  if (value === undefined || value === null) return 'null';
+  if (typeof value === 'string') return `a string of ${value.length} characters`;
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value === 'object' ? 'JSON object' : typeof value}`;
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -38,10 +49,14 @@ export function checkModernMeta(params: Params): void {
   const meta = metaOf(params);
   const requested = meta?.[META_PROTOCOL_VERSION];
   if (typeof requested !== 'string' || !(MODERN_VERSIONS as readonly string[]).includes(requested)) {
-    throw new RpcError(UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${JSON.stringify(requested ?? null)}`, {
-      supported: [...MODERN_VERSIONS],
-      requested: requested ?? null,
-    });
+    // Only a short string is echoed: anything else (a value nested thousands
+    // of levels deep, a megabyte of text) is described by its type instead.
+    const echo = typeof requested === 'string' && requested.length <= MAX_ECHOED_VERSION_CHARS ? requested : null;
+    throw new RpcError(
+      UNSUPPORTED_PROTOCOL_VERSION,
+      `Unsupported protocol version: ${echo !== null ? JSON.stringify(echo) : describeValue(requested)}; this server speaks ${MODERN_VERSIONS.join(', ')}`,
+      { supported: [...MODERN_VERSIONS], requested: echo },
+    );
   }
   if (!isPlainObject(meta?.[META_CLIENT_CAPABILITIES])) {
     throw new RpcError(

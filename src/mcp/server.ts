@@ -1,6 +1,6 @@
 // The MCP method table: both eras in one process. Results are stamped here,
 // so tool handlers and the tools/list builder stay era-blind.
-import { INVALID_PARAMS, RpcError } from '../jsonrpc/errors';
+import { clipName, INVALID_PARAMS, RpcError } from '../jsonrpc/errors';
 import type { Handler, MethodTable } from '../jsonrpc/dispatcher';
 import type { Params } from '../jsonrpc/message';
 import {
@@ -92,7 +92,7 @@ export function createMcpMethodTable(options: McpServerOptions): MethodTable {
       if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
         throw new RpcError(INVALID_PARAMS, 'tools/call params.arguments must be an object');
       }
-      if (!options.tools.has(name)) throw new RpcError(INVALID_PARAMS, `Unknown tool: ${name}`);
+      if (!options.tools.has(name)) throw new RpcError(INVALID_PARAMS, `Unknown tool: ${clipName(name)}`);
       return options.tools.call(name, (args ?? {}) as Record<string, unknown>);
     },
   };

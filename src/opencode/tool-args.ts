@@ -4,7 +4,7 @@
 // but the engine calls below rely on the types, and a refusal worded like
 // the MCP server's keeps the two surfaces interchangeable.
 import type { ToolResult } from '../engine';
-import { findArgumentProblem, type InputSchema, type PropertySchema } from '../tools/schema';
+import { argumentProblemResult, findArgumentProblem, tooLongReason, type InputSchema, type PropertySchema } from '../tools/schema';
 import type { SchemaKit, SchemaNode } from './host-types';
 
 export type { InputSchema, PropertySchema };
@@ -13,13 +13,15 @@ export function objectSchema(properties: Record<string, PropertySchema>, require
   return { type: 'object', properties, required, additionalProperties: false };
 }
 
-function zodOf(property: PropertySchema, kit: SchemaKit): SchemaNode {
+function zodOf(name: string, property: PropertySchema, kit: SchemaKit): SchemaNode {
   switch (property.type) {
     case 'string': {
       if (property.enum && property.enum.length > 0) return kit.enum(property.enum as readonly [string, ...string[]]);
       let node = kit.string();
       if (property.minLength !== undefined) node = node.min(property.minLength);
-      if (property.maxLength !== undefined) node = node.max(property.maxLength);
+      // A length with a reason code of its own (content_too_large) is left to
+      // execute's guard: zod's refusal would reach the model without it.
+      if (property.maxLength !== undefined && tooLongReason(name) === 'invalid_argument') node = node.max(property.maxLength);
       return node;
     }
     case 'integer':
@@ -40,7 +42,7 @@ export function zodArgs(input: InputSchema, kit: SchemaKit): Record<string, Sche
   const required = new Set(input.required ?? []);
   const out: Record<string, SchemaNode> = {};
   for (const [name, property] of Object.entries(input.properties)) {
-    let node = zodOf(property, kit);
+    let node = zodOf(name, property, kit);
     if (property.description) node = node.describe(property.description);
     out[name] = required.has(name) ? node : node.optional();
   }
@@ -56,5 +58,5 @@ export function argumentRefusal(input: InputSchema, args: Record<string, unknown
   const given = Object.fromEntries(Object.entries(args !== null && typeof args === 'object' ? args : {}).filter(([, value]) => value !== undefined));
   const problem = findArgumentProblem(input, given);
   if (!problem) return undefined;
-  return { ok: false, message: problem.message, data: { reason: 'invalid_argument', argument: problem.argument } };
+  return argumentProblemResult(problem);
 }

@@ -2,7 +2,7 @@
 // argument guard, handler, ToolResult → MCP result.
 import type { ToolResult } from '../engine/types';
 import { StoreFault } from '../store/faults';
-import { findArgumentProblem, type InputSchema } from './schema';
+import { argumentProblemResult, findArgumentProblem, type InputSchema } from './schema';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -74,9 +74,7 @@ export class ToolRegistry {
     const tool = this.byName.get(name);
     if (!tool) throw new Error(`call of unregistered tool ${name}`);
     const problem = findArgumentProblem(tool.inputSchema, args);
-    if (problem) {
-      return toMcpResult({ ok: false, message: problem.message, data: { reason: 'invalid_argument', argument: problem.argument } });
-    }
+    if (problem) return toMcpResult(argumentProblemResult(problem));
     try {
       return toMcpResult(await tool.handler(args));
     } catch (err) {

@@ -1,5 +1,7 @@
 // The small JSON Schema subset our tool inputs use, and the one generic
 // argument guard. No coercion: a value of the wrong type is refused.
+import type { Reason } from '../engine/reasons';
+import type { ToolResult } from '../engine/types';
 
 export type PropertySchema =
   | { type: 'string'; description?: string; enum?: readonly string[]; minLength?: number; maxLength?: number; pattern?: string }
@@ -13,12 +15,41 @@ export interface InputSchema {
   additionalProperties: false;
 }
 
-export type ArgumentProblem = { argument: string; message: string };
+export type ArgumentProblem = { argument: string; message: string; reason: ArgumentReason };
+
+/** Most argument problems are `invalid_argument`; a few have a documented code of their own. */
+export type ArgumentReason = Extract<Reason, 'invalid_argument' | 'content_too_large'>;
+
+/**
+ * Arguments whose length over `maxLength` has its own reason code: message
+ * content is documented to be refused as `content_too_large`, like the
+ * engine's own check, whichever of the two meets it first.
+ */
+const TOO_LONG_REASONS: Readonly<Record<string, ArgumentReason>> = { content: 'content_too_large' };
+
+/** The reason a too-long value of argument `name` is refused with. */
+export function tooLongReason(name: string): ArgumentReason {
+  return Object.prototype.hasOwnProperty.call(TOO_LONG_REASONS, name) ? TOO_LONG_REASONS[name]! : 'invalid_argument';
+}
+
+/** The tool error for an argument problem; the state is not touched. */
+export function argumentProblemResult(problem: ArgumentProblem): ToolResult {
+  return { ok: false, message: problem.message, data: { reason: problem.reason, argument: problem.argument } };
+}
 
 function describeType(schema: PropertySchema): string {
   if (schema.type === 'string' && schema.enum) return `one of ${schema.enum.map((v) => JSON.stringify(v)).join(', ')}`;
   if (schema.type === 'integer') return 'an integer';
   return `a ${schema.type}`;
+}
+
+/** The longest argument name or value a refusal repeats in full. */
+const MAX_ECHOED_CHARS = 64;
+
+// A refusal goes back to the model: a megabyte-long name or value is cut
+// short rather than repeated.
+function clip(text: string): string {
+  return text.length <= MAX_ECHOED_CHARS ? text : `${text.slice(0, MAX_ECHOED_CHARS)}...`;
 }
 
 function typeName(value: unknown): string {
@@ -29,18 +60,19 @@ function typeName(value: unknown): string {
 
 function checkValue(name: string, schema: PropertySchema, value: unknown): ArgumentProblem | undefined {
   const expected = describeType(schema);
-  const wrongType = { argument: name, message: `Argument "${name}" must be ${expected}, got ${typeName(value)}.` };
+  const problem = (message: string, reason: ArgumentReason = 'invalid_argument'): ArgumentProblem => ({ argument: name, message, reason });
+  const wrongType = problem(`Argument "${name}" must be ${expected}, got ${typeName(value)}.`);
   switch (schema.type) {
     case 'string': {
       if (typeof value !== 'string') return wrongType;
       if (schema.enum && !schema.enum.includes(value)) {
-        return { argument: name, message: `Argument "${name}" must be ${expected}, got ${JSON.stringify(value)}.` };
+        return problem(`Argument "${name}" must be ${expected}, got ${JSON.stringify(clip(value))}.`);
       }
       if (schema.minLength !== undefined && value.length < schema.minLength) {
-        return { argument: name, message: `Argument "${name}" must have at least ${schema.minLength} character(s).` };
+        return problem(`Argument "${name}" must have at least ${schema.minLength} character(s).`);
       }
       if (schema.maxLength !== undefined && value.length > schema.maxLength) {
-        return { argument: name, message: `Argument "${name}" must have at most ${schema.maxLength} characters (got ${value.length}).` };
+        return problem(`Argument "${name}" must have at most ${schema.maxLength} characters (got ${value.length}).`, tooLongReason(name));
       }
       return undefined;
     }
@@ -49,17 +81,17 @@ function checkValue(name: string, schema: PropertySchema, value: unknown): Argum
       if (typeof value !== 'number' || !Number.isFinite(value)) return wrongType;
       if (schema.type === 'integer' && !Number.isInteger(value)) return wrongType;
       if (schema.minimum !== undefined && value < schema.minimum) {
-        return { argument: name, message: `Argument "${name}" must be at least ${schema.minimum} (got ${value}).` };
+        return problem(`Argument "${name}" must be at least ${schema.minimum} (got ${value}).`);
       }
       if (schema.maximum !== undefined && value > schema.maximum) {
-        return { argument: name, message: `Argument "${name}" must be at most ${schema.maximum} (got ${value}).` };
+        return problem(`Argument "${name}" must be at most ${schema.maximum} (got ${value}).`);
       }
       return undefined;
     }
     case 'boolean':
       if (typeof value !== 'boolean') return wrongType;
       if (schema.const !== undefined && value !== schema.const) {
-        return { argument: name, message: `Argument "${name}" must be ${schema.const}.` };
+        return problem(`Argument "${name}" must be ${schema.const}.`);
       }
       return undefined;
   }
@@ -70,7 +102,7 @@ export function findArgumentProblem(schema: InputSchema, args: Record<string, un
   for (const name of schema.required ?? []) {
     if (!Object.prototype.hasOwnProperty.call(args, name) || args[name] === undefined) {
       const expected = describeType(schema.properties[name]);
-      return { argument: name, message: `Missing required argument "${name}" (${expected}).` };
+      return { argument: name, message: `Missing required argument "${name}" (${expected}).`, reason: 'invalid_argument' };
     }
   }
   for (const [name, value] of Object.entries(args)) {
@@ -78,8 +110,9 @@ export function findArgumentProblem(schema: InputSchema, args: Record<string, un
     if (!property) {
       const known = Object.keys(schema.properties);
       return {
-        argument: name,
-        message: `Unknown argument "${name}". ${known.length ? `Accepted: ${known.join(', ')}.` : 'This tool takes no arguments.'}`,
+        argument: clip(name),
+        message: `Unknown argument ${JSON.stringify(clip(name))}. ${known.length ? `Accepted: ${known.join(', ')}.` : 'This tool takes no arguments.'}`,
+        reason: 'invalid_argument',
       };
     }
     const problem = checkValue(name, property, value);

@@ -2,7 +2,7 @@
 // and an orderly stop on EOF, SIGTERM or SIGINT.
 import { LineSplitter, MAX_FRAME_BYTES, type Frame } from './framing';
 import { Dispatcher, type MethodTable, type Outgoing } from '../jsonrpc/dispatcher';
-import { PARSE_ERROR } from '../jsonrpc/errors';
+import { INTERNAL_ERROR, PARSE_ERROR } from '../jsonrpc/errors';
 import type { InputSource } from './input';
 
 /** How long a stop waits for requests already read before it exits anyway. */
@@ -24,6 +24,25 @@ export interface StdioServer {
   stop(reason: string): void;
 }
 
+/**
+ * The line for one message. A message JSON cannot hold (a BigInt, a value
+ * nested past the stack) must not end the process or cost the client its
+ * reply: a reply becomes a small -32603 for the same id, and a notification
+ * is dropped. Either way the detail goes to stderr.
+ */
+function serialize(message: Outgoing, log: (line: string) => void): string | undefined {
+  try {
+    return `${JSON.stringify(message)}\n`;
+  } catch (err) {
+    const isReply = !Object.prototype.hasOwnProperty.call(message, 'method');
+    log(`a ${isReply ? 'reply' : 'notification'} could not be serialised (${err instanceof Error ? err.message : String(err)}); ${isReply ? 'sent -32603 instead' : 'dropped'}`);
+    if (!isReply) return undefined;
+    const error = { code: INTERNAL_ERROR, message: 'Internal error: the reply could not be serialised' };
+    const hasId = Object.prototype.hasOwnProperty.call(message, 'id');
+    return `${JSON.stringify(hasId ? { jsonrpc: '2.0', id: message.id, error } : { jsonrpc: '2.0', error })}\n`;
+  }
+}
+
 export function serveStdio(options: StdioServerOptions): StdioServer {
   const { input, output, log } = options;
   const splitter = new LineSplitter();
@@ -31,7 +50,9 @@ export function serveStdio(options: StdioServerOptions): StdioServer {
   let isBlocked = false;
 
   const write = (message: Outgoing): void => {
-    const ok = output.write(`${JSON.stringify(message)}\n`);
+    const line = serialize(message, log);
+    if (line === undefined) return;
+    const ok = output.write(line);
     if (!ok && !isBlocked && !isStopping) {
       // The host is not reading: stop reading from it until stdout drains.
       isBlocked = true;

@@ -140,6 +140,14 @@ test('blank content is refused with content_required', async (t) => {
   await refused(writer!, 'opencomms_send', { channel: 'c', content: ' \n\t ' }, 'content_required');
 });
 
+test('content of exactly 100,000 UTF-16 units is sent and one unit more is refused with content_too_large', async (t) => {
+  const [writer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
+  // 50,000 astral characters are 100,000 UTF-16 units: the limit counts units, as JavaScript does.
+  await ok(writer!, 'opencomms_send', { channel: 'c', content: '\u{1F600}'.repeat(50_000) });
+  const refusal = await refused(writer!, 'opencomms_send', { channel: 'c', content: 'y'.repeat(100_001) }, 'content_too_large');
+  assert.match(refusal.message, /100,?000/);
+});
+
 test('a member of another channel cannot send into this one: not_member', async (t) => {
   const project = tempProject(t);
   await channelOf(t, project, 'inside', ['writer', 'reviewer']);
