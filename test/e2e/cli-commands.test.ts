@@ -154,7 +154,9 @@ test('doctor never removes a lock held by a live process', async (t) => {
   const project = tempProject(t);
   mkdirSync(join(project, '.opencomms'));
   const lock = join(project, '.opencomms', '.state.lock');
-  writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), t: 1, token: 'live' }));
+  // stamped after its holder started, as every real stamp is (a stamp older than the
+  // process that has its pid names an earlier process: PROTOCOL 4.5)
+  writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), t: Date.now(), token: 'live' }));
   const { stdout } = await runCli(['doctor', '--project', project, '--fix']);
   assert.match(stdout, /live process/);
   assert.ok(existsSync(lock));
