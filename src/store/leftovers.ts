@@ -11,7 +11,7 @@ import { checkOwnDir, FsPort, unlinkQuietly } from './fs-port';
 /** A temp or aside file younger than this is never taken for a leftover. */
 export const LEFTOVER_MIN_AGE_MS = 60_000;
 
-const LEFTOVER_NAME = /^\.(?:.+\.(\d+)\.[0-9a-f]{8}\.tmp|state\.lock\.(\d+)\.[0-9a-f]{8}\.stale)$/;
+const LEFTOVER_NAME = /^\.(?:.+\.(\d+)\.[0-9a-f]{8}\.tmp|state\.lock(?:\.break)?\.(\d+)\.[0-9a-f]{8}\.stale)$/;
 const SUBDIRS = ['', 'history', 'archives', 'pins'];
 
 /** The pid a temp or lock-aside name carries, or undefined for any other name. */

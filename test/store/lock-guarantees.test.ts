@@ -11,6 +11,7 @@ import { breakAbandonedLock, claimLock, EMPTY_LOCK_STALE_MS, inspectLock, LOCK_S
 import { FsPort, NODE_FS } from '../../src/store/fs-port';
 import { processStartTicks, thisProcessPlace } from '../../src/store/process-place';
 import { splitGeneration } from '../../src/store/load';
+import { leftoverPidOf } from '../../src/store/leftovers';
 import { FENCE_ATTEMPTS } from '../../src/store/store';
 import { OK, tempFilesIn, tempProject, testStore } from './helpers';
 
@@ -283,4 +284,10 @@ test('a waiter acting on a stale judgement never frees the path of a lock taken 
   await assert.rejects(claimLock({ port, lockPath, host: HOST, timeoutMs: 60, isPidAlive }), { code: 'lock_timeout' });
   assert.equal(isTaken, true);
   assert.deepEqual(broken, [], 'the fresh holder\'s lock left its path: a third claimer could have taken it too');
+});
+
+test('a dead breaker\'s moved-aside file is a leftover the sweep knows, like a moved-aside lock', () => {
+  assert.equal(leftoverPidOf('.state.lock.break.123.0badc0de.stale'), 123);
+  assert.equal(leftoverPidOf('.state.lock.123.0badc0de.stale'), 123);
+  assert.equal(leftoverPidOf('.state.lock.break'), undefined);
 });
