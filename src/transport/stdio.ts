@@ -30,8 +30,10 @@ export function serveStdio(options: StdioServerOptions): StdioServer {
   let isStopping = false;
   let isBlocked = false;
 
-  const write = (message: Outgoing): void => {
-    const ok = output.write(`${JSON.stringify(message)}\n`);
+  // `onWritten` runs once the bytes are out of this process (the stream's
+  // callback), or with the error that stopped them.
+  const write = (message: Outgoing, onWritten?: (err?: Error | null) => void): void => {
+    const ok = output.write(`${JSON.stringify(message)}\n`, onWritten);
     if (!ok && !isBlocked && !isStopping) {
       // The host is not reading: stop reading from it until stdout drains.
       isBlocked = true;
@@ -73,8 +75,10 @@ export function serveStdio(options: StdioServerOptions): StdioServer {
       options.onClosed();
     }, SHUTDOWN_GRACE_MS);
     grace.unref();
+    // Idle includes the after-reply work (commits and requeues of pulled mail).
     void dispatcher.whenIdle().then(() => {
-      // An empty write's callback runs after every earlier write has been flushed.
+      // An empty write's callback runs after every earlier write has been
+      // flushed, or at once with an error when stdout is gone.
       output.write('', () => {
         clearTimeout(grace);
         options.onClosed();
@@ -91,9 +95,11 @@ export function serveStdio(options: StdioServerOptions): StdioServer {
     },
   );
   output.on('error', (err: Error) => {
-    // EPIPE: the host is gone; nothing more can be said to it.
+    // EPIPE: the host is gone; nothing more can be said to it. Every reply
+    // still on its way fails, and the mail it carried must go back before
+    // the process ends, so this stops like EOF does (bounded by the grace).
     log(`stdout error: ${err.message}`);
-    options.onClosed();
+    stop('stdout error');
   });
 
   return {
