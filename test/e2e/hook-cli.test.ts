@@ -120,6 +120,7 @@ test('a hook answer that cannot reach the host (stdout closed) leaves its mail p
   assert.match(run.stderr, /could not write its answer/);
   assert.deepEqual(ids.map((id) => statusOf(store, 'review', id)), ['pending', 'pending']);
   assert.deepEqual(stateOf(store).queues['alice-1'], ids);
+  assert.deepEqual(ids.map((id) => stateOf(store).messages[id]!.attempts), [0, 0], 'an answer nobody read is not a failed handover');
   const next = await runHookCli(project, claudeEvent('UserPromptSubmit', 's'));
   const frames = parseFrames(next.answer.hookSpecificOutput.additionalContext);
   assert.ok(frames.ok);
