@@ -28,8 +28,13 @@ function readStdinStream(): Promise<Buffer> {
 }
 
 const write = (text: string): void => void process.stdout.write(text);
-// The hook answers with plain write(2): it loads no stream machinery.
-const writeAnswer = (text: string): void => writeAll(1, text, (rest) => void process.stdout.write(rest));
+// The hook answers with plain write(2): it loads no stream machinery. The
+// answer counts as written (and its mail as delivered) only once the stream
+// fallback's callback, if it was needed, reports success.
+const writeAnswer = (text: string): Promise<void> => writeAll(1, text, (rest) => new Promise<void>((resolve, reject) => {
+  process.stdout.once('error', reject);
+  process.stdout.write(rest, (err) => (err ? reject(err) : resolve()));
+}));
 const warn = (text: string): void => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
 
 async function main(argv: string[]): Promise<number | undefined> {

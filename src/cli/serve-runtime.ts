@@ -49,6 +49,8 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
         },
         notify: options.notify,
         log,
+        sweep: () => services.sweepAbandoned(),
+        isOwnerAlive: services.isOwnerAlive,
       });
     },
     close() {

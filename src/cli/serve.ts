@@ -43,7 +43,7 @@ export function runServe(options: ServeOptions): void {
   const tools: ToolTable = {
     list: () => runtimeNow().tools.list(),
     has: (name) => runtimeNow().tools.has(name),
-    call: (name, args) => runtimeNow().tools.call(name, args),
+    call: (name, args, request) => runtimeNow().tools.call(name, args, request),
   };
   const table = createMcpMethodTable({
     name: 'opencomms',

@@ -34,8 +34,13 @@ export async function readAll(fd: number, readRestFromStream: () => Promise<Buff
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Writes all of `text` to `fd`; what a non-blocking descriptor refuses goes to `writeRest`. */
-export function writeAll(fd: number, text: string, writeRest: (rest: Buffer) => void): void {
+/**
+ * Writes all of `text` to `fd`; what a non-blocking descriptor refuses goes to
+ * `writeRest`. Settles only once every byte was written, and rejects when any
+ * write failed (the fallback's too), so the caller knows whether the reader
+ * could have the text.
+ */
+export async function writeAll(fd: number, text: string, writeRest: (rest: Buffer) => Promise<void>): Promise<void> {
   const bytes = Buffer.from(text, 'utf8');
   let done = 0;
   while (done < bytes.length) {
@@ -43,7 +48,7 @@ export function writeAll(fd: number, text: string, writeRest: (rest: Buffer) => 
       done += writeSync(fd, bytes, done, bytes.length - done);
     } catch (err) {
       if (!isWouldBlock(err)) throw err;
-      writeRest(bytes.subarray(done));
+      await writeRest(bytes.subarray(done));
       return;
     }
   }

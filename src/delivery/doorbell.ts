@@ -4,7 +4,12 @@
 // never carries message content: content leaves only through a committing
 // path (pull, hooks), so "delivered" keeps meaning "the host took it".
 // Hosts that do not know the notification ignore it.
-import type { Channel, Envelope, State } from '../engine';
+//
+// Mail that an earlier pull left in flight when its process died is not
+// pending, so nothing would announce it. When a pass sees such mail for its
+// member it asks for a sweep (one locked change); the sweep's save is a change
+// like any other, and the next pass rings for the mail now pending again.
+import { isAbandonedDelivery, type Channel, type DeliveryOwner, type Envelope, type State } from '../engine';
 import { watchStateDir, type StateWatcher } from './watcher';
 
 /** The notification that rings the bell; its capability is in channel-capability.ts. */
@@ -22,6 +27,14 @@ export interface DoorbellOptions {
   memberId: () => string | undefined;
   notify: (method: string, params: Record<string, unknown>) => void;
   log: (line: string) => void;
+  /**
+   * Sweeps abandoned in-flight mail back to pending (sweepInFlight under the
+   * lock). Absent: abandoned mail waits for the next pull or hook to sweep it.
+   */
+  sweep?: () => Promise<void>;
+  /** Whether a delivery owner is alive, for judging in-flight mail abandoned. */
+  isOwnerAlive?: (owner: DeliveryOwner) => boolean;
+  now?: () => number;
   /**
    * Replaces watchStateDir (tests, or a caller sharing one watcher between
    * push paths). A watcher handed in this way stays open on close: its
@@ -105,6 +118,12 @@ export function checkBell(state: State, memberId: string, rung: Set<string>): Be
   return composeBell(waiting, channels, fresh.length);
 }
 
+/** Whether mail to `memberId` sits in flight under a delivery that was abandoned (dead owner, lease over). */
+export function hasAbandonedMail(state: State, memberId: string, now: number, isOwnerAlive: (owner: DeliveryOwner) => boolean): boolean {
+  return Object.values(state.messages).some((envelope) =>
+    envelope.recipient_session_id === memberId && isAbandonedDelivery(envelope, now, isOwnerAlive));
+}
+
 /**
  * Starts watching and rings at once for mail that waited before start-up.
  * Each change event that brings new pending mail gives one notification.
@@ -114,6 +133,24 @@ export function startDoorbell(options: DoorbellOptions): Doorbell {
   let rung = new Set<string>();
   let ringingFor: string | undefined;
   let isClosed = false;
+  let isSweeping = false;
+
+  // One sweep at a time; its save wakes the next pass, which rings.
+  const sweepAbandoned = (state: State, memberId: string): void => {
+    const { sweep } = options;
+    if (!sweep || isSweeping) return;
+    if (!hasAbandonedMail(state, memberId, (options.now ?? Date.now)(), options.isOwnerAlive ?? (() => true))) return;
+    isSweeping = true;
+    sweep().then(
+      () => {
+        isSweeping = false;
+      },
+      (err: unknown) => {
+        isSweeping = false;
+        log(`doorbell could not recover mail left in flight: ${err instanceof Error ? err.message : String(err)}`);
+      },
+    );
+  };
 
   const check = (): void => {
     if (isClosed) return;
@@ -124,8 +161,10 @@ export function startDoorbell(options: DoorbellOptions): Doorbell {
         ringingFor = memberId;
         rung = new Set();
       }
-      const bell = checkBell(options.snapshot(), memberId, rung);
+      const state = options.snapshot();
+      const bell = checkBell(state, memberId, rung);
       if (bell) options.notify(CHANNEL_NOTIFICATION, { content: bell.content, meta: bell.meta });
+      sweepAbandoned(state, memberId);
     } catch (err) {
       // A read fault (a pin or state file mid-trouble) must not take the
       // server down; the next change tries again.

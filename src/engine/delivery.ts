@@ -3,6 +3,7 @@
 //   in_flight --commitDelivery--> delivered
 //   in_flight --requeueFailedDelivery / sweepInFlight--> pending (FIFO kept)
 //                 or failed once MAX_DELIVERY_ATTEMPTS handovers were made
+//   in_flight --returnUnsentDelivery--> pending (the handover is undone, not counted)
 //   pending --too old for a pushed member--> stale
 //   pending or in_flight --recipient left the channel, or channel gone--> rejected
 import { budgetRefusal } from './budgets';
@@ -165,7 +166,7 @@ export interface RequeueOutcome {
   rejected: string[];
 }
 
-function returnToQueue(state: State, envelopes: readonly Envelope[]): RequeueOutcome {
+function returnToQueue(state: State, envelopes: readonly Envelope[], mayDeadLetter = true): RequeueOutcome {
   const outcome: RequeueOutcome = { requeued: [], failed: [], rejected: [] };
   const back = new Map<string, Envelope[]>();
   for (const envelope of [...envelopes].sort(compareSendOrder)) {
@@ -173,7 +174,7 @@ function returnToQueue(state: State, envelopes: readonly Envelope[]): RequeueOut
     if (!channel || !memberOf(channel, envelope.recipient_session_id)) {
       finishEnvelope(state, envelope, 'rejected');
       outcome.rejected.push(envelope.message_id);
-    } else if (envelope.attempts >= MAX_DELIVERY_ATTEMPTS) {
+    } else if (mayDeadLetter && envelope.attempts >= MAX_DELIVERY_ATTEMPTS) {
       finishEnvelope(state, envelope, 'failed');
       outcome.failed.push(envelope.message_id);
     } else {
@@ -205,6 +206,29 @@ export function requeueFailedDelivery(state: State, recipient: string, ids: read
     if (isSameDrain(envelope.delivery_owner, owner)) envelopes.push(envelope);
   }
   return returnToQueue(state, envelopes);
+}
+
+/**
+ * Gives back mail whose handover never reached the host: the reply that
+ * carried it was cancelled or could not be written. Nothing failed on the
+ * host's side, so the drain is undone rather than counted: `attempts` and the
+ * channel's `delivered_total` go back down, and the envelope returns to
+ * pending in send order without ever being dead-lettered. As with
+ * requeueFailedDelivery, only envelopes still in flight under the very owner
+ * record that drain wrote are touched (PROTOCOL 5.3).
+ */
+export function returnUnsentDelivery(state: State, recipient: string, ids: readonly string[], owner: DeliveryOwner): RequeueOutcome {
+  const envelopes: Envelope[] = [];
+  for (const id of new Set(ids)) {
+    const envelope = ownValue(state.messages, id);
+    if (!envelope || envelope.recipient_session_id !== recipient || envelope.delivery_status !== 'in_flight') continue;
+    if (!isSameDrain(envelope.delivery_owner, owner)) continue;
+    envelope.attempts = Math.max(0, envelope.attempts - 1);
+    const channel = channelById(state, envelope.channel_id);
+    if (channel) channel.delivered_total = Math.max(0, channel.delivered_total - 1);
+    envelopes.push(envelope);
+  }
+  return returnToQueue(state, envelopes, false);
 }
 
 /**

@@ -1,5 +1,5 @@
 // Reading mail as the recipient: the consuming pull and the read-only inbox.
-import { commitDelivery, drainQueue, sweepInFlight } from './delivery';
+import { drainQueue, sweepInFlight } from './delivery';
 import { pendingFor } from './envelopes';
 import { frameBatch, frameMessage, UNTRUSTED_NOTICE } from './framing';
 import { succeed } from './reasons';
@@ -10,8 +10,8 @@ export interface PullOptions {
   /** Only this channel's mail; the caller must be a member of it. */
   channel?: string | null;
   limit?: number | null;
-  /** Who the pull is, for the in-flight moment inside this one mutation. */
-  owner?: DeliveryOwner;
+  /** Who holds the drained mail until the reply's fate is known: this process, with a lease. */
+  owner: DeliveryOwner;
   /** Whether another process's delivery is still alive; default: only leases decide. */
   isOwnerAlive?: (owner: DeliveryOwner) => boolean;
 }
@@ -28,20 +28,22 @@ function scopeChannel(state: State, recipient: string, channel: string | null | 
 }
 
 /**
- * The locked MCP pull in one call: recover abandoned deliveries, hand over
- * the waiting mail, commit it as delivered by 'pull', and return it framed.
- * An explicit pull ignores the delivery cooldown (see DrainOptions).
+ * The first, locked half of an MCP pull: recover abandoned deliveries, hand
+ * the waiting mail to `options.owner` (in_flight) and return it framed. The
+ * caller commits it as delivered by 'pull' (commitDelivery with the same
+ * owner) once the reply carrying it was written, or gives it back with
+ * returnUnsentDelivery when the reply never went out (PROTOCOL 7.1). An
+ * explicit pull ignores the delivery cooldown (see DrainOptions).
  */
 export function pullMessages(state: State, recipient: string, options: PullOptions, ctx: EngineCtx): ToolResult {
   const scope = scopeChannel(state, recipient, options.channel);
   if (scope && 'ok' in scope) return scope;
   const now = ctx.now();
   sweepInFlight(state, options.isOwnerAlive ?? (() => true), now);
-  const owner: DeliveryOwner = options.owner ?? { pid: 0, host: 'pull', lease_until: now };
   const handed = drainQueue(state, recipient, {
-    channel: scope?.id, limit: pageLimit(options.limit), owner, now, ignoreCooldown: true,
+    channel: scope?.id, limit: pageLimit(options.limit), owner: options.owner, now, ignoreCooldown: true,
   });
-  const ids = commitDelivery(state, recipient, handed.map((e) => e.message_id), 'pull', now);
+  const ids = handed.map((e) => e.message_id);
   const remaining = pendingFor(state, recipient, scope?.id).length;
   if (ids.length === 0) {
     return succeed('No pending messages.', { messages: [], message_ids: [], remaining, untrusted_notice: UNTRUSTED_NOTICE });

@@ -2,12 +2,13 @@
 //   1. sweep abandoned deliveries, drain what fits the cap to in_flight
 //      (owned by this process, with a lease) and frame it;
 //   2. after the answer is written, commit it as delivered; if the answer
-//      could not be written, requeue it.
+//      could not be written, give it back unsent (the host never saw it, so
+//      the handover is undone rather than counted as a failed attempt).
 // A crash between the steps leaves in_flight mail owned by a dead pid, which
 // the next hook or pull sweeps back into the queue (at-least-once, never lost).
 import { hostname } from 'node:os';
 import {
-  budgetRefusal, clearStale, commitDelivery, drainQueue, frameMessage, ownValue, requeueFailedDelivery, sweepInFlight,
+  budgetRefusal, clearStale, commitDelivery, drainQueue, frameMessage, isAbandonedDelivery, ownValue, returnUnsentDelivery, sweepInFlight,
   type DeliveryOwner, type EngineCtx, type Envelope, type State,
 } from '../engine';
 import { isPidAlive } from '../store/lock';
@@ -70,8 +71,7 @@ export function needsDelivery(state: State, memberId: string, now: number): bool
   if (membershipsOf(state, memberId).some((m) => m.stale)) return true;
   if (deliverableMail(state, memberId, now).length > 0) return true;
   return Object.values(state.messages).some((envelope) => envelope.recipient_session_id === memberId
-    && envelope.delivery_status === 'in_flight'
-    && (!envelope.delivery_owner || now > envelope.delivery_owner.lease_until || !isOwnerAlive(envelope.delivery_owner)));
+    && isAbandonedDelivery(envelope, now, isOwnerAlive));
 }
 
 /** What the first locked step produced for the answer. */
@@ -125,7 +125,7 @@ export function commitHookDelivery(state: State, memberId: string, ids: readonly
   return commitDelivery(state, memberId, ids, 'pull', now, owner);
 }
 
-/** Step 2 when the answer could not be written: the mail this hook still owns goes back in send order. */
+/** Step 2 when the answer could not be written: the mail this hook still owns goes back in send order, unsent. */
 export function requeueHookDelivery(state: State, memberId: string, ids: readonly string[], owner: DeliveryOwner): void {
-  requeueFailedDelivery(state, memberId, ids, owner);
+  returnUnsentDelivery(state, memberId, ids, owner);
 }

@@ -34,7 +34,8 @@ export interface HookOptions {
   parentPid?: number;
   /** --wait: registers a signal handler, so a signal ends the wait with the waiter lease released. */
   onSignal?: (signal: WaitSignal, handler: () => void) => void;
-  write: (text: string) => void;
+  /** Writes the answer; a returned promise settles once the host can read all of it (or the write failed). */
+  write: (text: string) => void | Promise<void>;
   warn: (text: string) => void;
 }
 
@@ -221,7 +222,7 @@ export async function runHook(options: HookOptions): Promise<number> {
   }
   let wasSent = false;
   try {
-    options.write(`${JSON.stringify(outcome.answer)}\n`);
+    await options.write(`${JSON.stringify(outcome.answer)}\n`);
     wasSent = true;
   } catch (err) {
     options.warn(`opencomms: hook could not write its answer: ${err instanceof Error ? err.message : String(err)}`);

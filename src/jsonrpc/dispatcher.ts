@@ -1,9 +1,27 @@
-// Runs requests concurrently but answers them strictly in arrival order, and
-// remembers cancellations of requests that have not been answered yet.
+// Runs requests concurrently but answers them strictly in arrival order,
+// remembers cancellations of requests that have not been answered yet, and
+// tells a handler whether its reply was written (see AfterReply).
 import { clipName, INTERNAL_ERROR, METHOD_NOT_FOUND, RpcError } from './errors';
 import { parseIncoming, type Params, type RequestId } from './message';
 
-export type Handler = (params: Params, id: RequestId) => unknown | Promise<unknown>;
+/**
+ * What became of a reply: `sent` once the output accepted all of it (the
+ * write callback ran without an error); `not_sent` when the request was
+ * cancelled, its handler failed, or the write failed.
+ */
+export type ReplyFate = 'sent' | 'not_sent';
+
+/** Work that must follow a reply's fate, such as committing or requeuing the mail it carried. */
+export type AfterReply = (fate: ReplyFate) => void | Promise<void>;
+
+/** What a handler may ask of the dispatcher about its own request. */
+export interface RequestContext {
+  readonly id: RequestId;
+  /** Runs `action` once this request's reply was written, or is known never to be. */
+  afterReply(action: AfterReply): void;
+}
+
+export type Handler = (params: Params, request: RequestContext) => unknown | Promise<unknown>;
 export type NotificationHandler = (params: Params) => void;
 
 export interface MethodTable {
@@ -19,7 +37,14 @@ interface Slot {
   done: boolean;
   isCancelled: boolean;
   message?: Outgoing;
+  /** Whether `message` is the handler's own result (a fault reply carries nothing it handed over). */
+  isResult: boolean;
+  /** Work to run once the reply's fate is known; null once the slot has been flushed. */
+  afterReply: AfterReply[] | null;
 }
+
+/** Writes one message; `onWritten` runs once the output took it (or failed to). */
+export type Send = (message: Outgoing, onWritten?: (err?: Error | null) => void) => void;
 
 /** Stamps the reply for `id`; an absent id (parse errors) leaves the member out entirely. */
 function errorReply(id: RequestId | undefined, code: number, message: string, data?: unknown): Outgoing {
@@ -31,10 +56,12 @@ function errorReply(id: RequestId | undefined, code: number, message: string, da
 export class Dispatcher {
   private readonly slots: Slot[] = [];
   private idle: (() => void)[] = [];
+  /** Replies whose after-reply work has not finished (their write may still be on its way). */
+  private settling = 0;
 
   constructor(
     private readonly table: MethodTable,
-    private readonly send: (message: Outgoing) => void,
+    private readonly send: Send,
     private readonly log: (line: string) => void,
   ) {}
 
@@ -60,10 +87,17 @@ export class Dispatcher {
     this.enqueue(undefined, errorReply(undefined, code, message));
   }
 
-  /** Resolves once every request read so far has been answered or dropped. */
+  /**
+   * Resolves once every request read so far has been answered or dropped,
+   * and the after-reply work of each has finished.
+   */
   whenIdle(): Promise<void> {
-    if (this.slots.length === 0) return Promise.resolve();
+    if (this.isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  private isIdle(): boolean {
+    return this.slots.length === 0 && this.settling === 0;
   }
 
   get pending(): number {
@@ -89,8 +123,18 @@ export class Dispatcher {
   }
 
   private run(id: RequestId, method: string, params: Params): void {
-    const slot: Slot = { id, done: false, isCancelled: false };
+    const slot: Slot = { id, done: false, isCancelled: false, isResult: false, afterReply: [] };
     this.slots.push(slot);
+    const request: RequestContext = {
+      id,
+      afterReply: (action) => {
+        // Registered after the slot was flushed (a handler that kept working
+        // after it returned): its reply is long gone, so the fate is unknown;
+        // treat it as not sent, the safe side for mail.
+        if (slot.afterReply === null) this.runAfterReply([action], 'not_sent');
+        else slot.afterReply.push(action);
+      },
+    };
     let handler: Handler | undefined;
     try {
       handler = this.table.requestHandler(method, params);
@@ -104,9 +148,12 @@ export class Dispatcher {
     }
     const call = handler;
     Promise.resolve()
-      .then(() => call(params, id))
+      .then(() => call(params, request))
       .then(
-        (result) => this.settle(slot, { jsonrpc: '2.0', id, result }),
+        (result) => {
+          slot.isResult = true;
+          this.settle(slot, { jsonrpc: '2.0', id, result });
+        },
         (err: unknown) => this.settle(slot, this.faultReply(id, method, err)),
       );
   }
@@ -118,7 +165,7 @@ export class Dispatcher {
   }
 
   private enqueue(id: RequestId | undefined, message: Outgoing): void {
-    this.slots.push({ id, done: true, isCancelled: false, message });
+    this.slots.push({ id, done: true, isCancelled: false, message, isResult: false, afterReply: [] });
     this.flush();
   }
 
@@ -131,9 +178,49 @@ export class Dispatcher {
   private flush(): void {
     while (this.slots.length > 0 && this.slots[0].done) {
       const slot = this.slots.shift() as Slot;
-      if (!slot.isCancelled && slot.message) this.send(slot.message);
+      const isSending = !slot.isCancelled && slot.message !== undefined;
+      const actions = slot.afterReply ?? [];
+      slot.afterReply = null;
+      if (actions.length === 0) {
+        if (isSending) this.send(slot.message as Outgoing);
+      } else if (!isSending || !slot.isResult) {
+        // Cancelled, or a fault reply instead of the result the work was for:
+        // what the handler handed over never reaches the client. Runs now,
+        // so work queued by later requests comes after it.
+        if (isSending) this.send(slot.message as Outgoing);
+        this.runAfterReply(actions, 'not_sent');
+      } else {
+        this.settling += 1;
+        this.send(slot.message as Outgoing, (err) => {
+          this.settling -= 1;
+          this.runAfterReply(actions, err ? 'not_sent' : 'sent');
+        });
+      }
     }
-    if (this.slots.length === 0 && this.idle.length > 0) {
+    this.wakeIdle();
+  }
+
+  // Each action starts synchronously, so whatever it queues (a state change)
+  // is queued before the work of any request read after this point.
+  private runAfterReply(actions: readonly AfterReply[], fate: ReplyFate): void {
+    this.settling += 1;
+    const work = actions.map((action) => {
+      let started: Promise<void>;
+      try {
+        started = Promise.resolve(action(fate));
+      } catch (err) {
+        started = Promise.reject(err);
+      }
+      return started.catch((err: unknown) => this.log(`after-reply work (${fate}) failed: ${describe(err)}`));
+    });
+    void Promise.all(work).then(() => {
+      this.settling -= 1;
+      this.wakeIdle();
+    });
+  }
+
+  private wakeIdle(): void {
+    if (this.isIdle() && this.idle.length > 0) {
       const waiters = this.idle;
       this.idle = [];
       for (const resolve of waiters) resolve();

@@ -1,7 +1,7 @@
 // The MCP method table: both eras in one process. Results are stamped here,
 // so tool handlers and the tools/list builder stay era-blind.
 import { clipName, INVALID_PARAMS, RpcError } from '../jsonrpc/errors';
-import type { Handler, MethodTable } from '../jsonrpc/dispatcher';
+import type { Handler, MethodTable, RequestContext } from '../jsonrpc/dispatcher';
 import type { Params } from '../jsonrpc/message';
 import {
   checkModernMeta,
@@ -24,7 +24,8 @@ export const SERVER_INSTRUCTIONS =
 export interface ToolTable {
   list(): unknown[];
   has(name: string): boolean;
-  call(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** `request` lets a tool act on its reply's fate (a pull commits only what was written). */
+  call(name: string, args: Record<string, unknown>, request: RequestContext): Promise<Record<string, unknown>>;
 }
 
 export interface McpServerOptions {
@@ -35,7 +36,7 @@ export interface McpServerOptions {
   experimental?: Record<string, object>;
 }
 
-type EraHandler = (params: Record<string, unknown>, era: Era) => Promise<Record<string, unknown>> | Record<string, unknown>;
+type EraHandler = (params: Record<string, unknown>, era: Era, request: RequestContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
 
 function paramsObject(params: Params): Record<string, unknown> {
   if (params === undefined) return {};
@@ -85,7 +86,7 @@ export function createMcpMethodTable(options: McpServerOptions): MethodTable {
       }
       return result;
     },
-    'tools/call': async (params) => {
+    'tools/call': async (params, _era, request) => {
       const name = params.name;
       if (typeof name !== 'string') throw new RpcError(INVALID_PARAMS, 'tools/call needs params.name, a string');
       const args = params.arguments;
@@ -93,7 +94,7 @@ export function createMcpMethodTable(options: McpServerOptions): MethodTable {
         throw new RpcError(INVALID_PARAMS, 'tools/call params.arguments must be an object');
       }
       if (!options.tools.has(name)) throw new RpcError(INVALID_PARAMS, `Unknown tool: ${clipName(name)}`);
-      return options.tools.call(name, (args ?? {}) as Record<string, unknown>);
+      return options.tools.call(name, (args ?? {}) as Record<string, unknown>, request);
     },
   };
 
@@ -103,9 +104,9 @@ export function createMcpMethodTable(options: McpServerOptions): MethodTable {
       if (era === 'modern' && legacyOnly.has(method)) return undefined;
       const handler = Object.prototype.hasOwnProperty.call(methods, method) ? methods[method] : undefined;
       if (!handler) return undefined;
-      return async () => {
+      return async (_params, request) => {
         if (era === 'modern') checkModernMeta(rawParams);
-        const result = await handler(paramsObject(rawParams), era);
+        const result = await handler(paramsObject(rawParams), era, request);
         if (era === 'modern') {
           return { ...result, resultType: 'complete', _meta: { [META_SERVER_INFO]: serverInfo } };
         }

@@ -8,9 +8,9 @@ import {
 import { isSpawnHost, SPAWN_HOSTS } from '../delivery/spawn-command';
 import { withArchiveContext } from './archive-context';
 import { CHANNEL_SETTING_PROPERTIES, channelSettingsOf } from './channel-settings';
-import type { ToolAnnotations, ToolDescriptor } from './registry';
+import { DIRECT_CALL, type ToolAnnotations, type ToolCall, type ToolDescriptor } from './registry';
 import type { PropertySchema } from './schema';
-import type { ToolServices } from './services';
+import type { PullHandover, ToolServices } from './services';
 
 const MAX_ARCHIVE_LIMIT = 500;
 const MAX_ID_CHARS = 80;
@@ -59,7 +59,7 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
     };
   };
 
-  return [
+  const tools: ToolDescriptor[] = [
     {
       name: 'opencomms_create',
       title: 'Create channel',
@@ -141,12 +141,22 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       description: 'Receive your pending messages (all channels, or one). Each is framed as untrusted peer data.',
       inputSchema: schema({ channel, limit }),
       annotations: WRITE,
-      handler: (a: Args) =>
-        s.asMember((state, me, ctx) =>
-          s.authorized(state, me, a.channel, () =>
-            engine.pullMessages(state, me, {
-              channel: a.channel, limit: a.limit, owner: s.deliveryOwner(ctx.now()), isOwnerAlive: s.isOwnerAlive,
-            }, ctx))),
+      // The mail goes in flight to this process in one locked change and is
+      // committed in a second one, only once the reply carrying it was
+      // written; a reply that is cancelled or unwritten gives it back (7.1).
+      handler: async (a: Args, call: ToolCall = DIRECT_CALL) => {
+        let handover: PullHandover | undefined;
+        const result = await s.asMember((state, me, ctx) =>
+          s.authorized(state, me, a.channel, () => {
+            const owner = s.deliveryOwner(ctx.now());
+            const pulled = engine.pullMessages(state, me, { channel: a.channel, limit: a.limit, owner, isOwnerAlive: s.isOwnerAlive }, ctx);
+            const ids = pulled.ok ? (pulled.data?.message_ids as string[]) : [];
+            if (ids.length > 0) handover = { memberId: me, owner, ids };
+            return pulled;
+          }));
+        if (handover) s.settleAfterReply(call, handover);
+        return result;
+      },
     },
     {
       name: 'opencomms_status',
@@ -270,6 +280,15 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       handler: (a: Args) => readArchive(s, a),
     },
   ];
+  // A call waits for the pulls whose replies went out before it to commit (or
+  // give back) their mail, so what it reads or changes is as the host saw it.
+  return tools.map((tool) => ({
+    ...tool,
+    handler: async (a: Args, call?: ToolCall) => {
+      await s.whenPullsSettled();
+      return tool.handler(a, call);
+    },
+  }));
 }
 
 function refusal(reason: string, message: string): ToolResult {

@@ -11,13 +11,28 @@ export interface ToolAnnotations {
   openWorldHint: false;
 }
 
+/**
+ * The call a handler serves. `afterReply` runs work once the reply's fate is
+ * known: `sent` when it was written to the host, `not_sent` when it was
+ * cancelled or could not be written (PROTOCOL 7.1).
+ */
+export interface ToolCall {
+  afterReply(action: (fate: 'sent' | 'not_sent') => void | Promise<void>): void;
+}
+
+/** For callers outside a JSON-RPC request (tests, the CLI): the reply counts as sent once the handler returns. */
+export const DIRECT_CALL: ToolCall = {
+  afterReply: (action) => void Promise.resolve().then(() => action('sent')),
+};
+
 export interface ToolDescriptor {
   name: string;
   title: string;
   description: string;
   inputSchema: InputSchema;
   annotations: ToolAnnotations;
-  handler: (args: Record<string, unknown>) => Promise<ToolResult> | ToolResult;
+  /** `call` is absent for a direct call outside a request: the result then counts as handed over (DIRECT_CALL). */
+  handler: (args: Record<string, unknown>, call?: ToolCall) => Promise<ToolResult> | ToolResult;
 }
 
 /** Every tool answers with the same ToolResult shape. */
@@ -70,13 +85,13 @@ export class ToolRegistry {
     return this.listing;
   }
 
-  async call(name: string, args: Record<string, unknown>): Promise<McpToolResult> {
+  async call(name: string, args: Record<string, unknown>, call: ToolCall = DIRECT_CALL): Promise<McpToolResult> {
     const tool = this.byName.get(name);
     if (!tool) throw new Error(`call of unregistered tool ${name}`);
     const problem = findArgumentProblem(tool.inputSchema, args);
     if (problem) return toMcpResult(argumentProblemResult(problem));
     try {
-      return toMcpResult(await tool.handler(args));
+      return toMcpResult(await tool.handler(args, call));
     } catch (err) {
       // A store fault is the project's trouble, not a bug: the agent is told
       // what failed and what to do, as a tool error it can read.

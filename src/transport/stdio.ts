@@ -30,16 +30,16 @@ export interface StdioServer {
  * reply: a reply becomes a small -32603 for the same id, and a notification
  * is dropped. Either way the detail goes to stderr.
  */
-function serialize(message: Outgoing, log: (line: string) => void): string | undefined {
+function serialize(message: Outgoing, log: (line: string) => void): { text: string; isStandIn: boolean } | undefined {
   try {
-    return `${JSON.stringify(message)}\n`;
+    return { text: `${JSON.stringify(message)}\n`, isStandIn: false };
   } catch (err) {
     const isReply = !Object.prototype.hasOwnProperty.call(message, 'method');
     log(`a ${isReply ? 'reply' : 'notification'} could not be serialised (${err instanceof Error ? err.message : String(err)}); ${isReply ? 'sent -32603 instead' : 'dropped'}`);
     if (!isReply) return undefined;
     const error = { code: INTERNAL_ERROR, message: 'Internal error: the reply could not be serialised' };
     const hasId = Object.prototype.hasOwnProperty.call(message, 'id');
-    return `${JSON.stringify(hasId ? { jsonrpc: '2.0', id: message.id, error } : { jsonrpc: '2.0', error })}\n`;
+    return { text: `${JSON.stringify(hasId ? { jsonrpc: '2.0', id: message.id, error } : { jsonrpc: '2.0', error })}\n`, isStandIn: true };
   }
 }
 
@@ -49,10 +49,16 @@ export function serveStdio(options: StdioServerOptions): StdioServer {
   let isStopping = false;
   let isBlocked = false;
 
-  const write = (message: Outgoing): void => {
+  // `onWritten` runs once the bytes are out of this process (the stream's
+  // callback), or with the error that stopped them.
+  const write = (message: Outgoing, onWritten?: (err?: Error | null) => void): void => {
     const line = serialize(message, log);
-    if (line === undefined) return;
-    const ok = output.write(line);
+    if (line === undefined || line.isStandIn) {
+      // What the handler answered never leaves this process.
+      onWritten?.(new Error('the reply could not be serialised'));
+      if (line === undefined) return;
+    }
+    const ok = output.write(line.text, line.isStandIn ? undefined : onWritten);
     if (!ok && !isBlocked && !isStopping) {
       // The host is not reading: stop reading from it until stdout drains.
       isBlocked = true;
@@ -94,8 +100,10 @@ export function serveStdio(options: StdioServerOptions): StdioServer {
       options.onClosed();
     }, SHUTDOWN_GRACE_MS);
     grace.unref();
+    // Idle includes the after-reply work (commits and requeues of pulled mail).
     void dispatcher.whenIdle().then(() => {
-      // An empty write's callback runs after every earlier write has been flushed.
+      // An empty write's callback runs after every earlier write has been
+      // flushed, or at once with an error when stdout is gone.
       output.write('', () => {
         clearTimeout(grace);
         options.onClosed();
@@ -112,9 +120,11 @@ export function serveStdio(options: StdioServerOptions): StdioServer {
     },
   );
   output.on('error', (err: Error) => {
-    // EPIPE: the host is gone; nothing more can be said to it.
+    // EPIPE: the host is gone; nothing more can be said to it. Every reply
+    // still on its way fails, and the mail it carried must go back before
+    // the process ends, so this stops like EOF does (bounded by the grace).
     log(`stdout error: ${err.message}`);
-    options.onClosed();
+    stop('stdout error');
   });
 
   return {

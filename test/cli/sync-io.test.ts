@@ -32,7 +32,7 @@ test('readAll hands a non-blocking descriptor to the stream for the rest, keepin
 test('writeAll writes everything to a descriptor that takes it', (t) => {
   const path = join(tempDir(t), 'out.txt');
   const fd = openSync(path, 'w');
-  writeAll(fd, `{"answer":"${'ü'.repeat(50_000)}"}\n`, () => assert.fail('a file never refuses'));
+  void writeAll(fd, `{"answer":"${'ü'.repeat(50_000)}"}\n`, () => assert.fail('a file never refuses'));
   closeSync(fd);
   assert.equal(readFileSync(path, 'utf8'), `{"answer":"${'ü'.repeat(50_000)}"}\n`);
 });
@@ -41,7 +41,7 @@ test('writeAll passes what a full non-blocking pipe refuses to the fallback, byt
   const { reader, writer } = nonBlockingFifo(t);
   const text = 'x'.repeat(1 << 20); // more than any pipe buffer holds
   let rest: Buffer | undefined;
-  writeAll(writer, text, (bytes) => {
+  void writeAll(writer, text, async (bytes) => {
     rest = Buffer.from(bytes);
   });
   assert.ok(rest !== undefined && rest.length > 0 && rest.length < text.length);
@@ -58,4 +58,24 @@ test('writeAll passes what a full non-blocking pipe refuses to the fallback, byt
     }
   }
   assert.equal(inPipe + rest!.length, text.length);
+});
+
+test('writeAll reports a failure of the fallback, so a hook never counts an unwritten answer as sent', { skip: process.platform === 'win32' }, async (t) => {
+  const { writer } = nonBlockingFifo(t);
+  const text = 'x'.repeat(1 << 20);
+  await assert.rejects(writeAll(writer, text, async () => {
+    throw Object.assign(new Error('EPIPE: broken pipe, write'), { code: 'EPIPE' });
+  }), { code: 'EPIPE' });
+});
+
+test('writeAll settles only once the fallback has written the rest', { skip: process.platform === 'win32' }, async (t) => {
+  const { writer } = nonBlockingFifo(t);
+  const events: string[] = [];
+  const written = writeAll(writer, 'y'.repeat(1 << 20), async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    events.push('fallback done');
+  });
+  await written;
+  events.push('writeAll settled');
+  assert.deepEqual(events, ['fallback done', 'writeAll settled']);
 });

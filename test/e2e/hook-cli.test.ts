@@ -1,9 +1,10 @@
 // `node dist/opencomms.js hook` as a host runs it: the event on stdin,
 // exactly one JSON object and a newline on stdout, exit code 0.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { parseFrames } from '../../src/engine/index';
-import { runCli } from '../helpers/server';
+import { DIST, runCli, runToExit } from '../helpers/server';
 import { channelWith, claudeEvent, geminiEvent, send, stateOf, statusOf, tempProject } from '../hooks/support';
 
 const CLEAN_ENV = { OPENCOMMS_MEMBER_ID: undefined, OPENCOMMS_PROJECT_DIR: undefined, OPENCOMMS_HOST: undefined };
@@ -103,4 +104,25 @@ test('--wait exits 2 with a notice on stderr when mail waits', async (t) => {
   const run = await runHookCli(project, claudeEvent('Stop', 's'), {}, ['--wait', '--timeout', '5s']);
   assert.equal(run.code, 2);
   assert.match(run.stderr, /opencomms_pull/);
+});
+
+test('a hook answer that cannot reach the host (stdout closed) leaves its mail pending for the next hook', async (t) => {
+  const { project, store } = await setUp(t);
+  const ids = await send(store, 'review', 'bob-1', 'alice-1', ['first', 'second']);
+  const child = spawn(process.execPath, [DIST, 'hook', '--project', project], {
+    env: Object.fromEntries(Object.entries(process.env).filter(([key]) => !(key in CLEAN_ENV))),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  // The host is gone before the answer comes: nobody reads stdout any more.
+  child.stdout.destroy();
+  const run = await runToExit(child, JSON.stringify(claudeEvent('UserPromptSubmit', 's')), 'the hook');
+  assert.equal(run.code, 0);
+  assert.match(run.stderr, /could not write its answer/);
+  assert.deepEqual(ids.map((id) => statusOf(store, 'review', id)), ['pending', 'pending']);
+  assert.deepEqual(stateOf(store).queues['alice-1'], ids);
+  assert.deepEqual(ids.map((id) => stateOf(store).messages[id]!.attempts), [0, 0], 'an answer nobody read is not a failed handover');
+  const next = await runHookCli(project, claudeEvent('UserPromptSubmit', 's'));
+  const frames = parseFrames(next.answer.hookSpecificOutput.additionalContext);
+  assert.ok(frames.ok);
+  assert.deepEqual(frames.frames.map((f) => f.content), ['first', 'second']);
 });

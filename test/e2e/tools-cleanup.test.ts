@@ -15,6 +15,8 @@ test('when the last member leaves, the channel and its history log are both remo
   const [writer, reviewer] = await channelOf(t, project, 'c', ['writer', 'reviewer']);
   await ok(writer!, 'opencomms_send', { channel: 'c', content: 'one message for the log' });
   await ok(reviewer!, 'opencomms_pull', {});
+  // The pull commits once its reply is out; the reviewer's next call waits for that commit.
+  await ok(reviewer!, 'opencomms_status', {});
   assert.equal(historyFiles(project).length, 1);
   await ok(writer!, 'opencomms_disconnect', { channel: 'c' });
   assert.equal(historyFiles(project).length, 1, 'the log stays while a member remains');

@@ -1,8 +1,8 @@
 // Clocks that disagree (a step back, a machine running ahead) and broadcast copies in history paging.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { drainQueue, history, pullMessages, sendMessage } from '../../src/engine/index';
-import { channelWith, fakeCtx, mustOk, OWNER, reasonOf, simulateSave } from './helpers';
+import { drainQueue, history, sendMessage } from '../../src/engine/index';
+import { channelWith, fakeCtx, mustOk, OWNER, pullDelivered, reasonOf, simulateSave } from './helpers';
 
 // ---- History paging: copies of one broadcast share seq and timestamp, so their
 // order depends on whether each copy is still in state.messages or already in
@@ -22,7 +22,7 @@ test('history paging with before neither repeats nor skips broadcast copies deli
 
   // Between the two page requests, one recipient pulls its copy; the store moves it to history.
   const reader = state.messages[first[0]!]!.recipient_session_id;
-  mustOk(pullMessages(state, reader, {}, ctx));
+  mustOk(pullDelivered(state, reader, {}, ctx));
   simulateSave(state, ctx.history);
 
   const page2 = mustOk(history(state, { channel: 'dev', session_id: 'a', limit: 2, before: cursor }, ctx));

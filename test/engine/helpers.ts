@@ -1,8 +1,8 @@
 // A fake EngineCtx (a clock you move by hand, counter ids and nonces, an
 // in-memory history) and small builders shared by the engine tests.
 import {
-  createChannel, FINISHED_STATUSES, joinChannel, emptyState,
-  type EngineCtx, type HistoryRecord, type HistoryView, type State, type ToolResult,
+  commitDelivery, createChannel, FINISHED_STATUSES, joinChannel, emptyState, pullMessages,
+  type EngineCtx, type HistoryRecord, type HistoryView, type PullOptions, type State, type ToolResult,
 } from '../../src/engine/index';
 
 export class MemoryHistory implements HistoryView {
@@ -98,3 +98,14 @@ export function channelWith(ctx: EngineCtx, ids: string[], name = 'dev', state: 
 }
 
 export const OWNER = { pid: 100, host: 'test', lease_until: Number.MAX_SAFE_INTEGER };
+
+/**
+ * A pull whose reply reached the host: the locked drain of pullMessages, then
+ * the commit the MCP server makes once the reply was written (PROTOCOL 7.1).
+ */
+export function pullDelivered(state: State, recipient: string, options: Omit<PullOptions, 'owner'>, ctx: EngineCtx): ToolResult {
+  const owner = { pid: 100, host: 'test', lease_until: ctx.now() + 60_000 };
+  const result = pullMessages(state, recipient, { ...options, owner }, ctx);
+  if (result.ok) commitDelivery(state, recipient, result.data!.message_ids as string[], 'pull', ctx.now(), owner);
+  return result;
+}

@@ -1,7 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { drainQueue, frameForDelivery, inbox, parseFrames, pullMessages, sendMessage } from '../../src/engine/index';
-import { channelWith, fakeCtx, mustOk, reasonOf } from './helpers';
+import {
+  commitDelivery, drainQueue, frameForDelivery, inbox, parseFrames, pullMessages, returnUnsentDelivery, sendMessage, type DeliveryOwner,
+} from '../../src/engine/index';
+import { channelWith, fakeCtx, mustOk, pullDelivered, reasonOf, type FakeCtx } from './helpers';
+
+function ownerAt(ctx: FakeCtx, pid = 100): DeliveryOwner {
+  return { pid, host: 'test', lease_until: ctx.now() + 60_000 };
+}
 
 function setup() {
   const ctx = fakeCtx();
@@ -12,26 +18,96 @@ function setup() {
   return { ctx, state, send };
 }
 
-test('pull delivers, commits as pull and frames each message with its own channel name', () => {
+test('pull hands the mail to its owner in flight, framing each message with its own channel name', () => {
   const { ctx, state, send } = setup();
   const dev = send('dev', 'dev mail');
   const ops = send('ops', 'ops mail');
-  const r = mustOk(pullMessages(state, 'b', {}, ctx));
+  const owner = ownerAt(ctx);
+  const r = mustOk(pullMessages(state, 'b', { owner }, ctx));
   assert.deepEqual(r.data!.message_ids, [dev, ops]);
   const messages = r.data!.messages as Array<{ channel: string; framed: string }>;
   assert.deepEqual(messages.map((m) => m.channel), ['dev', 'ops']);
   const frames = parseFrames(messages[1]!.framed);
   assert.ok(frames.ok);
   assert.equal(frames.frames[0]!.content, 'ops mail');
+  // Not delivered until the reply carrying it was written: in flight, owned by the pull.
+  assert.equal(state.messages[dev]!.delivery_status, 'in_flight');
+  assert.deepEqual(state.messages[dev]!.delivery_owner, owner);
+});
+
+test('a pull whose reply went out is committed as delivered by pull', () => {
+  const { ctx, state, send } = setup();
+  const dev = send('dev', 'dev mail');
+  const owner = ownerAt(ctx);
+  const ids = mustOk(pullMessages(state, 'b', { owner }, ctx)).data!.message_ids as string[];
+  assert.deepEqual(commitDelivery(state, 'b', ids, 'pull', ctx.now(), owner), [dev]);
   assert.equal(state.messages[dev]!.delivery_status, 'delivered');
   assert.equal(state.messages[dev]!.delivery_method, 'pull');
+});
+
+test('mail of a reply that never went out returns to pending in send order, its handover not counted', () => {
+  const { ctx, state, send } = setup();
+  const first = send('dev', 'first');
+  const second = send('ops', 'second');
+  const third = send('dev', 'third');
+  const devChannel = Object.values(state.channels).find((c) => c.name === 'dev')!;
+  const owner = ownerAt(ctx);
+  mustOk(pullMessages(state, 'b', { limit: 2, owner }, ctx));
+  assert.equal(devChannel.delivered_total, 1);
+  const outcome = returnUnsentDelivery(state, 'b', [second, first], owner);
+  assert.deepEqual(outcome, { requeued: [first, second], failed: [], rejected: [] });
+  assert.deepEqual(state.queues.b, [first, second, third]);
+  assert.deepEqual([first, second].map((id) => [state.messages[id]!.delivery_status, state.messages[id]!.attempts, state.messages[id]!.delivery_owner]),
+    [['pending', 0, null], ['pending', 0, null]]);
+  assert.equal(devChannel.delivered_total, 0);
+});
+
+test('mail given back unsent is never dead-lettered, however often its replies are cancelled', () => {
+  const { ctx, state, send } = setup();
+  const id = send('dev', 'again and again');
+  for (let round = 0; round < 10; round += 1) {
+    const owner = ownerAt(ctx);
+    mustOk(pullMessages(state, 'b', { owner }, ctx));
+    assert.deepEqual(returnUnsentDelivery(state, 'b', [id], owner).requeued, [id]);
+    ctx.advance(1);
+  }
+  assert.equal(state.messages[id]!.delivery_status, 'pending');
+  assert.equal(state.messages[id]!.attempts, 0);
+});
+
+test('an unsent give-back touches only mail still held by that very drain', () => {
+  const { ctx, state, send } = setup();
+  const id = send('dev', 'taken over');
+  const stale = ownerAt(ctx, 7);
+  mustOk(pullMessages(state, 'b', { owner: stale }, ctx));
+  // The lease ran out, a sweep took the mail back and another pull holds it now.
+  ctx.advance(60_001);
+  const fresh = ownerAt(ctx, 8);
+  mustOk(pullMessages(state, 'b', { owner: fresh }, ctx));
+  assert.deepEqual(returnUnsentDelivery(state, 'b', [id], stale).requeued, []);
+  assert.deepEqual(state.messages[id]!.delivery_owner, fresh);
+  // Committed mail is not given back either.
+  commitDelivery(state, 'b', [id], 'pull', ctx.now(), fresh);
+  assert.deepEqual(returnUnsentDelivery(state, 'b', [id], fresh).requeued, []);
+  assert.equal(state.messages[id]!.delivery_status, 'delivered');
+});
+
+test('an unsent give-back rejects mail whose recipient left the channel meanwhile', () => {
+  const { ctx, state, send } = setup();
+  const id = send('dev', 'too late');
+  const owner = ownerAt(ctx);
+  mustOk(pullMessages(state, 'b', { owner }, ctx));
+  const dev = Object.values(state.channels).find((c) => c.name === 'dev')!;
+  dev.members = dev.members.filter((m) => m.session_id !== 'b');
+  assert.deepEqual(returnUnsentDelivery(state, 'b', [id], owner), { requeued: [], failed: [], rejected: [id] });
+  assert.equal(state.messages[id]!.delivery_status, 'rejected');
 });
 
 test('pull honours the channel argument and leaves other mail pending', () => {
   const { ctx, state, send } = setup();
   const dev = send('dev', 'dev mail');
   const ops = send('ops', 'ops mail');
-  const r = mustOk(pullMessages(state, 'b', { channel: 'ops' }, ctx));
+  const r = mustOk(pullMessages(state, 'b', { channel: 'ops', owner: ownerAt(ctx) }, ctx));
   assert.deepEqual(r.data!.message_ids, [ops]);
   assert.equal(r.data!.remaining, 0);
   assert.equal(state.messages[dev]!.delivery_status, 'pending');
@@ -39,21 +115,21 @@ test('pull honours the channel argument and leaves other mail pending', () => {
 
 test('pull refuses a channel the caller is not in', () => {
   const { ctx, state } = setup();
-  assert.equal(reasonOf(pullMessages(state, 'z', { channel: 'dev' }, ctx)), 'not_member');
-  assert.equal(reasonOf(pullMessages(state, 'b', { channel: 'nope' }, ctx)), 'channel_not_found');
+  assert.equal(reasonOf(pullMessages(state, 'z', { channel: 'dev', owner: ownerAt(ctx) }, ctx)), 'not_member');
+  assert.equal(reasonOf(pullMessages(state, 'b', { channel: 'nope', owner: ownerAt(ctx) }, ctx)), 'channel_not_found');
 });
 
 test('two pulls in a row both deliver what is waiting', () => {
   const { ctx, state, send } = setup();
   send('dev', 'first');
-  assert.equal((mustOk(pullMessages(state, 'b', {}, ctx)).data!.message_ids as string[]).length, 1);
+  assert.equal((mustOk(pullDelivered(state, 'b', {}, ctx)).data!.message_ids as string[]).length, 1);
   send('dev', 'second');
-  assert.equal((mustOk(pullMessages(state, 'b', {}, ctx)).data!.message_ids as string[]).length, 1);
+  assert.equal((mustOk(pullDelivered(state, 'b', {}, ctx)).data!.message_ids as string[]).length, 1);
 });
 
 test('an empty pull says so and returns no messages', () => {
   const { ctx, state } = setup();
-  const r = mustOk(pullMessages(state, 'b', {}, ctx));
+  const r = mustOk(pullDelivered(state, 'b', {}, ctx));
   assert.deepEqual(r.data!.messages, []);
   assert.equal(typeof r.data!.untrusted_notice, 'string');
 });
@@ -62,16 +138,16 @@ test('pull recovers abandoned in-flight mail before draining', () => {
   const { ctx, state, send } = setup();
   const id = send('dev', 'lost');
   drainQueue(state, 'b', { owner: { pid: 7, host: 'h', lease_until: ctx.now() + 5 }, now: ctx.now() });
-  assert.deepEqual(mustOk(pullMessages(state, 'b', {}, ctx)).data!.message_ids, []);
+  assert.deepEqual(mustOk(pullDelivered(state, 'b', {}, ctx)).data!.message_ids, []);
   ctx.advance(6);
-  assert.deepEqual(mustOk(pullMessages(state, 'b', {}, ctx)).data!.message_ids, [id]);
+  assert.deepEqual(mustOk(pullDelivered(state, 'b', {}, ctx)).data!.message_ids, [id]);
 });
 
 test('pull with a limit reports how many remain', () => {
   const { ctx, state, send } = setup();
   send('dev', 'one');
   send('dev', 'two');
-  const r = mustOk(pullMessages(state, 'b', { limit: 1 }, ctx));
+  const r = mustOk(pullDelivered(state, 'b', { limit: 1 }, ctx));
   assert.equal(r.data!.remaining, 1);
 });
 

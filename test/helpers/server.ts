@@ -10,10 +10,31 @@ export const WAIT_MS = 10_000;
 
 export type Json = Record<string, any>;
 
+/** The servers started on each project directory, so the directory outlives them. */
+const serversByProject = new Map<string, Set<ServerProcess>>();
+
+/**
+ * A fresh project directory, removed after the test once every server started
+ * on it has stopped: a server may still be committing a pull whose reply the
+ * test already read, and a directory removed under it would not be empty.
+ */
 export function tempProject(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'opencomms-test-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  t.after(async () => {
+    await Promise.all([...(serversByProject.get(dir) ?? [])].map((server) => stopGracefully(server)));
+    serversByProject.delete(dir);
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+  });
   return dir;
+}
+
+/** Closes stdin so the server stops as a host would stop it (and writes its coverage); SIGKILL only if it hangs. */
+async function stopGracefully(server: ServerProcess): Promise<void> {
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
+  server.child.stdin.end();
+  const timer = setTimeout(() => server.child.kill('SIGKILL'), WAIT_MS);
+  await server.exited;
+  clearTimeout(timer);
 }
 
 export interface ServerOptions {
@@ -60,6 +81,9 @@ export class ServerProcess {
     });
     this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
     this.child.on('exit', () => this.wake());
+    const onProject = serversByProject.get(project) ?? new Set();
+    onProject.add(this);
+    serversByProject.set(project, onProject);
   }
 
   private wake(): void {
@@ -138,14 +162,7 @@ export class ServerProcess {
 export function startServer(t: TestContext, options: ServerOptions & { project?: string } = {}): ServerProcess {
   const project = options.project ?? tempProject(t);
   const server = new ServerProcess(project, options);
-  // A graceful stop, so the child writes its coverage; SIGKILL only if it hangs.
-  t.after(async () => {
-    if (server.child.exitCode !== null || server.child.signalCode !== null) return;
-    server.child.stdin.end();
-    const timer = setTimeout(() => server.child.kill('SIGKILL'), WAIT_MS);
-    await server.exited;
-    clearTimeout(timer);
-  });
+  t.after(() => stopGracefully(server));
   return server;
 }
 

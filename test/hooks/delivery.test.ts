@@ -89,6 +89,18 @@ test('an answer that cannot be written puts the mail back in the queue, in order
   assert.deepEqual(frames.frames.map((f) => f.content), ['first', 'second']);
 });
 
+test('an answer whose write fails after the call returned puts the mail back in the queue', async (t) => {
+  const { project, store } = await pair(t);
+  const ids = await send(store, 'review', BOB, ALICE, ['first', 'second']);
+  const run = await hook(project, claudeEvent('UserPromptSubmit', SID), {}, {
+    write: () => new Promise<void>((_, reject) => setImmediate(() => reject(new Error('EPIPE')))),
+  });
+  assert.match(run.warnings.join('\n'), /could not write its answer/);
+  const state = stateOf(store);
+  assert.deepEqual(state.queues[ALICE], ids);
+  assert.deepEqual(ids.map((id) => state.messages[id]!.delivery_status), ['pending', 'pending']);
+});
+
 test('mail left in flight by a dead hook process is swept back and delivered', async (t) => {
   const { project, store } = await pair(t);
   const [id] = await send(store, 'review', BOB, ALICE, ['orphan']);

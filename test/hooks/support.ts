@@ -70,7 +70,7 @@ export async function hook(
   project: string | undefined,
   event: Record<string, unknown> | string,
   env: Record<string, string> = {},
-  extra: { cwd?: string; wait?: boolean; timeoutMs?: number; write?: (text: string) => void } = {},
+  extra: { cwd?: string; wait?: boolean; timeoutMs?: number; write?: (text: string) => void | Promise<void> } = {},
 ): Promise<HookRun> {
   let out = '';
   const warnings: string[] = [];

@@ -8,6 +8,7 @@ import { MEMBER_TOOL_INPUTS, type HostToolDefinition } from '../../src/opencode'
 import { buildTools as buildMcpTools } from '../../src/tools/catalog';
 import { ToolServices } from '../../src/tools/services';
 import { channelWith, envelopeOf, startHarness, type Harness } from './helpers';
+import { pullDelivered } from '../engine/helpers';
 
 async function call(h: Harness, name: string, args: Record<string, unknown>, sessionID: string): Promise<engine.ToolResult> {
   const tool: HostToolDefinition | undefined = h.plugin.hooks.tool?.[name];
@@ -16,7 +17,7 @@ async function call(h: Harness, name: string, args: Record<string, unknown>, ses
 }
 
 async function pullNow(h: Harness, memberId: string): Promise<engine.ToolResult> {
-  return h.store.mutate((state, ctx) => engine.pullMessages(state, memberId, {}, ctx));
+  return h.store.mutate((state, ctx) => pullDelivered(state, memberId, {}, ctx));
 }
 
 const busy = (sessionID: string) => ({ event: { type: 'session.status', properties: { sessionID, status: { type: 'busy' } } } });

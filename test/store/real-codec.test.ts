@@ -3,13 +3,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createChannel, joinChannel, sendMessage, pullMessages, history, emptyState, serializeState, parseState, timerAction, pauseChannel } from '../../src/engine';
+import { createChannel, joinChannel, sendMessage, history, emptyState, serializeState, parseState, timerAction, pauseChannel } from '../../src/engine';
 import type { State } from '../../src/engine';
 import { reparseState } from '../../src/engine/state-codec';
 import { splitGeneration } from '../../src/store/load';
 import { DEFAULT_CODEC } from '../../src/store/default-codec';
 import { openStore } from '../../src/store';
 import { tempProject } from './helpers';
+import { pullDelivered } from '../engine/helpers';
 
 const PROJECT = { project_id: 'local-project', worktree: '/w' };
 
@@ -29,7 +30,7 @@ test('engine send and pull through the store: delivered mail moves to history an
   const sent = await store.mutate((s, ctx) => sendMessage(s, { channel: 'demo', session_id: 'alice', content: 'please review', to: 'bob' }, ctx));
   assert.equal(sent.ok, true, sent.message);
   assert.equal(Object.keys(store.snapshot().messages).length, 1);
-  const pulled = await store.mutate((s, ctx) => pullMessages(s, 'bob', { channel: 'demo' }, ctx));
+  const pulled = await store.mutate((s, ctx) => pullDelivered(s, 'bob', { channel: 'demo' }, ctx));
   assert.equal(pulled.ok, true, pulled.message);
   const s = store.snapshot();
   assert.deepEqual(s.messages, {}, 'finished envelopes left state.json');
@@ -140,7 +141,7 @@ test('a state the engine writes is exact under validation, so reparse rebuilds e
   ok(await store.mutate((s, ctx) => joinChannel(s, { ...base, channel: 'rich', role: 'third', session_id: 'carol', delivery_mode: 'pull' }, ctx)));
   ok(await store.mutate((s, ctx) => sendMessage(s, { channel: 'rich', session_id: 'alice', content: 'to all, ünïcödé ✓', broadcast: true }, ctx)));
   ok(await store.mutate((s, ctx) => sendMessage(s, { channel: 'rich', session_id: 'carol', content: 'just you', to: 'alice' }, ctx)));
-  ok(await store.mutate((s, ctx) => pullMessages(s, 'carol', { channel: 'rich' }, ctx)));
+  ok(await store.mutate((s, ctx) => pullDelivered(s, 'carol', { channel: 'rich' }, ctx)));
   ok(await store.mutate((s, ctx) => timerAction(s, { channel: 'rich', session_id: 'alice', action: 'start' }, ctx)));
   ok(await store.mutate((s, ctx) => pauseChannel(s, { channel: 'rich', session_id: 'alice' }, ctx)));
   // the store's generation key comes first and is not the engine's: the codec sees the rest

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  createChannel, disconnectChannel, kickChannel, markStale, clearStale, pauseChannel, pullMessages, resumeChannel, sendMessage,
+  createChannel, disconnectChannel, kickChannel, markStale, clearStale, pauseChannel, resumeChannel, sendMessage,
 } from '../../src/engine/index';
 import { diffViews, emptyView, type WatchEvent } from '../../src/watch/index';
-import { mustOk, PROJECT, WORKTREE } from '../engine/helpers';
+import { mustOk, PROJECT, pullDelivered, WORKTREE } from '../engine/helpers';
 import { world } from './support';
 
 function names(events: WatchEvent[]): string[] {
@@ -41,7 +41,7 @@ test('mail that leaves state.json for history on a pull gives delivered, by pull
   const w = world(['a', 'b']);
   mustOk(sendMessage(w.state, { channel: 'dev', session_id: 'a', content: 'hi' }, w.ctx));
   const before = w.look();
-  mustOk(pullMessages(w.state, 'b', {}, w.ctx));
+  mustOk(pullDelivered(w.state, 'b', {}, w.ctx));
   const after = w.look();
   assert.equal(Object.keys(w.state.messages).length, 0);
   const events = diffViews(before, after);
@@ -53,7 +53,7 @@ test('mail sent and delivered between two views gives sent, then delivered', () 
   const w = world(['a', 'b']);
   const before = w.look();
   mustOk(sendMessage(w.state, { channel: 'dev', session_id: 'a', content: 'hi' }, w.ctx));
-  mustOk(pullMessages(w.state, 'b', {}, w.ctx));
+  mustOk(pullDelivered(w.state, 'b', {}, w.ctx));
   assert.deepEqual(names(diffViews(before, w.look())), ['sent', 'delivered']);
 });
 

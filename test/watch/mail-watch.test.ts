@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { joinChannel, pullMessages, sendMessage, type State } from '../../src/engine/index';
+import { joinChannel, sendMessage, type State } from '../../src/engine/index';
 import { startMailWatch } from '../../src/watch/index';
-import { mustOk, PROJECT, WORKTREE } from '../engine/helpers';
+import { mustOk, PROJECT, pullDelivered, WORKTREE } from '../engine/helpers';
 import { handWatcher, world, type World } from './support';
 
 function watching(w: World, memberId: string) {
@@ -61,7 +61,7 @@ test('mail pulled before the change is seen is never announced', () => {
   const w = world(['a', 'b']);
   const { lines, watcher } = watching(w, 'b');
   send(w, 'a', 'quick');
-  mustOk(pullMessages(w.state, 'b', {}, w.ctx));
+  mustOk(pullDelivered(w.state, 'b', {}, w.ctx));
   watcher.fire();
   assert.deepEqual(lines, []);
 });
