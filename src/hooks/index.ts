@@ -8,11 +8,14 @@
 // never break the session it runs in.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { markStale, MAX_ERRORS, type DeliveryOwner, type State, type ToolResult } from '../engine';
+import {
+  findLinkedMember, linkSession, markStale, MAX_ERRORS, needsLink, type DeliveryOwner, type State, type ToolResult,
+} from '../engine';
 import { listPins, openStore, STATE_DIR_NAME, StoreFault, type PinRecord, type Store } from '../store';
 import { contextAnswer, EMPTY_ANSWER, guidanceAnswer, stopAnswer, type HookAnswer } from './answer';
 import {
-  bindablePins, bindEnvMember, bindPin, choosePinMessage, isEnvBindingStale, memberBySession, memberFromEnv, type EnvMember,
+  bindablePins, bindEnvMember, bindPin, choosePinMessage, isEnvBindingStale, memberBySession, memberFromEnv, sessionRefsOf,
+  type EnvMember,
 } from './bind';
 import {
   commitHookDelivery, hookOwner, membershipsOf, needsDelivery, prepareDelivery, requeueHookDelivery, type PreparedDelivery,
@@ -88,7 +91,7 @@ function planMember(state: State, event: HookEvent, env: EnvMember, projectDir: 
   const memberId = env.kind === 'id' ? env.memberId : memberBySession(state, event);
   if (memberId !== undefined) {
     if (membershipsOf(state, memberId).length === 0) return { kind: 'done', outcome: NOTHING };
-    const mustBind = env.kind === 'id' && isEnvBindingStale(state, memberId, event);
+    const mustBind = env.kind === 'id' ? isEnvBindingStale(state, memberId, event) : mustLinkAtStart(state, event, now);
     if (!mustBind && !needsDelivery(state, memberId, now)) return { kind: 'done', outcome: NOTHING };
     return { kind: 'member', memberId };
   }
@@ -98,6 +101,16 @@ function planMember(state: State, event: HookEvent, env: EnvMember, projectDir: 
   if (pins.length === 0) return { kind: 'done', outcome: NOTHING };
   if (pins.length > 1) return { kind: 'done', outcome: { answer: guidanceAnswer(choosePinMessage(pins)) } };
   return { kind: 'pin', pin: pins[0]! };
+}
+
+/** Whether a starting session's link must be written: missing, due a last_seen, or its member away. */
+function mustLinkAtStart(state: State, event: HookEvent, now: number): boolean {
+  return event.isSessionStart && needsLink(state, sessionRefsOf(event), now);
+}
+
+/** Whether some session is already linked to `memberId`. */
+function isLinked(state: State, memberId: string): boolean {
+  return Object.values(state.session_links ?? {}).some((link) => link.member_id === memberId);
 }
 
 /** Step 1 under the lock: confirm who the member is (binding if planned), then drain and frame. */
@@ -112,6 +125,14 @@ function lockedStep(store: Store, plan: Plan, event: HookEvent, env: EnvMember, 
       if (event.isSessionStart) bindEnvMember(state, memberId, event);
     } else if (plan.kind === 'member') {
       memberId = memberBySession(state, event) === plan.memberId ? plan.memberId : undefined;
+      // A starting session is seen (last_seen) and back (its away mark goes);
+      // one found only by an old binding is linked to its member from now on.
+      if (memberId !== undefined && mustLinkAtStart(state, event, ctx.now())) linkSession(state, sessionRefsOf(event), [memberId], ctx);
+    }
+    if (plan.kind === 'pin' && memberId !== undefined && findLinkedMember(state, sessionRefsOf(event)) === undefined
+      && !isLinked(state, memberId)) {
+      // An old install's pin, taken by the first session that starts under it.
+      linkSession(state, sessionRefsOf(event), [memberId], ctx);
     }
     if (memberId === undefined || membershipsOf(state, memberId).length === 0) return { ok: true, message: 'no member' };
     const owner = hookOwner(pid, ctx.now());
