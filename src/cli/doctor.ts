@@ -309,6 +309,7 @@ function checkMembers(projectDir: string): Check[] {
   const ids = new Set<string>(links.map((l) => l.member_id));
   for (const channel of Object.values(state?.channels ?? {})) for (const m of channel.members) ids.add(m.session_id);
   for (const pin of pins) ids.add(pin.member_id);
+  for (const entry of state?.errors ?? []) if (entry.member_id !== undefined) ids.add(entry.member_id);
   if (ids.size === 0) {
     return [...checks, { name: 'members', status: 'ok', message: 'none yet: each agent session gets a member of its own on its first OpenComms call' }];
   }
@@ -330,7 +331,9 @@ function checkMembers(projectDir: string): Check[] {
     }
     const away = memberships.find(({ m }) => m.stale);
     if (away) parts.push(`away since ${away.m.stale_at === null ? 'an unknown time' : formatIsoTime(away.m.stale_at)} (its session ended; its mail waits for it)`);
-    checks.push({ name: `member ${id}`, status: 'ok', message: parts.join('; ') });
+    const problem = [...(state?.errors ?? [])].reverse().find((e) => e.member_id === id);
+    if (problem) parts.push(`last problem (${formatIsoTime(problem.at)}): ${problem.message}`);
+    checks.push({ name: `member ${id}`, status: problem ? 'warn' : 'ok', message: parts.join('; ') });
   }
   return checks;
 }
