@@ -282,11 +282,11 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
     {
       name: 'opencomms_reserve',
       title: 'Reserve files',
-      description: 'Reserve files or globs you are about to edit (exclusive by default). Other agents\' edits of them are stopped at the tool call until you release or the reservation expires.',
+      description: 'Reserve files or globs before editing them; others\' edits are blocked until you release or it expires.',
       inputSchema: schema({
         channel,
-        paths: { type: 'array', items: { type: 'string', maxLength: 512 }, minItems: 1, maxItems: 100, description: 'Repo-relative files or globs (src/**/*.ts)' },
-        exclusive: { type: 'boolean', description: 'Default true; false lets others edit with a warning' },
+        paths: { type: 'array', items: { type: 'string', maxLength: 512 }, minItems: 1, maxItems: 100, description: 'e.g. src/a.ts, src/**/*.ts' },
+        exclusive: { type: 'boolean', description: 'Default true; false: others edit with a warning' },
         reason: { type: 'string', maxLength: 200 },
         ttl_minutes: { type: 'integer', minimum: 1, maximum: 1440, description: 'Default 60' },
       }, ['channel', 'paths']),
@@ -302,7 +302,7 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
     {
       name: 'opencomms_release',
       title: 'Release files',
-      description: 'Give back your reservations in a channel: the paths named, or all of them.',
+      description: 'Give back your reservations: the paths named, or all.',
       inputSchema: schema({
         channel,
         paths: { type: 'array', items: { type: 'string', maxLength: 512 }, maxItems: 100 },
