@@ -35,15 +35,20 @@ function schema(properties: Record<string, PropertySchema>, required: string[] =
 }
 
 export function buildTools(s: ToolServices): ToolDescriptor[] {
-  const memberFields = (a: Args, memberId: string, call: ToolCall) => ({
+  // A host that embeds the tools says how its members are reached (the
+  // OpenCode plugin pushes into the calling session); a server's members pull
+  // or are resumed by spawn-push.
+  const memberFields = (a: Args, memberId: string, call: ToolCall): engine.MemberOptions & { session_id: string; project_id: string; worktree: string } => ({
     session_id: memberId,
     project_id: s.projectId,
-    worktree: s.options.projectDir,
-    host: s.options.host,
-    surface: 'mcp' as const,
-    delivery_mode: a.spawn_push === true ? ('spawn_push' as const) : ('pull' as const),
-    host_session_id: a.host_session_id ?? s.hostSessionOf(call) ?? null,
-    stale_policy: a.spawn_push === true ? { mode: 'window' as const, window_ms: 300_000 } : { mode: 'none' as const, window_ms: null },
+    worktree: s.worktree,
+    ...(s.options.embedding?.membership(call) ?? {
+      host: s.options.host,
+      surface: 'mcp' as const,
+      delivery_mode: a.spawn_push === true ? ('spawn_push' as const) : ('pull' as const),
+      host_session_id: a.host_session_id ?? s.hostSessionOf(call) ?? null,
+      stale_policy: a.spawn_push === true ? { mode: 'window' as const, window_ms: 300_000 } : { mode: 'none' as const, window_ms: null },
+    }),
   });
 
   // spawn_push asks to be woken by resuming the host session from the
@@ -255,7 +260,7 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
         if (!archive) return refusal('not_found', `No archived session named or with id "${a.channel}". List yours with opencomms_archive.`);
         return s.asMember(call, (state, me, ctx) =>
           engine.resumeSession(state, {
-            archive, session_id: me, new_name: a.new_name, project_id: s.projectId, worktree: s.options.projectDir,
+            archive, session_id: me, new_name: a.new_name, project_id: s.projectId, worktree: s.worktree,
           }, ctx));
       },
     },

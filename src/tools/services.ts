@@ -26,7 +26,30 @@ export interface ToolServicesOptions {
   host: string;
   env: NodeJS.ProcessEnv;
   log: (line: string) => void;
+  /** The store to use; by default the project's own, opened on first use. */
+  store?: Store;
+  /** Set when the tools run inside a host that knows who calls (the OpenCode plugin). */
+  embedding?: EmbeddingHost;
 }
+
+/**
+ * A host that runs the tools inside its own process and knows which of its
+ * sessions makes each call (the OpenCode plugin). It decides alone who a
+ * call speaks for: OPENCOMMS_MEMBER_ID, the host process and the pins are
+ * not consulted, since one such process serves many sessions.
+ */
+export interface EmbeddingHost {
+  /** The member this call's session is linked to (linked under the lock on first use), or why there is none. */
+  identify(call: ToolCall): Promise<Identity>;
+  /** How a member that creates or joins a channel through this call is reached (host, surface, delivery). */
+  membership(call: ToolCall): engine.MemberOptions;
+  /** Stamped on the channels created, joined or resumed through it. */
+  readonly projectId: string;
+  readonly worktree: string;
+}
+
+/** What an embedded call with no session gets, should identify ever not have run. */
+const NO_EMBEDDED_CALLER: Identity = { kind: 'unpinned', problem: 'This call came from no session of the host, so it speaks for no member.' };
 
 /**
  * How long a pull's in-flight mail is held against other processes' sweeps
@@ -61,16 +84,22 @@ export class ToolServices {
   private readonly unsettledPulls = new Set<Promise<void>>();
 
   constructor(readonly options: ToolServicesOptions) {
-    this.identity = identityFromEnv(options.env.OPENCOMMS_MEMBER_ID);
+    this.identity = options.embedding ? undefined : identityFromEnv(options.env.OPENCOMMS_MEMBER_ID);
   }
 
   get projectId(): string {
+    if (this.options.embedding) return this.options.embedding.projectId;
     const raw = this.options.env.OPENCOMMS_PROJECT_ID;
     return raw && raw.trim() !== '' ? raw.trim() : 'local-project';
   }
 
+  /** The worktree stamped on channels created, joined or resumed here. */
+  get worktree(): string {
+    return this.options.embedding?.worktree ?? this.options.projectDir;
+  }
+
   get store(): Store {
-    this.openedStore ??= openStore({ projectDir: this.options.projectDir });
+    this.openedStore ??= this.options.store ?? openStore({ projectDir: this.options.projectDir });
     return this.openedStore;
   }
 
@@ -93,8 +122,13 @@ export class ToolServices {
    * process), minted or adopted from an old pin on first sight; else, where
    * no session can be told at all, the single pin of this host. The host's
    * ids are looked up, never used as member ids, and never come from arguments.
+   * Inside a host that embeds the tools, the host alone says (EmbeddingHost).
    */
   async identify(call: ToolCall): Promise<void> {
+    if (this.options.embedding) {
+      this.byCall.set(call, await this.options.embedding.identify(call));
+      return;
+    }
     if (this.identity !== undefined) return; // OPENCOMMS_MEMBER_ID, right or wrong, decides alone
     const refs = this.sessionRefs(call);
     if (refs.length === 0) {
@@ -158,7 +192,8 @@ export class ToolServices {
 
   /** The member this call speaks for (identify ran first), or the refusal every protected tool answers with. */
   pin(call: ToolCall): { memberId: string } | { refusal: ToolResult } {
-    const identity = this.identity ?? this.byCall.get(call) ?? identityFromPins(this.options.projectDir, this.options.host);
+    const identity = this.identity ?? this.byCall.get(call)
+      ?? (this.options.embedding ? NO_EMBEDDED_CALLER : identityFromPins(this.options.projectDir, this.options.host));
     if (identity.kind === 'pinned') return { memberId: identity.memberId };
     return { refusal: { ok: false, message: identity.problem, data: { reason: 'unpinned' } } };
   }
