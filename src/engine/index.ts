@@ -35,6 +35,9 @@ export {
 } from './reservations';
 export type { ReserveInput, ReleaseInput, EditVerdict, Conflict } from './reservations';
 export { normalizePattern, patternsOverlap } from './globs';
+export { hasReminderDue, takeReminders, reminderText, requestsOf, pruneRequests } from './requests';
+export type { RequestView } from './requests';
+export { threadIdOf } from './compose';
 export { LAST_SEEN_STEP_MS } from './session-links';
 export {
   linkSession, findLinkedMember, needsLink, lastSeenByMember, sessionsOf, sessionKey, pruneLinks,

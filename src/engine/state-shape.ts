@@ -263,6 +263,7 @@ export function checkChannel(key: string, raw: unknown, now: number, notes: stri
   safeguard(c, 'away_retention_ms', DEFAULT_AWAY_RETENTION_MS, MIN_AWAY_RETENTION_MS, MAX_AWAY_RETENTION_MS, where, notes);
   checkTimer(c, where, notes);
   checkReservations(c, where, notes);
+  checkOpenRequests(c, where, notes);
   fill(c, 'budgets', { max_runtime_ms: null, max_delivered_messages: null }, where, notes);
   if (!isObj(c.budgets)) reject(`${where}.budgets must be an object`);
   for (const budget of ['max_runtime_ms', 'max_delivered_messages']) {
@@ -286,6 +287,23 @@ function checkReservations(c: Obj, where: string, notes: string[]): void {
   if (kept.length !== c.reservations.length) notes.push(`${where}: dropped ${c.reservations.length - kept.length} malformed reservation(s)`);
   if (kept.length > 0) c.reservations = kept;
   else delete c.reservations;
+}
+
+// Open review requests: a malformed entry is dropped with a note (the request
+// is then simply no longer tracked; its messages are untouched).
+function checkOpenRequests(c: Obj, where: string, notes: string[]): void {
+  if (c.open_requests === undefined) return;
+  if (!Array.isArray(c.open_requests)) {
+    notes.push(`${where}: open_requests dropped (not an array)`);
+    delete c.open_requests;
+    return;
+  }
+  const isIds = (v: unknown): boolean => isStringArray(v);
+  const kept = c.open_requests.filter((r: unknown): boolean => isObj(r) && typeof r.request_id === 'string' && typeof r.thread_id === 'string'
+    && typeof r.from === 'string' && typeof r.from_role === 'string' && isIds(r.to) && isIds(r.reminded) && isFiniteNumber(r.at));
+  if (kept.length !== c.open_requests.length) notes.push(`${where}: dropped ${c.open_requests.length - kept.length} malformed open request(s)`);
+  if (kept.length > 0) c.open_requests = kept;
+  else delete c.open_requests;
 }
 
 /** Validates and completes one envelope stored under `key`. */
@@ -313,6 +331,10 @@ export function checkEnvelope(key: string, raw: unknown, notes: string[]): Envel
   if (e.delivery_owner !== undefined && e.delivery_owner !== null) {
     const o = e.delivery_owner;
     requireType(isObj(o) && isFiniteNumber(o.pid) && typeof o.host === 'string' && isFiniteNumber(o.lease_until), where, 'delivery_owner', '{pid, host, lease_until}');
+  }
+  if (e.thread_id !== undefined && typeof e.thread_id !== 'string') {
+    delete e.thread_id;
+    notes.push(`${where}: thread_id dropped (not a string)`);
   }
   // The next seq is one more than the highest, so each must stay an exact
   // integer; one that is not is dropped (the envelope then orders by time).

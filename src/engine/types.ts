@@ -82,6 +82,8 @@ export interface Channel {
   away_retention_ms: number;
   /** Edit reservations (our addition; absent when none). */
   reservations?: Reservation[];
+  /** Review requests not answered yet (our addition; absent when none). */
+  open_requests?: OpenRequest[];
   timer: ChannelTimer;
   budgets: Budgets;
   delivered_total: number;
@@ -135,6 +137,8 @@ export interface Envelope {
   root_message_id: string | null;
   hop_count: number;
   correlation_id: string;
+  /** The id of the first message of this reply chain (our addition; absent on older records). */
+  thread_id?: string;
   delivery_status: DeliveryStatus;
   delivered_at: number | null;
   attempts: number;
@@ -185,6 +189,19 @@ export interface State {
    * looked up to find a process's own member; never a routing key.
    */
   session_links?: Record<string, SessionLink>;
+}
+
+/** A review request still waiting for answers (our addition). */
+export interface OpenRequest {
+  request_id: string;
+  thread_id: string;
+  from: string;
+  from_role: string;
+  /** Recipients who have not answered in the thread yet. */
+  to: string[];
+  at: number;
+  /** Recipients whose Stop hook has brought it up already. */
+  reminded: string[];
 }
 
 /** One edit reservation: a repo-relative file or glob a member is about to change (our addition). */

@@ -181,13 +181,21 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
     {
       name: 'opencomms_history',
       title: 'Channel history',
-      description: 'Read a channel\'s messages, newest first. Page back with `before` (a message_id).',
-      inputSchema: schema({ channel, limit, before: { type: 'string', maxLength: MAX_ID_CHARS } }, ['channel']),
+      description: 'Read a channel\'s messages, newest first; search with query (all words) or thread. Page back with `before`.',
+      inputSchema: schema({
+        channel, limit, before: { type: 'string', maxLength: MAX_ID_CHARS },
+        query: { type: 'string', maxLength: 200 }, thread: { type: 'string', maxLength: MAX_ID_CHARS },
+      }, ['channel']),
       annotations: READ,
       handler: (a: Args, call: ToolCall) =>
         s.readAsMember(call, (state, me, ctx) =>
-          s.authorized(state, me, a.channel, () =>
-            engine.history(state, { channel: a.channel, session_id: me, limit: a.limit, before: a.before }, ctx))),
+          s.authorized(state, me, a.channel, () => {
+            const isSearch = (typeof a.query === 'string' && a.query.trim() !== '') || (typeof a.thread === 'string' && a.thread.trim() !== '');
+            const archived = isSearch ? s.archivedMessagesOf(engine.findChannel(state, a.channel)?.parent_channel_id ?? null) : [];
+            return engine.history(state, {
+              channel: a.channel, session_id: me, limit: a.limit, before: a.before, query: a.query, thread: a.thread, archived,
+            }, ctx);
+          })),
     },
     channelOnlyTool(s, 'opencomms_pause', 'Pause channel', 'Pause a channel: sends are refused and nothing is delivered until resumed.', IDEMPOTENT, engine.pauseChannel),
     channelOnlyTool(s, 'opencomms_resume', 'Resume channel', 'Resume a paused channel.', IDEMPOTENT, engine.resumeChannel),

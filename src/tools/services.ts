@@ -303,6 +303,24 @@ export class ToolServices {
     return findArchive(this.options.projectDir, nameOrId);
   }
 
+  /**
+   * The messages of a channel's saved ancestry (the archive it was resumed
+   * from, that archive's own parent, …), oldest first, for search. At most
+   * ten generations are followed.
+   */
+  archivedMessagesOf(parentId: string | null): engine.HistoryRecord[] {
+    const chain: SessionArchive[] = [];
+    const seen = new Set<string>();
+    for (let id = parentId; id !== null && !seen.has(id) && chain.length < 10;) {
+      seen.add(id);
+      const archive = this.findArchive(id);
+      if (!archive) break;
+      chain.unshift(archive);
+      id = archive.parent_channel_id;
+    }
+    return chain.flatMap((archive) => archive.messages);
+  }
+
   archivesOf(memberId: string): SessionArchive[] {
     return listArchives(this.options.projectDir)
       .map((record) => engine.parseArchive(record))
