@@ -162,3 +162,67 @@ test('an element appended to a list, and one taken out of the middle of a list, 
   middle.hooks.Stop.splice(0, 1);
   assert.equal(spliceJsonc(text, before, middle), text.replace('{ "hooks": [{ "command": "a" }] }, // a\n      ', ''));
 });
+
+// Seeded, so a failure repeats: documents in random layouts (indent unit, CRLF,
+// spacing, one-line containers, comments, trailing commas), one member or
+// element added or taken out anywhere, never emptying or filling a container.
+test('in any layout, adding or taking out one item anywhere and then undoing it gives the original bytes', () => {
+  let seed = 7;
+  const pick = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+  type Style = { unit: string; nl: string; colon: string; comma: string; isInline: boolean; hasComments: boolean; hasTrailing: boolean };
+  const value = (depth: number): unknown => {
+    const kind = pick(depth > 2 ? 3 : 5);
+    if (kind === 0) return pick(100);
+    if (kind === 1) return 'a"b\\c'.slice(pick(4));
+    if (kind === 2) return pick(2) === 0;
+    if (kind === 3) return Object.fromEntries(Array.from({ length: pick(4) }, () => [`k${pick(6)}`, value(depth + 1)]));
+    return Array.from({ length: pick(4) }, () => value(depth + 1));
+  };
+  const format = (v: unknown, style: Style, indent: string): string => {
+    if (v === null || typeof v !== 'object') return JSON.stringify(v);
+    const entries: [string | null, unknown][] = Array.isArray(v) ? v.map((x) => [null, x]) : Object.entries(v);
+    const [open, close] = Array.isArray(v) ? ['[', ']'] : ['{', '}'];
+    if (entries.length === 0) return open + close;
+    const item = ([k, x]: [string | null, unknown], at: string): string => (k === null ? '' : `${JSON.stringify(k)}${style.colon}`) + format(x, style, at);
+    if (style.isInline || pick(4) === 0) return open + entries.map((e) => item(e, indent)).join(style.comma) + (style.hasTrailing && pick(2) ? ',' : '') + close;
+    const inner = indent + style.unit;
+    const lines = entries.map((e, i) => inner + item(e, inner) + (i < entries.length - 1 || style.hasTrailing ? ',' : '') + (style.hasComments && pick(3) === 0 ? ` // c${pick(9)}` : ''));
+    return open + style.nl + lines.join(style.nl) + style.nl + indent + close;
+  };
+  let checked = 0;
+  for (let run = 0; run < 600; run++) {
+    const style: Style = {
+      unit: ['  ', '    ', '\t'][pick(3)], nl: pick(3) ? '\n' : '\r\n', colon: pick(3) ? ': ' : ':', comma: pick(2) ? ', ' : ',',
+      isInline: pick(8) === 0, hasComments: pick(2) === 0, hasTrailing: pick(4) === 0,
+    };
+    const doc = Object.fromEntries(Array.from({ length: 1 + pick(4) }, (_, i) => [`r${i}`, value(0)]));
+    const text = format(doc, style, '') + style.nl;
+    const before = parse(text);
+    const after = structuredClone(before);
+    const containers: object[] = [];
+    const walk = (v: unknown): void => {
+      if (v === null || typeof v !== 'object') return;
+      containers.push(v);
+      for (const x of Object.values(v)) walk(x);
+    };
+    walk(after);
+    const target = containers[pick(containers.length)] as Record<string, unknown> | unknown[];
+    const size = Object.keys(target).length;
+    const isAdding = pick(2) === 0;
+    if (size === 0 || (!isAdding && size === 1)) continue;
+    if (Array.isArray(target)) {
+      if (isAdding) target.push(value(2));
+      else target.splice(pick(size), 1);
+    } else if (isAdding) target[`new${pick(1000)}x`] = value(2);
+    else delete target[Object.keys(target)[pick(size)]];
+    const changed = spliceJsonc(text, before, after);
+    assert.ok(changed !== undefined, `refused: ${JSON.stringify(text)}`);
+    assert.deepEqual(parse(changed), after);
+    assert.equal(spliceJsonc(changed, after, before), text, `not undone: ${JSON.stringify(text)} -> ${JSON.stringify(changed)}`);
+    checked++;
+  }
+  assert.ok(checked > 300, `only ${checked} cases checked`);
+});
