@@ -36,7 +36,7 @@ export type { SaveSessionInput, ResumeSessionInput, DeleteSessionInput } from '.
 export { parseArchive, viewArchive, archiveListEntry } from './archives';
 export type { ArchiveViewInput } from './archives';
 export {
-  frameMessage, frameBatch, parseFrames, neutralizeContent, UNTRUSTED_NOTICE, BATCH_SEPARATOR,
+  frameMessage, frameBatch, parseFrames, neutralizeContent, peerLine, UNTRUSTED_NOTICE, BATCH_SEPARATOR,
 } from './framing';
 export type { FrameItem, ParsedFrame } from './framing';
 export { channelEnvelopes, findChannelEnvelope, pendingFor, compareSendOrder } from './envelopes';
