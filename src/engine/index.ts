@@ -11,7 +11,7 @@ export type { KickInput } from './leave';
 export { sendMessage, SENDER_MESSAGE_TYPES } from './send';
 export type { SendMessageInput } from './send';
 export {
-  drainQueue, commitDelivery, requeueFailedDelivery, returnUnsentDelivery, sweepInFlight, isAbandonedDelivery, expireAgedOut, pendingRecipients,
+  drainQueue, commitDelivery, deliveryPathOf, requeueFailedDelivery, returnUnsentDelivery, sweepInFlight, isAbandonedDelivery, expireAgedOut, pendingRecipients,
   cooldownRemainingMs,
 } from './delivery';
 export type { DrainOptions, RequeueOutcome } from './delivery';

@@ -1,7 +1,7 @@
 // The full-screen view for a person at a terminal: redrawn whole on every
 // change, because a project's state is small and a full redraw cannot drift
 // out of step with it the way partial updates can.
-import { compareSendOrder } from '../engine';
+import { compareSendOrder, deliveryPathOf } from '../engine';
 import type { Channel, Envelope } from '../engine';
 import { clock, printable } from './format';
 import type { WatchView } from './view';
@@ -99,7 +99,8 @@ function channelLines(view: WatchView, channel: Channel): string[] {
 
 function mailLine(view: WatchView, e: Envelope): string {
   const channel = view.channels.get(e.channel_id)?.name ?? e.channel_id;
-  const how = e.delivery_method && e.delivery_status === 'delivered' ? ` by ${e.delivery_method}` : '';
+  const via = e.delivery_status === 'delivered' ? deliveryPathOf(e) : null;
+  const how = via ? ` by ${via}` : '';
   return `  ${clock(e.timestamp)} ${printable(channel, 24)}: ${printable(e.sender_role, 24)} -> ${printable(e.recipient_role, 24)} ` +
     `${e.message_type} ${e.delivery_status}${how}`;
 }
