@@ -4,6 +4,7 @@ import { budgetRefusal } from './budgets';
 import { queueEnvelopes, rootThread, threadIdOf, type Thread } from './compose';
 import { MAX_CONTENT_CHARS, MAX_SESSION_DESCRIPTION_CHARS, RATE_WINDOW_MS } from './constants';
 import { findChannelEnvelope } from './envelopes';
+import { peerLine } from './framing';
 import { refuse, succeed, type Refusal } from './reasons';
 import { resolveRecipients } from './recipients';
 import { backlogRefusal } from './retention';
@@ -71,7 +72,7 @@ function threadFor(state: State, channel: Channel, replyTo: string | null | unde
 
 function cleanDescription(raw: string | null | undefined): string | null {
   if (typeof raw !== 'string') return null;
-  const text = raw.replace(/\s+/g, ' ').trim().slice(0, MAX_SESSION_DESCRIPTION_CHARS);
+  const text = peerLine(raw, MAX_SESSION_DESCRIPTION_CHARS);
   return text === '' ? null : text;
 }
 

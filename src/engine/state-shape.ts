@@ -12,7 +12,7 @@ import { buildSeenRecords, isSeenRecords, isSeenTime, seenEntries, splitSeenKey 
 import { emptyTimer } from './timer-clock';
 import { isValidHostLabel, isValidRole, ownValue, repairHostLabel } from './validate';
 import type {
-  Channel, ChannelTimer, DeliveryMethod, DeliveryMode, DeliveryStatus, Envelope, HistoryRecord, Member, MessageType, Surface,
+  Channel, ChannelTimer, DeliveryMethod, DeliveryMode, DeliveryPath, DeliveryStatus, Envelope, HistoryRecord, Member, MessageType, Surface,
 } from './types';
 
 /** Thrown inside the codec only; parseState turns it into { ok: false }. */
@@ -23,6 +23,7 @@ export type Obj = Record<string, unknown>;
 export const MESSAGE_TYPES: readonly MessageType[] = ['review_request', 'review_response', 'manual', 'system'];
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'in_flight', 'delivered', 'failed', 'rejected', 'stale'];
 const DELIVERY_METHODS: readonly DeliveryMethod[] = ['push', 'spawn_push', 'pull'];
+export const DELIVERY_PATHS: readonly DeliveryPath[] = ['hook', 'doorbell', 'spawn', 'plugin', 'pull'];
 const CAPABILITY_KEYS = ['push', 'pull', 'resume', 'queue_while_busy', 'interrupt'] as const;
 
 export function reject(message: string): never {
@@ -328,6 +329,11 @@ export function checkEnvelope(key: string, raw: unknown, notes: string[]): Envel
   requireType(Number.isInteger(e.attempts) && (e.attempts as number) >= 0, where, 'attempts', 'a non-negative integer');
   fill(e, 'delivery_method', null, where, notes);
   requireType(e.delivery_method === null || DELIVERY_METHODS.includes(e.delivery_method as DeliveryMethod), where, 'delivery_method', 'a delivery method or null');
+  // Our addition, read by nothing that decides: a value a newer version may add is dropped, not refused.
+  if (e.delivered_via !== undefined && !DELIVERY_PATHS.includes(e.delivered_via as DeliveryPath)) {
+    delete e.delivered_via;
+    notes.push(`${where}: delivered_via dropped (not a known delivery path)`);
+  }
   if (e.delivery_owner !== undefined && e.delivery_owner !== null) {
     const o = e.delivery_owner;
     requireType(isObj(o) && isFiniteNumber(o.pid) && typeof o.host === 'string' && isFiniteNumber(o.lease_until), where, 'delivery_owner', '{pid, host, lease_until}');

@@ -2,7 +2,7 @@
 // the errors that concern them, and a channel's message history.
 import { threadIdOf } from './compose';
 import { channelEnvelopes, isLive } from './envelopes';
-import { frameMessage, UNTRUSTED_NOTICE } from './framing';
+import { frameMessage, peerLine, UNTRUSTED_NOTICE } from './framing';
 import { refuse, succeed } from './reasons';
 import { liveReservations } from './reservations';
 import { requestsOf } from './requests';
@@ -46,7 +46,8 @@ function describeChannel(state: State, channel: Channel, ctx: EngineCtx): Record
     created_at: channel.created_at,
     lifecycle: channel.lifecycle,
     paused: channel.paused,
-    description: channel.description,
+    // Peer-written (opencomms_send's session_description): one neutral line.
+    description: channel.description === null ? null : peerLine(channel.description),
     parent_channel_id: channel.parent_channel_id,
     max_members: channel.max_members,
     max_hops: channel.max_hops,

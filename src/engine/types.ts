@@ -10,6 +10,13 @@ export type DeliveryMode = 'push' | 'spawn_push' | 'pull' | 'poll' | 'managed_th
 export type MessageType = 'review_request' | 'review_response' | 'manual' | 'system';
 export type DeliveryStatus = 'pending' | 'in_flight' | 'delivered' | 'failed' | 'rejected' | 'stale';
 export type DeliveryMethod = 'push' | 'spawn_push' | 'pull';
+/**
+ * The path that handed delivered mail over (our addition, finer than
+ * DeliveryMethod, which keeps the reference's three values): a hook's
+ * additionalContext, a pull the doorbell prompted, a resumed session, the
+ * OpenCode plugin, or a pull the agent made on its own.
+ */
+export type DeliveryPath = 'hook' | 'doorbell' | 'spawn' | 'plugin' | 'pull';
 
 /** Statuses that end an envelope's life: the store moves these to history/<chn>.jsonl. */
 export const FINISHED_STATUSES: readonly DeliveryStatus[] = ['delivered', 'failed', 'rejected', 'stale'];
@@ -143,6 +150,8 @@ export interface Envelope {
   delivered_at: number | null;
   attempts: number;
   delivery_method: DeliveryMethod | null;
+  /** How delivered mail was handed over (our addition); absent on mail delivered by older versions. */
+  delivered_via?: DeliveryPath;
   /** Set while in_flight; null otherwise (our addition). */
   delivery_owner?: DeliveryOwner | null;
   /**

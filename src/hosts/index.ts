@@ -64,25 +64,42 @@ interface FileChange {
   path: string;
   after: string | undefined;
   what: string;
+  /** For uninstall: what of the user's went with our entry. */
+  note?: string;
 }
 
 /** Reads and checks every file of the host; throws InstallFailure naming the first bad one. */
-function readConfigs(projectDir: string, host: HostName): FileState[] {
-  return CONFIG_EDITS[host].map((edit) => {
-    const path = join(projectDir, edit.file);
-    // A link is resolved here, before anything is written: one that cannot be written through stops the run.
-    const file = readUserFile(projectDir, path);
-    const before = file.text;
-    if (before !== undefined) {
-      try {
-        edit.check(before);
-      } catch (err) {
-        if (!(err instanceof ConfigError)) throw err;
-        throw new InstallFailure(`${path} cannot be edited: ${err.message}; fix or move the file and run again. Nothing was changed.`, 1);
-      }
-    }
-    return { edit, file, path, before };
+function readConfigs(projectDir: string, host: HostName, purpose: 'install' | 'uninstall'): FileState[] {
+  return CONFIG_EDITS[host].flatMap((edit) => {
+    const states = [edit.file, ...(edit.alternates ?? [])].map((name) => readConfig(projectDir, edit, name));
+    const existing = states.filter((state) => state.before !== undefined);
+    // Uninstall takes our entry out of every name the host reads; install
+    // edits the file that holds it already, else the first that exists.
+    if (purpose === 'uninstall') return existing;
+    return [existing.find((state) => state.edit.hasOurs(state.before!)) ?? existing[0] ?? states[0]];
   });
+}
+
+function readConfig(projectDir: string, edit: ConfigEdit, name: string): FileState {
+  const path = join(projectDir, name);
+  // A link is resolved here, before anything is written: one that cannot be written through stops the run.
+  const file = readUserFile(projectDir, path);
+  const before = file.text;
+  if (before !== undefined) {
+    try {
+      edit.check(before);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      throw new InstallFailure(`${path} cannot be edited: ${err.message}; fix or move the file and run again. Nothing was changed.`, 1);
+    }
+  }
+  return { edit, file, path, before };
+}
+
+/** "; it also held what you had added to it, taken out with it: …" when uninstall removes keys of the user's. */
+function additionsNote(file: FileState): string {
+  const added = file.before === undefined ? [] : file.edit.userAdditions(file.before);
+  return added.length === 0 ? '' : `; that entry also held what you had added to it, removed with it: ${added.join('; ')}`;
 }
 
 function applyChange(change: FileChange): void {
@@ -120,7 +137,7 @@ function install(options: InstallOptions): number {
     return installClaudePlugin({ ...options, env: options.env ?? {} });
   }
   const { projectDir, write } = options;
-  const files = readConfigs(projectDir, host);
+  const files = readConfigs(projectDir, host, 'install');
   const identity = chooseIdentity(projectDir, host, options.memberId,
     files.map((file) => (file.before === undefined ? undefined : file.edit.readMemberId(file.before))));
   const launch: Launch = { host, projectDir, bundle: bundlePathIn(projectDir), memberId: identity.memberId };
@@ -184,25 +201,28 @@ export function runUninstall(options: UninstallOptions): number {
 function uninstall(options: UninstallOptions): number {
   const host = checkHost(options.host);
   const { projectDir, write } = options;
-  const files = readConfigs(projectDir, host);
+  const files = readConfigs(projectDir, host, 'uninstall');
   const changes: FileChange[] = [];
   for (const file of files) {
     if (file.before === undefined) continue;
     // A link is kept: what is left of the file is written through it, even when that is nothing of the user's.
     const after = file.edit.uninstall(file.before, file.file.through !== undefined);
-    if (after !== file.before) changes.push({ file: file.file, path: file.path, after, what: file.edit.what });
+    if (after !== file.before) changes.push({ file: file.file, path: file.path, after, what: file.edit.what, note: additionsNote(file) });
   }
   const snippet = snippetFor(host, { host, projectDir, bundle: bundlePathIn(projectDir), memberId: 'x' });
   const opencodePluginPath = opencodePluginPathIn(projectDir);
   const hasOpencodePlugin = host === 'opencode' && tryReadBytes(opencodePluginPath) !== undefined;
   if (options.dryRun) {
     write(`Dry run: uninstall ${host} from ${projectDir}; nothing is written.\n`);
-    for (const change of changes) printDryRun(change, write);
+    for (const change of changes) {
+      printDryRun(change, write);
+      if (change.note) write(`(${describePath(projectDir, change.path)}: our ${change.what}${change.note})\n`);
+    }
     if (hasOpencodePlugin) write(`would delete ${opencodePluginPath}\n`);
   } else {
     for (const change of changes) {
       applyChange(change);
-      write(`${change.after === undefined ? 'removed' : 'updated'} ${describePath(projectDir, change.path)} (took out ${change.what})${throughNote(change.file)}\n`);
+      write(`${change.after === undefined ? 'removed' : 'updated'} ${describePath(projectDir, change.path)} (took out ${change.what})${throughNote(change.file)}${change.note ?? ''}\n`);
     }
     if (hasOpencodePlugin && removeOpencodePlugin(projectDir)) write(`removed ${describePath(projectDir, opencodePluginPath)} (the OpenCode plugin)\n`);
   }

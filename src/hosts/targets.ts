@@ -1,9 +1,9 @@
 // The per-host table: which files each host reads, and what we put in them.
 import {
-  checkContainer, checkHooks, ConfigError, getEntry, JsonObject, mergeHooks, parseJsonObject, removeEntry, removeHooks,
-  renderChanged, renderJson, setEntry,
+  checkContainer, checkHooks, ConfigError, getEntry, hasOurHooks, isJsonObject, JsonObject, mergeHooks, parseJsonObject, removeEntry,
+  removeHooks, renderChanged, renderJson, setEntry,
 } from './json-config';
-import { readOurServer, removeOurTables, TomlError, upsertOurTables } from './toml';
+import { listUserAdditions, locateOurServer, readOurServer, removeOurTables, TomlError, upsertOurTables } from './toml';
 import { isJsoncOnly } from './jsonc';
 
 export const HOST_NAMES = [
@@ -30,6 +30,18 @@ export interface Launch {
 export interface ConfigEdit {
   /** Relative to the project. */
   file: string;
+  /**
+   * Other names the host reads the same settings from (opencode.jsonc): an
+   * existing one of these is edited instead of creating `file` beside it.
+   */
+  alternates?: readonly string[];
+  /** Whether the text holds our entry. */
+  hasOurs(text: string): boolean;
+  /**
+   * What the user added to our entry, which uninstall takes out with it:
+   * one readable line each (a key and its value).
+   */
+  userAdditions(text: string): string[];
   /** Throws ConfigError/TomlError when the file cannot be edited safely. */
   check(text: string): void;
   /** The member id our entry in this file carries, if any. */
@@ -71,6 +83,7 @@ export function hookCommand(launch: Launch): string {
 
 interface JsonEditSpec {
   file: string;
+  alternates?: readonly string[];
   what: string;
   container: string;
   /** Hook events, when this file also holds hooks. */
@@ -93,8 +106,14 @@ function jsonEdit(spec: JsonEditSpec): ConfigEdit {
   };
   return {
     file: spec.file,
+    alternates: spec.alternates,
     what: spec.what,
     check: (text) => void check(text),
+    hasOurs: (text) => (spec.entry ? getEntry(check(text), spec.container, 'opencomms') !== undefined : hasOurHooks(check(text))),
+    userAdditions(text) {
+      const entry = spec.entry ? getEntry(check(text), spec.container, 'opencomms') : undefined;
+      return entry ? additionsTo(entry, spec.entry!(SAMPLE_LAUNCH)) : [];
+    },
     readMemberId(text) {
       const entry = getEntry(check(text), spec.container, 'opencomms');
       const id = entry && spec.entry && spec.memberOf ? spec.memberOf(entry) : undefined;
@@ -119,6 +138,27 @@ function jsonEdit(spec: JsonEditSpec): ConfigEdit {
       return renderChanged(text, before, doc);
     },
   };
+}
+
+// Only the keys of our entry matter here, not its values.
+const SAMPLE_LAUNCH: Launch = { host: 'claude-code', projectDir: '/p', bundle: '/p/.opencomms/opencomms.js', memberId: 'x' };
+/** Variables earlier installs put in our entry's env: ours, not the user's. */
+const OUR_ENV_NAMES = new Set(['OPENCOMMS_MEMBER_ID', 'OPENCOMMS_HOST']);
+
+/** The keys of `entry` (one level into tables such as env) that ours does not have. */
+function additionsTo(entry: JsonObject, ours: JsonObject): string[] {
+  const lines: string[] = [];
+  for (const [key, value] of Object.entries(entry)) {
+    const mine = ours[key];
+    if (isJsonObject(value) && (isJsonObject(mine) || mine === undefined) && /^env(ironment)?$/.test(key)) {
+      for (const [name, inner] of Object.entries(value)) {
+        if (!OUR_ENV_NAMES.has(name) && !(isJsonObject(mine) && Object.prototype.hasOwnProperty.call(mine, name))) {
+          lines.push(`${key}.${name}: ${JSON.stringify(inner)}`);
+        }
+      }
+    } else if (mine === undefined) lines.push(`${key}: ${JSON.stringify(value)}`);
+  }
+  return lines;
 }
 
 function hookEntryWithTimeout(timeout: number): (launch: Launch) => JsonObject {
@@ -157,6 +197,8 @@ function tomlEdit(file: string): ConfigEdit {
     file,
     what: '[mcp_servers.opencomms] and [mcp_servers.opencomms.env]',
     check: (text) => void guard(() => readOurServer(text)),
+    hasOurs: (text) => guard(() => locateOurServer(text)),
+    userAdditions: (text) => guard(() => listUserAdditions(text)),
     readMemberId: (text) => guard(() => readOurServer(text))?.env.OPENCOMMS_MEMBER_ID,
     install: (text, launch) =>
       guard(() => upsertOurTables(text ?? '', { command: 'node', args: serverArgs(launch), env: serverEnv(launch) })),
@@ -193,6 +235,8 @@ const GEMINI_CLI: ConfigEdit[] = [
 const OPENCODE: ConfigEdit[] = [
   jsonEdit({
     file: 'opencode.json',
+    // OpenCode reads opencode.jsonc too (and opencode.json over it).
+    alternates: ['opencode.jsonc'],
     what: 'mcp.opencomms',
     container: 'mcp',
     seed: () => ({ $schema: OPENCODE_SCHEMA }),

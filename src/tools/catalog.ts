@@ -156,7 +156,8 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
             const owner = s.deliveryOwner(ctx.now());
             const pulled = engine.pullMessages(state, me, { channel: a.channel, limit: a.limit, owner, isOwnerAlive: s.isOwnerAlive }, ctx);
             const ids = pulled.ok ? (pulled.data?.message_ids as string[]) : [];
-            if (ids.length > 0) handover = { memberId: me, owner, ids };
+            // Asked now, while the mail is still what the doorbell rang for.
+            if (ids.length > 0) handover = { memberId: me, owner, ids, rungIds: ids.filter((id) => s.isAnnounced(id)) };
             return pulled;
           }));
         if (handover) s.settleAfterReply(call, handover);

@@ -66,6 +66,8 @@ export interface PullHandover {
   memberId: string;
   owner: DeliveryOwner;
   ids: string[];
+  /** Those of `ids` this process's doorbell had announced: delivered via 'doorbell'. */
+  rungIds?: readonly string[];
 }
 
 export class ToolServices {
@@ -80,6 +82,8 @@ export class ToolServices {
   private hostProcess: { id: string | undefined } | undefined;
   private openedSpawnDriver: SpawnDriver | undefined;
   private readonly machine = hostname();
+  /** Whether this process's doorbell announced a message (set once the doorbell runs). */
+  isAnnounced: (messageId: string) => boolean = () => false;
   /** Pulls whose reply is on its way and whose mail is not yet committed or given back. */
   private readonly unsettledPulls = new Set<Promise<void>>();
 
@@ -266,10 +270,14 @@ export class ToolServices {
 
   private async settlePull(handover: PullHandover, wasSent: boolean): Promise<void> {
     const { memberId, owner, ids } = handover;
+    const rung = new Set(handover.rungIds ?? []);
     for (let tryNo = 1; ; tryNo += 1) {
       try {
         await this.store.mutate((state, ctx) => {
-          if (wasSent) engine.commitDelivery(state, memberId, ids, 'pull', ctx.now(), owner);
+          if (wasSent) {
+            engine.commitDelivery(state, memberId, ids.filter((id) => rung.has(id)), 'pull', ctx.now(), owner, 'doorbell');
+            engine.commitDelivery(state, memberId, ids.filter((id) => !rung.has(id)), 'pull', ctx.now(), owner);
+          }
           else engine.returnUnsentDelivery(state, memberId, ids, owner);
           return { ok: true, message: wasSent ? 'committed' : 'given back' };
         });
