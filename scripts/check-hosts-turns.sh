@@ -233,8 +233,9 @@ echo "resumed run reports session id $SID_A2 (first run: $SID_A); hooks: $(hooks
   && verdict claude-turns-resume-member pass "--resume $SID_A sees member $MEMBER_A2 again (resumed session id $SID_A2, server link -> $(linked_member "$SID_A2"))" \
   || verdict claude-turns-resume-member fail "--resume $SID_A sees member ${MEMBER_A2:-none}, not $MEMBER_A (resumed session id $SID_A2; links: $(jsq "$TURN_PROJECT/.opencomms/state.json" 'Object.keys(s.session_links || {}).join(" ")'))"
 SEEN="$(jsq "$TURNS/a2.json" "s.found['$PING']")"
-[ -n "$SEEN" ] && verdict claude-turns-resume-mail pass "the resumed session's model was shown B's mail, in ${SEEN}" \
-  || verdict claude-turns-resume-mail fail "the resumed session's model was never shown B's mail ($PING)"
+TIMES="$(jsq "$TURNS/a2.json" "s.shown_times['$PING']")"
+[ -n "$SEEN" ] && [ "$TIMES" = 1 ] && verdict claude-turns-resume-mail pass "the resumed session's model was shown B's mail once, in ${SEEN}" \
+  || verdict claude-turns-resume-mail fail "the resumed session's model was shown B's mail ($PING) ${TIMES:-0} time(s)${SEEN:+, first in $SEEN}"
 
 section "claude-code turns: how long a trivial headless turn takes to exit"
 turn trivial-plain "$TURN_PROJECT" "[stub:trivial] Say nothing." --allowedTools 'mcp__opencomms__*'

@@ -9,11 +9,13 @@
 // The child runs in the current folder with the current environment. Writes
 // DIR/N.stream.jsonl (Claude Code's stdout), DIR/N.stderr and DIR/N.json:
 //   { name, exit_code, signal, timed_out, wall_ms, result_ms, after_result_ms,
-//     session_id, tool_results: [{ name, text }], hooks: [...], found: { TEXT: snippet|null } }
+//     session_id, tool_results: [{ name, text }], hooks: [...], found: { TEXT: snippet|null },
+//     shown_times: { TEXT: n } }
 // where result_ms is when the `result` event (the end of the turn) came,
 // after_result_ms how much longer the process took to exit, tool_results the
 // tool results the model was sent in this turn, and found, for each --find
-// TEXT, where the model was shown it (or null). Prints a one-line summary.
+// TEXT, where the model was first shown it (or null), and shown_times how many
+// content blocks of the turn's last request hold it. Prints a one-line summary.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -141,10 +143,20 @@ for (const needle of finds) {
   }
 }
 
+// How many times the last request (which holds the whole conversation) shows each --find TEXT: mail must come once.
+const shownTimes = {};
+for (const needle of finds) {
+  shownTimes[needle] = 0;
+  for (const m of last?.body.messages ?? []) {
+    const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (Array.isArray(m.content) ? m.content : []);
+    for (const block of blocks) if (JSON.stringify(block).includes(needle)) shownTimes[needle] += 1;
+  }
+}
+
 const summary = {
   name, command: command.join(' '), exit_code: code, signal, timed_out: timedOut, wall_ms: ms,
   result_ms: resultMs ?? null, after_result_ms: resultMs === undefined ? null : ms - resultMs,
-  session_id: sessionId, model_requests: requests.length, tool_results: toolResults, hooks, found,
+  session_id: sessionId, model_requests: requests.length, tool_results: toolResults, hooks, found, shown_times: shownTimes,
 };
 writeFileSync(join(outDir, `${name}.stream.jsonl`), stdout.join(''));
 writeFileSync(join(outDir, `${name}.stderr`), stderr.join(''));
