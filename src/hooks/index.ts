@@ -217,6 +217,16 @@ function decidePreTool(state: State, event: HookEvent, env: EnvMember, projectDi
   return { answer: preToolAnswer(event, state, memberId, verdict) };
 }
 
+/**
+ * Whether the host runs without a person at it. Claude Code says how it was
+ * started in CLAUDE_CODE_ENTRYPOINT: `cli` for the interactive terminal,
+ * `sdk-cli` for `claude -p`, `sdk-ts`/`sdk-py` for the SDKs.
+ */
+export function isHeadless(env: NodeJS.ProcessEnv): boolean {
+  const entry = env.CLAUDE_CODE_ENTRYPOINT?.trim();
+  return entry !== undefined && entry !== '' && entry !== 'cli';
+}
+
 async function decide(options: HookOptions, event: HookEvent, projectDir: string): Promise<Outcome> {
   if (!hasState(projectDir)) {
     // A project without OpenComms state has no mail: say nothing, create nothing.
@@ -234,6 +244,10 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
   const snapshot = store.snapshot();
   if (event.kind === 'end') return endSession(store, snapshot, event, env);
   if (event.kind === 'pre_tool') return decidePreTool(snapshot, event, env, projectDir, options.cwd);
+  // A headless run (`claude -p`, the SDK) waits for a background Stop hook
+  // before it exits, so a waiter there would only delay the exit: the turn
+  // is over and nobody is idle to wake. The waiter answers at once.
+  if (options.wait && isHeadless(options.env)) return NOTHING;
   if (options.wait) {
     const waited = await waitForMail(store, snapshot, event, env, {
       timeoutMs: options.timeoutMs, parentPid: options.parentPid, onSignal: options.onSignal,
