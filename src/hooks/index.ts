@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
-  findLinkedMember, hasReminderDue, linkSession, markStale, MAX_ERRORS, needsLink, recordMemberError, reminderText, takeReminders, type DeliveryOwner, type State, type ToolResult,
+  findLinkedMember, hasReminderDue, linkSession, markStale, MAX_ERRORS, needsLink, noteEdit, recordMemberError, reminderText, takeReminders, type DeliveryOwner, type State, type ToolResult,
 } from '../engine';
 import { listPins, openStore, STATE_DIR_NAME, StoreFault, type PinRecord, type Store } from '../store';
 import { contextAnswer, EMPTY_ANSWER, guidanceAnswer, stopAnswer, type HookAnswer } from './answer';
@@ -227,6 +227,28 @@ export function isHeadless(env: NodeJS.ProcessEnv): boolean {
   return entry !== undefined && entry !== '' && entry !== 'cli';
 }
 
+// After a file-writing tool ran: remember the edit, and tell both members when
+// another wrote the same file within the window with no reservation (noteEdit).
+// The lock is taken only for a member in some channel and a file in the
+// project; any trouble is a warning, never a broken hook.
+async function recordEdits(options: HookOptions, store: Store, state: State, event: HookEvent, env: EnvMember, projectDir: string): Promise<void> {
+  const files = filesWritten(event)
+    .map((file) => repoPath(file, projectDir, event.cwd ?? options.cwd))
+    .filter((file): file is string => file !== undefined);
+  if (files.length === 0) return;
+  const memberId = env.kind === 'id' ? env.memberId : memberBySession(state, event);
+  if (memberId === undefined || membershipsOf(state, memberId).length === 0) return;
+  try {
+    await store.mutate((locked, ctx) => {
+      let queued = 0;
+      for (const file of new Set(files)) queued += noteEdit(locked, memberId, file, ctx);
+      return { ok: true, message: `${queued} collision notice(s)` };
+    });
+  } catch (err) {
+    options.warn(`opencomms: hook could not record an edit: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
 async function decide(options: HookOptions, event: HookEvent, projectDir: string): Promise<Outcome> {
   if (!hasState(projectDir)) {
     // A project without OpenComms state has no mail: say nothing, create nothing.
@@ -255,6 +277,9 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
     // For an asyncRewake hook, exit code 2 plus stderr is how the notice reaches the agent.
     if (waited.notice !== undefined) options.warn(waited.notice);
     return { answer: waited.answer, exitCode: waited.exitCode };
+  }
+  if (event.toolName !== undefined && (event.name === 'PostToolUse' || event.name === 'AfterTool')) {
+    await recordEdits(options, store, snapshot, event, env, projectDir);
   }
   const plan = planMember(snapshot, event, env, projectDir, Date.now());
   if (plan.kind === 'done') {
