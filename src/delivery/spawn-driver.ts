@@ -10,7 +10,7 @@
 // (any change), a successful send, the retry timer after a failure, the
 // cooldown timer, and a re-check while another process holds the lease.
 import { randomHex } from '../store/crypto';
-import { hostname } from 'node:os';
+import { processHostTag } from '../store/process-place';
 import {
   activeSpawnLease, commitDelivery, extendSpawnLease, isAbandonedDelivery, recordMemberError, releaseSpawnLease,
   requeueFailedDelivery, MAX_DELIVERY_ATTEMPTS, type DeliveryOwner, type Envelope, type State,
@@ -50,7 +50,7 @@ export interface SpawnDriverOptions {
   now?: () => number;
   spawnFn?: SpawnFn;
   schedule?: ScheduleFn;
-  /** Who this process is in leases and in-flight claims; process.pid and os.hostname() by default. */
+  /** Who this process is in leases and in-flight claims; process.pid and processHostTag() (hostname and pid namespace) by default. */
   pid?: number;
   host?: string;
   isPidAlive?: (pid: number) => boolean;
@@ -89,7 +89,7 @@ export function createSpawnDriver(options: SpawnDriverOptions): SpawnDriver {
   const spawnFn = options.spawnFn ?? spawnHostProcess;
   const schedule = options.schedule ?? defaultSchedule;
   const pid = options.pid ?? process.pid;
-  const host = options.host ?? hostname();
+  const host = options.host ?? processHostTag();
   const pidAlive = options.isPidAlive ?? isLocalPidAlive;
   const leaseMs = options.leaseMs ?? SPAWN_LEASE_MS;
   const timeoutMs = options.timeoutMs ?? SPAWN_TIMEOUT_MS;

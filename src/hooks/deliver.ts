@@ -6,7 +6,7 @@
 //      the handover is undone rather than counted as a failed attempt).
 // A crash between the steps leaves in_flight mail owned by a dead pid, which
 // the next hook or pull sweeps back into the queue (at-least-once, never lost).
-import { hostname } from 'node:os';
+import { processHostTag } from '../store/process-place';
 import {
   budgetRefusal, clearStale, commitDelivery, drainQueue, frameMessage, isAbandonedDelivery, ownValue, returnUnsentDelivery, sweepInFlight,
   type DeliveryOwner, type EngineCtx, type Envelope, type State,
@@ -20,7 +20,7 @@ const HOOK_LEASE_MS = 30_000;
 let machine: string | undefined;
 
 function machineName(): string {
-  machine ??= hostname();
+  machine ??= processHostTag();
   return machine;
 }
 

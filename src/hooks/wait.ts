@@ -11,7 +11,7 @@
 // lease (engine/wait-leases.ts): Claude Code starts this hook after every
 // turn, and without the lease waiters would pile up and wake the agent once
 // each for the same mail.
-import { hostname } from 'node:os';
+import { processHostTag } from '../store/process-place';
 import { watchStateDir, type StateWatcher } from '../delivery/watcher';
 import {
   activeWaitLease, releaseWaitLease, renewWaitLease, replaceWaitLease, type State, type WaitLease,
@@ -60,7 +60,7 @@ type StopReason = 'mail' | 'timeout' | 'ended' | 'lost';
 let machine: string | undefined;
 
 function machineName(): string {
-  machine ??= hostname();
+  machine ??= processHostTag();
   return machine;
 }
 

@@ -3,7 +3,7 @@
 // they go idle or when the state changes, keeps their away marks in step with
 // their lifetime, reminds them of their roles, and offers the OpenComms tools,
 // through which each session speaks as its own member (session-members.ts).
-import { hostname } from 'node:os';
+import { processHostTag } from '../store/process-place';
 import { markStale, pendingRecipients, succeed, sweepInFlight, type DeliveryOwner, type State } from '../engine';
 import { openStore, type Store } from '../store';
 import { isPidAlive } from '../store/lock';
@@ -62,7 +62,7 @@ function sessionIdOf(event: HostEvent): string | undefined {
 export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPluginDeps = {}): Promise<OpenCommsInstance> {
   const log = deps.log ?? ((line: string) => process.stderr.write(`opencomms(opencode): ${line}\n`));
   const store = deps.store ?? openStore({ projectDir: deps.projectDir ?? findProjectDir(input.directory, input.worktree) });
-  const machine = deps.host ?? hostname();
+  const machine = deps.host ?? processHostTag();
   const pid = deps.pid ?? process.pid;
   // A delivery by another process on this machine is alive while its pid
   // runs; one from another machine can only be judged by its lease.

@@ -4,6 +4,7 @@
 // hostname but not a pid namespace see different processes behind one pid,
 // so `kill(pid, 0)` is only meaningful for a holder in our own namespace.
 import { readFileSync, readlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
 
 /** This process's place, as written into lock stamps. */
 export interface ProcessPlace {
@@ -81,4 +82,19 @@ export function processStartEpochMs(pid: number): number | undefined {
     return undefined;
   }
   return bootSeconds * 1000 + (ticks * 1000) / TICKS_PER_SECOND;
+}
+
+let hostTag: string | undefined;
+
+/**
+ * This process's place as written into delivery owners and leases: the
+ * hostname, and the boot id and pid namespace where /proc tells them. A
+ * holder whose tag equals ours is in our pid namespace, so `kill(pid, 0)`
+ * judges it; any other tag (another machine, another container sharing the
+ * hostname) is judged by its lease alone.
+ */
+export function processHostTag(): string {
+  const ns = thisProcessPlace().ns;
+  hostTag ??= ns === undefined ? hostname() : `${hostname()}/${ns}`;
+  return hostTag;
 }

@@ -1,7 +1,7 @@
 // What tool handlers need from the rest of the program: the store, the
 // pinned identity and the project facts. Everything opens on first use, so
 // start-up touches no file.
-import { hostname } from 'node:os';
+import { processHostTag } from '../store/process-place';
 import * as engine from '../engine';
 import type { DeliveryOwner, EngineCtx, SessionArchive, State, ToolResult } from '../engine';
 import type { ToolCall } from './registry';
@@ -81,7 +81,7 @@ export class ToolServices {
   private processIdentity: Identity | undefined;
   private hostProcess: { id: string | undefined } | undefined;
   private openedSpawnDriver: SpawnDriver | undefined;
-  private readonly machine = hostname();
+  private readonly machine = processHostTag();
   /** Whether this process's doorbell announced a message (set once the doorbell runs). */
   isAnnounced: (messageId: string) => boolean = () => false;
   /** Pulls whose reply is on its way and whose mail is not yet committed or given back. */

@@ -1,7 +1,8 @@
 // Shared set-up for the spawn driver unit tests: a real store in a temp dir
 // on a hand-moved clock, a fake child process, and timers fired by hand.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
+import { processHostTag } from '../../src/store/process-place';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import {
@@ -11,7 +12,7 @@ import { openStore, type Store } from '../../src/store/index';
 import { createSpawnDriver, type SpawnDriver, type SpawnDriverOptions } from '../../src/delivery/spawn-driver';
 import type { SpawnOutcome, SpawnRequest } from '../../src/delivery/spawn-process';
 
-export const HOST = hostname();
+export const HOST = processHostTag();
 export const START = 1_700_000_000_000;
 
 export interface Clock { t: number }

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { processHostTag } from '../../src/store/process-place';
 import { test } from 'node:test';
 import { emptyState, parseFrames } from '../../src/engine/index';
 import { deliverableMail, needsDelivery } from '../../src/hooks/deliver';
@@ -110,13 +111,31 @@ test('mail left in flight by a dead hook process is swept back and delivered', a
     const envelope = state.messages[id!]!;
     envelope.delivery_status = 'in_flight';
     envelope.attempts = 1;
-    envelope.delivery_owner = { pid: 2 ** 22 + 12345, host: hostname(), lease_until: Date.now() + 60_000 };
+    envelope.delivery_owner = { pid: 2 ** 22 + 12345, host: processHostTag(), lease_until: Date.now() + 60_000 };
     state.queues[ALICE] = [];
     return { ok: true, message: 'orphaned' };
   });
   const run = await hook(project, claudeEvent('UserPromptSubmit', SID));
   assert.match(textOf(run.answer), /orphan/);
   assert.equal(statusOf(store, 'review', id!), 'delivered');
+});
+
+test('mail in flight under a process of another pid namespace on the same hostname waits for its lease, never judged by our kill(pid, 0)', async (t) => {
+  const { project, store } = await pair(t);
+  const [id] = await send(store, 'review', BOB, ALICE, ['held by a sidecar']);
+  await store.mutate((state) => {
+    const envelope = state.messages[id!]!;
+    envelope.delivery_status = 'in_flight';
+    envelope.attempts = 1;
+    // The bare hostname, as a process in another container sharing it (or an older OpenComms) writes
+    // it: its pid means nothing in our pid namespace, even a pid that is dead here.
+    envelope.delivery_owner = { pid: 2 ** 22 + 12345, host: hostname(), lease_until: Date.now() + 60_000 };
+    state.queues[ALICE] = [];
+    return { ok: true, message: 'in flight elsewhere' };
+  });
+  const run = await hook(project, claudeEvent('UserPromptSubmit', SID));
+  assert.deepEqual(run.answer, {});
+  assert.equal(statusOf(store, 'review', id!), 'in_flight');
 });
 
 test('Stop blocks with the mail and a line asking to consider it before finishing', async (t) => {

@@ -2,7 +2,7 @@
 // waiter), and the waiter lease that keeps one waiter per member.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { hostname } from 'node:os';
+import { processHostTag } from '../../src/store/process-place';
 import { test } from 'node:test';
 import { disconnectChannel, type WaitLease } from '../../src/engine/index';
 import type { WaitSignal } from '../../src/hooks/wait';
@@ -35,7 +35,7 @@ test('the waiter holds a lease while it waits and releases it on timeout', async
   const waiting = runWait(project, STOP, { timeoutMs: 300 });
   const held = await untilState(project, 'the lease', (s) => leaseOf(s, 'alice-1') !== undefined);
   assert.equal(leaseOf(held, 'alice-1')!.pid, process.pid);
-  assert.equal(leaseOf(held, 'alice-1')!.host, hostname());
+  assert.equal(leaseOf(held, 'alice-1')!.host, processHostTag());
   const run = await bounded(waiting, 'the waiter');
   assert.equal(run.code, 0);
   assert.equal(store.snapshot().wait_leases, undefined);
@@ -43,7 +43,7 @@ test('the waiter holds a lease while it waits and releases it on timeout', async
 
 test('a live holder: the second waiter exits 0 at once, silent, even with mail waiting', async (t) => {
   const { project, store } = await setUp(t);
-  await putLease(store, { pid: process.pid, host: hostname(), token: 'first', until: Date.now() + 600_000 });
+  await putLease(store, { pid: process.pid, host: processHostTag(), token: 'first', until: Date.now() + 600_000 });
   await send(store, 'review', 'bob-1', 'alice-1', ['for the first waiter']);
   const run = await bounded(runWait(project, STOP, { timeoutMs: 600_000 }), 'the second waiter');
   assert.equal(run.code, 0);
@@ -53,7 +53,7 @@ test('a live holder: the second waiter exits 0 at once, silent, even with mail w
 });
 
 for (const [what, stale] of [
-  ['whose holder died', () => ({ pid: deadPid(), host: hostname(), token: 'dead', until: Date.now() + 600_000 })],
+  ['whose holder died', () => ({ pid: deadPid(), host: processHostTag(), token: 'dead', until: Date.now() + 600_000 })],
   ['that expired', () => ({ pid: 1, host: 'elsewhere', token: 'expired', until: Date.now() - 1 })],
 ] as const) {
   test(`a lease ${what} is taken over, and the new holder wakes on mail`, async (t) => {
@@ -128,7 +128,7 @@ test('a lease lost to another waiter ends this wait quietly and leaves the new h
   const { project, store } = await setUp(t);
   const waiting = runWait(project, STOP, { timeoutMs: 600_000 });
   await untilState(project, 'the lease', (s) => leaseOf(s, 'alice-1') !== undefined);
-  await putLease(store, { pid: process.pid, host: hostname(), token: 'usurper', until: Date.now() + 600_000 });
+  await putLease(store, { pid: process.pid, host: processHostTag(), token: 'usurper', until: Date.now() + 600_000 });
   const run = await bounded(waiting, 'the waiter');
   assert.equal(run.code, 0);
   assert.equal(leaseOf(store.snapshot(), 'alice-1')!.token, 'usurper');
