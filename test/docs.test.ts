@@ -1,0 +1,32 @@
+// The docs name what the code does: the reason codes PROTOCOL lists, and the
+// README sections that messages of the program point people to.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { REASONS } from '../src/engine/reasons';
+
+const ROOT = join(__dirname, '..', '..');
+const read = (name: string): string => readFileSync(join(ROOT, name), 'utf8');
+
+test('PROTOCOL 3.4 lists exactly the reason codes the code defines', () => {
+  const protocol = read('PROTOCOL.md');
+  const section = protocol.slice(protocol.indexOf('### 3.4 Reason codes'), protocol.indexOf('Some refusals carry extra fields'));
+  const codes = new Set([...section.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!));
+  assert.deepEqual([...codes].sort(), [...REASONS].sort());
+});
+
+test('every README section the program names in its messages exists', () => {
+  const headings = new Set([...read('README.md').matchAll(/^#{2,4} (.+)$/gm)].map((m) => m[1]!.trim()));
+  const named: string[] = [];
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith('.ts')) for (const m of readFileSync(path, 'utf8').matchAll(/README (?:section )?"([^"]+)"/g)) named.push(m[1]!);
+    }
+  };
+  walk(join(ROOT, 'src'));
+  assert.ok(named.length > 0, 'the server\'s start-up hint names a README section');
+  for (const section of named) assert.ok(headings.has(section), `README has no section "${section}"`);
+});
