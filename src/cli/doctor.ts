@@ -289,7 +289,7 @@ function checkLeftovers(projectDir: string, fix: boolean): Check {
 function checkPins(projectDir: string): Check[] {
   const pinsDir = join(stateDirOf(projectDir), 'pins');
   if (!lstatOf(pinsDir)?.isDirectory()) {
-    return [{ name: 'pins', status: 'warn', message: 'no pins: run `opencomms install <host>` or `opencomms pin --host <host>` to give each agent an id' }];
+    return [{ name: 'pins', status: 'ok', message: 'no pins: none are needed, each host session gets a member of its own (`opencomms pin --host <host>` gives one a fixed id)' }];
   }
   const valid = listPins(projectDir);
   const files = readdirSync(pinsDir).filter((f) => f.endsWith('.json'));
@@ -321,7 +321,7 @@ function checkPins(projectDir: string): Check[] {
       message: `host ${pin.host}; member of ${channels}; ${bound ? 'bound to a host session' : 'not bound to a host session yet (hooks bind it at SessionStart)'}${stale ? '; marked stale (its session ended): it is denied until its next hook clears it' : ''}`,
     });
   }
-  if (valid.length === 0 && broken.length === 0) checks.push({ name: 'pins', status: 'warn', message: 'no pins yet' });
+  if (valid.length === 0 && broken.length === 0) checks.push({ name: 'pins', status: 'ok', message: 'no pins: none are needed, each host session gets a member of its own' });
   return checks;
 }
 
@@ -369,7 +369,8 @@ function checkHosts(options: DoctorOptions): Check[] {
       checks.push({ name, status: 'fail', message: `${config.file}: ${found.error}. Fix the file, then run \`opencomms install ${installArgs(config.host)}\`.` });
       continue;
     }
-    const script = (found.args ?? []).find((a) => a.endsWith('opencomms.js') || a.endsWith('opencomms.cjs'));
+    const written = (found.args ?? []).find((a) => a.endsWith('opencomms.js') || a.endsWith('opencomms.cjs'));
+    const script = written === undefined ? undefined : scriptPathOf(options.projectDir, written);
     if (!script) {
       checks.push({ name, status: 'fail', message: `the opencomms entry does not start opencomms.js; run \`opencomms install ${installArgs(config.host)}\`` });
       continue;
@@ -396,6 +397,17 @@ function checkHosts(options: DoctorOptions): Check[] {
     );
   }
   return checks;
+}
+
+/**
+ * Where a config's script argument points, for this project: the variables
+ * install writes (Claude Code's `${CLAUDE_PROJECT_DIR:-.}`, Cursor's and VS
+ * Code's `${workspaceFolder}`) stand for the project, and a relative path
+ * (Gemini CLI starts servers in the project) is taken from it.
+ */
+function scriptPathOf(projectDir: string, written: string): string {
+  const expanded = written.replace(/\$\{(?:CLAUDE_PROJECT_DIR(?::-[^}]*)?|workspaceFolder)\}/g, () => projectDir);
+  return resolve(projectDir, expanded);
 }
 
 function checkBundle(name: string, script: string, options: DoctorOptions): Check {
