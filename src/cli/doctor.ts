@@ -3,7 +3,7 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { parseState } from '../engine';
+import { formatIsoTime, parseState } from '../engine';
 import type { State } from '../engine';
 import {
   findLeftovers, isValidMemberId, listPins, NODE_FS, PROGRAM_MODE, removeLeftovers, replaceFile, STATE_DIR_NAME, tryReadFile,
@@ -80,7 +80,7 @@ export function runDoctor(options: DoctorOptions): number {
     ...guarded('modes', () => checkModes(options.projectDir, options.fix)),
     ...guarded('lock', () => checkLock(options.projectDir, options.fix)),
     ...guarded('leftovers', () => checkLeftovers(options.projectDir, options.fix)),
-    ...guarded('pins', () => checkPins(options.projectDir)),
+    ...guarded('members', () => checkMembers(options.projectDir)),
     ...guarded('hosts', () => checkHosts(options)),
   ];
   const isHealthy = !checks.some((c) => c.status === 'fail');
@@ -286,42 +286,55 @@ function checkLeftovers(projectDir: string, fix: boolean): Check {
   return { name: 'leftovers', status: 'ok', message: `deleted ${what}`, fixed: true };
 }
 
-function checkPins(projectDir: string): Check[] {
-  const pinsDir = join(stateDirOf(projectDir), 'pins');
-  if (!lstatOf(pinsDir)?.isDirectory()) {
-    return [{ name: 'pins', status: 'ok', message: 'no pins: none are needed, each host session gets a member of its own (`opencomms pin --host <host>` gives one a fixed id)' }];
-  }
-  const valid = listPins(projectDir);
-  const files = readdirSync(pinsDir).filter((f) => f.endsWith('.json'));
-  const checks: Check[] = [];
-  const broken = files.filter((f) => !valid.some((p) => `${p.member_id}.json` === f));
-  if (broken.length > 0) {
-    checks.push({
-      name: 'pins',
-      status: 'warn',
-      message: `ignored pin file(s) (unreadable, or member_id differs from the file name): ${broken.join(', ')}; delete them or pin again`,
-    });
-  }
+// Members are per agent session (PROTOCOL 6.1): the report lists each member
+// with its host sessions, channels and away mark, and the pins of older
+// installs with whether a session has adopted them yet.
+function checkMembers(projectDir: string): Check[] {
   const state = loadState(projectDir);
-  for (const pin of valid) {
-    if (!isValidMemberId(pin.member_id)) continue;
-    const memberships = state
-      ? Object.values(state.channels).flatMap((c) => c.members.filter((m) => m.session_id === pin.member_id).map((m) => ({ c, m })))
-      : [];
-    if (memberships.length === 0) {
-      checks.push({ name: `pin ${pin.member_id}`, status: 'ok', message: `host ${pin.host}; not in a channel yet (the agent creates or joins one)` });
-      continue;
+  const checks: Check[] = [];
+  const pinsDir = join(stateDirOf(projectDir), 'pins');
+  const pins = lstatOf(pinsDir)?.isDirectory() ? listPins(projectDir) : [];
+  if (lstatOf(pinsDir)?.isDirectory()) {
+    const files = readdirSync(pinsDir).filter((f) => f.endsWith('.json'));
+    const broken = files.filter((f) => !pins.some((p) => `${p.member_id}.json` === f));
+    if (broken.length > 0) {
+      checks.push({
+        name: 'pins',
+        status: 'warn',
+        message: `ignored pin file(s) (unreadable, or member_id differs from the file name): ${broken.join(', ')}; delete them or pin again`,
+      });
     }
-    const channels = memberships.map(({ c }) => c.name).join(', ');
-    const bound = memberships.some(({ m }) => m.host_session_id);
-    const stale = memberships.some(({ m }) => m.stale);
-    checks.push({
-      name: `pin ${pin.member_id}`,
-      status: stale ? 'warn' : 'ok',
-      message: `host ${pin.host}; member of ${channels}; ${bound ? 'bound to a host session' : 'not bound to a host session yet (hooks bind it at SessionStart)'}${stale ? '; marked stale (its session ended): it is denied until its next hook clears it' : ''}`,
-    });
   }
-  if (valid.length === 0 && broken.length === 0) checks.push({ name: 'pins', status: 'ok', message: 'no pins: none are needed, each host session gets a member of its own' });
+  const links = Object.values(state?.session_links ?? {});
+  const ids = new Set<string>(links.map((l) => l.member_id));
+  for (const channel of Object.values(state?.channels ?? {})) for (const m of channel.members) ids.add(m.session_id);
+  for (const pin of pins) ids.add(pin.member_id);
+  for (const entry of state?.errors ?? []) if (entry.member_id !== undefined) ids.add(entry.member_id);
+  if (ids.size === 0) {
+    return [...checks, { name: 'members', status: 'ok', message: 'none yet: each agent session gets a member of its own on its first OpenComms call' }];
+  }
+  for (const id of [...ids].sort()) {
+    if (!isValidMemberId(id)) continue;
+    const memberships = Object.values(state?.channels ?? {}).flatMap((c) => c.members.filter((m) => m.session_id === id).map((m) => ({ c, m })));
+    const sessions = links.filter((l) => l.member_id === id);
+    const pin = pins.find((p) => p.member_id === id);
+    const hosts = [...new Set([...memberships.map(({ m }) => m.host), ...sessions.map((l) => l.host), ...(pin ? [pin.host] : [])])];
+    const parts = [`host ${hosts.join(', ') || 'unknown'}`];
+    parts.push(memberships.length === 0 ? 'not in a channel yet' : `member of ${memberships.map(({ c }) => c.name).join(', ')}`);
+    if (sessions.length > 0) {
+      const seen = Math.max(...sessions.map((l) => l.last_seen));
+      parts.push(`${sessions.length} host session link(s), last seen ${formatIsoTime(seen)}`);
+    } else if (pin) {
+      parts.push(`pinned by an older install; the first ${pin.host} session to start adopts it`);
+    } else if (!memberships.some(({ m }) => m.host_session_id)) {
+      parts.push('no host session linked (set by OPENCOMMS_MEMBER_ID, or linked before this version)');
+    }
+    const away = memberships.find(({ m }) => m.stale);
+    if (away) parts.push(`away since ${away.m.stale_at === null ? 'an unknown time' : formatIsoTime(away.m.stale_at)} (its session ended; its mail waits for it)`);
+    const problem = [...(state?.errors ?? [])].reverse().find((e) => e.member_id === id);
+    if (problem) parts.push(`last problem (${formatIsoTime(problem.at)}): ${problem.message}`);
+    checks.push({ name: `member ${id}`, status: problem ? 'warn' : 'ok', message: parts.join('; ') });
+  }
   return checks;
 }
 

@@ -43,10 +43,7 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
         watch: () => shared,
         stateDir: services.store.stateDir,
         snapshot: () => services.store.snapshot(),
-        memberId: () => {
-          const pinned = services.pin();
-          return 'memberId' in pinned ? pinned.memberId : undefined;
-        },
+        memberId: (state) => services.processMember(state),
         notify: options.notify,
         log,
         sweep: () => services.sweepAbandoned(),

@@ -9,7 +9,10 @@ export interface StatusOptions {
   write: (text: string) => void;
 }
 
-interface MemberView { session_id: string; role: string; stale: boolean; host: string; delivery_mode: string }
+interface MemberView {
+  session_id: string; role: string; stale: boolean; host: string; delivery_mode: string;
+  away_since?: number | null; last_seen?: number | null;
+}
 interface ChannelView {
   name: string; id: string; paused: boolean; members: MemberView[]; queue_lengths?: Record<string, number>;
 }
@@ -33,7 +36,8 @@ export function runStatus(options: StatusOptions): number {
       const pending = (channel.queue_lengths && engine.ownValue(channel.queue_lengths, member.session_id)) ?? 0;
       lines.push(
         `  ${printable(member.role, 32).padEnd(16)} ${printable(member.session_id, 64)}  host ${printable(member.host, 64)}, ${member.delivery_mode}` +
-          `${member.stale ? ', stale' : ''}, ${pending} pending`,
+          `${member.stale ? `, away since ${member.away_since ? engine.formatIsoTime(member.away_since) : 'an unknown time'}` : ''}, ${pending} pending` +
+          `${member.last_seen ? `, last seen ${engine.formatIsoTime(member.last_seen)}` : ''}`,
       );
     }
   }

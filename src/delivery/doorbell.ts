@@ -24,7 +24,8 @@ export interface DoorbellOptions {
   /** A lock-free read of the current state (store.snapshot). */
   snapshot: () => State;
   /** The pinned member, looked up again on every change while there is none. */
-  memberId: () => string | undefined;
+  /** The member to ring for, given the state just read; undefined while there is none. */
+  memberId: (state: State) => string | undefined;
   notify: (method: string, params: Record<string, unknown>) => void;
   log: (line: string) => void;
   /**
@@ -155,13 +156,13 @@ export function startDoorbell(options: DoorbellOptions): Doorbell {
   const check = (): void => {
     if (isClosed) return;
     try {
-      const memberId = options.memberId();
+      const state = options.snapshot();
+      const memberId = options.memberId(state);
       if (!memberId) return;
       if (memberId !== ringingFor) {
         ringingFor = memberId;
         rung = new Set();
       }
-      const state = options.snapshot();
       const bell = checkBell(state, memberId, rung);
       if (bell) options.notify(CHANNEL_NOTIFICATION, { content: bell.content, meta: bell.meta });
       sweepAbandoned(state, memberId);

@@ -1,9 +1,9 @@
 // A fresh channel record with its safeguards, shared by create and resume.
 import {
   DEFAULT_DELIVERY_COOLDOWN_MS, DEFAULT_MAX_HOPS, DEFAULT_MAX_MEMBERS, DEFAULT_RATE_LIMIT,
-  DEFAULT_STALE_EVENT_MS, MAX_BUDGET_MESSAGES, MAX_BUDGET_RUNTIME_MS, MAX_MAX_HOPS,
+  DEFAULT_AWAY_RETENTION_MS, DEFAULT_STALE_EVENT_MS, MAX_AWAY_RETENTION_MS, MAX_BUDGET_MESSAGES, MAX_BUDGET_RUNTIME_MS, MAX_MAX_HOPS,
   MAX_MEMBERS_CEILING, MAX_RATE_LIMIT, MIN_BUDGET_MESSAGES, MIN_BUDGET_RUNTIME_MS, MIN_MAX_HOPS,
-  MIN_MEMBERS, MIN_RATE_LIMIT,
+  MIN_AWAY_RETENTION_MS, MIN_MEMBERS, MIN_RATE_LIMIT,
 } from './constants';
 import { emptyTimer } from './timer-clock';
 import { clampInt, clampOptionalInt } from './validate';
@@ -15,6 +15,7 @@ export interface ChannelLimitsInput {
   rate_limit?: number | null;
   max_hops?: number | null;
   budgets?: Partial<Budgets> | null;
+  away_retention_ms?: number | null;
 }
 
 /** Clamps budgets into their documented ranges; absent or non-finite means unlimited. */
@@ -59,6 +60,7 @@ export function buildChannel(fields: {
     rate_limit: clampInt(limits.rate_limit, MIN_RATE_LIMIT, MAX_RATE_LIMIT, DEFAULT_RATE_LIMIT),
     delivery_cooldown_ms: DEFAULT_DELIVERY_COOLDOWN_MS,
     stale_event_ms: DEFAULT_STALE_EVENT_MS,
+    away_retention_ms: clampInt(limits.away_retention_ms, MIN_AWAY_RETENTION_MS, MAX_AWAY_RETENTION_MS, DEFAULT_AWAY_RETENTION_MS),
     timer: emptyTimer(),
     budgets: clampBudgets(limits.budgets),
     delivered_total: 0,

@@ -37,6 +37,10 @@ export const RATE_WINDOW_MS = 60_000;
 
 export const DEFAULT_STALE_EVENT_MS = 300_000;
 export const DEFAULT_DELIVERY_COOLDOWN_MS = 1_000;
+/** How long a member whose session ended stays in a channel, their mail waiting, before they are removed. */
+export const DEFAULT_AWAY_RETENTION_MS = 7 * 86_400_000;
+export const MIN_AWAY_RETENTION_MS = 3_600_000;
+export const MAX_AWAY_RETENTION_MS = 365 * 86_400_000;
 
 export const MIN_BUDGET_RUNTIME_MS = 60_000;
 export const MAX_BUDGET_RUNTIME_MS = 30 * 24 * 60 * 60 * 1_000;

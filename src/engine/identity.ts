@@ -6,9 +6,8 @@ import { findChannel } from './validate';
 import type { State, ToolResult } from './types';
 
 /**
- * The check every protected call makes: the pinned member must be a live
- * (not stale) member of the named channel, or of some channel when none is
- * named. A missing pin is `unpinned`, a named channel that does not exist
+ * The check every protected call makes: the caller's member must be a
+ * member of the named channel, or of some channel when none is named. A missing pin is `unpinned`, a named channel that does not exist
  * is `channel_not_found`; anything else is `not_member`.
  */
 export function authorizeMember(state: State, memberId: string | null, channel?: string | null): ToolResult {
@@ -21,9 +20,11 @@ export function authorizeMember(state: State, memberId: string | null, channel?:
     return refuse('channel_not_found', `Channel "${channel.trim().toLowerCase()}" does not exist; opencomms_status lists your channels.`);
   }
   const channels = named ? [named] : Object.values(state.channels);
-  const live = channels.some((c) => c.members.some((m) => m.session_id === memberId && !m.stale));
-  if (!live) {
-    return refuse('not_member', `Member ${memberId} is not a live member of ${channel ? `channel "${channel.trim().toLowerCase()}"` : 'any channel'} (removed, disconnected, marked stale, or state reset).`);
+  // An away member (its session ended) is still a member: a call from it
+  // means its session is back, and the next change clears the mark.
+  const isMember = channels.some((c) => c.members.some((m) => m.session_id === memberId));
+  if (!isMember) {
+    return refuse('not_member', `Member ${memberId} is not a member of ${channel ? `channel "${channel.trim().toLowerCase()}"` : 'any channel'} (removed, disconnected, away for longer than the channel keeps absent members, or state reset). Join again with opencomms_join.`);
   }
   return succeed('authorized', { member_id: memberId });
 }

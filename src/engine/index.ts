@@ -29,6 +29,12 @@ export type { TimerInput, TimerAction } from './timer';
 export {
   authorizeMember, markStale, clearStale, resolveMemberByHostSession, memberInfosFor, bindHostSession,
 } from './identity';
+export { expireAwayMembers, isAwayTooLong } from './away';
+export { LAST_SEEN_STEP_MS } from './session-links';
+export {
+  linkSession, findLinkedMember, needsLink, lastSeenByMember, sessionsOf, sessionKey, pruneLinks,
+} from './session-links';
+export type { SessionRef, SessionKeyKind, LinkOutcome } from './session-links';
 export {
   buildSessionArchive, commitSessionSave, resumeSession, deleteSession, buildArchiveContext,
 } from './sessions';

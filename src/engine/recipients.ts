@@ -1,6 +1,8 @@
 // Choosing who receives a message (or the clock). The rule is "never guess":
 // an explicit target, a broadcast, or the one and only peer. A target named
 // in a different case counts only when it names a single member (PROTOCOL 5.2).
+// A member who is away (their session ended) is still a recipient: the mail
+// waits for them.
 import { refuse, type Refusal } from './reasons';
 import { describeMembers } from './validate';
 import type { Channel, Member } from './types';
@@ -36,7 +38,6 @@ export function resolvePeer(channel: Channel, self: Member, to: string | null | 
     if (!target || target.session_id === self.session_id) {
       return refuse('unknown_recipient', `No other member matches "${to.trim()}". Members: ${describeMembers(others)}.`);
     }
-    if (target.stale) return refuse('stale_recipient', `${target.role} (${target.session_id}) is marked stale.`);
     return target;
   }
   if (others.length === 0) return refuse('no_recipient', `Channel "${channel.name}" has no other member.`);
@@ -44,9 +45,7 @@ export function resolvePeer(channel: Channel, self: Member, to: string | null | 
     return refuse('ambiguous_recipient',
       `Channel "${channel.name}" has ${others.length} other members. Specify to=<session_id|role> or broadcast=true. Members: ${describeMembers(others)}.`);
   }
-  const [only] = others as [Member];
-  if (only.stale) return refuse('stale_recipient', `The only other member, ${only.role} (${only.session_id}), is marked stale.`);
-  return only;
+  return others[0]!;
 }
 
 /** The recipients of a send, in roster order. */
@@ -66,7 +65,5 @@ export function resolveRecipients(
   }
   const others = channel.members.filter((m) => m.session_id !== sender.session_id);
   if (others.length === 0) return refuse('no_recipient', `Channel "${channel.name}" has no other member to receive a broadcast.`);
-  const live = others.filter((m) => !m.stale);
-  if (live.length === 0) return refuse('stale_recipient', 'No live recipient: every other member is marked stale.');
-  return live;
+  return others;
 }

@@ -9,8 +9,9 @@ import { resolveRecipients } from './recipients';
 import { backlogRefusal } from './retention';
 import { recordSeen, seenWithin, sweepSeen } from './seen-recent';
 import { handOverClock, isClockRunning } from './timer-clock';
+import { formatIsoTime } from './times';
 import { findChannel, isNonBlank, memberOf, normalizeChannelName, ownValue } from './validate';
-import type { Channel, EngineCtx, MessageType, State, ToolResult } from './types';
+import type { Channel, EngineCtx, Member, MessageType, State, ToolResult } from './types';
 
 /** Message types a member may send; `system` is kept for the engine's own notices. */
 export const SENDER_MESSAGE_TYPES: readonly MessageType[] = ['review_request', 'review_response', 'manual'];
@@ -72,6 +73,13 @@ function cleanDescription(raw: string | null | undefined): string | null {
   return text === '' ? null : text;
 }
 
+/** What a sender is told about recipients whose session has ended: their mail waits, and until when. */
+function describeAway(away: readonly Member[], retentionMs: number): string {
+  const who = away.map((m) => `${m.role} (${m.session_id}) is away since ${m.stale_at === null ? 'an unknown time' : formatIsoTime(m.stale_at)}`).join('; ');
+  const days = Math.round(retentionMs / 86_400_000 * 10) / 10;
+  return `${who}. The mail waits and is delivered when their session resumes (or they pull); a member away for more than ${days} day(s) leaves the channel and you are told what was not delivered.`;
+}
+
 /** Queues one envelope per recipient after the full set of checks. */
 export function sendMessage(state: State, input: SendMessageInput, ctx: EngineCtx): ToolResult {
   const now = ctx.now();
@@ -121,7 +129,10 @@ export function sendMessage(state: State, input: SendMessageInput, ctx: EngineCt
     delivery_status: 'pending',
   };
   if (recordedDescription) data.session_description = description;
-  return succeed(recipients.length === 1
+  const away = recipients.filter((m) => m.stale);
+  if (away.length > 0) data.away = away.map((m) => ({ member: m.session_id, role: m.role, since: m.stale_at }));
+  const queued = recipients.length === 1
     ? `Message queued for ${first.role} (${first.session_id}).`
-    : `Message queued for ${recipients.length} members.`, data);
+    : `Message queued for ${recipients.length} members.`;
+  return succeed(away.length === 0 ? queued : `${queued} ${describeAway(away, channel.away_retention_ms)}`, data);
 }

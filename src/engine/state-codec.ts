@@ -5,8 +5,9 @@ import { insertInSendOrder, isLive } from './envelopes';
 import { capabilitiesForMode } from './members';
 import { checkChannel, checkEnvelope, checkKeys, isObj, isStringArray, reject, ShapeError, type Obj } from './state-shape';
 import { isDateTime } from './times';
+import { isValidHostLabel } from './validate';
 import { SCHEMA_VERSION } from './types';
-import type { Channel, Envelope, ErrorEntry, State } from './types';
+import type { Channel, Envelope, ErrorEntry, SessionLink, State } from './types';
 import type { Lease, LeaseField } from './leases';
 
 /** A state with nothing in it. */
@@ -57,6 +58,28 @@ function checkLeases(root: Obj, field: LeaseField, notes: string[]): Record<stri
       kept[memberId] = { pid: lease.pid as number, host: lease.host, token: lease.token, until: lease.until };
     } else {
       notes.push(`${field}["${memberId}"]: dropped a malformed lease`);
+    }
+  }
+  return Object.keys(kept).length > 0 ? kept : undefined;
+}
+
+/**
+ * Session links are soft too: a malformed link is dropped (that session is
+ * given a fresh member next time, and its old member keeps its mail for
+ * `pin` or OPENCOMMS_MEMBER_ID to reach), a map that is not an object is a rejection.
+ */
+function checkSessionLinks(root: Obj, notes: string[]): Record<string, SessionLink> | undefined {
+  const value = root.session_links;
+  if (value === undefined) return undefined;
+  if (!isObj(value)) reject('session_links is not an object');
+  checkKeys(value, 'session_links');
+  const kept: Record<string, SessionLink> = {};
+  for (const [key, link] of Object.entries(value)) {
+    const isTime = (t: unknown): t is number => typeof t === 'number' && Number.isFinite(t);
+    if (isObj(link) && isValidHostLabel(link.member_id) && typeof link.host === 'string' && isTime(link.created_at) && isTime(link.last_seen)) {
+      kept[key] = { member_id: link.member_id, host: link.host, created_at: link.created_at, last_seen: link.last_seen };
+    } else {
+      notes.push(`session_links["${key}"]: dropped a malformed link`);
     }
   }
   return Object.keys(kept).length > 0 ? kept : undefined;
@@ -118,6 +141,8 @@ function checkRoot(root: unknown, now: number, expectedSchema: number, legacy: b
   if (leases) state.spawn_leases = leases;
   const waitLeases = checkLeases(root, 'wait_leases', notes);
   if (waitLeases) state.wait_leases = waitLeases;
+  const links = checkSessionLinks(root, notes);
+  if (links) state.session_links = links;
   const channelIds = new Set<string>();
   for (const [key, raw] of Object.entries(root.channels)) {
     const channel = checkChannel(key, raw, now, notes, legacy);

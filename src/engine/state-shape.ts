@@ -4,7 +4,7 @@
 // restored, because a missing hop cap or rate limit silently disables them.
 import {
   CHANNEL_ID_PATTERN, DEFAULT_DELIVERY_COOLDOWN_MS, DEFAULT_HOST_ID, DEFAULT_MAX_HOPS, DEFAULT_MAX_MEMBERS,
-  DEFAULT_RATE_LIMIT, DEFAULT_STALE_EVENT_MS, MAX_MAX_HOPS, MAX_MEMBERS_CEILING, MAX_RATE_LIMIT,
+  DEFAULT_RATE_LIMIT, DEFAULT_STALE_EVENT_MS, DEFAULT_AWAY_RETENTION_MS, MIN_AWAY_RETENTION_MS, MAX_AWAY_RETENTION_MS, MAX_MAX_HOPS, MAX_MEMBERS_CEILING, MAX_RATE_LIMIT,
   MIN_MAX_HOPS, MIN_MEMBERS, MIN_RATE_LIMIT,
 } from './constants';
 import { capabilitiesForMode, defaultStalePolicy, DELIVERY_MODES, SURFACES } from './members';
@@ -258,6 +258,9 @@ export function checkChannel(key: string, raw: unknown, now: number, notes: stri
   safeguard(c, 'rate_limit', DEFAULT_RATE_LIMIT, MIN_RATE_LIMIT, MAX_RATE_LIMIT, where, notes);
   safeguard(c, 'delivery_cooldown_ms', DEFAULT_DELIVERY_COOLDOWN_MS, 0, Number.MAX_SAFE_INTEGER, where, notes);
   safeguard(c, 'stale_event_ms', DEFAULT_STALE_EVENT_MS, 1, Number.MAX_SAFE_INTEGER, where, notes);
+  // Written since one member per session; older channels get the default without a note.
+  if (c.away_retention_ms === undefined) c.away_retention_ms = DEFAULT_AWAY_RETENTION_MS;
+  safeguard(c, 'away_retention_ms', DEFAULT_AWAY_RETENTION_MS, MIN_AWAY_RETENTION_MS, MAX_AWAY_RETENTION_MS, where, notes);
   checkTimer(c, where, notes);
   fill(c, 'budgets', { max_runtime_ms: null, max_delivered_messages: null }, where, notes);
   if (!isObj(c.budgets)) reject(`${where}.budgets must be an object`);

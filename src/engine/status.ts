@@ -3,6 +3,7 @@
 import { channelEnvelopes, isLive } from './envelopes';
 import { frameMessage, UNTRUSTED_NOTICE } from './framing';
 import { refuse, succeed } from './reasons';
+import { lastSeenByMember } from './session-links';
 import { timerReport } from './timer';
 import { addToTotal, findChannel, pageLimit, requireMembership } from './validate';
 import type { Channel, EngineCtx, ErrorEntry, State, ToolResult } from './types';
@@ -14,6 +15,7 @@ export interface StatusInput {
 }
 
 function describeChannel(state: State, channel: Channel, ctx: EngineCtx): Record<string, unknown> {
+  const seen = lastSeenByMember(state);
   const now = ctx.now();
   const queueLengths: Record<string, number> = {};
   const inFlight: Record<string, number> = {};
@@ -52,6 +54,8 @@ function describeChannel(state: State, channel: Channel, ctx: EngineCtx): Record
       session_id: m.session_id,
       role: m.role,
       stale: m.stale,
+      away_since: m.stale ? m.stale_at : null,
+      last_seen: seen.get(m.session_id) ?? null,
       joined_at: m.joined_at,
       host: m.host,
       surface: m.surface,

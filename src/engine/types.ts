@@ -78,6 +78,8 @@ export interface Channel {
   rate_limit: number;
   delivery_cooldown_ms: number;
   stale_event_ms: number;
+  /** How long an away member (session ended) stays before leaving the channel (our addition). */
+  away_retention_ms: number;
   timer: ChannelTimer;
   budgets: Budgets;
   delivered_total: number;
@@ -175,6 +177,20 @@ export interface State {
    * whose holder is dead is free.
    */
   wait_leases?: Record<string, WaitLease>;
+  /**
+   * Host sessions → members (our addition; absent when empty), keyed
+   * `sid:<host session id>` or `proc:[<boot id>/<pid ns>/]<pid>@<start>`. Only ever
+   * looked up to find a process's own member; never a routing key.
+   */
+  session_links?: Record<string, SessionLink>;
+}
+
+/** Which member one host session speaks as, and when that session was last seen (our addition). */
+export interface SessionLink {
+  member_id: string;
+  host: string;
+  created_at: number;
+  last_seen: number;
 }
 
 /** One line of history/<channel_id>.jsonl: a finished envelope and who received it. */
@@ -197,7 +213,7 @@ export interface HistoryView {
 export interface EngineCtx {
   now(): number;
   /** A fresh id: prefix + 32 lowercase hex. */
-  newId(prefix: 'chn_' | 'ocm_' | 'cor_'): string;
+  newId(prefix: 'chn_' | 'ocm_' | 'cor_' | 'sess_'): string;
   /** A fresh unguessable nonce for untrusted framing. */
   nonce(): string;
   /** First 32 hex chars of sha256(text). */

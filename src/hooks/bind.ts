@@ -2,10 +2,11 @@
 // the member comes from OPENCOMMS_MEMBER_ID, or from the member bound to
 // this host session; SessionStart is where a session gets bound, and only
 // when exactly one pin can be meant.
-import { bindHostSession, resolveMemberByHostSession, type State } from '../engine';
+import { bindHostSession, findLinkedMember, resolveMemberByHostSession, type SessionRef, type State } from '../engine';
+import { hostProcessId } from '../tools/host-process';
 import type { PinRecord } from '../store';
 import { identityFromEnv } from '../tools/env-identity';
-import { HOST_CLAUDE_CODE, HOST_CODEX, type HookEvent } from './events';
+import { HOST_CLAUDE_CODE, HOST_CODEX, HOST_GEMINI, type HookEvent } from './events';
 
 /** The hosts a SessionStart without a clear marker could come from. */
 const UNCERTAIN_HOSTS: readonly string[] = [HOST_CLAUDE_CODE, HOST_CODEX];
@@ -23,8 +24,33 @@ export function memberFromEnv(env: NodeJS.ProcessEnv): EnvMember {
   return { kind: 'invalid', problem: `hook: no mail was delivered. ${identity.problem}` };
 }
 
-/** The member bound to this host session on any of the event's candidate hosts; undefined when none or ambiguous. */
+let hostProcess: { id: string | undefined } | undefined;
+
+/**
+ * The host sessions this hook run belongs to, as the session's server links
+ * them: the host's session id, except on Gemini CLI, whose servers are told
+ * no session id and go by their host process, so its hooks do the same.
+ */
+export function sessionRefsOf(event: HookEvent): SessionRef[] {
+  const host = event.hosts[0] ?? HOST_CLAUDE_CODE;
+  if (event.hosts.length === 1 && host === HOST_GEMINI) {
+    hostProcess ??= { id: hostProcessId() };
+    return hostProcess.id === undefined ? [] : [{ kind: 'proc', host, id: hostProcess.id }];
+  }
+  return event.sessionId === undefined ? [] : [{ kind: 'sid', host, id: event.sessionId }];
+}
+
+/**
+ * The member of this hook's session: the one its session is linked to
+ * (session-links), else, for a project set up before one member per session,
+ * the member whose membership is bound to this host session id.
+ */
 export function memberBySession(state: State, event: HookEvent): string | undefined {
+  return findLinkedMember(state, sessionRefsOf(event)) ?? memberByBinding(state, event);
+}
+
+/** The member bound to this host session on any of the event's candidate hosts; undefined when none or ambiguous. */
+function memberByBinding(state: State, event: HookEvent): string | undefined {
   if (event.sessionId === undefined) return undefined;
   const lookIn = (hosts: readonly string[]): Set<string> => {
     const found = new Set<string>();

@@ -8,11 +8,14 @@
 // never break the session it runs in.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { markStale, MAX_ERRORS, type DeliveryOwner, type State, type ToolResult } from '../engine';
+import {
+  findLinkedMember, linkSession, markStale, MAX_ERRORS, needsLink, recordMemberError, type DeliveryOwner, type State, type ToolResult,
+} from '../engine';
 import { listPins, openStore, STATE_DIR_NAME, StoreFault, type PinRecord, type Store } from '../store';
 import { contextAnswer, EMPTY_ANSWER, guidanceAnswer, stopAnswer, type HookAnswer } from './answer';
 import {
-  bindablePins, bindEnvMember, bindPin, choosePinMessage, isEnvBindingStale, memberBySession, memberFromEnv, type EnvMember,
+  bindablePins, bindEnvMember, bindPin, choosePinMessage, isEnvBindingStale, memberBySession, memberFromEnv, sessionRefsOf,
+  type EnvMember,
 } from './bind';
 import {
   commitHookDelivery, hookOwner, membershipsOf, needsDelivery, prepareDelivery, requeueHookDelivery, type PreparedDelivery,
@@ -80,15 +83,19 @@ interface LockedResult extends ToolResult {
 
 /** Who the hook speaks for, as far as the lock-free snapshot can tell, or why it stops here. */
 type Plan =
-  | { kind: 'done'; outcome: Outcome }
+  | { kind: 'done'; outcome: Outcome; problem?: { memberId: string; message: string } }
   | { kind: 'member'; memberId: string }
   | { kind: 'pin'; pin: PinRecord };
 
 function planMember(state: State, event: HookEvent, env: EnvMember, projectDir: string, now: number): Plan {
   const memberId = env.kind === 'id' ? env.memberId : memberBySession(state, event);
   if (memberId !== undefined) {
-    if (membershipsOf(state, memberId).length === 0) return { kind: 'done', outcome: NOTHING };
-    const mustBind = env.kind === 'id' && isEnvBindingStale(state, memberId, event);
+    if (membershipsOf(state, memberId).length === 0) {
+      // A session's own member may simply not have joined yet; a member named
+      // by OPENCOMMS_MEMBER_ID that is in no roster is a set-up mistake to show.
+      return env.kind === 'id' ? { kind: 'done', outcome: NOTHING, problem: { memberId, message: notInRoster(memberId) } } : { kind: 'done', outcome: NOTHING };
+    }
+    const mustBind = env.kind === 'id' ? isEnvBindingStale(state, memberId, event) : mustLinkAtStart(state, event, now);
     if (!mustBind && !needsDelivery(state, memberId, now)) return { kind: 'done', outcome: NOTHING };
     return { kind: 'member', memberId };
   }
@@ -98,6 +105,35 @@ function planMember(state: State, event: HookEvent, env: EnvMember, projectDir: 
   if (pins.length === 0) return { kind: 'done', outcome: NOTHING };
   if (pins.length > 1) return { kind: 'done', outcome: { answer: guidanceAnswer(choosePinMessage(pins)) } };
   return { kind: 'pin', pin: pins[0]! };
+}
+
+function notInRoster(memberId: string): string {
+  return `hook: OPENCOMMS_MEMBER_ID=${memberId} is in no channel, so this session gets no mail. `
+    + 'Remove OPENCOMMS_MEMBER_ID from the hook command (run `opencomms install <host>` again) so each session gets its own member, '
+    + `or have the agent join a channel as ${memberId}.`;
+}
+
+/**
+ * Records a problem scoped to a member where status and doctor show it, once:
+ * the lock is taken only when the newest entry for that member says something else.
+ */
+async function recordOnce(store: Store, state: State, memberId: string, message: string): Promise<void> {
+  const newest = [...state.errors].reverse().find((e) => e.member_id === memberId);
+  if (newest?.message === message) return;
+  await store.mutate((locked, ctx) => {
+    recordMemberError(locked, memberId, ctx.now(), message);
+    return { ok: true, message: 'recorded' };
+  });
+}
+
+/** Whether a starting session's link must be written: missing, due a last_seen, or its member away. */
+function mustLinkAtStart(state: State, event: HookEvent, now: number): boolean {
+  return event.isSessionStart && needsLink(state, sessionRefsOf(event), now);
+}
+
+/** Whether some session is already linked to `memberId`. */
+function isLinked(state: State, memberId: string): boolean {
+  return Object.values(state.session_links ?? {}).some((link) => link.member_id === memberId);
 }
 
 /** Step 1 under the lock: confirm who the member is (binding if planned), then drain and frame. */
@@ -112,6 +148,14 @@ function lockedStep(store: Store, plan: Plan, event: HookEvent, env: EnvMember, 
       if (event.isSessionStart) bindEnvMember(state, memberId, event);
     } else if (plan.kind === 'member') {
       memberId = memberBySession(state, event) === plan.memberId ? plan.memberId : undefined;
+      // A starting session is seen (last_seen) and back (its away mark goes);
+      // one found only by an old binding is linked to its member from now on.
+      if (memberId !== undefined && mustLinkAtStart(state, event, ctx.now())) linkSession(state, sessionRefsOf(event), [memberId], ctx);
+    }
+    if (plan.kind === 'pin' && memberId !== undefined && findLinkedMember(state, sessionRefsOf(event)) === undefined
+      && !isLinked(state, memberId)) {
+      // An old install's pin, taken by the first session that starts under it.
+      linkSession(state, sessionRefsOf(event), [memberId], ctx);
     }
     if (memberId === undefined || membershipsOf(state, memberId).length === 0) return { ok: true, message: 'no member' };
     const owner = hookOwner(pid, ctx.now());
@@ -179,7 +223,13 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
     return { answer: waited.answer, exitCode: waited.exitCode };
   }
   const plan = planMember(snapshot, event, env, projectDir, Date.now());
-  if (plan.kind === 'done') return plan.outcome;
+  if (plan.kind === 'done') {
+    if (plan.problem) {
+      options.warn(`opencomms: ${plan.problem.message}`);
+      await recordOnce(store, snapshot, plan.problem.memberId, plan.problem.message);
+    }
+    return plan.outcome;
+  }
 
   const locked = await lockedStep(store, plan, event, env, process.pid);
   const { memberId, owner, delivery } = locked;

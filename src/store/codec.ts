@@ -18,4 +18,9 @@ export interface StateCodec {
   reparse?(text: string): State;
   /** With `placeholder` (the current, empty-of-data v2 state) the codec keeps its channels and errors. */
   migrateV1?(legacyText: string, now: number, placeholder?: State): MigrateResult;
+  /**
+   * Optional. Time-driven upkeep run on the loaded state before every change
+   * (members away past their channel's retention leave); saved with the change.
+   */
+  tidy?(state: State, now: number): void;
 }

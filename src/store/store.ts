@@ -241,6 +241,7 @@ export function createStore(options: StoreOptions): Store {
         // After a quarantine the empty state (with its notice) must replace the
         // bad file even if fn refuses, or every later call would copy it again.
         const fallback = loaded.baseline === null ? codec.serializeState(loaded.state) : undefined;
+        codec.tidy?.(loaded.state, ctx.now());
         const result = fn(loaded.state, ctx);
         if (result.ok) persist(loaded.state, lock, loaded.baseline, loaded.fence);
         else if (fallback !== undefined) writeState(lock, fallback, loaded.fence);

@@ -35,14 +35,14 @@ function schema(properties: Record<string, PropertySchema>, required: string[] =
 }
 
 export function buildTools(s: ToolServices): ToolDescriptor[] {
-  const memberFields = (a: Args, memberId: string) => ({
+  const memberFields = (a: Args, memberId: string, call: ToolCall) => ({
     session_id: memberId,
     project_id: s.projectId,
     worktree: s.options.projectDir,
     host: s.options.host,
     surface: 'mcp' as const,
     delivery_mode: a.spawn_push === true ? ('spawn_push' as const) : ('pull' as const),
-    host_session_id: a.host_session_id ?? null,
+    host_session_id: a.host_session_id ?? s.hostSessionOf(call) ?? null,
     stale_policy: a.spawn_push === true ? { mode: 'window' as const, window_ms: 300_000 } : { mode: 'none' as const, window_ms: null },
   });
 
@@ -59,7 +59,7 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
     };
   };
 
-  const tools: ToolDescriptor[] = [
+  const tools: CallerTool[] = [
     {
       name: 'opencomms_create',
       title: 'Create channel',
@@ -73,10 +73,10 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
         ['channel', 'role', 'role_prompt'],
       ),
       annotations: WRITE,
-      handler: async (a: Args) =>
-        spawnPushRefusal(a) ?? s.asMember((state, me, ctx) =>
+      handler: async (a: Args, call: ToolCall) =>
+        spawnPushRefusal(a) ?? s.asMember(call, (state, me, ctx) =>
           engine.createChannel(state, {
-            channel: a.channel, role: a.role, role_prompt: a.role_prompt, ...memberFields(a, me),
+            channel: a.channel, role: a.role, role_prompt: a.role_prompt, ...memberFields(a, me, call),
             ...channelSettingsOf(a),
           }, ctx)),
     },
@@ -86,11 +86,11 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       description: 'Join an existing channel under a role. If it fails, stop and report; never create or replace a channel instead.',
       inputSchema: schema({ channel, role, role_prompt: rolePrompt, spawn_push: spawnPush, host_session_id: hostSessionId }, ['channel', 'role', 'role_prompt']),
       annotations: WRITE,
-      handler: async (a: Args) => {
+      handler: async (a: Args, call: ToolCall) => {
         const refusal = spawnPushRefusal(a);
         if (refusal) return refusal;
-        const result = await s.asMember((state, me, ctx) =>
-          engine.joinChannel(state, { channel: a.channel, role: a.role, role_prompt: a.role_prompt, ...memberFields(a, me) }, ctx));
+        const result = await s.asMember(call, (state, me, ctx) =>
+          engine.joinChannel(state, { channel: a.channel, role: a.role, role_prompt: a.role_prompt, ...memberFields(a, me, call) }, ctx));
         return withArchiveContext(s.options.projectDir, result, engine.normalizeChannelName(a.channel));
       },
     },
@@ -113,8 +113,8 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
         ['channel', 'content'],
       ),
       annotations: WRITE,
-      handler: async (a: Args) => {
-        const result = await s.asMember((state, me, ctx) =>
+      handler: async (a: Args, call: ToolCall) => {
+        const result = await s.asMember(call, (state, me, ctx) =>
           s.authorized(state, me, a.channel, () =>
             engine.sendMessage(state, {
               channel: a.channel, session_id: me, content: a.content, type: a.type, reply_to: a.reply_to,
@@ -131,8 +131,8 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       description: 'Preview your pending mail in a channel without consuming it. Use opencomms_pull to receive it.',
       inputSchema: schema({ channel, limit }, ['channel']),
       annotations: READ,
-      handler: (a: Args) =>
-        s.readAsMember((state, me, ctx) =>
+      handler: (a: Args, call: ToolCall) =>
+        s.readAsMember(call, (state, me, ctx) =>
           s.authorized(state, me, a.channel, () => engine.inbox(state, { channel: a.channel, session_id: me, limit: a.limit }, ctx))),
     },
     {
@@ -144,9 +144,9 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       // The mail goes in flight to this process in one locked change and is
       // committed in a second one, only once the reply carrying it was
       // written; a reply that is cancelled or unwritten gives it back (7.1).
-      handler: async (a: Args, call: ToolCall = DIRECT_CALL) => {
+      handler: async (a: Args, call: ToolCall) => {
         let handover: PullHandover | undefined;
-        const result = await s.asMember((state, me, ctx) =>
+        const result = await s.asMember(call, (state, me, ctx) =>
           s.authorized(state, me, a.channel, () => {
             const owner = s.deliveryOwner(ctx.now());
             const pulled = engine.pullMessages(state, me, { channel: a.channel, limit: a.limit, owner, isOwnerAlive: s.isOwnerAlive }, ctx);
@@ -164,8 +164,8 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       description: 'Show your channels, members, pending counts and recent errors. Start here when unsure.',
       inputSchema: schema({ channel }),
       annotations: READ,
-      handler: (a: Args) => {
-        const pinned = s.pin();
+      handler: (a: Args, call: ToolCall) => {
+        const pinned = s.pin(call);
         if ('refusal' in pinned) return pinned.refusal;
         return s.store.read((state, ctx) => {
           const result = engine.status(state, { channel: a.channel, session_id: pinned.memberId }, ctx);
@@ -179,8 +179,8 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       description: 'Read a channel\'s messages, newest first. Page back with `before` (a message_id).',
       inputSchema: schema({ channel, limit, before: { type: 'string', maxLength: MAX_ID_CHARS } }, ['channel']),
       annotations: READ,
-      handler: (a: Args) =>
-        s.readAsMember((state, me, ctx) =>
+      handler: (a: Args, call: ToolCall) =>
+        s.readAsMember(call, (state, me, ctx) =>
           s.authorized(state, me, a.channel, () =>
             engine.history(state, { channel: a.channel, session_id: me, limit: a.limit, before: a.before }, ctx))),
     },
@@ -188,8 +188,8 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
     channelOnlyTool(s, 'opencomms_resume', 'Resume channel', 'Resume a paused channel.', IDEMPOTENT, engine.resumeChannel),
     {
       ...channelOnlyTool(s, 'opencomms_disconnect', 'Leave channel', 'Leave a channel. Your pending mail in it is dropped; other channels are untouched.', DESTRUCTIVE, engine.disconnectChannel),
-      handler: async (a: Args) => {
-        const result = await s.asMember((state, me, ctx) =>
+      handler: async (a: Args, call: ToolCall) => {
+        const result = await s.asMember(call, (state, me, ctx) =>
           s.authorized(state, me, a.channel, () => engine.disconnectChannel(state, { channel: a.channel, session_id: me }, ctx)));
         // The last member left and the channel went with them: its history log goes too.
         if (result.ok && result.data?.channel_removed === true) await s.store.dropHistory(String(result.data.channel_id));
@@ -202,8 +202,8 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       description: 'Replace your own role prompt in a channel.',
       inputSchema: schema({ channel, role_prompt: rolePrompt }, ['channel', 'role_prompt']),
       annotations: IDEMPOTENT,
-      handler: (a: Args) =>
-        s.asMember((state, me, ctx) =>
+      handler: (a: Args, call: ToolCall) =>
+        s.asMember(call, (state, me, ctx) =>
           s.authorized(state, me, a.channel, () =>
             engine.updateRole(state, { channel: a.channel, session_id: me, role_prompt: a.role_prompt }, ctx))),
     },
@@ -213,8 +213,8 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       description: 'Coordinator only (the first member): remove another member by session id or role.',
       inputSchema: schema({ channel, target_session_id: { type: 'string', maxLength: MAX_ID_CHARS }, target_role: role }, ['channel']),
       annotations: DESTRUCTIVE,
-      handler: (a: Args) =>
-        s.asMember((state, me, ctx) =>
+      handler: (a: Args, call: ToolCall) =>
+        s.asMember(call, (state, me, ctx) =>
           s.authorized(state, me, a.channel, () =>
             engine.kickChannel(state, {
               channel: a.channel, session_id: me, target_session_id: a.target_session_id, target_role: a.target_role,
@@ -229,8 +229,8 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
         ['channel', 'action'],
       ),
       annotations: WRITE,
-      handler: (a: Args) =>
-        s.asMember((state, me, ctx) =>
+      handler: (a: Args, call: ToolCall) =>
+        s.asMember(call, (state, me, ctx) =>
           s.authorized(state, me, a.channel, () =>
             engine.timerAction(state, { channel: a.channel, session_id: me, action: a.action, limit_ms: a.limit_ms, to: a.to }, ctx))),
     },
@@ -240,7 +240,7 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       description: 'Archive a channel (roster, summary, messages) and close it. Resume it later with opencomms_resume_session.',
       inputSchema: schema({ channel, summary: { type: 'string', maxLength: MAX_ARCHIVE_SUMMARY_CHARS } }, ['channel']),
       annotations: WRITE,
-      handler: (a: Args) => saveSession(s, a),
+      handler: (a: Args, call: ToolCall) => saveSession(s, a, call),
     },
     {
       name: 'opencomms_resume_session',
@@ -248,12 +248,12 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       description: 'Reopen an archived session (by name or archive id) as a new channel; archived members then join it.',
       inputSchema: schema({ channel: { type: 'string', maxLength: MAX_ID_CHARS }, new_name: channel }, ['channel']),
       annotations: WRITE,
-      handler: (a: Args) => {
-        const pinned = s.pin();
+      handler: (a: Args, call: ToolCall) => {
+        const pinned = s.pin(call);
         if ('refusal' in pinned) return pinned.refusal;
         const archive = s.findArchive(a.channel);
         if (!archive) return refusal('not_found', `No archived session named or with id "${a.channel}". List yours with opencomms_archive.`);
-        return s.asMember((state, me, ctx) =>
+        return s.asMember(call, (state, me, ctx) =>
           engine.resumeSession(state, {
             archive, session_id: me, new_name: a.new_name, project_id: s.projectId, worktree: s.options.projectDir,
           }, ctx));
@@ -265,7 +265,7 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       description: 'Delete a live channel you are in, or an archive you are in, for good. Needs confirm=true.',
       inputSchema: schema({ channel: { type: 'string', maxLength: MAX_ID_CHARS }, confirm: { type: 'boolean' } }, ['channel', 'confirm']),
       annotations: DESTRUCTIVE,
-      handler: (a: Args) => deleteSession(s, a),
+      handler: (a: Args, call: ToolCall) => deleteSession(s, a, call),
     },
     {
       name: 'opencomms_archive',
@@ -277,19 +277,27 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
         limit: { type: 'integer', minimum: 1, maximum: MAX_ARCHIVE_LIMIT },
       }),
       annotations: READ,
-      handler: (a: Args) => readArchive(s, a),
+      handler: (a: Args, call: ToolCall) => readArchive(s, a, call),
     },
   ];
   // A call waits for the pulls whose replies went out before it to commit (or
   // give back) their mail, so what it reads or changes is as the host saw it.
+  // Each call first finds who is calling (its host session's member, found
+  // once and then kept), so every handler acts for the member of its own call.
   return tools.map((tool) => ({
     ...tool,
-    handler: async (a: Args, call?: ToolCall) => {
+    handler: async (a: Args, call: ToolCall = DIRECT_CALL) => {
       await s.whenPullsSettled();
+      await s.identify(call);
       return tool.handler(a, call);
     },
   }));
 }
+
+/** A tool as written here: its handler always gets the call, which carries who is calling. */
+type CallerTool = Omit<ToolDescriptor, 'handler'> & {
+  handler: (args: Args, call: ToolCall) => Promise<ToolResult> | ToolResult;
+};
 
 function refusal(reason: string, message: string): ToolResult {
   return { ok: false, message, data: { reason } };
@@ -302,18 +310,18 @@ function channelOnlyTool(
   description: string,
   annotations: ToolAnnotations,
   op: (state: engine.State, input: engine.ChannelCall, ctx: engine.EngineCtx) => ToolResult,
-): ToolDescriptor {
+): CallerTool {
   return {
     name, title, description, annotations,
     inputSchema: schema({ channel }, ['channel']),
-    handler: (a: Args) =>
-      s.asMember((state, me, ctx) => s.authorized(state, me, a.channel, () => op(state, { channel: a.channel, session_id: me }, ctx))),
+    handler: (a: Args, call: ToolCall) =>
+      s.asMember(call, (state, me, ctx) => s.authorized(state, me, a.channel, () => op(state, { channel: a.channel, session_id: me }, ctx))),
   };
 }
 
-async function saveSession(s: ToolServices, a: Args): Promise<ToolResult> {
+async function saveSession(s: ToolServices, a: Args, call: ToolCall): Promise<ToolResult> {
   let savedId: string | undefined;
-  const result = await s.asMember((state, me, ctx) =>
+  const result = await s.asMember(call, (state, me, ctx) =>
     s.authorized(state, me, a.channel, () => {
       const built = engine.buildSessionArchive(state, { channel: a.channel, session_id: me, summary: a.summary }, ctx);
       if (!built.ok) return built;
@@ -328,9 +336,9 @@ async function saveSession(s: ToolServices, a: Args): Promise<ToolResult> {
   return result;
 }
 
-async function deleteSession(s: ToolServices, a: Args): Promise<ToolResult> {
+async function deleteSession(s: ToolServices, a: Args, call: ToolCall): Promise<ToolResult> {
   let droppedLive: string | undefined;
-  const result = await s.asMember((state, me, ctx) => {
+  const result = await s.asMember(call, (state, me, ctx) => {
     const isLive = engine.findChannel(state, a.channel) !== undefined;
     const archive = isLive ? undefined : s.findArchive(a.channel);
     const remove = (): ToolResult => {
@@ -350,8 +358,8 @@ async function deleteSession(s: ToolServices, a: Args): Promise<ToolResult> {
   return result;
 }
 
-function readArchive(s: ToolServices, a: Args): ToolResult {
-  const pinned = s.pin();
+function readArchive(s: ToolServices, a: Args, call: ToolCall): ToolResult {
+  const pinned = s.pin(call);
   if ('refusal' in pinned) return pinned.refusal;
   const mode = a.mode ?? (a.channel ? 'summary' : 'list');
   if (mode === 'list') {

@@ -6,7 +6,7 @@ import {
 } from '../engine';
 import type { PropertySchema } from './schema';
 
-type ChannelSettings = Pick<CreateChannelInput, 'max_members' | 'rate_limit' | 'max_hops' | 'budgets'>;
+type ChannelSettings = Pick<CreateChannelInput, 'max_members' | 'rate_limit' | 'max_hops' | 'budgets' | 'away_retention_ms'>;
 
 /** The create arguments for a channel's limits and budgets (INTERFACE.md §5), all optional. */
 export const CHANNEL_SETTING_PROPERTIES: Readonly<Record<string, PropertySchema>> = {
@@ -15,6 +15,9 @@ export const CHANNEL_SETTING_PROPERTIES: Readonly<Record<string, PropertySchema>
   max_hops: { type: 'integer', minimum: MIN_MAX_HOPS, maximum: MAX_MAX_HOPS, description: 'Longest reply chain' },
   budget_runtime_ms: { type: 'integer', minimum: MIN_BUDGET_RUNTIME_MS, maximum: MAX_BUDGET_RUNTIME_MS },
   budget_messages: { type: 'integer', minimum: MIN_BUDGET_MESSAGES, maximum: MAX_BUDGET_MESSAGES },
+  away_retention_days: {
+    type: 'integer', minimum: 1, maximum: 365, description: 'Days a member whose session ended stays, mail waiting, before leaving (default 7)',
+  },
 };
 
 /** The engine's limits input from create arguments already checked against CHANNEL_SETTING_PROPERTIES. */
@@ -23,5 +26,6 @@ export function channelSettingsOf(args: Record<string, unknown>): ChannelSetting
   return {
     max_members: int('max_members'), rate_limit: int('rate_limit'), max_hops: int('max_hops'),
     budgets: { max_runtime_ms: int('budget_runtime_ms') ?? null, max_delivered_messages: int('budget_messages') ?? null },
+    away_retention_ms: int('away_retention_days') === undefined ? null : int('away_retention_days')! * 86_400_000,
   };
 }

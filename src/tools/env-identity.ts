@@ -3,7 +3,7 @@
 import { isValidMemberId } from '../store/member-id';
 
 export type Identity =
-  | { kind: 'pinned'; memberId: string; source: 'env' | 'pin' }
+  | { kind: 'pinned'; memberId: string; source: 'env' | 'pin' | 'session' }
   | { kind: 'unpinned'; problem: string };
 
 export const HOW_TO_PIN = 'Run `opencomms pin --host <host>` (or `opencomms install <host>`) to mint a member id, and put it in OPENCOMMS_MEMBER_ID.';

@@ -18,6 +18,8 @@ export interface ToolAnnotations {
  */
 export interface ToolCall {
   afterReply(action: (fate: 'sent' | 'not_sent') => void | Promise<void>): void;
+  /** The request's `_meta` as the host sent it (Codex names its thread there: `threadId`). */
+  readonly meta?: Readonly<Record<string, unknown>>;
 }
 
 /** For callers outside a JSON-RPC request (tests, the CLI): the reply counts as sent once the handler returns. */

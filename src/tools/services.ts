@@ -11,7 +11,15 @@ import {
 import { isPidAlive } from '../store/lock';
 import { createSpawnDriver, type SpawnDriver } from '../delivery/spawn-driver';
 import { findArchive } from './archive-context';
+import { listPins } from '../store/pins';
+import { hostProcessId } from './host-process';
 import { identityFromEnv, identityFromPins, type Identity } from './identity';
+
+/** Hosts whose servers must not take Claude Code's session variable as their own (it leaks into their environment when they run inside a Claude Code session). */
+const NOT_CLAUDE_HOSTS = new Set(['codex', 'gemini-cli', 'opencode']);
+
+/** A call with no request behind it: the process's own session only. */
+const PROCESS_CALL: ToolCall = { afterReply: () => undefined };
 
 export interface ToolServicesOptions {
   projectDir: string;
@@ -39,7 +47,14 @@ export interface PullHandover {
 
 export class ToolServices {
   private openedStore: Store | undefined;
-  private identity: Identity | undefined;
+  /** OPENCOMMS_MEMBER_ID's verdict, fixed at start; undefined when the variable is unset. */
+  private readonly identity: Identity | undefined;
+  /** Who each call in progress speaks for (set by identify). */
+  private readonly byCall = new WeakMap<ToolCall, Identity>();
+  /** Members found per host session, with when they were last confirmed under the lock. */
+  private readonly bySession = new Map<string, { identity: Identity; at: number }>();
+  private processIdentity: Identity | undefined;
+  private hostProcess: { id: string | undefined } | undefined;
   private openedSpawnDriver: SpawnDriver | undefined;
   private readonly machine = hostname();
   /** Pulls whose reply is on its way and whose mail is not yet committed or given back. */
@@ -71,28 +86,105 @@ export class ToolServices {
     return this.openedSpawnDriver;
   }
 
-  /** The pinned member id, or the refusal every protected tool answers with. */
-  pin(): { memberId: string } | { refusal: ToolResult } {
-    // Without OPENCOMMS_MEMBER_ID a pin may be written after start-up, so look
-    // again on each call until one is found; then it is fixed for good.
-    const identity = this.identity ?? identityFromPins(this.options.projectDir, this.options.host);
-    if (identity.kind === 'pinned') {
-      this.identity = identity;
-      return { memberId: identity.memberId };
+  /**
+   * Finds who a call speaks for and keeps it: OPENCOMMS_MEMBER_ID when set;
+   * else the member linked to the host session the call comes from (Claude
+   * Code's CLAUDE_CODE_SESSION_ID, Codex's `_meta.threadId`, and the host
+   * process), minted or adopted from an old pin on first sight; else, where
+   * no session can be told at all, the single pin of this host. The host's
+   * ids are looked up, never used as member ids, and never come from arguments.
+   */
+  async identify(call: ToolCall): Promise<void> {
+    if (this.identity !== undefined) return; // OPENCOMMS_MEMBER_ID, right or wrong, decides alone
+    const refs = this.sessionRefs(call);
+    if (refs.length === 0) {
+      this.byCall.set(call, identityFromPins(this.options.projectDir, this.options.host));
+      return;
     }
+    const cacheKey = refs.map((ref) => `${ref.kind}:${ref.id}`).join('\n');
+    const known = this.bySession.get(cacheKey);
+    const now = Date.now();
+    if (known && now - known.at < engine.LAST_SEEN_STEP_MS && now >= known.at) {
+      this.byCall.set(call, known.identity);
+      return;
+    }
+    const adoptable = listPins(this.options.projectDir, this.options.host)
+      .sort((a, b) => a.saved_at - b.saved_at)
+      .map((pin) => pin.member_id);
+    const hostSession = refs.find((ref) => ref.kind === 'sid')?.id;
+    let memberId: string | undefined;
+    await this.store.mutate((state, ctx) => {
+      if (!engine.needsLink(state, refs, ctx.now())) {
+        memberId = engine.findLinkedMember(state, refs);
+        return { ok: false, message: 'already linked' }; // nothing to save
+      }
+      const outcome = engine.linkSession(state, refs, adoptable, ctx);
+      memberId = outcome?.memberId;
+      if (memberId !== undefined && hostSession !== undefined) engine.bindHostSession(state, memberId, this.options.host, hostSession);
+      if (outcome && outcome.how !== 'linked') this.options.log(`session ${cacheKey.split('\n')[0]}: ${outcome.how} member ${outcome.memberId}`);
+      return { ok: true, message: 'linked' };
+    });
+    const identity: Identity = memberId === undefined
+      ? { kind: 'unpinned', problem: 'This server could not link its host session to a member. Set OPENCOMMS_MEMBER_ID, or run `opencomms doctor`.' }
+      : { kind: 'pinned', memberId, source: 'session' };
+    this.bySession.set(cacheKey, { identity, at: now });
+    this.byCall.set(call, identity);
+    if (!refs.some((ref) => ref.kind === 'sid' && ref.fromMeta)) this.processIdentity = identity;
+  }
+
+  /**
+   * The host sessions this call comes from, most specific first: Codex's
+   * thread (`_meta.threadId`), Claude Code's session (CLAUDE_CODE_SESSION_ID,
+   * unless this server serves another host), then the host process.
+   */
+  private sessionRefs(call: ToolCall): Array<engine.SessionRef & { fromMeta?: boolean }> {
+    const host = this.options.host;
+    const refs: Array<engine.SessionRef & { fromMeta?: boolean }> = [];
+    const thread = call.meta?.threadId;
+    if (typeof thread === 'string' && thread.trim() !== '') refs.push({ kind: 'sid', host, id: thread.trim(), fromMeta: true });
+    const claudeSession = this.options.env.CLAUDE_CODE_SESSION_ID;
+    if (refs.length === 0 && typeof claudeSession === 'string' && claudeSession.trim() !== '' && !NOT_CLAUDE_HOSTS.has(host)) {
+      refs.push({ kind: 'sid', host, id: claudeSession.trim() });
+    }
+    this.hostProcess ??= { id: hostProcessId() };
+    if (this.hostProcess.id !== undefined) refs.push({ kind: 'proc', host, id: this.hostProcess.id });
+    return refs.filter((ref) => engine.sessionKey(ref) !== undefined);
+  }
+
+  /** The host session id this call's member is bound to, for spawn-push; undefined without one. */
+  hostSessionOf(call: ToolCall): string | undefined {
+    return this.sessionRefs(call).find((ref) => ref.kind === 'sid')?.id;
+  }
+
+  /** The member this call speaks for (identify ran first), or the refusal every protected tool answers with. */
+  pin(call: ToolCall): { memberId: string } | { refusal: ToolResult } {
+    const identity = this.identity ?? this.byCall.get(call) ?? identityFromPins(this.options.projectDir, this.options.host);
+    if (identity.kind === 'pinned') return { memberId: identity.memberId };
     return { refusal: { ok: false, message: identity.problem, data: { reason: 'unpinned' } } };
   }
 
-  /** Runs a locked mutation as the pinned member. */
-  async asMember(fn: (state: State, memberId: string, ctx: EngineCtx) => ToolResult): Promise<ToolResult> {
-    const pinned = this.pin();
+  /**
+   * The member this process serves, for the doorbell: the override, the
+   * member its own session was linked to by a call, or, before any call,
+   * the member `state` already links to its session (a resumed session's
+   * mail rings at once). Undefined when there is none yet.
+   */
+  processMember(state: State): string | undefined {
+    const identity = this.identity ?? this.processIdentity;
+    if (identity !== undefined) return identity.kind === 'pinned' ? identity.memberId : undefined;
+    return engine.findLinkedMember(state, this.sessionRefs(PROCESS_CALL));
+  }
+
+  /** Runs a locked mutation as the call's member. */
+  async asMember(call: ToolCall, fn: (state: State, memberId: string, ctx: EngineCtx) => ToolResult): Promise<ToolResult> {
+    const pinned = this.pin(call);
     if ('refusal' in pinned) return pinned.refusal;
     return this.store.mutate((state, ctx) => fn(state, pinned.memberId, ctx));
   }
 
-  /** Runs a lock-free read as the pinned member. */
-  readAsMember(fn: (state: State, memberId: string, ctx: EngineCtx) => ToolResult): ToolResult {
-    const pinned = this.pin();
+  /** Runs a lock-free read as the call's member. */
+  readAsMember(call: ToolCall, fn: (state: State, memberId: string, ctx: EngineCtx) => ToolResult): ToolResult {
+    const pinned = this.pin(call);
     if ('refusal' in pinned) return pinned.refusal;
     return this.store.read((state, ctx) => fn(state, pinned.memberId, ctx));
   }

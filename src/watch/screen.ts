@@ -91,7 +91,8 @@ function channelLines(view: WatchView, channel: Channel): string[] {
     const flying = inFlight.get(m.session_id) ?? 0;
     lines.push(
       `  ${padColumns(printable(m.role, 24), 16)} ${padColumns(printable(m.session_id), 20)} host ${printable(m.host, 24)}, ${m.delivery_mode}` +
-        `${m.stale ? ', STALE' : ''}, ${pending.get(m.session_id) ?? 0} pending${flying > 0 ? `, ${flying} in flight` : ''}`,
+        `${m.stale ? `, away since ${m.stale_at === null ? '?' : clock(m.stale_at)}` : ''}, ${pending.get(m.session_id) ?? 0} pending${flying > 0 ? `, ${flying} in flight` : ''}` +
+        `${view.lastSeen?.has(m.session_id) ? `, seen ${clock(view.lastSeen.get(m.session_id)!)}` : ''}`,
     );
   }
   return lines;

@@ -2,6 +2,7 @@
 // envelope still in its channel's history log. Finished mail leaves
 // state.json on the same save that finishes it, so without the history a
 // pull would look like the message simply vanished.
+import { lastSeenByMember } from '../engine';
 import type { Channel, Envelope, ErrorEntry, HistoryView, State } from '../engine';
 
 export interface WatchView {
@@ -10,6 +11,8 @@ export interface WatchView {
   /** Live and finished envelopes of the current channels, by message id. */
   mail: Map<string, Envelope>;
   errors: ErrorEntry[];
+  /** When each member was last seen through one of its sessions (absent when never). */
+  lastSeen?: Map<string, number>;
 }
 
 /** Builds a view from a fresh snapshot; the history log caches, so this only reads what grew. */
@@ -21,7 +24,7 @@ export function takeView(state: State, history: HistoryView): WatchView {
   // A crash between the history append and the state save can leave an
   // envelope in both; the live copy is the newer word on it.
   for (const envelope of Object.values(state.messages)) mail.set(envelope.message_id, envelope);
-  return { channels, mail, errors: [...state.errors] };
+  return { channels, mail, errors: [...state.errors], lastSeen: lastSeenByMember(state) };
 }
 
 /** The view before any state exists. */

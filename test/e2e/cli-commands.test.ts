@@ -85,11 +85,11 @@ test('status works on a fresh project that has no .opencomms folder', async (t) 
   assert.equal(existsSync(join(project, '.opencomms')), false);
 });
 
-test('doctor passes on a fresh project and says how to get a pin', async (t) => {
+test('doctor passes on a fresh project and says that each agent session gets its member by itself', async (t) => {
   const project = tempProject(t);
   const { code, stdout } = await runCli(['doctor', '--project', project]);
   assert.equal(code, 0);
-  assert.match(stdout, /pin --host/);
+  assert.match(stdout, /ok   members: none yet: each agent session gets a member of its own on its first OpenComms call/);
 });
 
 test('doctor --json fails on a state file that cannot be loaded and leaves it untouched', async (t) => {
@@ -162,14 +162,34 @@ test('doctor never removes a lock held by a live process', async (t) => {
   assert.ok(existsSync(lock));
 });
 
-test('doctor reports pins that are members, and pins whose file was tampered with', async (t) => {
+test('doctor reports members with their channels, and pins whose file was tampered with', async (t) => {
   const project = await projectWithConversation(t);
   await runCli(['pin', '--project', project, '--id', 'sess_writer']);
   writeFileSync(join(project, '.opencomms', 'pins', 'sess_forged.json'), JSON.stringify({ member_id: 'sess_other', host: 'mcp', saved_at: 1 }));
   const { stdout } = await runCli(['doctor', '--project', project]);
-  assert.match(stdout, /pin sess_writer: host mcp; member of review/);
+  assert.match(stdout, /member sess_writer: host mcp; member of review/);
   assert.match(stdout, /sess_forged\.json/);
   assert.ok(readdirSync(join(project, '.opencomms', 'pins')).includes('sess_forged.json'));
+});
+
+test('doctor lists each agent session\'s member with its host, sessions, last seen and away mark', async (t) => {
+  const project = tempProject(t);
+  const sessions: string[] = [];
+  for (const sid of ['claude-A', 'claude-B']) {
+    const server = startServer(t, { project, args: ['--project', project, '--host', 'claude-code'], env: { OPENCOMMS_MEMBER_ID: undefined, CLAUDE_CODE_SESSION_ID: sid } });
+    await server.initialize();
+    const created = await server.callTool(sessions.length === 0 ? 'opencomms_create' : 'opencomms_join', { channel: 'review', role: sessions.length === 0 ? 'writer' : 'reviewer', role_prompt: 'x' });
+    assert.equal(created.ok, true, JSON.stringify(created));
+    sessions.push(created.data.session_id);
+    await server.close();
+  }
+  const end = await runCli(['hook', '--project', project], { input: JSON.stringify({ hook_event_name: 'SessionEnd', session_id: 'claude-A' }), env: { OPENCOMMS_HOST: 'claude-code', OPENCOMMS_MEMBER_ID: undefined } });
+  assert.equal(end.code, 0, end.stderr);
+  const { code, stdout } = await runCli(['doctor', '--project', project]);
+  assert.equal(code, 0, stdout);
+  for (const id of sessions) assert.match(stdout, new RegExp(`ok   member ${id}: host claude-code; member of review; \\d host session link\\(s\\), last seen \\d{4}-`));
+  assert.match(stdout, new RegExp(`member ${sessions[0]}: .*away since \\d{4}-.*its mail waits for it`));
+  assert.doesNotMatch(stdout, new RegExp(`member ${sessions[1]}: .*away since`));
 });
 
 test('doctor fails a host config that is not valid JSON, naming the file', async (t) => {

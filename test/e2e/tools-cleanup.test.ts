@@ -37,6 +37,6 @@ test('deleting an archive answers that it was deleted', async (t) => {
 
 test('resume_session from an unpinned server is refused as unpinned before any archive lookup', async (t) => {
   const project = tempProject(t);
-  const server = await member(t, project, undefined);
+  const server = await member(t, project, 'has space');
   await refused(server, 'opencomms_resume_session', { channel: 'anything' }, 'unpinned');
 });

@@ -1,6 +1,6 @@
-// Who a server process speaks as: OPENCOMMS_MEMBER_ID, else the single pin
-// of its --host; never a tool argument. Every protected call re-checks the
-// live roster.
+// Who a server process speaks as: OPENCOMMS_MEMBER_ID, else the member of
+// its host session (an older install's pin adopted by the first session);
+// never a tool argument. Every protected call re-checks the live roster.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -56,51 +56,48 @@ test('a 64-character OPENCOMMS_MEMBER_ID, padded with spaces, is a valid identit
   assert.equal(created.data.session_id, id);
 });
 
-test('without OPENCOMMS_MEMBER_ID the single pin of this --host is the identity', async (t) => {
+test('without OPENCOMMS_MEMBER_ID the single pin of an older install is adopted by the first session of its host', async (t) => {
   const project = tempProject(t);
   const id = await pin(project, 'claude-code');
   assert.match(id, /^sess_[0-9a-f]{24}$/);
-  const server = await member(t, project, undefined, 'claude-code');
+  const server = await member(t, project, undefined, 'claude-code', 'claude-session-1');
   const created = await create(server, 'c', 'writer');
   assert.equal(created.data.session_id, id);
   const status = await ok(server, 'opencomms_status', {});
   assert.equal(status.data.member_id, id);
 });
 
-test('with two pins for this host none is guessed: unpinned', async (t) => {
+test('two pins of one host are adopted by two sessions, oldest first, and a third session gets a member of its own', async (t) => {
   const project = tempProject(t);
-  await pin(project, 'codex');
-  await pin(project, 'codex');
-  const server = await member(t, project, undefined, 'codex');
-  await refused(server, 'opencomms_create', { channel: 'c', role: 'writer', role_prompt: 'write' }, 'unpinned');
+  const first = await pin(project, 'claude-code');
+  const second = await pin(project, 'claude-code');
+  const ids: string[] = [];
+  for (const session of ['one', 'two', 'three']) {
+    const server = await member(t, project, undefined, 'claude-code', `claude-session-${session}`);
+    ids.push((await ok(server, 'opencomms_status', {})).data.member_id);
+  }
+  assert.deepEqual(ids.slice(0, 2), [first, second]);
+  assert.match(ids[2]!, /^sess_[0-9a-f]{32}$/);
+  assert.equal(new Set(ids).size, 3);
 });
 
-test('a pin of another host is ignored', async (t) => {
+test('a pin of another host is never adopted', async (t) => {
   const project = tempProject(t);
   await pin(project, 'codex', 'sess_codex_member');
-  const lonely = await member(t, project, undefined, 'claude-code');
-  await refused(lonely, 'opencomms_create', { channel: 'c', role: 'writer', role_prompt: 'write' }, 'unpinned');
-
-  const own = await pin(project, 'claude-code', 'sess_claude_member');
-  const server = await member(t, project, undefined, 'claude-code');
-  assert.equal((await create(server, 'c', 'writer')).data.session_id, own);
+  const server = await member(t, project, undefined, 'claude-code', 'claude-session-1');
+  const created = await create(server, 'c', 'writer');
+  assert.notEqual(created.data.session_id, 'sess_codex_member');
+  assert.match(created.data.session_id, /^sess_[0-9a-f]{32}$/);
 });
 
-test('a pin file whose member_id differs from its file name is ignored', async (t) => {
+test('a pin file whose member_id differs from its file name is never adopted', async (t) => {
   const project = tempProject(t);
   const pins = joinPath(project, '.opencomms', 'pins');
   mkdirSync(pins, { recursive: true });
   writeFileSync(joinPath(pins, 'sess_file_name.json'), JSON.stringify({ member_id: 'sess_inside', host: 'mcp', saved_at: 1 }));
   const server = await member(t, project, undefined, 'mcp');
-  await refused(server, 'opencomms_create', { channel: 'c', role: 'writer', role_prompt: 'write' }, 'unpinned');
-});
-
-test('a pin written after the server started is picked up on the next call', async (t) => {
-  const project = tempProject(t);
-  const server = await member(t, project, undefined, 'gemini-cli');
-  await refused(server, 'opencomms_create', { channel: 'c', role: 'writer', role_prompt: 'write' }, 'unpinned');
-  const id = await pin(project, 'gemini-cli');
-  assert.equal((await create(server, 'c', 'writer')).data.session_id, id);
+  const created = await create(server, 'c', 'writer');
+  assert.equal(['sess_inside', 'sess_file_name'].includes(created.data.session_id), false);
 });
 
 test('create and join need only a valid pin, while the other tools need membership', async (t) => {
@@ -141,7 +138,7 @@ test('a kicked member is denied at once on every protected tool', async (t) => {
   }
 });
 
-test('a member marked stale in the shared state is denied at once', async (t) => {
+test('a member who is away (its session ended) is still a member: its own calls are answered', async (t) => {
   const project = tempProject(t);
   const [writer, reviewer] = await channelOf(t, project, 'c', ['writer', 'reviewer']);
   await ok(reviewer!, 'opencomms_inbox', { channel: 'c' });
@@ -150,9 +147,8 @@ test('a member marked stale in the shared state is denied at once', async (t) =>
     entry.stale = true;
     entry.stale_at = Date.now();
   });
-  await refused(reviewer!, 'opencomms_inbox', { channel: 'c' }, 'not_member');
-  await refused(reviewer!, 'opencomms_send', { channel: 'c', content: 'am I stale?' }, 'not_member');
-  await refused(reviewer!, 'opencomms_pull', {}, 'not_member');
+  await ok(reviewer!, 'opencomms_inbox', { channel: 'c' });
+  await ok(reviewer!, 'opencomms_send', { channel: 'c', content: 'back again' });
   await ok(writer!, 'opencomms_inbox', { channel: 'c' });
 });
 
@@ -187,12 +183,12 @@ test('the envelope sender is always the pinned member, as the receiver and histo
   assert.equal(entry.sender_role, 'reviewer');
 });
 
-test('a stale member cannot delete the live channel it is still listed in', async (t) => {
+test('an away member may still delete the live channel it is listed in', async (t) => {
   const project = tempProject(t);
   const [writer, reviewer] = await channelOf(t, project, 'c', ['writer', 'reviewer']);
   editState(project, (state) => {
     for (const entry of state.channels.c.members) if (entry.session_id === 'sess_reviewer') entry.stale = true;
   });
-  await refused(reviewer!, 'opencomms_delete_session', { channel: 'c', confirm: true }, 'not_member');
-  await ok(writer!, 'opencomms_history', { channel: 'c' });
+  await ok(reviewer!, 'opencomms_delete_session', { channel: 'c', confirm: true });
+  await refused(writer!, 'opencomms_history', { channel: 'c' }, 'channel_not_found');
 });

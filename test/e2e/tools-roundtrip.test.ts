@@ -236,11 +236,18 @@ test('send naming both to and broadcast is refused with invalid_argument', async
   assert.equal(refusal.data.argument, 'to');
 });
 
-test('send to a stale member is refused with stale_recipient', async (t) => {
+test('a send to a member who is away is accepted and queued, and the reply says who is away since when', async (t) => {
   const project = tempProject(t);
-  const [writer] = await channelOf(t, project, 'c', ['writer', 'reviewer']);
+  const [writer, reviewer] = await channelOf(t, project, 'c', ['writer', 'reviewer']);
+  const since = Date.now() - 60_000;
   editState(project, (state) => {
-    for (const entry of state.channels.c.members) if (entry.session_id === 'sess_reviewer') entry.stale = true;
+    for (const entry of state.channels.c.members) {
+      if (entry.session_id === 'sess_reviewer') Object.assign(entry, { stale: true, stale_at: since });
+    }
   });
-  await refused(writer!, 'opencomms_send', { channel: 'c', content: 'are you there?' }, 'stale_recipient');
+  const sent = await ok(writer!, 'opencomms_send', { channel: 'c', content: 'are you there?' });
+  assert.deepEqual(sent.data.away, [{ member: 'sess_reviewer', role: 'reviewer', since }]);
+  assert.match(sent.message, /reviewer \(sess_reviewer\) is away since .*The mail waits/);
+  const pulled = await ok(reviewer!, 'opencomms_pull', {});
+  assert.deepEqual(pulled.data.message_ids, sent.data.message_ids);
 });

@@ -13,17 +13,24 @@ export function memberEnv(memberId: string | undefined): Record<string, string |
     OPENCOMMS_PROJECT_DIR: undefined,
     OPENCOMMS_PROJECT_ID: undefined,
     OPENCOMMS_NO_SPAWN: '1',
+    CLAUDE_CODE_SESSION_ID: undefined,
   };
 }
 
-/** A server on `project` speaking as `memberId` (or, when undefined, as the single pin of `host`). */
+/**
+ * A server on `project` speaking as `memberId`; when that is undefined, as
+ * the member of its host session: `claudeSession` as Claude Code's
+ * CLAUDE_CODE_SESSION_ID, else its host process (this test process).
+ */
 export async function member(
   t: TestContext,
   project: string,
   memberId: string | undefined,
   host = 'mcp',
+  claudeSession?: string,
 ): Promise<ServerProcess> {
-  const server = startServer(t, { project, args: ['--project', project, '--host', host], env: memberEnv(memberId) });
+  const env = { ...memberEnv(memberId), CLAUDE_CODE_SESSION_ID: claudeSession };
+  const server = startServer(t, { project, args: ['--project', project, '--host', host], env });
   await server.initialize();
   return server;
 }

@@ -96,20 +96,32 @@ test('send resolves to by id, then by role, case-insensitively', () => {
   assert.deepEqual(mustOk(sendMessage(state, { ...msg, content: 'two', to: 'r1' }, ctx)).data!.recipients, ['b']);
 });
 
-test('send to a stale target, or to the only peer when stale, is refused with stale_recipient', () => {
+test('a send to an away member (target, only peer, or broadcast) is queued and reported in data.away', () => {
   const { ctx, state } = two();
-  markStale(state, 'b', ctx.now());
-  assert.equal(reasonOf(sendMessage(state, msg, ctx)), 'stale_recipient');
-  assert.equal(reasonOf(sendMessage(state, { ...msg, to: 'b' }, ctx)), 'stale_recipient');
-  assert.equal(reasonOf(sendMessage(state, { ...msg, broadcast: true }, ctx)), 'stale_recipient');
+  const since = ctx.now();
+  markStale(state, 'b', since);
+  ctx.advance(5);
+  for (const extra of [{}, { to: 'b' }, { broadcast: true }]) {
+    const sent = mustOk(sendMessage(state, { ...msg, ...extra, content: `hello ${JSON.stringify(extra)}` }, ctx));
+    assert.deepEqual(sent.data!.recipients, ['b']);
+    assert.deepEqual(sent.data!.away, [{ member: 'b', role: 'R1', since }]);
+    assert.match(sent.message, /away since .* The mail waits and is delivered when their session resumes/);
+  }
+  assert.equal(state.queues.b!.length, 3);
 });
 
-test('a broadcast skips stale members and reaches the live ones', () => {
+test('a broadcast reaches away members and live ones alike, and names only the away ones', () => {
   const ctx = fakeCtx();
   const state = channelWith(ctx, ['a', 'b', 'c']);
   markStale(state, 'b', ctx.now());
   const r = mustOk(sendMessage(state, { ...msg, broadcast: true }, ctx));
-  assert.deepEqual(r.data!.recipients, ['c']);
+  assert.deepEqual(r.data!.recipients, ['b', 'c']);
+  assert.deepEqual((r.data!.away as Array<{ member: string }>).map((a) => a.member), ['b']);
+});
+
+test('a send to members who are all present carries no away list', () => {
+  const { ctx, state } = two();
+  assert.equal(mustOk(sendMessage(state, msg, ctx)).data!.away, undefined);
 });
 
 test('send refuses to and broadcast together with invalid_argument', () => {

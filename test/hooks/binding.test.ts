@@ -108,6 +108,19 @@ test('an invalid OPENCOMMS_MEMBER_ID answers {}, warns, and records the error', 
   assert.equal(stateOf(store).queues['alice-1']!.length, 1);
 });
 
+test('a hook for an OPENCOMMS_MEMBER_ID that is in no roster answers {} and records why, once, where status and doctor show it', async (t) => {
+  const project = tempProject(t);
+  const store = await channelWith(project, 'review', [{ id: 'bob-1', role: 'reviewer', host: 'mcp' }, { id: 'alice-1', role: 'author' }]);
+  for (let i = 0; i < 3; i += 1) {
+    const run = await hook(project, claudeEvent('UserPromptSubmit', 's'), { OPENCOMMS_MEMBER_ID: 'sess_nobody' });
+    assert.deepEqual(run.answer, {});
+    assert.match(run.warnings.join('\n'), /OPENCOMMS_MEMBER_ID=sess_nobody is in no channel/);
+  }
+  const recorded = stateOf(store).errors.filter((e) => e.member_id === 'sess_nobody');
+  assert.equal(recorded.length, 1, 'recorded once, not on every prompt');
+  assert.match(recorded[0]!.message, /run `opencomms install <host>` again/);
+});
+
 test('SessionEnd marks the member stale; the next prompt clears it even with no mail', async (t) => {
   const project = tempProject(t);
   const store = await channelWith(project, 'review', [{ id: 'bob-1', role: 'reviewer', host: 'mcp' }, { id: 'alice-1', role: 'author', hostSessionId: 's' }]);

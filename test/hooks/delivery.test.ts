@@ -26,6 +26,8 @@ async function pair(t: Parameters<typeof tempProject>[0], aliceHost = 'claude-co
 for (const name of ['UserPromptSubmit', 'PostToolUse', 'SessionStart', 'Stop', 'SessionEnd']) {
   test(`${name} with no mail answers {}${name === 'SessionEnd' ? '' : ' and writes nothing'}`, async (t) => {
     const { project, store } = await pair(t);
+    // A session's first start links it to its member (once; see the session-links tests).
+    if (name === 'SessionStart') await hook(project, claudeEvent(name, SID));
     const before = readFileSync(store.statePath);
     const mtime = statSync(store.statePath).mtimeMs;
     const run = await hook(project, claudeEvent(name, SID));

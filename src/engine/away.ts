@@ -1,0 +1,43 @@
+// Members who are away: their session ended, they stay in their channels and
+// their mail waits. Only a member away for longer than the channel's
+// retention leaves it; what was still waiting for them is finished as
+// `rejected` in history and each of its senders is told, once.
+import { removeMember } from './members';
+import { recordMemberError } from './spawn-leases';
+import { formatIsoTime } from './times';
+import type { Channel, Member, State } from './types';
+
+/** Whether `member` has been away from `channel` for longer than its retention at `now`. */
+export function isAwayTooLong(channel: Channel, member: Member, now: number): boolean {
+  return member.stale && member.stale_at !== null && now - member.stale_at > channel.away_retention_ms;
+}
+
+/**
+ * Removes every member away for longer than their channel's retention and
+ * tells each sender of undelivered mail to them (an error entry scoped to
+ * the sender, which `opencomms_status` shows). Returns how many memberships ended.
+ */
+export function expireAwayMembers(state: State, now: number): number {
+  let removed = 0;
+  for (const channel of Object.values(state.channels)) {
+    for (const member of channel.members.filter((m) => isAwayTooLong(channel, m, now))) {
+      const undelivered = new Map<string, number>();
+      for (const envelope of Object.values(state.messages)) {
+        if (envelope.channel_id !== channel.id || envelope.recipient_session_id !== member.session_id) continue;
+        if (envelope.delivery_status !== 'pending' && envelope.delivery_status !== 'in_flight') continue;
+        undelivered.set(envelope.sender_session_id, (undelivered.get(envelope.sender_session_id) ?? 0) + 1);
+      }
+      removeMember(state, channel, member.session_id, now);
+      removed += 1;
+      const days = Math.round(channel.away_retention_ms / 86_400_000 * 10) / 10;
+      const since = member.stale_at === null ? 'an unknown time' : formatIsoTime(member.stale_at);
+      for (const [sender, count] of undelivered) {
+        recordMemberError(state, sender, now,
+          `${count} message(s) you sent to ${member.role} (${member.session_id}) in channel "${channel.name}" were not delivered: `
+          + `they were away since ${since}, longer than the channel keeps absent members (${days} day(s)), and left the channel. `
+          + 'The messages are in opencomms_history as rejected; send them again to someone else if they still matter.');
+      }
+    }
+  }
+  return removed;
+}
