@@ -13,8 +13,9 @@ interface MemberView {
   session_id: string; role: string; stale: boolean; host: string; delivery_mode: string;
   away_since?: number | null; last_seen?: number | null;
 }
+interface ReservationView { path: string; member_id: string; role: string; exclusive: boolean; reason: string | null; expires_at: number }
 interface ChannelView {
-  name: string; id: string; paused: boolean; members: MemberView[]; queue_lengths?: Record<string, number>;
+  name: string; id: string; paused: boolean; members: MemberView[]; queue_lengths?: Record<string, number>; reservations?: ReservationView[];
 }
 
 export function runStatus(options: StatusOptions): number {
@@ -39,6 +40,10 @@ export function runStatus(options: StatusOptions): number {
           `${member.stale ? `, away since ${member.away_since ? engine.formatIsoTime(member.away_since) : 'an unknown time'}` : ''}, ${pending} pending` +
           `${member.last_seen ? `, last seen ${engine.formatIsoTime(member.last_seen)}` : ''}`,
       );
+    }
+    for (const r of channel.reservations ?? []) {
+      lines.push(`  reserved ${printable(r.path, 120)} by ${printable(r.role, 32)} (${printable(r.member_id, 64)}), ${r.exclusive ? 'exclusive' : 'shared'}`
+        + ` until ${engine.formatIsoTime(r.expires_at)}${r.reason ? `: ${printable(r.reason, 120)}` : ''}`);
     }
   }
   lines.push(`pending messages: ${data.pending_messages ?? 0}`);

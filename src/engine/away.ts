@@ -3,6 +3,7 @@
 // retention leaves it; what was still waiting for them is finished as
 // `rejected` in history and each of its senders is told, once.
 import { removeMember } from './members';
+import { pruneReservations } from './reservations';
 import { recordMemberError } from './spawn-leases';
 import { formatIsoTime } from './times';
 import type { Channel, Member, State } from './types';
@@ -40,4 +41,10 @@ export function expireAwayMembers(state: State, now: number): number {
     }
   }
   return removed;
+}
+
+/** The time-driven upkeep the store runs before every change: away members past retention leave, dead reservations go. */
+export function tidyState(state: State, now: number): void {
+  expireAwayMembers(state, now);
+  pruneReservations(state, now);
 }

@@ -77,3 +77,8 @@ export const DEFAULT_HOST_ID = 'generic';
 
 /** The largest distance from the epoch a Date holds; past it toISOString throws a RangeError. */
 export const MAX_DATE_MS = 8.64e15;
+
+/** Edit reservations: default and longest lifetime, and how many one channel holds. */
+export const DEFAULT_RESERVATION_TTL_MINUTES = 60;
+export const MAX_RESERVATION_TTL_MINUTES = 24 * 60;
+export const MAX_RESERVATIONS_PER_CHANNEL = 500;

@@ -29,7 +29,12 @@ export type { TimerInput, TimerAction } from './timer';
 export {
   authorizeMember, markStale, clearStale, resolveMemberByHostSession, memberInfosFor, bindHostSession,
 } from './identity';
-export { expireAwayMembers, isAwayTooLong } from './away';
+export { expireAwayMembers, isAwayTooLong, tidyState } from './away';
+export {
+  reservePaths, releasePaths, judgeEdit, describeVerdict, liveReservations, pruneReservations, sharedChannelName,
+} from './reservations';
+export type { ReserveInput, ReleaseInput, EditVerdict, Conflict } from './reservations';
+export { normalizePattern, patternsOverlap } from './globs';
 export { LAST_SEEN_STEP_MS } from './session-links';
 export {
   linkSession, findLinkedMember, needsLink, lastSeenByMember, sessionsOf, sessionKey, pruneLinks,

@@ -48,7 +48,12 @@ export type Reason =
   // The store could not do its part: the state lock stayed held past the
   // wait, or a file of .opencomms could not be read or written.
   | 'lock_timeout'
-  | 'state_unwritable';
+  | 'state_unwritable'
+  // Edit reservations: a path that is not a file or glob inside the project,
+  // every path held by someone else, or a channel holding too many.
+  | 'invalid_path'
+  | 'reservation_conflict'
+  | 'too_many_reservations';
 
 /** Every reason code, for table-driven tests and for the tool descriptions. */
 export const REASONS: readonly Reason[] = [
@@ -60,7 +65,7 @@ export const REASONS: readonly Reason[] = [
   'worktree_mismatch', 'not_coordinator', 'cannot_kick_self', 'no_target', 'unknown_target',
   'ambiguous_target', 'invalid_timer_action', 'invalid_limit', 'confirm_required', 'ladder_exhausted',
   'not_archived_member', 'unpinned', 'child_session', 'session_lookup_failed', 'lock_timeout',
-  'state_unwritable',
+  'state_unwritable', 'invalid_path', 'reservation_conflict', 'too_many_reservations',
 ];
 
 /** A refusal: ok is false and data.reason names why. */

@@ -262,12 +262,30 @@ export function checkChannel(key: string, raw: unknown, now: number, notes: stri
   if (c.away_retention_ms === undefined) c.away_retention_ms = DEFAULT_AWAY_RETENTION_MS;
   safeguard(c, 'away_retention_ms', DEFAULT_AWAY_RETENTION_MS, MIN_AWAY_RETENTION_MS, MAX_AWAY_RETENTION_MS, where, notes);
   checkTimer(c, where, notes);
+  checkReservations(c, where, notes);
   fill(c, 'budgets', { max_runtime_ms: null, max_delivered_messages: null }, where, notes);
   if (!isObj(c.budgets)) reject(`${where}.budgets must be an object`);
   for (const budget of ['max_runtime_ms', 'max_delivered_messages']) {
     if (!isFiniteNumber(c.budgets[budget])) c.budgets[budget] = null;
   }
   return c as unknown as Channel;
+}
+
+// Reservations are soft claims like leases: a malformed one is dropped with a
+// note (its path is simply free), a value that is not an array drops them all.
+function checkReservations(c: Obj, where: string, notes: string[]): void {
+  if (c.reservations === undefined) return;
+  if (!Array.isArray(c.reservations)) {
+    notes.push(`${where}: reservations dropped (not an array)`);
+    delete c.reservations;
+    return;
+  }
+  const kept = c.reservations.filter((r: unknown): boolean => isObj(r) && typeof r.path === 'string' && r.path !== ''
+    && typeof r.member_id === 'string' && typeof r.role === 'string' && typeof r.exclusive === 'boolean'
+    && (r.reason === null || typeof r.reason === 'string') && isFiniteNumber(r.created_at) && isFiniteNumber(r.expires_at));
+  if (kept.length !== c.reservations.length) notes.push(`${where}: dropped ${c.reservations.length - kept.length} malformed reservation(s)`);
+  if (kept.length > 0) c.reservations = kept;
+  else delete c.reservations;
 }
 
 /** Validates and completes one envelope stored under `key`. */

@@ -3,6 +3,7 @@
 import { channelEnvelopes, isLive } from './envelopes';
 import { frameMessage, UNTRUSTED_NOTICE } from './framing';
 import { refuse, succeed } from './reasons';
+import { liveReservations } from './reservations';
 import { lastSeenByMember } from './session-links';
 import { timerReport } from './timer';
 import { addToTotal, findChannel, pageLimit, requireMembership } from './validate';
@@ -67,6 +68,7 @@ function describeChannel(state: State, channel: Channel, ctx: EngineCtx): Record
     in_flight: inFlight,
     last_message_at: lastMessageAt,
     timer: timerReport(channel, now),
+    reservations: liveReservations(channel, now).map((r) => ({ ...r })),
   };
 }
 

@@ -80,6 +80,8 @@ export interface Channel {
   stale_event_ms: number;
   /** How long an away member (session ended) stays before leaving the channel (our addition). */
   away_retention_ms: number;
+  /** Edit reservations (our addition; absent when none). */
+  reservations?: Reservation[];
   timer: ChannelTimer;
   budgets: Budgets;
   delivered_total: number;
@@ -183,6 +185,17 @@ export interface State {
    * looked up to find a process's own member; never a routing key.
    */
   session_links?: Record<string, SessionLink>;
+}
+
+/** One edit reservation: a repo-relative file or glob a member is about to change (our addition). */
+export interface Reservation {
+  path: string;
+  member_id: string;
+  role: string;
+  exclusive: boolean;
+  reason: string | null;
+  created_at: number;
+  expires_at: number;
 }
 
 /** Which member one host session speaks as, and when that session was last seen (our addition). */

@@ -8,8 +8,10 @@ export type HookKind =
   | 'context'
   /** The agent is about to finish: mail may keep it going (Stop, Gemini AfterAgent). */
   | 'stop'
-  /** The session is over: its member goes stale. */
-  | 'end';
+  /** The session is over: its member goes away. */
+  | 'end'
+  /** A tool is about to run: a file write may be stopped by another member's reservation. */
+  | 'pre_tool';
 
 export interface HookEvent {
   /** The event name exactly as the host sent it; echoed back in hookSpecificOutput. */
@@ -27,6 +29,9 @@ export interface HookEvent {
   isHostCertain: boolean;
   /** Whether OPENCOMMS_HOST named the host (then no other host is ever considered). */
   isHostForced?: boolean;
+  /** Pre-tool events: the tool about to run and its input. */
+  toolName?: string;
+  toolInput?: Record<string, unknown>;
 }
 
 export type ParsedEvent =
@@ -45,6 +50,7 @@ const SHARED_EVENTS: Record<string, HookKind> = {
   PostToolUse: 'context',
   Stop: 'stop',
   SessionEnd: 'end',
+  PreToolUse: 'pre_tool',
 };
 
 // Gemini CLI's own names. AfterTool is Gemini's PostToolUse: it also takes
@@ -53,6 +59,7 @@ const GEMINI_EVENTS: Record<string, HookKind> = {
   BeforeAgent: 'context',
   AfterAgent: 'stop',
   AfterTool: 'context',
+  BeforeTool: 'pre_tool',
 };
 
 function stringField(value: unknown): string | undefined {
@@ -105,6 +112,10 @@ export function parseHookEvent(input: string, env: NodeJS.ProcessEnv): ParsedEve
       hosts,
       isHostCertain: certain,
       isHostForced: stringField(env.OPENCOMMS_HOST)?.trim() ? true : undefined,
+      toolName: stringField(fields.tool_name),
+      toolInput: fields.tool_input !== null && typeof fields.tool_input === 'object' && !Array.isArray(fields.tool_input)
+        ? fields.tool_input as Record<string, unknown>
+        : undefined,
     },
   };
 }

@@ -21,6 +21,7 @@ import {
   commitHookDelivery, hookOwner, membershipsOf, needsDelivery, prepareDelivery, requeueHookDelivery, type PreparedDelivery,
 } from './deliver';
 import { parseHookEvent, type HookEvent } from './events';
+import { filesWritten, judgeEvent, preToolAnswer, repoPath } from './pre-tool';
 import { waitForMail, type WaitSignal } from './wait';
 
 export interface HookOptions {
@@ -198,6 +199,19 @@ async function endSession(store: Store, state: State, event: HookEvent, env: Env
   return NOTHING;
 }
 
+// Before a file-writing tool runs: stop an edit of a file another member
+// holds exclusively (one lock-free read; see pre-tool.ts).
+function decidePreTool(state: State, event: HookEvent, env: EnvMember, projectDir: string, cwd: string): Outcome {
+  const files = filesWritten(event)
+    .map((file) => repoPath(file, projectDir, event.cwd ?? cwd))
+    .filter((file): file is string => file !== undefined);
+  if (files.length === 0) return NOTHING;
+  const memberId = env.kind === 'id' ? env.memberId : memberBySession(state, event);
+  if (memberId === undefined) return NOTHING;
+  const verdict = judgeEvent(state, memberId, files, Date.now());
+  return { answer: preToolAnswer(event, state, memberId, verdict) };
+}
+
 async function decide(options: HookOptions, event: HookEvent, projectDir: string): Promise<Outcome> {
   if (!hasState(projectDir)) {
     // A project without OpenComms state has no mail: say nothing, create nothing.
@@ -214,6 +228,7 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
   const store = openStore({ projectDir });
   const snapshot = store.snapshot();
   if (event.kind === 'end') return endSession(store, snapshot, event, env);
+  if (event.kind === 'pre_tool') return decidePreTool(snapshot, event, env, projectDir, options.cwd);
   if (options.wait) {
     const waited = await waitForMail(store, snapshot, event, env, {
       timeoutMs: options.timeoutMs, parentPid: options.parentPid, onSignal: options.onSignal,

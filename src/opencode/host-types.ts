@@ -69,6 +69,7 @@ export interface SchemaKit {
   number(): NumberSchemaNode;
   boolean(): SchemaNode;
   enum(values: readonly [string, ...string[]]): SchemaNode;
+  array(item: SchemaNode): SchemaNode;
 }
 
 /** A custom tool in the shape OpenCode's `tool` hook expects. */

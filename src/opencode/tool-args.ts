@@ -34,6 +34,9 @@ function zodOf(name: string, property: PropertySchema, kit: SchemaKit): SchemaNo
     }
     case 'boolean':
       return kit.boolean();
+    case 'array':
+      // Item lengths and counts are left to execute's guard, worded like the MCP server's.
+      return kit.array(kit.string());
   }
 }
 

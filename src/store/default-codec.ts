@@ -1,8 +1,8 @@
 // The engine's codec, wired in one place so the rest of the store can be built
 // and tested against any codec.
 import { emptyState, migrateV1, parseState, reparseState, serializeState } from '../engine/state-codec';
-import { expireAwayMembers } from '../engine/away';
+import { tidyState } from '../engine/away';
 import type { StateCodec } from './codec';
 
 /** The engine's state codec. */
-export const DEFAULT_CODEC: StateCodec = { emptyState, parseState, serializeState, migrateV1, reparse: reparseState, tidy: expireAwayMembers };
+export const DEFAULT_CODEC: StateCodec = { emptyState, parseState, serializeState, migrateV1, reparse: reparseState, tidy: tidyState };

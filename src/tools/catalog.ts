@@ -1,4 +1,4 @@
-// The 17 tools, in the fixed tools/list order of INTERFACE.md. Descriptions
+// The 19 tools, in the fixed tools/list order of INTERFACE.md. Descriptions
 // are short on purpose: the whole list is read into the model's context.
 import * as engine from '../engine';
 import {
@@ -278,6 +278,40 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       }),
       annotations: READ,
       handler: (a: Args, call: ToolCall) => readArchive(s, a, call),
+    },
+    {
+      name: 'opencomms_reserve',
+      title: 'Reserve files',
+      description: 'Reserve files or globs before editing them; others\' edits are blocked until you release or it expires.',
+      inputSchema: schema({
+        channel,
+        paths: { type: 'array', items: { type: 'string', maxLength: 512 }, minItems: 1, maxItems: 100, description: 'e.g. src/a.ts, src/**/*.ts' },
+        exclusive: { type: 'boolean', description: 'Default true; false: others edit with a warning' },
+        reason: { type: 'string', maxLength: 200 },
+        ttl_minutes: { type: 'integer', minimum: 1, maximum: 1440, description: 'Default 60' },
+      }, ['channel', 'paths']),
+      annotations: WRITE,
+      handler: (a: Args, call: ToolCall) =>
+        s.asMember(call, (state, me, ctx) =>
+          s.authorized(state, me, a.channel, () =>
+            engine.reservePaths(state, {
+              channel: a.channel, session_id: me, paths: a.paths, exclusive: a.exclusive, reason: a.reason, ttl_minutes: a.ttl_minutes,
+              project_dir: s.options.projectDir,
+            }, ctx))),
+    },
+    {
+      name: 'opencomms_release',
+      title: 'Release files',
+      description: 'Give back your reservations: the paths named, or all.',
+      inputSchema: schema({
+        channel,
+        paths: { type: 'array', items: { type: 'string', maxLength: 512 }, maxItems: 100 },
+      }, ['channel']),
+      annotations: IDEMPOTENT,
+      handler: (a: Args, call: ToolCall) =>
+        s.asMember(call, (state, me, ctx) =>
+          s.authorized(state, me, a.channel, () =>
+            engine.releasePaths(state, { channel: a.channel, session_id: me, paths: a.paths, project_dir: s.options.projectDir }, ctx))),
     },
   ];
   // A call waits for the pulls whose replies went out before it to commit (or

@@ -15,9 +15,7 @@ export const CHANNEL_SETTING_PROPERTIES: Readonly<Record<string, PropertySchema>
   max_hops: { type: 'integer', minimum: MIN_MAX_HOPS, maximum: MAX_MAX_HOPS, description: 'Longest reply chain' },
   budget_runtime_ms: { type: 'integer', minimum: MIN_BUDGET_RUNTIME_MS, maximum: MAX_BUDGET_RUNTIME_MS },
   budget_messages: { type: 'integer', minimum: MIN_BUDGET_MESSAGES, maximum: MAX_BUDGET_MESSAGES },
-  away_retention_days: {
-    type: 'integer', minimum: 1, maximum: 365, description: 'Days a member whose session ended stays, mail waiting, before leaving (default 7)',
-  },
+  away_retention_days: { type: 'integer', minimum: 1, maximum: 365, description: 'Days an absent member stays (default 7)' },
 };
 
 /** The engine's limits input from create arguments already checked against CHANNEL_SETTING_PROPERTIES. */

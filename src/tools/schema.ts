@@ -6,7 +6,8 @@ import type { ToolResult } from '../engine/types';
 export type PropertySchema =
   | { type: 'string'; description?: string; enum?: readonly string[]; minLength?: number; maxLength?: number; pattern?: string }
   | { type: 'integer' | 'number'; description?: string; minimum?: number; maximum?: number }
-  | { type: 'boolean'; description?: string; const?: boolean };
+  | { type: 'boolean'; description?: string; const?: boolean }
+  | { type: 'array'; description?: string; items: { type: 'string'; maxLength?: number }; minItems?: number; maxItems?: number };
 
 export interface InputSchema {
   type: 'object';
@@ -40,6 +41,7 @@ export function argumentProblemResult(problem: ArgumentProblem): ToolResult {
 function describeType(schema: PropertySchema): string {
   if (schema.type === 'string' && schema.enum) return `one of ${schema.enum.map((v) => JSON.stringify(v)).join(', ')}`;
   if (schema.type === 'integer') return 'an integer';
+  if (schema.type === 'array') return 'an array of strings';
   return `a ${schema.type}`;
 }
 
@@ -86,6 +88,18 @@ function checkValue(name: string, schema: PropertySchema, value: unknown): Argum
       if (schema.maximum !== undefined && value > schema.maximum) {
         return problem(`Argument "${name}" must be at most ${schema.maximum} (got ${value}).`);
       }
+      return undefined;
+    }
+    case 'array': {
+      if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) return wrongType;
+      if (schema.minItems !== undefined && value.length < schema.minItems) {
+        return problem(`Argument "${name}" must have at least ${schema.minItems} item(s).`);
+      }
+      if (schema.maxItems !== undefined && value.length > schema.maxItems) {
+        return problem(`Argument "${name}" must have at most ${schema.maxItems} items (got ${value.length}).`);
+      }
+      const long = schema.items.maxLength === undefined ? -1 : value.findIndex((item: string) => item.length > schema.items.maxLength!);
+      if (long >= 0) return problem(`Argument "${name}" item ${long} must have at most ${schema.items.maxLength} characters.`);
       return undefined;
     }
     case 'boolean':

@@ -95,6 +95,10 @@ function channelLines(view: WatchView, channel: Channel): string[] {
         `${view.lastSeen?.has(m.session_id) ? `, seen ${clock(view.lastSeen.get(m.session_id)!)}` : ''}`,
     );
   }
+  for (const r of channel.reservations ?? []) {
+    if (r.expires_at <= (view.now ?? 0)) continue;
+    lines.push(`  reserved ${printable(r.path, 60)} by ${printable(r.role, 24)}, ${r.exclusive ? 'exclusive' : 'shared'} until ${clock(r.expires_at)}`);
+  }
   return lines;
 }
 

@@ -13,6 +13,8 @@ export interface WatchView {
   errors: ErrorEntry[];
   /** When each member was last seen through one of its sessions (absent when never). */
   lastSeen?: Map<string, number>;
+  /** When the view was taken (epoch ms), to leave out what had expired by then. */
+  now?: number;
 }
 
 /** Builds a view from a fresh snapshot; the history log caches, so this only reads what grew. */
@@ -24,7 +26,7 @@ export function takeView(state: State, history: HistoryView): WatchView {
   // A crash between the history append and the state save can leave an
   // envelope in both; the live copy is the newer word on it.
   for (const envelope of Object.values(state.messages)) mail.set(envelope.message_id, envelope);
-  return { channels, mail, errors: [...state.errors], lastSeen: lastSeenByMember(state) };
+  return { channels, mail, errors: [...state.errors], lastSeen: lastSeenByMember(state), now: Date.now() };
 }
 
 /** The view before any state exists. */

@@ -47,7 +47,7 @@ test('doctor --json on a project whose .opencomms/pins is a file prints a JSON r
   assert.equal(code, 1);
   let report: any;
   assert.doesNotThrow(() => (report = JSON.parse(stdout)), `stdout is not JSON: ${JSON.stringify(stdout)}; stderr: ${stderr}`);
-  assert.ok(report.checks.some((c: any) => c.status !== 'ok' && /pins/.test(c.name)), JSON.stringify(report));
+  assert.ok(report.checks.some((c: any) => c.status !== 'ok' && /pins/.test(`${c.name} ${c.message}`)), JSON.stringify(report));
 });
 
 test('doctor reports, never crashes, when .opencomms is a file or a host config is a folder', async (t) => {

@@ -25,6 +25,8 @@ const VALID: Record<string, Json> = {
   opencomms_resume_session: { channel: 'c' },
   opencomms_delete_session: { channel: 'c', confirm: true },
   opencomms_archive: {},
+  opencomms_reserve: { channel: 'c', paths: ['src/a.ts'] },
+  opencomms_release: { channel: 'c' },
 };
 
 /** Values of the wrong JSON type for a property of schema type `type`. */
@@ -34,6 +36,7 @@ function wrongValues(type: string): [string, unknown][] {
     case 'string': return [['a number', 42], ['a boolean', true], ...common];
     case 'integer': return [['a string', '5'], ['a fraction', 1.5], ['a boolean', true], ...common];
     case 'boolean': return [['a string', 'true'], ['a number', 1], ...common];
+    case 'array': return [['a string', 'src/a.ts'], ['an array holding a number', [1]], ['null', null], ['an object', { value: 1 }]];
     default: throw new Error(`no wrong values for schema type ${type}`);
   }
 }

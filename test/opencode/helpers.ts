@@ -103,7 +103,7 @@ export class FakeSchedule {
 const node: SchemaNode & { min(): any; max(): any; int(): any } = {
   describe: () => node, optional: () => node, min: () => node, max: () => node, int: () => node,
 };
-export const FAKE_SCHEMA: SchemaKit = { string: () => node, number: () => node, boolean: () => node, enum: () => node };
+export const FAKE_SCHEMA: SchemaKit = { string: () => node, number: () => node, boolean: () => node, enum: () => node, array: () => node };
 
 export interface Harness {
   dir: string;

@@ -1,0 +1,203 @@
+// Edit reservations: a member says which files it is about to change, so the
+// pre-tool hooks can stop another member's conflicting edit at the moment it
+// is attempted. A reservation lives in its channel, expires on time, and goes
+// when its holder leaves, is kicked or is away.
+import { MAX_RESERVATION_TTL_MINUTES, DEFAULT_RESERVATION_TTL_MINUTES, MAX_RESERVATIONS_PER_CHANNEL } from './constants';
+import { normalizePattern, patternsOverlap, type PathProblem } from './globs';
+import { refuse, succeed } from './reasons';
+import { formatIsoTime } from './times';
+import { requireMembership } from './validate';
+import type { Channel, EngineCtx, Reservation, State, ToolResult } from './types';
+
+export interface ReserveInput {
+  channel: string;
+  session_id: string;
+  paths: readonly string[];
+  exclusive?: boolean;
+  reason?: string | null;
+  ttl_minutes?: number | null;
+  /** The project root the paths are relative to (absolute, `/`-separated). */
+  project_dir: string;
+}
+
+export interface ReleaseInput {
+  channel: string;
+  session_id: string;
+  paths?: readonly string[] | null;
+  project_dir: string;
+}
+
+/** Whether a reservation still holds at `now`: not expired, and its holder a present member of the channel. */
+export function isLiveReservation(channel: Channel, reservation: Reservation, now: number): boolean {
+  if (now >= reservation.expires_at) return false;
+  const holder = channel.members.find((m) => m.session_id === reservation.member_id);
+  return holder !== undefined && !holder.stale;
+}
+
+/** The live reservations of a channel. */
+export function liveReservations(channel: Channel, now: number): Reservation[] {
+  return (channel.reservations ?? []).filter((r) => isLiveReservation(channel, r, now));
+}
+
+/** Drops expired reservations and those of members who left or are away; returns how many went. */
+export function pruneReservations(state: State, now: number): number {
+  let dropped = 0;
+  for (const channel of Object.values(state.channels)) {
+    if (!channel.reservations) continue;
+    const kept = liveReservations(channel, now);
+    dropped += channel.reservations.length - kept.length;
+    if (kept.length > 0) channel.reservations = kept;
+    else delete channel.reservations;
+  }
+  return dropped;
+}
+
+/** One conflict as the tool and the hooks report it. */
+export interface Conflict {
+  path: string;
+  held_path: string;
+  holder: string;
+  role: string;
+  exclusive: boolean;
+  reason: string | null;
+  expires_at: number;
+}
+
+function conflictOf(path: string, r: Reservation): Conflict {
+  return { path, held_path: r.path, holder: r.member_id, role: r.role, exclusive: r.exclusive, reason: r.reason, expires_at: r.expires_at };
+}
+
+function problemText(problems: readonly PathProblem[]): string {
+  return problems.map((p) => `"${p.path}" ${p.problem}`).join('; ');
+}
+
+/** Normalises every path, or the refusal naming each bad one. */
+function normalizeAll(paths: readonly string[], projectDir: string): string[] | ToolResult {
+  const problems: PathProblem[] = [];
+  const patterns: string[] = [];
+  for (const raw of paths) {
+    const normalized = normalizePattern(raw, projectDir);
+    if (typeof normalized === 'string') {
+      if (!patterns.includes(normalized)) patterns.push(normalized);
+    } else {
+      problems.push(normalized);
+    }
+  }
+  if (problems.length > 0) {
+    return refuse('invalid_path', `Not reserved: ${problemText(problems)}. Give paths relative to the project root (or absolute inside it), files or globs such as src/**/*.ts.`, { paths: problems });
+  }
+  return patterns;
+}
+
+/**
+ * Grants what is free and reports each conflict. A path conflicts with a live
+ * reservation of another member that can name the same file, when either of
+ * the two is exclusive. The caller's own reservation of the same pattern is
+ * renewed in place.
+ */
+export function reservePaths(state: State, input: ReserveInput, ctx: EngineCtx): ToolResult {
+  const found = requireMembership(state, input.channel, input.session_id);
+  if ('ok' in found) return found;
+  const { channel, member } = found;
+  if (input.paths.length === 0) return refuse('invalid_path', 'Not reserved: paths is empty. Name at least one file or glob.');
+  const patterns = normalizeAll(input.paths, input.project_dir);
+  if (!Array.isArray(patterns)) return patterns;
+  const now = ctx.now();
+  const exclusive = input.exclusive !== false;
+  const ttl = Math.min(Math.max(Math.floor(input.ttl_minutes ?? DEFAULT_RESERVATION_TTL_MINUTES), 1), MAX_RESERVATION_TTL_MINUTES);
+  const reason = typeof input.reason === 'string' && input.reason.trim() !== '' ? input.reason.replace(/\s+/g, ' ').trim().slice(0, 200) : null;
+  const live = liveReservations(channel, now);
+  const granted: Reservation[] = [];
+  const conflicts: Conflict[] = [];
+  for (const path of patterns) {
+    const blocking = live.filter((r) => r.member_id !== member.session_id && (exclusive || r.exclusive) && patternsOverlap(path, r.path));
+    if (blocking.length > 0) {
+      conflicts.push(...blocking.map((r) => conflictOf(path, r)));
+      continue;
+    }
+    granted.push({
+      path, member_id: member.session_id, role: member.role, exclusive, reason, created_at: now, expires_at: now + ttl * 60_000,
+    });
+  }
+  const kept = live.filter((r) => !(r.member_id === member.session_id && granted.some((g) => g.path === r.path)));
+  if (kept.length + granted.length > MAX_RESERVATIONS_PER_CHANNEL) {
+    return refuse('too_many_reservations', `Channel "${channel.name}" would hold more than ${MAX_RESERVATIONS_PER_CHANNEL} reservations; release some (opencomms_release) or reserve a glob instead of many files.`);
+  }
+  channel.reservations = [...kept, ...granted];
+  if (channel.reservations.length === 0) delete channel.reservations;
+  const until = formatIsoTime(now + ttl * 60_000);
+  const parts: string[] = [];
+  if (granted.length > 0) parts.push(`Reserved ${granted.map((g) => g.path).join(', ')} (${exclusive ? 'exclusive' : 'shared'}) until ${until}.`);
+  for (const c of conflicts) {
+    parts.push(`Not reserved: ${c.path} overlaps ${c.held_path}, held ${c.exclusive ? 'exclusively' : 'shared'} by ${c.role} (${c.holder})`
+      + `${c.reason ? ` for "${c.reason}"` : ''} until ${formatIsoTime(c.expires_at)}; ask them with opencomms_send.`);
+  }
+  const data = { granted: granted.map((g) => ({ path: g.path, exclusive: g.exclusive, expires_at: g.expires_at })), conflicts };
+  if (granted.length === 0) return refuse('reservation_conflict', parts.join(' '), data);
+  return succeed(parts.join(' '), data);
+}
+
+/** Gives back the caller's reservations: those of the given paths, or all in the channel. */
+export function releasePaths(state: State, input: ReleaseInput, ctx: EngineCtx): ToolResult {
+  const found = requireMembership(state, input.channel, input.session_id);
+  if ('ok' in found) return found;
+  const { channel, member } = found;
+  let wanted: string[] | undefined;
+  if (input.paths !== undefined && input.paths !== null) {
+    const patterns = normalizeAll(input.paths, input.project_dir);
+    if (!Array.isArray(patterns)) return patterns;
+    wanted = patterns;
+  }
+  const mine = (channel.reservations ?? []).filter((r) => r.member_id === member.session_id && (wanted === undefined || wanted.includes(r.path)));
+  channel.reservations = (channel.reservations ?? []).filter((r) => !mine.includes(r));
+  if (channel.reservations.length === 0) delete channel.reservations;
+  const live = mine.filter((r) => ctx.now() < r.expires_at);
+  const released = mine.map((r) => r.path);
+  const notHeld = (wanted ?? []).filter((p) => !released.includes(p));
+  const message = released.length === 0
+    ? `You held no reservation${wanted ? ` of ${wanted.join(', ')}` : ''} in "${channel.name}".`
+    : `Released ${released.join(', ')}.${notHeld.length > 0 ? ` You held no reservation of ${notHeld.join(', ')}.` : ''}`;
+  return succeed(message, { released, live_released: live.length, not_held: notHeld });
+}
+
+/** What another member's reservations say about one file this member is about to write. */
+export interface EditVerdict {
+  kind: 'pass' | 'warn' | 'deny';
+  conflicts: Conflict[];
+}
+
+/**
+ * The pre-tool decision for `memberId` writing `file` (repo-relative,
+ * normalised): denied when another present member holds it exclusively in
+ * any channel they share, warned when held shared, passed otherwise (own
+ * reservations and free files alike).
+ */
+export function judgeEdit(state: State, memberId: string, file: string, now: number): EditVerdict {
+  const conflicts: Conflict[] = [];
+  for (const channel of Object.values(state.channels)) {
+    if (!channel.reservations || !channel.members.some((m) => m.session_id === memberId)) continue;
+    for (const r of liveReservations(channel, now)) {
+      if (r.member_id !== memberId && patternsOverlap(file, r.path)) conflicts.push(conflictOf(file, r));
+    }
+  }
+  if (conflicts.some((c) => c.exclusive)) return { kind: 'deny', conflicts: conflicts.filter((c) => c.exclusive) };
+  return { kind: conflicts.length > 0 ? 'warn' : 'pass', conflicts };
+}
+
+/** The reason a denied or warned edit gives: who holds the file, why, until when, and how to ask them. */
+export function describeVerdict(verdict: EditVerdict, channelOf: (memberId: string) => string | undefined): string {
+  const lines = verdict.conflicts.map((c) => {
+    const channel = channelOf(c.holder);
+    return `${c.path} is reserved ${c.exclusive ? 'exclusively' : 'shared'} by ${c.role} (${c.holder})`
+      + `${c.reason ? ` for "${c.reason}"` : ''} until ${formatIsoTime(c.expires_at)} (reserved as ${c.held_path}).`
+      + ` To ask them: opencomms_send with channel "${channel ?? '?'}", to "${c.holder}".`;
+  });
+  return verdict.kind === 'deny'
+    ? `OpenComms: this edit is blocked by another agent's reservation. ${lines.join(' ')} Wait until they release it (opencomms_release) or it expires.`
+    : `OpenComms: note that another agent shares this file. ${lines.join(' ')}`;
+}
+
+/** The channel name in which `holder` and `memberId` share a reservation-holding channel (for the ask hint). */
+export function sharedChannelName(state: State, memberId: string, holder: string): string | undefined {
+  return Object.values(state.channels).find((c) => c.members.some((m) => m.session_id === memberId) && c.members.some((m) => m.session_id === holder))?.name;
+}

@@ -1,0 +1,80 @@
+// The pre-tool decision: before a host runs a file-writing tool, is the file
+// held by another member's reservation? Denied in the host's own deny format
+// when held exclusively, allowed with a warning when held shared, silent
+// otherwise. It costs one lock-free read; anything that goes wrong lets the
+// edit proceed (fail open) and says why on stderr.
+import { isAbsolute, relative, resolve } from 'node:path';
+import { describeVerdict, judgeEdit, normalizePattern, sharedChannelName, type EditVerdict, type State } from '../engine';
+import type { HookAnswer } from './answer';
+import { HOST_GEMINI, type HookEvent } from './events';
+
+/** Claude Code's file-writing tools and the input field naming the file. */
+const CLAUDE_WRITERS: Record<string, readonly string[]> = {
+  Edit: ['file_path'],
+  Write: ['file_path'],
+  MultiEdit: ['file_path'],
+  NotebookEdit: ['notebook_path'],
+};
+
+/** Gemini CLI's file-writing tools (its BeforeTool tool names). */
+const GEMINI_WRITERS: Record<string, readonly string[]> = {
+  write_file: ['file_path'],
+  replace: ['file_path'],
+};
+
+// Codex edits through apply_patch, whose patch text names each file on a header line.
+const PATCH_HEADER = /^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
+
+function stringsIn(value: unknown, out: string[], depth = 0): string[] {
+  if (depth > 4) return out;
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const item of value) stringsIn(item, out, depth + 1);
+  else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) stringsIn(item, out, depth + 1);
+  return out;
+}
+
+/** The files a pre-tool event is about to write, as the tool named them (absolute or relative to `cwd`). */
+export function filesWritten(event: HookEvent): string[] {
+  const name = event.toolName ?? '';
+  const input = event.toolInput ?? {};
+  const writers = event.hosts.length === 1 && event.hosts[0] === HOST_GEMINI ? GEMINI_WRITERS : CLAUDE_WRITERS;
+  const fields = Object.prototype.hasOwnProperty.call(writers, name) ? writers[name]! : undefined;
+  if (fields) return fields.map((f) => input[f]).filter((v): v is string => typeof v === 'string' && v.trim() !== '');
+  const files: string[] = [];
+  for (const text of stringsIn(input, [])) {
+    for (const match of text.matchAll(PATCH_HEADER)) files.push((match[1] ?? match[2]!).trim());
+  }
+  return files;
+}
+
+/** A written file as a repo-relative path, or undefined when it lies outside the project. */
+export function repoPath(file: string, projectDir: string, cwd: string): string | undefined {
+  const absolute = isAbsolute(file) ? resolve(file) : resolve(cwd, file);
+  const inside = relative(projectDir, absolute);
+  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) return undefined;
+  const normalized = normalizePattern(inside.split('\\').join('/'), '/');
+  return typeof normalized === 'string' ? normalized : undefined;
+}
+
+/** The verdict for every file this event writes; the strictest wins. */
+export function judgeEvent(state: State, memberId: string, files: readonly string[], now: number): EditVerdict {
+  const verdicts = files.map((file) => judgeEdit(state, memberId, file, now));
+  const deny = verdicts.filter((v) => v.kind === 'deny');
+  if (deny.length > 0) return { kind: 'deny', conflicts: deny.flatMap((v) => v.conflicts) };
+  const warn = verdicts.filter((v) => v.kind === 'warn');
+  return warn.length > 0 ? { kind: 'warn', conflicts: warn.flatMap((v) => v.conflicts) } : { kind: 'pass', conflicts: [] };
+}
+
+/** The host's own answer for a verdict: its deny format, a warning the agent reads, or nothing. */
+export function preToolAnswer(event: HookEvent, state: State, memberId: string, verdict: EditVerdict): HookAnswer {
+  if (verdict.kind === 'pass') return {};
+  const text = describeVerdict(verdict, (holder) => sharedChannelName(state, memberId, holder));
+  const isGemini = event.hosts.length === 1 && event.hosts[0] === HOST_GEMINI;
+  if (verdict.kind === 'deny') {
+    return isGemini
+      ? { decision: 'deny', reason: text }
+      : { hookSpecificOutput: { hookEventName: event.name, permissionDecision: 'deny', permissionDecisionReason: text } };
+  }
+  // Gemini's BeforeTool takes no context for the model: the user sees the note instead.
+  return isGemini ? { systemMessage: text } : { hookSpecificOutput: { hookEventName: event.name, additionalContext: text } };
+}

@@ -1,0 +1,58 @@
+// Reservations end to end: one Claude Code session reserves a file through
+// its MCP server; another session's PreToolUse hook (the real CLI process)
+// is denied the edit, naming the holder, until the holder releases it.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { runCli, startServer, tempProject, type ServerProcess } from '../helpers/server';
+import { memberEnv, ok, refused } from './tools-support';
+
+async function claudeServer(t: TestContext, project: string, sessionId: string): Promise<ServerProcess> {
+  const server = startServer(t, {
+    project,
+    args: ['--project', project, '--host', 'claude-code'],
+    env: { ...memberEnv(undefined), CLAUDE_CODE_SESSION_ID: sessionId },
+  });
+  await server.initialize();
+  return server;
+}
+
+async function preToolUse(project: string, sessionId: string, file: string): Promise<Record<string, any>> {
+  const event = { hook_event_name: 'PreToolUse', session_id: sessionId, cwd: project, tool_name: 'Edit', tool_input: { file_path: file, old_string: 'a', new_string: 'b' } };
+  const run = await runCli(['hook'], { input: JSON.stringify(event), env: { OPENCOMMS_HOST: 'claude-code', OPENCOMMS_MEMBER_ID: undefined, CLAUDE_PROJECT_DIR: project } });
+  assert.equal(run.code, 0, run.stderr);
+  return JSON.parse(run.stdout);
+}
+
+test('member A reserves src/a.ts; member B\'s PreToolUse Edit of it is denied naming A; after A releases it passes', async (t) => {
+  const project = tempProject(t);
+  const a = await claudeServer(t, project, 'session-A');
+  const b = await claudeServer(t, project, 'session-B');
+  await ok(a, 'opencomms_create', { channel: 'dev', role: 'writer', role_prompt: 'write' });
+  await ok(b, 'opencomms_join', { channel: 'dev', role: 'reviewer', role_prompt: 'review' });
+  const granted = await ok(a, 'opencomms_reserve', { channel: 'dev', paths: ['src/a.ts'], reason: 'splitting the module' });
+  assert.deepEqual(granted.data.granted.map((g: { path: string }) => g.path), ['src/a.ts']);
+  const aId = (await ok(a, 'opencomms_status', {})).data.member_id;
+
+  const denied = await preToolUse(project, 'session-B', join(project, 'src', 'a.ts'));
+  assert.equal(denied.hookSpecificOutput.permissionDecision, 'deny');
+  assert.match(denied.hookSpecificOutput.permissionDecisionReason, new RegExp(`writer \\(${aId}\\) for "splitting the module"`));
+  assert.deepEqual(await preToolUse(project, 'session-A', join(project, 'src', 'a.ts')), {}, 'the holder edits freely');
+  const clash = await refused(b, 'opencomms_reserve', { channel: 'dev', paths: ['src/*.ts'] }, 'reservation_conflict');
+  assert.equal(clash.data.conflicts[0].holder, aId);
+
+  await ok(a, 'opencomms_release', { channel: 'dev' });
+  assert.deepEqual(await preToolUse(project, 'session-B', join(project, 'src', 'a.ts')), {});
+});
+
+test('reserve refuses paths outside the project, escapes and empty globs with invalid_path, and the argument guard checks the array', async (t) => {
+  const project = tempProject(t);
+  const a = await claudeServer(t, project, 'session-A');
+  await ok(a, 'opencomms_create', { channel: 'dev', role: 'writer', role_prompt: 'write' });
+  const outside = await refused(a, 'opencomms_reserve', { channel: 'dev', paths: ['/etc/passwd', '../x', ' '] }, 'invalid_path');
+  assert.match(outside.message, /"\/etc\/passwd" is outside the project; "..\/x" leaves the project/);
+  const wrong = await refused(a, 'opencomms_reserve', { channel: 'dev', paths: 'src/a.ts' }, 'invalid_argument');
+  assert.equal(wrong.data.argument, 'paths');
+  await refused(a, 'opencomms_reserve', { channel: 'dev', paths: [1] }, 'invalid_argument');
+  await refused(a, 'opencomms_reserve', { channel: 'dev', paths: [] }, 'invalid_argument');
+});

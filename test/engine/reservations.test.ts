@@ -1,0 +1,157 @@
+// Edit reservations: paths and globs, overlap, expiry, release, and the
+// pre-tool verdict.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  disconnectChannel, judgeEdit, kickChannel, liveReservations, markStale, normalizePattern, patternsOverlap, pruneReservations,
+  releasePaths, reservePaths, status, type State,
+} from '../../src/engine/index';
+import { channelWith, fakeCtx, mustOk, reasonOf, type FakeCtx } from './helpers';
+
+const ROOT = '/work/repo';
+const reserve = (state: State, ctx: FakeCtx, who: string, paths: string[], extra: Record<string, unknown> = {}) =>
+  reservePaths(state, { channel: 'dev', session_id: who, paths, project_dir: ROOT, ...extra }, ctx);
+
+test('paths are normalised against the project root; escapes, outside paths, empty and all-matching globs are refused', () => {
+  assert.equal(normalizePattern('./src//a.ts', ROOT), 'src/a.ts');
+  assert.equal(normalizePattern('/work/repo/src/a.ts', ROOT), 'src/a.ts');
+  assert.equal(normalizePattern('src\\win\\b.ts', ROOT), 'src/win/b.ts');
+  assert.equal(normalizePattern('docs/', ROOT), 'docs/**');
+  assert.equal(normalizePattern('src/x/../a.ts', ROOT), 'src/a.ts');
+  for (const bad of ['', '   ', '../secret', 'src/../../x', '/etc/passwd', '/work/repository/a.ts', '**', '*', '/work/repo', 'a\nb']) {
+    const result = normalizePattern(bad, ROOT);
+    assert.equal(typeof result, 'object', JSON.stringify(bad));
+  }
+});
+
+test('globs overlap exactly when some file matches both', () => {
+  const yes: [string, string][] = [
+    ['src/a.ts', 'src/a.ts'], ['src/*.ts', 'src/a.ts'], ['src/**', 'src/deep/er/a.ts'], ['src/**/*.ts', 'src/a.ts'],
+    ['src/*.ts', 'src/a*'], ['**/*.md', 'docs/x/readme.md'], ['src/?.ts', 'src/a.ts'], ['src/**/b.ts', 'src/x/y/b.ts'],
+    ['*/a.ts', 'src/*'],
+  ];
+  const no: [string, string][] = [
+    ['src/a.ts', 'src/b.ts'], ['src/*.ts', 'src/deep/a.ts'], ['src/*.ts', 'src/a.js'], ['docs/**', 'src/a.ts'],
+    ['src/?.ts', 'src/ab.ts'], ['src/*', 'lib/*'], ['a/*/c', 'a/b/d/c'],
+  ];
+  for (const [a, b] of yes) {
+    assert.equal(patternsOverlap(a, b), true, `${a} ~ ${b}`);
+    assert.equal(patternsOverlap(b, a), true, `${b} ~ ${a}`);
+  }
+  for (const [a, b] of no) {
+    assert.equal(patternsOverlap(a, b), false, `${a} !~ ${b}`);
+    assert.equal(patternsOverlap(b, a), false, `${b} !~ ${a}`);
+  }
+});
+
+test('reserve grants what is free and reports each conflict with holder, role, reason and expiry', () => {
+  const ctx = fakeCtx();
+  const state = channelWith(ctx, ['a', 'b']);
+  const first = mustOk(reserve(state, ctx, 'a', ['src/a.ts', 'src/lib/**'], { reason: 'refactor parser' }));
+  assert.deepEqual((first.data!.granted as Array<{ path: string }>).map((g) => g.path), ['src/a.ts', 'src/lib/**']);
+  const second = mustOk(reserve(state, ctx, 'b', ['src/lib/x.ts', 'README.md']));
+  assert.deepEqual((second.data!.granted as Array<{ path: string }>).map((g) => g.path), ['README.md']);
+  const [conflict] = second.data!.conflicts as Array<Record<string, unknown>>;
+  assert.deepEqual(conflict, {
+    path: 'src/lib/x.ts', held_path: 'src/lib/**', holder: 'a', role: 'R0', exclusive: true, reason: 'refactor parser', expires_at: ctx.now() + 3_600_000,
+  });
+  assert.match(second.message, /Not reserved: src\/lib\/x\.ts overlaps src\/lib\/\*\*, held exclusively by R0 \(a\) for "refactor parser" until .*opencomms_send/);
+  const none = reserve(state, ctx, 'b', ['src/a.ts']);
+  assert.equal(reasonOf(none), 'reservation_conflict');
+});
+
+test('shared reservations coexist; an exclusive one conflicts with any other holder', () => {
+  const ctx = fakeCtx();
+  const state = channelWith(ctx, ['a', 'b', 'c']);
+  mustOk(reserve(state, ctx, 'a', ['docs/**'], { exclusive: false }));
+  mustOk(reserve(state, ctx, 'b', ['docs/guide.md'], { exclusive: false }));
+  assert.equal(reasonOf(reserve(state, ctx, 'c', ['docs/guide.md'])), 'reservation_conflict');
+});
+
+test('a reservation expires at exactly its expiry millisecond, and ttl is clamped to 1 minute .. 24 hours', () => {
+  const ctx = fakeCtx();
+  const state = channelWith(ctx, ['a', 'b']);
+  mustOk(reserve(state, ctx, 'a', ['src/a.ts'], { ttl_minutes: 1 }));
+  ctx.advance(59_999);
+  assert.equal(judgeEdit(state, 'b', 'src/a.ts', ctx.now()).kind, 'deny');
+  ctx.advance(1);
+  assert.equal(judgeEdit(state, 'b', 'src/a.ts', ctx.now()).kind, 'pass');
+  mustOk(reserve(state, ctx, 'b', ['src/a.ts'], { ttl_minutes: 10_000 }));
+  assert.equal(liveReservations(state.channels.dev!, ctx.now())[0]!.expires_at, ctx.now() + 24 * 3_600_000);
+});
+
+test('reservations go when their holder leaves, is kicked, or is away', () => {
+  for (const end of ['leave', 'kick', 'away'] as const) {
+    const ctx = fakeCtx();
+    const state = channelWith(ctx, ['a', 'b', 'c']);
+    mustOk(reserve(state, ctx, 'b', ['src/a.ts']));
+    if (end === 'leave') mustOk(disconnectChannel(state, { channel: 'dev', session_id: 'b' }, ctx));
+    if (end === 'kick') mustOk(kickChannel(state, { channel: 'dev', session_id: 'a', target_session_id: 'b' }, ctx));
+    if (end === 'away') markStale(state, 'b', ctx.now());
+    assert.equal(judgeEdit(state, 'c', 'src/a.ts', ctx.now()).kind, 'pass', end);
+    pruneReservations(state, ctx.now());
+    assert.equal(state.channels.dev?.reservations, undefined, end);
+  }
+});
+
+test('release gives back the named paths or all, and says what was not held', () => {
+  const ctx = fakeCtx();
+  const state = channelWith(ctx, ['a', 'b']);
+  mustOk(reserve(state, ctx, 'a', ['x.ts', 'y.ts', 'z.ts']));
+  const some = mustOk(releasePaths(state, { channel: 'dev', session_id: 'a', paths: ['./x.ts', 'w.ts'], project_dir: ROOT }, ctx));
+  assert.deepEqual(some.data!.released, ['x.ts']);
+  assert.deepEqual(some.data!.not_held, ['w.ts']);
+  const rest = mustOk(releasePaths(state, { channel: 'dev', session_id: 'a', project_dir: ROOT }, ctx));
+  assert.deepEqual(rest.data!.released, ['y.ts', 'z.ts']);
+  assert.equal(state.channels.dev!.reservations, undefined);
+  assert.equal(reasonOf(releasePaths(state, { channel: 'dev', session_id: 'a', paths: ['../x'], project_dir: ROOT }, ctx)), 'invalid_path');
+});
+
+test('the pre-tool verdict: another\'s exclusive denies, shared warns, own and free pass; only shared channels count', () => {
+  const ctx = fakeCtx();
+  const state = channelWith(ctx, ['a', 'b']);
+  channelWith(ctx, ['c', 'd'], 'other', state);
+  mustOk(reserve(state, ctx, 'a', ['src/a.ts']));
+  mustOk(reserve(state, ctx, 'a', ['docs/**'], { exclusive: false }));
+  assert.equal(judgeEdit(state, 'b', 'src/a.ts', ctx.now()).kind, 'deny');
+  assert.equal(judgeEdit(state, 'b', 'docs/x.md', ctx.now()).kind, 'warn');
+  assert.equal(judgeEdit(state, 'a', 'src/a.ts', ctx.now()).kind, 'pass');
+  assert.equal(judgeEdit(state, 'b', 'src/b.ts', ctx.now()).kind, 'pass');
+  assert.equal(judgeEdit(state, 'c', 'src/a.ts', ctx.now()).kind, 'pass', 'c shares no channel with a');
+});
+
+test('status lists the live reservations of each channel', () => {
+  const ctx = fakeCtx();
+  const state = channelWith(ctx, ['a', 'b']);
+  mustOk(reserve(state, ctx, 'a', ['src/a.ts'], { reason: 'r' }));
+  const seen = mustOk(status(state, { session_id: 'b' }, ctx));
+  const [channel] = seen.data!.channels as Array<{ reservations: Array<{ path: string; member_id: string }> }>;
+  assert.deepEqual(channel!.reservations.map((r) => [r.path, r.member_id]), [['src/a.ts', 'a']]);
+});
+
+test('property: whatever members reserve, no two live exclusive reservations of different members ever overlap', () => {
+  let seed = 12345;
+  const next = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+  const parts = ['src', 'lib', 'docs', '*', '**', 'a.ts', 'b.ts', '*.ts', '?.md', 'x'];
+  const randomPath = (): string => Array.from({ length: 1 + next(3) }, () => parts[next(parts.length)]!).join('/');
+  for (let round = 0; round < 60; round += 1) {
+    const ctx = fakeCtx();
+    const state = channelWith(ctx, ['a', 'b', 'c']);
+    for (let step = 0; step < 40; step += 1) {
+      const who = ['a', 'b', 'c'][next(3)]!;
+      ctx.advance(next(120_000));
+      if (next(5) === 0) releasePaths(state, { channel: 'dev', session_id: who, project_dir: ROOT }, ctx);
+      else reserve(state, ctx, who, [randomPath(), randomPath()], { exclusive: next(3) !== 0, ttl_minutes: 1 + next(5) });
+      const live = liveReservations(state.channels.dev!, ctx.now());
+      for (const r of live) {
+        for (const o of live) {
+          if (r === o || r.member_id === o.member_id || !(r.exclusive || o.exclusive)) continue;
+          assert.equal(patternsOverlap(r.path, o.path), false, `${r.member_id}:${r.path} and ${o.member_id}:${o.path} overlap`);
+        }
+      }
+    }
+  }
+});

@@ -1,0 +1,107 @@
+// Reservations enforced where the edit happens: each host's pre-tool event
+// shape, denied, warned, passed, and failing open.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { reservePaths } from '../../src/engine/index';
+import { channelWith, claudeEvent, codexEvent, geminiEvent, hook, tempProject } from './support';
+
+const HOLDER = 'alice-1';
+const EDITOR = 'bob-1';
+
+async function reserved(t: Parameters<typeof tempProject>[0], paths: string[], exclusive = true) {
+  const project = tempProject(t);
+  const store = await channelWith(project, 'review', [
+    { id: HOLDER, role: 'author', host: 'mcp' },
+    { id: EDITOR, role: 'reviewer', host: 'claude-code', hostSessionId: 'bob-session' },
+  ]);
+  await store.mutate((state, ctx) => reservePaths(state, {
+    channel: 'review', session_id: HOLDER, paths, exclusive, reason: 'rewriting the parser', project_dir: project,
+  }, ctx));
+  return { project, store };
+}
+
+function claudeEdit(project: string, file: string, tool = 'Edit') {
+  return claudeEvent('PreToolUse', 'bob-session', {
+    cwd: project, tool_name: tool, tool_input: { file_path: file, old_string: 'a', new_string: 'b' }, tool_use_id: 'toolu_1',
+  });
+}
+
+test('Claude Code: an Edit of a file another member holds exclusively is denied in PreToolUse\'s deny format, naming the holder, reason, expiry and how to ask', async (t) => {
+  const { project } = await reserved(t, ['src/a.ts']);
+  const run = await hook(project, claudeEdit(project, join(project, 'src', 'a.ts')), { OPENCOMMS_HOST: 'claude-code' });
+  const out = run.answer.hookSpecificOutput;
+  assert.equal(out.hookEventName, 'PreToolUse');
+  assert.equal(out.permissionDecision, 'deny');
+  assert.match(out.permissionDecisionReason, /src\/a\.ts is reserved exclusively by author \(alice-1\) for "rewriting the parser" until \d{4}-/);
+  assert.match(out.permissionDecisionReason, /opencomms_send with channel "review", to "alice-1"/);
+});
+
+test('Claude Code: Write, MultiEdit and NotebookEdit are checked too, with relative paths resolved against the event cwd', async (t) => {
+  const { project } = await reserved(t, ['src/**']);
+  for (const tool of ['Write', 'MultiEdit']) {
+    const run = await hook(project, claudeEdit(project, 'src/deep/b.ts', tool), { OPENCOMMS_HOST: 'claude-code' });
+    assert.equal(run.answer.hookSpecificOutput?.permissionDecision, 'deny', tool);
+  }
+  const notebook = claudeEvent('PreToolUse', 'bob-session', { cwd: project, tool_name: 'NotebookEdit', tool_input: { notebook_path: join(project, 'src', 'n.ipynb') } });
+  assert.equal((await hook(project, notebook, { OPENCOMMS_HOST: 'claude-code' })).answer.hookSpecificOutput?.permissionDecision, 'deny');
+});
+
+test('a file held shared by another member is allowed with a warning in context; a free file and other tools pass silently', async (t) => {
+  const { project } = await reserved(t, ['docs/**'], false);
+  const warned = await hook(project, claudeEdit(project, join(project, 'docs', 'guide.md')), { OPENCOMMS_HOST: 'claude-code' });
+  assert.equal(warned.answer.hookSpecificOutput.permissionDecision, undefined, 'never an allow that would skip the user\'s own permission prompt');
+  assert.match(warned.answer.hookSpecificOutput.additionalContext, /docs\/guide\.md is reserved shared by author \(alice-1\)/);
+  assert.deepEqual((await hook(project, claudeEdit(project, join(project, 'src', 'free.ts')), { OPENCOMMS_HOST: 'claude-code' })).answer, {});
+  const read = claudeEvent('PreToolUse', 'bob-session', { cwd: project, tool_name: 'Read', tool_input: { file_path: join(project, 'docs', 'guide.md') } });
+  assert.deepEqual((await hook(project, read, { OPENCOMMS_HOST: 'claude-code' })).answer, {});
+  const outside = claudeEdit(project, '/etc/hosts');
+  assert.deepEqual((await hook(project, outside, { OPENCOMMS_HOST: 'claude-code' })).answer, {});
+});
+
+test('the holder\'s own edits pass silently', async (t) => {
+  const { project } = await reserved(t, ['src/a.ts']);
+  const own = claudeEdit(project, join(project, 'src', 'a.ts'));
+  assert.deepEqual((await hook(project, own, { OPENCOMMS_HOST: 'claude-code', OPENCOMMS_MEMBER_ID: HOLDER })).answer, {});
+});
+
+test('Codex: an apply_patch that touches a reserved file is denied, whatever shell wrapping carries the patch', async (t) => {
+  const { project } = await reserved(t, ['src/a.ts']);
+  const patch = '*** Begin Patch\n*** Update File: src/b.ts\n@@\n-x\n+y\n*** Update File: src/a.ts\n@@\n-a\n+b\n*** End Patch\n';
+  for (const toolInput of [{ command: ['apply_patch', patch] }, { command: `apply_patch <<'EOF'\n${patch}EOF` }, { input: patch }]) {
+    const event = codexEvent('PreToolUse', 'bob-session', { cwd: project, tool_name: 'Bash', tool_input: toolInput });
+    const run = await hook(project, event, { OPENCOMMS_HOST: 'codex', OPENCOMMS_MEMBER_ID: EDITOR });
+    assert.equal(run.answer.hookSpecificOutput?.permissionDecision, 'deny', JSON.stringify(toolInput));
+  }
+  const harmless = codexEvent('PreToolUse', 'bob-session', { cwd: project, tool_name: 'Bash', tool_input: { command: ['ls', '-la'] } });
+  assert.deepEqual((await hook(project, harmless, { OPENCOMMS_HOST: 'codex', OPENCOMMS_MEMBER_ID: EDITOR })).answer, {});
+});
+
+test('Gemini CLI: a write_file or replace of a reserved file is denied with BeforeTool\'s decision: deny', async (t) => {
+  const { project } = await reserved(t, ['src/a.ts']);
+  for (const tool of ['write_file', 'replace']) {
+    const event = geminiEvent('BeforeTool', 'gemini-session', { cwd: project, tool_name: tool, tool_input: { file_path: join(project, 'src', 'a.ts'), content: 'x' } });
+    const run = await hook(project, event, { OPENCOMMS_HOST: 'gemini-cli', OPENCOMMS_MEMBER_ID: EDITOR });
+    assert.equal(run.answer.decision, 'deny', tool);
+    assert.match(run.answer.reason, /reserved exclusively by author \(alice-1\)/);
+  }
+});
+
+test('a pre-tool hook that cannot read the store fails open: the edit proceeds and the reason goes to stderr', async (t) => {
+  const { project } = await reserved(t, ['src/a.ts']);
+  writeFileSync(join(project, '.opencomms', 'state.json'), '{"generation":3,"not json');
+  const run = await hook(project, claudeEdit(project, join(project, 'src', 'a.ts')), { OPENCOMMS_HOST: 'claude-code' });
+  assert.equal(run.answer.hookSpecificOutput?.permissionDecision, undefined);
+});
+
+test('after the holder releases, the same edit passes', async (t) => {
+  const { project, store } = await reserved(t, ['src/a.ts']);
+  const edit = claudeEdit(project, join(project, 'src', 'a.ts'));
+  assert.equal((await hook(project, edit, { OPENCOMMS_HOST: 'claude-code' })).answer.hookSpecificOutput?.permissionDecision, 'deny');
+  await store.mutate((state) => {
+    state.channels.review!.reservations = [];
+    return { ok: true, message: 'released' };
+  });
+  assert.deepEqual((await hook(project, edit, { OPENCOMMS_HOST: 'claude-code' })).answer, {});
+});
