@@ -11,6 +11,8 @@ import {
 import { isOurs, isShared, kindOf, narrowEntry } from '../store/fs-port';
 import { breakAbandonedLock, inspectLock, isPidAlive, LOCK_STALE_MS } from '../store/lock';
 import { readUserFile } from '../hosts/user-file';
+import { isJsonObject, parseJsonObject } from '../hosts/json-config';
+import { locateOurServer, readOurServer } from '../hosts/toml';
 
 export interface DoctorOptions {
   projectDir: string;
@@ -35,12 +37,18 @@ const MIN_NODE_MAJOR = 18;
 /** A lock older than this whose holder cannot be checked (another machine) is worth a warning. */
 const OLD_LOCK_MS = 15_000;
 
-/** The host config files install writes, and where our server entry sits in each. */
+/**
+ * The host config files install writes, and where our server entry sits in
+ * each. They are read with the parsers install uses (JSON with comments for
+ * every JSON file, the TOML scanner for Codex), so a file install can edit is
+ * a file doctor can read.
+ */
 const HOST_CONFIGS: readonly { host: string; file: string; format: 'json' | 'toml'; path: readonly string[] }[] = [
   { host: 'claude-code', file: '.mcp.json', format: 'json', path: ['mcpServers', 'opencomms'] },
   { host: 'codex', file: '.codex/config.toml', format: 'toml', path: [] },
   { host: 'gemini-cli', file: '.gemini/settings.json', format: 'json', path: ['mcpServers', 'opencomms'] },
   { host: 'opencode', file: 'opencode.json', format: 'json', path: ['mcp', 'opencomms'] },
+  { host: 'opencode', file: 'opencode.jsonc', format: 'json', path: ['mcp', 'opencomms'] },
   { host: 'cursor', file: '.cursor/mcp.json', format: 'json', path: ['mcpServers', 'opencomms'] },
   { host: 'vscode', file: '.vscode/mcp.json', format: 'json', path: ['servers', 'opencomms'] },
   { host: 'claude-code plugin', file: '.opencomms/claude-plugin/.mcp.json', format: 'json', path: ['mcpServers', 'opencomms'] },
@@ -350,26 +358,37 @@ function readConfigValue(projectDir: string, config: (typeof HOST_CONFIGS)[numbe
   }
   if (text === undefined) return undefined;
   if (config.format === 'toml') {
-    const table = /^\[mcp_servers\.opencomms\][^\S\n]*\n([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(text);
-    if (!table) return undefined;
-    const args = /^args\s*=\s*(\[[^\n]*\])/m.exec(table[1]);
     try {
-      return { args: args ? (JSON.parse(args[1]) as string[]) : [] };
+      if (!locateOurServer(text)) return undefined;
+      return { args: readOurServer(text)?.args ?? [] };
     } catch (err) {
-      return { error: `its opencomms args cannot be read (${(err as Error).message})` };
+      return { error: `it is not TOML OpenComms can read (${(err as Error).message})` };
     }
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonObject(text);
   } catch (err) {
-    return { error: `it is not valid JSON (${(err as Error).message})` };
+    return { error: (err as Error).message };
   }
-  for (const key of config.path) value = (value as Record<string, unknown> | undefined)?.[key];
-  if (!value || typeof value !== 'object') return undefined;
-  const entry = value as { args?: unknown; command?: unknown };
-  const argv = Array.isArray(entry.command) ? entry.command.slice(1) : entry.args;
+  for (const key of config.path) value = isJsonObject(value) ? value[key] : undefined;
+  if (!isJsonObject(value)) return undefined;
+  const argv = Array.isArray(value.command) ? value.command.slice(1) : value.args;
   return { args: Array.isArray(argv) ? argv.map(String) : [] };
+}
+
+/** Whether the hooks file holds a hook of ours, read as install reads it. */
+function hasOurHook(path: string): boolean {
+  let doc: unknown;
+  try {
+    doc = existsSync(path) ? parseJsonObject(readFileSync(path, 'utf8')) : undefined;
+  } catch {
+    return false;
+  }
+  const hooks = isJsonObject(doc) ? doc.hooks : undefined;
+  if (!isJsonObject(hooks)) return false;
+  return Object.values(hooks).some((list) => Array.isArray(list) && list.some((entry) => isJsonObject(entry) && Array.isArray(entry.hooks) &&
+    entry.hooks.some((hook) => isJsonObject(hook) && typeof hook.command === 'string' && /opencomms\.c?js"? hook/.test(hook.command))));
 }
 
 function checkHosts(options: DoctorOptions): Check[] {
@@ -396,11 +415,8 @@ function checkHosts(options: DoctorOptions): Check[] {
   }
   for (const hooks of HOOK_CONFIGS) {
     if (!checks.some((c) => c.name.startsWith(`${hooks.host} (`))) continue;
-    const path = join(options.projectDir, hooks.file);
-    const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
-    const hasHook = /opencomms\.c?js\\?"? hook/.test(text);
     checks.push(
-      hasHook
+      hasOurHook(join(options.projectDir, hooks.file))
         ? { name: `${hooks.host} hooks`, status: 'ok', message: `present in ${hooks.file}` }
         : {
             name: `${hooks.host} hooks`,

@@ -37,8 +37,25 @@ const writeAnswer = (text: string): Promise<void> => writeAll(1, text, (rest) =>
 }));
 const warn = (text: string): void => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
 
+/**
+ * A reader that went away (`opencomms status | head -1`) is not a failure:
+ * what is left to print is dropped, and the command ends with the exit code
+ * it would have had, instead of dying on an unhandled EPIPE.
+ */
+function dropOutputWhenReaderGoes(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') return;
+    throw err;
+  });
+}
+
 async function main(argv: string[]): Promise<number | undefined> {
   const parsed = parseCommandLine(argv);
+  // The server and the hook own their output: for them an unwritten reply has consequences (PROTOCOL 7.1).
+  if (parsed.kind !== 'command' || (parsed.command !== 'serve' && parsed.command !== 'hook')) {
+    dropOutputWhenReaderGoes(process.stdout);
+    dropOutputWhenReaderGoes(process.stderr);
+  }
   if (parsed.kind === 'help') {
     process.stdout.write(HELP_TEXT);
     return 0;

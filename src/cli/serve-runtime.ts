@@ -49,6 +49,10 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
         sweep: () => services.sweepAbandoned(),
         isOwnerAlive: services.isOwnerAlive,
       });
+      // Only Claude Code shows the bell to its model: elsewhere a pull after
+      // a bell is still the agent's own pull.
+      const bell = doorbell;
+      if (options.host === 'claude-code') services.isAnnounced = (id) => bell.hasRung(id);
     },
     close() {
       if (isClosed) return;

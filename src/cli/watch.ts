@@ -30,6 +30,17 @@ export interface WatchOptions {
  */
 export const PARENT_CHECK_MS = 3_000;
 export const PARENT_BACKSTOP_MS = 30_000;
+/**
+ * A pipe whose reader has gone (`watch --json | head -1`) says so only to a
+ * write, and a quiet project writes nothing. So while output is idle, a
+ * single space is written after PIPE_PROBE_FIRST_MS, then after twice as
+ * long each time up to PIPE_PROBE_MAX_MS: a closed pipe ends a --json watch
+ * within a second or so of its last line, and an open one gets a few spaces
+ * an hour at most, each in front of the next line (JSON allows it). Plain
+ * lines get no probe: a closed pipe ends that watch at its next line.
+ */
+export const PIPE_PROBE_FIRST_MS = 1_000;
+export const PIPE_PROBE_MAX_MS = 60_000;
 /** The longest a Node timer may wait: a keep-alive that never fires. */
 const KEEP_ALIVE_MS = 2 ** 31 - 1;
 
@@ -49,12 +60,40 @@ function isAlive(pid: number): boolean {
 // or file stdin (a monitor started without one) reads EOF at once, which says
 // nothing about the parent.
 function isStreamedStdin(stdin: NodeJS.ReadStream): boolean {
+  return isPipe(stdin, 0);
+}
+
+function isPipe(stream: NodeJS.ReadStream | NodeJS.WriteStream, fallbackFd: number): boolean {
   try {
-    const stat = fstatSync((stdin as { fd?: number }).fd ?? 0);
+    const stat = fstatSync((stream as { fd?: number }).fd ?? fallbackFd);
     return stat.isFIFO() || stat.isSocket();
   } catch {
     return false;
   }
+}
+
+/** Writes through `write`, and probes an idle pipe with a space until its reader is known to be gone (see PIPE_PROBE_FIRST_MS). */
+function probeIdlePipe(write: (text: string) => void): { write: (text: string) => void; stop: () => void } {
+  let delay = PIPE_PROBE_FIRST_MS;
+  let timer: NodeJS.Timeout | undefined;
+  const schedule = (): void => {
+    timer = setTimeout(() => {
+      delay = Math.min(delay * 2, PIPE_PROBE_MAX_MS);
+      write(' ');
+      schedule();
+    }, delay);
+    timer.unref();
+  };
+  schedule();
+  return {
+    write(text) {
+      write(text);
+      delay = PIPE_PROBE_FIRST_MS;
+      clearTimeout(timer);
+      schedule();
+    },
+    stop: () => clearTimeout(timer),
+  };
 }
 
 /** Resolves with the exit code when the watch ends. */
@@ -122,9 +161,16 @@ export async function runWatch(options: WatchOptions): Promise<number> {
       return;
     }
     const output: PeopleOutput = options.json ? 'json' : stdout.isTTY ? 'screen' : 'lines';
+    let { write } = options;
+    // JSON only: for JSON a space before a line is nothing; plain lines are for people and stay as printed.
+    if (output === 'json' && isPipe(stdout, 1)) {
+      const probe = probeIdlePipe(write);
+      write = probe.write;
+      cleanups.push(probe.stop);
+    }
     const watch = startPeopleWatch({
       project: store.projectDir, stateDir: store.stateDir, snapshot: () => store.snapshot(), history: store.history,
-      output, write: options.write, now: Date.now, log,
+      output, write, now: Date.now, log,
       size: () => ({ columns: stdout.columns ?? 80, rows: stdout.rows ?? 24 }),
     });
     cleanups.push(() => watch.close());

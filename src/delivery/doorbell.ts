@@ -45,6 +45,8 @@ export interface DoorbellOptions {
 }
 
 export interface Doorbell {
+  /** Whether the bell has rung for this message and it is still pending. */
+  hasRung(messageId: string): boolean;
   close(): void;
 }
 
@@ -180,6 +182,7 @@ export function startDoorbell(options: DoorbellOptions): Doorbell {
   check();
 
   return {
+    hasRung: (messageId) => rung.has(messageId),
     close() {
       isClosed = true;
       unsubscribe();

@@ -1,7 +1,7 @@
 // Reading saved sessions for the archive tool: checking a record read from
 // disk, and showing it only to members of its archived roster.
 import { MAX_ARCHIVED_MESSAGES } from './constants';
-import { frameMessage, UNTRUSTED_NOTICE } from './framing';
+import { frameMessage, peerLine, UNTRUSTED_NOTICE } from './framing';
 import { refuse, succeed } from './reasons';
 import { checkHistoryRecord, checkMember, isObj, ShapeError } from './state-shape';
 import { clampToDateRange, isDateTime } from './times';
@@ -73,8 +73,9 @@ export function viewArchive(archive: SessionArchive, input: ArchiveViewInput, ct
   if (input.mode === 'summary') {
     return succeed(`Archive of "${archive.name}".`, {
       ...archiveListEntry(archive),
-      description: archive.description,
-      summary: archive.summary,
+      // Peer-written, each shown as one neutral line.
+      description: archive.description === null ? null : peerLine(archive.description),
+      summary: archive.summary === null ? null : peerLine(archive.summary),
       members: archive.members.map((m) => ({ session_id: m.session_id, role: m.role, host: m.host })),
       saved_by_role: archive.saved_by_role,
     });

@@ -4,6 +4,7 @@
 // `rejected` in history and each of its senders is told, once.
 import { removeMember } from './members';
 import { pruneReservations } from './reservations';
+import { pruneRequests } from './requests';
 import { recordMemberError } from './spawn-leases';
 import { formatIsoTime } from './times';
 import type { Channel, Member, State } from './types';
@@ -47,4 +48,5 @@ export function expireAwayMembers(state: State, now: number): number {
 export function tidyState(state: State, now: number): void {
   expireAwayMembers(state, now);
   pruneReservations(state, now);
+  pruneRequests(state);
 }

@@ -9,6 +9,13 @@ export interface Thread {
   root_message_id: string | null;
   hop_count: number;
   correlation_id: string;
+  /** The thread a reply joins; null starts a new one, named after the send's first envelope. */
+  thread_id: string | null;
+}
+
+/** The thread of an envelope: its own thread_id, else (records older than threads) its root, else itself. */
+export function threadIdOf(envelope: Pick<Envelope, 'message_id' | 'root_message_id' | 'thread_id'>): string {
+  return envelope.thread_id ?? envelope.root_message_id ?? envelope.message_id;
 }
 
 /** Creates one pending envelope per recipient, queues each, and returns them in recipient order. */
@@ -22,9 +29,12 @@ export function queueEnvelopes(
 ): Envelope[] {
   const timestamp = ctx.now();
   const seq = takeSeq(state);
+  let threadId = body.thread.thread_id;
   return recipients.map((recipient) => {
+    const messageId = ctx.newId('ocm_');
+    threadId ??= messageId;
     const envelope: Envelope = {
-      message_id: ctx.newId('ocm_'),
+      message_id: messageId,
       channel_id: channel.id,
       sender_session_id: sender.session_id,
       sender_role: sender.role,
@@ -37,6 +47,7 @@ export function queueEnvelopes(
       root_message_id: body.thread.root_message_id,
       hop_count: body.thread.hop_count,
       correlation_id: body.thread.correlation_id,
+      thread_id: threadId,
       delivery_status: 'pending',
       delivered_at: null,
       attempts: 0,
@@ -52,5 +63,5 @@ export function queueEnvelopes(
 
 /** A thread that starts a new conversation. */
 export function rootThread(ctx: EngineCtx): Thread {
-  return { reply_to: null, root_message_id: null, hop_count: 0, correlation_id: ctx.newId('cor_') };
+  return { reply_to: null, root_message_id: null, hop_count: 0, correlation_id: ctx.newId('cor_'), thread_id: null };
 }

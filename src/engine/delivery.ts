@@ -10,7 +10,7 @@ import { budgetRefusal } from './budgets';
 import { MAX_DELIVERY_ATTEMPTS, MAX_DELIVERY_LEASE_MS } from './constants';
 import { compareSendOrder, finishEnvelope, insertInSendOrder, noteDeliveredTo } from './envelopes';
 import { channelById, findChannel, memberOf, ownValue } from './validate';
-import type { Channel, DeliveryMethod, DeliveryOwner, Envelope, State } from './types';
+import type { Channel, DeliveryMethod, DeliveryOwner, DeliveryPath, Envelope, State } from './types';
 
 export interface DrainOptions {
   /** Only this channel's mail (name or id); other mail stays queued untouched. */
@@ -134,10 +134,21 @@ function isSameDrain(a: DeliveryOwner | null | undefined, b: DeliveryOwner): boo
   return sameOwner(a, b) && a?.lease_until === b.lease_until;
 }
 
+/** The path a delivery method implies when the caller names none. */
+const PATH_OF_METHOD: Record<DeliveryMethod, DeliveryPath> = { pull: 'pull', spawn_push: 'spawn', push: 'plugin' };
+
+/** How a finished envelope was handed over: its recorded path, else what its method implies, else null. */
+export function deliveryPathOf(envelope: Envelope): DeliveryPath | null {
+  if (envelope.delivered_via) return envelope.delivered_via;
+  return envelope.delivery_method ? PATH_OF_METHOD[envelope.delivery_method] : null;
+}
+
 /**
  * Marks handed-over envelopes as delivered. Ids that are not in flight to
  * this recipient are ignored, so finished mail is never changed again;
- * with `owner`, only envelopes that owner holds are committed.
+ * with `owner`, only envelopes that owner holds are committed. `via` names
+ * the path (a hook commits by 'pull' but via 'hook'); by default the one the
+ * method implies.
  */
 export function commitDelivery(
   state: State,
@@ -146,6 +157,7 @@ export function commitDelivery(
   method: DeliveryMethod,
   now: number,
   owner?: DeliveryOwner,
+  via: DeliveryPath = PATH_OF_METHOD[method],
 ): string[] {
   const committed: string[] = [];
   for (const id of ids) {
@@ -154,6 +166,7 @@ export function commitDelivery(
     if (owner && !sameOwner(envelope.delivery_owner, owner)) continue;
     finishEnvelope(state, envelope, 'delivered', now);
     envelope.delivery_method = method;
+    envelope.delivered_via = via;
     committed.push(id);
   }
   return committed;

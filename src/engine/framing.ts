@@ -46,6 +46,25 @@ export function neutralizeContent(content: string): string {
     .replace(MARKER_WORD, (word) => word.replace(/_/g, '\\_'));
 }
 
+// Every character a reader may take as the end of a line (the LINE_BREAKS set
+// and LF), and all other whitespace: \s misses NEL (U+0085), so it is named.
+const ANY_SPACE = /[\s\u0085]+/g;
+
+/**
+ * A peer-written string (a channel description, a saved summary, a last
+ * note) as one neutral line: every line break and run of whitespace becomes
+ * one space, controls become U+FFFD, and angle runs and the marker word are
+ * escaped as inside a frame, so it can neither start a line of its own nor
+ * pose as a marker. Cut to `max` characters when given. The one way such a
+ * string is shown outside a frame; applying it twice changes nothing.
+ */
+export function peerLine(text: string, max?: number): string {
+  const line = neutralizeContent(text.replace(ANY_SPACE, ' ').trim());
+  if (max === undefined || line.length <= max) return line;
+  const end = /[\uD800-\uDBFF]/.test(line[max - 1]) ? max - 1 : max; // never half a surrogate pair
+  return line.slice(0, end);
+}
+
 /** Header fields are identifiers; anything outside a small safe set is shown as "?". */
 function headerField(value: string): string {
   return plainLabel(value, 128);

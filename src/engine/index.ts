@@ -11,7 +11,7 @@ export type { KickInput } from './leave';
 export { sendMessage, SENDER_MESSAGE_TYPES } from './send';
 export type { SendMessageInput } from './send';
 export {
-  drainQueue, commitDelivery, requeueFailedDelivery, returnUnsentDelivery, sweepInFlight, isAbandonedDelivery, expireAgedOut, pendingRecipients,
+  drainQueue, commitDelivery, deliveryPathOf, requeueFailedDelivery, returnUnsentDelivery, sweepInFlight, isAbandonedDelivery, expireAgedOut, pendingRecipients,
   cooldownRemainingMs,
 } from './delivery';
 export type { DrainOptions, RequeueOutcome } from './delivery';
@@ -35,6 +35,9 @@ export {
 } from './reservations';
 export type { ReserveInput, ReleaseInput, EditVerdict, Conflict } from './reservations';
 export { normalizePattern, patternsOverlap } from './globs';
+export { hasReminderDue, takeReminders, reminderText, requestsOf, pruneRequests } from './requests';
+export type { RequestView } from './requests';
+export { threadIdOf } from './compose';
 export { LAST_SEEN_STEP_MS } from './session-links';
 export {
   linkSession, findLinkedMember, needsLink, lastSeenByMember, sessionsOf, sessionKey, pruneLinks,
@@ -47,7 +50,7 @@ export type { SaveSessionInput, ResumeSessionInput, DeleteSessionInput } from '.
 export { parseArchive, viewArchive, archiveListEntry } from './archives';
 export type { ArchiveViewInput } from './archives';
 export {
-  frameMessage, frameBatch, parseFrames, neutralizeContent, UNTRUSTED_NOTICE, BATCH_SEPARATOR,
+  frameMessage, frameBatch, parseFrames, neutralizeContent, peerLine, UNTRUSTED_NOTICE, BATCH_SEPARATOR,
 } from './framing';
 export type { FrameItem, ParsedFrame } from './framing';
 export { channelEnvelopes, findChannelEnvelope, pendingFor, compareSendOrder } from './envelopes';

@@ -1,12 +1,14 @@
 // sendMessage: the checks run in the documented order, and nothing is
 // written until every check has passed.
 import { budgetRefusal } from './budgets';
-import { queueEnvelopes, rootThread, type Thread } from './compose';
+import { queueEnvelopes, rootThread, threadIdOf, type Thread } from './compose';
 import { MAX_CONTENT_CHARS, MAX_SESSION_DESCRIPTION_CHARS, RATE_WINDOW_MS } from './constants';
 import { findChannelEnvelope } from './envelopes';
+import { peerLine } from './framing';
 import { refuse, succeed, type Refusal } from './reasons';
 import { resolveRecipients } from './recipients';
 import { backlogRefusal } from './retention';
+import { noteRequestTraffic } from './requests';
 import { recordSeen, seenWithin, sweepSeen } from './seen-recent';
 import { handOverClock, isClockRunning } from './timer-clock';
 import { formatIsoTime } from './times';
@@ -60,6 +62,7 @@ function threadFor(state: State, channel: Channel, replyTo: string | null | unde
     root_message_id: parent.root_message_id ?? parent.message_id,
     hop_count: parent.hop_count + 1,
     correlation_id: parent.correlation_id,
+    thread_id: threadIdOf(parent),
   };
   if (thread.hop_count > channel.max_hops) {
     return refuse('hop_limit', `This reply would pass the maximum hop count (${channel.max_hops}) of "${channel.name}".`);
@@ -69,7 +72,7 @@ function threadFor(state: State, channel: Channel, replyTo: string | null | unde
 
 function cleanDescription(raw: string | null | undefined): string | null {
   if (typeof raw !== 'string') return null;
-  const text = raw.replace(/\s+/g, ' ').trim().slice(0, MAX_SESSION_DESCRIPTION_CHARS);
+  const text = peerLine(raw, MAX_SESSION_DESCRIPTION_CHARS);
   return text === '' ? null : text;
 }
 
@@ -116,6 +119,7 @@ export function sendMessage(state: State, input: SendMessageInput, ctx: EngineCt
   // disk for compatibility but no longer grows, since nothing reads it.
   recordSeen(channel, sender.session_id, contentHash, now);
   const envelopes = queueEnvelopes(state, channel, sender, recipients, { message_type: type, content: input.content, thread }, ctx);
+  noteRequestTraffic(channel, sender, envelopes);
   const description = cleanDescription(input.session_description);
   const recordedDescription = description !== null && !isNonBlank(channel.description);
   if (recordedDescription) channel.description = description;
@@ -125,6 +129,7 @@ export function sendMessage(state: State, input: SendMessageInput, ctx: EngineCt
   const first = recipients[0]!;
   const data: Record<string, unknown> = {
     message_ids: envelopes.map((e) => e.message_id),
+    thread_id: threadIdOf(envelopes[0]!),
     recipients: recipients.map((m) => m.session_id),
     delivery_status: 'pending',
   };

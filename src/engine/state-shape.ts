@@ -12,7 +12,7 @@ import { buildSeenRecords, isSeenRecords, isSeenTime, seenEntries, splitSeenKey 
 import { emptyTimer } from './timer-clock';
 import { isValidHostLabel, isValidRole, ownValue, repairHostLabel } from './validate';
 import type {
-  Channel, ChannelTimer, DeliveryMethod, DeliveryMode, DeliveryStatus, Envelope, HistoryRecord, Member, MessageType, Surface,
+  Channel, ChannelTimer, DeliveryMethod, DeliveryMode, DeliveryPath, DeliveryStatus, Envelope, HistoryRecord, Member, MessageType, Surface,
 } from './types';
 
 /** Thrown inside the codec only; parseState turns it into { ok: false }. */
@@ -23,6 +23,7 @@ export type Obj = Record<string, unknown>;
 export const MESSAGE_TYPES: readonly MessageType[] = ['review_request', 'review_response', 'manual', 'system'];
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'in_flight', 'delivered', 'failed', 'rejected', 'stale'];
 const DELIVERY_METHODS: readonly DeliveryMethod[] = ['push', 'spawn_push', 'pull'];
+export const DELIVERY_PATHS: readonly DeliveryPath[] = ['hook', 'doorbell', 'spawn', 'plugin', 'pull'];
 const CAPABILITY_KEYS = ['push', 'pull', 'resume', 'queue_while_busy', 'interrupt'] as const;
 
 export function reject(message: string): never {
@@ -263,6 +264,7 @@ export function checkChannel(key: string, raw: unknown, now: number, notes: stri
   safeguard(c, 'away_retention_ms', DEFAULT_AWAY_RETENTION_MS, MIN_AWAY_RETENTION_MS, MAX_AWAY_RETENTION_MS, where, notes);
   checkTimer(c, where, notes);
   checkReservations(c, where, notes);
+  checkOpenRequests(c, where, notes);
   fill(c, 'budgets', { max_runtime_ms: null, max_delivered_messages: null }, where, notes);
   if (!isObj(c.budgets)) reject(`${where}.budgets must be an object`);
   for (const budget of ['max_runtime_ms', 'max_delivered_messages']) {
@@ -288,6 +290,23 @@ function checkReservations(c: Obj, where: string, notes: string[]): void {
   else delete c.reservations;
 }
 
+// Open review requests: a malformed entry is dropped with a note (the request
+// is then simply no longer tracked; its messages are untouched).
+function checkOpenRequests(c: Obj, where: string, notes: string[]): void {
+  if (c.open_requests === undefined) return;
+  if (!Array.isArray(c.open_requests)) {
+    notes.push(`${where}: open_requests dropped (not an array)`);
+    delete c.open_requests;
+    return;
+  }
+  const isIds = (v: unknown): boolean => isStringArray(v);
+  const kept = c.open_requests.filter((r: unknown): boolean => isObj(r) && typeof r.request_id === 'string' && typeof r.thread_id === 'string'
+    && typeof r.from === 'string' && typeof r.from_role === 'string' && isIds(r.to) && isIds(r.reminded) && isFiniteNumber(r.at));
+  if (kept.length !== c.open_requests.length) notes.push(`${where}: dropped ${c.open_requests.length - kept.length} malformed open request(s)`);
+  if (kept.length > 0) c.open_requests = kept;
+  else delete c.open_requests;
+}
+
 /** Validates and completes one envelope stored under `key`. */
 export function checkEnvelope(key: string, raw: unknown, notes: string[]): Envelope {
   const where = `message "${key}"`;
@@ -310,9 +329,18 @@ export function checkEnvelope(key: string, raw: unknown, notes: string[]): Envel
   requireType(Number.isInteger(e.attempts) && (e.attempts as number) >= 0, where, 'attempts', 'a non-negative integer');
   fill(e, 'delivery_method', null, where, notes);
   requireType(e.delivery_method === null || DELIVERY_METHODS.includes(e.delivery_method as DeliveryMethod), where, 'delivery_method', 'a delivery method or null');
+  // Our addition, read by nothing that decides: a value a newer version may add is dropped, not refused.
+  if (e.delivered_via !== undefined && !DELIVERY_PATHS.includes(e.delivered_via as DeliveryPath)) {
+    delete e.delivered_via;
+    notes.push(`${where}: delivered_via dropped (not a known delivery path)`);
+  }
   if (e.delivery_owner !== undefined && e.delivery_owner !== null) {
     const o = e.delivery_owner;
     requireType(isObj(o) && isFiniteNumber(o.pid) && typeof o.host === 'string' && isFiniteNumber(o.lease_until), where, 'delivery_owner', '{pid, host, lease_until}');
+  }
+  if (e.thread_id !== undefined && typeof e.thread_id !== 'string') {
+    delete e.thread_id;
+    notes.push(`${where}: thread_id dropped (not a string)`);
   }
   // The next seq is one more than the highest, so each must stay an exact
   // integer; one that is not is dropped (the envelope then orders by time).

@@ -1,13 +1,15 @@
 // What a member may see about the project: their channels, pending counts,
 // the errors that concern them, and a channel's message history.
+import { threadIdOf } from './compose';
 import { channelEnvelopes, isLive } from './envelopes';
-import { frameMessage, UNTRUSTED_NOTICE } from './framing';
+import { frameMessage, peerLine, UNTRUSTED_NOTICE } from './framing';
 import { refuse, succeed } from './reasons';
 import { liveReservations } from './reservations';
+import { requestsOf } from './requests';
 import { lastSeenByMember } from './session-links';
 import { timerReport } from './timer';
 import { addToTotal, findChannel, pageLimit, requireMembership } from './validate';
-import type { Channel, EngineCtx, ErrorEntry, State, ToolResult } from './types';
+import type { Channel, EngineCtx, Envelope, ErrorEntry, State, ToolResult } from './types';
 
 export interface StatusInput {
   channel?: string | null;
@@ -44,7 +46,8 @@ function describeChannel(state: State, channel: Channel, ctx: EngineCtx): Record
     created_at: channel.created_at,
     lifecycle: channel.lifecycle,
     paused: channel.paused,
-    description: channel.description,
+    // Peer-written (opencomms_send's session_description): one neutral line.
+    description: channel.description === null ? null : peerLine(channel.description),
     parent_channel_id: channel.parent_channel_id,
     max_members: channel.max_members,
     max_hops: channel.max_hops,
@@ -94,6 +97,7 @@ export function status(state: State, input: StatusInput, ctx: EngineCtx): ToolRe
     live_messages: live.length,
     pending_messages: pending.length,
     your_pending: me === null ? null : pending.filter((e) => e.recipient_session_id === me).length,
+    ...(me === null ? {} : requestsOf(channels, me)),
     errors: me === null ? [...state.errors] : state.errors.filter((e) => isVisibleError(e, me, ids)),
   });
 }
@@ -104,24 +108,60 @@ export interface HistoryInput {
   limit?: number | null;
   /** A message_id: return only messages older than it. */
   before?: string | null;
+  /** Case-insensitive words that must all appear (in the content or the sender's role). */
+  query?: string | null;
+  /** Only messages of this thread (a thread_id, as send and history report it). */
+  thread?: string | null;
+  /** Older messages of the channel's saved archives (its resume ancestry), oldest first; searched too. */
+  archived?: readonly Envelope[];
 }
 
-/** A channel's messages, newest first, framed, paged with `before`. Members only. */
+/** Whether an envelope matches every word of a search. */
+function matchesWords(envelope: Envelope, words: readonly string[]): boolean {
+  if (words.length === 0) return true;
+  const text = `${envelope.content}\n${envelope.sender_role}`.toLowerCase();
+  return words.every((word) => text.includes(word));
+}
+
+/**
+ * A channel's messages, newest first, framed, paged with `before`. Members
+ * only. With `query` or `thread` only the matching ones, from the live
+ * channel and from its saved archives; each hit framed like any message.
+ */
 export function history(state: State, input: HistoryInput, ctx: EngineCtx): ToolResult {
   const found = requireMembership(state, input.channel, input.session_id);
   if ('ok' in found) return found;
   const { channel } = found;
-  const all = channelEnvelopes(state, channel.id, ctx.history).reverse();
-  let start = 0;
-  if (typeof input.before === 'string' && input.before.trim() !== '') {
-    const at = all.findIndex((e) => e.message_id === input.before!.trim());
-    if (at < 0) return refuse('not_found', `before "${input.before.trim()}" is not a message of channel "${channel.name}".`);
-    start = at + 1;
-  }
+  const words = typeof input.query === 'string' ? input.query.toLowerCase().split(/\s+/).filter((w) => w !== '') : [];
+  const thread = typeof input.thread === 'string' && input.thread.trim() !== '' ? input.thread.trim() : undefined;
+  const isSearch = words.length > 0 || thread !== undefined;
+  const live = channelEnvelopes(state, channel.id, ctx.history);
+  const known = new Set(live.map((e) => e.message_id));
+  const older = isSearch ? (input.archived ?? []).filter((e) => !known.has(e.message_id)) : [];
+  const newestFirst = [...older, ...live].reverse();
+  const isMatch = (e: Envelope): boolean => (thread === undefined || threadIdOf(e) === thread) && matchesWords(e, words);
+  const before = typeof input.before === 'string' && input.before.trim() !== '' ? input.before.trim() : undefined;
+  // One pass, newest first, that stops as soon as the page and one more match are found.
   const limit = pageLimit(input.limit);
-  const page = all.slice(start, start + limit);
-  const hasMore = start + limit < all.length;
-  return succeed(`${page.length} message(s) from "${channel.name}".`, {
+  const page: Envelope[] = [];
+  let isPastBefore = before === undefined;
+  let hasMore = false;
+  for (const e of newestFirst) {
+    if (!isPastBefore) {
+      isPastBefore = e.message_id === before && isMatch(e);
+      continue;
+    }
+    if (!isMatch(e)) continue;
+    if (page.length === limit) {
+      hasMore = true;
+      break;
+    }
+    page.push(e);
+  }
+  if (!isPastBefore) {
+    return refuse('not_found', `before "${before}" is not a message of channel "${channel.name}"${isSearch ? ' that matches this search' : ''}.`);
+  }
+  return succeed(`${page.length} message(s) from "${channel.name}"${isSearch ? ' matching the search' : ''}.`, {
     messages: page.map((e) => ({
       message_id: e.message_id,
       sender_role: e.sender_role,
@@ -131,6 +171,7 @@ export function history(state: State, input: HistoryInput, ctx: EngineCtx): Tool
       message_type: e.message_type,
       timestamp: e.timestamp,
       reply_to: e.reply_to,
+      thread_id: threadIdOf(e),
       hop_count: e.hop_count,
       delivery_status: e.delivery_status,
       framed: frameMessage(e, channel.name, ctx.nonce()),

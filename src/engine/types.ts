@@ -10,6 +10,13 @@ export type DeliveryMode = 'push' | 'spawn_push' | 'pull' | 'poll' | 'managed_th
 export type MessageType = 'review_request' | 'review_response' | 'manual' | 'system';
 export type DeliveryStatus = 'pending' | 'in_flight' | 'delivered' | 'failed' | 'rejected' | 'stale';
 export type DeliveryMethod = 'push' | 'spawn_push' | 'pull';
+/**
+ * The path that handed delivered mail over (our addition, finer than
+ * DeliveryMethod, which keeps the reference's three values): a hook's
+ * additionalContext, a pull the doorbell prompted, a resumed session, the
+ * OpenCode plugin, or a pull the agent made on its own.
+ */
+export type DeliveryPath = 'hook' | 'doorbell' | 'spawn' | 'plugin' | 'pull';
 
 /** Statuses that end an envelope's life: the store moves these to history/<chn>.jsonl. */
 export const FINISHED_STATUSES: readonly DeliveryStatus[] = ['delivered', 'failed', 'rejected', 'stale'];
@@ -82,6 +89,8 @@ export interface Channel {
   away_retention_ms: number;
   /** Edit reservations (our addition; absent when none). */
   reservations?: Reservation[];
+  /** Review requests not answered yet (our addition; absent when none). */
+  open_requests?: OpenRequest[];
   timer: ChannelTimer;
   budgets: Budgets;
   delivered_total: number;
@@ -135,10 +144,14 @@ export interface Envelope {
   root_message_id: string | null;
   hop_count: number;
   correlation_id: string;
+  /** The id of the first message of this reply chain (our addition; absent on older records). */
+  thread_id?: string;
   delivery_status: DeliveryStatus;
   delivered_at: number | null;
   attempts: number;
   delivery_method: DeliveryMethod | null;
+  /** How delivered mail was handed over (our addition); absent on mail delivered by older versions. */
+  delivered_via?: DeliveryPath;
   /** Set while in_flight; null otherwise (our addition). */
   delivery_owner?: DeliveryOwner | null;
   /**
@@ -185,6 +198,19 @@ export interface State {
    * looked up to find a process's own member; never a routing key.
    */
   session_links?: Record<string, SessionLink>;
+}
+
+/** A review request still waiting for answers (our addition). */
+export interface OpenRequest {
+  request_id: string;
+  thread_id: string;
+  from: string;
+  from_role: string;
+  /** Recipients who have not answered in the thread yet. */
+  to: string[];
+  at: number;
+  /** Recipients whose Stop hook has brought it up already. */
+  reminded: string[];
 }
 
 /** One edit reservation: a repo-relative file or glob a member is about to change (our addition). */

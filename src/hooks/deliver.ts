@@ -122,7 +122,7 @@ export function prepareDelivery(
 
 /** Step 2 after the answer went out: the host has the mail. */
 export function commitHookDelivery(state: State, memberId: string, ids: readonly string[], owner: DeliveryOwner, now: number): string[] {
-  return commitDelivery(state, memberId, ids, 'pull', now, owner);
+  return commitDelivery(state, memberId, ids, 'pull', now, owner, 'hook');
 }
 
 /** Step 2 when the answer could not be written: the mail this hook still owns goes back in send order, unsent. */

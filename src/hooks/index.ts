@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
-  findLinkedMember, linkSession, markStale, MAX_ERRORS, needsLink, recordMemberError, type DeliveryOwner, type State, type ToolResult,
+  findLinkedMember, hasReminderDue, linkSession, markStale, MAX_ERRORS, needsLink, recordMemberError, reminderText, takeReminders, type DeliveryOwner, type State, type ToolResult,
 } from '../engine';
 import { listPins, openStore, STATE_DIR_NAME, StoreFault, type PinRecord, type Store } from '../store';
 import { contextAnswer, EMPTY_ANSWER, guidanceAnswer, stopAnswer, type HookAnswer } from './answer';
@@ -78,6 +78,7 @@ async function report(options: HookOptions, projectDir: string | undefined, mess
 
 interface LockedResult extends ToolResult {
   memberId?: string;
+  reminders?: number;
   owner?: DeliveryOwner;
   delivery?: PreparedDelivery;
 }
@@ -97,7 +98,8 @@ function planMember(state: State, event: HookEvent, env: EnvMember, projectDir: 
       return env.kind === 'id' ? { kind: 'done', outcome: NOTHING, problem: { memberId, message: notInRoster(memberId) } } : { kind: 'done', outcome: NOTHING };
     }
     const mustBind = env.kind === 'id' ? isEnvBindingStale(state, memberId, event) : mustLinkAtStart(state, event, now);
-    if (!mustBind && !needsDelivery(state, memberId, now)) return { kind: 'done', outcome: NOTHING };
+    const isReminderDue = event.kind === 'stop' && hasReminderDue(state, memberId);
+    if (!mustBind && !isReminderDue && !needsDelivery(state, memberId, now)) return { kind: 'done', outcome: NOTHING };
     return { kind: 'member', memberId };
   }
   // Only a session that is starting may be linked to a pin, and only to the one pin that can be meant.
@@ -161,7 +163,10 @@ function lockedStep(store: Store, plan: Plan, event: HookEvent, env: EnvMember, 
     if (memberId === undefined || membershipsOf(state, memberId).length === 0) return { ok: true, message: 'no member' };
     const owner = hookOwner(pid, ctx.now());
     const delivery = prepareDelivery(state, memberId, owner, event.kind === 'stop', ctx);
-    return { ok: true, message: 'prepared', memberId, owner, delivery };
+    // At a Stop, open review requests addressed to this member are brought up, each once.
+    const due = event.kind === 'stop' ? takeReminders(state, memberId) : [];
+    if (due.length > 0) delivery.text = delivery.text === null ? reminderText(due) : `${delivery.text}\n\n${reminderText(due)}`;
+    return { ok: true, message: 'prepared', memberId, owner, delivery, reminders: due.length };
   });
 }
 
@@ -247,14 +252,15 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
   }
 
   const locked = await lockedStep(store, plan, event, env, process.pid);
-  const { memberId, owner, delivery } = locked;
+  const { memberId, owner, delivery, reminders = 0 } = locked;
   if (memberId === undefined || owner === undefined || delivery === undefined || delivery.text === null) return NOTHING;
   const isStop = event.kind === 'stop';
   // No loops at Stop: mail handed over in an earlier block is committed and
   // can never come again, so a continuation (stop_hook_active) blocks again
   // only for messages that go out in this very answer. A notice alone (an
   // oversized message still waiting) is said once, never repeated.
-  if (isStop && event.isStopHookActive && delivery.ids.length === 0) return NOTHING;
+  // A reminder of open requests is given once per request, so it cannot loop either.
+  if (isStop && event.isStopHookActive && delivery.ids.length === 0 && reminders === 0) return NOTHING;
   const answer = isStop ? stopAnswer(event, delivery.text) : contextAnswer(event, delivery.text);
   if (delivery.ids.length === 0) return { answer };
   return {

@@ -65,25 +65,42 @@ interface FileChange {
   path: string;
   after: string | undefined;
   what: string;
+  /** For uninstall: what of the user's went with our entry. */
+  note?: string;
 }
 
 /** Reads and checks every file of the host; throws InstallFailure naming the first bad one. */
-function readConfigs(projectDir: string, host: HostName): FileState[] {
-  return CONFIG_EDITS[host].map((edit) => {
-    const path = join(projectDir, edit.file);
-    // A link is resolved here, before anything is written: one that cannot be written through stops the run.
-    const file = readUserFile(projectDir, path);
-    const before = file.text;
-    if (before !== undefined) {
-      try {
-        edit.check(before);
-      } catch (err) {
-        if (!(err instanceof ConfigError)) throw err;
-        throw new InstallFailure(`${path} cannot be edited: ${err.message}; fix or move the file and run again. Nothing was changed.`, 1);
-      }
-    }
-    return { edit, file, path, before };
+function readConfigs(projectDir: string, host: HostName, purpose: 'install' | 'uninstall'): FileState[] {
+  return CONFIG_EDITS[host].flatMap((edit) => {
+    const states = [edit.file, ...(edit.alternates ?? [])].map((name) => readConfig(projectDir, edit, name));
+    const existing = states.filter((state) => state.before !== undefined);
+    // Uninstall takes our entry out of every name the host reads; install
+    // edits the file that holds it already, else the first that exists.
+    if (purpose === 'uninstall') return existing;
+    return [existing.find((state) => state.edit.hasOurs(state.before!)) ?? existing[0] ?? states[0]];
   });
+}
+
+function readConfig(projectDir: string, edit: ConfigEdit, name: string): FileState {
+  const path = join(projectDir, name);
+  // A link is resolved here, before anything is written: one that cannot be written through stops the run.
+  const file = readUserFile(projectDir, path);
+  const before = file.text;
+  if (before !== undefined) {
+    try {
+      edit.check(before);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      throw new InstallFailure(`${path} cannot be edited: ${err.message}; fix or move the file and run again. Nothing was changed.`, 1);
+    }
+  }
+  return { edit, file, path, before };
+}
+
+/** "; it also held what you had added to it, taken out with it: …" when uninstall removes keys of the user's. */
+function additionsNote(file: FileState): string {
+  const added = file.before === undefined ? [] : file.edit.userAdditions(file.before);
+  return added.length === 0 ? '' : `; that entry also held what you had added to it, removed with it: ${added.join('; ')}`;
 }
 
 function applyChange(change: FileChange): void {
@@ -115,7 +132,7 @@ export function runInstall(options: InstallOptions): number {
 }
 
 /** What changed in one file between `before` and `after`, named for the output: ids taken out, paths replaced. */
-function describeRewrite(edit: ConfigEdit, before: string | undefined, after: string | undefined, launch: Launch): string[] {
+function describeRewrite(edit: ConfigEdit, before: string | undefined, after: string | undefined): string[] {
   if (before === undefined || after === undefined) return [];
   const old = edit.ours(before);
   const now = edit.ours(after);
@@ -127,7 +144,6 @@ function describeRewrite(edit: ConfigEdit, before: string | undefined, after: st
   }
   const oldHooks = old.hookScripts.filter((script) => !now.hookScripts.includes(script));
   if (oldHooks.length > 0 && now.hookScripts.length > 0) notes.push(`hooks ${oldHooks.join(', ')} → ${now.hookScripts.join(', ')}`);
-  if (launch.memberId !== undefined) return notes.filter((note) => !note.startsWith('took out') || dropped.some((id) => id !== launch.memberId));
   return notes;
 }
 
@@ -138,7 +154,7 @@ function install(options: InstallOptions): number {
     return installClaudePlugin({ ...options, env: options.env ?? {} });
   }
   const { projectDir, write } = options;
-  const files = readConfigs(projectDir, host);
+  const files = readConfigs(projectDir, host, 'install');
   const fixed = options.memberId === undefined ? undefined : chooseFixedIdentity(projectDir, options.memberId);
   const launch: Launch = { host, projectDir, memberId: fixed?.memberId };
 
@@ -147,7 +163,7 @@ function install(options: InstallOptions): number {
   for (const file of files) {
     const after = file.edit.install(file.before, launch);
     if (after === file.before) continue;
-    const notes = describeRewrite(file.edit, file.before, after, launch);
+    const notes = describeRewrite(file.edit, file.before, after);
     for (const id of file.before === undefined ? [] : file.edit.ours(file.before).memberIds) {
       if (id !== launch.memberId && !droppedIds.includes(id)) droppedIds.push(id);
     }
@@ -170,7 +186,7 @@ function install(options: InstallOptions): number {
     for (const plugin of opencodePlugin.copies) write(`would write ${plugin.path}: the OpenCode plugin (${plugin.bytes.length} bytes)\n`);
     if (opencodePlugin.missing) options.warn(`opencomms: ${opencodePlugin.missing}`);
     if (snippet) write(`would print this for ${snippet.where}:\n${snippet.text}`);
-    writeNotes(host, files.map((f) => f.edit.file), gitignore, write);
+    writeNotes(host, files.map((f) => describePath(projectDir, f.path)), gitignore, write);
     return 0;
   }
 
@@ -192,7 +208,7 @@ function install(options: InstallOptions): number {
   }
   if (opencodePlugin.missing) options.warn(`opencomms: ${opencodePlugin.missing}`);
   if (snippet) write(`Paste this into ${snippet.where}:\n${snippet.text}`);
-  writeNotes(host, files.map((f) => f.edit.file), gitignore, write);
+  writeNotes(host, files.map((f) => describePath(projectDir, f.path)), gitignore, write);
   if (host === 'claude-code' && readOwnBytes(projectDir, join(claudePluginDirIn(projectDir), '.claude-plugin', 'plugin.json')) !== undefined) {
     options.warn(`opencomms: ${describePath(projectDir, claudePluginDirIn(projectDir))} (the --plugin install) is there too; with both, every hook runs twice. Keep one: \`opencomms uninstall claude-code\` removes both.`);
   }
@@ -229,14 +245,14 @@ function otherInstalls(projectDir: string, host: HostName): string[] {
   const found: string[] = [];
   for (const other of HOST_NAMES) {
     if (other === host) continue;
-    const isInstalled = CONFIG_EDITS[other].some((edit) => {
+    const isInstalled = CONFIG_EDITS[other].some((edit) => [edit.file, ...(edit.alternates ?? [])].some((name) => {
       try {
-        const text = tryReadBytes(join(projectDir, edit.file))?.toString('utf8');
-        return text !== undefined && edit.uninstall(text) !== text;
+        const text = tryReadBytes(join(projectDir, name))?.toString('utf8');
+        return text !== undefined && edit.hasOurs(text);
       } catch {
         return true;
       }
-    });
+    }));
     if (isInstalled) found.push(other);
   }
   if (host !== 'claude-code' && readOwnBytes(projectDir, join(claudePluginDirIn(projectDir), '.claude-plugin', 'plugin.json')) !== undefined) {
@@ -248,13 +264,13 @@ function otherInstalls(projectDir: string, host: HostName): string[] {
 function uninstall(options: UninstallOptions): number {
   const host = checkHost(options.host);
   const { projectDir, write } = options;
-  const files = readConfigs(projectDir, host);
+  const files = readConfigs(projectDir, host, 'uninstall');
   const changes: FileChange[] = [];
   for (const file of files) {
     if (file.before === undefined) continue;
     // A link is kept: what is left of the file is written through it, even when that is nothing of the user's.
     const after = file.edit.uninstall(file.before, file.file.through !== undefined);
-    if (after !== file.before) changes.push({ file: file.file, path: file.path, after, what: file.edit.what });
+    if (after !== file.before) changes.push({ file: file.file, path: file.path, after, what: file.edit.what, note: additionsNote(file) });
   }
   const gitignore = planGitignoreUninstall(projectDir);
   const others = gitignore ? otherInstalls(projectDir, host) : [];
@@ -264,12 +280,15 @@ function uninstall(options: UninstallOptions): number {
   const hasOpencodePlugin = host === 'opencode' && tryReadBytes(opencodePluginPath) !== undefined;
   if (options.dryRun) {
     write(`Dry run: uninstall ${host} from ${projectDir}; nothing is written.\n`);
-    for (const change of changes) printDryRun(change, write);
+    for (const change of changes) {
+      printDryRun(change, write);
+      if (change.note) write(`(${describePath(projectDir, change.path)}: our ${change.what}${change.note})\n`);
+    }
     if (hasOpencodePlugin) write(`would delete ${opencodePluginPath}\n`);
   } else {
     for (const change of changes) {
       applyChange(change);
-      write(`${change.after === undefined ? 'removed' : 'updated'} ${describePath(projectDir, change.path)} (took out ${change.what})${throughNote(change.file)}\n`);
+      write(`${change.after === undefined ? 'removed' : 'updated'} ${describePath(projectDir, change.path)} (took out ${change.what})${throughNote(change.file)}${change.note ?? ''}\n`);
     }
     if (hasOpencodePlugin && removeOpencodePlugin(projectDir)) write(`removed ${describePath(projectDir, opencodePluginPath)} (the OpenCode plugin)\n`);
   }

@@ -1,8 +1,10 @@
 // Editing JSON host configs: change only our server entry and our hook
-// entries. Plain JSON is written back with 2-space indentation and a trailing
-// newline; a file with comments (JSONC) is edited in place (jsonc.ts).
-// JSON.parse keeps the insertion order of keys (except integer-like keys,
-// which JSON itself does not order), so unrelated entries keep their place.
+// entries. An existing file, with comments (JSONC) or without, is edited in
+// place (jsonc.ts): only the values that change are written, in the file's own
+// indentation, line endings and layout. A new file is written with 2-space
+// indentation and a trailing newline. JSON.parse keeps the insertion order of
+// keys (except integer-like keys, which JSON itself does not order), so
+// unrelated entries keep their place.
 
 import { blankJsonc, isJsoncOnly, spliceJsonc } from './jsonc';
 
@@ -41,14 +43,18 @@ export function renderJson(doc: JsonObject): string {
 
 /**
  * The text of `doc` after a change from `before` (the parse of `original`):
- * plain JSON is rendered anew; JSON with comments is spliced so the comments
- * stay. Throws ConfigError when that cannot be done exactly.
+ * spliced into the original so every byte outside the change stays. Should a
+ * splice fail, plain JSON is rendered anew (nothing is lost but layout); a
+ * file with comments throws ConfigError rather than lose them.
  */
 export function renderChanged(original: string | undefined, before: JsonObject | undefined, doc: JsonObject): string {
   const body = original?.startsWith('\uFEFF') ? original.slice(1) : original;
-  if (body === undefined || before === undefined || !isJsoncOnly(body)) return renderJson(doc);
+  if (body === undefined || before === undefined || body.trim() === '') return renderJson(doc);
   const spliced = spliceJsonc(body, before, doc);
-  if (spliced === undefined) throw new ConfigError('it has comments, and this change could not be made without losing some; make it by hand (`--dry-run` shows the result as plain JSON)');
+  if (spliced === undefined) {
+    if (!isJsoncOnly(body)) return renderJson(doc);
+    throw new ConfigError('it has comments, and this change could not be made without losing some; make it by hand (`--dry-run` shows the result as plain JSON)');
+  }
   return original === body ? spliced : `\uFEFF${spliced}`;
 }
 
@@ -112,6 +118,13 @@ function isOurHook(hook: unknown): boolean {
 
 function hooksOf(entry: unknown): unknown[] | undefined {
   return isJsonObject(entry) && Array.isArray(entry.hooks) ? entry.hooks : undefined;
+}
+
+/** Whether any event in `doc.hooks` runs a hook of ours. */
+export function hasOurHooks(doc: JsonObject): boolean {
+  const hooks = doc.hooks;
+  if (!isJsonObject(hooks)) return false;
+  return Object.values(hooks).some((list) => Array.isArray(list) && list.some((item) => hooksOf(item)?.some(isOurHook)));
 }
 
 /** Checks the shape of `doc.hooks` where we would touch it: an object of arrays. */

@@ -2,10 +2,10 @@
 import { STATE_DIR_NAME } from '../store';
 import { BUNDLE_NAME, bundlePathIn } from './bundle';
 import {
-  checkContainer, checkHooks, ConfigError, getEntry, isJsonObject, JsonObject, mergeHooks, OUR_HOOK_MARKER, parseJsonObject,
-  removeEntry, removeHooks, renderChanged, renderJson, setEntry,
+  checkContainer, checkHooks, ConfigError, getEntry, hasOurHooks, isJsonObject, JsonObject, mergeHooks, OUR_HOOK_MARKER,
+  parseJsonObject, removeEntry, removeHooks, renderChanged, renderJson, setEntry,
 } from './json-config';
-import { readOurServer, removeOurTables, TomlError, upsertOurTables } from './toml';
+import { listUserAdditions, locateOurServer, readOurServer, removeOurTables, TomlError, upsertOurTables } from './toml';
 import { dropOurTomlVariable } from './toml-env';
 import { isJsoncOnly } from './jsonc';
 
@@ -150,6 +150,18 @@ function readHookCommand(command: string, parts: OurParts): void {
 export interface ConfigEdit {
   /** Relative to the project. */
   file: string;
+  /**
+   * Other names the host reads the same settings from (opencode.jsonc): an
+   * existing one of these is edited instead of creating `file` beside it.
+   */
+  alternates?: readonly string[];
+  /** Whether the text holds our entry. */
+  hasOurs(text: string): boolean;
+  /**
+   * What the user added to our entry, which uninstall takes out with it:
+   * one readable line each (a key and its value).
+   */
+  userAdditions(text: string): string[];
   /** Throws ConfigError/TomlError when the file cannot be edited safely. */
   check(text: string): void;
   /** What of ours the file holds (checked as by `check`). */
@@ -166,6 +178,7 @@ export interface ConfigEdit {
 
 interface JsonEditSpec {
   file: string;
+  alternates?: readonly string[];
   what: string;
   container: string;
   /** Hook events, when this file also holds hooks. */
@@ -208,8 +221,14 @@ function jsonEdit(spec: JsonEditSpec): ConfigEdit {
   };
   return {
     file: spec.file,
+    alternates: spec.alternates,
     what: spec.what,
     check: (text) => void check(text),
+    hasOurs: (text) => (spec.entry ? getEntry(check(text), spec.container, 'opencomms') !== undefined : hasOurHooks(check(text))),
+    userAdditions(text) {
+      const entry = spec.entry ? getEntry(check(text), spec.container, 'opencomms') : undefined;
+      return entry ? additionsTo(entry, spec.entry!(SAMPLE_LAUNCH)) : [];
+    },
     ours(text) {
       const doc = check(text);
       const parts: OurParts = { memberIds: [], hookScripts: [] };
@@ -264,6 +283,27 @@ function ourHookCommands(doc: JsonObject): string[] {
   return commands;
 }
 
+// Only the keys of our entry matter here, not its values (a fixed id, so `env` counts as ours).
+const SAMPLE_LAUNCH: Launch = { host: 'claude-code', projectDir: '/p', memberId: 'x' };
+/** Variables earlier installs put in our entry's env: ours, not the user's. */
+const OUR_ENV_NAMES = new Set(['OPENCOMMS_MEMBER_ID', 'OPENCOMMS_HOST']);
+
+/** The keys of `entry` (one level into tables such as env) that ours does not have. */
+function additionsTo(entry: JsonObject, ours: JsonObject): string[] {
+  const lines: string[] = [];
+  for (const [key, value] of Object.entries(entry)) {
+    const mine = ours[key];
+    if (isJsonObject(value) && (isJsonObject(mine) || mine === undefined) && /^env(ironment)?$/.test(key)) {
+      for (const [name, inner] of Object.entries(value)) {
+        if (!OUR_ENV_NAMES.has(name) && !(isJsonObject(mine) && Object.prototype.hasOwnProperty.call(mine, name))) {
+          lines.push(`${key}.${name}: ${JSON.stringify(inner)}`);
+        }
+      }
+    } else if (mine === undefined) lines.push(`${key}: ${JSON.stringify(value)}`);
+  }
+  return lines;
+}
+
 function hookEntryWithTimeout(timeout: number): (launch: Launch) => JsonObject {
   return (launch) => ({ hooks: [{ type: 'command', command: hookCommand(launch), timeout }] });
 }
@@ -303,6 +343,8 @@ function tomlEdit(file: string): ConfigEdit {
     file,
     what: '[mcp_servers.opencomms]',
     check: (text) => void guard(() => readOurServer(text)),
+    hasOurs: (text) => guard(() => locateOurServer(text)),
+    userAdditions: (text) => guard(() => listUserAdditions(text)),
     ours(text) {
       const server = guard(() => readOurServer(text));
       const parts: OurParts = { memberIds: [], hookScripts: [] };
@@ -346,6 +388,8 @@ const GEMINI_CLI: ConfigEdit[] = [
 const OPENCODE: ConfigEdit[] = [
   jsonEdit({
     file: 'opencode.json',
+    // OpenCode reads opencode.jsonc too (and opencode.json over it).
+    alternates: ['opencode.jsonc'],
     what: 'mcp.opencomms',
     container: 'mcp',
     seed: () => ({ $schema: OPENCODE_SCHEMA }),

@@ -130,10 +130,12 @@ function spliceRanges(text: string, ranges: Range[], insert?: { at: number; text
  */
 export function upsertOurTables(text: string, server: OurServer): string {
   const ours = locateOurTables(text);
-  const block = renderOurTables(server);
+  // Written in the file's own line endings.
+  const nl = text.includes('\r\n') ? '\r\n' : '\n';
+  const block = renderOurTables(server).replace(/\n/g, nl);
   if (ours.length === 0) {
     if (text.trim() === '') return block;
-    const separator = /\r?\n[ \t]*\r?\n$/.test(text) ? '' : text.endsWith('\n') ? '\n' : '\n\n';
+    const separator = /\r?\n[ \t]*\r?\n$/.test(text) ? '' : text.endsWith('\n') ? nl : nl + nl;
     return text + separator + block;
   }
   const main = ours.find((section) => section.path.length === OUR_PATH.length);
@@ -219,6 +221,42 @@ export function removeOurTables(text: string): string {
   const ours = locateOurTables(text);
   if (ours.length === 0) return text;
   return spliceRanges(text, ours.map((section) => removalRange(text, section)));
+}
+
+/** Whether the file has a table of ours. Throws TomlError like upsert. */
+export function locateOurServer(text: string): boolean {
+  return locateOurTables(text).length > 0;
+}
+
+/** Env variables earlier installs wrote: ours, not the user's. */
+const OUR_ENV_NAMES = new Set(['OPENCOMMS_MEMBER_ID', 'OPENCOMMS_HOST']);
+
+/**
+ * The lines in our tables that install did not write (a `startup_timeout_sec`,
+ * an extra variable, a sub-table of the user's), as they stand in the file,
+ * each with the table it is in. Throws TomlError like upsert.
+ */
+export function listUserAdditions(text: string): string[] {
+  const lines: string[] = [];
+  for (const section of locateOurTables(text)) {
+    const isMain = section.path.length === OUR_PATH.length;
+    const isEnv = isOurEnv(section);
+    const header = `[${describe(section.path)}]`;
+    if (!isMain && !isEnv && section.entries.length === 0) lines.push(header);
+    for (const entry of section.entries) {
+      const name = entry.key.length === 1 ? entry.key[0] : undefined;
+      const isOurs = isMain ? name === 'command' || name === 'args' || (name === 'env' && isOnlyOurEnv(entry.value))
+        : isEnv ? name !== undefined && OUR_ENV_NAMES.has(name) : false;
+      if (isOurs) continue;
+      const line = text.slice(entry.start, entry.end).replace(/\r?\n$/, '').trim();
+      lines.push(`${line} (in ${header})`);
+    }
+  }
+  return lines;
+}
+
+function isOnlyOurEnv(value: TomlValue): boolean {
+  return !!value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).every((name) => OUR_ENV_NAMES.has(name));
 }
 
 /** Our server as the file defines it, or undefined when absent or not a plain command/args/env. */

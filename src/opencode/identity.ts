@@ -1,8 +1,10 @@
-// Who an OpenCode session is on OpenComms: the session id is the member id,
-// and only a ROOT session may become a member. A subagent (child) session
-// is short-lived and answers to its parent, so pushing mail into it would
-// strand the mail when it ends.
-import type { MemberOptions } from '../engine';
+// Who an OpenCode session is on OpenComms. The plugin knows the calling
+// session; that session id is looked up in the project's session links
+// (engine/session-links.ts) and maps to a member id minted for it, so the
+// OpenCode id never routes mail. Only a ROOT session may become a member: a
+// subagent (child) session is short-lived and answers to its parent, so
+// pushing mail into it would strand the mail when it ends.
+import type { MemberOptions, SessionRef } from '../engine';
 import { describeFailure } from './error-log';
 import type { HostClient, HostPluginInput, HostSession, SdkResult } from './host-types';
 
@@ -27,10 +29,14 @@ export function locationOf(input: HostPluginInput): OpenCodeLocation {
   return { project_id: projectId, worktree };
 }
 
-/** The member record fields of an OpenCode session: pushed to, bound to its own session id, never aged out. */
-export function memberFieldsFor(sessionId: string): MemberOptions & { session_id: string } {
+/** An OpenCode session as the session-links table knows it. */
+export function sessionRefOf(sessionId: string): SessionRef {
+  return { kind: 'sid', host: OPENCODE_HOST_ID, id: sessionId };
+}
+
+/** How the member of an OpenCode session is reached: pushed into that session, never aged out. */
+export function memberOptionsFor(sessionId: string): MemberOptions {
   return {
-    session_id: sessionId,
     host: OPENCODE_HOST_ID,
     surface: 'cli',
     delivery_mode: 'push',

@@ -1,10 +1,10 @@
 // One OpenComms presence inside one OpenCode instance: it learns which
-// sessions live here from OpenCode's events, pushes their mail when they go
-// idle or when the state changes, keeps their staleness in step with their
-// lifetime, reminds them of their roles, and offers the tools through which
-// they create, join and use channels as themselves.
+// sessions live here from OpenCode's events, pushes their members' mail when
+// they go idle or when the state changes, keeps their away marks in step with
+// their lifetime, reminds them of their roles, and offers the OpenComms tools,
+// through which each session speaks as its own member (session-members.ts).
 import { hostname } from 'node:os';
-import { clearStale, markStale, succeed, sweepInFlight, type DeliveryOwner, type State } from '../engine';
+import { markStale, pendingRecipients, succeed, sweepInFlight, type DeliveryOwner, type State } from '../engine';
 import { openStore, type Store } from '../store';
 import { isPidAlive } from '../store/lock';
 import { watchStateDir, type StateWatcher } from '../delivery/watcher';
@@ -13,6 +13,7 @@ import { locationOf } from './identity';
 import { findProjectDir } from './project-dir';
 import { PushDelivery, type Schedule } from './push-delivery';
 import { roleSections } from './role-injection';
+import { isInChannels, SessionMembers } from './session-members';
 import { buildTools } from './tools';
 
 export interface OpenCommsPluginDeps {
@@ -26,6 +27,8 @@ export interface OpenCommsPluginDeps {
   host?: string;
   isOwnerAlive?: (owner: DeliveryOwner) => boolean;
   schedule?: Schedule;
+  /** The clock that paces re-confirming a session's link; the store's own clock stamps the state. */
+  now?: () => number;
   log?: (line: string) => void;
 }
 
@@ -42,6 +45,8 @@ export interface OpenCommsInstance {
   delivery: PushDelivery;
   /** Sessions this instance has seen an event for: the only ones it pushes to on state changes. */
   localSessions: ReadonlySet<string>;
+  /** Which member each OpenCode session speaks as. */
+  members: SessionMembers;
   /** Resolves when every piece of work started by an event or a state change has finished. */
   settle(): Promise<void>;
 }
@@ -51,14 +56,6 @@ function sessionIdOf(event: HostEvent): string | undefined {
   if (typeof props.sessionID === 'string') return props.sessionID;
   const info = props.info as { id?: unknown } | undefined;
   return event.type.startsWith('session.') && typeof info?.id === 'string' ? info.id : undefined;
-}
-
-function isMember(state: State, sessionId: string): boolean {
-  return Object.values(state.channels).some((c) => c.members.some((m) => m.session_id === sessionId));
-}
-
-function hasStaleMembership(state: State, sessionId: string): boolean {
-  return Object.values(state.channels).some((c) => c.members.some((m) => m.session_id === sessionId && m.stale));
 }
 
 /** Starts the plugin for one OpenCode instance. */
@@ -72,9 +69,23 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
   const isOwnerAlive = deps.isOwnerAlive ?? ((owner: DeliveryOwner) => (owner.host === machine ? isPidAlive(owner.pid) : true));
   const local = new Set<string>();
   const busy = new Set<string>();
+  const members = new SessionMembers(store, deps.now);
+
+  // The session of this instance that speaks as the member, among those whose member is known;
+  // the one seen last wins should two ever share a member.
+  function sessionOf(memberId: string): string | undefined {
+    let found: string | undefined;
+    for (const sessionId of local) if (members.cached(sessionId) === memberId) found = sessionId;
+    return found;
+  }
+
+  // Learns the members of this instance's sessions from a state already read.
+  function learnLocal(state: State): void {
+    for (const sessionId of local) members.learn(state, sessionId);
+  }
+
   const delivery = new PushDelivery({
-    store, client: input.client, pid, host: machine, isOwnerAlive, isBusy: (id) => busy.has(id), isHosted: (id) => local.has(id),
-    schedule: deps.schedule, log,
+    store, client: input.client, pid, host: machine, isOwnerAlive, sessionOf, isBusy: (id) => busy.has(id), schedule: deps.schedule, log,
   });
   const work = new Set<Promise<unknown>>();
 
@@ -85,6 +96,8 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
   }
 
   function noteSession(sessionId: string): void {
+    // Re-added so the session seen last comes last (sessionOf).
+    local.delete(sessionId);
     local.add(sessionId);
   }
 
@@ -104,43 +117,60 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
     log(`start-up sweep failed; the next push sweeps instead: ${err instanceof Error ? err.message : String(err)}`);
   }
 
+  // Idle is where a session comes back: its member is seen now and no longer away (an old
+  // plugin's member is adopted here), and its waiting mail is pushed.
   async function onIdle(sessionId: string): Promise<void> {
     busy.delete(sessionId);
-    const state = store.snapshot();
-    if (!isMember(state, sessionId)) return;
-    if (hasStaleMembership(state, sessionId)) {
-      await store.mutate((s) => succeed('cleared', { changed: clearStale(s, sessionId) }));
-    }
-    await delivery.deliver(sessionId);
+    const memberId = await members.touch(sessionId);
+    if (memberId === undefined || !store.read((state) => isInChannels(state, memberId))) return;
+    await delivery.deliver(memberId);
   }
 
+  // OpenCode's nearest thing to a session end: the member is away, and its mail waits.
   async function onDeleted(sessionId: string): Promise<void> {
     local.delete(sessionId);
     busy.delete(sessionId);
+    const memberId = members.find(sessionId);
+    if (memberId === undefined) return;
     // A retry scheduled before the deletion must not prompt the deleted session.
-    delivery.forget(sessionId);
-    if (!isMember(store.snapshot(), sessionId)) return;
-    await store.mutate((s, ctx) => succeed('marked', { changed: markStale(s, sessionId, ctx.now()) }));
+    delivery.forget(memberId);
+    if (!store.read((state) => isInChannels(state, memberId))) return;
+    await store.mutate((s, ctx) => succeed('marked', { changed: markStale(s, memberId, ctx.now()) }));
   }
 
-  // Owner-side rule: only sessions proven to live in this instance are
-  // prompted. Busy ones are skipped inside delivery.deliver, which every
-  // push goes through, retries and re-runs included.
-  function pushToLocal(sessionIds: readonly string[]): void {
-    for (const sessionId of sessionIds) {
-      if (local.has(sessionId)) track(delivery.deliver(sessionId), `push to ${sessionId}`);
+  // Owner-side rule: only members whose session is proven to live in this
+  // instance are prompted. Busy ones are skipped inside delivery.deliver,
+  // which every push goes through, retries and re-runs included.
+  function pushToLocal(memberIds: readonly string[]): void {
+    for (const memberId of memberIds) {
+      if (sessionOf(memberId) !== undefined) track(delivery.deliver(memberId), `push to ${memberId}`);
     }
   }
 
   function onStateChange(): void {
     let pending: string[];
     try {
-      pending = delivery.pendingSessions();
+      pending = store.read((state) => {
+        learnLocal(state);
+        return pendingRecipients(state);
+      });
     } catch (err) {
       log(`reading state after a change failed: ${err instanceof Error ? err.message : String(err)}`);
       return;
     }
     pushToLocal(pending);
+  }
+
+  // A send's recipients may include a session seen here whose member was not looked up yet.
+  function pushSent(memberIds: readonly string[]): void {
+    if (memberIds.some((id) => sessionOf(id) === undefined)) {
+      try {
+        store.read((state) => learnLocal(state));
+      } catch (err) {
+        log(`reading state after a send failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    pushToLocal(memberIds);
   }
 
   const watcher = (deps.watch ?? ((dir, l) => watchStateDir(dir, { log: l })))(store.stateDir, log);
@@ -154,7 +184,7 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
       const sessionId = sessionIdOf(event);
       if (sessionId === undefined) return;
       if (event.type === 'session.deleted') {
-        track(onDeleted(sessionId), `marking ${sessionId} stale`);
+        track(onDeleted(sessionId), `marking the member of ${sessionId} away`);
         return;
       }
       noteSession(sessionId);
@@ -170,7 +200,10 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
       const sessionId = transformInput.sessionID;
       if (typeof sessionId !== 'string' || sessionId === '') return;
       noteSession(sessionId);
-      output.system.push(...store.read((state) => roleSections(state, sessionId)));
+      output.system.push(...store.read((state) => {
+        const memberId = members.learn(state, sessionId);
+        return memberId === undefined ? [] : roleSections(state, memberId);
+      }));
     },
 
     async dispose() {
@@ -180,14 +213,14 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
     },
   };
   if (schema) {
-    // A send made here does not wait for the state watcher to notice it.
-    hooks.tool = buildTools({ store, client: input.client, location: locationOf(input), noteSession, onSent: pushToLocal }, schema);
+    hooks.tool = buildTools({ store, client: input.client, location: locationOf(input), members, noteSession, onSent: pushSent, log }, schema);
   }
 
   return {
     hooks,
     delivery,
     localSessions: local,
+    members,
     async settle() {
       while (work.size > 0) await Promise.allSettled([...work]);
       await delivery.settle();

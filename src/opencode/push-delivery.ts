@@ -1,7 +1,7 @@
-// Pushes a session's mail into OpenCode with client.session.prompt, in three
-// steps so the lock is never held across a host call:
+// Pushes a member's mail into its OpenCode session with client.session.prompt,
+// in three steps so the lock is never held across a host call:
 //   1. locked: sweep abandoned deliveries, drain this member's queue (in_flight, owned by us), frame;
-//   2. unlocked: prompt the session;
+//   2. unlocked: prompt the member's session;
 //   3. locked: commit as 'push', or requeue and record an error, then retry after RETRY_DELAY_MS.
 // Retries stop by themselves: every handover counts an attempt, and the
 // engine dead-letters an envelope after MAX_DELIVERY_ATTEMPTS.
@@ -42,17 +42,18 @@ export interface PushDeliveryOptions {
   host: string;
   isOwnerAlive: (owner: DeliveryOwner) => boolean;
   /**
-   * Whether the session is running a turn. Every push checks it (a state
+   * The OpenCode session of this instance that speaks as the member, or
+   * undefined when none lives here. Every push asks, so a retry or wake-up
+   * that outlived the session (deleted meanwhile) prompts no one (PROTOCOL
+   * 7.5, owner-side rule).
+   */
+  sessionOf: (memberId: string) => string | undefined;
+  /**
+   * Whether that session is running a turn. Every push checks it (a state
    * change, a send, a retry, a cooldown wake-up, a re-run); a busy session
    * is left alone and gets its mail at its next idle (PROTOCOL 7.5).
    */
   isBusy?: (sessionId: string) => boolean;
-  /**
-   * Whether the session still lives in this OpenCode instance. Every push
-   * checks it, so a retry or wake-up that outlived the session (deleted
-   * meanwhile) prompts no one (PROTOCOL 7.5, owner-side rule). Absent: all are.
-   */
-  isHosted?: (sessionId: string) => boolean;
   schedule?: Schedule;
   log?: (line: string) => void;
 }
@@ -99,30 +100,27 @@ export class PushDelivery {
     return { pid: this.options.pid, host: this.options.host, lease_until: now + PUSH_LEASE_MS };
   }
 
-  /** Sessions with pending mail, per a lock-free read. */
-  pendingSessions(): string[] {
-    return this.options.store.read((state) => pendingRecipients(state));
-  }
-
   /**
-   * Delivers everything waiting for `sessionId`. One push at a time per
-   * session in this process: a call made while one runs is remembered and
-   * runs once that one is done, so mail that arrived meanwhile still goes.
+   * Delivers everything waiting for `memberId` into its session here. One
+   * push at a time per member in this process: a call made while one runs is
+   * remembered and runs once that one is done, so mail that arrived
+   * meanwhile still goes.
    */
-  deliver(sessionId: string): Promise<PushOutcome> {
+  deliver(memberId: string): Promise<PushOutcome> {
     if (this.isClosed) return Promise.resolve({ kind: 'nothing' });
-    if (this.options.isHosted && !this.options.isHosted(sessionId)) return Promise.resolve({ kind: 'not_hosted' });
+    const sessionId = this.options.sessionOf(memberId);
+    if (sessionId === undefined) return Promise.resolve({ kind: 'not_hosted' });
     // Its next idle delivers; a prompt now would queue behind the running turn or, refused, burn an attempt.
     if (this.options.isBusy?.(sessionId)) return Promise.resolve({ kind: 'busy' });
-    if (this.delivering.has(sessionId)) {
-      this.wanted.add(sessionId);
+    if (this.delivering.has(memberId)) {
+      this.wanted.add(memberId);
       return Promise.resolve({ kind: 'already_delivering' });
     }
-    this.delivering.add(sessionId);
-    const run = this.push(sessionId).finally(() => {
-      this.delivering.delete(sessionId);
+    this.delivering.add(memberId);
+    const run = this.push(memberId, sessionId).finally(() => {
+      this.delivering.delete(memberId);
       this.running.delete(run);
-      if (this.wanted.delete(sessionId)) this.redeliver(sessionId, 're-run');
+      if (this.wanted.delete(memberId)) this.redeliver(memberId, 're-run');
     });
     this.running.add(run);
     return run;
@@ -140,48 +138,48 @@ export class PushDelivery {
     this.timers.clear();
   }
 
-  /** Forgets a session that left this instance: its pending retry or wake-up and any re-run it asked for. */
-  forget(sessionId: string): void {
-    this.timers.get(sessionId)?.();
-    this.timers.delete(sessionId);
-    this.wanted.delete(sessionId);
+  /** Forgets a member whose session left this instance: its pending retry or wake-up and any re-run it asked for. */
+  forget(memberId: string): void {
+    this.timers.get(memberId)?.();
+    this.timers.delete(memberId);
+    this.wanted.delete(memberId);
   }
 
-  /** Whether a retry or cooldown wake-up is waiting for this session. */
-  hasWakeScheduled(sessionId: string): boolean {
-    return this.timers.has(sessionId);
+  /** Whether a retry or cooldown wake-up is waiting for this member. */
+  hasWakeScheduled(memberId: string): boolean {
+    return this.timers.has(memberId);
   }
 
-  private wakeLater(sessionId: string, ms: number): void {
-    if (this.isClosed || this.timers.has(sessionId)) return;
+  private wakeLater(memberId: string, ms: number): void {
+    if (this.isClosed || this.timers.has(memberId)) return;
     const cancel = this.schedule(() => {
-      this.timers.delete(sessionId);
-      this.redeliver(sessionId, 'retry');
+      this.timers.delete(memberId);
+      this.redeliver(memberId, 'retry');
     }, ms);
-    this.timers.set(sessionId, cancel);
+    this.timers.set(memberId, cancel);
   }
 
   // A push this class starts itself (a retry, a cooldown wake-up, a re-run) has no caller to
   // catch for it: a store fault (lock_timeout, state_unwritable) would otherwise be an unhandled
   // rejection, which ends the host process. It is logged and tried again like a failed push.
-  private redeliver(sessionId: string, what: string): void {
-    this.deliver(sessionId).catch((err: unknown) => {
-      this.log(`${what} of the push to OpenCode session ${sessionId} failed: ${err instanceof Error ? err.message : String(err)}`);
-      this.wakeLater(sessionId, RETRY_DELAY_MS);
+  private redeliver(memberId: string, what: string): void {
+    this.deliver(memberId).catch((err: unknown) => {
+      this.log(`${what} of the push to member ${memberId} failed: ${err instanceof Error ? err.message : String(err)}`);
+      this.wakeLater(memberId, RETRY_DELAY_MS);
     });
   }
 
-  private async push(sessionId: string): Promise<PushOutcome> {
+  private async push(memberId: string, sessionId: string): Promise<PushOutcome> {
     const { store, client } = this.options;
     const drained = await store.mutate((state, ctx) => {
-      if (!isPushMember(state, sessionId)) return succeed('not a push member', { member: false, ids: [], text: '', wait: 0 });
+      if (!isPushMember(state, memberId)) return succeed('not a push member', { member: false, ids: [], text: '', wait: 0 });
       const now = ctx.now();
       // Only deliveries whose owner died or whose lease ran out come back;
       // a live process's push in progress is left to finish.
       sweepInFlight(state, this.options.isOwnerAlive, now);
       const owner = this.owner(now);
-      const handed = drainQueue(state, sessionId, { owner, now });
-      const wait = handed.length === 0 && pendingRecipients(state).includes(sessionId) ? cooldownRemainingMs(state, sessionId, now) : 0;
+      const handed = drainQueue(state, memberId, { owner, now });
+      const wait = handed.length === 0 && pendingRecipients(state).includes(memberId) ? cooldownRemainingMs(state, memberId, now) : 0;
       const text = handed.length > 0 ? frameForDelivery(state, handed, ctx) : '';
       return succeed('drained', { member: true, ids: handed.map((e) => e.message_id), text, wait, owner });
     });
@@ -191,7 +189,7 @@ export class PushDelivery {
     const { owner } = data;
     if (data.ids.length === 0 || owner === undefined) {
       // Mail held back only by the cooldown would otherwise wait for the next event.
-      if (data.wait > 0) this.wakeLater(sessionId, data.wait + COOLDOWN_SLACK_MS);
+      if (data.wait > 0) this.wakeLater(memberId, data.wait + COOLDOWN_SLACK_MS);
       return { kind: 'nothing' };
     }
     let failure: unknown;
@@ -203,27 +201,27 @@ export class PushDelivery {
     }
     if (failure === undefined) {
       const committed = await store.mutate((state, ctx) =>
-        succeed('committed', { ids: commitDelivery(state, sessionId, data.ids, 'push', ctx.now(), owner) }));
+        succeed('committed', { ids: commitDelivery(state, memberId, data.ids, 'push', ctx.now(), owner) }));
       const ids = (committed.data as { ids: string[] }).ids;
-      this.log(`pushed ${ids.length} message(s) to OpenCode session ${sessionId}`);
+      this.log(`pushed ${ids.length} message(s) for member ${memberId} to OpenCode session ${sessionId}`);
       return { kind: 'delivered', ids };
     }
-    return this.giveBack(sessionId, data.ids, owner, failure);
+    return this.giveBack(memberId, sessionId, data.ids, owner, failure);
   }
 
-  private async giveBack(sessionId: string, ids: string[], owner: DeliveryOwner, failure: unknown): Promise<PushOutcome> {
+  private async giveBack(memberId: string, sessionId: string, ids: string[], owner: DeliveryOwner, failure: unknown): Promise<PushOutcome> {
     const detail = describeFailure(failure);
     const result = await this.options.store.mutate((state, ctx) => {
       // Only mail this push still holds: after a sweep and a takeover it is another delivery's.
-      const outcome = requeueFailedDelivery(state, sessionId, ids, owner);
+      const outcome = requeueFailedDelivery(state, memberId, ids, owner);
       const dead = outcome.failed.length > 0 ? `; ${outcome.failed.length} dead-lettered after too many attempts` : '';
-      recordError(state, ctx.now(), `OpenCode push to ${sessionId} failed (${detail}); ${outcome.requeued.length} message(s) re-queued${dead}`, sessionId);
+      recordError(state, ctx.now(), `OpenCode push to session ${sessionId} failed (${detail}); ${outcome.requeued.length} message(s) re-queued${dead}`, memberId);
       return succeed('requeued', { requeued: outcome.requeued, failed: outcome.failed });
     });
     const { requeued, failed } = result.data as { requeued: string[]; failed: string[] };
-    this.log(`push to OpenCode session ${sessionId} failed: ${detail}`);
-    const retryScheduled = requeued.length > 0 && !this.isClosed && !this.timers.has(sessionId);
-    if (requeued.length > 0) this.wakeLater(sessionId, RETRY_DELAY_MS);
+    this.log(`push to OpenCode session ${sessionId} (member ${memberId}) failed: ${detail}`);
+    const retryScheduled = requeued.length > 0 && !this.isClosed && !this.timers.has(memberId);
+    if (requeued.length > 0) this.wakeLater(memberId, RETRY_DELAY_MS);
     return { kind: 'failed', requeued, deadLettered: failed, retryScheduled };
   }
 }

@@ -4,9 +4,9 @@ import { memberInfosFor, type State } from '../engine';
 
 export const ROLE_SECTION_HEADER = '## OpenComms role instructions';
 
-/** One section per channel the session is a member of; empty when it is in none. */
-export function roleSections(state: State, sessionId: string): string[] {
-  return memberInfosFor(state, sessionId).map((info) => [
+/** One section per channel the session's member is in; empty when it is in none. */
+export function roleSections(state: State, memberId: string): string[] {
+  return memberInfosFor(state, memberId).map((info) => [
     ROLE_SECTION_HEADER,
     `You are the ${info.role} on OpenComms channel "${info.channel_name}".`,
     info.prompt.trim(),

@@ -1,17 +1,10 @@
-// Tool arguments are declared once, in the MCP server's JSON-Schema subset,
-// and turned into OpenCode's zod for the `tool` hook. execute checks them
-// again with the MCP server's own guard: OpenCode runs zod before execute,
-// but the engine calls below rely on the types, and a refusal worded like
-// the MCP server's keeps the two surfaces interchangeable.
-import type { ToolResult } from '../engine';
-import { argumentProblemResult, findArgumentProblem, tooLongReason, type InputSchema, type PropertySchema } from '../tools/schema';
+// Tool arguments are declared once, in the MCP server's JSON-Schema subset
+// (src/tools/catalog.ts), and turned into OpenCode's zod for the `tool` hook.
+// execute checks them again with the MCP server's own guard: OpenCode runs
+// zod before execute, but the handlers rely on the types, and a refusal
+// worded like the MCP server's keeps the two surfaces interchangeable.
+import { tooLongReason, type InputSchema, type PropertySchema } from '../tools/schema';
 import type { SchemaKit, SchemaNode } from './host-types';
-
-export type { InputSchema, PropertySchema };
-
-export function objectSchema(properties: Record<string, PropertySchema>, required: string[] = []): InputSchema {
-  return { type: 'object', properties, required, additionalProperties: false };
-}
 
 function zodOf(name: string, property: PropertySchema, kit: SchemaKit): SchemaNode {
   switch (property.type) {
@@ -53,13 +46,10 @@ export function zodArgs(input: InputSchema, kit: SchemaKit): Record<string, Sche
 }
 
 /**
- * The MCP server's refusal for bad arguments, or undefined when they are
- * fine. An argument present as `undefined` counts as absent: that is how an
- * omitted optional reaches execute after zod.
+ * The arguments as the MCP server would get them: one present as
+ * `undefined` counts as absent, since that is how an omitted optional
+ * reaches execute after zod.
  */
-export function argumentRefusal(input: InputSchema, args: Record<string, unknown>): ToolResult | undefined {
-  const given = Object.fromEntries(Object.entries(args !== null && typeof args === 'object' ? args : {}).filter(([, value]) => value !== undefined));
-  const problem = findArgumentProblem(input, given);
-  if (!problem) return undefined;
-  return argumentProblemResult(problem);
+export function presentArgs(args: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(args !== null && typeof args === 'object' ? args : {}).filter(([, value]) => value !== undefined));
 }

@@ -1,90 +1,132 @@
-// The custom tools OpenCode offers its sessions, all acting AS the calling
-// session (its id is the member id, so none needs a pin): create and join
-// here, which refuse subagent (child) sessions, and the member tools of
-// member-tools.ts.
-import {
-  createChannel, joinChannel, MAX_CHANNEL_NAME_CHARS, MAX_ROLE_CHARS, normalizeChannelName, type EngineCtx, type State, type ToolResult,
-} from '../engine';
-import { withArchiveContext } from '../tools/archive-context';
-import { CHANNEL_SETTING_PROPERTIES, channelSettingsOf } from '../tools/channel-settings';
+// The tools OpenCode offers its sessions: the MCP server's own catalog
+// (src/tools/catalog.ts), all of it, with the same names, arguments and
+// results, each call speaking as the member its OpenCode session is linked
+// to (session-members.ts). The plugin adds only what an OpenCode session
+// needs: the session check, the root-session check before create and join,
+// and an immediate push of a send to recipients hosted here.
+import type { ToolResult } from '../engine';
+import { buildTools as buildCatalog } from '../tools/catalog';
+import { ToolRegistry, type ToolCall } from '../tools/registry';
+import { argumentProblemResult, findArgumentProblem } from '../tools/schema';
+import { ToolServices, type EmbeddingHost } from '../tools/services';
+import type { Identity } from '../tools/env-identity';
+import type { Store } from '../store';
 import { recordError } from './error-log';
 import type { HostClient, HostToolDefinition, SchemaKit } from './host-types';
-import { checkRootSession, memberFieldsFor, type OpenCodeLocation } from './identity';
-import { buildMemberTools, type MemberToolDeps } from './member-tools';
-import { argumentRefusal, objectSchema, zodArgs, type InputSchema, type PropertySchema } from './tool-args';
+import { checkRootSession, memberOptionsFor, OPENCODE_HOST_ID, type OpenCodeLocation } from './identity';
+import type { SessionMembers } from './session-members';
+import { presentArgs, zodArgs } from './tool-args';
 
-export interface ToolDeps extends MemberToolDeps {
+export interface ToolDeps {
+  store: Store;
   client: HostClient;
   location: OpenCodeLocation;
+  members: SessionMembers;
+  /** Called with every session that uses a tool: it lives on this instance. */
+  noteSession: (sessionId: string) => void;
+  /** Recipients (member ids) of a send made here: the plugin pushes to those it hosts. */
+  onSent: (recipients: string[]) => void;
+  log: (line: string) => void;
 }
 
-const ENTRY_PROPERTIES: Record<string, PropertySchema> = {
-  channel: { type: 'string', maxLength: MAX_CHANNEL_NAME_CHARS, description: 'Channel name' },
-  role: { type: 'string', maxLength: MAX_ROLE_CHARS, description: 'Your role in the channel, e.g. reviewer' },
-  role_prompt: { type: 'string', description: 'Your standing instructions in this channel' },
+/** The tools that make the caller a member: only a root session may use them. */
+const ENTRY_TOOLS = new Set(['opencomms_create', 'opencomms_join']);
+
+const NO_SESSION: ToolResult = {
+  ok: false, message: 'OpenCode gave this tool call no session id, so it acts as no member.', data: { reason: 'not_member' },
 };
-const ENTRY_REQUIRED = ['channel', 'role', 'role_prompt'];
 
-const JOIN_ARGS = objectSchema(ENTRY_PROPERTIES, ENTRY_REQUIRED);
-// The MCP create's channel settings, with its bounds; spawn_push has no meaning for a pushed session.
-const CREATE_ARGS = objectSchema({ ...ENTRY_PROPERTIES, ...CHANNEL_SETTING_PROPERTIES }, ENTRY_REQUIRED);
+/** One tool call from OpenCode. Its reply is handed over when execute returns; there is no wire that could fail to carry it. */
+class PluginCall implements ToolCall {
+  private readonly after: Array<(fate: 'sent' | 'not_sent') => void | Promise<void>> = [];
 
-function text(result: ToolResult): string {
-  return JSON.stringify(result);
+  constructor(readonly sessionId: string) {}
+
+  afterReply(action: (fate: 'sent' | 'not_sent') => void | Promise<void>): void {
+    this.after.push(action);
+  }
+
+  /** Runs what waits on the reply (a pull's commit or give-back) before execute returns, so the next call sees it settled. */
+  async settle(fate: 'sent' | 'not_sent'): Promise<void> {
+    for (const action of this.after.splice(0)) await action(fate);
+  }
 }
 
-function stringArg(args: Record<string, unknown>, key: string): string {
-  const value = args[key];
-  return typeof value === 'string' ? value : '';
-}
+/** The tool definitions for the `tool` hook, built with OpenCode's own schema builder. */
+export function buildTools(deps: ToolDeps, kit: SchemaKit): Record<string, HostToolDefinition> {
+  const embedding: EmbeddingHost = {
+    projectId: deps.location.project_id,
+    worktree: deps.location.worktree,
+    async identify(call): Promise<Identity> {
+      const sessionId = call instanceof PluginCall ? call.sessionId : undefined;
+      const memberId = sessionId === undefined ? undefined : await deps.members.link(sessionId);
+      return memberId === undefined
+        ? { kind: 'unpinned', problem: NO_SESSION.message }
+        : { kind: 'pinned', memberId, source: 'session' };
+    },
+    // The calling session, never an argument, is where the member's mail is pushed.
+    membership: (call) => memberOptionsFor(call instanceof PluginCall ? call.sessionId : ''),
+  };
+  // The plugin never spawns host processes: OpenCode's own sessions get their mail by push.
+  const services = new ToolServices({
+    projectDir: deps.store.projectDir, host: OPENCODE_HOST_ID, env: { OPENCOMMS_NO_SPAWN: '1' }, log: deps.log, store: deps.store, embedding,
+  });
+  const catalog = buildCatalog(services);
+  const registry = new ToolRegistry(catalog);
 
-async function asRootSession(
-  deps: ToolDeps,
-  input: InputSchema,
-  args: Record<string, unknown>,
-  sessionId: string,
-  action: (state: State, ctx: EngineCtx) => ToolResult,
-): Promise<ToolResult> {
-  deps.noteSession(sessionId);
-  const refusal = argumentRefusal(input, args);
-  if (refusal) return refusal;
-  const check = await checkRootSession(deps.client, sessionId);
-  if (!check.ok) {
+  async function refusedAsChild(sessionId: string): Promise<ToolResult | undefined> {
+    const check = await checkRootSession(deps.client, sessionId);
+    if (check.ok) return undefined;
     if (check.reason === 'session_lookup_failed') {
-      // Recorded so `status` and `doctor` show why a join silently did not happen.
+      // Recorded for the session's member (linked now if this is its first call), so its
+      // `status` and `doctor` show why a join silently did not happen.
+      const memberId = await deps.members.link(sessionId);
       await deps.store.mutate((state, ctx) => {
-        recordError(state, ctx.now(), check.message, sessionId);
+        recordError(state, ctx.now(), check.message, memberId);
         return { ok: true, message: 'recorded' };
       });
     }
     return { ok: false, message: check.message, data: { reason: check.reason } };
   }
-  return deps.store.mutate(action);
-}
 
-/** The tool definitions for the `tool` hook, built with OpenCode's own schema builder. */
-export function buildTools(deps: ToolDeps, schema: SchemaKit): Record<string, HostToolDefinition> {
-  return {
-    opencomms_create: {
-      description: 'Create an OpenComms channel with this session as its first member; messages for you arrive in this session.',
-      args: zodArgs(CREATE_ARGS, schema),
-      execute: async (a, context) => text(await asRootSession(deps, CREATE_ARGS, a, context.sessionID, (state, ctx) => createChannel(state, {
-        channel: stringArg(a, 'channel'), role: stringArg(a, 'role'), role_prompt: stringArg(a, 'role_prompt'),
-        ...memberFieldsFor(context.sessionID), ...deps.location, ...channelSettingsOf(a),
-      }, ctx))),
-    },
-    opencomms_join: {
-      description: 'Join an existing OpenComms channel as this session. If it fails, stop and report; never create or replace a channel instead.',
-      args: zodArgs(JOIN_ARGS, schema),
-      execute: async (a, context) => {
-        const result = await asRootSession(deps, JOIN_ARGS, a, context.sessionID, (state, ctx) => joinChannel(state, {
-          channel: stringArg(a, 'channel'), role: stringArg(a, 'role'), role_prompt: stringArg(a, 'role_prompt'),
-          ...memberFieldsFor(context.sessionID), ...deps.location,
-        }, ctx));
-        // A joiner of a resumed channel gets the archived story, as with the MCP join.
-        return text(withArchiveContext(deps.store.projectDir, result, normalizeChannelName(stringArg(a, 'channel'))));
+  async function run(name: string, args: Record<string, unknown>, sessionId: string): Promise<string> {
+    deps.noteSession(sessionId);
+    const given = presentArgs(args);
+    const descriptor = catalog.find((d) => d.name === name)!;
+    // Checked before the root check and before the session is linked: a bad call changes nothing.
+    const problem = findArgumentProblem(descriptor.inputSchema, given);
+    if (problem) return JSON.stringify(argumentProblemResult(problem));
+    if (ENTRY_TOOLS.has(name)) {
+      const refusal = await refusedAsChild(sessionId);
+      if (refusal) return JSON.stringify(refusal);
+    }
+    const call = new PluginCall(sessionId);
+    let text: string;
+    try {
+      const result = (await registry.call(name, given, call)).structuredContent;
+      // A send made here does not wait for the state watcher to notice it.
+      if (name === 'opencomms_send' && result.ok && Array.isArray(result.data?.recipients)) deps.onSent(result.data.recipients as string[]);
+      text = JSON.stringify(result);
+    } catch (err) {
+      await call.settle('not_sent');
+      throw err;
+    }
+    await call.settle('sent');
+    return text;
+  }
+
+  const out: Record<string, HostToolDefinition> = {};
+  for (const descriptor of catalog) {
+    out[descriptor.name] = {
+      description: descriptor.description,
+      args: zodArgs(descriptor.inputSchema, kit),
+      async execute(args, context) {
+        const sessionId = context?.sessionID;
+        // Without a session id there is no one to act as; the catalog's refusal would speak of a pin.
+        if (typeof sessionId !== 'string' || sessionId.trim() === '') return JSON.stringify(NO_SESSION);
+        return run(descriptor.name, args, sessionId);
       },
-    },
-    ...buildMemberTools(deps, schema),
-  };
+    };
+  }
+  return out;
 }

@@ -35,15 +35,20 @@ function schema(properties: Record<string, PropertySchema>, required: string[] =
 }
 
 export function buildTools(s: ToolServices): ToolDescriptor[] {
-  const memberFields = (a: Args, memberId: string, call: ToolCall) => ({
+  // A host that embeds the tools says how its members are reached (the
+  // OpenCode plugin pushes into the calling session); a server's members pull
+  // or are resumed by spawn-push.
+  const memberFields = (a: Args, memberId: string, call: ToolCall): engine.MemberOptions & { session_id: string; project_id: string; worktree: string } => ({
     session_id: memberId,
     project_id: s.projectId,
-    worktree: s.options.projectDir,
-    host: s.options.host,
-    surface: 'mcp' as const,
-    delivery_mode: a.spawn_push === true ? ('spawn_push' as const) : ('pull' as const),
-    host_session_id: a.host_session_id ?? s.hostSessionOf(call) ?? null,
-    stale_policy: a.spawn_push === true ? { mode: 'window' as const, window_ms: 300_000 } : { mode: 'none' as const, window_ms: null },
+    worktree: s.worktree,
+    ...(s.options.embedding?.membership(call) ?? {
+      host: s.options.host,
+      surface: 'mcp' as const,
+      delivery_mode: a.spawn_push === true ? ('spawn_push' as const) : ('pull' as const),
+      host_session_id: a.host_session_id ?? s.hostSessionOf(call) ?? null,
+      stale_policy: a.spawn_push === true ? { mode: 'window' as const, window_ms: 300_000 } : { mode: 'none' as const, window_ms: null },
+    }),
   });
 
   // spawn_push asks to be woken by resuming the host session from the
@@ -151,7 +156,8 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
             const owner = s.deliveryOwner(ctx.now());
             const pulled = engine.pullMessages(state, me, { channel: a.channel, limit: a.limit, owner, isOwnerAlive: s.isOwnerAlive }, ctx);
             const ids = pulled.ok ? (pulled.data?.message_ids as string[]) : [];
-            if (ids.length > 0) handover = { memberId: me, owner, ids };
+            // Asked now, while the mail is still what the doorbell rang for.
+            if (ids.length > 0) handover = { memberId: me, owner, ids, rungIds: ids.filter((id) => s.isAnnounced(id)) };
             return pulled;
           }));
         if (handover) s.settleAfterReply(call, handover);
@@ -176,13 +182,21 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
     {
       name: 'opencomms_history',
       title: 'Channel history',
-      description: 'Read a channel\'s messages, newest first. Page back with `before` (a message_id).',
-      inputSchema: schema({ channel, limit, before: { type: 'string', maxLength: MAX_ID_CHARS } }, ['channel']),
+      description: 'Read a channel\'s messages, newest first; search with query (all words) or thread. Page back with `before`.',
+      inputSchema: schema({
+        channel, limit, before: { type: 'string', maxLength: MAX_ID_CHARS },
+        query: { type: 'string', maxLength: 200 }, thread: { type: 'string', maxLength: MAX_ID_CHARS },
+      }, ['channel']),
       annotations: READ,
       handler: (a: Args, call: ToolCall) =>
         s.readAsMember(call, (state, me, ctx) =>
-          s.authorized(state, me, a.channel, () =>
-            engine.history(state, { channel: a.channel, session_id: me, limit: a.limit, before: a.before }, ctx))),
+          s.authorized(state, me, a.channel, () => {
+            const isSearch = (typeof a.query === 'string' && a.query.trim() !== '') || (typeof a.thread === 'string' && a.thread.trim() !== '');
+            const archived = isSearch ? s.archivedMessagesOf(engine.findChannel(state, a.channel)?.parent_channel_id ?? null) : [];
+            return engine.history(state, {
+              channel: a.channel, session_id: me, limit: a.limit, before: a.before, query: a.query, thread: a.thread, archived,
+            }, ctx);
+          })),
     },
     channelOnlyTool(s, 'opencomms_pause', 'Pause channel', 'Pause a channel: sends are refused and nothing is delivered until resumed.', IDEMPOTENT, engine.pauseChannel),
     channelOnlyTool(s, 'opencomms_resume', 'Resume channel', 'Resume a paused channel.', IDEMPOTENT, engine.resumeChannel),
@@ -255,7 +269,7 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
         if (!archive) return refusal('not_found', `No archived session named or with id "${a.channel}". List yours with opencomms_archive.`);
         return s.asMember(call, (state, me, ctx) =>
           engine.resumeSession(state, {
-            archive, session_id: me, new_name: a.new_name, project_id: s.projectId, worktree: s.options.projectDir,
+            archive, session_id: me, new_name: a.new_name, project_id: s.projectId, worktree: s.worktree,
           }, ctx));
       },
     },

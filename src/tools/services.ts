@@ -26,7 +26,30 @@ export interface ToolServicesOptions {
   host: string;
   env: NodeJS.ProcessEnv;
   log: (line: string) => void;
+  /** The store to use; by default the project's own, opened on first use. */
+  store?: Store;
+  /** Set when the tools run inside a host that knows who calls (the OpenCode plugin). */
+  embedding?: EmbeddingHost;
 }
+
+/**
+ * A host that runs the tools inside its own process and knows which of its
+ * sessions makes each call (the OpenCode plugin). It decides alone who a
+ * call speaks for: OPENCOMMS_MEMBER_ID, the host process and the pins are
+ * not consulted, since one such process serves many sessions.
+ */
+export interface EmbeddingHost {
+  /** The member this call's session is linked to (linked under the lock on first use), or why there is none. */
+  identify(call: ToolCall): Promise<Identity>;
+  /** How a member that creates or joins a channel through this call is reached (host, surface, delivery). */
+  membership(call: ToolCall): engine.MemberOptions;
+  /** Stamped on the channels created, joined or resumed through it. */
+  readonly projectId: string;
+  readonly worktree: string;
+}
+
+/** What an embedded call with no session gets, should identify ever not have run. */
+const NO_EMBEDDED_CALLER: Identity = { kind: 'unpinned', problem: 'This call came from no session of the host, so it speaks for no member.' };
 
 /**
  * How long a pull's in-flight mail is held against other processes' sweeps
@@ -43,6 +66,8 @@ export interface PullHandover {
   memberId: string;
   owner: DeliveryOwner;
   ids: string[];
+  /** Those of `ids` this process's doorbell had announced: delivered via 'doorbell'. */
+  rungIds?: readonly string[];
 }
 
 export class ToolServices {
@@ -57,20 +82,28 @@ export class ToolServices {
   private hostProcess: { id: string | undefined } | undefined;
   private openedSpawnDriver: SpawnDriver | undefined;
   private readonly machine = hostname();
+  /** Whether this process's doorbell announced a message (set once the doorbell runs). */
+  isAnnounced: (messageId: string) => boolean = () => false;
   /** Pulls whose reply is on its way and whose mail is not yet committed or given back. */
   private readonly unsettledPulls = new Set<Promise<void>>();
 
   constructor(readonly options: ToolServicesOptions) {
-    this.identity = identityFromEnv(options.env.OPENCOMMS_MEMBER_ID);
+    this.identity = options.embedding ? undefined : identityFromEnv(options.env.OPENCOMMS_MEMBER_ID);
   }
 
   get projectId(): string {
+    if (this.options.embedding) return this.options.embedding.projectId;
     const raw = this.options.env.OPENCOMMS_PROJECT_ID;
     return raw && raw.trim() !== '' ? raw.trim() : 'local-project';
   }
 
+  /** The worktree stamped on channels created, joined or resumed here. */
+  get worktree(): string {
+    return this.options.embedding?.worktree ?? this.options.projectDir;
+  }
+
   get store(): Store {
-    this.openedStore ??= openStore({ projectDir: this.options.projectDir });
+    this.openedStore ??= this.options.store ?? openStore({ projectDir: this.options.projectDir });
     return this.openedStore;
   }
 
@@ -93,8 +126,13 @@ export class ToolServices {
    * process), minted or adopted from an old pin on first sight; else, where
    * no session can be told at all, the single pin of this host. The host's
    * ids are looked up, never used as member ids, and never come from arguments.
+   * Inside a host that embeds the tools, the host alone says (EmbeddingHost).
    */
   async identify(call: ToolCall): Promise<void> {
+    if (this.options.embedding) {
+      this.byCall.set(call, await this.options.embedding.identify(call));
+      return;
+    }
     if (this.identity !== undefined) return; // OPENCOMMS_MEMBER_ID, right or wrong, decides alone
     const refs = this.sessionRefs(call);
     if (refs.length === 0) {
@@ -158,7 +196,8 @@ export class ToolServices {
 
   /** The member this call speaks for (identify ran first), or the refusal every protected tool answers with. */
   pin(call: ToolCall): { memberId: string } | { refusal: ToolResult } {
-    const identity = this.identity ?? this.byCall.get(call) ?? identityFromPins(this.options.projectDir, this.options.host);
+    const identity = this.identity ?? this.byCall.get(call)
+      ?? (this.options.embedding ? NO_EMBEDDED_CALLER : identityFromPins(this.options.projectDir, this.options.host));
     if (identity.kind === 'pinned') return { memberId: identity.memberId };
     return { refusal: { ok: false, message: identity.problem, data: { reason: 'unpinned' } } };
   }
@@ -231,10 +270,14 @@ export class ToolServices {
 
   private async settlePull(handover: PullHandover, wasSent: boolean): Promise<void> {
     const { memberId, owner, ids } = handover;
+    const rung = new Set(handover.rungIds ?? []);
     for (let tryNo = 1; ; tryNo += 1) {
       try {
         await this.store.mutate((state, ctx) => {
-          if (wasSent) engine.commitDelivery(state, memberId, ids, 'pull', ctx.now(), owner);
+          if (wasSent) {
+            engine.commitDelivery(state, memberId, ids.filter((id) => rung.has(id)), 'pull', ctx.now(), owner, 'doorbell');
+            engine.commitDelivery(state, memberId, ids.filter((id) => !rung.has(id)), 'pull', ctx.now(), owner);
+          }
           else engine.returnUnsentDelivery(state, memberId, ids, owner);
           return { ok: true, message: wasSent ? 'committed' : 'given back' };
         });
@@ -266,6 +309,24 @@ export class ToolServices {
   /** An archive by channel name (newest first) or by archive id; undefined when none matches. */
   findArchive(nameOrId: string): SessionArchive | undefined {
     return findArchive(this.options.projectDir, nameOrId);
+  }
+
+  /**
+   * The messages of a channel's saved ancestry (the archive it was resumed
+   * from, that archive's own parent, …), oldest first, for search. At most
+   * ten generations are followed.
+   */
+  archivedMessagesOf(parentId: string | null): engine.HistoryRecord[] {
+    const chain: SessionArchive[] = [];
+    const seen = new Set<string>();
+    for (let id = parentId; id !== null && !seen.has(id) && chain.length < 10;) {
+      seen.add(id);
+      const archive = this.findArchive(id);
+      if (!archive) break;
+      chain.unshift(archive);
+      id = archive.parent_channel_id;
+    }
+    return chain.flatMap((archive) => archive.messages);
   }
 
   archivesOf(memberId: string): SessionArchive[] {

@@ -1,6 +1,6 @@
 // The people view's events, found by comparing two consecutive views. Pure:
 // the caller stamps the time and decides how to print.
-import { compareSendOrder, FINISHED_STATUSES, isKickNoticeOf } from '../engine';
+import { compareSendOrder, deliveryPathOf, FINISHED_STATUSES, isKickNoticeOf } from '../engine';
 import type { Channel, DeliveryStatus, Envelope, ErrorEntry, Member } from '../engine';
 import type { WatchView } from './view';
 
@@ -36,6 +36,8 @@ export interface MailEvent {
   to_id: string;
   to_role: string;
   delivery_method: string | null;
+  /** How delivered mail was handed over: hook, doorbell, spawn, plugin or pull (null until delivered). */
+  delivered_via: string | null;
 }
 
 export interface ErrorEvent {
@@ -66,6 +68,7 @@ function mailEvent(event: MailEventName, envelope: Envelope, channelName: string
     event, channel: channelName, channel_id: envelope.channel_id, message_id: envelope.message_id,
     message_type: envelope.message_type, from_id: envelope.sender_session_id, from_role: envelope.sender_role,
     to_id: envelope.recipient_session_id, to_role: envelope.recipient_role, delivery_method: envelope.delivery_method,
+    delivered_via: envelope.delivery_status === 'delivered' ? deliveryPathOf(envelope) : null,
   };
 }
 

@@ -56,7 +56,7 @@ export function describeEvent(event: WatchEvent | WatchStart): string {
     case 'sent':
       return `${printable(event.channel)}: ${printable(event.from_role)} -> ${printable(event.to_role)} sent ${event.message_type} ${printable(event.message_id)}`;
     case 'delivered':
-      return `${printable(event.channel)}: ${printable(event.message_id)} delivered to ${printable(event.to_role)}${event.delivery_method ? ` by ${event.delivery_method}` : ''}`;
+      return `${printable(event.channel)}: ${printable(event.message_id)} delivered to ${printable(event.to_role)}${event.delivered_via ? ` by ${event.delivered_via}` : ''}`;
     case 'failed':
     case 'rejected':
     case 'stale':

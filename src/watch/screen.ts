@@ -1,7 +1,7 @@
 // The full-screen view for a person at a terminal: redrawn whole on every
 // change, because a project's state is small and a full redraw cannot drift
 // out of step with it the way partial updates can.
-import { compareSendOrder } from '../engine';
+import { compareSendOrder, deliveryPathOf } from '../engine';
 import type { Channel, Envelope } from '../engine';
 import { clock, printable } from './format';
 import type { WatchView } from './view';
@@ -104,34 +104,66 @@ function channelLines(view: WatchView, channel: Channel): string[] {
 
 function mailLine(view: WatchView, e: Envelope): string {
   const channel = view.channels.get(e.channel_id)?.name ?? e.channel_id;
-  const how = e.delivery_method && e.delivery_status === 'delivered' ? ` by ${e.delivery_method}` : '';
+  const via = e.delivery_status === 'delivered' ? deliveryPathOf(e) : null;
+  const how = via ? ` by ${via}` : '';
   return `  ${clock(e.timestamp)} ${printable(channel, 24)}: ${printable(e.sender_role, 24)} -> ${printable(e.recipient_role, 24)} ` +
     `${e.message_type} ${e.delivery_status}${how}`;
 }
 
-/** One frame, starting with the clear-screen sequence, each line cut to the terminal's width and the frame to its height. */
+/** A titled list of lines, oldest first. */
+interface Section {
+  title: string;
+  entries: string[];
+  /** Shown when the list is empty (and kept then); undefined drops the section instead. */
+  empty?: string;
+}
+
+/**
+ * Fits the lists into `room` lines by dropping their oldest entries: always
+ * from the list that has the most, so each keeps its newest lines as long as
+ * possible. A list emptied this way goes, title and all.
+ */
+function fitSections(sections: Section[], room: number): string[] {
+  const kept = sections.map((section) => ({ ...section, entries: [...section.entries] }));
+  const heightOf = (list: Section[]): number => list.reduce((sum, section) => {
+    if (section.entries.length === 0 && section.empty === undefined) return sum;
+    return sum + 2 + Math.max(1, section.entries.length); // the blank line, the title, the entries
+  }, 0);
+  while (heightOf(kept) > room) {
+    const longest = kept.reduce((best, section) => (section.entries.length > best.entries.length ? section : best));
+    if (longest.entries.length === 0) break;
+    longest.entries.shift();
+    if (longest.entries.length === 0) longest.empty = undefined;
+  }
+  const lines: string[] = [];
+  for (const section of kept) {
+    if (section.entries.length === 0 && section.empty === undefined) continue;
+    lines.push('', section.title, ...(section.entries.length > 0 ? section.entries : [section.empty!]));
+  }
+  return lines;
+}
+
+/**
+ * One frame, starting with the clear-screen sequence, each line cut to the
+ * terminal's width and the frame to its height. In a short terminal the
+ * oldest mail, errors and events go first; the channel table, the current
+ * state, is cut only when it alone is too tall.
+ */
 export function renderScreen(input: ScreenInput): string {
   const { view } = input;
-  const lines = [`OpenComms watch  ${printable(input.project, 200)}  (updated ${clock(input.at)}, Ctrl-C quits)`, ''];
-  if (view.channels.size === 0) lines.push('No channels yet. An agent creates one with opencomms_create.');
-  for (const channel of view.channels.values()) lines.push(...channelLines(view, channel));
+  const top = [`OpenComms watch  ${printable(input.project, 200)}  (updated ${clock(input.at)}, Ctrl-C quits)`, ''];
+  if (view.channels.size === 0) top.push('No channels yet. An agent creates one with opencomms_create.');
+  for (const channel of view.channels.values()) top.push(...channelLines(view, channel));
 
   const recent = [...view.mail.values()].sort(compareSendOrder).slice(-RECENT_MAIL);
-  lines.push('', 'recent mail');
-  if (recent.length === 0) lines.push('  (none)');
-  for (const e of recent) lines.push(mailLine(view, e));
-
-  const errors = view.errors.slice(-RECENT_ERRORS);
-  if (errors.length > 0) {
-    lines.push('', 'recent errors');
-    for (const e of errors) lines.push(`  ${clock(e.at)} ${printable(e.message, 300)}`);
-  }
-  if (input.recentEvents.length > 0) {
-    lines.push('', 'recent events');
-    for (const text of input.recentEvents) lines.push(`  ${text}`);
-  }
+  const sections: Section[] = [
+    { title: 'recent mail', entries: recent.map((e) => mailLine(view, e)), empty: '  (none)' },
+    { title: 'recent errors', entries: view.errors.slice(-RECENT_ERRORS).map((e) => `  ${clock(e.at)} ${printable(e.message, 300)}`) },
+    { title: 'recent events', entries: input.recentEvents.map((text) => `  ${text}`) },
+  ];
   const width = Math.max(20, input.columns);
   const height = Math.max(5, input.rows - 1);
+  const lines = [...top, ...fitSections(sections, Math.max(0, height - top.length))];
   // Cut by columns, not UTF-16 units: a wide character takes two, and a line
   // wider than the terminal wraps, pushing the frame past its height.
   return CLEAR_SCREEN + lines.slice(0, height).map((l) => cutToColumns(l, width)).join('\n') + '\n';

@@ -183,3 +183,17 @@ test('load rejects a __proto__ key in a record', () => {
   assert.equal(parseState('{"schema_version":2,"channels":{},"messages":{},"queues":{"__proto__":[]}}', 1).ok, false);
   assert.equal(parseState('{"schema_version":2,"channels":{"__proto__":{}},"messages":{}}', 1).ok, false);
 });
+
+test('a delivered_via a newer version may write is dropped at load with a note, never a reason to refuse the state', () => {
+  const raw = sample();
+  const [id] = Object.keys(raw.messages);
+  raw.messages[id!].delivered_via = 'telepathy';
+  const parsed = parseState(JSON.stringify(raw), 1);
+  assert.ok(parsed.ok, parsed.ok ? '' : parsed.reason);
+  assert.equal(parsed.state.messages[id!]!.delivered_via, undefined);
+  assert.ok(parsed.notes.some((n) => n.includes('delivered_via')));
+  raw.messages[id!].delivered_via = 'hook';
+  const kept = parseState(JSON.stringify(raw), 1);
+  assert.ok(kept.ok);
+  assert.equal(kept.state.messages[id!]!.delivered_via, 'hook');
+});

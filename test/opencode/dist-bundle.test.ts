@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { FakeClient } from './helpers';
 
@@ -40,4 +41,26 @@ test("the bundled plugin builds its tools with OpenCode's own zod, which refuses
   const history = tool.schema.object(hooks.tool.opencomms_history.args);
   assert.equal(history.safeParse({ channel: 'c', limit: 0 }).success, false);
   assert.equal(history.safeParse({ channel: 'x'.repeat(65) }).success, false);
+});
+
+test('the bundled plugin offers the 19 tools and gives two OpenCode sessions two members of their own', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'opencomms-opencode-dist-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // OpenCode runs plugins on Bun, whose ES modules have `require` (the bundle's lazy
+  // node:crypto and child_process loads go through it); Node's do not, so it is lent here.
+  const global = globalThis as { require?: unknown };
+  const hadRequire = 'require' in global;
+  if (!hadRequire) global.require = createRequire(__filename);
+  t.after(() => { if (!hadRequire) delete global.require; });
+  const { OpenCommsPlugin } = await importEsm(bundleUrl);
+  const hooks = await OpenCommsPlugin({ client: new FakeClient(), project: { id: 'p' }, directory: dir, worktree: dir });
+  t.after(() => hooks.dispose());
+  assert.equal(Object.keys(hooks.tool).length, 19);
+  const memberOf = async (sessionID: string): Promise<string> =>
+    JSON.parse(await hooks.tool.opencomms_status.execute({}, { sessionID })).data.member_id;
+  const [one, two] = [await memberOf('ses_one'), await memberOf('ses_two')];
+  assert.match(one, /^sess_/);
+  assert.match(two, /^sess_/);
+  assert.notEqual(one, two);
+  assert.equal(await memberOf('ses_one'), one);
 });

@@ -8,7 +8,7 @@ import * as engine from '../../src/engine';
 import { openStore, type Store } from '../../src/store';
 import type { StateWatcher } from '../../src/delivery/watcher';
 import {
-  memberFieldsFor, startOpenComms, type HostSession, type OpenCommsInstance, type SchemaKit, type SchemaNode,
+  memberOptionsFor, sessionRefOf, startOpenComms, type HostSession, type OpenCommsInstance, type SchemaKit, type SchemaNode,
 } from '../../src/opencode';
 
 export const HOST = 'test-host';
@@ -137,6 +137,7 @@ export async function startHarness(t: TestContext, options: {
     pid: process.pid,
     host: HOST,
     isOwnerAlive: options.isOwnerAlive ?? (() => true),
+    now: clock.now,
     log: (line) => logs.push(line),
   });
   t.after(() => plugin.hooks.dispose());
@@ -148,19 +149,35 @@ function expectOk(result: engine.ToolResult): engine.ToolResult {
   return result;
 }
 
-/** A channel with an MCP member `alice` (pull) and the given OpenCode sessions as push members. */
-export async function channelWith(store: Store, dir: string, sessions: string[], channel = 'review'): Promise<string> {
-  const created = await store.mutate((state, ctx) => expectOk(engine.createChannel(state, {
+/**
+ * A channel with an MCP member `alice` (pull) and the given OpenCode sessions
+ * as push members, each speaking as the member its session is linked to, as
+ * the plugin links them. With `oldPlugin`, the sessions are members the way
+ * the old plugin made them: named after the session, with no link.
+ */
+export async function channelWith(store: Store, dir: string, sessions: string[], channel = 'review', options: { oldPlugin?: boolean } = {}): Promise<string> {
+  const existing = store.snapshot().channels[channel];
+  const created = existing ? undefined : await store.mutate((state, ctx) => expectOk(engine.createChannel(state, {
     channel, role: 'lead', role_prompt: 'Coordinate.', session_id: 'alice', project_id: PROJECT_ID, worktree: dir,
     host: 'claude-code', surface: 'mcp', delivery_mode: 'pull',
   }, ctx)));
   for (const [i, sessionId] of sessions.entries()) {
-    await store.mutate((state, ctx) => expectOk(engine.joinChannel(state, {
-      channel, role: `reviewer${i === 0 ? '' : i}`, role_prompt: 'Review every diff carefully.', project_id: PROJECT_ID, worktree: dir,
-      ...memberFieldsFor(sessionId),
-    }, ctx)));
+    await store.mutate((state, ctx) => {
+      const memberId = options.oldPlugin ? sessionId : engine.linkSession(state, [sessionRefOf(sessionId)], [], ctx)!.memberId;
+      return expectOk(engine.joinChannel(state, {
+        channel, role: `reviewer${i === 0 ? '' : i}`, role_prompt: 'Review every diff carefully.', project_id: PROJECT_ID, worktree: dir,
+        session_id: memberId, ...memberOptionsFor(sessionId),
+      }, ctx));
+    });
   }
-  return created.data!.channel_id as string;
+  return existing?.id ?? (created!.data!.channel_id as string);
+}
+
+/** The member an OpenCode session is linked to; fails the test when it has none. */
+export function memberOf(store: Store, sessionId: string): string {
+  const memberId = engine.findLinkedMember(store.snapshot(), [sessionRefOf(sessionId)]);
+  if (memberId === undefined) throw new Error(`session ${sessionId} is linked to no member`);
+  return memberId;
 }
 
 /** Alice sends `content` to one recipient; returns the message id. */

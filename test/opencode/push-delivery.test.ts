@@ -5,14 +5,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { drainQueue, MAX_DELIVERY_ATTEMPTS, succeed } from '../../src/engine';
 import { RETRY_DELAY_MS } from '../../src/opencode';
-import { channelWith, envelopeOf, HOST, send, startHarness } from './helpers';
+import { channelWith, envelopeOf, HOST, memberOf, send, startHarness } from './helpers';
 
 const idle = (sessionID: string) => ({ event: { type: 'session.idle', properties: { sessionID } } });
 
 test('on session.idle a member session is prompted with its framed mail, which is then committed as pushed', async (t) => {
   let channelId = '';
   const h = await startHarness(t, { setup: async ({ store, dir }) => { channelId = await channelWith(store, dir, ['ses_A']); } });
-  const id = await send(h.store, 'ses_A', 'please review PR 12');
+  const a = memberOf(h.store, 'ses_A');
+  const id = await send(h.store, a, 'please review PR 12');
   await h.plugin.hooks.event(idle('ses_A'));
   await h.plugin.settle();
   assert.equal(h.client.prompts.length, 1);
@@ -23,7 +24,7 @@ test('on session.idle a member session is prompted with its framed mail, which i
   const envelope = envelopeOf(h.store, channelId, id);
   assert.equal(envelope?.delivery_status, 'delivered');
   assert.equal(envelope?.delivery_method, 'push');
-  assert.equal(h.store.snapshot().queues.ses_A, undefined);
+  assert.equal(h.store.snapshot().queues[a], undefined);
 });
 
 test('idle for a session that is no member prompts nothing and writes nothing', async (t) => {
@@ -37,15 +38,16 @@ test('idle for a session that is no member prompts nothing and writes nothing', 
 test('a prompt that throws requeues the mail, records an error and retries once after 2 s, which commits it', async (t) => {
   let channelId = '';
   const h = await startHarness(t, { setup: async ({ store, dir }) => { channelId = await channelWith(store, dir, ['ses_A']); } });
-  const id = await send(h.store, 'ses_A', 'first try fails');
+  const a = memberOf(h.store, 'ses_A');
+  const id = await send(h.store, a, 'first try fails');
   h.client.failNext = 1;
   await h.plugin.hooks.event(idle('ses_A'));
   await h.plugin.settle();
   const after = h.store.snapshot();
   assert.equal(after.messages[id]?.delivery_status, 'pending');
   assert.equal(after.messages[id]?.attempts, 1);
-  assert.deepEqual(after.queues.ses_A, [id]);
-  assert.equal(after.errors.filter((e) => e.member_id === 'ses_A').length, 1);
+  assert.deepEqual(after.queues[a], [id]);
+  assert.equal(after.errors.filter((e) => e.member_id === a).length, 1);
   assert.deepEqual(h.timers.pending().map((x) => x.ms), [RETRY_DELAY_MS]);
 
   h.clock.advance(RETRY_DELAY_MS);
@@ -58,7 +60,7 @@ test('a prompt that throws requeues the mail, records an error and retries once 
 
 test("an SDK answer carrying an error counts as a failed prompt, not a delivery", async (t) => {
   const h = await startHarness(t, { setup: async ({ store, dir }) => { await channelWith(store, dir, ['ses_A']); } });
-  const id = await send(h.store, 'ses_A', 'sdk says no');
+  const id = await send(h.store, memberOf(h.store, 'ses_A'), 'sdk says no');
   h.client.failNext = 1;
   h.client.failWith = 'sdk_error';
   await h.plugin.hooks.event(idle('ses_A'));
@@ -70,7 +72,7 @@ test("an SDK answer carrying an error counts as a failed prompt, not a delivery"
 test(`mail whose push keeps failing is dead-lettered after ${MAX_DELIVERY_ATTEMPTS} attempts and retries stop`, async (t) => {
   let channelId = '';
   const h = await startHarness(t, { setup: async ({ store, dir }) => { channelId = await channelWith(store, dir, ['ses_A']); } });
-  const id = await send(h.store, 'ses_A', 'never lands');
+  const id = await send(h.store, memberOf(h.store, 'ses_A'), 'never lands');
   h.client.failNext = Number.POSITIVE_INFINITY;
   await h.plugin.hooks.event(idle('ses_A'));
   await h.plugin.settle();
@@ -88,12 +90,13 @@ test(`mail whose push keeps failing is dead-lettered after ${MAX_DELIVERY_ATTEMP
 
 test('one push at a time per session: an idle during a running push adds no second prompt of the same mail', async (t) => {
   const h = await startHarness(t, { setup: async ({ store, dir }) => { await channelWith(store, dir, ['ses_A']); } });
-  await send(h.store, 'ses_A', 'slow host');
+  const a = memberOf(h.store, 'ses_A');
+  await send(h.store, a, 'slow host');
   let open!: () => void;
   h.client.gate = new Promise<void>((resolve) => { open = resolve; });
   await h.plugin.hooks.event(idle('ses_A'));
   await h.plugin.hooks.event(idle('ses_A'));
-  const second = await h.plugin.delivery.deliver('ses_A');
+  const second = await h.plugin.delivery.deliver(a);
   assert.equal(second.kind, 'already_delivering');
   open();
   await h.plugin.settle();
@@ -103,8 +106,8 @@ test('one push at a time per session: an idle during a running push adds no seco
 test('owner-side rule: a state change prompts only sessions this instance has seen', async (t) => {
   const h = await startHarness(t, { setup: async ({ store, dir }) => { await channelWith(store, dir, ['ses_A', 'ses_B']); } });
   await h.plugin.hooks.event({ event: { type: 'session.updated', properties: { info: { id: 'ses_B' } } } });
-  const forA = await send(h.store, 'ses_A', 'for a session elsewhere');
-  await send(h.store, 'ses_B', 'for our session');
+  const forA = await send(h.store, memberOf(h.store, 'ses_A'), 'for a session elsewhere');
+  await send(h.store, memberOf(h.store, 'ses_B'), 'for our session');
   h.watcher.fire();
   await h.plugin.settle();
   assert.deepEqual(h.client.prompts.map((p) => p.id), ['ses_B']);
@@ -114,7 +117,7 @@ test('owner-side rule: a state change prompts only sessions this instance has se
 test('a state change does not prompt a seen session while it is busy; its next idle does', async (t) => {
   const h = await startHarness(t, { setup: async ({ store, dir }) => { await channelWith(store, dir, ['ses_A']); } });
   await h.plugin.hooks.event({ event: { type: 'session.status', properties: { sessionID: 'ses_A', status: { type: 'busy' } } } });
-  await send(h.store, 'ses_A', 'wait for idle');
+  await send(h.store, memberOf(h.store, 'ses_A'), 'wait for idle');
   h.watcher.fire();
   await h.plugin.settle();
   assert.deepEqual(h.client.prompts, []);
@@ -131,11 +134,11 @@ test("start-up leaves a live owner's in-flight push alone and recovers a dead ow
     isOwnerAlive: (owner) => owner.pid !== DEAD_PID,
     setup: async ({ store, dir, clock }) => {
       await channelWith(store, dir, ['ses_A', 'ses_B']);
-      live = await send(store, 'ses_A', 'being pushed by a live process');
-      dead = await send(store, 'ses_B', 'abandoned by a crashed process');
+      live = await send(store, memberOf(store, 'ses_A'), 'being pushed by a live process');
+      dead = await send(store, memberOf(store, 'ses_B'), 'abandoned by a crashed process');
       await store.mutate((state) => {
-        drainQueue(state, 'ses_A', { owner: { pid: 4242, host: HOST, lease_until: clock.t + 60_000 }, now: clock.t });
-        drainQueue(state, 'ses_B', { owner: { pid: DEAD_PID, host: HOST, lease_until: clock.t + 60_000 }, now: clock.t });
+        drainQueue(state, memberOf(store, 'ses_A'), { owner: { pid: 4242, host: HOST, lease_until: clock.t + 60_000 }, now: clock.t });
+        drainQueue(state, memberOf(store, 'ses_B'), { owner: { pid: DEAD_PID, host: HOST, lease_until: clock.t + 60_000 }, now: clock.t });
         return succeed('drained');
       });
     },
@@ -144,6 +147,6 @@ test("start-up leaves a live owner's in-flight push alone and recovers a dead ow
   assert.equal(state.messages[live]?.delivery_status, 'in_flight');
   assert.equal(state.messages[live]?.delivery_owner?.pid, 4242);
   assert.equal(state.messages[dead]?.delivery_status, 'pending');
-  assert.deepEqual(state.queues.ses_B, [dead]);
+  assert.deepEqual(state.queues[memberOf(h.store, 'ses_B')], [dead]);
   assert.deepEqual(h.client.prompts, []);
 });

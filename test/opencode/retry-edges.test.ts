@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RETRY_DELAY_MS } from '../../src/opencode';
-import { channelWith, send, startHarness } from './helpers';
+import { channelWith, memberOf, send, startHarness } from './helpers';
 
 const idle = (sessionID: string) => ({ event: { type: 'session.idle', properties: { sessionID } } });
 const busy = (sessionID: string) => ({ event: { type: 'session.status', properties: { sessionID, status: { type: 'busy' } } } });
@@ -15,7 +15,7 @@ const busy = (sessionID: string) => ({ event: { type: 'session.status', properti
 // busy check sits in PushDelivery.deliver, which every trigger goes through.
 test('a retry that comes due while the session is busy waits for its next idle', async (t) => {
   const h = await startHarness(t, { setup: async ({ store, dir }) => { await channelWith(store, dir, ['ses_A']); } });
-  await send(h.store, 'ses_A', 'first push fails');
+  await send(h.store, memberOf(h.store, 'ses_A'), 'first push fails');
   h.client.failNext = 1;
   await h.plugin.hooks.event(idle('ses_A'));
   await h.plugin.settle();
@@ -39,7 +39,7 @@ test('a retry that comes due while the session is busy waits for its next idle',
 // reach the plugin's log, and leave the next retry scheduled.
 test('a retry whose store call fails is handled and logged, not left as an unhandled rejection', async (t) => {
   const h = await startHarness(t, { setup: async ({ store, dir }) => { await channelWith(store, dir, ['ses_A']); } });
-  await send(h.store, 'ses_A', 'first push fails');
+  await send(h.store, memberOf(h.store, 'ses_A'), 'first push fails');
   h.client.failNext = 1;
   await h.plugin.hooks.event(idle('ses_A'));
   await h.plugin.settle();

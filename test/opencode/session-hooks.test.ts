@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ROLE_SECTION_HEADER, type HostToolDefinition } from '../../src/opencode';
-import { channelWith, PROJECT_ID, startHarness } from './helpers';
+import { channelWith, memberOf, PROJECT_ID, startHarness } from './helpers';
 
 function memberships(state: ReturnType<import('../../src/store').Store['snapshot']>, id: string) {
   return Object.values(state.channels).flatMap((c) => c.members.filter((m) => m.session_id === id));
@@ -15,18 +15,21 @@ function toolOf(tools: Record<string, HostToolDefinition> | undefined, name: str
   return found;
 }
 
-test('session.deleted marks the member stale and its next session.idle clears it', async (t) => {
+test('session.deleted marks the session\'s member away and its next session.idle clears it', async (t) => {
   const h = await startHarness(t, { setup: async ({ store, dir }) => { await channelWith(store, dir, ['ses_A']); } });
+  const a = memberOf(h.store, 'ses_A');
   await h.plugin.hooks.event({ event: { type: 'session.deleted', properties: { info: { id: 'ses_A' } } } });
   await h.plugin.settle();
-  assert.deepEqual(memberships(h.store.snapshot(), 'ses_A').map((m) => m.stale), [true]);
+  assert.deepEqual(memberships(h.store.snapshot(), a).map((m) => m.stale), [true]);
   assert.equal(h.plugin.localSessions.has('ses_A'), false);
   await h.plugin.hooks.event({ event: { type: 'session.idle', properties: { sessionID: 'ses_A' } } });
   await h.plugin.settle();
-  assert.deepEqual(memberships(h.store.snapshot(), 'ses_A').map((m) => [m.stale, m.stale_at]), [[false, null]]);
+  assert.deepEqual(memberships(h.store.snapshot(), a).map((m) => [m.stale, m.stale_at]), [[false, null]]);
 });
 
-test('opencomms_create from a root session registers it as a pushed OpenCode member of this project', async (t) => {
+// Was: the member id is the session id. Now the session is linked to a member minted for it
+// (issue 14: a host session id is never a routing key), and the membership is bound to the session.
+test('opencomms_create from a root session registers its own member as a pushed OpenCode member of this project', async (t) => {
   const h = await startHarness(t);
   const out = JSON.parse(await toolOf(h.plugin.hooks.tool, 'opencomms_create').execute(
     { channel: 'Design', role: 'architect', role_prompt: 'Own the design.' }, { sessionID: 'ses_root' }));
@@ -34,7 +37,7 @@ test('opencomms_create from a root session registers it as a pushed OpenCode mem
   const channel = h.store.snapshot().channels.design!;
   assert.equal(channel.project_id, PROJECT_ID);
   assert.equal(channel.worktree, h.dir);
-  const [member] = memberships(h.store.snapshot(), 'ses_root');
+  const [member] = memberships(h.store.snapshot(), memberOf(h.store, 'ses_root'));
   assert.equal(member?.host, 'opencode');
   assert.equal(member?.surface, 'cli');
   assert.equal(member?.delivery_mode, 'push');
@@ -52,7 +55,7 @@ test('create and join are refused for a child (subagent) session', async (t) => 
     assert.equal(out.data.reason, 'child_session', name);
   }
   assert.equal(h.store.snapshot().channels.fresh, undefined);
-  assert.deepEqual(memberships(h.store.snapshot(), 'ses_child'), []);
+  assert.deepEqual(h.store.snapshot().channels.review!.members.map((m) => m.session_id), ['alice']);
 });
 
 test('a failed session lookup refuses the join and records an error (fails closed)', async (t) => {
@@ -64,9 +67,10 @@ test('a failed session lookup refuses the join and records an error (fails close
       { channel: 'review', role: 'helper', role_prompt: 'Help.' }, { sessionID: id }));
     assert.equal(out.ok, false);
     assert.equal(out.data.reason, 'session_lookup_failed');
-    assert.equal(h.store.snapshot().errors.filter((e) => e.member_id === id).length, 1);
+    // Recorded for the session's own member, so its status shows why the join did not happen.
+    assert.equal(h.store.snapshot().errors.filter((e) => e.member_id === memberOf(h.store, id)).length, 1);
   }
-  assert.deepEqual(memberships(h.store.snapshot(), 'ses_x'), []);
+  assert.deepEqual(h.store.snapshot().channels.review!.members.map((m) => m.session_id), ['alice']);
 });
 
 test('the system prompt of a member session gets one role section per channel', async (t) => {

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  createChannel, disconnectChannel, kickChannel, markStale, clearStale, pauseChannel, resumeChannel, sendMessage,
+  commitDelivery, createChannel, disconnectChannel, drainQueue, kickChannel, markStale, clearStale, pauseChannel, resumeChannel, sendMessage,
 } from '../../src/engine/index';
-import { diffViews, emptyView, type WatchEvent } from '../../src/watch/index';
+import { diffViews, emptyView, plainLine, type WatchEvent } from '../../src/watch/index';
 import { mustOk, PROJECT, pullDelivered, WORKTREE } from '../engine/helpers';
 import { world } from './support';
 
@@ -114,4 +114,28 @@ test('two identical views give no events', () => {
   const w = world(['a', 'b']);
   mustOk(sendMessage(w.state, { channel: 'dev', session_id: 'a', content: 'hi' }, w.ctx));
   assert.deepEqual(diffViews(w.look(), w.look()), []);
+});
+
+test('mail a hook delivered shows as delivered by hook, in the event and its plain line, not by pull', () => {
+  const w = world(['a', 'b']);
+  mustOk(sendMessage(w.state, { channel: 'dev', session_id: 'a', content: 'hi' }, w.ctx));
+  const before = w.look();
+  const handed = drainQueue(w.state, 'b', { now: w.ctx.now(), owner: { pid: 1, host: 'h', lease_until: w.ctx.now() + 1000 } });
+  commitDelivery(w.state, 'b', handed.map((e) => e.message_id), 'pull', w.ctx.now(), undefined, 'hook');
+  const events = diffViews(before, w.look());
+  assert.deepEqual(names(events), ['delivered']);
+  const delivered = events[0]!;
+  assert.equal(delivered.event === 'delivered' && delivered.delivered_via, 'hook');
+  assert.match(plainLine(delivered, 0), / delivered to \S+ by hook$/);
+});
+
+test('mail delivered before the path was recorded shows the path its method implies', () => {
+  const w = world(['a', 'b']);
+  mustOk(sendMessage(w.state, { channel: 'dev', session_id: 'a', content: 'hi' }, w.ctx));
+  const before = w.look();
+  const handed = drainQueue(w.state, 'b', { now: w.ctx.now(), owner: { pid: 1, host: 'h', lease_until: w.ctx.now() + 1000 } });
+  commitDelivery(w.state, 'b', handed.map((e) => e.message_id), 'spawn_push', w.ctx.now());
+  for (const e of handed) delete e.delivered_via;
+  const delivered = diffViews(before, w.look())[0]!;
+  assert.equal(delivered.event === 'delivered' && delivered.delivered_via, 'spawn');
 });

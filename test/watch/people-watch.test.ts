@@ -67,3 +67,20 @@ test('plain lines strip control characters too', () => {
   const line = plainLine({ event: 'created', channel: 'a\nb\u001b', channel_id: 'chn_x' }, 0);
   assert.equal(line, '00:00:00 channel a b  created');
 });
+
+test('in a short terminal the screen drops the oldest mail and events, and keeps the newest of each', () => {
+  const w = world(['a', 'b']);
+  for (let i = 1; i <= 8; i++) {
+    const sent = mustOk(sendMessage(w.state, { channel: 'dev', session_id: 'a', content: `m${i}` }, w.ctx));
+    w.state.messages[(sent.data!.message_ids as string[])[0]!]!.timestamp = i * 1000; // shown as 00:00:0i
+  }
+  const events = Array.from({ length: 8 }, (_, i) => `event number ${i + 1}`);
+  const rows = 14;
+  const body = renderScreen({ project: '/p', view: w.look(), recentEvents: events, at: 0, columns: 200, rows }).slice(CLEAR_SCREEN.length);
+  const lines = body.split('\n').slice(0, -1);
+  assert.ok(lines.length <= rows - 1, `${lines.length} lines for ${rows} rows:\n${body}`);
+  assert.match(body, /event number 8$/m, `the newest event was cut:\n${body}`);
+  assert.doesNotMatch(body, /event number 1$/m, `the oldest event was kept over newer ones:\n${body}`);
+  assert.match(body, /^ {2}00:00:08 dev: /m, `the newest mail was cut:\n${body}`);
+  assert.doesNotMatch(body, /^ {2}00:00:01 dev: /m, `the oldest mail was kept over newer mail:\n${body}`);
+});

@@ -1,0 +1,127 @@
+// install and uninstall edit the user's own config files: only what changes
+// is written, in the file's own indentation, line endings and layout, and
+// uninstall after install gives back the very bytes the user had.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { runCli, tempProject } from '../helpers/server';
+import { snapshot, writeFiles } from '../hosts/install-support';
+
+function cli(...args: string[]) {
+  return runCli(args, { cwd: tmpdir() });
+}
+
+const TAB_SETTINGS = '{\n\t"permissions": {\n\t\t"allow": ["Bash(ls)", "Read"]\n\t},\n' +
+  '\t"hooks": {\n\t\t"Stop": [\n\t\t\t{\n\t\t\t\t"hooks": [{ "type": "command", "command": "echo mine" }]\n\t\t\t}\n\t\t]\n\t}\n}\n';
+
+/** Pre-filled host files in every style a user may keep: 2/4-space and tab indents, CRLF, one-line files, inline arrays, comments. */
+const HOST_FILES: Record<string, Record<string, string>> = {
+  'claude-code': {
+    '.mcp.json': '{\n    "mcpServers": {\n        "other": {\n            "command": "other-srv",\n            "args": ["--flag", "x"]\n        }\n    },\n    "zeta": 1\n}\n',
+    '.claude/settings.json': TAB_SETTINGS,
+  },
+  codex: {
+    '.codex/config.toml': '# my codex\r\nmodel = "o3"\r\n\r\n[mcp_servers.other]\r\ncommand = "other-srv"\r\nargs = ["x", "y"] # keep\r\n',
+    '.codex/hooks.json': '{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo mine","timeout":5}]}]}}\n',
+  },
+  'gemini-cli': {
+    '.gemini/settings.json': '{\n  // look\n  "ui": { "theme": "Default" },\n  "mcpServers": {\n    "other": { "command": "other-srv", "args": ["x"] } // my server\n  }\n}\n',
+  },
+  opencode: {
+    'opencode.jsonc': '{\n\t"$schema": "https://opencode.ai/config.json",\n\t// the model I use\n\t"model": "x/y",\n}\n',
+  },
+  cursor: {
+    '.cursor/mcp.json': '{\r\n  "mcpServers": {\r\n    "other": {\r\n      "command": "other-srv",\r\n      "args": ["x"]\r\n    }\r\n  }\r\n}\r\n',
+  },
+  vscode: {
+    '.vscode/mcp.json': '{\n\t// servers of mine\n\t"servers": {\n\t\t"other": { "type": "stdio", "command": "other-srv" } // keep\n\t},\n\t"inputs": []\n}\n',
+  },
+};
+
+for (const [host, files] of Object.entries(HOST_FILES)) {
+  test(`${host}: install then uninstall gives back the original bytes of every pre-filled config file`, async (t) => {
+    const project = tempProject(t);
+    writeFiles(project, files);
+    const installed = await cli('install', host, '--project', project);
+    assert.equal(installed.code, 0, installed.stderr);
+    for (const rel of Object.keys(files)) assert.notEqual(readFileSync(join(project, rel), 'utf8'), files[rel], `${rel} did not get our entry`);
+    const removed = await cli('uninstall', host, '--project', project);
+    assert.equal(removed.code, 0, removed.stderr);
+    for (const [rel, text] of Object.entries(files)) assert.equal(readFileSync(join(project, rel), 'utf8'), text, `${rel} changed`);
+  });
+}
+
+test('what install adds follows each file\'s own indentation and line endings, and leaves the user\'s lines as they were', async (t) => {
+  const project = tempProject(t);
+  for (const files of Object.values(HOST_FILES)) writeFiles(project, files);
+  for (const host of Object.keys(HOST_FILES)) assert.equal((await cli('install', host, '--project', project)).code, 0);
+  const read = (rel: string): string => readFileSync(join(project, rel), 'utf8');
+  const indents = (rel: string): string[] => read(rel).split(/\r?\n/).map((line) => /^[ \t]*/.exec(line)![0]);
+  assert.ok(indents('.mcp.json').every((i) => /^( {4})*$/.test(i)), `.mcp.json left its 4-space grid:\n${read('.mcp.json')}`);
+  assert.ok(read('.mcp.json').includes('"args": ["--flag", "x"]'), 'the user\'s one-line array was spread out');
+  for (const rel of ['.claude/settings.json', '.vscode/mcp.json', 'opencode.jsonc']) {
+    assert.ok(indents(rel).every((i) => /^\t*$/.test(i)), `${rel} mixes spaces into its tab indentation:\n${read(rel)}`);
+  }
+  for (const rel of ['.cursor/mcp.json', '.codex/config.toml']) assert.equal(read(rel).replace(/\r\n/g, '').includes('\n'), false, `${rel} got a bare LF`);
+  assert.equal(read('.codex/hooks.json').trimEnd().includes('\n'), false, 'the one-line hooks.json was spread over lines');
+  assert.match(read('.gemini/settings.json'), /"args": \["x"\] \}, \/\/ my server\n {4}"opencomms"/, 'the comment after the user\'s last server moved');
+  assert.ok(read('.claude/settings.json').startsWith(`${TAB_SETTINGS.slice(0, TAB_SETTINGS.indexOf('\t\t\t}\n'))}\t\t\t},\n\t\t\t{\n\t\t\t\t"hooks": [\n`));
+});
+
+test('opencode: an existing opencode.jsonc is edited, and no opencode.json is created beside it', async (t) => {
+  const project = tempProject(t);
+  writeFiles(project, HOST_FILES.opencode);
+  const { code, stdout, stderr } = await cli('install', 'opencode', '--project', project);
+  assert.equal(code, 0, stderr);
+  assert.equal(existsSync(join(project, 'opencode.json')), false, 'opencode.json was created');
+  assert.match(readFileSync(join(project, 'opencode.jsonc'), 'utf8'), /"opencomms": \{/);
+  assert.match(stdout, /wrote opencode\.jsonc/);
+  const again = await cli('install', 'opencode', '--project', project, '--dry-run');
+  assert.match(again.stdout, /unchanged .*opencode\.jsonc/);
+});
+
+test('opencode: with both files, the one that holds our entry is the one edited and the one uninstall cleans', async (t) => {
+  const project = tempProject(t);
+  writeFiles(project, HOST_FILES.opencode);
+  assert.equal((await cli('install', 'opencode', '--project', project)).code, 0);
+  const plain = '{\n  "model": "z/w"\n}\n';
+  writeFiles(project, { 'opencode.json': plain });
+  const before = snapshot(project);
+  assert.equal((await cli('install', 'opencode', '--project', project)).code, 0);
+  assert.deepEqual(snapshot(project), before, 'a second install moved or copied the entry');
+  assert.equal((await cli('uninstall', 'opencode', '--project', project)).code, 0);
+  assert.equal(readFileSync(join(project, 'opencode.jsonc'), 'utf8'), HOST_FILES.opencode['opencode.jsonc']);
+  assert.equal(readFileSync(join(project, 'opencode.json'), 'utf8'), plain);
+});
+
+test('codex: uninstall names every key the user had added to our entry that it removes with it', async (t) => {
+  const project = tempProject(t);
+  assert.equal((await cli('install', 'codex', '--project', project)).code, 0);
+  const path = join(project, '.codex/config.toml');
+  writeFileSync(path, readFileSync(path, 'utf8')
+    .replace(/^(args = .*)$/m, '$1\nstartup_timeout_sec = 30\n\n[mcp_servers.opencomms.env]\nOPENCOMMS_NO_SPAWN = "1"'));
+  const dry = await cli('uninstall', 'codex', '--project', project, '--dry-run');
+  assert.match(dry.stdout, /startup_timeout_sec = 30 \(in \[mcp_servers\.opencomms\]\)/);
+  const { code, stdout } = await cli('uninstall', 'codex', '--project', project);
+  assert.equal(code, 0);
+  assert.match(stdout, /startup_timeout_sec = 30 \(in \[mcp_servers\.opencomms\]\)/);
+  assert.match(stdout, /OPENCOMMS_NO_SPAWN = "1" \(in \[mcp_servers\.opencomms\.env\]\)/);
+  assert.doesNotMatch(stdout, /OPENCOMMS_MEMBER_ID|command = |args = /, 'our own keys are not the user\'s additions');
+});
+
+test('gemini-cli: uninstall names the keys the user had added to our server entry', async (t) => {
+  const project = tempProject(t);
+  assert.equal((await cli('install', 'gemini-cli', '--project', project)).code, 0);
+  const path = join(project, '.gemini/settings.json');
+  const settings = JSON.parse(readFileSync(path, 'utf8'));
+  settings.mcpServers.opencomms.trust = true;
+  settings.mcpServers.opencomms.env = { EXTRA: '1' };
+  writeFileSync(path, JSON.stringify(settings, null, 2));
+  const { code, stdout } = await cli('uninstall', 'gemini-cli', '--project', project);
+  assert.equal(code, 0);
+  assert.match(stdout, /trust: true/);
+  assert.match(stdout, /env\.EXTRA: "1"/);
+  assert.doesNotMatch(stdout, /OPENCOMMS_MEMBER_ID/);
+});
