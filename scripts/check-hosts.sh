@@ -7,11 +7,20 @@
 #   Claude Code plugin, `install claude-code --plugin --apply` (marketplace add +
 #   plugin install), `claude plugin validate --strict` on the generated folder,
 #   and `claude plugin list`.
+# Then drives the real `claude -p` through whole turns with no network: the
+# model is scripts/stub-model.mjs on 127.0.0.1 (ANTHROPIC_BASE_URL), which
+# answers with canned tool calls and records what the model was shown. Two
+# sessions in one project must each see their own member in opencomms_status,
+# a --resume of the first must see its member again (and the mail the second
+# sent it), and a trivial turn is timed with and without the plugin's async
+# Stop waiter (issue 15: a headless run must exit within 2 s of its turn).
 # No login and no model call. Not part of `npm test`.
 #
 # Usage: scripts/check-hosts.sh
-#   CHECK_HOSTS_PREFIX=DIR  reuse an npm prefix that already holds the host CLIs
-#   CHECK_HOSTS_KEEP=1      keep the temp dirs for a look afterwards
+#   CHECK_HOSTS_PREFIX=DIR     reuse an npm prefix that already holds the host CLIs
+#   CHECK_HOSTS_KEEP=1         keep the temp dirs for a look afterwards
+#   CHECK_HOSTS_ONLY=connect   only the connection checks (mcp list, plugin, codex app-server)
+#   CHECK_HOSTS_ONLY=turns     only the Claude Code turns against the stub model
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -32,14 +41,25 @@ export npm_config_cache="$NPM_CACHE"
 export PATH="$PREFIX/bin:$PATH"
 unset OPENCOMMS_MEMBER_ID OPENCOMMS_PROJECT_DIR
 
-PACKAGES=(@anthropic-ai/claude-code @google/gemini-cli @openai/codex opencode-ai)
+# Explicit @latest: without a tag, npm picks the newest version whose
+# "engines" the running Node satisfies, which on Node 20 is a months-old
+# Claude Code (2.1.197; later ones say node >=22 though the CLI is a native binary).
+PACKAGES=(@anthropic-ai/claude-code@latest @google/gemini-cli@latest @openai/codex@latest opencode-ai@latest)
+BINS=(claude gemini codex opencode)
+ONLY="${CHECK_HOSTS_ONLY:-}"
+wanted() { [ -z "$ONLY" ] || [ "$ONLY" = "$1" ]; }
+if [ "$ONLY" = turns ]; then PACKAGES=("${PACKAGES[0]}") BINS=(claude); fi
 status=0
 declare -A RESULT
+RESULT_ORDER=()
+wanted connect && RESULT_ORDER=(claude-code claude-code-plugin claude-code-plugin-validate gemini-cli opencode codex)
 
 section() { printf '\n=== %s ===\n' "$1"; }
 
 section "host CLIs"
-if [ -x "$PREFIX/bin/claude" ] && [ -x "$PREFIX/bin/gemini" ] && [ -x "$PREFIX/bin/codex" ] && [ -x "$PREFIX/bin/opencode" ]; then
+have_all=1
+for bin in "${BINS[@]}"; do [ -x "$PREFIX/bin/$bin" ] || have_all=0; done
+if [ "$have_all" = 1 ]; then
   echo "reusing $PREFIX"
 else
   echo "npm install -g --prefix $PREFIX ${PACKAGES[*]}"
@@ -51,20 +71,27 @@ else
     echo "installed in $((SECONDS - start)) s"
   fi
 fi
-for bin in claude gemini codex opencode; do
+for bin in "${BINS[@]}"; do
   printf '%-9s %s\n' "$bin" "$(timeout 60 "$bin" --version 2>/dev/null | head -1 || echo 'not available')"
 done
 
+TURN_PROJECT="$WORK/turn-project"
+TIMING_PROJECT="$WORK/timing-plugin-project"
+mkdir -p "$TURN_PROJECT" "$TIMING_PROJECT"
+
+# Approvals the hosts would otherwise ask for interactively, in the throwaway HOME.
+cat >"$HOME/.claude.json" <<EOF
+{"hasCompletedOnboarding":true,"projects":{
+ "$PROJECT":{"hasTrustDialogAccepted":true,"enabledMcpjsonServers":["opencomms"]},
+ "$TURN_PROJECT":{"hasTrustDialogAccepted":true,"enabledMcpjsonServers":["opencomms"]},
+ "$TIMING_PROJECT":{"hasTrustDialogAccepted":true}}}
+EOF
+if wanted connect; then
 section "opencomms install (project $PROJECT)"
 git -C "$PROJECT" init -q 2>/dev/null # Codex finds the project root by its .git
 for host in claude-code gemini-cli opencode codex; do
   node "$DIST" install "$host" --project "$PROJECT" || { echo "install $host failed"; status=1; }
 done
-
-# Approvals the hosts would otherwise ask for interactively, in the throwaway HOME.
-cat >"$HOME/.claude.json" <<EOF
-{"projects":{"$PROJECT":{"hasTrustDialogAccepted":true,"enabledMcpjsonServers":["opencomms"]}}}
-EOF
 mkdir -p "$HOME/.gemini" "$HOME/.codex"
 printf '{"%s":"TRUST_FOLDER"}\n' "$PROJECT" >"$HOME/.gemini/trustedFolders.json"
 printf '[projects."%s"]\ntrust_level = "trusted"\n' "$PROJECT" >"$HOME/.codex/config.toml"
@@ -185,6 +212,13 @@ EOF
   if printf '%s' "$out" | grep -q 'codex: opencomms connected'; then RESULT[codex]=connected; else RESULT[codex]="NOT connected"; status=1; fi
 fi
 
+fi # wanted connect
+
+if wanted turns && command -v claude >/dev/null; then
+  # shellcheck source=scripts/check-hosts-turns.sh
+  . "$ROOT/scripts/check-hosts-turns.sh"
+fi
+
 section "summary"
-for host in claude-code claude-code-plugin claude-code-plugin-validate gemini-cli opencode codex; do printf '%-28s %s\n' "$host" "${RESULT[$host]:-not checked (CLI unavailable)}"; done
+for name in "${RESULT_ORDER[@]}"; do printf '%-34s %s\n' "$name" "${RESULT[$name]:-not checked}"; done
 exit $status

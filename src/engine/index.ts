@@ -31,7 +31,7 @@ export {
 } from './identity';
 export { expireAwayMembers, isAwayTooLong, tidyState } from './away';
 export {
-  reservePaths, releasePaths, judgeEdit, describeVerdict, liveReservations, pruneReservations, sharedChannelName,
+  reservePaths, releasePaths, judgeEdit, noteEdit, COLLISION_WINDOW_MS, describeVerdict, liveReservations, pruneReservations, sharedChannelName,
 } from './reservations';
 export type { ReserveInput, ReleaseInput, EditVerdict, Conflict } from './reservations';
 export { normalizePattern, patternsOverlap } from './globs';

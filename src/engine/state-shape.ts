@@ -265,6 +265,8 @@ export function checkChannel(key: string, raw: unknown, now: number, notes: stri
   checkTimer(c, where, notes);
   checkReservations(c, where, notes);
   checkOpenRequests(c, where, notes);
+  softArray(c, 'recent_edits', where, notes, (e) => isObj(e) && typeof e.file === 'string' && typeof e.member_id === 'string' && isFiniteNumber(e.at));
+  softArray(c, 'collision_notices', where, notes, (e) => isObj(e) && typeof e.file === 'string' && typeof e.pair === 'string' && isFiniteNumber(e.at));
   fill(c, 'budgets', { max_runtime_ms: null, max_delivered_messages: null }, where, notes);
   if (!isObj(c.budgets)) reject(`${where}.budgets must be an object`);
   for (const budget of ['max_runtime_ms', 'max_delivered_messages']) {
@@ -288,6 +290,16 @@ function checkReservations(c: Obj, where: string, notes: string[]): void {
   if (kept.length !== c.reservations.length) notes.push(`${where}: dropped ${c.reservations.length - kept.length} malformed reservation(s)`);
   if (kept.length > 0) c.reservations = kept;
   else delete c.reservations;
+}
+
+// A list only notices depend on: anything malformed in it is dropped with a note.
+function softArray(c: Obj, key: string, where: string, notes: string[], isGood: (entry: unknown) => boolean): void {
+  if (c[key] === undefined) return;
+  const list = Array.isArray(c[key]) ? (c[key] as unknown[]) : [];
+  const kept = list.filter(isGood);
+  if (!Array.isArray(c[key]) || kept.length !== list.length) notes.push(`${where}: ${key} had malformed entries, dropped`);
+  if (kept.length > 0) c[key] = kept;
+  else delete c[key];
 }
 
 // Open review requests: a malformed entry is dropped with a note (the request

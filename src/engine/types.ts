@@ -91,6 +91,10 @@ export interface Channel {
   reservations?: Reservation[];
   /** Review requests not answered yet (our addition; absent when none). */
   open_requests?: OpenRequest[];
+  /** Files members wrote in the last 15 minutes, for collision notices (our addition). */
+  recent_edits?: Array<{ file: string; member_id: string; at: number }>;
+  /** Collision notices given in the last 15 minutes: one per file and pair (our addition). */
+  collision_notices?: Array<{ file: string; pair: string; at: number }>;
   timer: ChannelTimer;
   budgets: Budgets;
   delivered_total: number;

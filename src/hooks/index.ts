@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
-  findLinkedMember, hasReminderDue, linkSession, markStale, MAX_ERRORS, needsLink, recordMemberError, reminderText, takeReminders, type DeliveryOwner, type State, type ToolResult,
+  findLinkedMember, hasReminderDue, linkSession, markStale, MAX_ERRORS, needsLink, noteEdit, recordMemberError, reminderText, takeReminders, type DeliveryOwner, type State, type ToolResult,
 } from '../engine';
 import { listPins, openStore, STATE_DIR_NAME, StoreFault, type PinRecord, type Store } from '../store';
 import { contextAnswer, EMPTY_ANSWER, guidanceAnswer, stopAnswer, type HookAnswer } from './answer';
@@ -217,6 +217,38 @@ function decidePreTool(state: State, event: HookEvent, env: EnvMember, projectDi
   return { answer: preToolAnswer(event, state, memberId, verdict) };
 }
 
+/**
+ * Whether the host runs without a person at it. Claude Code says how it was
+ * started in CLAUDE_CODE_ENTRYPOINT: `cli` for the interactive terminal,
+ * `sdk-cli` for `claude -p`, `sdk-ts`/`sdk-py` for the SDKs.
+ */
+export function isHeadless(env: NodeJS.ProcessEnv): boolean {
+  const entry = env.CLAUDE_CODE_ENTRYPOINT?.trim();
+  return entry !== undefined && entry !== '' && entry !== 'cli';
+}
+
+// After a file-writing tool ran: remember the edit, and tell both members when
+// another wrote the same file within the window with no reservation (noteEdit).
+// The lock is taken only for a member in some channel and a file in the
+// project; any trouble is a warning, never a broken hook.
+async function recordEdits(options: HookOptions, store: Store, state: State, event: HookEvent, env: EnvMember, projectDir: string): Promise<void> {
+  const files = filesWritten(event)
+    .map((file) => repoPath(file, projectDir, event.cwd ?? options.cwd))
+    .filter((file): file is string => file !== undefined);
+  if (files.length === 0) return;
+  const memberId = env.kind === 'id' ? env.memberId : memberBySession(state, event);
+  if (memberId === undefined || membershipsOf(state, memberId).length === 0) return;
+  try {
+    await store.mutate((locked, ctx) => {
+      let queued = 0;
+      for (const file of new Set(files)) queued += noteEdit(locked, memberId, file, ctx);
+      return { ok: true, message: `${queued} collision notice(s)` };
+    });
+  } catch (err) {
+    options.warn(`opencomms: hook could not record an edit: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
 async function decide(options: HookOptions, event: HookEvent, projectDir: string): Promise<Outcome> {
   if (!hasState(projectDir)) {
     // A project without OpenComms state has no mail: say nothing, create nothing.
@@ -234,6 +266,10 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
   const snapshot = store.snapshot();
   if (event.kind === 'end') return endSession(store, snapshot, event, env);
   if (event.kind === 'pre_tool') return decidePreTool(snapshot, event, env, projectDir, options.cwd);
+  // A headless run (`claude -p`, the SDK) waits for a background Stop hook
+  // before it exits, so a waiter there would only delay the exit: the turn
+  // is over and nobody is idle to wake. The waiter answers at once.
+  if (options.wait && isHeadless(options.env)) return NOTHING;
   if (options.wait) {
     const waited = await waitForMail(store, snapshot, event, env, {
       timeoutMs: options.timeoutMs, parentPid: options.parentPid, onSignal: options.onSignal,
@@ -241,6 +277,9 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
     // For an asyncRewake hook, exit code 2 plus stderr is how the notice reaches the agent.
     if (waited.notice !== undefined) options.warn(waited.notice);
     return { answer: waited.answer, exitCode: waited.exitCode };
+  }
+  if (event.toolName !== undefined && (event.name === 'PostToolUse' || event.name === 'AfterTool')) {
+    await recordEdits(options, store, snapshot, event, env, projectDir);
   }
   const plan = planMember(snapshot, event, env, projectDir, Date.now());
   if (plan.kind === 'done') {

@@ -20,7 +20,7 @@ const role: PropertySchema = { type: 'string', maxLength: MAX_ROLE_CHARS };
 const rolePrompt: PropertySchema = { type: 'string', description: 'Your standing instructions in this channel' };
 const limit: PropertySchema = { type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT };
 const memberRef: PropertySchema = { type: 'string', maxLength: MAX_ID_CHARS, description: 'Member session id or role' };
-const spawnPush: PropertySchema = { type: 'boolean', description: 'Deliver by resuming your host session (only on hosts claude-code and codex; refused elsewhere)' };
+const spawnPush: PropertySchema = { type: 'boolean', description: 'Deliver by resuming your session (hosts claude-code, codex only)' };
 const hostSessionId: PropertySchema = { type: 'string', maxLength: 200, description: 'Your host session id, for spawn_push' };
 
 const READ: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
@@ -182,7 +182,7 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
     {
       name: 'opencomms_history',
       title: 'Channel history',
-      description: 'Read a channel\'s messages, newest first; search with query (all words) or thread. Page back with `before`.',
+      description: 'A channel\'s messages, newest first; query (all words) or thread narrows. Page with `before`.',
       inputSchema: schema({
         channel, limit, before: { type: 'string', maxLength: MAX_ID_CHARS },
         query: { type: 'string', maxLength: 200 }, thread: { type: 'string', maxLength: MAX_ID_CHARS },

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   disconnectChannel, judgeEdit, kickChannel, liveReservations, markStale, normalizePattern, patternsOverlap, pruneReservations,
-  releasePaths, reservePaths, status, type State,
+  releasePaths, reservePaths, status, noteEdit, COLLISION_WINDOW_MS, type State,
 } from '../../src/engine/index';
 import { channelWith, fakeCtx, mustOk, reasonOf, type FakeCtx } from './helpers';
 
@@ -154,4 +154,30 @@ test('property: whatever members reserve, no two live exclusive reservations of 
       }
     }
   }
+});
+
+test('two members editing one file within 15 minutes without a reservation are both told once per file and pair per window', () => {
+  const ctx = fakeCtx();
+  const state = channelWith(ctx, ['a', 'b', 'c']);
+  assert.equal(noteEdit(state, 'a', 'src/x.ts', ctx), 0);
+  ctx.advance(60_000);
+  assert.equal(noteEdit(state, 'b', 'src/x.ts', ctx), 2);
+  const notices = Object.values(state.messages).filter((e) => e.message_type === 'system');
+  assert.deepEqual(notices.map((e) => e.recipient_session_id).sort(), ['a', 'b']);
+  assert.match(notices.find((e) => e.recipient_session_id === 'a')!.content, /you and R1 \(b\) both edited src\/x\.ts in the last 15 minutes/);
+  ctx.advance(60_000);
+  assert.equal(noteEdit(state, 'a', 'src/x.ts', ctx), 0, 'the same pair hears about the same file once per window');
+  assert.equal(noteEdit(state, 'b', 'src/other.ts', ctx), 0);
+  assert.equal(noteEdit(state, 'c', 'src/x.ts', ctx), 4, 'c collides with a and with b');
+  ctx.advance(COLLISION_WINDOW_MS);
+  assert.equal(noteEdit(state, 'a', 'src/x.ts', ctx), 0, 'edits older than the window are forgotten');
+});
+
+test('no collision notice when either member holds a reservation of the file', () => {
+  const ctx = fakeCtx();
+  const state = channelWith(ctx, ['a', 'b']);
+  mustOk(reserve(state, ctx, 'a', ['src/x.ts'], { exclusive: false }));
+  noteEdit(state, 'a', 'src/x.ts', ctx);
+  ctx.advance(1000);
+  assert.equal(noteEdit(state, 'b', 'src/x.ts', ctx), 0);
 });

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { reservePaths } from '../../src/engine/index';
-import { channelWith, claudeEvent, codexEvent, geminiEvent, hook, tempProject } from './support';
+import { channelWith, claudeEvent, codexEvent, geminiEvent, hook, stateOf, tempProject } from './support';
 
 const HOLDER = 'alice-1';
 const EDITOR = 'bob-1';
@@ -104,4 +104,21 @@ test('after the holder releases, the same edit passes', async (t) => {
     return { ok: true, message: 'released' };
   });
   assert.deepEqual((await hook(project, edit, { OPENCOMMS_HOST: 'claude-code' })).answer, {});
+});
+
+test('PostToolUse after an Edit records it, and a second member\'s edit of the same file queues a notice to both', async (t) => {
+  const project = tempProject(t);
+  const store = await channelWith(project, 'review', [
+    { id: HOLDER, role: 'author', host: 'claude-code', hostSessionId: 'alice-session' },
+    { id: EDITOR, role: 'reviewer', host: 'claude-code', hostSessionId: 'bob-session' },
+  ]);
+  const edited = (session: string) => claudeEvent('PostToolUse', session, {
+    cwd: project, tool_name: 'Edit', tool_input: { file_path: join(project, 'src', 'same.ts') }, tool_response: { success: true },
+  });
+  await hook(project, edited('alice-session'), { OPENCOMMS_HOST: 'claude-code' });
+  await hook(project, edited('bob-session'), { OPENCOMMS_HOST: 'claude-code' });
+  const notices = Object.values(stateOf(store).messages).filter((e) => e.message_type === 'system');
+  assert.deepEqual(notices.map((e) => e.recipient_session_id).sort(), [EDITOR, HOLDER].sort());
+  const next = await hook(project, claudeEvent('UserPromptSubmit', 'alice-session'), { OPENCOMMS_HOST: 'claude-code' });
+  assert.match(next.answer.hookSpecificOutput.additionalContext, /both edited src\/same\.ts/);
 });

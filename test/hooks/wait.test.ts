@@ -22,6 +22,20 @@ test('mail already waiting: exit 2 at once with a notice, the mail untouched', a
   assert.equal(stateOf(store).messages[id!]!.delivery_status, 'pending');
 });
 
+test('in a headless run (claude -p, the SDKs) the waiter answers {} at once, so the host exits when its turn ends', { timeout: 10_000 }, async (t) => {
+  const { project, store } = await setUp(t);
+  for (const entry of ['sdk-cli', 'sdk-ts', 'sdk-py']) {
+    const run = await hook(project, claudeEvent('Stop', 's'), { CLAUDE_CODE_ENTRYPOINT: entry }, { wait: true, timeoutMs: 600_000 });
+    assert.equal(run.code, 0, entry);
+    assert.deepEqual(run.answer, {});
+  }
+  // Interactive: mail already waiting still wakes the agent at once.
+  const [id] = await send(store, 'review', 'bob-1', 'alice-1', ['wake up']);
+  const interactive = await hook(project, claudeEvent('Stop', 's'), { CLAUDE_CODE_ENTRYPOINT: 'cli' }, { wait: true, timeoutMs: 5_000 });
+  assert.equal(interactive.code, 2);
+  assert.equal(stateOf(store).messages[id!]!.delivery_status, 'pending', 'the mail waits for the next session or pull');
+});
+
 test('mail arriving while waiting wakes the hook', async (t) => {
   const { project, store } = await setUp(t);
   const waiting = hook(project, claudeEvent('Stop', 's'), {}, { wait: true, timeoutMs: 8_000 });

@@ -1,0 +1,264 @@
+# Sourced by scripts/check-hosts.sh (uses its ROOT, DIST, WORK, HOME, PATH,
+# TURN_PROJECT, TIMING_PROJECT, status, RESULT, RESULT_ORDER and section):
+# the real `claude -p` through whole turns, offline, against
+# scripts/stub-model.mjs. Every check prints one PASS or FAIL line.
+
+TURNS="$WORK/turns"
+STUB_SCRIPT="$TURNS/stub-script.json"
+STUB_LOG="$TURNS/stub-requests.jsonl"
+HOOK_LOG="$TURNS/hook-events.jsonl"
+mkdir -p "$TURNS"
+: >"$STUB_LOG"
+: >"$HOOK_LOG"
+
+verdict() { # name, pass|fail, text
+  local name=$1 outcome=$2 text=$3
+  RESULT_ORDER+=("$name")
+  if [ "$outcome" = pass ]; then
+    RESULT[$name]="PASS $text"
+    printf 'PASS %s: %s\n' "$name" "$text"
+  else
+    RESULT[$name]="FAIL $text"
+    printf 'FAIL %s: %s\n' "$name" "$text"
+    status=1
+  fi
+}
+
+# jsq FILE EXPR: evaluates EXPR with `s` bound to FILE's JSON; prints it ('' for null/undefined).
+jsq() {
+  node -e 'const s = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+const v = eval(process.argv[2]); process.stdout.write(v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v));' "$1" "$2" 2>/dev/null
+}
+# The member id the model saw in this turn's opencomms_status result.
+status_member() { jsq "$TURNS/$1.json" '(s.tool_results.find((t) => /opencomms_status$/.test(t.name)) || { text: "" }).text.match(/"member_id":"([^"]+)"/)?.[1]'; }
+# The text of this turn's result of TOOL (short name).
+tool_text() { jsq "$TURNS/$1.json" "(s.tool_results.find((t) => t.name.endsWith('__$2')) || {}).text"; }
+# The member state.json links to a Claude Code session id (the server's CLAUDE_CODE_SESSION_ID).
+linked_member() { jsq "$TURN_PROJECT/.opencomms/state.json" "(s.session_links || {})['sid:$1']?.member_id"; }
+# The hook events (name[:source]) that ran for a session id, and whether each saw that id in CLAUDE_CODE_SESSION_ID too.
+hooks_of() {
+  node -e 'const [file, sid] = process.argv.slice(1);
+const seen = require("fs").readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l))
+  .filter((h) => h.event.session_id === sid);
+process.stdout.write(seen.map((h) => h.event.hook_event_name + (h.event.source ? ":" + h.event.source : "")
+  + (h.env_session === sid ? "" : "(env " + h.env_session + ")")).join(" "));' "$HOOK_LOG" "$1"
+}
+has_all_hooks() { # "list" names...
+  local list=" $1 " name
+  shift
+  for name in "$@"; do [[ "$list" == *" $name"[\ :]* ]] || return 1; done
+}
+
+section "claude-code turns: stub model API on 127.0.0.1"
+node "$ROOT/scripts/stub-model.mjs" --script "$STUB_SCRIPT" --log "$STUB_LOG" >"$TURNS/stub.out" 2>"$TURNS/stub.err" &
+STUB_PID=$!
+trap 'kill "$STUB_PID" 2>/dev/null; [ "${CHECK_HOSTS_KEEP:-}" = 1 ] || rm -rf "$WORK"' EXIT
+STUB_PORT=
+for _ in $(seq 1 100); do # up to 10 s for the stub to listen
+  STUB_PORT="$(sed -n 's/^listening \([0-9]*\)$/\1/p' "$TURNS/stub.out")"
+  [ -n "$STUB_PORT" ] && break
+  kill -0 "$STUB_PID" 2>/dev/null || break
+  sleep 0.1
+done
+if [ -z "$STUB_PORT" ]; then
+  verdict claude-turns-stub fail "the stub model did not start: $(cat "$TURNS/stub.err")"
+  return 0
+fi
+echo "stub model on 127.0.0.1:$STUB_PORT (pid $STUB_PID); requests logged to $STUB_LOG"
+echo "claude $(claude --version 2>/dev/null | head -1)"
+
+# Only what Claude Code needs, nothing from the caller's session (a CLAUDE_CODE_SESSION_ID
+# inherited from a Claude Code that runs this script would name the wrong session).
+CLAUDE_ENV=(env -i "PATH=$PATH" "HOME=$HOME" "TMPDIR=${TMPDIR:-/tmp}" "LANG=C.UTF-8"
+  "XDG_CONFIG_HOME=$XDG_CONFIG_HOME" "XDG_DATA_HOME=$XDG_DATA_HOME" "XDG_CACHE_HOME=$XDG_CACHE_HOME" "XDG_STATE_HOME=$XDG_STATE_HOME"
+  "ANTHROPIC_BASE_URL=http://127.0.0.1:$STUB_PORT" "ANTHROPIC_API_KEY=sk-offline-stub"
+  "DISABLE_AUTOUPDATER=1" "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+FINDS=()
+turn() { # name, project, claude args... (the stub's steps for its tag must be in STUB_SCRIPT)
+  local name=$1 project=$2
+  shift 2
+  (cd "$project" && "${CLAUDE_ENV[@]}" node "$ROOT/scripts/claude-turn.mjs" --name "$name" --out "$TURNS" \
+    --stub-log "$STUB_LOG" --timeout 150 "${FINDS[@]}" -- claude -p "$@" --output-format stream-json --verbose)
+  FINDS=()
+}
+show_tools() { # name: the tool results the model saw, shortened
+  jsq "$TURNS/$1.json" 's.tool_results.map((t) => "  " + t.name.replace(/^mcp__.*?__/, "") + " -> " + t.text.replace(/\s+/g, " ").slice(0, 260)).join("\n")'
+  echo
+}
+
+# The project's host config, written the way a committed config would be: no member id.
+# (Hooks also run a logger that records each event and the CLAUDE_CODE_SESSION_ID it was given.)
+cat >"$TURNS/log-hook.cjs" <<'EOF'
+let input = '';
+process.stdin.setEncoding('utf8').on('data', (c) => { input += c; }).on('end', () => {
+  let event;
+  try { event = JSON.parse(input); } catch { event = { unparsed: input }; }
+  const env = process.env;
+  require('fs').appendFileSync(process.argv[2], `${JSON.stringify({ event, env_session: env.CLAUDE_CODE_SESSION_ID ?? null,
+    project_dir: env.CLAUDE_PROJECT_DIR ?? null, entrypoint: env.CLAUDE_CODE_ENTRYPOINT ?? null, ppid: process.ppid })}\n`);
+});
+EOF
+mkdir -p "$TURN_PROJECT/.claude"
+node -e 'const [dist, project, logger, log] = process.argv.slice(1);
+const fs = require("fs");
+fs.writeFileSync(project + "/.mcp.json", JSON.stringify({ mcpServers: { opencomms: {
+  type: "stdio", command: "node", args: [dist, "--project", project, "--host", "claude-code"] } } }, null, 2) + "\n");
+const ours = `OPENCOMMS_HOST=claude-code node "${dist}" hook --project "${project}"`;
+const hooks = {};
+for (const e of ["SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd"]) {
+  hooks[e] = [{ hooks: [{ type: "command", command: ours, timeout: 15 }, { type: "command", command: `node "${logger}" "${log}"`, timeout: 15 }] }];
+}
+fs.writeFileSync(project + "/.claude/settings.json", JSON.stringify({ hooks }, null, 2) + "\n");' \
+  "$DIST" "$TURN_PROJECT" "$TURNS/log-hook.cjs" "$HOOK_LOG"
+echo "project $TURN_PROJECT: .mcp.json (node $DIST --project … --host claude-code, no OPENCOMMS_MEMBER_ID), .claude/settings.json (5 hooks)"
+
+PING="PING-$(node -e 'process.stdout.write(require("crypto").randomBytes(4).toString("hex"))')"
+S=mcp__opencomms__opencomms
+cat >"$STUB_SCRIPT" <<EOF
+{
+  "a1": [{"tool": "${S}_status", "input": {}},
+         {"tool": "${S}_create", "input": {"channel": "hosts-check", "role": "writer", "role_prompt": "You write the code."}},
+         {"text": "Session A set up."}],
+  "b1": [{"tool": "${S}_status", "input": {}},
+         {"tool": "${S}_join", "input": {"channel": "hosts-check", "role": "reviewer", "role_prompt": "You review the code."}},
+         {"tool": "${S}_send", "input": {"channel": "hosts-check", "to": "writer", "content": "$PING: please look at the lock code."}},
+         {"text": "Session B sent its mail."}],
+  "a2": [{"tool": "${S}_status", "input": {}}, {"text": "Session A is back."}],
+  "trivial": [{"text": "Nothing to do."}],
+  "p1": [{"tool": "mcp__plugin_opencomms_opencomms__opencomms_create", "input": {"channel": "timing", "role": "writer", "role_prompt": "You write."}},
+         {"text": "Channel made."}]
+}
+EOF
+
+# What Claude Code gives a project .mcp.json server and a project hook, whatever
+# OpenComms makes of it: probe servers (each records what it got and exits) named
+# four ways, and a SessionStart hook that records the same, in a git repository,
+# with claude started at its root and in a subfolder. Facts, not checks.
+section "claude-code turns: what a project .mcp.json server and hook are given (probe)"
+PROBE_PROJECT="$WORK/probe-project"
+mkdir -p "$PROBE_PROJECT/sub" "$PROBE_PROJECT/.claude"
+git -C "$PROBE_PROJECT" init -q 2>/dev/null
+cat >"$PROBE_PROJECT/probe.cjs" <<'EOF'
+const e = process.env;
+require('fs').appendFileSync(e.PROBE_LOG, `${JSON.stringify({ form: process.argv[2], cwd: process.cwd(),
+  CLAUDE_PROJECT_DIR: e.CLAUDE_PROJECT_DIR ?? null, CLAUDE_CODE_SESSION_ID: e.CLAUDE_CODE_SESSION_ID ?? null,
+  CLAUDE_CODE_ENTRYPOINT: e.CLAUDE_CODE_ENTRYPOINT ?? null, FROM_ENV_BLOCK: e.FROM_ENV_BLOCK ?? null })}\n`);
+EOF
+cat >"$PROBE_PROJECT/.mcp.json" <<EOF
+{"mcpServers": {
+  "relative": {"type": "stdio", "command": "node", "args": ["probe.cjs", "relative"], "env": {"PROBE_LOG": "$TURNS/probe.jsonl"}},
+  "braced": {"type": "stdio", "command": "node", "args": ["\${CLAUDE_PROJECT_DIR}/probe.cjs", "braced"], "env": {"PROBE_LOG": "$TURNS/probe.jsonl"}},
+  "default": {"type": "stdio", "command": "node", "args": ["\${CLAUDE_PROJECT_DIR:-.}/probe.cjs", "default"],
+              "env": {"PROBE_LOG": "$TURNS/probe.jsonl", "FROM_ENV_BLOCK": "\${CLAUDE_PROJECT_DIR:-unset}"}},
+  "absolute": {"type": "stdio", "command": "node", "args": ["$PROBE_PROJECT/probe.cjs", "absolute"], "env": {"PROBE_LOG": "$TURNS/probe.jsonl"}}
+}}
+EOF
+cat >"$PROBE_PROJECT/.claude/settings.json" <<EOF
+{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "node \"$TURNS/log-hook.cjs\" \"$TURNS/probe-hooks.jsonl\""}]}]}}
+EOF
+node -e 'const [file, ...projects] = process.argv.slice(1); const fs = require("fs"); const j = JSON.parse(fs.readFileSync(file, "utf8"));
+for (const p of projects) j.projects[p] = { hasTrustDialogAccepted: true, enabledMcpjsonServers: ["relative", "braced", "default", "absolute"] };
+fs.writeFileSync(file, JSON.stringify(j));' "$HOME/.claude.json" "$PROBE_PROJECT" "$PROBE_PROJECT/sub"
+turn probe-root "$PROBE_PROJECT" "[stub:trivial] Probe." >/dev/null
+turn probe-sub "$PROBE_PROJECT/sub" "[stub:trivial] Probe." >/dev/null
+node -e 'const fs = require("fs"); const [turns, project] = process.argv.slice(1);
+const read = (f) => (fs.existsSync(f) ? fs.readFileSync(f, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []);
+const probes = read(turns + "/probe.jsonl"); const hooks = read(turns + "/probe-hooks.jsonl");
+const where = (dir) => (dir === project ? "the repo root" : dir === project + "/sub" ? "sub/" : String(dir));
+for (const run of ["probe-root", "probe-sub"]) {
+  const sid = JSON.parse(fs.readFileSync(`${turns}/${run}.json`, "utf8")).session_id;
+  console.log(`claude -p started in ${run === "probe-root" ? "the repo root" : "sub/ (a subfolder of the repo)"}, session ${sid}:`);
+  for (const form of ["relative", "braced", "default", "absolute"]) {
+    const p = probes.find((x) => x.form === form && x.CLAUDE_CODE_SESSION_ID === sid);
+    console.log(p === undefined ? `  INFO .mcp.json server "${form}": did not start (its script path did not resolve)`
+      : `  INFO .mcp.json server "${form}": started; cwd ${where(p.cwd)}; CLAUDE_PROJECT_DIR ${where(p.CLAUDE_PROJECT_DIR)};`
+        + ` CLAUDE_CODE_SESSION_ID ${p.CLAUDE_CODE_SESSION_ID === sid ? "= the session id" : p.CLAUDE_CODE_SESSION_ID};`
+        + ` CLAUDE_CODE_ENTRYPOINT ${p.CLAUDE_CODE_ENTRYPOINT}` + (p.FROM_ENV_BLOCK === null ? "" : `; env "\${CLAUDE_PROJECT_DIR:-unset}" became "${p.FROM_ENV_BLOCK}"`));
+  }
+  const h = hooks.find((x) => x.event.session_id === sid);
+  console.log(h === undefined ? "  INFO the repo root .claude/settings.json SessionStart hook: did not run"
+    : `  INFO the repo root .claude/settings.json SessionStart hook: ran; event cwd ${where(h.event.cwd)}; CLAUDE_PROJECT_DIR ${where(h.project_dir)}`);
+}' "$TURNS" "$PROBE_PROJECT"
+
+section "claude-code turns: session A (new), calls opencomms_status and creates a channel"
+turn a1 "$TURN_PROJECT" "[stub:a1] Who am I on OpenComms? Then open a channel." --allowedTools 'mcp__opencomms__*'
+show_tools a1
+SID_A="$(jsq "$TURNS/a1.json" 's.session_id')"
+MEMBER_A="$(status_member a1)"
+[[ "$MEMBER_A" == sess_* ]] && verdict claude-turns-session-a pass "session $SID_A sees member $MEMBER_A in opencomms_status" \
+  || verdict claude-turns-session-a fail "session $SID_A: no member id in the opencomms_status result the model saw (stderr: $(head -c 300 "$TURNS/a1.stderr"))"
+
+section "claude-code turns: session B (new, same project), status, join, send to the writer"
+turn b1 "$TURN_PROJECT" "[stub:b1] Who am I on OpenComms? Then join and write to the writer." --allowedTools 'mcp__opencomms__*'
+show_tools b1
+SID_B="$(jsq "$TURNS/b1.json" 's.session_id')"
+MEMBER_B="$(status_member b1)"
+[[ "$MEMBER_B" == sess_* ]] && verdict claude-turns-session-b pass "session $SID_B sees member $MEMBER_B in opencomms_status" \
+  || verdict claude-turns-session-b fail "session $SID_B: no member id in the opencomms_status result the model saw"
+if [[ "$MEMBER_A" == sess_* && "$MEMBER_B" == sess_* && "$MEMBER_A" != "$MEMBER_B" && "$SID_A" != "$SID_B" ]]; then
+  verdict claude-turns-two-members pass "two sessions, two members: A $MEMBER_A (session $SID_A), B $MEMBER_B (session $SID_B)"
+else
+  verdict claude-turns-two-members fail "A ${MEMBER_A:-none} (session $SID_A), B ${MEMBER_B:-none} (session $SID_B)"
+fi
+
+section "claude-code turns: what the server and the hooks were told"
+echo "state.json session_links: $(jsq "$TURN_PROJECT/.opencomms/state.json" 'Object.entries(s.session_links || {}).map(([k, v]) => k + " -> " + v.member_id).join("; ")')"
+for who in A B; do
+  sid_var="SID_$who" member_var="MEMBER_$who"
+  sid="${!sid_var}" member="${!member_var}"
+  linked="$(linked_member "$sid")"
+  [ -n "$sid" ] && [ "$linked" = "$member" ] \
+    && verdict "claude-turns-server-session-$who" pass "the server linked sid:$sid (its CLAUDE_CODE_SESSION_ID = the session id claude reports) to $member" \
+    || verdict "claude-turns-server-session-$who" fail "no session link sid:$sid -> $member (found: ${linked:-none}); was CLAUDE_CODE_SESSION_ID given to the .mcp.json server?"
+  hooks="$(hooks_of "$sid")"
+  has_all_hooks "$hooks" SessionStart UserPromptSubmit PostToolUse Stop SessionEnd && [[ "$hooks" != *"(env "* ]] \
+    && verdict "claude-turns-hooks-$who" pass "hooks ran in -p with session_id $sid (and the same CLAUDE_CODE_SESSION_ID): $hooks" \
+    || verdict "claude-turns-hooks-$who" fail "hooks seen for session $sid: ${hooks:-none}"
+done
+SEND_TEXT="$(tool_text b1 opencomms_send)"
+if [[ "$SEND_TEXT" == *'"ok":true'* && "$SEND_TEXT" == *'"away"'* && "$SEND_TEXT" == *"$MEMBER_A"* ]]; then
+  verdict claude-turns-send-away pass "B's send to A (whose -p session ended) was accepted and says A is away: $(printf '%s' "$SEND_TEXT" | head -c 300)"
+else
+  verdict claude-turns-send-away fail "B's send to A: $(printf '%s' "$SEND_TEXT" | head -c 400)"
+fi
+
+section "claude-code turns: session A again (--resume $SID_A)"
+FINDS=(--find "$PING")
+turn a2 "$TURN_PROJECT" "[stub:a2] Back again: who am I?" --resume "$SID_A" --allowedTools 'mcp__opencomms__*'
+show_tools a2
+SID_A2="$(jsq "$TURNS/a2.json" 's.session_id')"
+MEMBER_A2="$(status_member a2)"
+echo "resumed run reports session id $SID_A2 (first run: $SID_A); hooks: $(hooks_of "$SID_A2")"
+[ -n "$MEMBER_A2" ] && [ "$MEMBER_A2" = "$MEMBER_A" ] \
+  && verdict claude-turns-resume-member pass "--resume $SID_A sees member $MEMBER_A2 again (resumed session id $SID_A2, server link -> $(linked_member "$SID_A2"))" \
+  || verdict claude-turns-resume-member fail "--resume $SID_A sees member ${MEMBER_A2:-none}, not $MEMBER_A (resumed session id $SID_A2; links: $(jsq "$TURN_PROJECT/.opencomms/state.json" 'Object.keys(s.session_links || {}).join(" ")'))"
+SEEN="$(jsq "$TURNS/a2.json" "s.found['$PING']")"
+TIMES="$(jsq "$TURNS/a2.json" "s.shown_times['$PING']")"
+[ -n "$SEEN" ] && [ "$TIMES" = 1 ] && verdict claude-turns-resume-mail pass "the resumed session's model was shown B's mail once, in ${SEEN}" \
+  || verdict claude-turns-resume-mail fail "the resumed session's model was shown B's mail ($PING) ${TIMES:-0} time(s)${SEEN:+, first in $SEEN}"
+
+section "claude-code turns: how long a trivial headless turn takes to exit"
+turn trivial-plain "$TURN_PROJECT" "[stub:trivial] Say nothing." --allowedTools 'mcp__opencomms__*'
+echo "opencomms install claude-code --plugin --apply --project $TIMING_PROJECT"
+(cd "$TIMING_PROJECT" && timeout 180 node "$DIST" install claude-code --plugin --apply --project "$TIMING_PROJECT" 2>&1) | sed -e 's/\x1b\[[0-9;]*m//g' | grep -E '^(member|running|wrote .*hooks)' | head -5
+turn trivial-plugin-0 "$TIMING_PROJECT" "[stub:trivial] Say nothing (member in no channel yet)." --allowedTools 'mcp__plugin_opencomms_opencomms__*'
+turn plugin-create "$TIMING_PROJECT" "[stub:p1] Open a channel." --allowedTools 'mcp__plugin_opencomms_opencomms__*'
+show_tools plugin-create
+turn trivial-plugin "$TIMING_PROJECT" "[stub:trivial] Say nothing (member in a channel)." --allowedTools 'mcp__plugin_opencomms_opencomms__*'
+echo "INFO Stop hooks of these claude -p runs see CLAUDE_CODE_ENTRYPOINT=$(node -e 'const lines = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+process.stdout.write([...new Set(lines.filter((h) => h.event.hook_event_name === "Stop").map((h) => String(h.entrypoint)))].join(","));' "$HOOK_LOG") (the logger hook of the turn project)"
+echo "processes of the timing project still running after the last run: $(pgrep -f -- "$TIMING_PROJECT" | xargs -r ps -o pid=,etimes=,args= -p 2>/dev/null | sed -e 's/  */ /g' | cut -c1-160 | tr '\n' ';')"
+secs() { jsq "$TURNS/$1.json" "s.$2 === null ? '?' : (s.$2 / 1000).toFixed(2) + ' s'"; }
+echo "wall time / exit after the turn ended:"
+for name in trivial-plain trivial-plugin-0 plugin-create trivial-plugin; do
+  printf '  %-18s %9s  %9s\n' "$name" "$(secs "$name" wall_ms)" "$(secs "$name" after_result_ms)"
+done
+AFTER="$(jsq "$TURNS/trivial-plugin.json" 's.after_result_ms')"
+if [ -n "$AFTER" ] && [ "$AFTER" -le 2000 ]; then
+  verdict claude-turns-plugin-exit pass "with the plugin, a trivial claude -p turn exits $(secs trivial-plugin after_result_ms) after the turn (without: $(secs trivial-plain after_result_ms))"
+else
+  verdict claude-turns-plugin-exit fail "with the plugin, a trivial claude -p turn exits $(secs trivial-plugin after_result_ms) after the turn ended (wall $(secs trivial-plugin wall_ms); without the plugin $(secs trivial-plain after_result_ms)); issue 15 item 3 wants <= 2 s"
+fi
+
+kill "$STUB_PID" 2>/dev/null
+wait "$STUB_PID" 2>/dev/null
