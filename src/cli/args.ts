@@ -199,7 +199,8 @@ Flags:
   --host ID       the host label members are registered and pinned under (default: mcp);
                   1-64 letters, digits, _ or -, starting with a letter or digit
   --id ID         the member id to pin instead of a fresh one
-  --member ID     the member id to install or watch
+  --member ID     install: a fixed id for every session of the host (normally each
+                  session gets its own); watch: the member to follow
   --json          machine-readable output
 
 Environment:

@@ -401,7 +401,8 @@ function checkHosts(options: DoctorOptions): Check[] {
       checks.push({ name, status: 'fail', message: `${config.file}: ${found.error}. Fix the file, then run \`opencomms install ${installArgs(config.host)}\`.` });
       continue;
     }
-    const script = (found.args ?? []).find((a) => a.endsWith('opencomms.js') || a.endsWith('opencomms.cjs'));
+    const written = (found.args ?? []).find((a) => a.endsWith('opencomms.js') || a.endsWith('opencomms.cjs'));
+    const script = written === undefined ? undefined : scriptPathOf(options.projectDir, written);
     if (!script) {
       checks.push({ name, status: 'fail', message: `the opencomms entry does not start opencomms.js; run \`opencomms install ${installArgs(config.host)}\`` });
       continue;
@@ -425,6 +426,17 @@ function checkHosts(options: DoctorOptions): Check[] {
     );
   }
   return checks;
+}
+
+/**
+ * Where a config's script argument points, for this project: the variables
+ * install writes (Claude Code's `${CLAUDE_PROJECT_DIR:-.}`, Cursor's and VS
+ * Code's `${workspaceFolder}`) stand for the project, and a relative path
+ * (Gemini CLI starts servers in the project) is taken from it.
+ */
+function scriptPathOf(projectDir: string, written: string): string {
+  const expanded = written.replace(/\$\{(?:CLAUDE_PROJECT_DIR(?::-[^}]*)?|workspaceFolder)\}/g, () => projectDir);
+  return resolve(projectDir, expanded);
 }
 
 function checkBundle(name: string, script: string, options: DoctorOptions): Check {

@@ -5,14 +5,15 @@
 import { readdirSync, rmdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkOwnDir, NODE_FS, StoreFault, writePin } from '../store';
-import { bundlePathIn, tryReadBytes } from './bundle';
+import { tryReadBytes } from './bundle';
 import {
-  claudeInstallCommands, claudePluginDirIn, claudeUninstallCommands, isOurManifest, marketplaceNameFor, memberIdInPluginMcp,
-  PLUGIN_FILES, pluginFileTexts, pluginIdFor,
+  claudeInstallCommands, claudePluginDirIn, claudeUninstallCommands, isOurManifest, marketplaceNameFor, PLUGIN_FILES,
+  pluginFileTexts, pluginIdFor,
 } from './claude-plugin';
 import { displayCommand, findOnPath, runProgram } from './host-cli';
 import {
-  chooseIdentity, describeBundleCopy, describePath, InstallFailure, planBundleCopy, readOwnBytes, writeBundleCopy, writeOwnFile,
+  chooseFixedIdentity, describeBundleCopy, describeIdentity, describePath, InstallFailure, planBundleCopy, readOwnBytes, writeBundleCopy,
+  writeOwnFile,
 } from './install-common';
 import { CONFIG_EDITS, Launch } from './targets';
 import { trustReminder } from './trust-reminders';
@@ -50,21 +51,19 @@ function readUserText(path: string): string | undefined {
   }
 }
 
-/** The plain install's files that still hold our entries, and the member id they carry. */
-function plainInstallState(projectDir: string): { files: string[]; memberId?: string } {
+/** The plain install's files that still hold our entries. */
+function plainInstallFiles(projectDir: string): string[] {
   const files: string[] = [];
-  let memberId: string | undefined;
   for (const edit of CONFIG_EDITS[HOST]) {
     const text = readUserText(join(projectDir, edit.file));
     if (text === undefined) continue;
     try {
       if (edit.uninstall(text) !== text) files.push(edit.file);
-      memberId ??= edit.readMemberId(text);
     } catch {
       // a file we cannot parse holds nothing we can see; the plugin does not touch it
     }
   }
-  return { files, memberId };
+  return files;
 }
 
 function claudeCommandLines(commands: string[][]): string {
@@ -78,12 +77,9 @@ export function installClaudePlugin(options: PluginInstallOptions): number {
   if (manifest !== undefined && !isOurManifest(manifest)) {
     throw new InstallFailure(`${pluginDir} holds a plugin that is not ours; move it away and run again. Nothing was changed.`, 1);
   }
-  const plain = plainInstallState(projectDir);
-  const pluginMcp = readText(projectDir, join(pluginDir, '.mcp.json'));
-  const identity = chooseIdentity(projectDir, HOST, options.memberId, [
-    pluginMcp === undefined ? undefined : memberIdInPluginMcp(pluginMcp), plain.memberId,
-  ]);
-  const launch: Launch = { host: HOST, projectDir, bundle: bundlePathIn(projectDir), memberId: identity.memberId };
+  const plainFiles = plainInstallFiles(projectDir);
+  const fixed = options.memberId === undefined ? undefined : chooseFixedIdentity(projectDir, options.memberId);
+  const launch: Launch = { host: HOST, projectDir, memberId: fixed?.memberId, isAbsolute: true };
   const texts = pluginFileTexts(launch, options.version);
   const changes = PLUGIN_FILES
     .map((rel) => ({ path: join(pluginDir, rel), after: texts[rel], before: readText(projectDir, join(pluginDir, rel)) }))
@@ -98,9 +94,7 @@ export function installClaudePlugin(options: PluginInstallOptions): number {
 
   if (options.dryRun) {
     write(`Dry run: install ${HOST} --plugin in ${projectDir}; nothing is written.\n`);
-    write(identity.needsPin
-      ? `member id ${identity.memberId} (${identity.source}); would pin it as ${HOST} in ${join('.opencomms', 'pins', `${identity.memberId}.json`)}\n`
-      : `member id ${identity.memberId} (${identity.source})\n`);
+    write(describeIdentity(HOST, fixed, true));
     describeBundleCopy(copy, write);
     for (const change of changes) write(`would write ${change.path}:\n${change.after}`);
     write(`${options.apply ? 'would run' : 'then run'}, from ${projectDir}:\n${claudeCommandLines(commands)}`);
@@ -108,13 +102,14 @@ export function installClaudePlugin(options: PluginInstallOptions): number {
   }
 
   writeBundleCopy(projectDir, copy);
-  if (identity.needsPin) writePin(projectDir, { member_id: identity.memberId, host: HOST });
+  if (fixed?.needsPin) writePin(projectDir, { member_id: fixed.memberId, host: HOST });
   for (const change of changes) writeOwnFile(projectDir, change.path, change.after);
-  write(`member id ${identity.memberId} (${identity.source}${identity.needsPin ? `, pinned as ${HOST}` : ''})\n`);
-  if (changes.length === 0 && copy.isCurrent) write(`${HOST} plugin: already written in ${describePath(projectDir, pluginDir)}; nothing changed.\n`);
+  write(describeIdentity(HOST, fixed, false));
+  if (changes.length === 0 && copy.isCurrent && fixed?.needsPin !== true) write(`${HOST} plugin: already written in ${describePath(projectDir, pluginDir)}; nothing changed.\n`);
   else for (const change of changes) write(`wrote ${describePath(projectDir, change.path)}\n`);
-  if (plain.files.length > 0) {
-    warn(`opencomms: ${plain.files.join(' and ')} still hold the plain install's opencomms entries; with the plugin both would run. ` +
+  write(`note: the plugin names the project by its absolute path (Claude Code registers it per project path); install it again after moving the project.${fixed ? '' : ' It has no mail monitor (that needs a fixed --member); the rewake hook wakes each idle session for its own mail.'}\n`);
+  if (plainFiles.length > 0) {
+    warn(`opencomms: ${plainFiles.join(' and ')} still hold the plain install's opencomms entries; with the plugin both would run. ` +
       `Run \`opencomms uninstall ${HOST}\` first, then this install again.`);
   }
   const wasInstalled = changes.some((change) => change.before !== undefined);

@@ -4,11 +4,16 @@
 // Claude Code resolves from the marketplace root), so one folder holds both.
 // Files: .claude-plugin/plugin.json (manifest), .mcp.json (our server),
 // hooks/hooks.json (the plain install's five hooks plus an asyncRewake Stop
-// hook running `hook --wait`), monitors/monitors.json (a monitor running
-// `watch --member ID`, whose every stdout line reaches the idle model).
+// hook running `hook --wait`), monitors/monitors.json (with --member, a
+// monitor running `watch --member ID`, whose every stdout line reaches the
+// idle model; without, none: a monitor follows one member, and the rewake
+// hook already wakes each session for its own mail). The plugin is registered
+// per project path (its marketplace name), so its files name the project by
+// its absolute path.
 import { sha256Hex } from '../store/crypto';
 import { join } from 'node:path';
 import { STATE_DIR_NAME } from '../store';
+import { bundlePathIn } from './bundle';
 import { JsonObject, renderJson } from './json-config';
 import { hookCommand, Launch, serverArgs, serverEnv, shellQuote } from './targets';
 
@@ -47,11 +52,13 @@ export function pluginIdFor(projectDir: string): string {
 }
 
 export function rewakeCommand(launch: Launch): string {
-  return `OPENCOMMS_MEMBER_ID=${launch.memberId} OPENCOMMS_HOST=${launch.host} node ${shellQuote(launch.bundle)} hook --wait --timeout ${REWAKE_WAIT} --project ${shellQuote(launch.projectDir)}`;
+  return hookCommand(launch, `hook --wait --timeout ${REWAKE_WAIT}`);
 }
 
-export function monitorCommand(launch: Launch): string {
-  return `OPENCOMMS_MEMBER_ID=${launch.memberId} node ${shellQuote(launch.bundle)} watch --member ${launch.memberId} --project ${shellQuote(launch.projectDir)}`;
+/** The mail monitor follows one member, so it needs a fixed --member id; undefined without one. */
+export function monitorCommand(launch: Launch): string | undefined {
+  if (launch.memberId === undefined) return undefined;
+  return `OPENCOMMS_MEMBER_ID=${launch.memberId} node ${shellQuote(bundlePathIn(launch.projectDir))} watch --member ${launch.memberId} --project ${shellQuote(launch.projectDir)}`;
 }
 
 function hooksJson(launch: Launch): JsonObject {
@@ -65,6 +72,8 @@ function hooksJson(launch: Launch): JsonObject {
 /** Every file of the plugin, keyed by its path relative to the plugin folder. */
 export function pluginFileTexts(launch: Launch, version: string): Record<string, string> {
   const marketplace = marketplaceNameFor(launch.projectDir);
+  const env = serverEnv(launch);
+  const monitor = monitorCommand(launch);
   return {
     '.claude-plugin/plugin.json': renderJson({
       name: PLUGIN_NAME, version, description: DESCRIPTION, author: { name: 'OpenComms' },
@@ -75,27 +84,15 @@ export function pluginFileTexts(launch: Launch, version: string): Record<string,
       owner: { name: 'OpenComms (local install)' },
       plugins: [{ name: PLUGIN_NAME, source: './', description: DESCRIPTION, version }],
     }),
-    '.mcp.json': renderJson({
-      mcpServers: { opencomms: { type: 'stdio', command: 'node', args: serverArgs(launch), env: serverEnv(launch) } },
-    }),
+    '.mcp.json': renderJson({ mcpServers: { opencomms: { type: 'stdio', command: 'node', args: serverArgs(launch), ...(env ? { env } : {}) } } }),
     'hooks/hooks.json': renderJson(hooksJson(launch)),
-    'monitors/monitors.json': `${JSON.stringify([{
+    'monitors/monitors.json': `${JSON.stringify(monitor === undefined ? [] : [{
       name: 'opencomms-mail',
-      command: monitorCommand(launch),
+      command: monitor,
       description: `New OpenComms mail for ${launch.memberId}`,
       when: 'always',
     }], null, 2)}\n`,
   };
-}
-
-/** The member id in an existing plugin .mcp.json, if it is ours and readable. */
-export function memberIdInPluginMcp(text: string): string | undefined {
-  try {
-    const id = JSON.parse(text)?.mcpServers?.opencomms?.env?.OPENCOMMS_MEMBER_ID;
-    return typeof id === 'string' ? id : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Whether a plugin.json is the one we write (so the folder is ours to remove). */

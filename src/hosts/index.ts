@@ -5,20 +5,21 @@
 // the earlier files written, and re-running install finishes the job.
 import { rmdirSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { writePin } from '../store';
-import { bundlePathIn, tryReadBytes } from './bundle';
+import { readPin, STATE_DIR_NAME, writePin } from '../store';
+import { tryReadBytes } from './bundle';
 import { installClaudePlugin, uninstallClaudePlugin } from './claude-plugin-install';
 import {
-  checkHost, chooseIdentity, describeBundleCopy, describePath, ensureDir, failureOf, InstallFailure, planBundleCopy,
-  readOwnBytes, writeBundleCopy,
+  checkHost, chooseFixedIdentity, describeBundleCopy, describeIdentity, describePath, ensureDir, failureOf, InstallFailure,
+  planBundleCopy, readOwnBytes, writeBundleCopy,
 } from './install-common';
+import { GitignoreInstall, planGitignoreInstall, planGitignoreUninstall } from './gitignore';
 import { ConfigError } from './json-config';
 import {
   opencodePluginPathIn, OpencodePluginPlan, planOpencodePlugin, pluginCopyNote, removeOpencodePlugin, writePluginCopy,
 } from './opencode-plugin-copy';
 import { claudePluginDirIn } from './claude-plugin';
 import { snippetFor } from './snippets';
-import { CONFIG_EDITS, ConfigEdit, HostName, Launch } from './targets';
+import { ABSOLUTE_PATH_REASON, CONFIG_EDITS, ConfigEdit, HOST_NAMES, HostName, Launch } from './targets';
 import { trustReminder } from './trust-reminders';
 import { readUserFile, throughNote, writeUserFile, type UserFile } from './user-file';
 
@@ -27,7 +28,7 @@ export interface InstallOptions {
   projectDir: string;
   /** The host name as typed (validated here). */
   host: string;
-  /** --member: use this member id instead of minting a pin. */
+  /** --member: write this fixed member id (an opt-in; without it no id is written and each session finds its own). */
   memberId?: string;
   dryRun: boolean;
   /** --plugin (claude-code only): install as a Claude Code plugin. */
@@ -130,6 +131,22 @@ export function runInstall(options: InstallOptions): number {
   }
 }
 
+/** What changed in one file between `before` and `after`, named for the output: ids taken out, paths replaced. */
+function describeRewrite(edit: ConfigEdit, before: string | undefined, after: string | undefined): string[] {
+  if (before === undefined || after === undefined) return [];
+  const old = edit.ours(before);
+  const now = edit.ours(after);
+  const notes: string[] = [];
+  const dropped = old.memberIds.filter((id) => !now.memberIds.includes(id));
+  if (dropped.length > 0) notes.push(`took out ${dropped.map((id) => `OPENCOMMS_MEMBER_ID=${id}`).join(', ')}`);
+  if (old.serverScript !== undefined && now.serverScript !== undefined && old.serverScript !== now.serverScript) {
+    notes.push(`server ${old.serverScript} → ${now.serverScript}`);
+  }
+  const oldHooks = old.hookScripts.filter((script) => !now.hookScripts.includes(script));
+  if (oldHooks.length > 0 && now.hookScripts.length > 0) notes.push(`hooks ${oldHooks.join(', ')} → ${now.hookScripts.join(', ')}`);
+  return notes;
+}
+
 function install(options: InstallOptions): number {
   const host = checkHost(options.host);
   if (options.plugin) {
@@ -138,49 +155,60 @@ function install(options: InstallOptions): number {
   }
   const { projectDir, write } = options;
   const files = readConfigs(projectDir, host, 'install');
-  const identity = chooseIdentity(projectDir, host, options.memberId,
-    files.map((file) => (file.before === undefined ? undefined : file.edit.readMemberId(file.before))));
-  const launch: Launch = { host, projectDir, bundle: bundlePathIn(projectDir), memberId: identity.memberId };
+  const fixed = options.memberId === undefined ? undefined : chooseFixedIdentity(projectDir, options.memberId);
+  const launch: Launch = { host, projectDir, memberId: fixed?.memberId };
 
   const changes: FileChange[] = [];
+  const droppedIds: string[] = [];
   for (const file of files) {
     const after = file.edit.install(file.before, launch);
-    if (after !== file.before) changes.push({ file: file.file, path: file.path, after, what: file.edit.what });
+    if (after === file.before) continue;
+    const notes = describeRewrite(file.edit, file.before, after);
+    for (const id of file.before === undefined ? [] : file.edit.ours(file.before).memberIds) {
+      if (id !== launch.memberId && !droppedIds.includes(id)) droppedIds.push(id);
+    }
+    changes.push({ file: file.file, path: file.path, after, what: notes.length > 0 ? `${file.edit.what}: ${notes.join('; ')}` : file.edit.what });
   }
+  const gitignore = planGitignoreInstall(projectDir);
+  if (gitignore.kind === 'write') changes.push({ ...gitignore.plan, what: GITIGNORE_WHAT });
   const copy = planBundleCopy(projectDir, options.bundlePath);
   const opencodePlugin: OpencodePluginPlan = host === 'opencode' ? planOpencodePlugin(projectDir, options.bundlePath) : { copies: [] };
   const snippet = snippetFor(host, launch);
-  const isNoop = changes.length === 0 && copy.isCurrent && copy.isPackageJsonCurrent && !identity.needsPin &&
+  const isNoop = changes.length === 0 && copy.isCurrent && copy.isPackageJsonCurrent && fixed?.needsPin !== true &&
     opencodePlugin.copies.length === 0;
 
   if (options.dryRun) {
     write(`Dry run: install ${host} in ${projectDir}; nothing is written.\n`);
-    write(identity.needsPin
-      ? `member id ${identity.memberId} (${identity.source}); would pin it as ${host} in ${join('.opencomms', 'pins', `${identity.memberId}.json`)}\n`
-      : `member id ${identity.memberId} (${identity.source})\n`);
+    write(describeIdentity(host, fixed, true));
     describeBundleCopy(copy, write);
     for (const change of changes) printDryRun(change, write);
     for (const file of files) if (!changes.some((c) => c.path === file.path)) write(`unchanged ${file.path}\n`);
     for (const plugin of opencodePlugin.copies) write(`would write ${plugin.path}: the OpenCode plugin (${plugin.bytes.length} bytes)\n`);
     if (opencodePlugin.missing) options.warn(`opencomms: ${opencodePlugin.missing}`);
     if (snippet) write(`would print this for ${snippet.where}:\n${snippet.text}`);
+    writeNotes(host, files.map((f) => describePath(projectDir, f.path)), gitignore, write);
     return 0;
   }
 
   writeBundleCopy(projectDir, copy);
-  if (identity.needsPin) writePin(projectDir, { member_id: identity.memberId, host });
+  if (fixed?.needsPin) writePin(projectDir, { member_id: fixed.memberId, host });
   for (const change of changes) applyChange(change);
   for (const plugin of opencodePlugin.copies) writePluginCopy(projectDir, plugin);
 
-  write(`member id ${identity.memberId} (${identity.source}${identity.needsPin ? `, pinned as ${host}` : ''})\n`);
+  write(describeIdentity(host, fixed, false));
   if (isNoop) write(`${host}: already installed in ${projectDir}; nothing changed.\n`);
   else {
     if (!copy.isCurrent) write(`wrote ${describePath(projectDir, copy.path)}\n`);
     for (const change of changes) write(`wrote ${describePath(projectDir, change.path)} (${change.what})${throughNote(change.file)}\n`);
     for (const plugin of opencodePlugin.copies) write(`wrote ${describePath(projectDir, plugin.path)} (the OpenCode plugin)${pluginCopyNote(plugin)}\n`);
   }
+  for (const id of droppedIds) {
+    const pin = readPin(projectDir, id);
+    if (pin) write(`kept ${join(STATE_DIR_NAME, 'pins', `${id}.json`)}: the first ${pin.host} session to start here takes ${id} over, with its channels and mail\n`);
+  }
   if (opencodePlugin.missing) options.warn(`opencomms: ${opencodePlugin.missing}`);
   if (snippet) write(`Paste this into ${snippet.where}:\n${snippet.text}`);
+  writeNotes(host, files.map((f) => describePath(projectDir, f.path)), gitignore, write);
   if (host === 'claude-code' && readOwnBytes(projectDir, join(claudePluginDirIn(projectDir), '.claude-plugin', 'plugin.json')) !== undefined) {
     options.warn(`opencomms: ${describePath(projectDir, claudePluginDirIn(projectDir))} (the --plugin install) is there too; with both, every hook runs twice. Keep one: \`opencomms uninstall claude-code\` removes both.`);
   }
@@ -190,12 +218,47 @@ function install(options: InstallOptions): number {
   return 0;
 }
 
+const GITIGNORE_WHAT = 'ignores .opencomms/ but keeps the server copy opencomms.js and its package.json committed';
+
+/** The notes after the file list: absolute paths a host needs, and a .gitignore we could not use. */
+function writeNotes(host: HostName, files: string[], gitignore: GitignoreInstall, write: (text: string) => void): void {
+  const reason = ABSOLUTE_PATH_REASON[host];
+  if (reason) {
+    const where = files.length === 0 ? 'the entry to paste names' : `${files.join(' and ')} ${files.length === 1 ? 'names' : 'name'}`;
+    write(`note: ${where} the project by its absolute path (${reason}); run install again after moving the project, and in each clone.\n`);
+  }
+  if (gitignore.kind === 'blocked') {
+    write(`note: ${gitignore.path} ignores all of .opencomms/, so the server copy there cannot be committed; replace that line with the ones in the README ("Commit or ignore?"), or have each teammate run install.\n`);
+  }
+}
+
 export function runUninstall(options: UninstallOptions): number {
   try {
     return uninstall(options);
   } catch (err) {
     return failureOf(err, options.warn, 'uninstall');
   }
+}
+
+/** The other hosts whose entries are in the project (a file that cannot be read counts as one). */
+function otherInstalls(projectDir: string, host: HostName): string[] {
+  const found: string[] = [];
+  for (const other of HOST_NAMES) {
+    if (other === host) continue;
+    const isInstalled = CONFIG_EDITS[other].some((edit) => [edit.file, ...(edit.alternates ?? [])].some((name) => {
+      try {
+        const text = tryReadBytes(join(projectDir, name))?.toString('utf8');
+        return text !== undefined && edit.hasOurs(text);
+      } catch {
+        return true;
+      }
+    }));
+    if (isInstalled) found.push(other);
+  }
+  if (host !== 'claude-code' && readOwnBytes(projectDir, join(claudePluginDirIn(projectDir), '.claude-plugin', 'plugin.json')) !== undefined) {
+    found.push('claude-code --plugin');
+  }
+  return found;
 }
 
 function uninstall(options: UninstallOptions): number {
@@ -209,7 +272,10 @@ function uninstall(options: UninstallOptions): number {
     const after = file.edit.uninstall(file.before, file.file.through !== undefined);
     if (after !== file.before) changes.push({ file: file.file, path: file.path, after, what: file.edit.what, note: additionsNote(file) });
   }
-  const snippet = snippetFor(host, { host, projectDir, bundle: bundlePathIn(projectDir), memberId: 'x' });
+  const gitignore = planGitignoreUninstall(projectDir);
+  const others = gitignore ? otherInstalls(projectDir, host) : [];
+  if (gitignore && others.length === 0) changes.push({ ...gitignore, what: 'the OpenComms lines' });
+  const snippet = snippetFor(host, { host, projectDir });
   const opencodePluginPath = opencodePluginPathIn(projectDir);
   const hasOpencodePlugin = host === 'opencode' && tryReadBytes(opencodePluginPath) !== undefined;
   if (options.dryRun) {
@@ -226,6 +292,7 @@ function uninstall(options: UninstallOptions): number {
     }
     if (hasOpencodePlugin && removeOpencodePlugin(projectDir)) write(`removed ${describePath(projectDir, opencodePluginPath)} (the OpenCode plugin)\n`);
   }
+  if (gitignore && others.length > 0) write(`kept the OpenComms lines in .gitignore: ${others.join(', ')} ${others.length === 1 ? 'is' : 'are'} still installed here.\n`);
   const hadPlugin = host === 'claude-code' && uninstallClaudePlugin(projectDir, options.dryRun, write, options.warn);
   if (snippet) write(`${host} is configured outside the project: remove the opencomms entry from ${snippet.where.replace(/, then .*$/, '')}.\n`);
   else if (changes.length === 0 && !hasOpencodePlugin && !hadPlugin) write(`${host}: OpenComms is not installed in ${projectDir}; nothing changed.\n`);

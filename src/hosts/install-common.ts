@@ -1,11 +1,10 @@
-// Pieces every install flow shares: the failure type, the member id choice,
+// Pieces every install flow shares: the failure type, the --member id,
 // and the server copy in .opencomms/.
 import { mkdirSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import {
-  checkOwnDir, ensureOwnDir, isValidMemberId, listPins, NODE_FS, PROGRAM_MODE, readPin, replaceFile, STATE_DIR_NAME, tryReadFile,
+  checkOwnDir, ensureOwnDir, isValidMemberId, NODE_FS, PROGRAM_MODE, readPin, replaceFile, STATE_DIR_NAME, tryReadFile,
 } from '../store';
-import { randomHex } from '../store/crypto';
 import { bundlePackageJsonPathIn, bundlePathIn, BUNDLE_PACKAGE_JSON, tryReadBytes } from './bundle';
 import { HOST_NAMES, HostName, isHostName } from './targets';
 
@@ -20,31 +19,29 @@ export function checkHost(host: string): HostName {
   throw new InstallFailure(`Unknown host "${host}"; use one of: ${HOST_NAMES.join(', ')}.`, 2);
 }
 
-export interface Identity {
+/** A fixed member id chosen with --member, and whether it still needs a pin. */
+export interface FixedIdentity {
   memberId: string;
-  /** How the id was chosen, for the summary line. */
-  source: string;
   needsPin: boolean;
 }
 
-/** --member, else the first id already in our config, else the host's single pin, else a fresh one. */
-export function chooseIdentity(projectDir: string, host: HostName, memberFlag: string | undefined,
-  existingIds: readonly (string | undefined)[]): Identity {
-  const pinned = (id: string): boolean => readPin(projectDir, id) !== undefined;
-  if (memberFlag !== undefined) {
-    const id = memberFlag.trim();
-    if (!isValidMemberId(id)) {
-      throw new InstallFailure(`--member ${JSON.stringify(memberFlag)} is not a member id: use 1-64 letters, digits, _ or -, starting with a letter or digit.`, 2);
-    }
-    return { memberId: id, source: 'from --member', needsPin: !pinned(id) };
+/**
+ * The --member id, checked. Install writes no id without it: each host
+ * session finds its own member when it starts (PROTOCOL 6.1).
+ */
+export function chooseFixedIdentity(projectDir: string, memberFlag: string): FixedIdentity {
+  const id = memberFlag.trim();
+  if (!isValidMemberId(id)) {
+    throw new InstallFailure(`--member ${JSON.stringify(memberFlag)} is not a member id: use 1-64 letters, digits, _ or -, starting with a letter or digit.`, 2);
   }
-  // The id already in this host's config wins, so a second run changes nothing.
-  for (const id of existingIds) {
-    if (isValidMemberId(id)) return { memberId: id, source: 'already in the config', needsPin: !pinned(id) };
-  }
-  const pins = listPins(projectDir, host);
-  if (pins.length === 1) return { memberId: pins[0].member_id, source: `the ${host} pin`, needsPin: false };
-  return { memberId: `sess_${randomHex(12)}`, source: 'new', needsPin: true };
+  return { memberId: id, needsPin: readPin(projectDir, id) === undefined };
+}
+
+/** The identity line of the install output. */
+export function describeIdentity(host: string, fixed: FixedIdentity | undefined, dryRun: boolean): string {
+  if (!fixed) return `identity: each ${host} session gets a member of its own when it starts; the config names none\n`;
+  const pinned = fixed.needsPin ? (dryRun ? `; would pin it as ${host}` : `, pinned as ${host}`) : '';
+  return `member id ${fixed.memberId} (from --member${pinned}): every ${host} session here speaks as ${fixed.memberId}; leave --member out to give each session its own\n`;
 }
 
 /** Makes one of the user's folders (host configs): the default mode, as any tool would. */

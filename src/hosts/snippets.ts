@@ -19,8 +19,7 @@ function gooseSnippet(launch: Launch): string {
     '    enabled: true',
     '    cmd: node',
     `    args: [${serverArgs(launch).map(q).join(', ')}]`,
-    '    envs:',
-    `      OPENCOMMS_MEMBER_ID: ${q(launch.memberId)}`,
+    ...(launch.memberId === undefined ? ['    envs: {}'] : ['    envs:', `      OPENCOMMS_MEMBER_ID: ${q(launch.memberId)}`]),
     '    env_keys: []',
     '    timeout: 300',
     '',
@@ -28,7 +27,8 @@ function gooseSnippet(launch: Launch): string {
 }
 
 function mcpServersSnippet(launch: Launch): string {
-  const entry = { command: 'node', args: serverArgs(launch), env: serverEnv(launch) };
+  const env = serverEnv(launch);
+  const entry = { command: 'node', args: serverArgs(launch), ...(env ? { env } : {}) };
   return `${JSON.stringify({ mcpServers: { opencomms: entry } }, null, 2)}\n`;
 }
 

@@ -1,9 +1,12 @@
 // The per-host table: which files each host reads, and what we put in them.
+import { STATE_DIR_NAME } from '../store';
+import { BUNDLE_NAME, bundlePathIn } from './bundle';
 import {
-  checkContainer, checkHooks, ConfigError, getEntry, hasOurHooks, isJsonObject, JsonObject, mergeHooks, parseJsonObject, removeEntry,
-  removeHooks, renderChanged, renderJson, setEntry,
+  checkContainer, checkHooks, ConfigError, getEntry, hasOurHooks, isJsonObject, JsonObject, mergeHooks, OUR_HOOK_MARKER,
+  parseJsonObject, removeEntry, removeHooks, renderChanged, renderJson, setEntry,
 } from './json-config';
 import { listUserAdditions, locateOurServer, readOurServer, removeOurTables, TomlError, upsertOurTables } from './toml';
+import { dropOurTomlVariable } from './toml-env';
 import { isJsoncOnly } from './jsonc';
 
 export const HOST_NAMES = [
@@ -17,13 +20,130 @@ const CODEX_HOOK_TIMEOUT_S = 15;
 // Gemini CLI counts hook timeouts in milliseconds.
 const GEMINI_HOOK_TIMEOUT_MS = 15_000;
 
-/** What a config needs to start our server as one member. */
+/**
+ * What a config needs to start our server. Without `memberId` nothing names a
+ * member: each host session finds its own when it starts (PROTOCOL 6.1).
+ */
 export interface Launch {
   host: HostName;
+  /** Absolute project directory. */
   projectDir: string;
-  /** Absolute path of `<project>/.opencomms/opencomms.js`. */
-  bundle: string;
-  memberId: string;
+  /** --member: a fixed id written into the config, so every session of the host speaks as it. */
+  memberId?: string;
+  /** Name the project by its absolute path whatever the host expands (the Claude Code plugin, registered per project path). */
+  isAbsolute?: boolean;
+}
+
+/**
+ * How a host's config can name the project without its absolute path:
+ * `claude` — Claude Code expands `${CLAUDE_PROJECT_DIR:-.}` in .mcp.json and
+ * sets CLAUDE_PROJECT_DIR for hooks; `gemini` — Gemini CLI starts servers and
+ * hooks in the project folder and sets GEMINI_PROJECT_DIR for hooks;
+ * `workspace` — Cursor and VS Code expand `${workspaceFolder}`; `absolute` —
+ * the host expands nothing that names the project, so its absolute path is written.
+ */
+type ProjectRef = 'claude' | 'gemini' | 'workspace' | 'absolute';
+
+const PROJECT_REF: Record<HostName, ProjectRef> = {
+  'claude-code': 'claude',
+  codex: 'absolute',
+  'gemini-cli': 'gemini',
+  opencode: 'absolute',
+  cursor: 'workspace',
+  vscode: 'workspace',
+  'claude-desktop': 'absolute',
+  windsurf: 'absolute',
+  goose: 'absolute',
+};
+
+/** Why a host's config holds the project's absolute path, for the install output; absent for hosts that need none. */
+export const ABSOLUTE_PATH_REASON: Partial<Record<HostName, string>> = {
+  codex: 'Codex expands no variables in them and may start the server and hooks outside the project',
+  opencode: 'OpenCode has no variable for the project folder and starts the server in its own working folder',
+  'claude-desktop': 'that config lives outside the project, where no variable stands for it',
+  windsurf: 'that config lives outside the project, where no variable stands for it',
+  goose: 'that config lives outside the project, where no variable stands for it',
+};
+
+function refOf(launch: Launch): ProjectRef {
+  return launch.isAbsolute ? 'absolute' : PROJECT_REF[launch.host];
+}
+
+const BUNDLE_REL = `${STATE_DIR_NAME}/${BUNDLE_NAME}`;
+
+/** The project folder as a server argument. */
+function projectArg(launch: Launch): string {
+  switch (refOf(launch)) {
+    case 'claude':
+      // The default keeps the server starting where CLAUDE_PROJECT_DIR is missing: Claude Code starts project servers in the project.
+      return '${CLAUDE_PROJECT_DIR:-.}';
+    case 'gemini':
+      return '.';
+    case 'workspace':
+      return '${workspaceFolder}';
+    case 'absolute':
+      return launch.projectDir;
+  }
+}
+
+export function serverArgs(launch: Launch): string[] {
+  const project = projectArg(launch);
+  const bundle = refOf(launch) === 'absolute' ? bundlePathIn(launch.projectDir) : `${project}/${BUNDLE_REL}`;
+  return [bundle, '--project', project, '--host', launch.host];
+}
+
+/** Our variables for the server entry: only a fixed --member id; undefined when there is none. */
+export function serverEnv(launch: Launch): Record<string, string> | undefined {
+  return launch.memberId === undefined ? undefined : { OPENCOMMS_MEMBER_ID: launch.memberId };
+}
+
+/** A double-quoted POSIX shell word. */
+export function shellQuote(text: string): string {
+  return `"${text.replace(/(["\\$`])/g, '\\$1')}"`;
+}
+
+/**
+ * The hook command: `node "<bundle>" <verb> --project "<project>"`, with the
+ * project named as the host lets a hook find it. Claude Code sets
+ * CLAUDE_PROJECT_DIR for hooks. Gemini CLI sets GEMINI_PROJECT_DIR (and runs
+ * hooks in the project); it also rewrites a bare `$GEMINI_PROJECT_DIR` in the
+ * command into a single-quoted path, which inside our double quotes would keep
+ * the quotes, so the braced form is used. Hosts give hooks no env from the
+ * MCP config, so the host (which the runner cannot always tell from the event)
+ * and a fixed --member id travel as shell assignment prefixes; both are
+ * [A-Za-z0-9_-] only. Residual risk: a host that ran hooks through cmd.exe or
+ * PowerShell would understand neither the prefixes nor the variables; the ones
+ * we write for run them through sh/bash.
+ */
+export function hookCommand(launch: Launch, verb = 'hook'): string {
+  const ref = refOf(launch);
+  const project = ref === 'claude' ? '$CLAUDE_PROJECT_DIR' : ref === 'gemini' ? '${GEMINI_PROJECT_DIR:-.}' : undefined;
+  const bundle = project === undefined ? shellQuote(bundlePathIn(launch.projectDir)) : `"${project}/${BUNDLE_REL}"`;
+  const prefix = launch.memberId === undefined ? '' : `OPENCOMMS_MEMBER_ID=${launch.memberId} `;
+  return `${prefix}OPENCOMMS_HOST=${launch.host} node ${bundle} ${verb} --project ${project === undefined ? shellQuote(launch.projectDir) : `"${project}"`}`;
+}
+
+/** What of ours a config holds, to tell what a re-install changed. */
+export interface OurParts {
+  /** Member ids named in our server entry or hook commands. */
+  memberIds: string[];
+  /** The script our server entry starts. */
+  serverScript?: string;
+  /** The scripts our hook commands start (each once). */
+  hookScripts: string[];
+}
+
+const HOOK_MEMBER = /(?:^|\s)OPENCOMMS_MEMBER_ID=([A-Za-z0-9_-]+)/;
+const HOOK_SCRIPT = /node "((?:[^"\\]|\\.)*)" /;
+
+function addUnique(list: string[], value: string | undefined): void {
+  if (value !== undefined && !list.includes(value)) list.push(value);
+}
+
+/** Adds what one of our hook commands names to `parts`. */
+function readHookCommand(command: string, parts: OurParts): void {
+  addUnique(parts.memberIds, HOOK_MEMBER.exec(command)?.[1]);
+  addUnique(parts.hookScripts, HOOK_SCRIPT.exec(command)?.[1]);
 }
 
 /** One file a host reads, and how our entry goes in and out of it. */
@@ -44,8 +164,8 @@ export interface ConfigEdit {
   userAdditions(text: string): string[];
   /** Throws ConfigError/TomlError when the file cannot be edited safely. */
   check(text: string): void;
-  /** The member id our entry in this file carries, if any. */
-  readMemberId(text: string): string | undefined;
+  /** What of ours the file holds (checked as by `check`). */
+  ours(text: string): OurParts;
   install(text: string | undefined, launch: Launch): string;
   /**
    * The text without our entries; undefined when nothing of the file's own is
@@ -54,31 +174,6 @@ export interface ConfigEdit {
   uninstall(text: string, mustKeep?: boolean): string | undefined;
   /** Printed after the file name in the summary. */
   what: string;
-}
-
-export function serverArgs(launch: Launch): string[] {
-  return [launch.bundle, '--project', launch.projectDir, '--host', launch.host];
-}
-
-export function serverEnv(launch: Launch): Record<string, string> {
-  return { OPENCOMMS_MEMBER_ID: launch.memberId };
-}
-
-/** A double-quoted POSIX shell word. */
-export function shellQuote(text: string): string {
-  return `"${text.replace(/(["\\$`])/g, '\\$1')}"`;
-}
-
-/**
- * The hook command. Hosts run hook commands through a shell and give hooks no
- * env from the MCP config, so the member id (and the host, which the runner
- * cannot always tell from the event) travel as shell assignment prefixes.
- * Member ids and host names are [A-Za-z0-9_-] only, so they need no quoting.
- * Residual risk: a host that ran hooks through cmd.exe or PowerShell would
- * not understand the prefix; the ones we write for run them through sh/bash.
- */
-export function hookCommand(launch: Launch): string {
-  return `OPENCOMMS_MEMBER_ID=${launch.memberId} OPENCOMMS_HOST=${launch.host} node ${shellQuote(launch.bundle)} hook --project ${shellQuote(launch.projectDir)}`;
 }
 
 interface JsonEditSpec {
@@ -94,7 +189,27 @@ interface JsonEditSpec {
   hookEntry?(launch: Launch): JsonObject;
   /** Whether what is left after uninstall is only what install itself would have created. */
   isLeftover?(doc: JsonObject): boolean;
-  memberOf?(entry: JsonObject): unknown;
+  /** The key of our entry that holds its variables (default `env`). */
+  envKey?: string;
+}
+
+/** The server argv of an entry: `args`, or all but the first of a `command` array (OpenCode). */
+function argsOf(entry: JsonObject): unknown[] {
+  if (Array.isArray(entry.command)) return entry.command.slice(1);
+  return Array.isArray(entry.args) ? entry.args : [];
+}
+
+/**
+ * Takes OPENCOMMS_MEMBER_ID out of an entry's variables, and the variables
+ * key with it when that left it empty: a re-install without --member must not
+ * keep the id an older install (or an earlier --member) wrote, and the merge
+ * that keeps the user's own variables would keep it.
+ */
+function dropMemberVariable(entry: JsonObject | undefined, envKey: string): void {
+  const env = entry?.[envKey];
+  if (!entry || !isJsonObject(env) || !Object.prototype.hasOwnProperty.call(env, 'OPENCOMMS_MEMBER_ID')) return;
+  delete env.OPENCOMMS_MEMBER_ID;
+  if (Object.keys(env).length === 0) delete entry[envKey];
 }
 
 function jsonEdit(spec: JsonEditSpec): ConfigEdit {
@@ -114,15 +229,27 @@ function jsonEdit(spec: JsonEditSpec): ConfigEdit {
       const entry = spec.entry ? getEntry(check(text), spec.container, 'opencomms') : undefined;
       return entry ? additionsTo(entry, spec.entry!(SAMPLE_LAUNCH)) : [];
     },
-    readMemberId(text) {
-      const entry = getEntry(check(text), spec.container, 'opencomms');
-      const id = entry && spec.entry && spec.memberOf ? spec.memberOf(entry) : undefined;
-      return typeof id === 'string' ? id : undefined;
+    ours(text) {
+      const doc = check(text);
+      const parts: OurParts = { memberIds: [], hookScripts: [] };
+      const entry = spec.entry ? getEntry(doc, spec.container, 'opencomms') : undefined;
+      if (entry) {
+        const env = entry[spec.envKey ?? 'env'];
+        const id = isJsonObject(env) ? env.OPENCOMMS_MEMBER_ID : undefined;
+        if (typeof id === 'string') addUnique(parts.memberIds, id);
+        const script = argsOf(entry).find((arg) => typeof arg === 'string' && /opencomms\.c?js$/.test(arg));
+        if (typeof script === 'string') parts.serverScript = script;
+      }
+      for (const command of ourHookCommands(doc)) readHookCommand(command, parts);
+      return parts;
     },
     install(text, launch) {
       const doc = text === undefined ? (spec.seed?.() ?? {}) : check(text);
       const before = text === undefined ? undefined : structuredClone(doc);
-      if (spec.entry) setEntry(doc, spec.container, 'opencomms', spec.entry(launch));
+      if (spec.entry) {
+        setEntry(doc, spec.container, 'opencomms', spec.entry(launch));
+        if (launch.memberId === undefined) dropMemberVariable(getEntry(doc, spec.container, 'opencomms'), spec.envKey ?? 'env');
+      }
       if (spec.events && spec.hookEntry) mergeHooks(doc, spec.events, () => spec.hookEntry!(launch));
       return renderChanged(text, before, doc);
     },
@@ -140,8 +267,24 @@ function jsonEdit(spec: JsonEditSpec): ConfigEdit {
   };
 }
 
-// Only the keys of our entry matter here, not its values.
-const SAMPLE_LAUNCH: Launch = { host: 'claude-code', projectDir: '/p', bundle: '/p/.opencomms/opencomms.js', memberId: 'x' };
+/** The commands of our hooks in a parsed config, in file order. */
+function ourHookCommands(doc: JsonObject): string[] {
+  const commands: string[] = [];
+  if (!isJsonObject(doc.hooks)) return commands;
+  for (const list of Object.values(doc.hooks)) {
+    if (!Array.isArray(list)) continue;
+    for (const item of list) {
+      const inner = isJsonObject(item) && Array.isArray(item.hooks) ? item.hooks : [];
+      for (const hook of inner) {
+        if (isJsonObject(hook) && typeof hook.command === 'string' && hook.command.includes(OUR_HOOK_MARKER)) commands.push(hook.command);
+      }
+    }
+  }
+  return commands;
+}
+
+// Only the keys of our entry matter here, not its values (a fixed id, so `env` counts as ours).
+const SAMPLE_LAUNCH: Launch = { host: 'claude-code', projectDir: '/p', memberId: 'x' };
 /** Variables earlier installs put in our entry's env: ours, not the user's. */
 const OUR_ENV_NAMES = new Set(['OPENCOMMS_MEMBER_ID', 'OPENCOMMS_HOST']);
 
@@ -165,15 +308,18 @@ function hookEntryWithTimeout(timeout: number): (launch: Launch) => JsonObject {
   return (launch) => ({ hooks: [{ type: 'command', command: hookCommand(launch), timeout }] });
 }
 
-const envOf = (entry: JsonObject): unknown => (entry.env as JsonObject | undefined)?.OPENCOMMS_MEMBER_ID;
+/** A server entry: `command` and `args`, plus `env` only for a fixed --member id. */
+function stdioEntry(launch: Launch, extra: JsonObject = {}): JsonObject {
+  const env = serverEnv(launch);
+  return { ...extra, command: 'node', args: serverArgs(launch), ...(env ? { env } : {}) };
+}
 
 const CLAUDE_CODE: ConfigEdit[] = [
   jsonEdit({
     file: '.mcp.json',
     what: 'mcpServers.opencomms',
     container: 'mcpServers',
-    entry: (launch) => ({ type: 'stdio', command: 'node', args: serverArgs(launch), env: serverEnv(launch) }),
-    memberOf: envOf,
+    entry: (launch) => stdioEntry(launch, { type: 'stdio' }),
   }),
   jsonEdit({
     file: '.claude/settings.json',
@@ -195,13 +341,21 @@ function tomlEdit(file: string): ConfigEdit {
   };
   return {
     file,
-    what: '[mcp_servers.opencomms] and [mcp_servers.opencomms.env]',
+    what: '[mcp_servers.opencomms]',
     check: (text) => void guard(() => readOurServer(text)),
     hasOurs: (text) => guard(() => locateOurServer(text)),
     userAdditions: (text) => guard(() => listUserAdditions(text)),
-    readMemberId: (text) => guard(() => readOurServer(text))?.env.OPENCOMMS_MEMBER_ID,
-    install: (text, launch) =>
-      guard(() => upsertOurTables(text ?? '', { command: 'node', args: serverArgs(launch), env: serverEnv(launch) })),
+    ours(text) {
+      const server = guard(() => readOurServer(text));
+      const parts: OurParts = { memberIds: [], hookScripts: [] };
+      addUnique(parts.memberIds, server?.env.OPENCOMMS_MEMBER_ID);
+      parts.serverScript = server?.args.find((arg) => /opencomms\.c?js$/.test(arg));
+      return parts;
+    },
+    install: (text, launch) => guard(() => {
+      const written = upsertOurTables(text ?? '', { command: 'node', args: serverArgs(launch), env: serverEnv(launch) ?? {} });
+      return launch.memberId === undefined ? dropOurTomlVariable(written, 'OPENCOMMS_MEMBER_ID') : written;
+    }),
     uninstall(text, mustKeep = false) {
       const left = guard(() => removeOurTables(text));
       return mustKeep || left === text || left.trim() !== '' ? left : undefined;
@@ -226,9 +380,8 @@ const GEMINI_CLI: ConfigEdit[] = [
     what: 'mcpServers.opencomms and hooks SessionStart, BeforeAgent, AfterAgent',
     container: 'mcpServers',
     events: ['SessionStart', 'BeforeAgent', 'AfterAgent'],
-    entry: (launch) => ({ command: 'node', args: serverArgs(launch), env: serverEnv(launch) }),
+    entry: (launch) => stdioEntry(launch),
     hookEntry: hookEntryWithTimeout(GEMINI_HOOK_TIMEOUT_MS),
-    memberOf: envOf,
   }),
 ];
 
@@ -240,11 +393,12 @@ const OPENCODE: ConfigEdit[] = [
     what: 'mcp.opencomms',
     container: 'mcp',
     seed: () => ({ $schema: OPENCODE_SCHEMA }),
-    entry: (launch) => ({
-      type: 'local', command: ['node', ...serverArgs(launch)], environment: serverEnv(launch), enabled: true,
-    }),
+    entry: (launch) => {
+      const environment = serverEnv(launch);
+      return { type: 'local', command: ['node', ...serverArgs(launch)], ...(environment ? { environment } : {}), enabled: true };
+    },
     isLeftover: (doc) => Object.keys(doc).every((key) => key === '$schema' && doc.$schema === OPENCODE_SCHEMA),
-    memberOf: (entry) => (entry.environment as JsonObject | undefined)?.OPENCOMMS_MEMBER_ID,
+    envKey: 'environment',
   }),
 ];
 
@@ -253,8 +407,7 @@ const CURSOR: ConfigEdit[] = [
     file: '.cursor/mcp.json',
     what: 'mcpServers.opencomms',
     container: 'mcpServers',
-    entry: (launch) => ({ type: 'stdio', command: 'node', args: serverArgs(launch), env: serverEnv(launch) }),
-    memberOf: envOf,
+    entry: (launch) => stdioEntry(launch, { type: 'stdio' }),
   }),
 ];
 
@@ -263,8 +416,7 @@ const VSCODE: ConfigEdit[] = [
     file: '.vscode/mcp.json',
     what: 'servers.opencomms',
     container: 'servers',
-    entry: (launch) => ({ type: 'stdio', command: 'node', args: serverArgs(launch), env: serverEnv(launch) }),
-    memberOf: envOf,
+    entry: (launch) => stdioEntry(launch, { type: 'stdio' }),
   }),
 ];
 

@@ -6,7 +6,9 @@ import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { runCli, tempProject, type Json } from '../helpers/server';
-import { initializeWith, json, readJson, runHookCommand, snapshot, writeFiles, type Launch } from '../hosts/install-support';
+import {
+  expectedArgs, expectedHook, initializeWith, json, launchAsHost, readJson, runHookCommand, snapshot, writeFiles, type Launch,
+} from '../hosts/install-support';
 import { readOurServer } from '../../src/hosts/toml';
 
 const HOOK_MARK = 'opencomms.js" hook';
@@ -26,6 +28,8 @@ interface HostCase {
   /** Checks that the unrelated content survived install. */
   assertKept(project: string): void;
   hookEvents: string[];
+  /** The files that still name the project by its absolute path (the host expands no variable there); install says so. */
+  absoluteFiles: string[];
 }
 
 const OTHER_HOOK = { hooks: [{ type: 'command', command: 'echo keep-me', timeout: 5 }] };
@@ -61,6 +65,7 @@ const CASES: HostCase[] = [
       assert.deepEqual(settings.hooks.PreToolUse, [OTHER_HOOK]);
     },
     hookEvents: ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop', 'SessionEnd'],
+    absoluteFiles: [],
   },
   {
     host: 'codex',
@@ -78,6 +83,7 @@ const CASES: HostCase[] = [
       assert.deepEqual(readJson(join(p, '.codex/hooks.json')).hooks.Stop[0], OTHER_HOOK);
     },
     hookEvents: ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop'],
+    absoluteFiles: ['.codex/config.toml', '.codex/hooks.json'],
   },
   {
     host: 'gemini-cli',
@@ -95,6 +101,7 @@ const CASES: HostCase[] = [
       assert.deepEqual(settings.hooks.AfterAgent[0], OTHER_HOOK);
     },
     hookEvents: ['SessionStart', 'BeforeAgent', 'AfterAgent'],
+    absoluteFiles: [],
   },
   {
     host: 'opencode',
@@ -116,6 +123,7 @@ const CASES: HostCase[] = [
       assert.deepEqual(config.mcp.other, { type: 'local', command: ['other-srv'] });
     },
     hookEvents: [],
+    absoluteFiles: ['opencode.json'],
   },
   {
     host: 'cursor',
@@ -126,6 +134,7 @@ const CASES: HostCase[] = [
     hooksOf: () => ({}),
     assertKept: (p) => assert.deepEqual(readJson(join(p, '.cursor/mcp.json')).mcpServers.other, { command: 'other-srv' }),
     hookEvents: [],
+    absoluteFiles: [],
   },
   {
     host: 'vscode',
@@ -144,6 +153,7 @@ const CASES: HostCase[] = [
       assert.deepEqual(config.inputs, []);
     },
     hookEvents: [],
+    absoluteFiles: [],
   },
 ];
 
@@ -155,34 +165,36 @@ function uninstall(host: string, project: string, ...extra: string[]) {
   return runCli(['uninstall', host, '--project', project, ...extra], { cwd: tmpdir() });
 }
 
-function memberIdIn(stdout: string): string {
-  const match = /member id (\S+)/.exec(stdout);
-  assert.ok(match, `no member id in: ${stdout}`);
-  return match[1];
-}
-
 for (const c of CASES) {
-  test(`${c.host}: a fresh project gets absolute config, a real pinned member id and the bundle copy`, async (t) => {
+  test(`${c.host}: a fresh install writes no member id, no pin, and no absolute path where the host expands variables`, async (t) => {
     const project = tempProject(t);
     const { code, stdout, stderr } = await install(c.host, project);
     assert.equal(code, 0, stderr);
-    const memberId = memberIdIn(stdout);
-    assert.match(memberId, /^sess_[0-9a-f]{24}$/);
+    assert.doesNotMatch(stdout, /member id/);
+    assert.match(stdout, new RegExp(`each ${c.host} session gets a member of its own`));
     for (const file of c.files) assert.ok(existsSync(join(project, file)), `${file} written`);
     const launch = c.launchOf(project);
+    assert.equal(launch.command, 'node');
+    assert.deepEqual(launch.args, expectedArgs(c.host, project));
+    assert.deepEqual(launch.env ?? {}, {}, 'no OPENCOMMS_MEMBER_ID (nor any other variable) in the server entry');
+    for (const file of c.files) {
+      const text = readFileSync(join(project, file), 'utf8');
+      assert.doesNotMatch(text, /OPENCOMMS_MEMBER_ID|sess_/, `${file} names no member`);
+      if (c.absoluteFiles.includes(file)) {
+        assert.ok(text.includes(project), `${file} keeps the absolute path`);
+        assert.ok(stdout.split('\n').some((line) => line.includes(file) && line.includes('absolute path') && line.includes(c.host === 'codex' ? 'Codex' : 'OpenCode')), `install says why ${file} keeps an absolute path:\n${stdout}`);
+      } else {
+        assert.ok(!text.includes(project), `${file} names no absolute path:\n${text}`);
+      }
+    }
+    if (c.absoluteFiles.length === 0) assert.doesNotMatch(stdout, /absolute path/);
+    assert.ok(!existsSync(join(project, '.opencomms', 'pins')), 'install writes no pin');
     const bundle = join(project, '.opencomms', 'opencomms.js');
-    assert.deepEqual(launch.args, [bundle, '--project', project, '--host', c.host]);
-    assert.deepEqual(launch.env, { OPENCOMMS_MEMBER_ID: memberId });
-    assert.deepEqual(readJson(join(project, '.opencomms', 'pins', `${memberId}.json`)).host, c.host);
     if (process.platform !== 'win32') assert.ok((statSync(bundle).mode & 0o111) !== 0, 'bundle is executable');
     assert.equal(readFileSync(join(project, '.opencomms', 'package.json'), 'utf8'), '{"type":"commonjs"}\n');
     const hooks = c.hooksOf(project);
     assert.deepEqual(Object.keys(hooks), c.hookEvents);
-    for (const event of c.hookEvents) {
-      assert.deepEqual(hooks[event], [
-        `OPENCOMMS_MEMBER_ID=${memberId} OPENCOMMS_HOST=${c.host} node "${bundle}" hook --project "${project}"`,
-      ]);
-    }
+    for (const event of c.hookEvents) assert.deepEqual(hooks[event], [expectedHook(c.host, project)]);
   });
 
   test(`${c.host}: other servers, hooks and keys are kept, and uninstall restores the files byte for byte`, async (t) => {
@@ -264,10 +276,20 @@ for (const c of CASES) {
     }
   });
 
+  test(`${c.host}: doctor finds the server copy the written config starts`, async (t) => {
+    const project = tempProject(t);
+    assert.equal((await install(c.host, project)).code, 0);
+    const { code, stdout } = await runCli(['doctor', '--project', project], { cwd: tmpdir() });
+    assert.equal(code, 0, stdout);
+    assert.match(stdout, new RegExp(`ok {3}${c.host} \\(`));
+    assert.doesNotMatch(stdout, /FAIL|WARN/);
+  });
+
   test(`${c.host}: the server command in the written config starts and answers initialize`, async (t) => {
     const project = tempProject(t);
     assert.equal((await install(c.host, project)).code, 0);
-    const reply = await initializeWith(t, c.launchOf(project), tmpdir());
+    const { launch, cwd } = launchAsHost(c.host, c.launchOf(project), project);
+    const reply = await initializeWith(t, launch, cwd);
     assert.equal(reply.result.protocolVersion, '2025-06-18');
   });
 }
@@ -275,11 +297,18 @@ for (const c of CASES) {
 test('the hook command survives a project path with spaces, quotes and dollar signs when run through sh', async (t) => {
   const project = join(tempProject(t), 'my "odd" $HOME `dir`');
   mkdirSync(project);
-  assert.equal((await install('claude-code', project)).code, 0);
-  const [command] = hookCommands(readJson(join(project, '.claude/settings.json'))).Stop;
-  const run = await runHookCommand(command, { hook_event_name: 'Stop', session_id: 's1', cwd: project }, tmpdir());
-  assert.equal(run.code, 0, run.stderr);
-  assert.doesNotThrow(() => JSON.parse(run.stdout));
-  const reply = await initializeWith(t, readJson(join(project, '.mcp.json')).mcpServers.opencomms, tmpdir());
+  for (const host of ['claude-code', 'codex', 'gemini-cli']) {
+    assert.equal((await install(host, project)).code, 0);
+    const file = { 'claude-code': '.claude/settings.json', codex: '.codex/hooks.json', 'gemini-cli': '.gemini/settings.json' }[host]!;
+    const [command] = hookCommands(readJson(join(project, file))).SessionStart;
+    // Claude Code sets CLAUDE_PROJECT_DIR for its hooks, Gemini CLI sets GEMINI_PROJECT_DIR and runs them in the project.
+    const env: Record<string, string> = host === 'claude-code' ? { CLAUDE_PROJECT_DIR: project } : host === 'gemini-cli' ? { GEMINI_PROJECT_DIR: project } : {};
+    const event = host === 'gemini-cli' ? 'AfterAgent' : 'Stop';
+    const run = await runHookCommand(command, { hook_event_name: event, session_id: 's1', cwd: project }, host === 'codex' ? tmpdir() : project, env);
+    assert.equal(run.code, 0, `${host}: ${run.stderr}`);
+    assert.doesNotThrow(() => JSON.parse(run.stdout));
+  }
+  const { launch, cwd } = launchAsHost('claude-code', readJson(join(project, '.mcp.json')).mcpServers.opencomms, project);
+  const reply = await initializeWith(t, launch, cwd);
   assert.ok(reply.result);
 });

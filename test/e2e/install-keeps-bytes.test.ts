@@ -101,8 +101,7 @@ test('codex: uninstall names every key the user had added to our entry that it r
   assert.equal((await cli('install', 'codex', '--project', project)).code, 0);
   const path = join(project, '.codex/config.toml');
   writeFileSync(path, readFileSync(path, 'utf8')
-    .replace(/^(args = .*)$/m, '$1\nstartup_timeout_sec = 30')
-    .replace(/^(OPENCOMMS_MEMBER_ID = .*)$/m, '$1\nOPENCOMMS_NO_SPAWN = "1"'));
+    .replace(/^(args = .*)$/m, '$1\nstartup_timeout_sec = 30\n\n[mcp_servers.opencomms.env]\nOPENCOMMS_NO_SPAWN = "1"'));
   const dry = await cli('uninstall', 'codex', '--project', project, '--dry-run');
   assert.match(dry.stdout, /startup_timeout_sec = 30 \(in \[mcp_servers\.opencomms\]\)/);
   const { code, stdout } = await cli('uninstall', 'codex', '--project', project);
@@ -118,7 +117,7 @@ test('gemini-cli: uninstall names the keys the user had added to our server entr
   const path = join(project, '.gemini/settings.json');
   const settings = JSON.parse(readFileSync(path, 'utf8'));
   settings.mcpServers.opencomms.trust = true;
-  settings.mcpServers.opencomms.env.EXTRA = '1';
+  settings.mcpServers.opencomms.env = { EXTRA: '1' };
   writeFileSync(path, JSON.stringify(settings, null, 2));
   const { code, stdout } = await cli('uninstall', 'gemini-cli', '--project', project);
   assert.equal(code, 0);

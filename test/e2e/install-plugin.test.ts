@@ -35,12 +35,13 @@ function fakeBin(t: TestContext, withClaude: boolean): { dir: string; log: strin
   return { dir, log };
 }
 
-test('--plugin writes the plugin folder with the real member id and absolute paths, and prints the two commands', async (t) => {
+test('--plugin writes the plugin folder with no member id, absolute paths and no monitor, and prints the two commands', async (t) => {
   const project = tempProject(t);
   const { code, stdout, stderr } = await install(project);
   assert.equal(code, 0, stderr);
-  const id = memberIdIn(stdout);
-  assert.match(id, /^sess_[0-9a-f]{24}$/);
+  assert.doesNotMatch(stdout, /member id|sess_/);
+  assert.match(stdout, /each claude-code session gets a member of its own/);
+  assert.match(stdout, /absolute path/);
   const dir = join(project, PLUGIN_REL);
   const bundle = join(project, '.opencomms', 'opencomms.js');
   const manifest = readJson(join(dir, '.claude-plugin/plugin.json'));
@@ -53,34 +54,29 @@ test('--plugin writes the plugin folder with the real member id and absolute pat
   const server = readJson(join(dir, '.mcp.json')).mcpServers.opencomms;
   assert.equal(server.command, 'node');
   assert.deepEqual(server.args, [bundle, '--project', project, '--host', 'claude-code']);
-  assert.deepEqual(server.env, { OPENCOMMS_MEMBER_ID: id });
+  assert.equal(server.env, undefined);
   const hooks = readJson(join(dir, 'hooks/hooks.json')).hooks;
   assert.deepEqual(Object.keys(hooks), ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop', 'SessionEnd']);
-  const plain = `OPENCOMMS_MEMBER_ID=${id} OPENCOMMS_HOST=claude-code node "${bundle}" hook --project "${project}"`;
+  const plain = `OPENCOMMS_HOST=claude-code node "${bundle}" hook --project "${project}"`;
   for (const event of Object.keys(hooks)) assert.equal(hooks[event][0].hooks[0].command, plain, event);
   const rewake = hooks.Stop[0].hooks[1];
-  assert.equal(rewake.command, `OPENCOMMS_MEMBER_ID=${id} OPENCOMMS_HOST=claude-code node "${bundle}" hook --wait --timeout 30m --project "${project}"`);
+  assert.equal(rewake.command, `OPENCOMMS_HOST=claude-code node "${bundle}" hook --wait --timeout 30m --project "${project}"`);
   assert.equal(rewake.async, true);
   assert.equal(rewake.asyncRewake, true);
   assert.ok(rewake.timeout >= 1800);
-  const monitors = readJson(join(dir, 'monitors/monitors.json'));
-  assert.equal(monitors.length, 1);
-  assert.equal(monitors[0].command, `OPENCOMMS_MEMBER_ID=${id} node "${bundle}" watch --member ${id} --project "${project}"`);
-  assert.ok(monitors[0].name && monitors[0].description);
-  assert.equal(readJson(join(project, '.opencomms/pins', `${id}.json`)).host, 'claude-code');
+  assert.deepEqual(readJson(join(dir, 'monitors/monitors.json')), [], 'a monitor follows one member, so there is none without --member');
+  assert.ok(!existsSync(join(project, '.opencomms/pins')), 'no pin is written');
   assert.ok(!existsSync(join(project, '.mcp.json')), 'the plugin replaces the plain .mcp.json entry');
   assert.ok(!existsSync(join(project, '.claude')), 'the plugin replaces the plain hooks');
   assert.ok(stdout.includes(`claude plugin marketplace add ${dir} --scope local\n`), stdout);
   assert.ok(stdout.includes(`claude plugin install opencomms@${marketplaceOf(project)} --scope local\n`), stdout);
 });
 
-test('--plugin: a second run is byte-identical, --member and the plain install id are honoured', async (t) => {
+test('--plugin: a second run is byte-identical; --member writes the fixed id, pins it and adds the mail monitor', async (t) => {
   const project = tempProject(t);
   assert.equal((await runCli(['install', 'claude-code', '--project', project], { cwd: tmpdir() })).code, 0);
-  const plainId = readJson(join(project, '.mcp.json')).mcpServers.opencomms.env.OPENCOMMS_MEMBER_ID;
   const first = await install(project);
   assert.equal(first.code, 0, first.stderr);
-  assert.equal(memberIdIn(first.stdout), plainId);
   assert.match(first.stderr, /uninstall claude-code/, 'warns that the plain install would run too');
   const files = snapshot(project);
   const again = await install(project);
@@ -90,7 +86,15 @@ test('--plugin: a second run is byte-identical, --member and the plain install i
   const other = tempProject(t);
   const chosen = await install(other, ['--member', 'alice-2']);
   assert.equal(memberIdIn(chosen.stdout), 'alice-2');
-  assert.equal(readJson(join(other, PLUGIN_REL, '.mcp.json')).mcpServers.opencomms.env.OPENCOMMS_MEMBER_ID, 'alice-2');
+  const dir = join(other, PLUGIN_REL);
+  const bundle = join(other, '.opencomms', 'opencomms.js');
+  assert.equal(readJson(join(dir, '.mcp.json')).mcpServers.opencomms.env.OPENCOMMS_MEMBER_ID, 'alice-2');
+  assert.match(readJson(join(dir, 'hooks/hooks.json')).hooks.Stop[0].hooks[0].command, /^OPENCOMMS_MEMBER_ID=alice-2 OPENCOMMS_HOST=claude-code /);
+  const monitors = readJson(join(dir, 'monitors/monitors.json'));
+  assert.equal(monitors.length, 1);
+  assert.equal(monitors[0].command, `OPENCOMMS_MEMBER_ID=alice-2 node "${bundle}" watch --member alice-2 --project "${other}"`);
+  assert.ok(monitors[0].name && monitors[0].description);
+  assert.equal(readJson(join(other, '.opencomms/pins/alice-2.json')).host, 'claude-code');
 });
 
 test('--plugin --dry-run writes nothing and prints the exact bytes', async (t) => {

@@ -43,6 +43,8 @@ export interface ServerOptions {
   script?: string;
   args?: string[];
   env?: Record<string, string | undefined>;
+  /** The folder the server starts in (a host's choice); the test's own by default. */
+  cwd?: string;
 }
 
 export class ServerProcess {
@@ -60,6 +62,7 @@ export class ServerProcess {
     for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
     this.child = spawn(process.execPath, [options.script ?? DIST, ...(options.args ?? ['--project', project])], {
       env: env as NodeJS.ProcessEnv,
+      cwd: options.cwd,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.child.stdout.setEncoding('utf8');

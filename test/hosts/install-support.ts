@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { tmpdir } from 'node:os';
 import type { TestContext } from 'node:test';
 import { runToExit, WAIT_MS, type Finished, type Json } from '../helpers/server';
 
@@ -39,7 +40,7 @@ export function json(value: unknown): string {
 export interface Launch {
   command: string;
   args: string[];
-  env: Record<string, string>;
+  env?: Record<string, string>;
 }
 
 /**
@@ -82,8 +83,66 @@ export function initializeWith(t: TestContext, launch: Launch, cwd: string): Pro
   });
 }
 
-/** Runs a hook command through sh, as the hosts do, with an event on stdin. */
-export function runHookCommand(command: string, event: Json, cwd: string): Promise<Finished> {
-  const child = spawn('sh', ['-c', command], { cwd, env: { ...process.env, OPENCOMMS_MEMBER_ID: '' } });
+/** Runs a hook command through sh, as the hosts do, with an event on stdin and the host's variables in `env`. */
+export function runHookCommand(command: string, event: Json, cwd: string, env: Record<string, string> = {}): Promise<Finished> {
+  const child = spawn('sh', ['-c', command], { cwd, env: { ...process.env, OPENCOMMS_MEMBER_ID: '', ...env } });
   return runToExit(child, JSON.stringify(event), 'hook command');
+}
+
+/** What install writes for the server, per host: args, and where the host starts it. */
+export const BUNDLE_REL = '.opencomms/opencomms.js';
+
+/** The server args install writes for `host` in `project`, without --member. */
+export function expectedArgs(host: string, project: string): string[] {
+  const abs = [join(project, '.opencomms', 'opencomms.js'), '--project', project, '--host', host];
+  switch (host) {
+    case 'claude-code':
+      return ['${CLAUDE_PROJECT_DIR:-.}/.opencomms/opencomms.js', '--project', '${CLAUDE_PROJECT_DIR:-.}', '--host', host];
+    case 'gemini-cli':
+      return ['./.opencomms/opencomms.js', '--project', '.', '--host', host];
+    case 'cursor':
+    case 'vscode':
+      return ['${workspaceFolder}/.opencomms/opencomms.js', '--project', '${workspaceFolder}', '--host', host];
+    default:
+      return abs;
+  }
+}
+
+/** The hook command install writes for `host` in `project`, without --member. */
+export function expectedHook(host: string, project: string): string {
+  const bin = (dir: string): string => `node "${dir}/.opencomms/opencomms.js" hook --project "${dir}"`;
+  switch (host) {
+    case 'claude-code':
+      return `OPENCOMMS_HOST=${host} ${bin('$CLAUDE_PROJECT_DIR')}`;
+    case 'gemini-cli':
+      return `OPENCOMMS_HOST=${host} ${bin('${GEMINI_PROJECT_DIR:-.}')}`;
+    default:
+      return `OPENCOMMS_HOST=${host} node "${join(project, '.opencomms', 'opencomms.js')}" hook --project "${project}"`;
+  }
+}
+
+/** Expands `${NAME}` and `${NAME:-default}` as Claude Code does in .mcp.json (an unset name without a default stays as it is). */
+export function expandLikeClaude(text: string, env: Record<string, string | undefined>): string {
+  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (whole, name: string, fallback: string | undefined) => {
+    const value = env[name];
+    if (value !== undefined && value !== '') return value;
+    return fallback ?? whole;
+  });
+}
+
+/**
+ * The launch as `host` would start it from a config in `project`: variables
+ * expanded the way that host expands them, and the folder it starts the server in.
+ */
+export function launchAsHost(host: string, launch: Launch, project: string, env: Record<string, string> = {}): { launch: Launch; cwd: string } {
+  const expand = (text: string): string => {
+    if (host === 'claude-code') return expandLikeClaude(text, { CLAUDE_PROJECT_DIR: project, ...env });
+    if (host === 'cursor' || host === 'vscode') return text.split('${workspaceFolder}').join(project);
+    return text;
+  };
+  const cwd = host === 'gemini-cli' || host === 'claude-code' ? project : tmpdir();
+  return {
+    launch: { command: expand(launch.command), args: launch.args.map(expand), env: Object.fromEntries(Object.entries(launch.env ?? {}).map(([k, v]) => [k, expand(v)])) },
+    cwd,
+  };
 }

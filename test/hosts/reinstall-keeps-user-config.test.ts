@@ -20,8 +20,7 @@ test('codex: a second install keeps the keys and env vars the user added to [mcp
   assert.equal((await install('codex', project)).code, 0);
   const path = join(project, '.codex/config.toml');
   const edited = readFileSync(path, 'utf8')
-    .replace(/^(args = .*)$/m, '$1\nstartup_timeout_sec = 30')
-    .replace(/^(OPENCOMMS_MEMBER_ID = .*)$/m, '$1\nOPENCOMMS_NO_SPAWN = "1"');
+    .replace(/^(args = .*)$/m, '$1\nstartup_timeout_sec = 30\n\n[mcp_servers.opencomms.env]\nOPENCOMMS_NO_SPAWN = "1"');
   writeFileSync(path, edited);
   const again = await install('codex', project);
   assert.equal(again.code, 0, again.stderr);
@@ -36,7 +35,7 @@ test('gemini-cli: a second install keeps the keys the user added to mcpServers.o
   const path = join(project, '.gemini/settings.json');
   const settings = readJson(path);
   settings.mcpServers.opencomms.trust = true;
-  settings.mcpServers.opencomms.env.OPENCOMMS_NO_SPAWN = '1';
+  settings.mcpServers.opencomms.env = { OPENCOMMS_NO_SPAWN: '1' };
   writeFileSync(path, json(settings));
   const again = await install('gemini-cli', project);
   assert.equal(again.code, 0, again.stderr);

@@ -1,0 +1,133 @@
+// In a git repository install keeps .opencomms/ state out of git but the
+// vendored server copy in it, through lines it adds to .gitignore; uninstall
+// takes exactly those lines out again.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { runCli, tempProject } from '../helpers/server';
+import { writeFiles } from '../hosts/install-support';
+
+const LINES = '.opencomms/*\n!.opencomms/opencomms.js\n!.opencomms/package.json\n';
+
+function install(host: string, project: string, ...extra: string[]) {
+  return runCli(['install', host, '--project', project, ...extra], { cwd: tmpdir() });
+}
+
+function uninstall(host: string, project: string) {
+  return runCli(['uninstall', host, '--project', project], { cwd: tmpdir() });
+}
+
+/** A project that is a git repository: `.git` is a folder, as `git init` makes it, or a file, as in a worktree. */
+function gitProject(t: Parameters<typeof tempProject>[0], kind: 'dir' | 'file' = 'dir'): string {
+  const project = tempProject(t);
+  if (kind === 'dir') mkdirSync(join(project, '.git'));
+  else writeFileSync(join(project, '.git'), 'gitdir: /somewhere/else\n');
+  return project;
+}
+
+const HAS_GIT = spawnSync('git', ['--version']).status === 0;
+
+test('in a git repository install adds the ignore lines to .gitignore and says so; git then ignores the state but not the server copy', { skip: !HAS_GIT }, async (t) => {
+  const project = tempProject(t);
+  execFileSync('git', ['init', '-q', project]);
+  const { code, stdout, stderr } = await install('claude-code', project);
+  assert.equal(code, 0, stderr);
+  const text = readFileSync(join(project, '.gitignore'), 'utf8');
+  assert.ok(text.endsWith(LINES), text);
+  assert.match(stdout, /^wrote \.gitignore \(.*\.opencomms.*\)$/m);
+  writeFiles(project, { '.opencomms/state.json': '{}\n', '.opencomms/pins/sess_a.json': '{}\n', '.opencomms/history/c.jsonl': '\n' });
+  const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: project, encoding: 'utf8' });
+  const listed = status.split('\n').filter(Boolean).map((line) => line.slice(3)).sort();
+  assert.deepEqual(listed, ['.claude/settings.json', '.gitignore', '.mcp.json', '.opencomms/opencomms.js', '.opencomms/package.json']);
+});
+
+test('a .git file (a worktree or submodule) also counts as a git repository', async (t) => {
+  const project = gitProject(t, 'file');
+  assert.equal((await install('codex', project)).code, 0);
+  assert.ok(readFileSync(join(project, '.gitignore'), 'utf8').endsWith(LINES));
+});
+
+test('outside a git repository install leaves .gitignore alone', async (t) => {
+  const bare = tempProject(t);
+  const withFile = tempProject(t);
+  writeFiles(withFile, { '.gitignore': 'node_modules\n' });
+  for (const project of [bare, withFile]) {
+    const { code, stdout } = await install('claude-code', project);
+    assert.equal(code, 0);
+    assert.doesNotMatch(stdout, /gitignore/);
+  }
+  assert.equal(existsSync(join(bare, '.gitignore')), false);
+  assert.equal(readFileSync(join(withFile, '.gitignore'), 'utf8'), 'node_modules\n');
+});
+
+for (const [name, before] of [
+  ['no .gitignore', undefined],
+  ['a .gitignore without a final newline', 'node_modules'],
+  ['a .gitignore with CRLF line ends', 'node_modules\r\ndist/\r\n'],
+  ['a .gitignore ending in a blank line', '# mine\n*.log\n\n'],
+] as const) {
+  test(`uninstall gives back ${name} byte for byte`, async (t) => {
+    const project = gitProject(t);
+    if (before !== undefined) writeFiles(project, { '.gitignore': before });
+    assert.equal((await install('gemini-cli', project)).code, 0);
+    const installed = readFileSync(join(project, '.gitignore'), 'utf8');
+    assert.ok(installed.startsWith(before ?? ''), 'the user\'s lines are kept as they were');
+    assert.ok(installed.replace(/\r\n/g, '\n').endsWith(LINES));
+    if (before?.includes('\r\n')) assert.doesNotMatch(installed.replace(/\r\n/g, ''), /\n/, 'the added lines use the file\'s CRLF');
+    const again = await install('gemini-cli', project);
+    assert.match(again.stdout, /already installed/);
+    assert.equal(readFileSync(join(project, '.gitignore'), 'utf8'), installed, 'a second install adds nothing');
+    const { code, stdout } = await uninstall('gemini-cli', project);
+    assert.equal(code, 0);
+    assert.match(stdout, /\.gitignore/);
+    if (before === undefined) assert.equal(existsSync(join(project, '.gitignore')), false);
+    else assert.equal(readFileSync(join(project, '.gitignore'), 'utf8'), before);
+  });
+}
+
+test('uninstall keeps the lines while another host is still installed, and takes them out with the last one', async (t) => {
+  const project = gitProject(t);
+  writeFiles(project, { '.gitignore': 'node_modules\n' });
+  assert.equal((await install('claude-code', project)).code, 0);
+  assert.equal((await install('codex', project)).code, 0);
+  const installed = readFileSync(join(project, '.gitignore'), 'utf8');
+  const first = await uninstall('codex', project);
+  assert.equal(first.code, 0);
+  assert.match(first.stdout, /kept .*\.gitignore.*claude-code/);
+  assert.equal(readFileSync(join(project, '.gitignore'), 'utf8'), installed);
+  assert.equal((await uninstall('claude-code', project)).code, 0);
+  assert.equal(readFileSync(join(project, '.gitignore'), 'utf8'), 'node_modules\n');
+});
+
+test('the lines a teammate committed are used as they are, not added twice', async (t) => {
+  const project = gitProject(t);
+  assert.equal((await install('claude-code', project)).code, 0);
+  const committed = readFileSync(join(project, '.gitignore'), 'utf8');
+  const clone = gitProject(t);
+  writeFiles(clone, { '.gitignore': committed });
+  const { code, stdout } = await install('claude-code', clone);
+  assert.equal(code, 0);
+  assert.doesNotMatch(stdout, /gitignore/);
+  assert.equal(readFileSync(join(clone, '.gitignore'), 'utf8'), committed);
+});
+
+test('a .gitignore that ignores all of .opencomms/ is left alone, and install says the server copy cannot be committed', async (t) => {
+  const project = gitProject(t);
+  writeFiles(project, { '.gitignore': 'node_modules\n/.opencomms/\n' });
+  const { code, stdout } = await install('claude-code', project);
+  assert.equal(code, 0);
+  assert.equal(readFileSync(join(project, '.gitignore'), 'utf8'), 'node_modules\n/.opencomms/\n');
+  assert.match(stdout, /\.gitignore.*ignores all of \.opencomms\//);
+});
+
+test('--dry-run prints the .gitignore it would write and writes nothing', async (t) => {
+  const project = gitProject(t);
+  writeFiles(project, { '.gitignore': 'node_modules\n' });
+  const { code, stdout } = await install('claude-code', project, '--dry-run');
+  assert.equal(code, 0);
+  assert.ok(stdout.includes(`would write ${join(project, '.gitignore')}:\nnode_modules\n\n`), stdout);
+  assert.equal(readFileSync(join(project, '.gitignore'), 'utf8'), 'node_modules\n');
+});
