@@ -23,7 +23,7 @@ const HOOK_TIMEOUT_S = 15;
 /** How long one `hook --wait` waits for mail, and the host timeout just above it. */
 export const REWAKE_WAIT = '30m';
 const REWAKE_TIMEOUT_S = 31 * 60;
-export const PLAIN_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop', 'SessionEnd'] as const;
+export const PLAIN_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop', 'SessionEnd'] as const;
 const DESCRIPTION = 'OpenComms: messages between the AI coding sessions of this repository (MCP server, hooks, and an idle wake-up).';
 
 /** Relative to the plugin folder; every file the plugin consists of. */
@@ -65,7 +65,11 @@ function hooksJson(launch: Launch): JsonObject {
   const plain = { type: 'command', command: hookCommand(launch), timeout: HOOK_TIMEOUT_S };
   const rewake = { type: 'command', command: rewakeCommand(launch), async: true, asyncRewake: true, timeout: REWAKE_TIMEOUT_S };
   const hooks: JsonObject = {};
-  for (const event of PLAIN_HOOK_EVENTS) hooks[event] = [{ hooks: event === 'Stop' ? [plain, rewake] : [plain] }];
+  for (const event of PLAIN_HOOK_EVENTS) {
+    // The reservation check runs only for Claude Code's file-writing tools.
+    const matcher = event === 'PreToolUse' ? { matcher: 'Edit|Write|MultiEdit|NotebookEdit' } : {};
+    hooks[event] = [{ ...matcher, hooks: event === 'Stop' ? [plain, rewake] : [plain] }];
+  }
   return { description: 'OpenComms: deliver pending mail; wake an idle session when mail arrives.', hooks };
 }
 

@@ -186,7 +186,7 @@ interface JsonEditSpec {
   seed?: () => JsonObject;
   /** Our server entry, put at `doc[container].opencomms`; absent for a hooks-only file. */
   entry?(launch: Launch): JsonObject;
-  hookEntry?(launch: Launch): JsonObject;
+  hookEntry?(launch: Launch, event: string): JsonObject;
   /** Whether what is left after uninstall is only what install itself would have created. */
   isLeftover?(doc: JsonObject): boolean;
   /** The key of our entry that holds its variables (default `env`). */
@@ -250,7 +250,7 @@ function jsonEdit(spec: JsonEditSpec): ConfigEdit {
         setEntry(doc, spec.container, 'opencomms', spec.entry(launch));
         if (launch.memberId === undefined) dropMemberVariable(getEntry(doc, spec.container, 'opencomms'), spec.envKey ?? 'env');
       }
-      if (spec.events && spec.hookEntry) mergeHooks(doc, spec.events, () => spec.hookEntry!(launch));
+      if (spec.events && spec.hookEntry) mergeHooks(doc, spec.events, (event) => spec.hookEntry!(launch, event));
       return renderChanged(text, before, doc);
     },
     uninstall(text, mustKeep = false) {
@@ -304,9 +304,21 @@ function additionsTo(entry: JsonObject, ours: JsonObject): string[] {
   return lines;
 }
 
-function hookEntryWithTimeout(timeout: number): (launch: Launch) => JsonObject {
-  return (launch) => ({ hooks: [{ type: 'command', command: hookCommand(launch), timeout }] });
+/**
+ * Our hook entry for one event. `matchers` limits an event to some tools (the
+ * pre-tool reservation check runs only for the host's file-writing tools).
+ */
+function hookEntryWithTimeout(timeout: number, matchers: Readonly<Record<string, string>> = {}): (launch: Launch, event: string) => JsonObject {
+  return (launch, event) => {
+    const matcher = Object.prototype.hasOwnProperty.call(matchers, event) ? matchers[event] : undefined;
+    return { ...(matcher === undefined ? {} : { matcher }), hooks: [{ type: 'command', command: hookCommand(launch), timeout }] };
+  };
 }
+
+/** Claude Code's file-writing tools, for its PreToolUse reservation check. */
+export const CLAUDE_WRITE_TOOLS = 'Edit|Write|MultiEdit|NotebookEdit';
+/** Gemini CLI's file-writing tools, for BeforeTool (reservations) and AfterTool (collision notices). */
+export const GEMINI_WRITE_TOOLS = 'write_file|replace';
 
 /** A server entry: `command` and `args`, plus `env` only for a fixed --member id. */
 function stdioEntry(launch: Launch, extra: JsonObject = {}): JsonObject {
@@ -323,10 +335,10 @@ const CLAUDE_CODE: ConfigEdit[] = [
   }),
   jsonEdit({
     file: '.claude/settings.json',
-    what: 'hooks SessionStart, UserPromptSubmit, PostToolUse, Stop, SessionEnd',
+    what: 'hooks SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop, SessionEnd',
     container: 'hooks',
-    events: ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop', 'SessionEnd'],
-    hookEntry: hookEntryWithTimeout(CLAUDE_HOOK_TIMEOUT_S),
+    events: ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop', 'SessionEnd'],
+    hookEntry: hookEntryWithTimeout(CLAUDE_HOOK_TIMEOUT_S, { PreToolUse: CLAUDE_WRITE_TOOLS }),
   }),
 ];
 
@@ -367,9 +379,9 @@ const CODEX: ConfigEdit[] = [
   tomlEdit('.codex/config.toml'),
   jsonEdit({
     file: '.codex/hooks.json',
-    what: 'hooks SessionStart, UserPromptSubmit, PostToolUse, Stop',
+    what: 'hooks SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop',
     container: 'hooks',
-    events: ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop'],
+    events: ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'],
     hookEntry: hookEntryWithTimeout(CODEX_HOOK_TIMEOUT_S),
   }),
 ];
@@ -377,11 +389,11 @@ const CODEX: ConfigEdit[] = [
 const GEMINI_CLI: ConfigEdit[] = [
   jsonEdit({
     file: '.gemini/settings.json',
-    what: 'mcpServers.opencomms and hooks SessionStart, BeforeAgent, AfterAgent',
+    what: 'mcpServers.opencomms and hooks SessionStart, BeforeAgent, BeforeTool, AfterTool, AfterAgent',
     container: 'mcpServers',
-    events: ['SessionStart', 'BeforeAgent', 'AfterAgent'],
+    events: ['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent'],
     entry: (launch) => stdioEntry(launch),
-    hookEntry: hookEntryWithTimeout(GEMINI_HOOK_TIMEOUT_MS),
+    hookEntry: hookEntryWithTimeout(GEMINI_HOOK_TIMEOUT_MS, { BeforeTool: GEMINI_WRITE_TOOLS, AfterTool: GEMINI_WRITE_TOOLS }),
   }),
 ];
 

@@ -62,9 +62,9 @@ const CASES: HostCase[] = [
       const settings = readJson(join(p, '.claude/settings.json'));
       assert.deepEqual(settings.permissions, { allow: ['Bash(ls)'] });
       assert.deepEqual(settings.hooks.Stop[0], OTHER_HOOK);
-      assert.deepEqual(settings.hooks.PreToolUse, [OTHER_HOOK]);
+      assert.deepEqual(settings.hooks.PreToolUse[0], OTHER_HOOK);
     },
-    hookEvents: ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop', 'SessionEnd'],
+    hookEvents: ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop', 'SessionEnd'],
     absoluteFiles: [],
   },
   {
@@ -82,7 +82,7 @@ const CASES: HostCase[] = [
       assert.ok(toml.startsWith('model = "o3"\n\n[mcp_servers.other]\ncommand = "other-srv"\nargs = ["x"] # keep\n'));
       assert.deepEqual(readJson(join(p, '.codex/hooks.json')).hooks.Stop[0], OTHER_HOOK);
     },
-    hookEvents: ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop'],
+    hookEvents: ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'],
     absoluteFiles: ['.codex/config.toml', '.codex/hooks.json'],
   },
   {
@@ -100,7 +100,7 @@ const CASES: HostCase[] = [
       assert.deepEqual(settings.mcpServers.other, { command: 'other-srv' });
       assert.deepEqual(settings.hooks.AfterAgent[0], OTHER_HOOK);
     },
-    hookEvents: ['SessionStart', 'BeforeAgent', 'AfterAgent'],
+    hookEvents: ['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent'],
     absoluteFiles: [],
   },
   {
@@ -311,4 +311,20 @@ test('the hook command survives a project path with spaces, quotes and dollar si
   const { launch, cwd } = launchAsHost('claude-code', readJson(join(project, '.mcp.json')).mcpServers.opencomms, project);
   const reply = await initializeWith(t, launch, cwd);
   assert.ok(reply.result);
+});
+
+test('the reservation hooks run only for the host\'s file-writing tools: Claude Code PreToolUse, Gemini CLI BeforeTool and AfterTool', async (t) => {
+  const claude = tempProject(t);
+  assert.equal((await install('claude-code', claude)).code, 0);
+  const settings = readJson(join(claude, '.claude/settings.json'));
+  assert.deepEqual(settings.hooks.PreToolUse.map((e: Json) => e.matcher), ['Edit|Write|MultiEdit|NotebookEdit']);
+  assert.equal(settings.hooks.PostToolUse[0].matcher, undefined, 'mail still arrives after any tool');
+  const gemini = tempProject(t);
+  assert.equal((await install('gemini-cli', gemini)).code, 0);
+  const gem = readJson(join(gemini, '.gemini/settings.json'));
+  assert.deepEqual([gem.hooks.BeforeTool[0].matcher, gem.hooks.AfterTool[0].matcher], ['write_file|replace', 'write_file|replace']);
+  const codex = tempProject(t);
+  assert.equal((await install('codex', codex)).code, 0);
+  const hooks = readJson(join(codex, '.codex/hooks.json'));
+  assert.equal(hooks.hooks.PreToolUse[0].matcher, undefined, 'Codex edits through its shell tool, so every tool call is checked');
 });

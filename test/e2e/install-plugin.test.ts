@@ -56,7 +56,7 @@ test('--plugin writes the plugin folder with no member id, absolute paths and no
   assert.deepEqual(server.args, [bundle, '--project', project, '--host', 'claude-code']);
   assert.equal(server.env, undefined);
   const hooks = readJson(join(dir, 'hooks/hooks.json')).hooks;
-  assert.deepEqual(Object.keys(hooks), ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop', 'SessionEnd']);
+  assert.deepEqual(Object.keys(hooks), ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop', 'SessionEnd']);
   const plain = `OPENCOMMS_HOST=claude-code node "${bundle}" hook --project "${project}"`;
   for (const event of Object.keys(hooks)) assert.equal(hooks[event][0].hooks[0].command, plain, event);
   const rewake = hooks.Stop[0].hooks[1];
