@@ -162,7 +162,7 @@ function install(options: InstallOptions): number {
   const droppedIds: string[] = [];
   for (const file of files) {
     const after = file.edit.install(file.before, launch);
-    if (after === file.before) continue;
+    if (after === undefined || after === file.before) continue;
     const notes = describeRewrite(file.edit, file.before, after);
     for (const id of file.before === undefined ? [] : file.edit.ours(file.before).memberIds) {
       if (id !== launch.memberId && !droppedIds.includes(id)) droppedIds.push(id);
@@ -182,7 +182,7 @@ function install(options: InstallOptions): number {
     write(describeIdentity(host, fixed, true));
     describeBundleCopy(copy, write);
     for (const change of changes) printDryRun(change, write);
-    for (const file of files) if (!changes.some((c) => c.path === file.path)) write(`unchanged ${file.path}\n`);
+    for (const file of files) if (file.before !== undefined && !changes.some((c) => c.path === file.path)) write(`unchanged ${file.path}\n`);
     for (const plugin of opencodePlugin.copies) write(`would write ${plugin.path}: the OpenCode plugin (${plugin.bytes.length} bytes)\n`);
     if (opencodePlugin.missing) options.warn(`opencomms: ${opencodePlugin.missing}`);
     if (snippet) write(`would print this for ${snippet.where}:\n${snippet.text}`);

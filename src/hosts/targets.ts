@@ -59,7 +59,6 @@ const PROJECT_REF: Record<HostName, ProjectRef> = {
 /** Why a host's config holds the project's absolute path, for the install output; absent for hosts that need none. */
 export const ABSOLUTE_PATH_REASON: Partial<Record<HostName, string>> = {
   codex: 'Codex expands no variables in them and may start the server and hooks outside the project',
-  opencode: 'OpenCode has no variable for the project folder and starts the server in its own working folder',
   'claude-desktop': 'that config lives outside the project, where no variable stands for it',
   windsurf: 'that config lives outside the project, where no variable stands for it',
   goose: 'that config lives outside the project, where no variable stands for it',
@@ -166,7 +165,8 @@ export interface ConfigEdit {
   check(text: string): void;
   /** What of ours the file holds (checked as by `check`). */
   ours(text: string): OurParts;
-  install(text: string | undefined, launch: Launch): string;
+  /** The text with our entries; undefined leaves an absent file absent. */
+  install(text: string | undefined, launch: Launch): string | undefined;
   /**
    * The text without our entries; undefined when nothing of the file's own is
    * left (the file goes), unless `mustKeep` (a link, which is kept).
@@ -397,22 +397,30 @@ const GEMINI_CLI: ConfigEdit[] = [
   }),
 ];
 
-const OPENCODE: ConfigEdit[] = [
-  jsonEdit({
-    file: 'opencode.json',
-    // OpenCode reads opencode.jsonc too (and opencode.json over it).
-    alternates: ['opencode.jsonc'],
-    what: 'mcp.opencomms',
-    container: 'mcp',
-    seed: () => ({ $schema: OPENCODE_SCHEMA }),
-    entry: (launch) => {
-      const environment = serverEnv(launch);
-      return { type: 'local', command: ['node', ...serverArgs(launch)], ...(environment ? { environment } : {}), enabled: true };
-    },
-    isLeftover: (doc) => Object.keys(doc).every((key) => key === '$schema' && doc.$schema === OPENCODE_SCHEMA),
-    envKey: 'environment',
-  }),
-];
+// OpenCode's tools come from the plugin, which speaks as the member of the
+// calling OpenCode session (PROTOCOL 7.5). An MCP server as well would give
+// each session a second set of tools speaking for another member, so install
+// registers none, and takes out the one an older install registered.
+const OPENCODE_SERVER = jsonEdit({
+  file: 'opencode.json',
+  // OpenCode reads opencode.jsonc too (and opencode.json over it).
+  alternates: ['opencode.jsonc'],
+  what: 'mcp.opencomms',
+  container: 'mcp',
+  seed: () => ({ $schema: OPENCODE_SCHEMA }),
+  entry: (launch) => {
+    const environment = serverEnv(launch);
+    return { type: 'local', command: ['node', ...serverArgs(launch)], ...(environment ? { environment } : {}), enabled: true };
+  },
+  isLeftover: (doc) => Object.keys(doc).every((key) => key === '$schema' && doc.$schema === OPENCODE_SCHEMA),
+  envKey: 'environment',
+});
+
+const OPENCODE: ConfigEdit[] = [{
+  ...OPENCODE_SERVER,
+  what: 'mcp.opencomms taken out: OpenCode gets its tools from the plugin, one set per session',
+  install: (text) => (text === undefined || !OPENCODE_SERVER.hasOurs(text) ? text : OPENCODE_SERVER.uninstall(text, true)),
+}];
 
 const CURSOR: ConfigEdit[] = [
   jsonEdit({

@@ -12,7 +12,6 @@ import { writeFiles } from '../hosts/install-support';
 const COMMENTED: Record<string, Record<string, string>> = {
   'gemini-cli': { '.gemini/settings.json': '{\n  // my look\n  "ui": { "theme": "Default" }, // trailing comma next\n}\n' },
   vscode: { '.vscode/mcp.json': '{\n  /* servers */\n  "servers": {},\n}\n' },
-  opencode: { 'opencode.jsonc': '{\n  "$schema": "https://opencode.ai/config.json", // schema\n}\n' },
   'claude-code': { '.mcp.json': '{\n  // project servers\n  "mcpServers": {}\n}\n', '.claude/settings.json': '{ /* mine */ }\n' },
   cursor: { '.cursor/mcp.json': '// cursor servers\n{ "mcpServers": {} }\n' },
 };

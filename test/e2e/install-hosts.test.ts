@@ -2,7 +2,7 @@
 // config files. One table row per host; every behaviour is checked per host.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { runCli, tempProject, type Json } from '../helpers/server';
@@ -102,28 +102,6 @@ const CASES: HostCase[] = [
     },
     hookEvents: ['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent'],
     absoluteFiles: [],
-  },
-  {
-    host: 'opencode',
-    files: ['opencode.json'],
-    existing: {
-      'opencode.json': json({ $schema: 'https://opencode.ai/config.json', model: 'x/y', mcp: { other: { type: 'local', command: ['other-srv'] } } }),
-    },
-    breakable: 'opencode.json',
-    launchOf(p) {
-      const entry = readJson(join(p, 'opencode.json')).mcp.opencomms;
-      assert.equal(entry.type, 'local');
-      assert.equal(entry.enabled, true);
-      return { command: entry.command[0], args: entry.command.slice(1), env: entry.environment };
-    },
-    hooksOf: () => ({}),
-    assertKept(p) {
-      const config = readJson(join(p, 'opencode.json'));
-      assert.deepEqual(Object.keys(config), ['$schema', 'model', 'mcp']);
-      assert.deepEqual(config.mcp.other, { type: 'local', command: ['other-srv'] });
-    },
-    hookEvents: [],
-    absoluteFiles: ['opencode.json'],
   },
   {
     host: 'cursor',
@@ -327,4 +305,18 @@ test('the reservation hooks run only for the host\'s file-writing tools: Claude 
   assert.equal((await install('codex', codex)).code, 0);
   const hooks = readJson(join(codex, '.codex/hooks.json'));
   assert.equal(hooks.hooks.PreToolUse[0].matcher, undefined, 'Codex edits through its shell tool, so every tool call is checked');
+});
+
+test('opencode: install registers no MCP server (the plugin gives each OpenCode session its tools, speaking as that session\'s member) and keeps the user\'s opencode.json as it was', async (t) => {
+  const project = tempProject(t);
+  const mine = json({ $schema: 'https://opencode.ai/config.json', model: 'x/y', mcp: { other: { type: 'local', command: ['other-srv'] } } });
+  writeFileSync(join(project, 'opencode.json'), mine);
+  const { code, stdout, stderr } = await install('opencode', project);
+  assert.equal(code, 0, stderr);
+  assert.equal(readFileSync(join(project, 'opencode.json'), 'utf8'), mine);
+  assert.ok(existsSync(join(project, '.opencode', 'plugin', 'opencomms.js')));
+  assert.doesNotMatch(stdout, /absolute path/);
+  const fresh = tempProject(t);
+  assert.equal((await install('opencode', fresh)).code, 0);
+  assert.equal(existsSync(join(fresh, 'opencode.json')), false, 'no opencode.json is created');
 });

@@ -66,7 +66,8 @@ test('--dry-run on a fresh project says each session gets its own member and wri
   assert.equal(code, 0);
   assert.match(stdout, /each opencode session gets a member of its own/);
   assert.doesNotMatch(stdout, /sess_|would pin/);
-  assert.match(stdout, /"\$schema": "https:\/\/opencode.ai\/config.json"/);
+  assert.match(stdout, /would write .*\.opencode\/plugin\/opencomms\.js: the OpenCode plugin/);
+  assert.doesNotMatch(stdout, /opencode\.json/, 'OpenCode gets no MCP server entry: the plugin gives its tools');
   assert.deepEqual(snapshot(project), {});
 });
 

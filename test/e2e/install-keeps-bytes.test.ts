@@ -40,7 +40,8 @@ const HOST_FILES: Record<string, Record<string, string>> = {
   },
 };
 
-for (const [host, files] of Object.entries(HOST_FILES)) {
+// OpenCode gets its tools from the plugin: install writes no server entry there (see below).
+for (const [host, files] of Object.entries(HOST_FILES).filter(([host]) => host !== 'opencode')) {
   test(`${host}: install then uninstall gives back the original bytes of every pre-filled config file`, async (t) => {
     const project = tempProject(t);
     writeFiles(project, files);
@@ -70,16 +71,26 @@ test('what install adds follows each file\'s own indentation and line endings, a
   assert.ok(read('.claude/settings.json').startsWith(`${TAB_SETTINGS.slice(0, TAB_SETTINGS.indexOf('\t\t\t}\n'))}\t\t\t},\n\t\t\t{\n\t\t\t\t"hooks": [\n`));
 });
 
-test('opencode: an existing opencode.jsonc is edited, and no opencode.json is created beside it', async (t) => {
+test('opencode: install leaves a user\'s opencode.jsonc byte for byte and creates no opencode.json: the plugin gives OpenCode its tools', async (t) => {
   const project = tempProject(t);
   writeFiles(project, HOST_FILES.opencode);
-  const { code, stdout, stderr } = await cli('install', 'opencode', '--project', project);
+  const { code, stderr } = await cli('install', 'opencode', '--project', project);
   assert.equal(code, 0, stderr);
   assert.equal(existsSync(join(project, 'opencode.json')), false, 'opencode.json was created');
-  assert.match(readFileSync(join(project, 'opencode.jsonc'), 'utf8'), /"opencomms": \{/);
-  assert.match(stdout, /wrote opencode\.jsonc/);
-  const again = await cli('install', 'opencode', '--project', project, '--dry-run');
-  assert.match(again.stdout, /unchanged .*opencode\.jsonc/);
+  assert.equal(readFileSync(join(project, 'opencode.jsonc'), 'utf8'), HOST_FILES.opencode['opencode.jsonc']);
+  assert.ok(existsSync(join(project, '.opencode', 'plugin', 'opencomms.js')), 'the plugin is installed');
+});
+
+test('opencode: install takes an older install\'s mcp.opencomms out of opencode.jsonc, keeping the user\'s lines and comments', async (t) => {
+  const project = tempProject(t);
+  const withOurs = '{\n\t"$schema": "https://opencode.ai/config.json",\n\t// the model I use\n\t"model": "x/y",\n\t"mcp": {\n\t\t"opencomms": { "type": "local", "command": ["node", "/old/opencomms.js", "--host", "opencode"], "enabled": true }\n\t}\n}\n';
+  writeFiles(project, { 'opencode.jsonc': withOurs });
+  const { code, stdout, stderr } = await cli('install', 'opencode', '--project', project);
+  assert.equal(code, 0, stderr);
+  const after = readFileSync(join(project, 'opencode.jsonc'), 'utf8');
+  assert.doesNotMatch(after, /opencomms/);
+  assert.match(after, /\/\/ the model I use\n\t"model": "x\/y"/);
+  assert.match(stdout, /opencode\.jsonc.*taken out/);
 });
 
 test('opencode: with both files, the one that holds our entry is the one edited and the one uninstall cleans', async (t) => {

@@ -4,7 +4,7 @@
 // old pin stays for the first session to adopt.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { runCli, tempProject, type Json } from '../helpers/server';
@@ -85,7 +85,7 @@ function writtenLaunch(host: string, project: string): { args: string[]; env: Js
   }
 }
 
-for (const host of ['claude-code', 'codex', 'gemini-cli', 'opencode']) {
+for (const host of ['claude-code', 'codex', 'gemini-cli']) {
   test(`${host}: install over a pinned-id install rewrites it to the new form, says what it changed and keeps the pin`, async (t) => {
     const project = tempProject(t);
     writeFiles(project, { ...oldStyleFiles(host, project), [`.opencomms/pins/${OLD_ID}.json`]: PIN });
@@ -109,6 +109,18 @@ for (const host of ['claude-code', 'codex', 'gemini-cli', 'opencode']) {
     assert.match(again.stdout, /already installed/);
   });
 }
+
+test('opencode: install over a pinned-id install takes its MCP server entry out (the plugin gives the tools), says so and keeps the pin', async (t) => {
+  const project = tempProject(t);
+  writeFiles(project, { ...oldStyleFiles('opencode', project), [`.opencomms/pins/${OLD_ID}.json`]: PIN });
+  const { code, stdout, stderr } = await install('opencode', project);
+  assert.equal(code, 0, stderr);
+  const config = readJson(join(project, 'opencode.json'));
+  assert.deepEqual(config, { $schema: 'https://opencode.ai/config.json' }, 'our entry is gone, the file stays');
+  assert.match(stdout, /opencode\.json.*taken out/);
+  assert.equal(readFileSync(join(project, '.opencomms', 'pins', `${OLD_ID}.json`), 'utf8'), PIN, 'the pin is left as it was');
+  assert.ok(existsSync(join(project, '.opencode', 'plugin', 'opencomms.js')));
+});
 
 test('claude-code: a project moved since the pinned-id install gets its old absolute paths replaced, and install names them', async (t) => {
   const project = tempProject(t);
