@@ -45,7 +45,7 @@ test('--plugin writes the plugin folder with the real member id and absolute pat
   const bundle = join(project, '.opencomms', 'opencomms.js');
   const manifest = readJson(join(dir, '.claude-plugin/plugin.json'));
   assert.equal(manifest.name, 'opencomms');
-  assert.equal(manifest.version, (await runCli(['--version'])).stdout.trim());
+  assert.equal(manifest.version, (await runCli(['--version'])).stdout.split(' ')[0]);
   assert.ok(manifest.description);
   const marketplace = readJson(join(dir, '.claude-plugin/marketplace.json'));
   assert.equal(marketplace.name, marketplaceOf(project));
