@@ -24,7 +24,7 @@ export const UNCOMMITTED = 'uncommitted';
 /** Named in place of a commit outside git, or where a shallow clone hides it. */
 export const UNKNOWN = 'unknown';
 
-/** `{ commit, why }`: a full commit id, or UNCOMMITTED / UNKNOWN with the reason. */
+/** `{ commit, why, shallow? }`: a full commit id, or UNCOMMITTED / UNKNOWN with the reason (`shallow` when a shallow clone hides it). */
 export function sourceCommit(dir) {
   const git = (...args) => execFileSync('git', args, { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 30_000 }).trim();
   try {
@@ -46,7 +46,7 @@ export function sourceCommit(dir) {
   const shallowFile = git('rev-parse', '--git-path', 'shallow');
   const shallowPath = isAbsolute(shallowFile) ? shallowFile : join(dir, shallowFile);
   if (existsSync(shallowPath) && readFileSync(shallowPath, 'utf8').split('\n').includes(commit)) {
-    return { commit: UNKNOWN, why: 'a shallow clone: the change that made the sources is not in the fetched history (git fetch --unshallow)' };
+    return { commit: UNKNOWN, shallow: true, why: 'a shallow clone: the change that made the sources is not in the fetched history (git fetch --unshallow)' };
   }
   return { commit, why: 'the last commit that changed the sources' };
 }
