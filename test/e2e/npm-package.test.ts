@@ -3,20 +3,14 @@
 // no dependencies, so nothing here needs the network.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runToEnd, type Ran } from '../helpers/run';
 
 const ROOT = join(__dirname, '..', '..', '..');
 // npm on a loaded machine can take tens of seconds; no step may wait longer than this.
 const NPM_WAIT_MS = 120_000;
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** The environment of a user's shell: no coverage collection, no npm settings inherited from `npm test`. */
 function userEnv(cache: string): NodeJS.ProcessEnv {
@@ -36,26 +30,8 @@ function userEnv(cache: string): NodeJS.ProcessEnv {
   };
 }
 
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${command} ${args.join(' ')} did not exit within ${NPM_WAIT_MS} ms; stderr: ${stderr}`));
-    }, NPM_WAIT_MS);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Ran> {
+  return runToEnd(command, args, { cwd, env, waitMs: NPM_WAIT_MS });
 }
 
 function tempDir(t: TestContext): string {

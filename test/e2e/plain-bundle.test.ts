@@ -5,11 +5,11 @@
 // scripts/check-dist.mjs, the build's gate, against planted faults.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DIST, runCli, runToExit, tempProject } from '../helpers/server';
+import { DIST, runCli, tempProject, WAIT_MS } from '../helpers/server';
+import { runToEnd } from '../helpers/run';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const CHECK_DIST = join(ROOT, 'scripts', 'check-dist.mjs');
@@ -21,7 +21,7 @@ const count = (text: string, pattern: RegExp): number => [...text.matchAll(new R
 
 /** The commit scripts/source-commit.mjs names for this checkout, as the build saw it. */
 async function sourceCommitOf(dir: string): Promise<string> {
-  const run = await runToExit(spawn(process.execPath, [join(ROOT, 'scripts', 'source-commit.mjs'), dir]), '', 'source-commit');
+  const run = await runToEnd(process.execPath, [join(ROOT, 'scripts', 'source-commit.mjs'), dir], { waitMs: WAIT_MS });
   assert.equal(run.code, 0, run.stderr);
   return run.stdout.trim();
 }
@@ -91,8 +91,8 @@ test('modules only a command or a tool call needs run on first require, not at s
 
 // ---- scripts/check-dist.mjs --scan: the gate itself ------------------------
 
-function scan(file: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return runToExit(spawn(process.execPath, [CHECK_DIST, '--scan', file]), '', 'check-dist --scan');
+function scan(file: string): ReturnType<typeof runToEnd> {
+  return runToEnd(process.execPath, [CHECK_DIST, '--scan', file], { waitMs: WAIT_MS });
 }
 
 function plantedCopy(t: Parameters<typeof tempProject>[0], plant: (text: string) => string): string {

@@ -4,11 +4,11 @@
 // the sources, never HEAD.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runToExit } from '../helpers/server';
+import { WAIT_MS } from '../helpers/server';
+import { runToEnd } from '../helpers/run';
 
 const SCRIPT = join(__dirname, '..', '..', '..', 'scripts', 'source-commit.mjs');
 const GIT_ENV = { ...process.env, GIT_CEILING_DIRECTORIES: tmpdir(), GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' };
@@ -21,13 +21,13 @@ function tempDir(t: TestContext): string {
 
 async function git(dir: string, ...args: string[]): Promise<string> {
   const identity = ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', '-c', 'commit.gpgsign=false'];
-  const run = await runToExit(spawn('git', [...identity, ...args], { cwd: dir, env: GIT_ENV }), '', `git ${args.join(' ')}`);
+  const run = await runToEnd('git', [...identity, ...args], { cwd: dir, env: GIT_ENV, waitMs: WAIT_MS });
   assert.equal(run.code, 0, run.stderr);
   return run.stdout.trim();
 }
 
 async function sourceCommit(dir: string): Promise<string> {
-  const run = await runToExit(spawn(process.execPath, [SCRIPT, dir], { env: GIT_ENV }), '', 'source-commit');
+  const run = await runToEnd(process.execPath, [SCRIPT, dir], { env: GIT_ENV, waitMs: WAIT_MS });
   assert.equal(run.code, 0, run.stderr);
   return run.stdout.trim();
 }
