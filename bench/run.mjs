@@ -9,9 +9,9 @@ import { dirname, join } from 'node:path';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BENCHES = [
-  ['bench/startup.mjs', 'start-up: initialize / tools/list / exit against bare node, peak RSS, tools/list size'],
+  ['bench/startup.mjs', 'start-up: tools/list (the headline) / initialize / exit against bare node, peak RSS, tools/list size'],
   ['bench/store.mjs', 'store: one send with retained history, contended throughput'],
-  ['bench/hook.mjs', 'hook: the no-mail hook against bare node'],
+  ['bench/hook.mjs', 'hook: the no-mail hook against bare node, with 0 and 2000 retained messages'],
   ['bench/doorbell.mjs', 'doorbell: send → notification latency against a bare fs.watch wake'],
   ['bench/watch.mjs', 'watch: send → watch --member line against a bare fs.watch wake; idle CPU and RSS'],
 ];

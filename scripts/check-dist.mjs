@@ -1,21 +1,126 @@
-// Fails when the committed dist/ differs from the bundle that was just built.
-// Users curl dist/opencomms.js straight from the repository, so it must match src/.
+// The build's gate. Fails when a shipped file is not plain (run-time
+// compilation, an encoded blob, a minified line, no header), or when the
+// committed dist/ differs from the bundle that was just built: users curl
+// dist/opencomms.js straight from the repository, so it must match src/.
+//
+//   node scripts/check-dist.mjs               both checks, on dist/ (npm test runs this after the build)
+//   node scripts/check-dist.mjs --scan FILE   the plainness check on FILE only (tests plant faults in copies)
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const MAX_LINE_CHARS = 2_000;
+// Longer than any identifier, hash or path the sources hold; an embedded
+// payload (base64, or hex, which is a subset) is thousands of characters.
+const MAX_BASE64_RUN = 160;
+
+/** Ways to turn data into code at run time. A plain bundle needs none of them. */
+const COMPILERS = [
+  ['eval(', /\beval\s*\(/],
+  ['new Function(', /\bnew\s+Function\s*\(/],
+  ['Function("…")', /(?<![.\w])Function\s*\(\s*["'`]/],
+  ['compileFunction', /\bcompileFunction\b/],
+  ['a node:vm import', /\b(?:require|import)\s*\(\s*["'`](?:node:)?vm["'`]\s*\)|\bfrom\s+["'](?:node:)?vm["']/],
+  ['runInContext', /\brunIn(?:This|New)?Context\b/],
+  ['Module._compile', /\._compile\s*\(/],
+  ['process.binding', /\bprocess\.binding\b/],
+  ['WebAssembly', /\bWebAssembly\b/],
+];
+
+/** Problems that make `text` other than a plain bundle, one line each. */
+export function plainnessProblems(text, name, { header }) {
+  const problems = [];
+  const lines = text.split('\n');
+  lines.forEach((line, i) => {
+    const at = `${name}:${i + 1}`;
+    if (line.length > MAX_LINE_CHARS) problems.push(`${at}: a line of ${line.length} characters (more than ${MAX_LINE_CHARS}): minified code has no place here`);
+    for (const [what, pattern] of COMPILERS) if (pattern.test(line)) problems.push(`${at}: run-time compilation (${what})`);
+    const run = line.match(new RegExp(`[A-Za-z0-9+/]{${MAX_BASE64_RUN},}={0,2}`));
+    if (run) problems.push(`${at}: an encoded blob (a base64 run of ${run[0].length} characters)`);
+    const escapes = line.match(/(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}){40,}/);
+    if (escapes) problems.push(`${at}: an encoded blob (${escapes[0].length} characters of escapes)`);
+  });
+  if (header) {
+    const top = lines.slice(0, 12).join('\n');
+    for (const [what, pattern] of [
+      ['the shebang', /^#!\/usr\/bin\/env node$/m],
+      ['the product and version', /^\/\/ OpenComms \d+\.\d+\.\d+\S*: /m],
+      ['the license', /^\/\/ License: \S+/m],
+      ['the source commit', /^\/\/ Source commit: /m],
+      ['the rebuild command', /^\/\/ Rebuild byte for byte: /m],
+    ]) if (!pattern.test(top)) problems.push(`${name}: the header lacks ${what}`);
+  }
+  return problems;
+}
+
+function scan(files) {
+  const problems = files.flatMap(({ path, header }) => plainnessProblems(readFileSync(path, 'utf8'), path, { header }));
+  if (problems.length) {
+    console.error(`check-dist: not a plain bundle:\n  ${problems.slice(0, 20).join('\n  ')}${problems.length > 20 ? `\n  … and ${problems.length - 20} more` : ''}`);
+    process.exit(1);
+  }
+}
+
+const git = (...args) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+
+if (process.argv[2] === '--scan') {
+  if (!process.argv[3]) {
+    console.error('usage: node scripts/check-dist.mjs --scan FILE');
+    process.exit(2);
+  }
+  scan([{ path: process.argv[3], header: true }]);
+  console.log(`check-dist: ${process.argv[3]} is a plain bundle`);
+  process.exit(0);
+}
+
+scan([
+  { path: join(root, 'dist/opencomms.js'), header: true },
+  { path: join(root, 'dist/opencode-plugin.js'), header: false },
+]);
 
 let inRepo = true;
 try {
-  execFileSync('git', ['rev-parse', '--is-inside-work-tree'], { stdio: 'ignore' });
+  git('rev-parse', '--is-inside-work-tree');
 } catch {
   inRepo = false;
 }
 if (!inRepo) {
-  console.log('check-dist: not a git checkout, skipped');
+  console.log('check-dist: dist/ is plain; not a git checkout, so the comparison with the committed dist/ is skipped');
   process.exit(0);
 }
-const status = execFileSync('git', ['status', '--porcelain', '--', 'dist'], { encoding: 'utf8' });
+let status = git('status', '--porcelain', '--', 'dist');
+const headerOf = (text) => text.split('\n').slice(0, 12).join('\n');
+let committed = '';
+try {
+  committed = headerOf(git('show', 'HEAD:dist/opencomms.js'));
+} catch {
+  // not committed yet: the status says so
+}
+const fresh = headerOf(readFileSync(join(root, 'dist/opencomms.js'), 'utf8'));
+const namedCommit = /^\/\/ Source commit: ([0-9a-f]{40})$/m.exec(committed)?.[1];
+const isShallow = () => git('rev-parse', '--is-shallow-repository').trim() === 'true';
+if (status.trim() !== '' && /^\/\/ Source commit: unknown/m.test(fresh) && namedCommit && isShallow()) {
+  // A shallow clone cannot name the source commit. Build again with the one
+  // the committed bundle names, and compare every other byte.
+  execFileSync(process.execPath, [join(root, 'scripts/build.mjs'), `--assume-commit=${namedCommit}`], { cwd: root, stdio: 'inherit' });
+  status = git('status', '--porcelain', '--', 'dist');
+  if (status.trim() === '') {
+    console.log(`check-dist: dist/ is plain and matches a fresh build; its source commit (${namedCommit}) is not in this shallow clone, so that line was taken as committed`);
+    process.exit(0);
+  }
+}
 if (status.trim() !== '') {
   console.error('check-dist: dist/ differs from the committed bundle. Run `npm run build` and commit dist/.');
   console.error(status);
+  if (/^\/\/ Source commit: none/m.test(fresh)) {
+    console.error('The sources have uncommitted changes, and a bundle names the commit it was built from: commit the');
+    console.error('sources first, then run npm run build and commit dist/ in a commit of its own.');
+  } else if (/^\/\/ Source commit: none/m.test(committed)) {
+    console.error('The committed bundle was built before its sources were committed. Its header names the last commit that');
+    console.error('changed the sources, so commit the sources first, then build and commit dist/ in a commit of its own.');
+  }
   process.exit(1);
 }
-console.log('check-dist: committed dist/ matches a fresh build');
+console.log('check-dist: dist/ is plain and matches a fresh build');

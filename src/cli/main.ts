@@ -2,12 +2,14 @@
 // process.env / process.argv or calls process.exit.
 import { HELP_TEXT, parseCommandLine, UsageError } from './args';
 import { runServe } from './serve';
-import { loadColdPack, loadHookPack } from './packs';
 import { readAll, writeAll } from './sync-io';
 import { resolve } from 'node:path';
 
 declare const __OPENCOMMS_VERSION__: string;
+declare const __OPENCOMMS_COMMIT__: string;
 export const VERSION = __OPENCOMMS_VERSION__;
+/** The commit scripts/build.mjs built from (scripts/source-commit.mjs), or `uncommitted` / `unknown`. */
+export const SOURCE_COMMIT = __OPENCOMMS_COMMIT__;
 
 function log(line: string): void {
   process.stderr.write(`[opencomms] ${line}\n`);
@@ -61,12 +63,14 @@ async function main(argv: string[]): Promise<number | undefined> {
     return 0;
   }
   if (parsed.kind === 'version') {
-    process.stdout.write(`${VERSION}\n`);
+    process.stdout.write(`${VERSION} (source commit ${SOURCE_COMMIT})\n`);
     return 0;
   }
   const { flags } = parsed;
   const projectDir = projectDirFrom(flags.project, parsed.command === 'serve' ? parsed.positionals[0] : undefined);
-  // Every command but serve runs from the cold half; serve loads it on first need.
+  // Each command's module is required where it runs, not imported: esbuild
+  // evaluates a required module on first use, so a start-up pays only for the
+  // command it runs (serve requires its tools on the first tools request).
   switch (parsed.command) {
     case 'serve':
       runServe({
@@ -82,31 +86,31 @@ async function main(argv: string[]): Promise<number | undefined> {
       });
       return undefined; // runs until stdin closes or a signal arrives
     case 'status':
-      return loadColdPack().runStatus({ projectDir, json: flags.json, write });
+      return (require('./status') as typeof import('./status')).runStatus({ projectDir, json: flags.json, write });
     case 'pin':
-      return loadColdPack().runPin({ projectDir, host: flags.host ?? 'mcp', id: flags.id, write });
+      return (require('./pin') as typeof import('./pin')).runPin({ projectDir, host: flags.host ?? 'mcp', id: flags.id, write });
     case 'install':
-      return loadColdPack().runInstall({
+      return (require('../hosts') as typeof import('../hosts')).runInstall({
         projectDir, host: parsed.positionals[0], memberId: flags.member, dryRun: flags.dryRun, plugin: flags.plugin,
         apply: flags.apply, bundlePath: resolve(process.argv[1]), version: VERSION, env: process.env, write, warn,
       });
     case 'uninstall':
-      return loadColdPack().runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, write, warn });
+      return (require('../hosts') as typeof import('../hosts')).runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, write, warn });
     case 'hook':
-      return loadHookPack().runHook({
+      return (require('../hooks') as typeof import('../hooks')).runHook({
         explicitProjectDir: flags.project ?? process.env.OPENCOMMS_PROJECT_DIR,
         cwd: process.cwd(), env: process.env, input: await readAll(0, readStdinStream), wait: flags.wait, timeoutMs: flags.timeoutMs, write: writeAnswer, warn,
         parentPid: process.ppid, onSignal: (signal, handler) => process.on(signal, handler),
       });
     case 'watch':
-      return loadColdPack().runWatch({
+      return (require('./watch') as typeof import('./watch')).runWatch({
         projectDir, memberId: flags.member, json: flags.json, env: process.env,
         stdin: process.stdin, stdout: process.stdout, write, warn,
         onSignal: (signal, handler) => process.on(signal, handler),
         parentPid: process.ppid,
       });
     case 'doctor':
-      return loadColdPack().runDoctor({ projectDir, fix: flags.fix, json: flags.json, version: VERSION, bundlePath: resolve(process.argv[1]), write });
+      return (require('./doctor') as typeof import('./doctor')).runDoctor({ projectDir, fix: flags.fix, json: flags.json, version: VERSION, bundlePath: resolve(process.argv[1]), write });
   }
 }
 

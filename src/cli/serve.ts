@@ -1,6 +1,6 @@
 // Wires stdin/stdout, the JSON-RPC dispatcher and the MCP method table. The
-// tools and the push paths live in the cold half (serve-runtime.ts), built
-// on first need, so the initialize reply costs little more than Node itself.
+// tools and the push paths (serve-runtime.ts) are required on first need, so
+// the initialize reply costs little more than Node itself.
 import { serveStdio } from '../transport/stdio';
 import { createMcpMethodTable, type ToolTable } from '../mcp/server';
 import { stdinInput } from '../transport/input';
@@ -8,7 +8,6 @@ import { fstatSync } from 'node:fs';
 import { CHANNEL_CAPABILITY } from '../delivery/channel-capability';
 import { describeEnvIdentity } from '../tools/env-identity';
 import type { MethodTable } from '../jsonrpc/dispatcher';
-import { loadColdPack } from './packs';
 import type { ServeRuntime } from './serve-runtime';
 
 export interface ServeOptions {
@@ -27,11 +26,11 @@ export function runServe(options: ServeOptions): void {
   const { log } = options;
   let isClosed = false;
   let runtime: ServeRuntime | undefined;
-  // Nothing here touches the disk or compiles the cold half: the store, the
+  // Nothing here touches the disk or evaluates the tools: the store, the
   // identity pin and the tools load when the first tools request (or the end
   // of the handshake) needs them.
   const runtimeNow = (): ServeRuntime => {
-    runtime ??= loadColdPack().createServeRuntime({
+    runtime ??= (require('./serve-runtime') as typeof import('./serve-runtime')).createServeRuntime({
       projectDir: options.projectDir,
       host: options.host,
       env: options.env,

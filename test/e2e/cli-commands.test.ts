@@ -212,21 +212,22 @@ test('doctor fails a host config that points at a missing opencomms.js', async (
 });
 
 test('an internal fault answers -32603 without a stack on stdout and logs the detail on stderr', async (t) => {
-  // A bundle whose embedded cold pack is damaged: the tools cannot be loaded,
-  // which no code path anticipates. The handshake and ping live in the hot half.
+  // A bundle whose tool catalog throws when it is first required: the tools
+  // cannot be loaded, which no code path anticipates. The handshake and ping
+  // do not need them.
   const project = tempProject(t);
   const bundle = readFileSync(DIST, 'utf8');
-  const pack = /"([A-Za-z0-9+/=]{2000,})"/.exec(bundle);
-  assert.ok(pack, 'the bundle carries a compressed pack');
+  const catalogInit = '"src/tools/catalog.ts"() {\n    "use strict";\n';
+  assert.ok(bundle.includes(catalogInit), 'the catalog is evaluated on its first require');
   const broken = join(project, 'broken-opencomms.js');
-  writeFileSync(broken, bundle.slice(0, pack.index + 1) + 'A'.repeat(64) + bundle.slice(pack.index + 65));
+  writeFileSync(broken, bundle.replace(catalogInit, `${catalogInit}    throw new Error("a planted fault");\n`));
   const server = startServer(t, { project, script: broken, env: { OPENCOMMS_MEMBER_ID: 'sess_a' } });
   const reply = await server.request('tools/call', { name: 'opencomms_status', arguments: {} });
   assert.equal(reply.error.code, -32603);
   assert.equal(reply.error.message, 'Internal error');
   assert.equal(reply.error.data, undefined);
-  assert.equal(server.stdoutLines.some((line) => /zlib|at .*opencomms\.js/.test(line)), false);
-  await server.waitFor('the fault on stderr', () => (/dispatch tools\/call failed.*invalid stored block lengths/s.test(server.stderr) ? true : undefined));
+  assert.equal(server.stdoutLines.some((line) => /planted fault|at .*opencomms\.js/.test(line)), false);
+  await server.waitFor('the fault on stderr', () => (/dispatch tools\/call failed.*a planted fault/s.test(server.stderr) ? true : undefined));
   assert.deepEqual((await server.request('ping')).result, {});
 });
 

@@ -6,10 +6,10 @@ import { DIST, runCli, tempProject } from '../helpers/server';
 
 const PACKAGE_VERSION = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')).version;
 
-test('--version prints the package version', async () => {
+test('--version prints the package version first', async () => {
   const { code, stdout } = await runCli(['--version']);
   assert.equal(code, 0);
-  assert.equal(stdout.trim(), PACKAGE_VERSION);
+  assert.equal(stdout.split(' ')[0], PACKAGE_VERSION);
 });
 
 test('--help lists the commands and exits 0', async () => {
@@ -49,15 +49,8 @@ test('the shipped bundle starts with a node shebang and is executable', () => {
 test('the shipped bundle requires nothing but Node built-ins and the modules it carries itself', () => {
   const text = readFileSync(DIST, 'utf8');
   const required = [...text.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]!);
-  assert.ok(required.some((name) => name.startsWith('oc:')), 'the embedded packs share modules with the hot half');
-  for (const name of required) {
-    if (name.startsWith('oc:')) {
-      // a pack's import of a hot module: the bundle must hand that module over (a key of its shared table)
-      assert.ok(text.includes(`${JSON.stringify(name)}:`), `${name} is required by a pack but not carried`);
-    } else {
-      assert.match(name, /^node:|^(fs|path|os|crypto|child_process|util|events|stream|readline)$/);
-    }
-  }
+  assert.ok(required.includes('node:fs'));
+  for (const name of required) assert.match(name, /^node:|^(fs|path|os|crypto|child_process|util|events|stream|readline)$/);
 });
 
 const BAD_HOST_LABELS: [string, string][] = [

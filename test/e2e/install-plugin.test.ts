@@ -46,7 +46,7 @@ test('--plugin writes the plugin folder with no member id, absolute paths and no
   const bundle = join(project, '.opencomms', 'opencomms.js');
   const manifest = readJson(join(dir, '.claude-plugin/plugin.json'));
   assert.equal(manifest.name, 'opencomms');
-  assert.equal(manifest.version, (await runCli(['--version'])).stdout.trim());
+  assert.equal(manifest.version, (await runCli(['--version'])).stdout.split(' ')[0]);
   assert.ok(manifest.description);
   const marketplace = readJson(join(dir, '.claude-plugin/marketplace.json'));
   assert.equal(marketplace.name, marketplaceOf(project));

@@ -1,6 +1,5 @@
 // dist/opencomms.js must work as the only file a user has: curl'd into a
-// folder of its own, its packs come from the text it carries, never from the
-// dist/opencomms-<pack>.js files that a build leaves next to it.
+// folder of its own, with no sibling file, source map or node_modules.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
@@ -16,7 +15,7 @@ function aloneCopy(t: Parameters<typeof tempProject>[0]): string {
   return script;
 }
 
-test('a lone copy of the bundle runs commands from its cold pack', async (t) => {
+test('a lone copy of the bundle runs commands', async (t) => {
   const script = aloneCopy(t);
   const project = tempProject(t);
   const pinned = await runCli(['pin', '--project', project, '--host', 'codex'], { script });
@@ -37,7 +36,7 @@ test('a lone copy of the bundle serves tools calls', async (t) => {
   assert.equal(listed.result.tools.length, 19);
 });
 
-test('a lone copy of the bundle answers hooks from its hook pack', async (t) => {
+test('a lone copy of the bundle answers hooks', async (t) => {
   const script = aloneCopy(t);
   const project = tempProject(t);
   const event = JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 's1', cwd: project, prompt: 'hi' });
