@@ -79,7 +79,7 @@ const EVENT = JSON.stringify({
 });
 const FLOOR_SCRIPT = `let b='';process.stdin.setEncoding('utf8');process.stdin.on('data',c=>{b+=c});process.stdin.on('end',()=>{JSON.parse(b);process.stdout.write('{}\\n')});`;
 
-function runOnce(kind, dir) {
+function runOnce(kind, dir, event = EVENT) {
   const args = kind === 'hook' ? [SERVER, 'hook', '--project', dir] : ['-e', FLOOR_SCRIPT];
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
@@ -95,7 +95,7 @@ function runOnce(kind, dir) {
       if (code !== 0 || out !== '{}\n') reject(new Error(`${kind}: exit ${code}, stdout ${JSON.stringify(out)}, stderr ${err}`));
       else resolve(ms);
     });
-    child.stdin.end(EVENT);
+    child.stdin.end(event);
   });
 }
 
@@ -131,5 +131,34 @@ for (const messages of RETAINED) {
   console.log(`  ratio ${ratio.toFixed(3)}× (median of per-pair ratios ${paired.toFixed(3)}×)  target ≤ ${TARGET.toFixed(2)}×  ${ratio <= TARGET ? 'PASS' : 'MISS'}`);
   console.log(`  state.json untouched by the no-op hooks: ${unchanged ? 'yes' : 'NO'}`);
 }
+// The reservation check at the tool call (PreToolUse before an Edit): one
+// lock-free read and a glob match. Another member holds src/a.ts; the edit
+// is of a free file, so the answer is {} like the no-op above.
+{
+  const project = await buildProject(0);
+  const engine = require(join(root, 'build/src/engine/index.js'));
+  const { openStore } = require(join(root, 'build/src/store/index.js'));
+  await openStore({ projectDir: project.dir }).mutate((state, ctx) => engine.reservePaths(state, {
+    channel: 'bench', session_id: 'writer-1', paths: ['src/a.ts', 'src/lib/**'], project_dir: project.dir,
+  }, ctx));
+  const preTool = JSON.stringify({
+    hook_event_name: 'PreToolUse', session_id: 'reader-session', cwd: project.dir, tool_name: 'Edit',
+    tool_input: { file_path: join(project.dir, 'src', 'free.ts'), old_string: 'a', new_string: 'b' },
+  });
+  const times = { hook: [], floor: [] };
+  for (let i = 0; i < WARMUP + REPS; i += 1) {
+    for (const kind of i % 2 === 0 ? ['hook', 'floor'] : ['floor', 'hook']) {
+      const ms = await runOnce(kind, project.dir, preTool);
+      if (i >= WARMUP) times[kind].push(ms);
+    }
+  }
+  fs.rmSync(project.dir, { recursive: true, force: true });
+  const hook = median(times.hook);
+  const floor = median(times.floor);
+  console.log('PreToolUse reservation check (Edit of a free file, 2 reservations held by another member)');
+  console.log(`  opencomms hook   median ${hook.toFixed(1)} ms;  node floor median ${floor.toFixed(1)} ms`);
+  console.log(`  ratio ${(hook / floor).toFixed(3)}×  target ≤ ${TARGET.toFixed(2)}×  ${hook / floor <= TARGET ? 'PASS' : 'MISS'}`);
+}
+
 // A report, not a gate: a missed target exits 0; only a hook that changed state.json fails.
 process.exitCode = allUnchanged ? 0 : 1;
