@@ -8,6 +8,7 @@ export type StoreFaultCode =
   | 'store_config_invalid'
   | 'store_auth_required'
   | 'store_tls_required'
+  | 'store_tls_failed'
   | 'store_auth_failed'
   | 'store_forbidden'
   | 'store_unreachable'
