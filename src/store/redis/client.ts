@@ -5,8 +5,7 @@
 // reply; a lost connection reopened on the next call after a jittered
 // backoff. Every failure is a StoreFault with a stable code whose message
 // names the server and what to check (PROTOCOL.md "Authentication").
-import { connect as connectTcp, isIP, type Socket } from 'node:net';
-import { connect as connectTls } from 'node:tls';
+import type { Socket } from 'node:net';
 import { StoreFault, type StoreFaultCode } from '../faults';
 import { describeEndpoint } from './url';
 import {
@@ -224,17 +223,20 @@ export class RedisClient {
     this.sawTlsBytes = false;
     const parser = new RespParser({ maxReplyBytes: this.options.maxReplyBytes });
     const { host, port } = this.options;
+    // Required here, not at the top: node:tls costs start-up time, and most
+    // processes never open a Redis connection.
+    const net = require('node:net') as typeof import('node:net');
     const socket = this.options.isTls
-      ? connectTls({
+      ? (require('node:tls') as typeof import('node:tls')).connect({
         host,
         port,
         // SNI carries names only; an IP address is checked against the certificate's IP entries.
-        servername: isIP(host) === 0 ? host : undefined,
+        servername: net.isIP(host) === 0 ? host : undefined,
         ca: this.options.ca === undefined ? undefined : [this.options.ca],
         minVersion: 'TLSv1.2',
         rejectUnauthorized: true,
       })
-      : connectTcp({ host, port });
+      : net.connect({ host, port });
     this.socket = socket;
     this.isTcpConnected = false;
     socket.once('connect', () => {

@@ -4,7 +4,6 @@
 // CA for a private TLS chain. Every refusal here happens before any byte goes
 // to the network (PROTOCOL.md "Store selection").
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { StoreFault } from '../faults';
 import { describeEndpoint, displayUrl, keyPrefixOf, parseStoreUrl, type RedisEndpoint } from './url';
 
@@ -38,9 +37,8 @@ export type StoreEnv = Readonly<Record<string, string | undefined>>;
 export function isLoopbackHost(host: string): boolean {
   const lower = host.toLowerCase();
   if (lower === 'localhost' || lower.endsWith('.localhost')) return true;
-  if (isIP(lower) === 4) return lower.startsWith('127.');
-  if (isIP(lower) === 6) return lower === '::1' || /^::ffff:127\./.test(lower) || lower === '0:0:0:0:0:0:0:1';
-  return false;
+  if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(lower)) return lower.split('.').every((part) => Number(part) <= 255);
+  return lower === '::1' || lower === '0:0:0:0:0:0:0:1' || /^::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(lower);
 }
 
 export interface ResolveStoreOptions {

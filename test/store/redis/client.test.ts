@@ -73,7 +73,7 @@ test('a wrong password is store_auth_failed, naming the server and never the pas
   assert.equal(err.message.includes('not-the-password'), false);
 });
 
-test('an unknown user, or the disabled default user, is store_auth_failed', { skip }, async (t) => {
+test('an unknown user, or the default user with another user\'s password, is store_auth_failed', { skip }, async (t) => {
   const server = await startRedis(t);
   await rejectsWith(client(t, server, { username: 'nobody' }).command(['PING']), 'store_auth_failed');
   await rejectsWith(client(t, server, { username: undefined }).command(['PING']), 'store_auth_failed');

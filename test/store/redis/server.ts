@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
+import { STORE_ACL_COMMANDS } from '../../../src/store/redis/redis-store';
 
 /** Set when redis-server is installed (.ci/run makes sure it is). */
 export const REDIS_SERVER = findRedisServer();
@@ -23,9 +24,20 @@ export const USERS = {
   reader: { name: 'reader', password: 'reader-pw-2b9d' },
   /** Everything, but only on the keys of project "other". */
   other: { name: 'other', password: 'other-pw-5f30' },
+  /** Exactly what PROTOCOL.md tells an operator to grant, on project MINIMAL_PROJECT only. */
+  minimal: { name: 'minimal', password: 'minimal-pw-8a41' },
+  /** The same minus EVAL. */
+  noScript: { name: 'noscript', password: 'noscript-pw-3c77' },
 } as const;
 
+/** The project the minimal users may touch. */
+export const MINIMAL_PROJECT = 'acl-demo';
+/** The commands the store asks operators to grant (PROTOCOL.md lists the same). */
+export const MINIMAL_COMMANDS = STORE_ACL_COMMANDS;
+
 const READY_TIMEOUT_MS = 15_000;
+/** The default user's password: known to no test client (see the note in the config). */
+const DEFAULT_USER_PASSWORD = 'default-pw-never-used-9e2f';
 
 function findRedisServer(): string | undefined {
   const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
@@ -113,14 +125,22 @@ export async function startRedis(t: TestContext, certs: Certificates = makeCerti
     'tls-auth-clients no',
     `dir ${dir}`,
     'save ""',
-    'appendonly no',
+    // Acknowledged writes must survive a stop and start (the fault tests).
+    'appendonly yes',
+    'appendfsync always',
     'daemonize no',
     'logfile ""',
     'loglevel notice',
-    'user default off',
+    // Not "off": Redis 7.0 replays the AOF's transactions (every Lua commit)
+    // with the default user's permissions and silently drops them when that
+    // user may not run them (redis/redis#14541, valkey-io/valkey#3983). A
+    // password keeps it closed to clients.
+    `user default on >${DEFAULT_USER_PASSWORD} ~* &* +@all`,
     `user ${USERS.agent.name} on >${USERS.agent.password} ~oc:* &* +@all`,
     `user ${USERS.reader.name} on >${USERS.reader.password} ~oc:* &* -@all +@read +@connection`,
     `user ${USERS.other.name} on >${USERS.other.password} ~oc:{other}:* &* +@all`,
+    `user ${USERS.minimal.name} on >${USERS.minimal.password} resetkeys ~oc:{${MINIMAL_PROJECT}}:* resetchannels &oc:{${MINIMAL_PROJECT}}:* ${MINIMAL_COMMANDS}`,
+    `user ${USERS.noScript.name} on >${USERS.noScript.password} resetkeys ~oc:{${MINIMAL_PROJECT}}:* resetchannels &oc:{${MINIMAL_PROJECT}}:* ${MINIMAL_COMMANDS} -eval`,
     '',
   ].join('\n');
 
