@@ -1,23 +1,24 @@
 // argv → a command and its flags. Usage errors carry exit code 2. Hand-written
 // rather than node:util's parseArgs, which costs start-up time to load.
 import { isValidMemberId } from '../store/member-id';
+import { parseStoreUrl } from '../store/redis/url';
 
 export const COMMANDS = ['serve', 'status', 'pin', 'install', 'uninstall', 'hook', 'doctor', 'watch'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 type FlagName =
-  | 'project' | 'host' | 'id' | 'member' | 'timeout' | 'json' | 'help' | 'version' | 'dry-run' | 'plugin' | 'wait' | 'fix' | 'apply';
+  | 'project' | 'host' | 'id' | 'member' | 'timeout' | 'store' | 'json' | 'help' | 'version' | 'dry-run' | 'plugin' | 'wait' | 'fix' | 'apply';
 
 /** Flags each command accepts; anything else is a usage error. */
 const FLAGS_BY_COMMAND: Record<CommandName, readonly FlagName[]> = {
-  serve: ['project', 'host'],
-  status: ['project', 'json'],
+  serve: ['project', 'host', 'store'],
+  status: ['project', 'json', 'store'],
   pin: ['project', 'host', 'id'],
   install: ['project', 'member', 'dry-run', 'plugin', 'apply'],
   uninstall: ['project', 'dry-run'],
-  hook: ['project', 'wait', 'timeout'],
-  doctor: ['project', 'fix', 'json'],
-  watch: ['project', 'member', 'json'],
+  hook: ['project', 'wait', 'timeout', 'store'],
+  doctor: ['project', 'fix', 'json', 'store'],
+  watch: ['project', 'member', 'json', 'store'],
 };
 
 /** How many positionals each command takes (install and uninstall name a host). */
@@ -32,7 +33,7 @@ const POSITIONALS_BY_COMMAND: Record<CommandName, { min: number; max: number; wh
   watch: { min: 0, max: 0, what: '' },
 };
 
-const VALUE_FLAGS: readonly FlagName[] = ['project', 'host', 'id', 'member', 'timeout'];
+const VALUE_FLAGS: readonly FlagName[] = ['project', 'host', 'id', 'member', 'timeout', 'store'];
 const BOOLEAN_FLAGS: readonly FlagName[] = ['json', 'help', 'version', 'dry-run', 'plugin', 'wait', 'fix', 'apply'];
 const SHORT_FLAGS: Record<string, FlagName> = { '-h': 'help', '-v': 'version' };
 
@@ -93,6 +94,8 @@ export interface CommandFlags {
   id?: string;
   member?: string;
   timeoutMs?: number;
+  /** `file`, or a redis:// / rediss:// URL (checked here; credentials come from the environment only). */
+  store?: string;
   json: boolean;
   dryRun: boolean;
   plugin: boolean;
@@ -152,12 +155,19 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
       throw new UsageError(`--timeout takes a duration from 1ms to 596h, such as 90s, 30m or 1h (or milliseconds), not "${values.timeout}".`);
     }
   }
+  // Only the shape is checked here; the rest (project id, credentials, TLS)
+  // is the store's to refuse, with a stable reason (src/store/redis/config.ts).
+  if (values.store !== undefined && (values.store as string).trim() !== 'file') {
+    const parsed = parseStoreUrl((values.store as string).trim());
+    if (!parsed.ok) throw new UsageError(`--store: ${parsed.message}`);
+  }
   const flags: CommandFlags = {
     project: values.project as string | undefined,
     host: values.host as string | undefined,
     id: values.id as string | undefined,
     member: values.member as string | undefined,
     timeoutMs,
+    store: values.store === undefined ? undefined : (values.store as string).trim(),
     json: values.json === true,
     dryRun: values['dry-run'] === true,
     plugin: values.plugin === true,
@@ -171,7 +181,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
 export const HELP_TEXT = `opencomms - messaging between coding-agent sessions over MCP
 
 Usage:
-  opencomms [serve] [DIR] [--project DIR] [--host ID]
+  opencomms [serve] [DIR] [--project DIR] [--host ID] [--store URL]
       Run the MCP stdio server (what a host's MCP config starts).
   opencomms install <host> [--project DIR] [--member ID] [--dry-run] [--plugin] [--apply]
       Add OpenComms to a host's config (claude-code, codex, gemini-cli, opencode,
@@ -182,14 +192,14 @@ Usage:
       Remove exactly what install added.
   opencomms pin [--project DIR] [--host ID] [--id ID]
       Mint a member id (or record --id) as a pin of this host and print it.
-  opencomms status [--project DIR] [--json]
+  opencomms status [--project DIR] [--json] [--store URL]
       Show the channels, members, pending mail and recent errors of a project.
-  opencomms watch [--project DIR] [--member ID] [--json]
+  opencomms watch [--project DIR] [--member ID] [--json] [--store URL]
       A live view of the project; with --member, one line per new mail batch.
-  opencomms hook [--project DIR] [--wait] [--timeout 30m]
+  opencomms hook [--project DIR] [--wait] [--timeout 30m] [--store URL]
       Run a host hook: reads the event JSON on stdin, answers on stdout.
       --wait: wait for new mail and exit 2 when it comes (asyncRewake).
-  opencomms doctor [--project DIR] [--fix] [--json]
+  opencomms doctor [--project DIR] [--fix] [--json] [--store URL]
       Check the set-up; --fix repairs what is safe to repair.
   opencomms --version | --help
 
@@ -201,14 +211,22 @@ Flags:
   --id ID         the member id to pin instead of a fresh one
   --member ID     install: a fixed id for every session of the host (normally each
                   session gets its own); watch: the member to follow
+  --store URL     file (the default) or a Redis store: redis://user@127.0.0.1:6379/0
+                  (loopback only) or rediss://user@host:port/db (TLS); wins over
+                  $OPENCOMMS_STORE. The password never goes here.
   --json          machine-readable output
 
 Environment:
   OPENCOMMS_MEMBER_ID     the member identity this server speaks as
   OPENCOMMS_PROJECT_DIR   the default project folder
-  OPENCOMMS_PROJECT_ID    the project id stamped on channels (default: local-project)
+  OPENCOMMS_PROJECT_ID    the project id stamped on channels (default: local-project);
+                          required with a Redis store, where it names the project
   OPENCOMMS_NO_SPAWN=1    no spawn-push deliveries from this process
   OPENCOMMS_CLAUDE_BIN, OPENCOMMS_CODEX_BIN   spawn-push binary overrides
+  OPENCOMMS_STORE         file (default) or redis://… / rediss://… (see --store)
+  OPENCOMMS_STORE_PASSWORD, OPENCOMMS_STORE_PASSWORD_FILE
+                          the store password, or a file holding it (mode 600)
+  OPENCOMMS_STORE_CA      a CA bundle (PEM) for rediss:// with a private CA
 
 Exit codes: 0 ok, 1 failure, 2 usage error.
 `;

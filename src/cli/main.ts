@@ -1,6 +1,7 @@
 // The executable: argv and env in, exit code out. The only module that reads
 // process.env / process.argv or calls process.exit.
-import { HELP_TEXT, parseCommandLine, UsageError } from './args';
+import { HELP_TEXT, parseCommandLine, UsageError, type CommandName } from './args';
+import { resolveStoreSelection, type StoreSelection } from '../store/redis/config';
 import { runServe } from './serve';
 import { readAll, writeAll } from './sync-io';
 import { resolve } from 'node:path';
@@ -51,6 +52,24 @@ function dropOutputWhenReaderGoes(stream: NodeJS.WriteStream): void {
   });
 }
 
+/** Commands that open a project's store, and so take --store / OPENCOMMS_STORE. */
+const STORE_COMMANDS: ReadonlySet<CommandName> = new Set(['serve', 'status', 'hook', 'doctor', 'watch']);
+/** Those that can already run on a Redis store (issue 18 is wiring the rest). */
+const REDIS_READY_COMMANDS: ReadonlySet<CommandName> = new Set(['status']);
+
+// The store is chosen (and a Redis configuration checked: credentials, TLS,
+// project id) before anything opens; a command that cannot use Redis yet
+// refuses it rather than quietly using this machine's files, which would
+// split the project in two without anyone noticing.
+function storeFor(command: CommandName, flag: string | undefined): StoreSelection {
+  if (!STORE_COMMANDS.has(command)) return { kind: 'file' };
+  const selection = resolveStoreSelection({ flag, env: process.env });
+  if (selection.kind === 'redis' && !REDIS_READY_COMMANDS.has(command)) {
+    throw new Error(`The Redis store is not available to "opencomms ${command}" yet (only status reads it so far). Unset OPENCOMMS_STORE, or pass --store file, to use this project's .opencomms folder.`);
+  }
+  return selection;
+}
+
 async function main(argv: string[]): Promise<number | undefined> {
   const parsed = parseCommandLine(argv);
   // The server and the hook own their output: for them an unwritten reply has consequences (PROTOCOL 7.1).
@@ -67,6 +86,16 @@ async function main(argv: string[]): Promise<number | undefined> {
     return 0;
   }
   const { flags } = parsed;
+  let store: StoreSelection;
+  try {
+    store = storeFor(parsed.command, flags.store);
+  } catch (err) {
+    // A hook never breaks its session (PROTOCOL 8.5): the empty answer, and the reason on stderr.
+    if (parsed.command !== 'hook') throw err;
+    warn(`opencomms hook: ${err instanceof Error ? err.message : String(err)}`);
+    await writeAnswer('{}\n');
+    return 0;
+  }
   const projectDir = projectDirFrom(flags.project, parsed.command === 'serve' ? parsed.positionals[0] : undefined);
   // Each command's module is required where it runs, not imported: esbuild
   // evaluates a required module on first use, so a start-up pays only for the
@@ -86,7 +115,7 @@ async function main(argv: string[]): Promise<number | undefined> {
       });
       return undefined; // runs until stdin closes or a signal arrives
     case 'status':
-      return (require('./status') as typeof import('./status')).runStatus({ projectDir, json: flags.json, write });
+      return (require('./status') as typeof import('./status')).runStatus({ projectDir, json: flags.json, write, selection: store });
     case 'pin':
       return (require('./pin') as typeof import('./pin')).runPin({ projectDir, host: flags.host ?? 'mcp', id: flags.id, write });
     case 'install':

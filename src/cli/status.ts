@@ -1,12 +1,15 @@
 // `opencomms status`: the operator's full view of a project, read lock-free.
 import * as engine from '../engine';
-import { openStore } from '../store';
+import { isRedisStore, openStore, type StoreSelection } from '../store';
+import { displayUrl } from '../store/redis/url';
 import { printable } from '../watch/format';
 
 export interface StatusOptions {
   projectDir: string;
   json: boolean;
   write: (text: string) => void;
+  /** The store to read; the project's files when absent. */
+  selection?: StoreSelection;
 }
 
 interface MemberView {
@@ -18,15 +21,26 @@ interface ChannelView {
   name: string; id: string; paused: boolean; members: MemberView[]; queue_lengths?: Record<string, number>; reservations?: ReservationView[];
 }
 
-export function runStatus(options: StatusOptions): number {
-  const store = openStore({ projectDir: options.projectDir });
-  const report = store.read((state, ctx) => engine.status(state, { session_id: null }, ctx));
+/** Prints a project's status. Synchronous on the file store; a Redis store is read over the network first. */
+export function runStatus(options: StatusOptions): number | Promise<number> {
+  const store = openStore({ projectDir: options.projectDir, selection: options.selection });
+  const view = (state: engine.State, ctx: engine.EngineCtx): engine.ToolResult => engine.status(state, { session_id: null }, ctx);
+  if (!isRedisStore(store)) return printStatus(options, store.read(view), undefined);
+  const { config } = options.selection as Extract<StoreSelection, { kind: 'redis' }>;
+  const where = { kind: 'redis', url: displayUrl(config), project_id: config.projectId };
+  return store.readLatest(view).then(
+    (report) => printStatus(options, report, where),
+  ).finally(() => store.close());
+}
+
+function printStatus(options: StatusOptions, report: engine.ToolResult, store: { kind: string; url: string; project_id: string } | undefined): number {
   if (options.json) {
-    options.write(`${JSON.stringify({ project: options.projectDir, ...report }, null, 2)}\n`);
+    options.write(`${JSON.stringify({ project: options.projectDir, ...(store ? { store } : {}), ...report }, null, 2)}\n`);
     return report.ok ? 0 : 1;
   }
   const data = (report.data ?? {}) as { channels?: ChannelView[]; pending_messages?: number; errors?: { at: number; message: string }[] };
   const lines = [`OpenComms project ${options.projectDir}`];
+  if (store) lines.push(`store ${store.url}, project ${printable(store.project_id)}`);
   const channels = data.channels ?? [];
   if (channels.length === 0) lines.push('No channels yet. An agent creates one with opencomms_create.');
   for (const channel of channels) {

@@ -53,7 +53,20 @@ export type Reason =
   // every path held by someone else, or a channel holding too many.
   | 'invalid_path'
   | 'reservation_conflict'
-  | 'too_many_reservations';
+  | 'too_many_reservations'
+  // A networked store (Redis): its configuration is incomplete or invalid,
+  // no credentials were given, a non-loopback host without TLS, a TLS
+  // session that could not be set up (certificate not verified), the server
+  // refused the credentials or a command/key, it could not be reached in
+  // time, or it answered something this client does not accept.
+  | 'store_config_invalid'
+  | 'store_auth_required'
+  | 'store_tls_required'
+  | 'store_tls_failed'
+  | 'store_auth_failed'
+  | 'store_forbidden'
+  | 'store_unreachable'
+  | 'store_protocol_error';
 
 /** Every reason code, for table-driven tests and for the tool descriptions. */
 export const REASONS: readonly Reason[] = [
@@ -66,6 +79,8 @@ export const REASONS: readonly Reason[] = [
   'ambiguous_target', 'invalid_timer_action', 'invalid_limit', 'confirm_required', 'ladder_exhausted',
   'not_archived_member', 'unpinned', 'child_session', 'session_lookup_failed', 'lock_timeout',
   'state_unwritable', 'invalid_path', 'reservation_conflict', 'too_many_reservations',
+  'store_config_invalid', 'store_auth_required', 'store_tls_required', 'store_tls_failed', 'store_auth_failed',
+  'store_forbidden', 'store_unreachable', 'store_protocol_error',
 ];
 
 /** A refusal: ok is false and data.reason names why. */

@@ -1,7 +1,18 @@
 // Faults are I/O failures and bugs: thrown, never returned, each with a string
 // `code` the dispatch boundary can log. The original error rides in `cause`.
 
-export type StoreFaultCode = 'lock_timeout' | 'state_unwritable';
+export type StoreFaultCode =
+  | 'lock_timeout'
+  | 'state_unwritable'
+  // A networked store (src/store/redis): each names the host and what to check.
+  | 'store_config_invalid'
+  | 'store_auth_required'
+  | 'store_tls_required'
+  | 'store_tls_failed'
+  | 'store_auth_failed'
+  | 'store_forbidden'
+  | 'store_unreachable'
+  | 'store_protocol_error';
 
 /** An I/O fault raised by the store. `code` is the contract; the message names the file involved. */
 export class StoreFault extends Error {

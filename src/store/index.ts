@@ -2,18 +2,40 @@
 // and tools that need another codec call `createStore` directly.
 import { DEFAULT_CODEC } from './default-codec';
 import { createStore, Store, StoreOptions } from './store';
+import type { StoreSelection } from './redis/config';
+import { createRedisStore } from './redis/redis-store';
 
-export type OpenStoreOptions = Omit<StoreOptions, 'codec'> & { codec?: StoreOptions['codec'] };
+export type OpenStoreOptions = Omit<StoreOptions, 'codec'> & {
+  codec?: StoreOptions['codec'];
+  /** Which store (resolveStoreSelection from --store / OPENCOMMS_STORE); the file store when absent. */
+  selection?: StoreSelection;
+};
 
-/** Opens a project's store with the engine's codec unless another is given. */
+/** Opens a project's store (the file store, or Redis when `selection` says so) with the engine's codec unless another is given. */
 export function openStore(options: OpenStoreOptions): Store {
-  return createStore({ ...options, codec: options.codec ?? DEFAULT_CODEC });
+  const codec = options.codec ?? DEFAULT_CODEC;
+  if (options.selection?.kind === 'redis') {
+    return createRedisStore({
+      config: options.selection.config,
+      codec,
+      projectDir: options.projectDir,
+      now: options.now,
+      lockTimeoutMs: options.lockTimeoutMs,
+      historyKeep: options.historyKeep,
+    });
+  }
+  const { selection: _selection, ...fileOptions } = options;
+  return createStore({ ...fileOptions, codec });
 }
 
 export { createStore, createEngineCtx, STATE_DIR_NAME } from './store';
 export type { Store, StoreOptions } from './store';
 export type { StateCodec, ParseStateResult, MigrateResult } from './codec';
 export { StoreFault } from './faults';
+export { resolveStoreSelection, STORE_TIMEOUT_MS } from './redis/config';
+export type { StoreSelection, RedisStoreConfig } from './redis/config';
+export { isRedisStore } from './redis/redis-store';
+export type { RedisStore } from './redis/redis-store';
 export type { StoreFaultCode } from './faults';
 export { NODE_FS, FILE_MODE, DIR_MODE, PROGRAM_MODE, checkOwnDir, ensureOwnDir, tryReadFile } from './fs-port';
 export type { FsPort } from './fs-port';

@@ -1,0 +1,385 @@
+// Our Redis client, on node:net and node:tls only: one connection, opened on
+// first use, authenticated (AUTH with the ACL user) and on its database
+// before any command of ours goes out; commands pipelined in order; every
+// call bounded by one timeout that covers backoff, connect, handshake and
+// reply; a lost connection reopened on the next call after a jittered
+// backoff. Every failure is a StoreFault with a stable code whose message
+// names the server and what to check (PROTOCOL.md "Authentication").
+import type { Socket } from 'node:net';
+import { StoreFault, type StoreFaultCode } from '../faults';
+import { describeEndpoint } from './url';
+import {
+  encodeCommand, RespError, RespParser, RespProtocolError, type RespArg, type RespValue,
+} from './resp';
+
+/** Commands waiting for a connection beyond this many are refused rather than queued. */
+export const MAX_QUEUED_COMMANDS = 10_000;
+/** Bytes the socket may hold unsent before new commands are refused. */
+export const MAX_UNSENT_BYTES = 64 * 1024 * 1024;
+/** First reconnect delay after a failed connection, doubled per failure up to RECONNECT_MAX_MS, with jitter. */
+export const RECONNECT_BASE_MS = 50;
+export const RECONNECT_MAX_MS = 1_000;
+
+export interface RedisClientOptions {
+  host: string;
+  port: number;
+  isTls: boolean;
+  /** PEM CA bundle for a private CA; the system roots otherwise. Verification is never disabled. */
+  ca?: string;
+  /** The ACL user; Redis's `default` user when undefined. */
+  username?: string;
+  password: string;
+  db: number;
+  /** Bound on each call, from the moment it is made to its reply. */
+  timeoutMs: number;
+  maxReplyBytes?: number;
+  /** What to grant a user that gets NOPERM (the key pattern and commands this caller needs). */
+  permissionHint?: string;
+  /** Jitter source; Math.random by default (tests pass a fixed one). */
+  random?: () => number;
+}
+
+// One command on its way: settled by its reply, by the connection's end, or
+// by its call's timeout.
+interface Pending {
+  name: string;
+  resolve(value: RespValue): void;
+  reject(err: StoreFault): void;
+}
+
+// One call (a command or a pipeline) not yet written: it waits for the connection.
+interface Call {
+  bytes: Buffer;
+  pendings: Pending[];
+}
+
+type Phase = 'idle' | 'waiting' | 'connecting' | 'handshake' | 'ready' | 'closed';
+
+/** TLS errors that mean the server's certificate was not accepted. */
+const CERT_ERRORS = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_UNTRUSTED', 'CERT_REVOKED', 'CERT_SIGNATURE_FAILURE', 'HOSTNAME_MISMATCH',
+]);
+
+export class RedisClient {
+  /** `host:port`, as messages name the server. */
+  readonly where: string;
+  private readonly options: RedisClientOptions;
+  private readonly random: () => number;
+  private phase: Phase = 'idle';
+  private socket: Socket | undefined;
+  /** Written, awaiting replies, oldest first (handshake replies included). */
+  private inflight: Pending[] = [];
+  /** Not yet written: waiting for the connection to be ready. */
+  private queued: Call[] = [];
+  private failures = 0;
+  private backoffTimer: NodeJS.Timeout | undefined;
+  /** Set when a connection's first bytes looked like TLS (a plain-text client at a TLS port). */
+  private sawTlsBytes = false;
+  /** Whether the current connection's TCP part is up (TLS may still be negotiating). */
+  private isTcpConnected = false;
+  /** Bumped per connection: lets a caller tell whether two replies came over the same one. */
+  private connectionNumber = 0;
+
+  constructor(options: RedisClientOptions) {
+    this.options = options;
+    this.random = options.random ?? Math.random;
+    this.where = describeEndpoint(options);
+  }
+
+  /** Which connection is open (0 before the first); changes whenever the client reconnects. */
+  get connection(): number {
+    return this.connectionNumber;
+  }
+
+  /** Sends one command. An error reply rejects as a StoreFault (see faultForReply). */
+  async command(args: readonly RespArg[]): Promise<RespValue> {
+    const [reply] = await this.pipeline([args]);
+    return this.check(reply!, String(args[0]));
+  }
+
+  /**
+   * Sends commands in one write and resolves with their replies in order.
+   * Error replies come back as RespError values, so one refused command does
+   * not hide the others; a transport failure rejects the whole call.
+   */
+  pipeline(commands: readonly (readonly RespArg[])[]): Promise<RespValue[]> {
+    if (this.phase === 'closed') return Promise.reject(this.fault('store_unreachable', 'this client was closed'));
+    if (commands.length === 0) return Promise.resolve([]);
+    if (this.queued.length >= MAX_QUEUED_COMMANDS || (this.socket?.writableLength ?? 0) > MAX_UNSENT_BYTES) {
+      return Promise.reject(this.fault('store_unreachable', `${MAX_QUEUED_COMMANDS} commands are already waiting for it (or its connection is not draining): check the server's load and the network`));
+    }
+    let bytes: Buffer;
+    try {
+      bytes = Buffer.concat(commands.map((c) => encodeCommand(c)));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise<RespValue[]>((resolve, reject) => {
+      const replies: RespValue[] = new Array(commands.length);
+      let left = commands.length;
+      let isSettled = false;
+      const settle = (err: StoreFault | undefined): void => {
+        if (isSettled) return;
+        isSettled = true;
+        clearTimeout(timer);
+        if (err) reject(err);
+        else resolve(replies);
+        this.refIfBusy();
+      };
+      const pendings = commands.map((c, i): Pending => ({
+        name: String(c[0]).toUpperCase(),
+        resolve: (value) => {
+          replies[i] = value;
+          if (--left === 0) settle(undefined);
+        },
+        reject: (err) => settle(err),
+      }));
+      // The bound covers everything: the wait for a connection, the handshake and the reply.
+      const timer = setTimeout(() => {
+        if (isSettled) return;
+        const fault = this.faultForTimeout();
+        // Replies come in order, so a connection with a missing reply is of no further use.
+        this.teardown(fault);
+        settle(fault);
+      }, this.options.timeoutMs);
+      this.send({ bytes, pendings });
+    });
+  }
+
+  /** The value, or the fault an error reply stands for. */
+  check(reply: RespValue, commandName: string): RespValue {
+    if (reply instanceof RespError) throw this.faultForReply(reply, commandName);
+    return reply;
+  }
+
+  /** Closes the connection; calls still waiting fail with store_unreachable. */
+  close(): Promise<void> {
+    const socket = this.socket;
+    this.teardown(this.fault('store_unreachable', 'this client was closed'));
+    this.phase = 'closed';
+    if (!socket || socket.destroyed) return Promise.resolve();
+    return new Promise((resolve) => socket.once('close', () => resolve()));
+  }
+
+  /** The fault an error reply stands for: auth, permission, or the server refusing to do it. */
+  faultForReply(reply: RespError, commandName: string): StoreFault {
+    const user = this.options.username === undefined ? 'the default user' : `ACL user ${JSON.stringify(this.options.username)}`;
+    switch (reply.prefix) {
+      case 'WRONGPASS':
+        return this.fault('store_auth_failed', `refused the credentials of ${user} (${reply.message}): check the user in the URL and OPENCOMMS_STORE_PASSWORD(_FILE), and that the user is enabled on the server`);
+      case 'NOAUTH':
+        return this.fault('store_auth_failed', `requires authentication before ${commandName} (${reply.message}): check OPENCOMMS_STORE_PASSWORD(_FILE)`);
+      case 'NOPERM': {
+        const hint = this.options.permissionHint ? ` Grant that user ${this.options.permissionHint}.` : '';
+        return this.fault('store_forbidden', `does not let ${user} run ${commandName} on these keys (${reply.message}).${hint}`);
+      }
+      default:
+        if (/^ERR invalid password|^ERR AUTH .*without any password configured/i.test(reply.message)) {
+          return this.fault('store_auth_failed', `refused the credentials of ${user} (${reply.message}): check OPENCOMMS_STORE_PASSWORD(_FILE) and the server's ACL`);
+        }
+        return this.fault('state_unwritable', `refused ${commandName}: ${reply.message.slice(0, 300)}. Check the server (memory limit, read-only replica, persistence errors) and try again`);
+    }
+  }
+
+  private fault(code: StoreFaultCode, what: string, cause?: unknown): StoreFault {
+    return new StoreFault(code, `The Redis store at ${this.where} ${what}`, cause, true);
+  }
+
+  private send(call: Call): void {
+    if (this.phase === 'ready') {
+      this.write(call);
+      return;
+    }
+    this.queued.push(call);
+    if (this.phase === 'idle') this.open();
+  }
+
+  private write(call: Call): void {
+    this.inflight.push(...call.pendings);
+    this.socket!.ref();
+    this.socket!.write(call.bytes);
+  }
+
+  // Opens a connection now, or after the backoff when the last one failed.
+  private open(): void {
+    if (this.failures === 0) {
+      this.connect();
+      return;
+    }
+    const ceiling = Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** (this.failures - 1));
+    const delay = Math.round(ceiling / 2 + (ceiling / 2) * this.random());
+    this.phase = 'waiting';
+    this.backoffTimer = setTimeout(() => {
+      this.backoffTimer = undefined;
+      if (this.phase === 'waiting') this.connect();
+    }, delay);
+  }
+
+  private connect(): void {
+    this.phase = 'connecting';
+    this.connectionNumber++;
+    this.sawTlsBytes = false;
+    const parser = new RespParser({ maxReplyBytes: this.options.maxReplyBytes });
+    const { host, port } = this.options;
+    // Required here, not at the top: node:tls costs start-up time, and most
+    // processes never open a Redis connection.
+    const net = require('node:net') as typeof import('node:net');
+    const socket = this.options.isTls
+      ? (require('node:tls') as typeof import('node:tls')).connect({
+        host,
+        port,
+        // SNI carries names only; an IP address is checked against the certificate's IP entries.
+        servername: net.isIP(host) === 0 ? host : undefined,
+        ca: this.options.ca === undefined ? undefined : [this.options.ca],
+        minVersion: 'TLSv1.2',
+        rejectUnauthorized: true,
+      })
+      : net.connect({ host, port });
+    this.socket = socket;
+    this.isTcpConnected = false;
+    socket.once('connect', () => {
+      if (this.socket === socket) this.isTcpConnected = true;
+    });
+    socket.setNoDelay(true);
+    socket.once(this.options.isTls ? 'secureConnect' : 'connect', () => {
+      if (this.socket !== socket) return;
+      socket.setKeepAlive(true, 30_000);
+      this.handshake();
+    });
+    socket.on('data', (chunk: Buffer) => {
+      if (this.socket === socket) this.receive(parser, chunk);
+    });
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      if (this.socket === socket) this.teardown(this.faultForSocketError(err));
+    });
+    socket.on('close', () => {
+      if (this.socket === socket) this.teardown(this.faultForClose());
+    });
+  }
+
+  // AUTH (with the ACL user when one is named) and SELECT go out first; the
+  // queued calls follow only once both succeeded.
+  private handshake(): void {
+    this.phase = 'handshake';
+    const { username, password, db } = this.options;
+    const steps: RespArg[][] = [username === undefined ? ['AUTH', password] : ['AUTH', username, password]];
+    if (db !== 0) steps.push(['SELECT', db]);
+    let left = steps.length;
+    let failed = false;
+    const pendings = steps.map((step): Pending => ({
+      name: String(step[0]),
+      resolve: (value) => {
+        if (failed) return;
+        if (value instanceof RespError) {
+          failed = true;
+          this.failures = 0; // a refusal is an answer: no backoff before the next try
+          this.teardown(this.faultForReply(value, String(step[0])));
+          return;
+        }
+        if (--left === 0) this.ready();
+      },
+      reject: () => undefined, // the queued calls carry the fault
+    }));
+    this.write({ bytes: Buffer.concat(steps.map((s) => encodeCommand(s))), pendings });
+  }
+
+  private ready(): void {
+    this.phase = 'ready';
+    this.failures = 0;
+    const calls = this.queued;
+    this.queued = [];
+    for (const call of calls) this.write(call);
+    this.refIfBusy();
+  }
+
+  private receive(parser: RespParser, chunk: Buffer): void {
+    if (this.phase === 'handshake' && !parser.isMidReply && (chunk[0] === 0x15 || chunk[0] === 0x16)) this.sawTlsBytes = true;
+    let replies: RespValue[];
+    try {
+      replies = parser.push(chunk);
+    } catch (err) {
+      if (!(err instanceof RespProtocolError)) throw err;
+      this.teardown(this.sawTlsBytes
+        ? this.tlsPortFault()
+        : this.fault('store_protocol_error', `sent bytes that are not a Redis reply (${err.message}): check that the URL names a Redis (or Valkey) server`, err));
+      return;
+    }
+    for (const reply of replies) {
+      const pending = this.inflight.shift();
+      if (!pending) {
+        this.teardown(this.fault('store_protocol_error', 'sent a reply to no command: check that the URL names a Redis (or Valkey) server'));
+        return;
+      }
+      pending.resolve(reply);
+    }
+  }
+
+  private tlsPortFault(): StoreFault {
+    return this.fault('store_tls_required', 'answered with TLS: that port expects TLS, so use rediss://… (with OPENCOMMS_STORE_CA for a private CA)');
+  }
+
+  // Redis answers anything on its plain port, if only with an error; a
+  // connection dropped before AUTH got any answer is what a TLS port does
+  // to a plain-text client.
+  private plainAtTlsPortFault(): StoreFault {
+    return this.fault('store_tls_required', 'closed the connection without answering AUTH, as a TLS port does with plain text: use rediss://… (with OPENCOMMS_STORE_CA for a private CA); if that port is not a TLS port, check the server log');
+  }
+
+  private faultForSocketError(err: NodeJS.ErrnoException): StoreFault {
+    const code = err.code ?? '';
+    if (this.phase === 'handshake' && !this.options.isTls && (code === 'ECONNRESET' || code === 'EPIPE')) return this.plainAtTlsPortFault();
+    if (CERT_ERRORS.has(code)) {
+      return this.fault('store_tls_failed', `presented a certificate that could not be verified (${code}): if it is signed by a private CA, set OPENCOMMS_STORE_CA to that CA's PEM file; check that the certificate names ${this.options.host} and has not expired`, err);
+    }
+    if (this.options.isTls && this.phase === 'connecting' && (code.startsWith('ERR_SSL') || code === 'ECONNRESET' || code === 'EPROTO')) {
+      return this.fault('store_tls_failed', `did not complete a TLS handshake (${code}): check that the port is the server's tls-port (a plain port needs redis:// on loopback)`, err);
+    }
+    const why = code === 'ECONNREFUSED' ? 'refused the connection: check that redis-server is running and listening on that host and port'
+      : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? `cannot be found: check the host name ${JSON.stringify(this.options.host)} in OPENCOMMS_STORE`
+        : `cannot be reached (${code || err.message}): check that the server is up and the network path to it`;
+    return this.fault('store_unreachable', why, err);
+  }
+
+  private faultForTimeout(): StoreFault {
+    const ms = this.options.timeoutMs;
+    if (this.phase === 'connecting' && this.isTcpConnected) {
+      // TCP is up but no TLS handshake came back: most likely a plain-text port.
+      return this.fault('store_tls_failed', `accepted the connection but completed no TLS handshake within ${ms} ms: check that the port is the server's tls-port (a plain port needs redis:// on loopback)`);
+    }
+    return this.fault('store_unreachable', `did not answer within ${ms} ms: check that the server is up and not overloaded, and the network path to it (firewall, VPN)`);
+  }
+
+  private faultForClose(): StoreFault {
+    if (this.sawTlsBytes) return this.tlsPortFault();
+    if (this.phase === 'handshake' && !this.options.isTls) return this.plainAtTlsPortFault();
+    return this.fault('store_unreachable', 'closed the connection: check that the server is running (a command in flight may or may not have been applied)');
+  }
+
+  // The connection is over: every command on it, and every call waiting for
+  // it, fails with `fault`. The next call opens a new one after a backoff.
+  private teardown(fault: StoreFault): void {
+    if (this.phase === 'closed') return;
+    if (this.backoffTimer) clearTimeout(this.backoffTimer);
+    this.backoffTimer = undefined;
+    const socket = this.socket;
+    this.socket = undefined;
+    if (socket && !socket.destroyed) socket.destroy();
+    if (fault.code === 'store_unreachable' || fault.code === 'store_tls_failed' || fault.code === 'store_protocol_error') this.failures++;
+    this.phase = 'idle';
+    const inflight = this.inflight;
+    const queued = this.queued;
+    this.inflight = [];
+    this.queued = [];
+    for (const pending of inflight) pending.reject(fault);
+    for (const call of queued) for (const pending of call.pendings) pending.reject(fault);
+  }
+
+  // An idle connection must not keep a finished command-line process alive.
+  private refIfBusy(): void {
+    if (!this.socket) return;
+    if (this.inflight.length === 0 && this.queued.length === 0) this.socket.unref();
+    else this.socket.ref();
+  }
+}

@@ -1,0 +1,449 @@
+// The Redis store: the same Store contract as the file store, on a Redis (or
+// Valkey) that several machines share. A change loads the live state, its
+// version and the history it needs in one atomic read, runs the engine on
+// it (pure and synchronous, as with files), and commits with one Lua script
+// that applies it only if the version is still the one loaded; a conflict is
+// run again after a jittered backoff, up to the lock timeout (PROTOCOL.md
+// "Redis store").
+import { join, resolve } from 'node:path';
+import type { EngineCtx, HistoryRecord, State, ToolResult } from '../../engine/types';
+import type { StateCodec } from '../codec';
+import { randomHex } from '../crypto';
+import { StoreFault } from '../faults';
+import { isFinished, isValidChannelId } from '../history';
+import { addError, type ParseMemo } from '../load';
+import { LOCK_TIMEOUT_MS } from '../lock';
+import { createEngineCtx, STATE_DIR_NAME, type Store } from '../store';
+import { HISTORY_KEEP_RECORDS } from '../history';
+import { RedisClient } from './client';
+import type { RedisStoreConfig } from './config';
+import { displayUrl } from './url';
+import { HistoryCache, HistoryNotLoaded, type StreamEntry } from './history-cache';
+import type { RespArg, RespValue } from './resp';
+import { COMMIT_SCRIPT } from './scripts';
+
+/** Stream entries read per XRANGE page. */
+export const HISTORY_PAGE = 500;
+/** Commit tokens the server remembers, to settle a commit whose reply was lost. */
+export const REMEMBERED_COMMITS = 256;
+/** Conflict backoff: full jitter under a ceiling that doubles from the base up to the cap. */
+export const CONFLICT_BASE_MS = 2;
+export const CONFLICT_MAX_MS = 100;
+/** An operation that keeps meeting channels it has not loaded stops here (a bug guard). */
+const MAX_HISTORY_ROUNDS = 1_000;
+
+/** The keys of one project: all under `oc:{<project id>}:`, one hash slot. */
+export interface RedisKeys {
+  state: string;
+  version: string;
+  commits: string;
+  epoch: string;
+  history(channelId: string): string;
+  corrupt(at: number): string;
+  /** The pattern an ACL user needs on keys (and pub/sub channels). */
+  pattern: string;
+}
+
+export function keysOf(prefix: string): RedisKeys {
+  return {
+    state: `${prefix}state`,
+    version: `${prefix}version`,
+    commits: `${prefix}commits`,
+    epoch: `${prefix}history-epoch`,
+    history: (channelId) => `${prefix}history:${channelId}`,
+    corrupt: (at) => `${prefix}state.corrupt-${at}`,
+    pattern: `${prefix}*`,
+  };
+}
+
+/**
+ * The commands the store's ACL user needs (besides the key pattern
+ * ~oc:{<project id>}:*); PROTOCOL.md gives the same list to operators.
+ */
+export const STORE_ACL_COMMANDS = '-@all +@connection +select +get +set +del +incr +lpush +ltrim +lrange +multi +exec +discard +eval +xadd +xrange +xrevrange';
+
+/** What a user of this store needs from the server, for NOPERM messages. */
+export function aclHint(keys: RedisKeys): string {
+  return `~${keys.pattern} and ${STORE_ACL_COMMANDS} (PROTOCOL.md, "Redis store")`;
+}
+
+export interface RedisStoreOptions {
+  config: RedisStoreConfig;
+  codec: StateCodec;
+  /** The local project folder: pins and local files stay there (PROTOCOL.md). */
+  projectDir: string;
+  now?: () => number;
+  /** How long a change keeps retrying conflicts before `lock_timeout`. */
+  lockTimeoutMs?: number;
+  historyKeep?: number;
+  /** A client to use instead of one made from `config` (tests). */
+  client?: RedisClient;
+  random?: () => number;
+  /** Awaited between running a change and committing it: tests commit a rival change here. */
+  beforeCommit?: () => Promise<void>;
+}
+
+/** A Store on Redis. Reads that must see the server's latest state are asynchronous: `readLatest`, or `refresh` then `read`. */
+export interface RedisStore extends Store {
+  readonly kind: 'redis';
+  readonly keys: RedisKeys;
+  readonly client: RedisClient;
+  /** Loads the latest state (and the history channels read so far), so `read` and `snapshot` see it. */
+  refresh(): Promise<void>;
+  /** Runs `fn` on the latest state, with every history channel it consults loaded. Nothing is saved. */
+  readLatest<T>(fn: (state: State, ctx: EngineCtx) => T): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Whether a store is a Redis store (its reads can be made fresh with refresh/readLatest). */
+export function isRedisStore(store: Store): store is RedisStore {
+  return (store as Partial<RedisStore>).kind === 'redis';
+}
+
+// One atomic read: the version, the state text (null when absent), the
+// history epoch, and whatever the tracked channels gained.
+interface Loaded {
+  version: string;
+  text: string | null;
+}
+
+interface Parsed {
+  state: State;
+  /** The text as loaded when it parsed, the empty state's text when absent; null after a rejection. */
+  baseline: string | null;
+  rejected?: { reason: string; text: string };
+}
+
+export function createRedisStore(options: RedisStoreOptions): RedisStore {
+  const { config, codec } = options;
+  const projectDir = resolve(options.projectDir);
+  const stateDir = join(projectDir, STATE_DIR_NAME);
+  const keys = keysOf(config.keyPrefix);
+  const where = displayUrl(config);
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+  const lockTimeoutMs = options.lockTimeoutMs ?? LOCK_TIMEOUT_MS;
+  const keep = options.historyKeep ?? HISTORY_KEEP_RECORDS;
+  const client = options.client ?? new RedisClient({
+    host: config.host,
+    port: config.port,
+    isTls: config.isTls,
+    ca: config.ca,
+    username: config.username,
+    password: config.password,
+    db: config.db,
+    timeoutMs: config.timeoutMs,
+    permissionHint: aclHint(keys),
+    random,
+  });
+  const cache = new HistoryCache(keep);
+  // Strict while the store runs an engine operation: a channel not loaded
+  // then stops the operation (HistoryNotLoaded) instead of reading as empty.
+  let isInOperation = false;
+  const history = cache.view(() => isInOperation);
+  const ctx = createEngineCtx(now, history);
+  const memo: ParseMemo = {};
+  let current: Loaded | undefined;
+  // One change at a time per process, as with the file store: conflicts are
+  // for other processes, not for our own calls.
+  let queue: Promise<unknown> = Promise.resolve();
+
+  function enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const turn = queue.then(work);
+    queue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  async function load(): Promise<Loaded> {
+    const tracked = cache.tracked();
+    const commands: RespArg[][] = [['MULTI'], ['GET', keys.version], ['GET', keys.state], ['GET', keys.epoch]];
+    for (const { channelId, lastId } of tracked) {
+      commands.push(['XRANGE', keys.history(channelId), `(${lastId}`, '+', 'COUNT', HISTORY_PAGE]);
+      commands.push(['XREVRANGE', keys.history(channelId), '+', '-', 'COUNT', 1]);
+    }
+    commands.push(['EXEC']);
+    const replies = await client.pipeline(commands);
+    for (let i = 0; i < replies.length - 1; i++) client.check(replies[i]!, String(commands[i]![0]));
+    const exec = client.check(replies[replies.length - 1]!, 'EXEC');
+    if (!Array.isArray(exec) || exec.length !== commands.length - 2) throw protocolFault('EXEC answered an unexpected shape');
+    const results = exec.map((value, i) => client.check(value, String(commands[i + 1]![0])));
+    const loaded: Loaded = { version: textOf(results[0]!) ?? '', text: textOf(results[1]!) };
+    cache.checkEpoch(textOf(results[2]!) ?? '0');
+    for (let i = 0; i < tracked.length; i++) {
+      const { channelId } = tracked[i]!;
+      if (!cache.isTracked(channelId)) continue; // the epoch changed: read again on demand
+      const entries = streamEntries(results[3 + 2 * i]!);
+      cache.apply(channelId, entries);
+      const top = streamEntries(results[4 + 2 * i]!)[0]?.id;
+      if (entries.length === HISTORY_PAGE && top !== undefined) await pageUpTo(channelId, top);
+    }
+    current = loaded;
+    return loaded;
+  }
+
+  // Entries up to `top` are settled (streams only grow at the end, and are
+  // trimmed at the start), so the rest of a long catch-up can be read in
+  // pages outside the atomic read and still match the state it loaded.
+  async function pageUpTo(channelId: string, top: string): Promise<void> {
+    for (;;) {
+      const lastId = cache.lastIdOf(channelId);
+      if (lastId === undefined || compareStreamIds(lastId, top) >= 0) return;
+      const page = streamEntries(await client.command(['XRANGE', keys.history(channelId), `(${lastId}`, top, 'COUNT', HISTORY_PAGE]));
+      if (page.length === 0) return;
+      cache.apply(channelId, page);
+    }
+  }
+
+  function parse(text: string | null): Parsed {
+    const at = now();
+    if (text === null) {
+      const state = codec.emptyState();
+      return { state, baseline: codec.serializeState(state) };
+    }
+    if (memo.text === text && codec.reparse) return { state: codec.reparse(text), baseline: text };
+    let parsed: ReturnType<StateCodec['parseState']>;
+    try {
+      parsed = codec.parseState(text, at);
+    } catch (err) {
+      parsed = { ok: false, reason: `parser failed: ${(err as Error)?.message ?? String(err)}` };
+    }
+    if (!parsed.ok) {
+      const state = codec.emptyState();
+      return { state, baseline: null, rejected: { reason: parsed.reason, text } };
+    }
+    if (codec.reparse && parsed.notes.length === 0) memo.text = codec.serializeState(parsed.state) === text ? text : undefined;
+    for (const note of parsed.notes) addError(parsed.state, at, note);
+    return { state: parsed.state, baseline: text };
+  }
+
+  // Runs `fn` on a fresh parse of the loaded state; a channel whose history
+  // is not loaded yet is loaded (with a fresh, consistent state) and `fn`
+  // runs again from scratch.
+  async function runLoaded<T>(fn: (state: State, ctx: EngineCtx) => T, isChange: boolean): Promise<Run<T>> {
+    let loaded = await load();
+    for (let round = 0; ; round++) {
+      const parsed = parse(loaded.text);
+      let fallback: string | undefined;
+      if (parsed.rejected) {
+        addError(parsed.state, now(), `state in ${keys.state} rejected (${parsed.rejected.reason}); ${isChange ? `preserved as ${keys.corrupt(now())}; started empty` : 'showing an empty state; it will be preserved before the next change'}`);
+        // Saved even if fn refuses, or every later change would copy the bad text again.
+        fallback = codec.serializeState(parsed.state);
+      }
+      if (isChange) codec.tidy?.(parsed.state, now());
+      isInOperation = true;
+      try {
+        return { result: fn(parsed.state, ctx), parsed, loaded, fallback };
+      } catch (err) {
+        if (!(err instanceof HistoryNotLoaded) || round >= MAX_HISTORY_ROUNDS) throw err;
+        cache.track(err.channelId);
+      } finally {
+        isInOperation = false;
+      }
+      loaded = await load();
+    }
+  }
+
+  interface Run<T> {
+    result: T;
+    parsed: Parsed;
+    loaded: Loaded;
+    /** The text to save after a rejected state, whatever fn answers. */
+    fallback: string | undefined;
+  }
+
+  interface CommitOutcome {
+    isCommitted: boolean;
+  }
+
+  async function commit(expected: string, text: string, moved: Map<string, HistoryRecord[]>, rejectedText: string | undefined): Promise<CommitOutcome> {
+    const token = randomHex(12);
+    const streams = [...moved.keys()];
+    const keyList = [keys.version, keys.state, keys.commits, keys.corrupt(now()), ...streams.map((c) => keys.history(c))];
+    const args: RespArg[] = [expected, token, text, keep, rejectedText ?? '', REMEMBERED_COMMITS];
+    for (const channelId of streams) {
+      const records = moved.get(channelId)!;
+      args.push(records.length, ...records.map((r) => JSON.stringify(r)));
+    }
+    let reply: RespValue;
+    try {
+      reply = await client.command(['EVAL', COMMIT_SCRIPT, keyList.length, ...keyList, ...args]);
+    } catch (err) {
+      if (!(err instanceof StoreFault) || err.code !== 'store_unreachable') throw err;
+      return settleUnknown(err, token);
+    }
+    if (!Array.isArray(reply) || (reply[0] !== 0 && reply[0] !== 1)) throw protocolFault('the commit script answered an unexpected shape');
+    if (reply[0] === 0) return { isCommitted: false };
+    const version = textOf(reply[1]!) ?? '';
+    const ids = Array.isArray(reply[2]) ? reply[2].map((id) => textOf(id) ?? '') : [];
+    // Our stream entries directly follow what the load read (the version
+    // proved nothing came between), so the cache takes them as they are.
+    let at = 0;
+    for (const channelId of streams) {
+      const records = moved.get(channelId)!;
+      if (cache.isTracked(channelId)) {
+        cache.apply(channelId, records.map((r, i): StreamEntry => ({ id: ids[at + i] ?? '0-0', fields: ['r', JSON.stringify(r)] })));
+      }
+      at += records.length;
+    }
+    current = { version, text };
+    return { isCommitted: true };
+  }
+
+  // The commit's reply was lost with the connection: it may or may not have
+  // run. The server remembers recent commit tokens; asking it settles the
+  // question whenever it can be reached again within one more timeout.
+  // (A commit still queued in the old connection's server-side buffer could
+  // in theory run after this check; Redis reads a closed client's buffer
+  // before dropping it, so the window is the server's own read latency.)
+  async function settleUnknown(cause: StoreFault, token: string): Promise<CommitOutcome> {
+    let tokens: RespValue;
+    try {
+      tokens = await client.command(['LRANGE', keys.commits, 0, REMEMBERED_COMMITS - 1]);
+    } catch {
+      throw new StoreFault('store_unreachable', `${cause.message}. This change may or may not have been saved: check with status or history before repeating it`, cause, true);
+    }
+    return { isCommitted: Array.isArray(tokens) && tokens.some((t) => textOf(t) === token) };
+  }
+
+  function lockTimeout(attempts: number): StoreFault {
+    return new StoreFault('lock_timeout', `gave up after ${attempts} attempts in ${lockTimeoutMs} ms: other writers kept committing to ${keys.state} on ${where}`);
+  }
+
+  async function backoff(attempt: number): Promise<void> {
+    const ceiling = Math.min(CONFLICT_MAX_MS, CONFLICT_BASE_MS * 2 ** Math.min(attempt - 1, 20));
+    const ms = Math.floor(random() * ceiling);
+    await new Promise<void>((done) => setTimeout(done, ms));
+  }
+
+  function protocolFault(what: string): StoreFault {
+    return new StoreFault('store_protocol_error', `The Redis store at ${where}: ${what}`, undefined, true);
+  }
+
+  const store: RedisStore = {
+    kind: 'redis',
+    keys,
+    client,
+    projectDir,
+    stateDir,
+    statePath: `${where} ${keys.state}`,
+    lockPath: `${where} ${keys.version}`,
+    history,
+
+    mutate<T extends ToolResult>(fn: (state: State, ctx: EngineCtx) => T): Promise<T> {
+      return enqueue(async () => {
+        const started = Date.now();
+        for (let attempt = 1; ; attempt++) {
+          const { result, parsed, loaded, fallback } = await runLoaded(fn, true);
+          let text: string;
+          let moved = new Map<string, HistoryRecord[]>();
+          if (result.ok) {
+            moved = takeFinished(parsed.state);
+            text = codec.serializeState(parsed.state);
+            if (moved.size === 0 && text === parsed.baseline) return result;
+          } else if (fallback !== undefined) {
+            text = fallback;
+          } else {
+            return result;
+          }
+          await options.beforeCommit?.();
+          const outcome = await commit(loaded.version, text, moved, parsed.rejected?.text);
+          if (outcome.isCommitted) return result;
+          if (Date.now() - started >= lockTimeoutMs) throw lockTimeout(attempt);
+          await backoff(attempt);
+        }
+      });
+    },
+
+    read<T>(fn: (state: State, ctx: EngineCtx) => T): T {
+      return fn(store.snapshot(), ctx);
+    },
+
+    snapshot(): State {
+      if (!current) {
+        throw new Error('the Redis store was read before it was loaded: await refresh() (or use readLatest) first');
+      }
+      const parsed = parse(current.text);
+      if (parsed.rejected) addError(parsed.state, now(), `state in ${keys.state} rejected (${parsed.rejected.reason}); showing an empty state; it will be preserved before the next change`);
+      return parsed.state;
+    },
+
+    async refresh(): Promise<void> {
+      await enqueue(load);
+    },
+
+    async readLatest<T>(fn: (state: State, ctx: EngineCtx) => T): Promise<T> {
+      return (await enqueue(() => runLoaded(fn, false))).result;
+    },
+
+    dropHistory(channelId: string): Promise<void> {
+      return enqueue(async () => {
+        if (!isValidChannelId(channelId)) return;
+        const replies = await client.pipeline([['MULTI'], ['DEL', keys.history(channelId)], ['INCR', keys.epoch], ['EXEC']]);
+        replies.forEach((r, i) => client.check(r, ['MULTI', 'DEL', 'INCR', 'EXEC'][i]!));
+        cache.forget(channelId);
+      });
+    },
+
+    close(): Promise<void> {
+      return client.close();
+    },
+  };
+  return store;
+}
+
+/**
+ * Takes every finished envelope out of `state` (messages, delivered_to,
+ * queues) and returns them as history records by channel. Envelopes with a
+ * malformed channel id stay, as in the file store.
+ */
+export function takeFinished(state: State): Map<string, HistoryRecord[]> {
+  const byChannel = new Map<string, HistoryRecord[]>();
+  const movedIds = new Set<string>();
+  for (const envelope of Object.values(state.messages)) {
+    if (!isFinished(envelope) || !isValidChannelId(envelope.channel_id)) continue;
+    const deliveredTo = Object.prototype.hasOwnProperty.call(state.delivered_to, envelope.message_id) ? state.delivered_to[envelope.message_id]! : [];
+    const record: HistoryRecord = { ...envelope, delivered_to: deliveredTo };
+    const group = byChannel.get(envelope.channel_id);
+    if (group) group.push(record);
+    else byChannel.set(envelope.channel_id, [record]);
+    movedIds.add(envelope.message_id);
+  }
+  if (movedIds.size === 0) return byChannel;
+  for (const id of movedIds) {
+    delete state.messages[id];
+    delete state.delivered_to[id];
+  }
+  for (const [recipient, queue] of Object.entries(state.queues)) {
+    if (queue.some((id) => movedIds.has(id))) state.queues[recipient] = queue.filter((id) => !movedIds.has(id));
+  }
+  return byChannel;
+}
+
+function textOf(value: RespValue): string | null {
+  if (value === null) return null;
+  if (Buffer.isBuffer(value)) return value.toString('utf8');
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') return String(value);
+  return null;
+}
+
+function streamEntries(value: RespValue): StreamEntry[] {
+  if (!Array.isArray(value)) return [];
+  const entries: StreamEntry[] = [];
+  for (const item of value) {
+    if (!Array.isArray(item) || item.length !== 2 || !Array.isArray(item[1])) continue;
+    const id = textOf(item[0]!);
+    if (id === null) continue;
+    entries.push({ id, fields: item[1].map((f) => textOf(f) ?? '') });
+  }
+  return entries;
+}
+
+/** Orders stream ids (`<ms>-<seq>`) numerically. */
+export function compareStreamIds(a: string, b: string): number {
+  const [am, as] = a.split('-').map((p) => BigInt(p || '0'));
+  const [bm, bs] = b.split('-').map((p) => BigInt(p || '0'));
+  if (am !== bm) return am! < bm! ? -1 : 1;
+  if (as !== bs) return (as ?? 0n) < (bs ?? 0n) ? -1 : 1;
+  return 0;
+}
+

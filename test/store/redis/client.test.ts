@@ -1,0 +1,240 @@
+// Our RESP client against a real redis-server started by the test: ACL users
+// with passwords, a TLS port with a certificate made by openssl for this run.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { RedisClient, type RedisClientOptions } from '../../../src/store/redis/client';
+import { RespError } from '../../../src/store/redis/resp';
+import { SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer } from './server';
+
+const skip = SKIP_WITHOUT_REDIS;
+if (skip) test('Redis client tests need redis-server', { skip }, () => undefined);
+
+function client(t: TestContext, server: RedisServer | { port: number }, options: Partial<RedisClientOptions> = {}): RedisClient {
+  const c = new RedisClient({
+    host: '127.0.0.1', port: server.port, isTls: false, username: USERS.agent.name, password: USERS.agent.password, db: 0, timeoutMs: 2_000, ...options,
+  });
+  t.after(() => c.close());
+  return c;
+}
+
+async function rejectsWith(promise: Promise<unknown>, code: string): Promise<Error> {
+  let caught: unknown;
+  await assert.rejects(promise, (err: Error & { code?: string }) => {
+    caught = err;
+    assert.equal(err.code, code, err.message);
+    return true;
+  });
+  return caught as Error;
+}
+
+test('authenticates as an ACL user and answers commands and pipelines in order', { skip }, async (t) => {
+  const server = await startRedis(t);
+  const c = client(t, server);
+  assert.equal(await c.command(['SET', 'oc:{p}:k', 'v\u00e9']), 'OK');
+  assert.deepEqual(await c.command(['GET', 'oc:{p}:k']), Buffer.from('v\u00e9'));
+  const replies = await c.pipeline(Array.from({ length: 200 }, () => ['INCR', 'oc:{p}:n']));
+  assert.deepEqual(replies, Array.from({ length: 200 }, (_, i) => i + 1));
+  const whoami = await c.command(['ACL', 'WHOAMI']);
+  assert.equal(String(whoami), 'agent');
+});
+
+test('calls made before the connection is ready are all answered, in order', { skip }, async (t) => {
+  const server = await startRedis(t);
+  const c = client(t, server);
+  const calls = Array.from({ length: 50 }, (_, i) => c.command(['SET', `oc:{p}:k${i}`, String(i)]).then(() => c.command(['GET', `oc:{p}:k${i}`])));
+  const values = await Promise.all(calls);
+  assert.deepEqual(values.map(String), Array.from({ length: 50 }, (_, i) => String(i)));
+});
+
+test('uses the database the URL names', { skip }, async (t) => {
+  const server = await startRedis(t);
+  await client(t, server, { db: 3 }).command(['SET', 'oc:{p}:db', 'three']);
+  assert.equal(await client(t, server, { db: 0 }).command(['GET', 'oc:{p}:db']), null);
+  assert.deepEqual(await client(t, server, { db: 3 }).command(['GET', 'oc:{p}:db']), Buffer.from('three'));
+});
+
+test('a pipeline returns an error reply in its place and keeps the other replies', { skip }, async (t) => {
+  const server = await startRedis(t);
+  const replies = await client(t, server).pipeline([['SET', 'oc:{p}:s', 'x'], ['INCR', 'oc:{p}:s'], ['GET', 'oc:{p}:s']]);
+  assert.equal(replies[0], 'OK');
+  assert.ok(replies[1] instanceof RespError);
+  assert.deepEqual(replies[2], Buffer.from('x'));
+});
+
+test('a wrong password is store_auth_failed, naming the server and never the password', { skip }, async (t) => {
+  const server = await startRedis(t);
+  const err = await rejectsWith(client(t, server, { password: 'not-the-password' }).command(['PING']), 'store_auth_failed');
+  assert.match(err.message, new RegExp(`127\\.0\\.0\\.1:${server.port}`));
+  assert.match(err.message, /OPENCOMMS_STORE_PASSWORD/);
+  assert.equal(err.message.includes('not-the-password'), false);
+});
+
+test('an unknown user, or the default user with another user\'s password, is store_auth_failed', { skip }, async (t) => {
+  const server = await startRedis(t);
+  await rejectsWith(client(t, server, { username: 'nobody' }).command(['PING']), 'store_auth_failed');
+  await rejectsWith(client(t, server, { username: undefined }).command(['PING']), 'store_auth_failed');
+});
+
+test('an ACL user lacking a command is store_forbidden, naming the user and what to grant', { skip }, async (t) => {
+  const server = await startRedis(t);
+  const reader = client(t, server, { username: USERS.reader.name, password: USERS.reader.password, permissionHint: '~oc:{p}:* and +@all' });
+  assert.equal(await reader.command(['GET', 'oc:{p}:x']), null);
+  const err = await rejectsWith(reader.command(['SET', 'oc:{p}:x', '1']), 'store_forbidden');
+  assert.match(err.message, /"reader"/);
+  assert.match(err.message, /~oc:\{p\}:\*/);
+  assert.match(err.message, new RegExp(`${server.port}`));
+});
+
+test('an ACL user lacking the key pattern is store_forbidden', { skip }, async (t) => {
+  const server = await startRedis(t);
+  const other = client(t, server, { username: USERS.other.name, password: USERS.other.password });
+  assert.equal(await other.command(['SET', 'oc:{other}:x', '1']), 'OK');
+  await rejectsWith(other.command(['GET', 'oc:{acme}:state']), 'store_forbidden');
+  // the refusal is an answer, not a broken connection: the next call works
+  assert.deepEqual(await other.command(['GET', 'oc:{other}:x']), Buffer.from('1'));
+});
+
+test('TLS with the private CA connects, authenticates and answers', { skip }, async (t) => {
+  const server = await startRedis(t);
+  const c = client(t, server, { port: server.tlsPort, isTls: true, ca: server.certs.caPem });
+  assert.equal(await c.command(['PING']), 'PONG');
+  const via = await c.command(['CLIENT', 'INFO']);
+  assert.match(String(via), /user=agent/);
+});
+
+test('TLS verifies the certificate: without the CA, or with another CA, it is store_tls_failed', { skip }, async (t) => {
+  const server = await startRedis(t);
+  const err = await rejectsWith(client(t, server, { port: server.tlsPort, isTls: true }).command(['PING']), 'store_tls_failed');
+  assert.match(err.message, /OPENCOMMS_STORE_CA/);
+  const otherCa = readFileSync(server.certs.otherCaPath, 'utf8');
+  await rejectsWith(client(t, server, { port: server.tlsPort, isTls: true, ca: otherCa }).command(['PING']), 'store_tls_failed');
+});
+
+test('TLS checks the name: a certificate for another host is store_tls_failed even from a trusted CA', { skip }, async (t) => {
+  const server = await startRedis(t);
+  const { certs } = server;
+  // A TLS listener (not Redis: the handshake fails before any RESP) with a
+  // certificate from the same CA for another name only.
+  const tls = await import('node:tls');
+  const listener = tls.createServer({ cert: readFileSync(certs.otherNameCertPath), key: readFileSync(certs.keyPath) }, (s) => s.end());
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', () => resolve()));
+  t.after(() => listener.close());
+  const err = await rejectsWith(client(t, listener.address() as { port: number }, { isTls: true, ca: certs.caPem }).command(['PING']), 'store_tls_failed');
+  assert.match(err.message, /ERR_TLS_CERT_ALTNAME_INVALID/);
+});
+
+test('a plain-text connection to the TLS port is refused clearly', { skip }, async (t) => {
+  const server = await startRedis(t);
+  const started = Date.now();
+  const err = await rejectsWith(client(t, server, { port: server.tlsPort }).command(['PING']), 'store_tls_required');
+  assert.match(err.message, /rediss:\/\//);
+  assert.ok(Date.now() - started < 2_000);
+});
+
+test('TLS to the plain-text port is store_tls_failed, naming the port to check', { skip }, async (t) => {
+  const server = await startRedis(t);
+  const started = Date.now();
+  const err = await rejectsWith(client(t, server, { isTls: true, ca: server.certs.caPem, timeoutMs: 700 }).command(['PING']), 'store_tls_failed');
+  assert.match(err.message, /tls-port/);
+  assert.ok(Date.now() - started < 2_000);
+});
+
+test('nothing listening: store_unreachable at once, naming the host and port', { skip }, async (t) => {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  const started = Date.now();
+  const err = await rejectsWith(client(t, { port }).command(['PING']), 'store_unreachable');
+  assert.ok(Date.now() - started < 2_000);
+  assert.match(err.message, new RegExp(`127\\.0\\.0\\.1:${port}`));
+});
+
+test('a server that accepts but never answers: store_unreachable within the timeout', { skip }, async (t) => {
+  const sockets: Socket[] = [];
+  const silent = createServer((s) => void sockets.push(s));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', () => resolve()));
+  t.after(() => {
+    for (const s of sockets) s.destroy();
+    silent.close();
+  });
+  const started = Date.now();
+  const err = await rejectsWith(client(t, silent.address() as { port: number }, { timeoutMs: 700 }).command(['PING']), 'store_unreachable');
+  const elapsed = Date.now() - started;
+  assert.ok(elapsed >= 690 && elapsed < 2_000, `took ${elapsed} ms`);
+  assert.match(err.message, /700 ms/);
+});
+
+test('server stopped: store_unreachable within the timeout, then success after restart', { skip }, async (t) => {
+  const server = await startRedis(t);
+  const c = client(t, server, { timeoutMs: 1_500 });
+  assert.equal(await c.command(['SET', 'oc:{p}:before', '1']), 'OK');
+  await server.stop();
+  let started = Date.now();
+  await rejectsWith(c.command(['PING']), 'store_unreachable');
+  assert.ok(Date.now() - started <= 1_500 + 500);
+  started = Date.now();
+  await rejectsWith(c.command(['PING']), 'store_unreachable');
+  assert.ok(Date.now() - started <= 1_500 + 500);
+  await server.start();
+  assert.equal(await c.command(['PING']), 'PONG');
+});
+
+test('server frozen mid-run: store_unreachable within the timeout; thawed, calls succeed again', { skip }, async (t) => {
+  const server = await startRedis(t);
+  const c = client(t, server, { timeoutMs: 800 });
+  assert.equal(await c.command(['PING']), 'PONG');
+  server.freeze();
+  const started = Date.now();
+  await rejectsWith(c.command(['PING']), 'store_unreachable');
+  const elapsed = Date.now() - started;
+  assert.ok(elapsed >= 790 && elapsed < 2_000, `took ${elapsed} ms`);
+  server.thaw();
+  assert.equal(await c.command(['PING']), 'PONG');
+});
+
+test('a connection killed by the server is reopened on the next call', { skip }, async (t) => {
+  const server = await startRedis(t);
+  const c = client(t, server);
+  const id = await c.command(['CLIENT', 'ID']);
+  const before = c.connection;
+  await client(t, server).command(['CLIENT', 'KILL', 'ID', String(id)]);
+  // The kill may reach us before or after the next call is written; either
+  // way that call fails cleanly or succeeds, and the one after it succeeds.
+  await c.command(['PING']).catch((err: Error & { code?: string }) => assert.equal(err.code, 'store_unreachable'));
+  assert.equal(await c.command(['PING']), 'PONG');
+  assert.ok(c.connection > before);
+});
+
+test('a reply over the size guard is store_protocol_error, and the next call works on a fresh connection', { skip }, async (t) => {
+  const server = await startRedis(t);
+  await client(t, server).command(['SET', 'oc:{p}:big', 'x'.repeat(10_000)]);
+  const small = client(t, server, { maxReplyBytes: 4_096 });
+  await rejectsWith(small.command(['GET', 'oc:{p}:big']), 'store_protocol_error');
+  assert.equal(await small.command(['PING']), 'PONG');
+});
+
+test('a call on a closed client fails at once', { skip }, async (t) => {
+  const server = await startRedis(t);
+  const c = client(t, server);
+  assert.equal(await c.command(['PING']), 'PONG');
+  await c.close();
+  await rejectsWith(c.command(['PING']), 'store_unreachable');
+});
+
+test('an idle connection does not keep a finished process alive', { skip }, async (t) => {
+  const server = await startRedis(t);
+  const clientModule = join(__dirname, '..', '..', '..', 'src', 'store', 'redis', 'client.js');
+  const script = `
+    const { RedisClient } = require(${JSON.stringify(clientModule)});
+    const c = new RedisClient({ host: '127.0.0.1', port: ${server.port}, isTls: false, username: 'agent', password: ${JSON.stringify(USERS.agent.password)}, db: 0, timeoutMs: 2000 });
+    c.command(['PING']).then((r) => console.log(r));
+  `;
+  const result = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 10_000 });
+  assert.equal(result.signal, null, 'the process had to be killed: the idle connection kept it alive');
+  assert.equal(result.stdout.trim(), 'PONG');
+});

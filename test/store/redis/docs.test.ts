@@ -1,0 +1,22 @@
+// The operator documentation stays in step with the code it describes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REASONS } from '../../../src/engine/reasons';
+import { STORE_ACL_COMMANDS } from '../../../src/store/redis/redis-store';
+
+const ROOT = join(__dirname, '..', '..', '..', '..');
+const PROTOCOL = readFileSync(join(ROOT, 'PROTOCOL.md'), 'utf8');
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+
+test('PROTOCOL.md gives operators exactly the ACL commands the store uses', () => {
+  assert.ok(PROTOCOL.includes(STORE_ACL_COMMANDS), 'the ACL SETUSER line in PROTOCOL.md 10.7 lists other commands than STORE_ACL_COMMANDS');
+});
+
+test('PROTOCOL.md and README name every store reason code', () => {
+  for (const reason of REASONS.filter((r) => r.startsWith('store_'))) {
+    assert.ok(PROTOCOL.includes(`\`${reason}\``), `PROTOCOL.md lacks ${reason}`);
+    assert.ok(README.includes(`\`${reason}\``), `README.md lacks ${reason}`);
+  }
+});
