@@ -3496,7 +3496,7 @@ async function claimLock(options) {
       }
       if (now() - startedAt >= STARVING_AFTER_MS) turn.request();
       const pause = turn.isMine ? TURN_POLL_MS : POLL_MIN_MS + Math.random() * POLL_JITTER_MS;
-      await new Promise((resolve3) => setTimeout(resolve3, pause));
+      await new Promise((resolve4) => setTimeout(resolve4, pause));
     }
   } finally {
     turn.give();
@@ -4030,8 +4030,1009 @@ function createStore(options) {
   };
 }
 
+// src/store/redis/redis-store.ts
+import { join as join9, resolve as resolve2 } from "node:path";
+
+// src/store/redis/url.ts
+function describeEndpoint(endpoint) {
+  return `${endpoint.host.includes(":") ? `[${endpoint.host}]` : endpoint.host}:${endpoint.port}`;
+}
+function displayUrl(endpoint) {
+  const user = endpoint.username === void 0 ? "" : `${encodeURIComponent(endpoint.username)}@`;
+  return `${endpoint.isTls ? "rediss" : "redis"}://${user}${describeEndpoint(endpoint)}/${endpoint.db}`;
+}
+
+// src/store/redis/resp.ts
+var RespError = class {
+  constructor(message) {
+    this.message = message;
+  }
+  message;
+  /** The first word, which Redis uses as a code: ERR, WRONGPASS, NOPERM, NOSCRIPT, … */
+  get prefix() {
+    const space = this.message.indexOf(" ");
+    return space === -1 ? this.message : this.message.slice(0, space);
+  }
+};
+var RespPush = class {
+  constructor(items) {
+    this.items = items;
+  }
+  items;
+};
+var RespProtocolError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "RespProtocolError";
+  }
+};
+var MAX_LINE_BYTES = 64 * 1024;
+var MAX_DEPTH = 32;
+var DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024;
+var MAX_AGGREGATE_ITEMS = 4 * 1024 * 1024;
+var TYPE_BYTES = new Set([..."+-:$*_#,(=!%~>"].map((c) => c.charCodeAt(0)));
+var TLS_RECORD_ALERT = 21;
+var TLS_RECORD_HANDSHAKE = 22;
+var CR = 13;
+var LF = 10;
+var CRLF = Buffer.from("\r\n");
+function encodeCommand(args) {
+  const parts = [Buffer.from(`*${args.length}\r
+`)];
+  for (const arg of args) {
+    const bytes = typeof arg === "string" ? Buffer.from(arg, "utf8") : typeof arg === "number" ? Buffer.from(encodeNumber(arg)) : arg;
+    parts.push(Buffer.from(`$${bytes.length}\r
+`), bytes, CRLF);
+  }
+  return Buffer.concat(parts);
+}
+function encodeNumber(value) {
+  if (!Number.isFinite(value)) throw new TypeError(`cannot send ${value} to Redis`);
+  return Number.isInteger(value) ? value.toFixed(0) : String(value);
+}
+var RespParser = class {
+  maxReplyBytes;
+  /** A header line not yet ended by CRLF (at most MAX_LINE_BYTES). */
+  partial;
+  bulk;
+  /** A bulk payload fully copied in, waiting for its CRLF. */
+  pendingBulk;
+  /** CR/LF bytes still owed after a bulk payload. */
+  crlfOwed = 0;
+  stack = [];
+  /** Bytes of the reply in progress, counted as they are consumed. */
+  replyBytes = 0;
+  failed;
+  constructor(options = {}) {
+    this.maxReplyBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
+  }
+  /** Whether a reply is partly read (bytes are held that belong to no finished reply). */
+  get isMidReply() {
+    return this.partial !== void 0 || this.bulk !== void 0 || this.crlfOwed > 0 || this.stack.length > 0;
+  }
+  push(chunk) {
+    if (this.failed) throw this.failed;
+    const out = [];
+    try {
+      this.consume(chunk, out);
+    } catch (err) {
+      if (err instanceof RespProtocolError) this.failed = err;
+      throw err;
+    }
+    return out;
+  }
+  consume(chunk, out) {
+    let pos = 0;
+    while (pos < chunk.length) {
+      if (this.bulk) {
+        pos = this.fillBulk(chunk, pos);
+        continue;
+      }
+      if (this.crlfOwed > 0) {
+        pos = this.eatCrlf(chunk, pos, out);
+        continue;
+      }
+      if (this.partial === void 0 && !TYPE_BYTES.has(chunk[pos])) {
+        throw new RespProtocolError(`unknown reply type byte 0x${chunk[pos].toString(16).padStart(2, "0")}${chunk[pos] === TLS_RECORD_ALERT || chunk[pos] === TLS_RECORD_HANDSHAKE ? " (a TLS record: this port speaks TLS)" : ""}`);
+      }
+      const lineEnd = this.findLineEnd(chunk, pos);
+      if (lineEnd === -1) {
+        this.keepPartial(chunk.subarray(pos));
+        return;
+      }
+      let line;
+      if (this.partial) {
+        line = Buffer.concat([this.partial, chunk.subarray(pos, lineEnd + 1)]);
+        this.partial = void 0;
+      } else {
+        line = chunk.subarray(pos, lineEnd + 1);
+      }
+      this.count(lineEnd + 1 - pos);
+      pos = lineEnd + 1;
+      if (line.length < 3 || line[line.length - 2] !== CR) throw new RespProtocolError("a reply line did not end with CRLF");
+      this.takeLine(line.subarray(0, line.length - 2), out);
+    }
+  }
+  // The LF that ends the current header line, or -1. A line split between
+  // chunks is continued from `partial`.
+  findLineEnd(chunk, pos) {
+    const lf = chunk.indexOf(LF, pos);
+    if (lf === -1) return -1;
+    if ((this.partial?.length ?? 0) + (lf - pos) + 1 > MAX_LINE_BYTES) {
+      throw new RespProtocolError(`a reply line is longer than ${MAX_LINE_BYTES} bytes`);
+    }
+    return lf;
+  }
+  keepPartial(rest) {
+    const size = (this.partial?.length ?? 0) + rest.length;
+    if (size > MAX_LINE_BYTES) throw new RespProtocolError(`a reply line is longer than ${MAX_LINE_BYTES} bytes`);
+    this.count(rest.length);
+    this.partial = this.partial ? Buffer.concat([this.partial, rest]) : Buffer.from(rest);
+  }
+  count(bytes) {
+    this.replyBytes += bytes;
+    if (this.replyBytes > this.maxReplyBytes) {
+      throw new RespProtocolError(`a reply is larger than the ${this.maxReplyBytes}-byte guard`);
+    }
+  }
+  takeLine(line, out) {
+    const type = line[0];
+    const body = line.toString("utf8", 1);
+    switch (type) {
+      case 43:
+        return this.finish(body, out);
+      case 45:
+        return this.finish(new RespError(body), out);
+      case 58:
+        return this.finish(parseInteger(body), out);
+      case 36:
+        return this.startBulk(body, "bulk", out);
+      case 61:
+        return this.startBulk(body, "verbatim", out);
+      case 33:
+        return this.startBulk(body, "blob_error", out);
+      case 42:
+      // '*'
+      case 126:
+        return this.startAggregate(body, 1, "array", out);
+      case 37:
+        return this.startAggregate(body, 2, "array", out);
+      case 62:
+        return this.startAggregate(body, 1, "push", out);
+      case 95:
+        if (body !== "") throw new RespProtocolError("a null carried data");
+        return this.finish(null, out);
+      case 35:
+        if (body !== "t" && body !== "f") throw new RespProtocolError(`not a boolean: ${JSON.stringify(body.slice(0, 20))}`);
+        return this.finish(body === "t", out);
+      case 44:
+        return this.finish(parseDouble(body), out);
+      case 40:
+        if (!/^-?\d+$/.test(body)) throw new RespProtocolError("not a big number");
+        return this.finish(BigInt(body), out);
+      default:
+        throw new RespProtocolError(`unknown reply type byte 0x${(type ?? 0).toString(16).padStart(2, "0")}`);
+    }
+  }
+  startBulk(body, kind, out) {
+    const length = parseLength(body);
+    if (length === -1) {
+      if (kind !== "bulk") throw new RespProtocolError("a RESP3 string had length -1");
+      return this.finish(null, out);
+    }
+    if (this.replyBytes + length + 2 > this.maxReplyBytes) {
+      throw new RespProtocolError(`a bulk string of ${length} bytes is larger than the ${this.maxReplyBytes}-byte guard`);
+    }
+    this.bulk = { bytes: Buffer.allocUnsafe(length), filled: 0, kind };
+  }
+  fillBulk(chunk, pos) {
+    const bulk = this.bulk;
+    const take = Math.min(bulk.bytes.length - bulk.filled, chunk.length - pos);
+    chunk.copy(bulk.bytes, bulk.filled, pos, pos + take);
+    bulk.filled += take;
+    this.count(take);
+    if (bulk.filled === bulk.bytes.length) {
+      this.bulk = void 0;
+      this.crlfOwed = 2;
+      this.pendingBulk = bulk;
+    }
+    return pos + take;
+  }
+  eatCrlf(chunk, pos, out) {
+    const expected = this.crlfOwed === 2 ? CR : LF;
+    if (chunk[pos] !== expected) throw new RespProtocolError("a bulk string was not followed by CRLF");
+    this.count(1);
+    this.crlfOwed--;
+    if (this.crlfOwed === 0) {
+      const bulk = this.pendingBulk;
+      this.pendingBulk = void 0;
+      if (bulk.kind === "bulk") this.finish(bulk.bytes, out);
+      else if (bulk.kind === "blob_error") this.finish(new RespError(bulk.bytes.toString("utf8")), out);
+      else this.finish(bulk.bytes.subarray(Math.min(4, bulk.bytes.length)), out);
+    }
+    return pos + 1;
+  }
+  startAggregate(body, perItem, kind, out) {
+    const length = parseLength(body);
+    if (length === -1) {
+      if (kind !== "array" || perItem !== 1) throw new RespProtocolError("a RESP3 aggregate had length -1");
+      return this.finish(null, out);
+    }
+    const items = length * perItem;
+    if (items > MAX_AGGREGATE_ITEMS) throw new RespProtocolError(`an aggregate of ${items} items is over the ${MAX_AGGREGATE_ITEMS}-item guard`);
+    if (this.stack.length >= MAX_DEPTH) throw new RespProtocolError(`replies nested deeper than ${MAX_DEPTH}`);
+    if (items === 0) return this.finish(kind === "push" ? new RespPush([]) : [], out);
+    this.stack.push({ kind, items: [], remaining: items });
+  }
+  // A value is complete: it fills its parent aggregate, or is a whole reply.
+  finish(value, out) {
+    let done = value;
+    for (; ; ) {
+      const top = this.stack[this.stack.length - 1];
+      if (!top) {
+        out.push(done);
+        this.replyBytes = 0;
+        return;
+      }
+      top.items.push(done);
+      top.remaining--;
+      if (top.remaining > 0) return;
+      this.stack.pop();
+      done = top.kind === "push" ? new RespPush(top.items) : top.items;
+    }
+  }
+};
+function parseLength(body) {
+  if (!/^(-1|\d{1,12})$/.test(body)) throw new RespProtocolError(`not a length: ${JSON.stringify(body.slice(0, 20))}`);
+  return Number(body);
+}
+function parseInteger(body) {
+  if (!/^[-+]?\d{1,20}$/.test(body)) throw new RespProtocolError(`not an integer: ${JSON.stringify(body.slice(0, 20))}`);
+  const value = Number(body);
+  return Number.isSafeInteger(value) ? value : BigInt(body);
+}
+function parseDouble(body) {
+  if (body === "inf") return Infinity;
+  if (body === "-inf") return -Infinity;
+  if (body === "nan") return NaN;
+  const value = Number(body);
+  if (body === "" || Number.isNaN(value)) throw new RespProtocolError(`not a double: ${JSON.stringify(body.slice(0, 20))}`);
+  return value;
+}
+
+// src/store/redis/client.ts
+var MAX_QUEUED_COMMANDS = 1e4;
+var MAX_UNSENT_BYTES = 64 * 1024 * 1024;
+var RECONNECT_BASE_MS = 50;
+var RECONNECT_MAX_MS = 1e3;
+var CERT_ERRORS = /* @__PURE__ */ new Set([
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+  "CERT_UNTRUSTED",
+  "CERT_REVOKED",
+  "CERT_SIGNATURE_FAILURE",
+  "HOSTNAME_MISMATCH"
+]);
+var RedisClient = class {
+  /** `host:port`, as messages name the server. */
+  where;
+  options;
+  random;
+  phase = "idle";
+  socket;
+  /** Written, awaiting replies, oldest first (handshake replies included). */
+  inflight = [];
+  /** Not yet written: waiting for the connection to be ready. */
+  queued = [];
+  failures = 0;
+  backoffTimer;
+  /** Set when a connection's first bytes looked like TLS (a plain-text client at a TLS port). */
+  sawTlsBytes = false;
+  /** Whether the current connection's TCP part is up (TLS may still be negotiating). */
+  isTcpConnected = false;
+  /** Bumped per connection: lets a caller tell whether two replies came over the same one. */
+  connectionNumber = 0;
+  constructor(options) {
+    this.options = options;
+    this.random = options.random ?? Math.random;
+    this.where = describeEndpoint(options);
+  }
+  /** Which connection is open (0 before the first); changes whenever the client reconnects. */
+  get connection() {
+    return this.connectionNumber;
+  }
+  /** Sends one command. An error reply rejects as a StoreFault (see faultForReply). */
+  async command(args) {
+    const [reply] = await this.pipeline([args]);
+    return this.check(reply, String(args[0]));
+  }
+  /**
+   * Sends commands in one write and resolves with their replies in order.
+   * Error replies come back as RespError values, so one refused command does
+   * not hide the others; a transport failure rejects the whole call.
+   */
+  pipeline(commands) {
+    if (this.phase === "closed") return Promise.reject(this.fault("store_unreachable", "this client was closed"));
+    if (commands.length === 0) return Promise.resolve([]);
+    if (this.queued.length >= MAX_QUEUED_COMMANDS || (this.socket?.writableLength ?? 0) > MAX_UNSENT_BYTES) {
+      return Promise.reject(this.fault("store_unreachable", `${MAX_QUEUED_COMMANDS} commands are already waiting for it (or its connection is not draining): check the server's load and the network`));
+    }
+    let bytes;
+    try {
+      bytes = Buffer.concat(commands.map((c) => encodeCommand(c)));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise((resolve4, reject2) => {
+      const replies = new Array(commands.length);
+      let left = commands.length;
+      let isSettled = false;
+      const settle = (err) => {
+        if (isSettled) return;
+        isSettled = true;
+        clearTimeout(timer);
+        if (err) reject2(err);
+        else resolve4(replies);
+        this.refIfBusy();
+      };
+      const pendings = commands.map((c, i) => ({
+        name: String(c[0]).toUpperCase(),
+        resolve: (value) => {
+          replies[i] = value;
+          if (--left === 0) settle(void 0);
+        },
+        reject: (err) => settle(err)
+      }));
+      const timer = setTimeout(() => {
+        if (isSettled) return;
+        const fault = this.faultForTimeout();
+        this.teardown(fault);
+        settle(fault);
+      }, this.options.timeoutMs);
+      this.send({ bytes, pendings });
+    });
+  }
+  /** The value, or the fault an error reply stands for. */
+  check(reply, commandName) {
+    if (reply instanceof RespError) throw this.faultForReply(reply, commandName);
+    return reply;
+  }
+  /** Closes the connection; calls still waiting fail with store_unreachable. */
+  close() {
+    const socket = this.socket;
+    this.teardown(this.fault("store_unreachable", "this client was closed"));
+    this.phase = "closed";
+    if (!socket || socket.destroyed) return Promise.resolve();
+    return new Promise((resolve4) => socket.once("close", () => resolve4()));
+  }
+  /** The fault an error reply stands for: auth, permission, or the server refusing to do it. */
+  faultForReply(reply, commandName) {
+    const user = this.options.username === void 0 ? "the default user" : `ACL user ${JSON.stringify(this.options.username)}`;
+    switch (reply.prefix) {
+      case "WRONGPASS":
+        return this.fault("store_auth_failed", `refused the credentials of ${user} (${reply.message}): check the user in the URL and OPENCOMMS_STORE_PASSWORD(_FILE), and that the user is enabled on the server`);
+      case "NOAUTH":
+        return this.fault("store_auth_failed", `requires authentication before ${commandName} (${reply.message}): check OPENCOMMS_STORE_PASSWORD(_FILE)`);
+      case "NOPERM": {
+        const hint = this.options.permissionHint ? ` Grant that user ${this.options.permissionHint}.` : "";
+        return this.fault("store_forbidden", `does not let ${user} run ${commandName} on these keys (${reply.message}).${hint}`);
+      }
+      default:
+        if (/^ERR invalid password|^ERR AUTH .*without any password configured/i.test(reply.message)) {
+          return this.fault("store_auth_failed", `refused the credentials of ${user} (${reply.message}): check OPENCOMMS_STORE_PASSWORD(_FILE) and the server's ACL`);
+        }
+        return this.fault("state_unwritable", `refused ${commandName}: ${reply.message.slice(0, 300)}. Check the server (memory limit, read-only replica, persistence errors) and try again`);
+    }
+  }
+  fault(code, what, cause) {
+    return new StoreFault(code, `The Redis store at ${this.where} ${what}`, cause, true);
+  }
+  send(call) {
+    if (this.phase === "ready") {
+      this.write(call);
+      return;
+    }
+    this.queued.push(call);
+    if (this.phase === "idle") this.open();
+  }
+  write(call) {
+    this.inflight.push(...call.pendings);
+    this.socket.ref();
+    this.socket.write(call.bytes);
+  }
+  // Opens a connection now, or after the backoff when the last one failed.
+  open() {
+    if (this.failures === 0) {
+      this.connect();
+      return;
+    }
+    const ceiling = Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** (this.failures - 1));
+    const delay = Math.round(ceiling / 2 + ceiling / 2 * this.random());
+    this.phase = "waiting";
+    this.backoffTimer = setTimeout(() => {
+      this.backoffTimer = void 0;
+      if (this.phase === "waiting") this.connect();
+    }, delay);
+  }
+  connect() {
+    this.phase = "connecting";
+    this.connectionNumber++;
+    this.sawTlsBytes = false;
+    const parser = new RespParser({ maxReplyBytes: this.options.maxReplyBytes });
+    const { host, port } = this.options;
+    const net = __require("node:net");
+    const socket = this.options.isTls ? __require("node:tls").connect({
+      host,
+      port,
+      // SNI carries names only; an IP address is checked against the certificate's IP entries.
+      servername: net.isIP(host) === 0 ? host : void 0,
+      ca: this.options.ca === void 0 ? void 0 : [this.options.ca],
+      minVersion: "TLSv1.2",
+      rejectUnauthorized: true
+    }) : net.connect({ host, port });
+    this.socket = socket;
+    this.isTcpConnected = false;
+    socket.once("connect", () => {
+      if (this.socket === socket) this.isTcpConnected = true;
+    });
+    socket.setNoDelay(true);
+    socket.once(this.options.isTls ? "secureConnect" : "connect", () => {
+      if (this.socket !== socket) return;
+      socket.setKeepAlive(true, 3e4);
+      this.handshake();
+    });
+    socket.on("data", (chunk) => {
+      if (this.socket === socket) this.receive(parser, chunk);
+    });
+    socket.on("error", (err) => {
+      if (this.socket === socket) this.teardown(this.faultForSocketError(err));
+    });
+    socket.on("close", () => {
+      if (this.socket === socket) this.teardown(this.faultForClose());
+    });
+  }
+  // AUTH (with the ACL user when one is named) and SELECT go out first; the
+  // queued calls follow only once both succeeded.
+  handshake() {
+    this.phase = "handshake";
+    const { username, password, db } = this.options;
+    const steps = [username === void 0 ? ["AUTH", password] : ["AUTH", username, password]];
+    if (db !== 0) steps.push(["SELECT", db]);
+    let left = steps.length;
+    let failed = false;
+    const pendings = steps.map((step) => ({
+      name: String(step[0]),
+      resolve: (value) => {
+        if (failed) return;
+        if (value instanceof RespError) {
+          failed = true;
+          this.failures = 0;
+          this.teardown(this.faultForReply(value, String(step[0])));
+          return;
+        }
+        if (--left === 0) this.ready();
+      },
+      reject: () => void 0
+      // the queued calls carry the fault
+    }));
+    this.write({ bytes: Buffer.concat(steps.map((s) => encodeCommand(s))), pendings });
+  }
+  ready() {
+    this.phase = "ready";
+    this.failures = 0;
+    const calls = this.queued;
+    this.queued = [];
+    for (const call of calls) this.write(call);
+    this.refIfBusy();
+  }
+  receive(parser, chunk) {
+    if (this.phase === "handshake" && !parser.isMidReply && (chunk[0] === 21 || chunk[0] === 22)) this.sawTlsBytes = true;
+    let replies;
+    try {
+      replies = parser.push(chunk);
+    } catch (err) {
+      if (!(err instanceof RespProtocolError)) throw err;
+      this.teardown(this.sawTlsBytes ? this.tlsPortFault() : this.fault("store_protocol_error", `sent bytes that are not a Redis reply (${err.message}): check that the URL names a Redis (or Valkey) server`, err));
+      return;
+    }
+    for (const reply of replies) {
+      const pending = this.inflight.shift();
+      if (!pending) {
+        this.teardown(this.fault("store_protocol_error", "sent a reply to no command: check that the URL names a Redis (or Valkey) server"));
+        return;
+      }
+      pending.resolve(reply);
+    }
+  }
+  tlsPortFault() {
+    return this.fault("store_tls_required", "answered with TLS: that port expects TLS, so use rediss://\u2026 (with OPENCOMMS_STORE_CA for a private CA)");
+  }
+  // Redis answers anything on its plain port, if only with an error; a
+  // connection dropped before AUTH got any answer is what a TLS port does
+  // to a plain-text client.
+  plainAtTlsPortFault() {
+    return this.fault("store_tls_required", "closed the connection without answering AUTH, as a TLS port does with plain text: use rediss://\u2026 (with OPENCOMMS_STORE_CA for a private CA); if that port is not a TLS port, check the server log");
+  }
+  faultForSocketError(err) {
+    const code = err.code ?? "";
+    if (this.phase === "handshake" && !this.options.isTls && (code === "ECONNRESET" || code === "EPIPE")) return this.plainAtTlsPortFault();
+    if (CERT_ERRORS.has(code)) {
+      return this.fault("store_tls_failed", `presented a certificate that could not be verified (${code}): if it is signed by a private CA, set OPENCOMMS_STORE_CA to that CA's PEM file; check that the certificate names ${this.options.host} and has not expired`, err);
+    }
+    if (this.options.isTls && this.phase === "connecting" && (code.startsWith("ERR_SSL") || code === "ECONNRESET" || code === "EPROTO")) {
+      return this.fault("store_tls_failed", `did not complete a TLS handshake (${code}): check that the port is the server's tls-port (a plain port needs redis:// on loopback)`, err);
+    }
+    const why = code === "ECONNREFUSED" ? "refused the connection: check that redis-server is running and listening on that host and port" : code === "ENOTFOUND" || code === "EAI_AGAIN" ? `cannot be found: check the host name ${JSON.stringify(this.options.host)} in OPENCOMMS_STORE` : `cannot be reached (${code || err.message}): check that the server is up and the network path to it`;
+    return this.fault("store_unreachable", why, err);
+  }
+  faultForTimeout() {
+    const ms = this.options.timeoutMs;
+    if (this.phase === "connecting" && this.isTcpConnected) {
+      return this.fault("store_tls_failed", `accepted the connection but completed no TLS handshake within ${ms} ms: check that the port is the server's tls-port (a plain port needs redis:// on loopback)`);
+    }
+    return this.fault("store_unreachable", `did not answer within ${ms} ms: check that the server is up and not overloaded, and the network path to it (firewall, VPN)`);
+  }
+  faultForClose() {
+    if (this.sawTlsBytes) return this.tlsPortFault();
+    if (this.phase === "handshake" && !this.options.isTls) return this.plainAtTlsPortFault();
+    return this.fault("store_unreachable", "closed the connection: check that the server is running (a command in flight may or may not have been applied)");
+  }
+  // The connection is over: every command on it, and every call waiting for
+  // it, fails with `fault`. The next call opens a new one after a backoff.
+  teardown(fault) {
+    if (this.phase === "closed") return;
+    if (this.backoffTimer) clearTimeout(this.backoffTimer);
+    this.backoffTimer = void 0;
+    const socket = this.socket;
+    this.socket = void 0;
+    if (socket && !socket.destroyed) socket.destroy();
+    if (fault.code === "store_unreachable" || fault.code === "store_tls_failed" || fault.code === "store_protocol_error") this.failures++;
+    this.phase = "idle";
+    const inflight = this.inflight;
+    const queued = this.queued;
+    this.inflight = [];
+    this.queued = [];
+    for (const pending of inflight) pending.reject(fault);
+    for (const call of queued) for (const pending of call.pendings) pending.reject(fault);
+  }
+  // An idle connection must not keep a finished command-line process alive.
+  refIfBusy() {
+    if (!this.socket) return;
+    if (this.inflight.length === 0 && this.queued.length === 0) this.socket.unref();
+    else this.socket.ref();
+  }
+};
+
+// src/store/redis/history-cache.ts
+var HistoryNotLoaded = class extends Error {
+  constructor(channelId) {
+    super(`history of ${channelId} is not loaded`);
+    this.channelId = channelId;
+    this.name = "HistoryNotLoaded";
+  }
+  channelId;
+};
+var RECORD_FIELD = "r";
+var HistoryCache = class {
+  constructor(keep) {
+    this.keep = keep;
+  }
+  keep;
+  channels = /* @__PURE__ */ new Map();
+  /** The history epoch (bumped by every drop) the loaded channels belong to. */
+  epoch = "";
+  /** Channels loaded, with the id to continue each from. */
+  tracked() {
+    return [...this.channels].map(([channelId, entry]) => ({ channelId, lastId: entry.lastId }));
+  }
+  /** The id to continue a tracked channel from, or undefined. */
+  lastIdOf(channelId) {
+    return this.channels.get(channelId)?.lastId;
+  }
+  isTracked(channelId) {
+    return this.channels.has(channelId);
+  }
+  /** A drop happened since the channels were loaded: everything is read again from scratch. */
+  checkEpoch(epoch) {
+    if (epoch === this.epoch) return;
+    this.epoch = epoch;
+    this.channels.clear();
+  }
+  /** Starts tracking a channel (its entries come with the next load). */
+  track(channelId) {
+    if (!this.channels.has(channelId)) this.channels.set(channelId, { lastId: "0-0", byId: /* @__PURE__ */ new Map(), sorted: void 0 });
+  }
+  forget(channelId) {
+    this.channels.delete(channelId);
+  }
+  /** Adds entries read after `lastId`, oldest first; the cache keeps the newest `keep`, as the stream does. */
+  apply(channelId, entries) {
+    const entry = this.channels.get(channelId);
+    if (!entry || entries.length === 0) return;
+    for (const { id, fields } of entries) {
+      entry.lastId = id;
+      const record = parseEntry(fields, channelId);
+      if (!record) continue;
+      entry.byId.delete(record.message_id);
+      entry.byId.set(record.message_id, record);
+    }
+    for (const key of entry.byId.keys()) {
+      if (entry.byId.size <= this.keep) break;
+      entry.byId.delete(key);
+    }
+    entry.sorted = void 0;
+  }
+  /**
+   * A HistoryView over the cache. Strict (inside an operation the store
+   * runs): an untracked channel throws HistoryNotLoaded. Lenient (a caller
+   * outside the store): an untracked channel reads as empty and is tracked
+   * from the next load on.
+   */
+  view(isStrict) {
+    const lookup = (channelId) => {
+      if (!isValidChannelId(channelId)) return void 0;
+      const entry = this.channels.get(channelId);
+      if (entry) return entry;
+      if (isStrict()) throw new HistoryNotLoaded(channelId);
+      this.track(channelId);
+      return void 0;
+    };
+    return {
+      find: (channelId, messageId) => lookup(channelId)?.byId.get(messageId),
+      list: (channelId) => {
+        const entry = lookup(channelId);
+        if (!entry) return [];
+        entry.sorted ??= [...entry.byId.values()].sort((a, b) => a.timestamp - b.timestamp);
+        return entry.sorted.slice();
+      }
+    };
+  }
+};
+function parseEntry(fields, channelId) {
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    if (fields[i] !== RECORD_FIELD) continue;
+    let value;
+    try {
+      value = JSON.parse(fields[i + 1]);
+    } catch {
+      return void 0;
+    }
+    const record = parseHistoryRecord(value);
+    return record && record.channel_id === channelId ? record : void 0;
+  }
+  return void 0;
+}
+
+// src/store/redis/scripts.ts
+var COMMIT_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if (current or '') ~= ARGV[1] then
+  return {0, current or ''}
+end
+local n = 0
+if current then n = tonumber(string.match(current, '^(%d+):')) or 0 end
+local version = string.format('%d', n + 1) .. ':' .. ARGV[2]
+if ARGV[5] ~= '' then redis.call('SET', KEYS[4], ARGV[5]) end
+redis.call('SET', KEYS[2], ARGV[3])
+local ids = {}
+local a = 7
+for k = 5, #KEYS do
+  local count = tonumber(ARGV[a])
+  a = a + 1
+  for j = 1, count do
+    ids[#ids + 1] = redis.call('XADD', KEYS[k], 'MAXLEN', ARGV[4], '*', 'r', ARGV[a])
+    a = a + 1
+  end
+end
+redis.call('SET', KEYS[1], version)
+redis.call('LPUSH', KEYS[3], ARGV[2])
+redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[6]) - 1)
+return {1, version, ids}
+`;
+
+// src/store/redis/redis-store.ts
+var HISTORY_PAGE = 500;
+var REMEMBERED_COMMITS = 256;
+var CONFLICT_BASE_MS = 2;
+var CONFLICT_MAX_MS = 100;
+var MAX_HISTORY_ROUNDS = 1e3;
+function keysOf(prefix) {
+  return {
+    state: `${prefix}state`,
+    version: `${prefix}version`,
+    commits: `${prefix}commits`,
+    epoch: `${prefix}history-epoch`,
+    history: (channelId) => `${prefix}history:${channelId}`,
+    corrupt: (at) => `${prefix}state.corrupt-${at}`,
+    pattern: `${prefix}*`
+  };
+}
+var STORE_ACL_COMMANDS = "-@all +@connection +select +get +set +del +incr +lpush +ltrim +lrange +multi +exec +discard +eval +xadd +xrange +xrevrange";
+function aclHint(keys) {
+  return `~${keys.pattern} and ${STORE_ACL_COMMANDS} (PROTOCOL.md, "Redis store")`;
+}
+function createRedisStore(options) {
+  const { config, codec } = options;
+  const projectDir = resolve2(options.projectDir);
+  const stateDir = join9(projectDir, STATE_DIR_NAME);
+  const keys = keysOf(config.keyPrefix);
+  const where = displayUrl(config);
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+  const lockTimeoutMs = options.lockTimeoutMs ?? LOCK_TIMEOUT_MS;
+  const keep = options.historyKeep ?? HISTORY_KEEP_RECORDS;
+  const client = options.client ?? new RedisClient({
+    host: config.host,
+    port: config.port,
+    isTls: config.isTls,
+    ca: config.ca,
+    username: config.username,
+    password: config.password,
+    db: config.db,
+    timeoutMs: config.timeoutMs,
+    permissionHint: aclHint(keys),
+    random
+  });
+  const cache = new HistoryCache(keep);
+  let isInOperation = false;
+  const history2 = cache.view(() => isInOperation);
+  const ctx = createEngineCtx(now, history2);
+  const memo = {};
+  let current;
+  let queue = Promise.resolve();
+  function enqueue2(work) {
+    const turn = queue.then(work);
+    queue = turn.catch(() => void 0);
+    return turn;
+  }
+  async function load() {
+    const tracked = cache.tracked();
+    const commands = [["MULTI"], ["GET", keys.version], ["GET", keys.state], ["GET", keys.epoch]];
+    for (const { channelId, lastId } of tracked) {
+      commands.push(["XRANGE", keys.history(channelId), `(${lastId}`, "+", "COUNT", HISTORY_PAGE]);
+      commands.push(["XREVRANGE", keys.history(channelId), "+", "-", "COUNT", 1]);
+    }
+    commands.push(["EXEC"]);
+    const replies = await client.pipeline(commands);
+    for (let i = 0; i < replies.length - 1; i++) client.check(replies[i], String(commands[i][0]));
+    const exec = client.check(replies[replies.length - 1], "EXEC");
+    if (!Array.isArray(exec) || exec.length !== commands.length - 2) throw protocolFault("EXEC answered an unexpected shape");
+    const results = exec.map((value, i) => client.check(value, String(commands[i + 1][0])));
+    const loaded2 = { version: textOf(results[0]) ?? "", text: textOf(results[1]) };
+    cache.checkEpoch(textOf(results[2]) ?? "0");
+    for (let i = 0; i < tracked.length; i++) {
+      const { channelId } = tracked[i];
+      if (!cache.isTracked(channelId)) continue;
+      const entries = streamEntries(results[3 + 2 * i]);
+      cache.apply(channelId, entries);
+      const top = streamEntries(results[4 + 2 * i])[0]?.id;
+      if (entries.length === HISTORY_PAGE && top !== void 0) await pageUpTo(channelId, top);
+    }
+    current = loaded2;
+    return loaded2;
+  }
+  async function pageUpTo(channelId, top) {
+    for (; ; ) {
+      const lastId = cache.lastIdOf(channelId);
+      if (lastId === void 0 || compareStreamIds(lastId, top) >= 0) return;
+      const page = streamEntries(await client.command(["XRANGE", keys.history(channelId), `(${lastId}`, top, "COUNT", HISTORY_PAGE]));
+      if (page.length === 0) return;
+      cache.apply(channelId, page);
+    }
+  }
+  function parse(text) {
+    const at = now();
+    if (text === null) {
+      const state = codec.emptyState();
+      return { state, baseline: codec.serializeState(state) };
+    }
+    if (memo.text === text && codec.reparse) return { state: codec.reparse(text), baseline: text };
+    let parsed;
+    try {
+      parsed = codec.parseState(text, at);
+    } catch (err) {
+      parsed = { ok: false, reason: `parser failed: ${err?.message ?? String(err)}` };
+    }
+    if (!parsed.ok) {
+      const state = codec.emptyState();
+      return { state, baseline: null, rejected: { reason: parsed.reason, text } };
+    }
+    if (codec.reparse && parsed.notes.length === 0) memo.text = codec.serializeState(parsed.state) === text ? text : void 0;
+    for (const note of parsed.notes) addError(parsed.state, at, note);
+    return { state: parsed.state, baseline: text };
+  }
+  async function runLoaded(fn, isChange) {
+    let loaded2 = await load();
+    for (let round = 0; ; round++) {
+      const parsed = parse(loaded2.text);
+      let fallback;
+      if (parsed.rejected) {
+        addError(parsed.state, now(), `state in ${keys.state} rejected (${parsed.rejected.reason}); ${isChange ? `preserved as ${keys.corrupt(now())}; started empty` : "showing an empty state; it will be preserved before the next change"}`);
+        fallback = codec.serializeState(parsed.state);
+      }
+      if (isChange) codec.tidy?.(parsed.state, now());
+      isInOperation = true;
+      try {
+        return { result: fn(parsed.state, ctx), parsed, loaded: loaded2, fallback };
+      } catch (err) {
+        if (!(err instanceof HistoryNotLoaded) || round >= MAX_HISTORY_ROUNDS) throw err;
+        cache.track(err.channelId);
+      } finally {
+        isInOperation = false;
+      }
+      loaded2 = await load();
+    }
+  }
+  async function commit(expected, text, moved, rejectedText) {
+    const token = randomHex(12);
+    const streams = [...moved.keys()];
+    const keyList = [keys.version, keys.state, keys.commits, keys.corrupt(now()), ...streams.map((c) => keys.history(c))];
+    const args = [expected, token, text, keep, rejectedText ?? "", REMEMBERED_COMMITS];
+    for (const channelId of streams) {
+      const records = moved.get(channelId);
+      args.push(records.length, ...records.map((r) => JSON.stringify(r)));
+    }
+    let reply;
+    try {
+      reply = await client.command(["EVAL", COMMIT_SCRIPT, keyList.length, ...keyList, ...args]);
+    } catch (err) {
+      if (!(err instanceof StoreFault) || err.code !== "store_unreachable") throw err;
+      return settleUnknown(err, token);
+    }
+    if (!Array.isArray(reply) || reply[0] !== 0 && reply[0] !== 1) throw protocolFault("the commit script answered an unexpected shape");
+    if (reply[0] === 0) return { isCommitted: false };
+    const version = textOf(reply[1]) ?? "";
+    const ids = Array.isArray(reply[2]) ? reply[2].map((id) => textOf(id) ?? "") : [];
+    let at = 0;
+    for (const channelId of streams) {
+      const records = moved.get(channelId);
+      if (cache.isTracked(channelId)) {
+        cache.apply(channelId, records.map((r, i) => ({ id: ids[at + i] ?? "0-0", fields: ["r", JSON.stringify(r)] })));
+      }
+      at += records.length;
+    }
+    current = { version, text };
+    return { isCommitted: true };
+  }
+  async function settleUnknown(cause, token) {
+    let tokens;
+    try {
+      tokens = await client.command(["LRANGE", keys.commits, 0, REMEMBERED_COMMITS - 1]);
+    } catch {
+      throw new StoreFault("store_unreachable", `${cause.message}. This change may or may not have been saved: check with status or history before repeating it`, cause, true);
+    }
+    return { isCommitted: Array.isArray(tokens) && tokens.some((t) => textOf(t) === token) };
+  }
+  function lockTimeout(attempts) {
+    return new StoreFault("lock_timeout", `gave up after ${attempts} attempts in ${lockTimeoutMs} ms: other writers kept committing to ${keys.state} on ${where}`);
+  }
+  async function backoff(attempt) {
+    const ceiling = Math.min(CONFLICT_MAX_MS, CONFLICT_BASE_MS * 2 ** Math.min(attempt - 1, 20));
+    const ms = Math.floor(random() * ceiling);
+    await new Promise((done) => setTimeout(done, ms));
+  }
+  function protocolFault(what) {
+    return new StoreFault("store_protocol_error", `The Redis store at ${where}: ${what}`, void 0, true);
+  }
+  const store = {
+    kind: "redis",
+    keys,
+    client,
+    projectDir,
+    stateDir,
+    statePath: `${where} ${keys.state}`,
+    lockPath: `${where} ${keys.version}`,
+    history: history2,
+    mutate(fn) {
+      return enqueue2(async () => {
+        const started = Date.now();
+        for (let attempt = 1; ; attempt++) {
+          const { result, parsed, loaded: loaded2, fallback } = await runLoaded(fn, true);
+          let text;
+          let moved = /* @__PURE__ */ new Map();
+          if (result.ok) {
+            moved = takeFinished(parsed.state);
+            text = codec.serializeState(parsed.state);
+            if (moved.size === 0 && text === parsed.baseline) return result;
+          } else if (fallback !== void 0) {
+            text = fallback;
+          } else {
+            return result;
+          }
+          await options.beforeCommit?.();
+          const outcome = await commit(loaded2.version, text, moved, parsed.rejected?.text);
+          if (outcome.isCommitted) return result;
+          if (Date.now() - started >= lockTimeoutMs) throw lockTimeout(attempt);
+          await backoff(attempt);
+        }
+      });
+    },
+    read(fn) {
+      return fn(store.snapshot(), ctx);
+    },
+    snapshot() {
+      if (!current) {
+        throw new Error("the Redis store was read before it was loaded: await refresh() (or use readLatest) first");
+      }
+      const parsed = parse(current.text);
+      if (parsed.rejected) addError(parsed.state, now(), `state in ${keys.state} rejected (${parsed.rejected.reason}); showing an empty state; it will be preserved before the next change`);
+      return parsed.state;
+    },
+    async refresh() {
+      await enqueue2(load);
+    },
+    async readLatest(fn) {
+      return (await enqueue2(() => runLoaded(fn, false))).result;
+    },
+    dropHistory(channelId) {
+      return enqueue2(async () => {
+        if (!isValidChannelId(channelId)) return;
+        const replies = await client.pipeline([["MULTI"], ["DEL", keys.history(channelId)], ["INCR", keys.epoch], ["EXEC"]]);
+        replies.forEach((r, i) => client.check(r, ["MULTI", "DEL", "INCR", "EXEC"][i]));
+        cache.forget(channelId);
+      });
+    },
+    close() {
+      return client.close();
+    }
+  };
+  return store;
+}
+function takeFinished(state) {
+  const byChannel = /* @__PURE__ */ new Map();
+  const movedIds = /* @__PURE__ */ new Set();
+  for (const envelope of Object.values(state.messages)) {
+    if (!isFinished2(envelope) || !isValidChannelId(envelope.channel_id)) continue;
+    const deliveredTo2 = Object.prototype.hasOwnProperty.call(state.delivered_to, envelope.message_id) ? state.delivered_to[envelope.message_id] : [];
+    const record = { ...envelope, delivered_to: deliveredTo2 };
+    const group = byChannel.get(envelope.channel_id);
+    if (group) group.push(record);
+    else byChannel.set(envelope.channel_id, [record]);
+    movedIds.add(envelope.message_id);
+  }
+  if (movedIds.size === 0) return byChannel;
+  for (const id of movedIds) {
+    delete state.messages[id];
+    delete state.delivered_to[id];
+  }
+  for (const [recipient, queue] of Object.entries(state.queues)) {
+    if (queue.some((id) => movedIds.has(id))) state.queues[recipient] = queue.filter((id) => !movedIds.has(id));
+  }
+  return byChannel;
+}
+function textOf(value) {
+  if (value === null) return null;
+  if (Buffer.isBuffer(value)) return value.toString("utf8");
+  if (typeof value === "string" || typeof value === "number" || typeof value === "bigint") return String(value);
+  return null;
+}
+function streamEntries(value) {
+  if (!Array.isArray(value)) return [];
+  const entries = [];
+  for (const item of value) {
+    if (!Array.isArray(item) || item.length !== 2 || !Array.isArray(item[1])) continue;
+    const id = textOf(item[0]);
+    if (id === null) continue;
+    entries.push({ id, fields: item[1].map((f) => textOf(f) ?? "") });
+  }
+  return entries;
+}
+function compareStreamIds(a, b) {
+  const [am, as] = a.split("-").map((p) => BigInt(p || "0"));
+  const [bm, bs] = b.split("-").map((p) => BigInt(p || "0"));
+  if (am !== bm) return am < bm ? -1 : 1;
+  if (as !== bs) return (as ?? 0n) < (bs ?? 0n) ? -1 : 1;
+  return 0;
+}
+
 // src/store/pins.ts
-import { dirname as dirname5, join as join9 } from "node:path";
+import { dirname as dirname5, join as join10 } from "node:path";
 
 // src/store/member-id.ts
 var MEMBER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -4041,7 +5042,7 @@ function isValidMemberId(id) {
 
 // src/store/pins.ts
 function pinsDir(projectDir) {
-  return join9(projectDir, STATE_DIR_NAME, "pins");
+  return join10(projectDir, STATE_DIR_NAME, "pins");
 }
 function listPins(projectDir, host, port = NODE_FS) {
   if (!hasPinsDir(projectDir, port)) return [];
@@ -4068,7 +5069,7 @@ function hasPinsDir(projectDir, port) {
 function readPinIn(dir, memberId, port) {
   let bytes;
   try {
-    bytes = tryReadFile(port, join9(dir, `${memberId}.json`));
+    bytes = tryReadFile(port, join10(dir, `${memberId}.json`));
   } catch (err) {
     if (err instanceof StoreFault) throw err;
     return void 0;
@@ -4088,13 +5089,13 @@ function parsePin(text, expectedId) {
 }
 
 // src/store/archives.ts
-import { dirname as dirname6, join as join10 } from "node:path";
+import { dirname as dirname6, join as join11 } from "node:path";
 function archivesDir(projectDir) {
-  return join10(projectDir, STATE_DIR_NAME, "archives");
+  return join11(projectDir, STATE_DIR_NAME, "archives");
 }
 function archivePath(projectDir, channelId) {
   if (!isValidChannelId(channelId)) throw new Error(`invalid channel id: ${JSON.stringify(channelId)}`);
-  return join10(archivesDir(projectDir), `${channelId}.json`);
+  return join11(archivesDir(projectDir), `${channelId}.json`);
 }
 function writeArchive(projectDir, archive, port = NODE_FS) {
   if (!isArchive(archive)) throw new Error("not a valid archive record");
@@ -4173,12 +5174,24 @@ function isArchive(value) {
 
 // src/store/index.ts
 function openStore(options) {
-  return createStore({ ...options, codec: options.codec ?? DEFAULT_CODEC });
+  const codec = options.codec ?? DEFAULT_CODEC;
+  if (options.selection?.kind === "redis") {
+    return createRedisStore({
+      config: options.selection.config,
+      codec,
+      projectDir: options.projectDir,
+      now: options.now,
+      lockTimeoutMs: options.lockTimeoutMs,
+      historyKeep: options.historyKeep
+    });
+  }
+  const { selection: _selection, ...fileOptions } = options;
+  return createStore({ ...fileOptions, codec });
 }
 
 // src/delivery/watcher.ts
 import { existsSync, statSync as statSync2, watch } from "node:fs";
-import { basename as basename4, dirname as dirname7, join as join11 } from "node:path";
+import { basename as basename4, dirname as dirname7, join as join12 } from "node:path";
 var DEFAULT_DEBOUNCE_MS = 5;
 var DEFAULT_POLL_MS = 2e3;
 var STATE_FILE = "state.json";
@@ -4202,7 +5215,7 @@ function watchStateDir(stateDir, options = {}) {
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   const log = options.log ?? (() => void 0);
   const watchDir = options.watch ?? watchWithNode;
-  const statePath = join11(stateDir, STATE_FILE);
+  const statePath = join12(stateDir, STATE_FILE);
   const dirName = basename4(stateDir);
   const listeners = /* @__PURE__ */ new Set();
   let isClosed = false;
@@ -4402,14 +5415,14 @@ async function checkRootSession(client, sessionId) {
 
 // src/opencode/project-dir.ts
 import { existsSync as existsSync2 } from "node:fs";
-import { dirname as dirname8, join as join12, resolve as resolve2 } from "node:path";
+import { dirname as dirname8, join as join13, resolve as resolve3 } from "node:path";
 var OPENCODE_PLUGIN_FILE = ".opencode/plugin/opencomms.js";
 function isProjectRoot(dir) {
-  return existsSync2(join12(dir, STATE_DIR_NAME)) || existsSync2(join12(dir, OPENCODE_PLUGIN_FILE));
+  return existsSync2(join13(dir, STATE_DIR_NAME)) || existsSync2(join13(dir, OPENCODE_PLUGIN_FILE));
 }
 function findProjectDir(directory, worktree) {
-  const start = resolve2(directory);
-  const stop = worktree && worktree !== "/" ? resolve2(worktree) : void 0;
+  const start = resolve3(directory);
+  const stop = worktree && worktree !== "/" ? resolve3(worktree) : void 0;
   for (let dir = start; ; dir = dirname8(dir)) {
     if (isProjectRoot(dir)) return dir;
     if (dir === stop || dirname8(dir) === dir) return start;
@@ -5382,7 +6395,7 @@ function planSpawn(state, memberId, pc, ctx) {
 
 // src/delivery/spawn-process.ts
 var KILL_GRACE_MS = 1e4;
-var spawnHostProcess = (request) => new Promise((resolve3) => {
+var spawnHostProcess = (request) => new Promise((resolve4) => {
   let timedOut = false;
   let settled = false;
   const timers = [];
@@ -5390,7 +6403,7 @@ var spawnHostProcess = (request) => new Promise((resolve3) => {
     if (settled) return;
     settled = true;
     for (const timer of timers) clearTimeout(timer);
-    resolve3(outcome);
+    resolve4(outcome);
   };
   let child;
   try {
@@ -5638,7 +6651,7 @@ var GO_BETWEENS = /* @__PURE__ */ new Set([
   "powershell",
   "pwsh"
 ]);
-var MAX_DEPTH = 8;
+var MAX_DEPTH2 = 8;
 function isGoBetween(name) {
   const base = name.trim().split("/").pop().toLowerCase();
   const first = base.split(" ")[0];
@@ -5646,7 +6659,7 @@ function isGoBetween(name) {
 }
 function hostProcessId(startPid = process.ppid) {
   let pid = startPid;
-  for (let depth = 0; depth < MAX_DEPTH && pid > 1; depth += 1) {
+  for (let depth = 0; depth < MAX_DEPTH2 && pid > 1; depth += 1) {
     const facts = readFacts(pid);
     if (!facts) return void 0;
     if (!isGoBetween(facts.name)) {
@@ -5895,8 +6908,8 @@ var ToolServices = class {
    */
   settleAfterReply(call, handover) {
     let markSettled = () => void 0;
-    const settled = new Promise((resolve3) => {
-      markSettled = resolve3;
+    const settled = new Promise((resolve4) => {
+      markSettled = resolve4;
     });
     this.unsettledPulls.add(settled);
     call.afterReply(async (fate) => {
