@@ -207,7 +207,13 @@ function install(options: InstallOptions): number {
     if (pin) write(`kept ${join(STATE_DIR_NAME, 'pins', `${id}.json`)}: the first ${pin.host} session to start here takes ${id} over, with its channels and mail\n`);
   }
   if (opencodePlugin.missing) options.warn(`opencomms: ${opencodePlugin.missing}`);
-  if (snippet) write(`Paste this into ${snippet.where}:\n${snippet.text}`);
+  if (snippet) {
+    // The JSON snippets show their wrapper so they are valid JSON on their own: say what to merge.
+    const [place, ...then] = snippet.where.split(', then ');
+    write(snippet.text.startsWith('{')
+      ? `Add the "opencomms" entry below to ${place}, beside your other servers (the outer braces only make the snippet valid JSON)${then.length > 0 ? `, then ${then.join(', then ')}` : ''}:\n${snippet.text}`
+      : `Paste this into ${snippet.where}:\n${snippet.text}`);
+  }
   writeNotes(host, files.map((f) => describePath(projectDir, f.path)), gitignore, write);
   if (host === 'claude-code' && readOwnBytes(projectDir, join(claudePluginDirIn(projectDir), '.claude-plugin', 'plugin.json')) !== undefined) {
     options.warn(`opencomms: ${describePath(projectDir, claudePluginDirIn(projectDir))} (the --plugin install) is there too; with both, every hook runs twice. Keep one: \`opencomms uninstall claude-code\` removes both.`);

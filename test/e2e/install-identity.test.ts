@@ -93,6 +93,8 @@ for (const [host, marker] of [['claude-desktop', '"mcpServers"'], ['windsurf', '
     assert.match(stdout, /absolute path/, 'says why the snippet names the project by its absolute path');
     assert.deepEqual(Object.keys(snapshot(project)).sort(), [join('.opencomms', 'opencomms.js'), join('.opencomms', 'package.json')].sort());
     if (host !== 'goose') {
+      // The snippet shows its wrapper; the words say only the entry goes into the existing object.
+      assert.match(stdout, /Add the "opencomms" entry below to the "mcpServers" object of .*beside your other servers \(the outer braces only make the snippet valid JSON\)/);
       const pasted = JSON.parse(stdout.slice(stdout.indexOf('{'), stdout.lastIndexOf('}') + 1)) as { mcpServers: { opencomms: { args: string[]; env?: object } } };
       assert.equal(pasted.mcpServers.opencomms.env, undefined);
       assert.equal(pasted.mcpServers.opencomms.args.at(-1), host);
