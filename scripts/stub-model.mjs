@@ -20,7 +20,9 @@
 // tag, and extra rounds the host adds (a Stop hook's feedback) simply move on
 // to the next step. Past the last step, or with no tag, the turn ends with a
 // short text. A step may be { "text": "..." } (ends the turn) or
-// { "tool": NAME, "input": {...}, "text"?: "..." } (asks for a tool call).
+// { "tool": NAME, "input": {...}, "text"?: "..." } (asks for a tool call; NAME is
+// a tool the request offers, such as Claude Code's own Edit, or an mcp__ name,
+// or a short OpenComms tool name).
 //
 // Only requests that offer at least one `mcp__` tool are treated as the
 // main loop; the host's side requests (titles, summaries, quota probes)
@@ -93,7 +95,9 @@ function answerFor(body) {
   const blocks = [];
   if (typeof step.text === 'string') blocks.push({ type: 'text', text: step.text });
   if (typeof step.tool === 'string') {
-    const name = step.tool.startsWith('mcp__') ? step.tool : `mcp__opencomms__${step.tool}`;
+    // A host's own tool (Read, Edit, Write…) as named; any other short name is an OpenComms tool.
+    const offered = body.tools.some((t) => t && t.name === step.tool);
+    const name = step.tool.startsWith('mcp__') || offered ? step.tool : `mcp__opencomms__${step.tool}`;
     blocks.push({ type: 'tool_use', id: `toolu_stub_${String(seq).padStart(6, '0')}`, name, input: step.input ?? {} });
     return { blocks, stop: 'tool_use', why };
   }
