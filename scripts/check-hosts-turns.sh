@@ -271,7 +271,10 @@ fi # sessions
 # reserves src/a.ts and, still in its turn (a reservation of a member whose
 # session ended is dropped, PROTOCOL 5.6), waits in a Bash call for a go file.
 # Meanwhile session B's built-in Edit of src/a.ts must be denied, with a reason
-# naming A. Then A is let go, releases and ends; B's Write must go through.
+# naming A. Then A is let go and releases; B (resumed) writes the file and mails
+# A while A's model is held at its last answer, so the mail can only reach A
+# through our Stop hook: as Stop context from Claude Code 2.1.163, a block
+# before (a resumed B keeps its member only from 2.1.163 too).
 # claude runs from the project root (Claude Code leaves ${CLAUDE_PROJECT_DIR}
 # in .mcp.json unexpanded, so the server's path is relative to the cwd).
 if turn_part reserve; then
@@ -287,16 +290,17 @@ node -e 'const [file, project] = process.argv.slice(1); const fs = require("fs")
 j.projects[project] = { hasTrustDialogAccepted: true, enabledMcpjsonServers: ["opencomms"] };
 fs.writeFileSync(file, JSON.stringify(j));' "$HOME/.claude.json" "$RES_PROJECT"
 RES_NEW="export const a = 2; // written by session B after the release"
+RES_PING="PING-STOP-$(node -e 'process.stdout.write(require("crypto").randomBytes(4).toString("hex"))')"
 # A's Bash call: say it is ready, then wait (at most 100 s) for the go file.
 RES_WAIT="touch '$TURNS/res-a-ready'; for i in \$(seq 1 1000); do [ -f '$TURNS/res-a-go' ] && exit 0; sleep 0.1; done; echo no go; exit 1"
-node -e 'const [file, S, path, newText, wait] = process.argv.slice(1); const fs = require("fs"); const j = JSON.parse(fs.readFileSync(file, "utf8"));
+node -e 'const [file, S, path, newText, wait, sent, ping] = process.argv.slice(1); const fs = require("fs"); const j = JSON.parse(fs.readFileSync(file, "utf8"));
 Object.assign(j, {
   ra1: [{ tool: S + "_status", input: {} },
         { tool: S + "_create", input: { channel: "res-check", role: "writer", role_prompt: "You write src/a.ts." } },
         { tool: S + "_reserve", input: { channel: "res-check", paths: ["src/a.ts"], reason: "check-hosts reservation" } },
         { tool: "Bash", input: { command: wait, description: "Wait for the go file", timeout: 110000 } },
         { tool: S + "_release", input: { channel: "res-check" } },
-        { text: "Reserved, waited, released." }],
+        { text: "Reserved, waited, released.", after_file: sent }],
   rb1: [{ tool: S + "_status", input: {} },
         { tool: S + "_join", input: { channel: "res-check", role: "reviewer", role_prompt: "You review." } },
         { tool: "Read", input: { file_path: path } },
@@ -304,11 +308,13 @@ Object.assign(j, {
         { text: "Tried to edit." }],
   rb2: [{ tool: "Read", input: { file_path: path } },
         { tool: "Write", input: { file_path: path, content: newText + "\n" } },
+        { tool: S + "_send", input: { channel: "res-check", to: "writer", content: ping + ": src/a.ts is written." } },
         { text: "Wrote it." }],
 });
-fs.writeFileSync(file, JSON.stringify(j, null, 1));' "$STUB_SCRIPT" "$S" "$RES_FILE" "$RES_NEW" "$RES_WAIT"
+fs.writeFileSync(file, JSON.stringify(j, null, 1));' "$STUB_SCRIPT" "$S" "$RES_FILE" "$RES_NEW" "$RES_WAIT" "$TURNS/res-b-sent" "$RES_PING"
 RES_TOOLS=(--allowedTools 'mcp__opencomms__*' Read Edit Write Bash)
-rm -f "$TURNS/res-a-ready" "$TURNS/res-a-go"
+rm -f "$TURNS/res-a-ready" "$TURNS/res-a-go" "$TURNS/res-b-sent" "$TURNS/res-b-sent.waiting"
+FINDS=(--find "$RES_PING")
 turn ra1 "$RES_PROJECT" "[stub:ra1] Reserve src/a.ts, wait, release." "${RES_TOOLS[@]}" >"$TURNS/ra1.out" &
 RES_A_PID=$!
 for _ in $(seq 1 600); do # up to 60 s for A to hold the reservation and wait
@@ -322,6 +328,16 @@ show_tools rb1
 RSID_B="$(jsq "$TURNS/rb1.json" 's.session_id')"
 RES_AFTER_B="$(cat "$RES_FILE")"
 touch "$TURNS/res-a-go"
+# A releases, and its model is held at the turn's last answer (the stub's after_file):
+# B now writes the file and mails A, after A's last tool call, so only A's Stop hook can hand it over.
+for _ in $(seq 1 600); do
+  [ -f "$TURNS/res-b-sent.waiting" ] && break
+  kill -0 "$RES_A_PID" 2>/dev/null || break
+  sleep 0.1
+done
+turn rb2 "$RES_PROJECT" "[stub:rb2] Now write src/a.ts and tell the writer." --resume "$RSID_B" "${RES_TOOLS[@]}"
+show_tools rb2
+touch "$TURNS/res-b-sent"
 wait "$RES_A_PID"
 cat "$TURNS/ra1.out"
 show_tools ra1
@@ -332,14 +348,23 @@ if [[ "$RMEMBER_A" == sess_* && "$RES_AFTER_B" == "$RES_BEFORE" && "$RES_DENY" =
 else
   verdict claude-turns-reserve-deny fail "A ${RMEMBER_A:-no member}; src/a.ts after B's Edit: $(printf '%s' "$RES_AFTER_B" | head -c 120); B's Edit result: ${RES_DENY:-none}"
 fi
-turn rb2 "$RES_PROJECT" "[stub:rb2] Now write src/a.ts." --resume "$RSID_B" "${RES_TOOLS[@]}"
-show_tools rb2
 RES_WRITE="$(jsq "$TURNS/rb2.json" "(s.tool_results.find((t) => t.name === 'Write') || {}).text")"
 RES_RELEASE="$(tool_text ra1 opencomms_release)"
 if [[ "$RES_RELEASE" == *'"ok":true'* && "$RES_RELEASE" == *src/a.ts* && "$(cat "$RES_FILE")" == "$RES_NEW" ]]; then
   verdict claude-turns-reserve-release pass "A released ($(printf '%s' "$RES_RELEASE" | head -c 120)); then B's Write went through: src/a.ts is \"$RES_NEW\""
 else
   verdict claude-turns-reserve-release fail "A's release: ${RES_RELEASE:-none}; src/a.ts is \"$(head -c 160 "$RES_FILE")\"; B's Write result: ${RES_WRITE:-none}"
+fi
+# Our Stop answer with this claude: mail as Stop context from 2.1.163 (AI_AGENT), a block before.
+CLAUDE_VERSION="$(claude --version 2>/dev/null | sed -n 's/^\([0-9][0-9.]*\).*/\1/p' | head -1)"
+if printf '%s\n%s\n' 2.1.163 "$CLAUDE_VERSION" | sort -V -C; then RES_FORM="Stop hook additional context"; else RES_FORM="Stop hook feedback"; fi
+RES_SEEN="$(jsq "$TURNS/ra1.json" "s.found['$RES_PING']")"
+RES_TIMES="$(jsq "$TURNS/ra1.json" "s.shown_times['$RES_PING']")"
+RES_USER="$(grep -c "$RES_PING" "$TURNS/ra1.stream.jsonl")"
+if [[ "$RES_SEEN" == *"$RES_FORM"* && "$RES_TIMES" = 1 && "$(jsq "$TURNS/ra1.json" 's.exit_code')" = 0 ]]; then
+  verdict claude-turns-stop-mail pass "mail sent after A's last tool call went on with A's turn through our Stop hook (claude $CLAUDE_VERSION: \"$RES_FORM\"), shown once: $RES_SEEN; stream-json lines naming it: $RES_USER"
+else
+  verdict claude-turns-stop-mail fail "claude $CLAUDE_VERSION, expected \"$RES_FORM\": A's model was shown the mail ${RES_TIMES:-0} time(s)${RES_SEEN:+, first in $RES_SEEN}; A's hooks: $(jsq "$TURNS/ra1.json" 's.hooks.join(" ")')"
 fi
 fi
 
