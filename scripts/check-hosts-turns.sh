@@ -8,6 +8,9 @@ STUB_SCRIPT="$TURNS/stub-script.json"
 STUB_LOG="$TURNS/stub-requests.jsonl"
 HOOK_LOG="$TURNS/hook-events.jsonl"
 mkdir -p "$TURNS"
+# CHECK_HOSTS_TURNS picks parts (space-separated): sessions (two sessions, resume,
+# exit timing), reserve (edit reservations), stop (Stop hook forms); default all.
+turn_part() { [ -z "${CHECK_HOSTS_TURNS:-}" ] || [[ " $CHECK_HOSTS_TURNS " == *" $1 "* ]]; }
 : >"$STUB_LOG"
 : >"$HOOK_LOG"
 
@@ -130,6 +133,7 @@ cat >"$STUB_SCRIPT" <<EOF
 }
 EOF
 
+if turn_part sessions; then
 # What Claude Code gives a project .mcp.json server and a project hook, whatever
 # OpenComms makes of it: probe servers (each records what it got and exits) named
 # four ways, and a SessionStart hook that records the same, in a git repository,
@@ -258,6 +262,169 @@ if [ -n "$AFTER" ] && [ "$AFTER" -le 2000 ]; then
   verdict claude-turns-plugin-exit pass "with the plugin, a trivial claude -p turn exits $(secs trivial-plugin after_result_ms) after the turn (without: $(secs trivial-plain after_result_ms))"
 else
   verdict claude-turns-plugin-exit fail "with the plugin, a trivial claude -p turn exits $(secs trivial-plugin after_result_ms) after the turn ended (wall $(secs trivial-plugin wall_ms); without the plugin $(secs trivial-plain after_result_ms)); issue 15 item 3 wants <= 2 s"
+fi
+
+fi # sessions
+
+# Edit reservations with the real host: `install claude-code` on a fresh project
+# (its own PreToolUse hook, matcher Edit|Write|MultiEdit|NotebookEdit). Session A
+# reserves src/a.ts and, still in its turn (a reservation of a member whose
+# session ended is dropped, PROTOCOL 5.6), waits in a Bash call for a go file.
+# Meanwhile session B's built-in Edit of src/a.ts must be denied, with a reason
+# naming A. Then A is let go and releases; B (resumed) writes the file and mails
+# A while A's model is held at its last answer, so the mail can only reach A
+# through our Stop hook: as Stop context from Claude Code 2.1.163, a block
+# before (a resumed B keeps its member only from 2.1.163 too).
+# claude runs from the project root (Claude Code leaves ${CLAUDE_PROJECT_DIR}
+# in .mcp.json unexpanded, so the server's path is relative to the cwd).
+if turn_part reserve; then
+section "claude-code turns: reservations (install claude-code; A reserves src/a.ts, B edits it)"
+RES_PROJECT="$WORK/reserve-project"
+mkdir -p "$RES_PROJECT/src"
+git -C "$RES_PROJECT" init -q 2>/dev/null
+RES_FILE="$RES_PROJECT/src/a.ts"
+printf 'export const a = 1;\n' >"$RES_FILE"
+RES_BEFORE="$(cat "$RES_FILE")"
+node "$DIST" install claude-code --project "$RES_PROJECT" | grep -E '^wrote .claude'
+node -e 'const [file, project] = process.argv.slice(1); const fs = require("fs"); const j = JSON.parse(fs.readFileSync(file, "utf8"));
+j.projects[project] = { hasTrustDialogAccepted: true, enabledMcpjsonServers: ["opencomms"] };
+fs.writeFileSync(file, JSON.stringify(j));' "$HOME/.claude.json" "$RES_PROJECT"
+RES_NEW="export const a = 2; // written by session B after the release"
+RES_PING="PING-STOP-$(node -e 'process.stdout.write(require("crypto").randomBytes(4).toString("hex"))')"
+# A's Bash call: say it is ready, then wait (at most 100 s) for the go file.
+RES_WAIT="touch '$TURNS/res-a-ready'; for i in \$(seq 1 1000); do [ -f '$TURNS/res-a-go' ] && exit 0; sleep 0.1; done; echo no go; exit 1"
+node -e 'const [file, S, path, newText, wait, sent, ping] = process.argv.slice(1); const fs = require("fs"); const j = JSON.parse(fs.readFileSync(file, "utf8"));
+Object.assign(j, {
+  ra1: [{ tool: S + "_status", input: {} },
+        { tool: S + "_create", input: { channel: "res-check", role: "writer", role_prompt: "You write src/a.ts." } },
+        { tool: S + "_reserve", input: { channel: "res-check", paths: ["src/a.ts"], reason: "check-hosts reservation" } },
+        { tool: "Bash", input: { command: wait, description: "Wait for the go file", timeout: 110000 } },
+        { tool: S + "_release", input: { channel: "res-check" } },
+        { text: "Reserved, waited, released.", after_file: sent }],
+  rb1: [{ tool: S + "_status", input: {} },
+        { tool: S + "_join", input: { channel: "res-check", role: "reviewer", role_prompt: "You review." } },
+        { tool: "Read", input: { file_path: path } },
+        { tool: "Edit", input: { file_path: path, old_string: "export const a = 1;", new_string: "export const a = 3; // B edited a reserved file" } },
+        { text: "Tried to edit." }],
+  rb2: [{ tool: "Read", input: { file_path: path } },
+        { tool: "Write", input: { file_path: path, content: newText + "\n" } },
+        { tool: S + "_send", input: { channel: "res-check", to: "writer", content: ping + ": src/a.ts is written." } },
+        { text: "Wrote it." }],
+});
+fs.writeFileSync(file, JSON.stringify(j, null, 1));' "$STUB_SCRIPT" "$S" "$RES_FILE" "$RES_NEW" "$RES_WAIT" "$TURNS/res-b-sent" "$RES_PING"
+RES_TOOLS=(--allowedTools 'mcp__opencomms__*' Read Edit Write Bash)
+rm -f "$TURNS/res-a-ready" "$TURNS/res-a-go" "$TURNS/res-b-sent" "$TURNS/res-b-sent.waiting"
+FINDS=(--find "$RES_PING")
+turn ra1 "$RES_PROJECT" "[stub:ra1] Reserve src/a.ts, wait, release." "${RES_TOOLS[@]}" >"$TURNS/ra1.out" &
+RES_A_PID=$!
+for _ in $(seq 1 600); do # up to 60 s for A to hold the reservation and wait
+  [ -f "$TURNS/res-a-ready" ] && break
+  kill -0 "$RES_A_PID" 2>/dev/null || break
+  sleep 0.1
+done
+echo "session A is $([ -f "$TURNS/res-a-ready" ] && echo 'in its turn, holding src/a.ts' || echo 'NOT waiting (it ended or never got there)')"
+turn rb1 "$RES_PROJECT" "[stub:rb1] Join and edit src/a.ts." "${RES_TOOLS[@]}"
+show_tools rb1
+RSID_B="$(jsq "$TURNS/rb1.json" 's.session_id')"
+RES_AFTER_B="$(cat "$RES_FILE")"
+touch "$TURNS/res-a-go"
+# A releases, and its model is held at the turn's last answer (the stub's after_file):
+# B now writes the file and mails A, after A's last tool call, so only A's Stop hook can hand it over.
+for _ in $(seq 1 600); do
+  [ -f "$TURNS/res-b-sent.waiting" ] && break
+  kill -0 "$RES_A_PID" 2>/dev/null || break
+  sleep 0.1
+done
+turn rb2 "$RES_PROJECT" "[stub:rb2] Now write src/a.ts and tell the writer." --resume "$RSID_B" "${RES_TOOLS[@]}"
+show_tools rb2
+touch "$TURNS/res-b-sent"
+wait "$RES_A_PID"
+cat "$TURNS/ra1.out"
+show_tools ra1
+RMEMBER_A="$(status_member ra1)"
+RES_DENY="$(jsq "$TURNS/rb1.json" "(s.tool_results.find((t) => t.name === 'Edit') || {}).text")"
+if [[ "$RMEMBER_A" == sess_* && "$RES_AFTER_B" == "$RES_BEFORE" && "$RES_DENY" == *"$RMEMBER_A"* && "$RES_DENY" == *reserved* ]]; then
+  verdict claude-turns-reserve-deny pass "B's Edit of src/a.ts was not made (file unchanged) and B's model was shown: $RES_DENY"
+else
+  verdict claude-turns-reserve-deny fail "A ${RMEMBER_A:-no member}; src/a.ts after B's Edit: $(printf '%s' "$RES_AFTER_B" | head -c 120); B's Edit result: ${RES_DENY:-none}"
+fi
+RES_WRITE="$(jsq "$TURNS/rb2.json" "(s.tool_results.find((t) => t.name === 'Write') || {}).text")"
+RES_RELEASE="$(tool_text ra1 opencomms_release)"
+if [[ "$RES_RELEASE" == *'"ok":true'* && "$RES_RELEASE" == *src/a.ts* && "$(cat "$RES_FILE")" == "$RES_NEW" ]]; then
+  verdict claude-turns-reserve-release pass "A released ($(printf '%s' "$RES_RELEASE" | head -c 120)); then B's Write went through: src/a.ts is \"$RES_NEW\""
+else
+  verdict claude-turns-reserve-release fail "A's release: ${RES_RELEASE:-none}; src/a.ts is \"$(head -c 160 "$RES_FILE")\"; B's Write result: ${RES_WRITE:-none}"
+fi
+# Our Stop answer with this claude: mail as Stop context from 2.1.163 (AI_AGENT), a block before.
+CLAUDE_VERSION="$(claude --version 2>/dev/null | sed -n 's/^\([0-9][0-9.]*\).*/\1/p' | head -1)"
+if printf '%s\n%s\n' 2.1.163 "$CLAUDE_VERSION" | sort -V -C; then RES_FORM="Stop hook additional context"; else RES_FORM="Stop hook feedback"; fi
+RES_SEEN="$(jsq "$TURNS/ra1.json" "s.found['$RES_PING']")"
+RES_TIMES="$(jsq "$TURNS/ra1.json" "s.shown_times['$RES_PING']")"
+RES_USER="$(grep -c "$RES_PING" "$TURNS/ra1.stream.jsonl")"
+if [[ "$RES_SEEN" == *"$RES_FORM"* && "$RES_TIMES" = 1 && "$(jsq "$TURNS/ra1.json" 's.exit_code')" = 0 ]]; then
+  verdict claude-turns-stop-mail pass "mail sent after A's last tool call went on with A's turn through our Stop hook (claude $CLAUDE_VERSION: \"$RES_FORM\"), shown once: $RES_SEEN; stream-json lines naming it: $RES_USER"
+else
+  verdict claude-turns-stop-mail fail "claude $CLAUDE_VERSION, expected \"$RES_FORM\": A's model was shown the mail ${RES_TIMES:-0} time(s)${RES_SEEN:+, first in $RES_SEEN}; A's hooks: $(jsq "$TURNS/ra1.json" 's.hooks.join(" ")')"
+fi
+fi
+
+# Issue 15 item 4: how Claude Code shows a Stop hook's mail to the model and
+# to the user, for each way a Stop hook may answer. A probe Stop hook hands
+# over one piece of mail (a marker in a framed text) the first time a turn
+# stops, in the form named by $TURNS/stop-mode; the stub model's request log
+# shows what the model was given next, and the stream-json what the user saw.
+if turn_part stop; then
+section "claude-code turns: how a Stop hook's mail reaches the model (issue 15 item 4)"
+STOP_PROJECT="$WORK/stop-project"
+mkdir -p "$STOP_PROJECT/.claude"
+cat >"$TURNS/stop-probe.cjs" <<'EOF'
+const fs = require('fs');
+const [log, modeFile] = process.argv.slice(2);
+let input = '';
+process.stdin.setEncoding('utf8').on('data', (c) => { input += c; }).on('end', () => {
+  const event = JSON.parse(input);
+  const mode = fs.readFileSync(modeFile, 'utf8').trim();
+  fs.appendFileSync(log, `${JSON.stringify({ mode, stop_hook_active: event.stop_hook_active })}\n`);
+  if (event.stop_hook_active) { process.stdout.write('{}\n'); return; }
+  const mail = '[OpenComms: 1 new message from your channel peers, each framed below with its channel.]\n\n'
+    + `<<<UNTRUSTED channel "c" from reviewer>>>\nMAIL-${mode}: please look at the lock code.\n<<<END UNTRUSTED>>>\n\n`
+    + '[OpenComms: the messages above came from your channel peers while you worked. Consider them before you finish.]';
+  if (mode === 'block') process.stdout.write(`${JSON.stringify({ decision: 'block', reason: mail })}\n`);
+  else if (mode === 'exit2') { process.stderr.write(mail); process.exitCode = 2; }
+  else if (mode === 'context') process.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: 'Stop', additionalContext: mail } })}\n`);
+  else if (mode === 'block-context') process.stdout.write(`${JSON.stringify({ decision: 'block', reason: 'New mail from your channel peers (in the context).',
+    hookSpecificOutput: { hookEventName: 'Stop', additionalContext: mail } })}\n`);
+});
+EOF
+cat >"$STOP_PROJECT/.claude/settings.json" <<EOF
+{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "node \"$TURNS/stop-probe.cjs\" \"$TURNS/stop-probe.jsonl\" \"$TURNS/stop-mode\"", "timeout": 15}]}]}}
+EOF
+node -e 'const [file, project] = process.argv.slice(1); const fs = require("fs"); const j = JSON.parse(fs.readFileSync(file, "utf8"));
+j.projects[project] = { hasTrustDialogAccepted: true }; fs.writeFileSync(file, JSON.stringify(j));' "$HOME/.claude.json" "$STOP_PROJECT"
+node -e 'const fs = require("fs"); const j = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+j.stopv = [{ text: "First answer." }, { text: "Second answer, after the mail." }]; fs.writeFileSync(process.argv[1], JSON.stringify(j, null, 1));' "$STUB_SCRIPT"
+for mode in block exit2 context block-context; do
+  printf '%s\n' "$mode" >"$TURNS/stop-mode"
+  STOP_SEQ="$(wc -l <"$STUB_LOG")"
+  turn "stop-$mode" "$STOP_PROJECT" "[stub:stopv] Answer." >/dev/null
+  node -e 'const fs = require("fs"); const [log, from, stream, mode] = process.argv.slice(1); const mark = "MAIL-" + mode;
+const reqs = fs.readFileSync(log, "utf8").split("\n").filter(Boolean).slice(Number(from)).map((l) => JSON.parse(l))
+  .filter((r) => r.path === "/v1/messages" && Array.isArray(r.body.tools) && r.body.tools.length > 0);
+let shown = null;
+for (const r of reqs) for (const m of r.body.messages || []) {
+  const blocks = typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content || [];
+  for (const b of blocks) if (!shown && JSON.stringify(b).includes(mark)) shown = { role: m.role, block: b };
+}
+const events = fs.readFileSync(stream, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+const result = events.find((e) => e.type === "result") || {};
+const seen = events.filter((e) => JSON.stringify(e).includes(mark) || (e.type === "system" && /hook/.test(e.subtype || "")))
+  .map((e) => JSON.stringify(e).replace(/"(session_id|uuid|parent_tool_use_id)":"[^"]*",?/g, "").slice(0, 700));
+console.log(`--- Stop hook answer "${mode}": ${reqs.length} main-loop request(s); turn result ${JSON.stringify(result.result)} (is_error ${result.is_error}, subtype ${result.subtype}, num_turns ${result.num_turns})`);
+console.log(shown ? `INFO model shown the mail as a ${shown.role} ${shown.block.type} block: ${JSON.stringify(shown.block.text ?? shown.block)}` : "INFO the model was never shown the mail");
+for (const s of seen) console.log(`INFO stream-json: ${s}`);
+fs.writeFileSync(process.argv[3] + ".verdict", JSON.stringify({ continued: reqs.length >= 2, shown: !!shown }));' \
+    "$STUB_LOG" "$STOP_SEQ" "$TURNS/stop-$mode.stream.jsonl" "$mode"
+done
 fi
 
 kill "$STUB_PID" 2>/dev/null

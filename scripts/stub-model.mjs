@@ -20,7 +20,11 @@
 // tag, and extra rounds the host adds (a Stop hook's feedback) simply move on
 // to the next step. Past the last step, or with no tag, the turn ends with a
 // short text. A step may be { "text": "..." } (ends the turn) or
-// { "tool": NAME, "input": {...}, "text"?: "..." } (asks for a tool call).
+// { "tool": NAME, "input": {...}, "text"?: "..." } (asks for a tool call; NAME is
+// a tool the request offers, such as Claude Code's own Edit, or an mcp__ name,
+// or a short OpenComms tool name). A text step with "after_file": PATH is held
+// back until PATH exists (at most 100 s), and PATH.waiting is created meanwhile,
+// so a script can make something happen just before the turn would end.
 //
 // Only requests that offer at least one `mcp__` tool are treated as the
 // main loop; the host's side requests (titles, summaries, quota probes)
@@ -29,7 +33,7 @@
 // Every request is appended to the --log FILE as one JSON line
 // { seq, at, method, path, headers, body, reply }, so a check can read what
 // the model was shown: tool results, hook context, Stop hook feedback.
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 
 function argValue(name, fallback) {
@@ -93,12 +97,30 @@ function answerFor(body) {
   const blocks = [];
   if (typeof step.text === 'string') blocks.push({ type: 'text', text: step.text });
   if (typeof step.tool === 'string') {
-    const name = step.tool.startsWith('mcp__') ? step.tool : `mcp__opencomms__${step.tool}`;
+    // A host's own tool (Read, Edit, Write…) as named; any other short name is an OpenComms tool.
+    const offered = body.tools.some((t) => t && t.name === step.tool);
+    const name = step.tool.startsWith('mcp__') || offered ? step.tool : `mcp__opencomms__${step.tool}`;
     blocks.push({ type: 'tool_use', id: `toolu_stub_${String(seq).padStart(6, '0')}`, name, input: step.input ?? {} });
     return { blocks, stop: 'tool_use', why };
   }
   if (blocks.length === 0) blocks.push({ type: 'text', text: 'Done.' });
-  return { blocks, stop: 'end_turn', why };
+  return { blocks, stop: 'end_turn', why, afterFile: typeof step.after_file === 'string' ? step.after_file : undefined };
+}
+
+/** Answers once FILE exists (or after 100 s); says it is holding by creating FILE.waiting. */
+function holdUntil(file, reply) {
+  try {
+    writeFileSync(`${file}.waiting`, '');
+  } catch {
+    // Only a signal for the script that drives the turn.
+  }
+  const started = Date.now();
+  const tick = setInterval(() => {
+    if (existsSync(file) || Date.now() - started > 100_000) {
+      clearInterval(tick);
+      reply();
+    }
+  }, 50);
 }
 
 function messageShell(model) {
@@ -167,12 +189,16 @@ const server = createServer((req, res) => {
     }
     if (req.method === 'POST' && path === '/v1/messages') {
       const answer = answerFor(body);
-      record({ ...entry, reply: { why: answer.why, stop: answer.stop, blocks: answer.blocks } });
-      if (body.stream === true) {
-        sendStream(res, body, answer);
-      } else {
-        sendJson(res, 200, { ...messageShell(body.model), content: answer.blocks, stop_reason: answer.stop });
-      }
+      const reply = () => {
+        record({ ...entry, reply: { why: answer.why, stop: answer.stop, blocks: answer.blocks } });
+        if (body.stream === true) {
+          sendStream(res, body, answer);
+        } else {
+          sendJson(res, 200, { ...messageShell(body.model), content: answer.blocks, stop_reason: answer.stop });
+        }
+      };
+      if (answer.afterFile === undefined) reply();
+      else holdUntil(answer.afterFile, reply);
       return;
     }
     record({ ...entry, reply: 404 });

@@ -6,7 +6,7 @@
 // (an open UNTRUSTED marker) in the model's context. So the batch is built
 // whole messages at a time, and whatever does not fit stays queued.
 import { BATCH_SEPARATOR } from '../engine';
-import type { HookEvent } from './events';
+import { HOST_CLAUDE_CODE, type HookEvent } from './events';
 
 /** The most characters (UTF-16 code units, as the hosts count) one answer text may hold. */
 export const HOOK_TEXT_MAX_CHARS = 10_000;
@@ -21,13 +21,38 @@ export function contextAnswer(event: HookEvent, text: string): HookAnswer {
   return { hookSpecificOutput: { hookEventName: event.name, additionalContext: text } };
 }
 
+/** The first Claude Code that goes on with the turn when a Stop hook answers with additionalContext. */
+const CLAUDE_STOP_CONTEXT_SINCE: readonly number[] = [2, 1, 163];
+
 /**
- * Mail that keeps the agent going instead of finishing. Claude Code and
- * Codex say "block"; Gemini's AfterAgent says "deny" (the reason becomes a
- * new prompt either way).
+ * The Claude Code version its hooks see in AI_AGENT (`claude-code_2-1-332_harness`),
+ * or undefined when the variable names no Claude Code version.
  */
-export function stopAnswer(event: HookEvent, text: string): HookAnswer {
-  return { decision: event.name === 'AfterAgent' ? 'deny' : 'block', reason: text };
+export function claudeCodeVersion(env: NodeJS.ProcessEnv): number[] | undefined {
+  const match = /^claude-code_(\d{1,6})-(\d{1,6})-(\d{1,6})(?:_|$)/.exec(env.AI_AGENT ?? '');
+  return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;
+}
+
+function atLeast(version: readonly number[], floor: readonly number[]): boolean {
+  for (let i = 0; i < floor.length; i += 1) {
+    if (version[i] !== floor[i]) return version[i]! > floor[i]!;
+  }
+  return true;
+}
+
+/**
+ * Mail that keeps the agent going instead of finishing. A Claude Code that
+ * names itself 2.1.163 or later takes it as Stop context (shown to the model
+ * as plain hook context, not as "Stop hook feedback"); an older one ignores
+ * that and would end the turn with the mail unseen, so it, an unnamed one and
+ * Codex get "block". Gemini's AfterAgent says "deny" (the reason becomes a new
+ * prompt either way).
+ */
+export function stopAnswer(event: HookEvent, text: string, env: NodeJS.ProcessEnv): HookAnswer {
+  if (event.name === 'AfterAgent') return { decision: 'deny', reason: text };
+  const version = event.hosts[0] === HOST_CLAUDE_CODE ? claudeCodeVersion(env) : undefined;
+  if (version !== undefined && atLeast(version, CLAUDE_STOP_CONTEXT_SINCE)) return contextAnswer(event, text);
+  return { decision: 'block', reason: text };
 }
 
 /** A line for the user's terminal (not the model), e.g. how to choose between pins. */

@@ -300,7 +300,7 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
   // oversized message still waiting) is said once, never repeated.
   // A reminder of open requests is given once per request, so it cannot loop either.
   if (isStop && event.isStopHookActive && delivery.ids.length === 0 && reminders === 0) return NOTHING;
-  const answer = isStop ? stopAnswer(event, delivery.text) : contextAnswer(event, delivery.text);
+  const answer = isStop ? stopAnswer(event, delivery.text, options.env) : contextAnswer(event, delivery.text);
   if (delivery.ids.length === 0) return { answer };
   return {
     answer,

@@ -163,6 +163,56 @@ test('Stop never loops on the same mail: a continuation blocks again only for ne
   assert.doesNotMatch(fresh.answer.reason, /round one/);
 });
 
+// Claude Code 2.1.163 and later go on with the turn when a Stop hook gives
+// additionalContext, and show it to the model as plain hook context; a block
+// is shown as "Stop hook feedback" under a standing-instruction preamble.
+// Older versions ignore additionalContext at Stop and end the turn, so the
+// mail would be lost: only a version the host names itself (AI_AGENT) gets it.
+const CLAUDE_332 = { AI_AGENT: 'claude-code_2-1-332_harness' };
+
+test('Stop in a Claude Code that names 2.1.163 or later in AI_AGENT hands the mail over as context, not as a block', async (t) => {
+  for (const agent of ['claude-code_2-1-163_harness', CLAUDE_332.AI_AGENT, 'claude-code_3-0-0']) {
+    const { project, store } = await pair(t);
+    const [id] = await send(store, 'review', BOB, ALICE, ['wait, one more thing']);
+    const run = await hook(project, claudeEvent('Stop', SID, { stop_hook_active: false }), { AI_AGENT: agent });
+    assert.equal(run.answer.decision, undefined, agent);
+    assert.equal(run.answer.hookSpecificOutput.hookEventName, 'Stop');
+    assert.match(run.answer.hookSpecificOutput.additionalContext, /wait, one more thing/);
+    assert.match(run.answer.hookSpecificOutput.additionalContext, /before you finish/);
+    assert.equal(statusOf(store, 'review', id!), 'delivered');
+  }
+});
+
+test('Stop still blocks with the mail in a Claude Code older than 2.1.163, or one whose AI_AGENT names no version', async (t) => {
+  for (const agent of ['claude-code_2-1-162_harness', 'claude-code_2-0-999_harness', 'claude-code', 'claude-code_x-y-z', 'codex_2-1-332']) {
+    const { project, store } = await pair(t);
+    await send(store, 'review', BOB, ALICE, ['wait, one more thing']);
+    const run = await hook(project, claudeEvent('Stop', SID), { AI_AGENT: agent });
+    assert.equal(run.answer.decision, 'block', agent);
+    assert.match(run.answer.reason, /wait, one more thing/);
+    assert.equal(run.answer.hookSpecificOutput, undefined);
+  }
+});
+
+test('a Codex Stop blocks with the mail even when AI_AGENT (inherited from a Claude Code) names 2.1.163 or later', async (t) => {
+  const { project, store } = await pair(t, 'codex');
+  await send(store, 'review', BOB, ALICE, ['wait, one more thing']);
+  const run = await hook(project, codexEvent('Stop', SID), CLAUDE_332);
+  assert.equal(run.answer.decision, 'block');
+  assert.match(run.answer.reason, /wait, one more thing/);
+});
+
+test('a continued Stop in a Claude Code that takes Stop context hands over only new mail, so it cannot loop', async (t) => {
+  const { project, store } = await pair(t);
+  await send(store, 'review', BOB, ALICE, ['round one']);
+  assert.match(textOf((await hook(project, claudeEvent('Stop', SID), CLAUDE_332)).answer), /round one/);
+  assert.deepEqual((await hook(project, claudeEvent('Stop', SID, { stop_hook_active: true }), CLAUDE_332)).answer, {});
+  await send(store, 'review', BOB, ALICE, ['round two']);
+  const fresh = await hook(project, claudeEvent('Stop', SID, { stop_hook_active: true }), CLAUDE_332);
+  assert.match(fresh.answer.hookSpecificOutput.additionalContext, /round two/);
+  assert.doesNotMatch(fresh.answer.hookSpecificOutput.additionalContext, /round one/);
+});
+
 test('a message too large for the cap is announced, not drained; at a continued Stop the notice is not repeated', async (t) => {
   const { project, store } = await pair(t);
   const [id] = await send(store, 'review', BOB, ALICE, ['x'.repeat(12_000)]);
