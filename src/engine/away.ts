@@ -9,6 +9,16 @@ import { recordMemberError } from './spawn-leases';
 import { formatIsoTime } from './times';
 import type { Channel, Member, State } from './types';
 
+/** A channel's retention for absent members in days, to one decimal, as messages say it. */
+export function retentionDays(retentionMs: number): number {
+  return Math.round(retentionMs / 86_400_000 * 10) / 10;
+}
+
+/** When a member went away, as messages say it. */
+export function awaySinceText(member: Member): string {
+  return member.stale_at === null ? 'an unknown time' : formatIsoTime(member.stale_at);
+}
+
 /** Whether `member` has been away from `channel` for longer than its retention at `now`. */
 export function isAwayTooLong(channel: Channel, member: Member, now: number): boolean {
   return member.stale && member.stale_at !== null && now - member.stale_at > channel.away_retention_ms;
@@ -31,8 +41,8 @@ export function expireAwayMembers(state: State, now: number): number {
       }
       removeMember(state, channel, member.session_id, now);
       removed += 1;
-      const days = Math.round(channel.away_retention_ms / 86_400_000 * 10) / 10;
-      const since = member.stale_at === null ? 'an unknown time' : formatIsoTime(member.stale_at);
+      const days = retentionDays(channel.away_retention_ms);
+      const since = awaySinceText(member);
       for (const [sender, count] of undelivered) {
         recordMemberError(state, sender, now,
           `${count} message(s) you sent to ${member.role} (${member.session_id}) in channel "${channel.name}" were not delivered: `

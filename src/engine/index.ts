@@ -40,7 +40,7 @@ export type { RequestView } from './requests';
 export { threadIdOf } from './compose';
 export { LAST_SEEN_STEP_MS } from './session-links';
 export {
-  linkSession, findLinkedMember, needsLink, lastSeenByMember, sessionsOf, sessionKey, pruneLinks,
+  linkSession, findLinkedMember, needsLink, lastSeenByMember, sessionKey, pruneLinks,
 } from './session-links';
 export type { SessionRef, SessionKeyKind, LinkOutcome } from './session-links';
 export {

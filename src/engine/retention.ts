@@ -6,13 +6,13 @@ import { isLive } from './envelopes';
 import { refuse, type Refusal } from './reasons';
 import type { State } from './types';
 
-/** The most bytes one UTF-16 unit can take in state.json: a control character or lone surrogate written as \uXXXX. */
+/** The most bytes one UTF-16 unit can take in state.json: a control character or lone surrogate written as a six-character \u escape. */
 export const MAX_JSON_BYTES_PER_UNIT = 6;
 
 /**
  * The bytes `text` takes in state.json, as JSON.stringify writes it (quotes
  * excluded): `"` and `\` and the five short escapes (\b \t \n \f \r) take 2,
- * other controls below U+0020 and lone surrogates take 6 (\uXXXX), and every
+ * other controls below U+0020 and lone surrogates take 6 (a \u escape with four hex digits), and every
  * other character its UTF-8 length. Counted in one pass, without encoding.
  */
 export function jsonStringBytes(text: string): number {

@@ -11,7 +11,7 @@ import { backlogRefusal } from './retention';
 import { noteRequestTraffic } from './requests';
 import { recordSeen, seenWithin, sweepSeen } from './seen-recent';
 import { handOverClock, isClockRunning } from './timer-clock';
-import { formatIsoTime } from './times';
+import { awaySinceText, retentionDays } from './away';
 import { findChannel, isNonBlank, memberOf, normalizeChannelName, ownValue } from './validate';
 import type { Channel, EngineCtx, Member, MessageType, State, ToolResult } from './types';
 
@@ -78,8 +78,8 @@ function cleanDescription(raw: string | null | undefined): string | null {
 
 /** What a sender is told about recipients whose session has ended: their mail waits, and until when. */
 function describeAway(away: readonly Member[], retentionMs: number): string {
-  const who = away.map((m) => `${m.role} (${m.session_id}) is away since ${m.stale_at === null ? 'an unknown time' : formatIsoTime(m.stale_at)}`).join('; ');
-  const days = Math.round(retentionMs / 86_400_000 * 10) / 10;
+  const who = away.map((m) => `${m.role} (${m.session_id}) is away since ${awaySinceText(m)}`).join('; ');
+  const days = retentionDays(retentionMs);
   return `${who}. The mail waits and is delivered when their session resumes (or they pull); a member away for more than ${days} day(s) leaves the channel and you are told what was not delivered.`;
 }
 

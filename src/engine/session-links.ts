@@ -5,7 +5,7 @@
 // argument names one.
 import { clearStale } from './identity';
 import { ownValue } from './validate';
-import type { EngineCtx, SessionLink, State } from './types';
+import type { EngineCtx, State } from './types';
 
 /** How a key names a session: the host's session id, or the host process (pid and start time). */
 export type SessionKeyKind = 'sid' | 'proc';
@@ -138,14 +138,6 @@ export function lastSeenByMember(state: State): Map<string, number> {
     if (before === undefined || link.last_seen > before) seen.set(link.member_id, link.last_seen);
   }
   return seen;
-}
-
-/** The host sessions linked to a member, newest first (for spawn-push and display). */
-export function sessionsOf(state: State, memberId: string): Array<{ key: string; link: SessionLink }> {
-  return Object.entries(state.session_links ?? {})
-    .filter(([, link]) => link.member_id === memberId)
-    .sort((a, b) => b[1].last_seen - a[1].last_seen)
-    .map(([key, link]) => ({ key, link }));
 }
 
 /**

@@ -132,11 +132,10 @@ test('search pages back with before without repeats or gaps, and thread narrows 
 test('search also finds the messages of the channel\'s saved archives', () => {
   const ctx = fakeCtx();
   const state = channelWith(ctx, ['a', 'b']);
-  const archived = { ...state.messages[Object.keys(state.messages)[0] ?? ''] } as Envelope;
   const old: Envelope = {
     message_id: 'ocm_old', channel_id: 'chn_old', sender_session_id: 'a', sender_role: 'R0', recipient_session_id: 'b', recipient_role: 'R1',
     timestamp: 1, message_type: 'manual', content: 'the migration plan from last week', reply_to: null, root_message_id: null, hop_count: 0,
-    correlation_id: 'cor_x', delivery_status: 'delivered', delivered_at: 2, attempts: 1, delivery_method: 'pull', ...(archived.message_id ? {} : {}),
+    correlation_id: 'cor_x', delivery_status: 'delivered', delivered_at: 2, attempts: 1, delivery_method: 'pull',
   };
   const hits = page(state, ctx, { query: 'migration plan', archived: [old] }).messages as Array<{ message_id: string }>;
   assert.deepEqual(hits.map((h) => h.message_id), ['ocm_old']);
