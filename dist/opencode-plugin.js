@@ -1400,6 +1400,310 @@ function requestsOf(channels, memberId) {
   return { waiting_for_you: forYou.sort(oldestFirst), you_are_waiting_for: yours.sort(oldestFirst) };
 }
 
+// src/engine/globs.ts
+var MAX_PATTERN_CHARS = 512;
+function normalizePattern(raw, projectDir) {
+  const given = raw.trim();
+  if (given === "") return { path: raw, problem: "is empty" };
+  if (given.length > MAX_PATTERN_CHARS) return { path: `${given.slice(0, 64)}...`, problem: `is longer than ${MAX_PATTERN_CHARS} characters` };
+  if (/[\u0000-\u001f\u007f]/.test(given)) return { path: given, problem: "holds control characters" };
+  let text = given.replace(/\\/g, "/");
+  const root = projectDir.replace(/\\/g, "/").replace(/\/+$/, "");
+  if (text.startsWith("/") || /^[A-Za-z]:\//.test(text)) {
+    if (text === root) return { path: given, problem: "is the whole project; name files or globs inside it" };
+    if (!text.startsWith(`${root}/`)) return { path: given, problem: "is outside the project" };
+    text = text.slice(root.length + 1);
+  }
+  const isFolder = text.endsWith("/");
+  const segments = [];
+  for (const segment of text.split("/")) {
+    if (segment === "" || segment === ".") continue;
+    if (segment === "..") {
+      if (segments.length === 0) return { path: given, problem: "leaves the project (..)" };
+      segments.pop();
+      continue;
+    }
+    segments.push(segment);
+  }
+  if (segments.length === 0) return { path: given, problem: "names no file inside the project" };
+  if (isFolder && segments[segments.length - 1] !== "**") segments.push("**");
+  const pattern = segments.join("/");
+  if (/^[*/]+$/.test(pattern)) return { path: given, problem: "matches every file of the project; reserve narrower paths" };
+  return pattern;
+}
+function tokenize(pattern) {
+  const tokens = [];
+  for (let i = 0; i < pattern.length; i += 1) {
+    const c = pattern[i];
+    if (c === "*") {
+      if (pattern[i + 1] === "*") {
+        const takesSlash = pattern[i + 2] === "/" && (i === 0 || pattern[i - 1] === "/");
+        tokens.push({ kind: "globstar" });
+        i += takesSlash ? 2 : 1;
+      } else {
+        tokens.push({ kind: "star" });
+      }
+    } else if (c === "?") {
+      tokens.push({ kind: "one" });
+    } else {
+      tokens.push({ kind: "char", char: c });
+    }
+  }
+  return tokens;
+}
+function isRun(token) {
+  return token !== void 0 && (token.kind === "star" || token.kind === "globstar");
+}
+function canShareChar(a, b) {
+  if (a.kind === "char" && b.kind === "char") return a.char === b.char;
+  if (a.kind === "char") return b.kind === "globstar" || a.char !== "/";
+  if (b.kind === "char") return a.kind === "globstar" || b.char !== "/";
+  return true;
+}
+function patternsOverlap(a, b) {
+  if (a === b) return true;
+  const ta = tokenize(a);
+  const tb = tokenize(b);
+  const memo = /* @__PURE__ */ new Map();
+  const width = tb.length + 1;
+  const visit = (i, j) => {
+    const key = i * width + j;
+    const known = memo.get(key);
+    if (known !== void 0) return known;
+    memo.set(key, false);
+    let result = false;
+    if (i === ta.length && j === tb.length) result = true;
+    if (!result && isRun(ta[i])) result = visit(i + 1, j);
+    if (!result && isRun(tb[j])) result = visit(i, j + 1);
+    if (!result && i < ta.length && j < tb.length && !(isRun(ta[i]) && isRun(tb[j])) && canShareChar(ta[i], tb[j])) {
+      result = visit(isRun(ta[i]) ? i : i + 1, isRun(tb[j]) ? j : j + 1);
+    }
+    memo.set(key, result);
+    return result;
+  };
+  return visit(0, 0);
+}
+
+// src/engine/reservations.ts
+function isLiveReservation(channel2, reservation, now) {
+  if (now >= reservation.expires_at) return false;
+  const holder = channel2.members.find((m) => m.session_id === reservation.member_id);
+  return holder !== void 0 && !holder.stale;
+}
+function liveReservations(channel2, now) {
+  return (channel2.reservations ?? []).filter((r) => isLiveReservation(channel2, r, now));
+}
+function pruneReservations(state, now) {
+  let dropped = 0;
+  for (const channel2 of Object.values(state.channels)) {
+    if (!channel2.reservations) continue;
+    const kept = liveReservations(channel2, now);
+    dropped += channel2.reservations.length - kept.length;
+    if (kept.length > 0) channel2.reservations = kept;
+    else delete channel2.reservations;
+  }
+  return dropped;
+}
+function conflictOf(path, r) {
+  return { path, held_path: r.path, holder: r.member_id, role: r.role, exclusive: r.exclusive, reason: r.reason, expires_at: r.expires_at };
+}
+function problemText(problems) {
+  return problems.map((p) => `"${p.path}" ${p.problem}`).join("; ");
+}
+function normalizeAll(paths, projectDir) {
+  const problems = [];
+  const patterns = [];
+  for (const raw of paths) {
+    const normalized = normalizePattern(raw, projectDir);
+    if (typeof normalized === "string") {
+      if (!patterns.includes(normalized)) patterns.push(normalized);
+    } else {
+      problems.push(normalized);
+    }
+  }
+  if (problems.length > 0) {
+    return refuse("invalid_path", `Not reserved: ${problemText(problems)}. Give paths relative to the project root (or absolute inside it), files or globs such as src/**/*.ts.`, { paths: problems });
+  }
+  return patterns;
+}
+function reservePaths(state, input, ctx) {
+  const found = requireMembership(state, input.channel, input.session_id);
+  if ("ok" in found) return found;
+  const { channel: channel2, member } = found;
+  if (input.paths.length === 0) return refuse("invalid_path", "Not reserved: paths is empty. Name at least one file or glob.");
+  const patterns = normalizeAll(input.paths, input.project_dir);
+  if (!Array.isArray(patterns)) return patterns;
+  const now = ctx.now();
+  const exclusive = input.exclusive !== false;
+  const ttl = Math.min(Math.max(Math.floor(input.ttl_minutes ?? DEFAULT_RESERVATION_TTL_MINUTES), 1), MAX_RESERVATION_TTL_MINUTES);
+  const reason = typeof input.reason === "string" && input.reason.trim() !== "" ? input.reason.replace(/\s+/g, " ").trim().slice(0, 200) : null;
+  const live = liveReservations(channel2, now);
+  const granted = [];
+  const conflicts = [];
+  for (const path of patterns) {
+    const blocking = live.filter((r) => r.member_id !== member.session_id && (exclusive || r.exclusive) && patternsOverlap(path, r.path));
+    if (blocking.length > 0) {
+      conflicts.push(...blocking.map((r) => conflictOf(path, r)));
+      continue;
+    }
+    granted.push({
+      path,
+      member_id: member.session_id,
+      role: member.role,
+      exclusive,
+      reason,
+      created_at: now,
+      expires_at: now + ttl * 6e4
+    });
+  }
+  const kept = live.filter((r) => !(r.member_id === member.session_id && granted.some((g) => g.path === r.path)));
+  if (kept.length + granted.length > MAX_RESERVATIONS_PER_CHANNEL) {
+    return refuse("too_many_reservations", `Channel "${channel2.name}" would hold more than ${MAX_RESERVATIONS_PER_CHANNEL} reservations; release some (opencomms_release) or reserve a glob instead of many files.`);
+  }
+  channel2.reservations = [...kept, ...granted];
+  if (channel2.reservations.length === 0) delete channel2.reservations;
+  const until = formatIsoTime(now + ttl * 6e4);
+  const parts = [];
+  if (granted.length > 0) parts.push(`Reserved ${granted.map((g) => g.path).join(", ")} (${exclusive ? "exclusive" : "shared"}) until ${until}.`);
+  for (const c of conflicts) {
+    parts.push(`Not reserved: ${c.path} overlaps ${c.held_path}, held ${c.exclusive ? "exclusively" : "shared"} by ${c.role} (${c.holder})${c.reason ? ` for "${c.reason}"` : ""} until ${formatIsoTime(c.expires_at)}; ask them with opencomms_send.`);
+  }
+  const data = { granted: granted.map((g) => ({ path: g.path, exclusive: g.exclusive, expires_at: g.expires_at })), conflicts };
+  if (granted.length === 0) return refuse("reservation_conflict", parts.join(" "), data);
+  return succeed(parts.join(" "), data);
+}
+function releasePaths(state, input, ctx) {
+  const found = requireMembership(state, input.channel, input.session_id);
+  if ("ok" in found) return found;
+  const { channel: channel2, member } = found;
+  let wanted;
+  if (input.paths !== void 0 && input.paths !== null) {
+    const patterns = normalizeAll(input.paths, input.project_dir);
+    if (!Array.isArray(patterns)) return patterns;
+    wanted = patterns;
+  }
+  const mine = (channel2.reservations ?? []).filter((r) => r.member_id === member.session_id && (wanted === void 0 || wanted.includes(r.path)));
+  channel2.reservations = (channel2.reservations ?? []).filter((r) => !mine.includes(r));
+  if (channel2.reservations.length === 0) delete channel2.reservations;
+  const live = mine.filter((r) => ctx.now() < r.expires_at);
+  const released = mine.map((r) => r.path);
+  const notHeld = (wanted ?? []).filter((p) => !released.includes(p));
+  const message = released.length === 0 ? `You held no reservation${wanted ? ` of ${wanted.join(", ")}` : ""} in "${channel2.name}".` : `Released ${released.join(", ")}.${notHeld.length > 0 ? ` You held no reservation of ${notHeld.join(", ")}.` : ""}`;
+  return succeed(message, { released, live_released: live.length, not_held: notHeld });
+}
+var COLLISION_WINDOW_MS = 15 * 6e4;
+
+// src/engine/leases.ts
+function leaseOf(state, field, memberId) {
+  const leases = state[field];
+  return leases ? ownValue(leases, memberId) : void 0;
+}
+function activeLease(state, field, memberId, now, isHolderAlive) {
+  const lease = leaseOf(state, field, memberId);
+  if (!lease || now > lease.until) return void 0;
+  return isHolderAlive(lease) ? lease : void 0;
+}
+function takeLease(state, field, memberId, lease, now, isHolderAlive) {
+  const held = activeLease(state, field, memberId, now, isHolderAlive);
+  if (held && held.token !== lease.token) return false;
+  const leases = state[field] ?? {};
+  leases[memberId] = { ...lease };
+  state[field] = leases;
+  return true;
+}
+function extendLease(state, field, memberId, token, until) {
+  const lease = leaseOf(state, field, memberId);
+  if (!lease || lease.token !== token) return false;
+  lease.until = until;
+  return true;
+}
+function releaseLease(state, field, memberId, token) {
+  const leases = state[field];
+  const lease = leaseOf(state, field, memberId);
+  if (!leases || !lease || lease.token !== token) return false;
+  delete leases[memberId];
+  if (Object.keys(leases).length === 0) delete state[field];
+  return true;
+}
+
+// src/engine/spawn-leases.ts
+function holderAlive(isOwnerAlive) {
+  return (lease) => isOwnerAlive({ pid: lease.pid, host: lease.host, lease_until: lease.until });
+}
+function activeSpawnLease(state, memberId, now, isOwnerAlive) {
+  return activeLease(state, "spawn_leases", memberId, now, holderAlive(isOwnerAlive));
+}
+function takeSpawnLease(state, memberId, lease, now, isOwnerAlive) {
+  return takeLease(state, "spawn_leases", memberId, lease, now, holderAlive(isOwnerAlive));
+}
+function releaseSpawnLease(state, memberId, token) {
+  return releaseLease(state, "spawn_leases", memberId, token);
+}
+function extendSpawnLease(state, memberId, token, until) {
+  return extendLease(state, "spawn_leases", memberId, token, until);
+}
+function spawnMemberships(state, memberId) {
+  const found = [];
+  for (const channel2 of Object.values(state.channels)) {
+    const member = memberOf(channel2, memberId);
+    if (member && member.delivery_mode === "spawn_push") found.push({ channelId: channel2.id, member });
+  }
+  return found;
+}
+function recordMemberError(state, memberId, at, message) {
+  for (let i = state.errors.length - 1; i >= 0; i -= 1) {
+    const entry = state.errors[i];
+    if (entry.member_id !== memberId) continue;
+    if (entry.message === message) return false;
+    break;
+  }
+  state.errors.push({ at, message, member_id: memberId });
+  if (state.errors.length > MAX_ERRORS) state.errors.splice(0, state.errors.length - MAX_ERRORS);
+  return true;
+}
+
+// src/engine/away.ts
+function retentionDays(retentionMs) {
+  return Math.round(retentionMs / 864e5 * 10) / 10;
+}
+function awaySinceText(member) {
+  return member.stale_at === null ? "an unknown time" : formatIsoTime(member.stale_at);
+}
+function isAwayTooLong(channel2, member, now) {
+  return member.stale && member.stale_at !== null && now - member.stale_at > channel2.away_retention_ms;
+}
+function expireAwayMembers(state, now) {
+  let removed = 0;
+  for (const channel2 of Object.values(state.channels)) {
+    for (const member of channel2.members.filter((m) => isAwayTooLong(channel2, m, now))) {
+      const undelivered = /* @__PURE__ */ new Map();
+      for (const envelope of Object.values(state.messages)) {
+        if (envelope.channel_id !== channel2.id || envelope.recipient_session_id !== member.session_id) continue;
+        if (envelope.delivery_status !== "pending" && envelope.delivery_status !== "in_flight") continue;
+        undelivered.set(envelope.sender_session_id, (undelivered.get(envelope.sender_session_id) ?? 0) + 1);
+      }
+      removeMember(state, channel2, member.session_id, now);
+      removed += 1;
+      const days = retentionDays(channel2.away_retention_ms);
+      const since = awaySinceText(member);
+      for (const [sender, count] of undelivered) {
+        recordMemberError(
+          state,
+          sender,
+          now,
+          `${count} message(s) you sent to ${member.role} (${member.session_id}) in channel "${channel2.name}" were not delivered: they were away since ${since}, longer than the channel keeps absent members (${days} day(s)), and left the channel. The messages are in opencomms_history as rejected; send them again to someone else if they still matter.`
+        );
+      }
+    }
+  }
+  return removed;
+}
+function tidyState(state, now) {
+  expireAwayMembers(state, now);
+  pruneReservations(state, now);
+  pruneRequests(state);
+}
+
 // src/engine/send.ts
 var SENDER_MESSAGE_TYPES = ["review_request", "review_response", "manual"];
 function checkMessageType(type) {
@@ -1442,8 +1746,8 @@ function cleanDescription(raw) {
   return text === "" ? null : text;
 }
 function describeAway(away, retentionMs) {
-  const who = away.map((m) => `${m.role} (${m.session_id}) is away since ${m.stale_at === null ? "an unknown time" : formatIsoTime(m.stale_at)}`).join("; ");
-  const days = Math.round(retentionMs / 864e5 * 10) / 10;
+  const who = away.map((m) => `${m.role} (${m.session_id}) is away since ${awaySinceText(m)}`).join("; ");
+  const days = retentionDays(retentionMs);
   return `${who}. The mail waits and is delivered when their session resumes (or they pull); a member away for more than ${days} day(s) leaves the channel and you are told what was not delivered.`;
 }
 function sendMessage(state, input, ctx) {
@@ -1716,268 +2020,6 @@ function inbox(state, input, ctx) {
     untrusted_notice: UNTRUSTED_NOTICE
   });
 }
-
-// src/engine/leases.ts
-function leaseOf(state, field, memberId) {
-  const leases = state[field];
-  return leases ? ownValue(leases, memberId) : void 0;
-}
-function activeLease(state, field, memberId, now, isHolderAlive) {
-  const lease = leaseOf(state, field, memberId);
-  if (!lease || now > lease.until) return void 0;
-  return isHolderAlive(lease) ? lease : void 0;
-}
-function takeLease(state, field, memberId, lease, now, isHolderAlive) {
-  const held = activeLease(state, field, memberId, now, isHolderAlive);
-  if (held && held.token !== lease.token) return false;
-  const leases = state[field] ?? {};
-  leases[memberId] = { ...lease };
-  state[field] = leases;
-  return true;
-}
-function extendLease(state, field, memberId, token, until) {
-  const lease = leaseOf(state, field, memberId);
-  if (!lease || lease.token !== token) return false;
-  lease.until = until;
-  return true;
-}
-function releaseLease(state, field, memberId, token) {
-  const leases = state[field];
-  const lease = leaseOf(state, field, memberId);
-  if (!leases || !lease || lease.token !== token) return false;
-  delete leases[memberId];
-  if (Object.keys(leases).length === 0) delete state[field];
-  return true;
-}
-
-// src/engine/spawn-leases.ts
-function holderAlive(isOwnerAlive) {
-  return (lease) => isOwnerAlive({ pid: lease.pid, host: lease.host, lease_until: lease.until });
-}
-function activeSpawnLease(state, memberId, now, isOwnerAlive) {
-  return activeLease(state, "spawn_leases", memberId, now, holderAlive(isOwnerAlive));
-}
-function takeSpawnLease(state, memberId, lease, now, isOwnerAlive) {
-  return takeLease(state, "spawn_leases", memberId, lease, now, holderAlive(isOwnerAlive));
-}
-function releaseSpawnLease(state, memberId, token) {
-  return releaseLease(state, "spawn_leases", memberId, token);
-}
-function extendSpawnLease(state, memberId, token, until) {
-  return extendLease(state, "spawn_leases", memberId, token, until);
-}
-function spawnMemberships(state, memberId) {
-  const found = [];
-  for (const channel2 of Object.values(state.channels)) {
-    const member = memberOf(channel2, memberId);
-    if (member && member.delivery_mode === "spawn_push") found.push({ channelId: channel2.id, member });
-  }
-  return found;
-}
-function recordMemberError(state, memberId, at, message) {
-  for (let i = state.errors.length - 1; i >= 0; i -= 1) {
-    const entry = state.errors[i];
-    if (entry.member_id !== memberId) continue;
-    if (entry.message === message) return false;
-    break;
-  }
-  state.errors.push({ at, message, member_id: memberId });
-  if (state.errors.length > MAX_ERRORS) state.errors.splice(0, state.errors.length - MAX_ERRORS);
-  return true;
-}
-
-// src/engine/globs.ts
-var MAX_PATTERN_CHARS = 512;
-function normalizePattern(raw, projectDir) {
-  const given = raw.trim();
-  if (given === "") return { path: raw, problem: "is empty" };
-  if (given.length > MAX_PATTERN_CHARS) return { path: `${given.slice(0, 64)}...`, problem: `is longer than ${MAX_PATTERN_CHARS} characters` };
-  if (/[\u0000-\u001f\u007f]/.test(given)) return { path: given, problem: "holds control characters" };
-  let text = given.replace(/\\/g, "/");
-  const root = projectDir.replace(/\\/g, "/").replace(/\/+$/, "");
-  if (text.startsWith("/") || /^[A-Za-z]:\//.test(text)) {
-    if (text === root) return { path: given, problem: "is the whole project; name files or globs inside it" };
-    if (!text.startsWith(`${root}/`)) return { path: given, problem: "is outside the project" };
-    text = text.slice(root.length + 1);
-  }
-  const isFolder = text.endsWith("/");
-  const segments = [];
-  for (const segment of text.split("/")) {
-    if (segment === "" || segment === ".") continue;
-    if (segment === "..") {
-      if (segments.length === 0) return { path: given, problem: "leaves the project (..)" };
-      segments.pop();
-      continue;
-    }
-    segments.push(segment);
-  }
-  if (segments.length === 0) return { path: given, problem: "names no file inside the project" };
-  if (isFolder && segments[segments.length - 1] !== "**") segments.push("**");
-  const pattern = segments.join("/");
-  if (/^[*/]+$/.test(pattern)) return { path: given, problem: "matches every file of the project; reserve narrower paths" };
-  return pattern;
-}
-function tokenize(pattern) {
-  const tokens = [];
-  for (let i = 0; i < pattern.length; i += 1) {
-    const c = pattern[i];
-    if (c === "*") {
-      if (pattern[i + 1] === "*") {
-        const takesSlash = pattern[i + 2] === "/" && (i === 0 || pattern[i - 1] === "/");
-        tokens.push({ kind: "globstar" });
-        i += takesSlash ? 2 : 1;
-      } else {
-        tokens.push({ kind: "star" });
-      }
-    } else if (c === "?") {
-      tokens.push({ kind: "one" });
-    } else {
-      tokens.push({ kind: "char", char: c });
-    }
-  }
-  return tokens;
-}
-function isRun(token) {
-  return token !== void 0 && (token.kind === "star" || token.kind === "globstar");
-}
-function canShareChar(a, b) {
-  if (a.kind === "char" && b.kind === "char") return a.char === b.char;
-  if (a.kind === "char") return b.kind === "globstar" || a.char !== "/";
-  if (b.kind === "char") return a.kind === "globstar" || b.char !== "/";
-  return true;
-}
-function patternsOverlap(a, b) {
-  if (a === b) return true;
-  const ta = tokenize(a);
-  const tb = tokenize(b);
-  const memo = /* @__PURE__ */ new Map();
-  const width = tb.length + 1;
-  const visit = (i, j) => {
-    const key = i * width + j;
-    const known = memo.get(key);
-    if (known !== void 0) return known;
-    memo.set(key, false);
-    let result = false;
-    if (i === ta.length && j === tb.length) result = true;
-    if (!result && isRun(ta[i])) result = visit(i + 1, j);
-    if (!result && isRun(tb[j])) result = visit(i, j + 1);
-    if (!result && i < ta.length && j < tb.length && !(isRun(ta[i]) && isRun(tb[j])) && canShareChar(ta[i], tb[j])) {
-      result = visit(isRun(ta[i]) ? i : i + 1, isRun(tb[j]) ? j : j + 1);
-    }
-    memo.set(key, result);
-    return result;
-  };
-  return visit(0, 0);
-}
-
-// src/engine/reservations.ts
-function isLiveReservation(channel2, reservation, now) {
-  if (now >= reservation.expires_at) return false;
-  const holder = channel2.members.find((m) => m.session_id === reservation.member_id);
-  return holder !== void 0 && !holder.stale;
-}
-function liveReservations(channel2, now) {
-  return (channel2.reservations ?? []).filter((r) => isLiveReservation(channel2, r, now));
-}
-function pruneReservations(state, now) {
-  let dropped = 0;
-  for (const channel2 of Object.values(state.channels)) {
-    if (!channel2.reservations) continue;
-    const kept = liveReservations(channel2, now);
-    dropped += channel2.reservations.length - kept.length;
-    if (kept.length > 0) channel2.reservations = kept;
-    else delete channel2.reservations;
-  }
-  return dropped;
-}
-function conflictOf(path, r) {
-  return { path, held_path: r.path, holder: r.member_id, role: r.role, exclusive: r.exclusive, reason: r.reason, expires_at: r.expires_at };
-}
-function problemText(problems) {
-  return problems.map((p) => `"${p.path}" ${p.problem}`).join("; ");
-}
-function normalizeAll(paths, projectDir) {
-  const problems = [];
-  const patterns = [];
-  for (const raw of paths) {
-    const normalized = normalizePattern(raw, projectDir);
-    if (typeof normalized === "string") {
-      if (!patterns.includes(normalized)) patterns.push(normalized);
-    } else {
-      problems.push(normalized);
-    }
-  }
-  if (problems.length > 0) {
-    return refuse("invalid_path", `Not reserved: ${problemText(problems)}. Give paths relative to the project root (or absolute inside it), files or globs such as src/**/*.ts.`, { paths: problems });
-  }
-  return patterns;
-}
-function reservePaths(state, input, ctx) {
-  const found = requireMembership(state, input.channel, input.session_id);
-  if ("ok" in found) return found;
-  const { channel: channel2, member } = found;
-  if (input.paths.length === 0) return refuse("invalid_path", "Not reserved: paths is empty. Name at least one file or glob.");
-  const patterns = normalizeAll(input.paths, input.project_dir);
-  if (!Array.isArray(patterns)) return patterns;
-  const now = ctx.now();
-  const exclusive = input.exclusive !== false;
-  const ttl = Math.min(Math.max(Math.floor(input.ttl_minutes ?? DEFAULT_RESERVATION_TTL_MINUTES), 1), MAX_RESERVATION_TTL_MINUTES);
-  const reason = typeof input.reason === "string" && input.reason.trim() !== "" ? input.reason.replace(/\s+/g, " ").trim().slice(0, 200) : null;
-  const live = liveReservations(channel2, now);
-  const granted = [];
-  const conflicts = [];
-  for (const path of patterns) {
-    const blocking = live.filter((r) => r.member_id !== member.session_id && (exclusive || r.exclusive) && patternsOverlap(path, r.path));
-    if (blocking.length > 0) {
-      conflicts.push(...blocking.map((r) => conflictOf(path, r)));
-      continue;
-    }
-    granted.push({
-      path,
-      member_id: member.session_id,
-      role: member.role,
-      exclusive,
-      reason,
-      created_at: now,
-      expires_at: now + ttl * 6e4
-    });
-  }
-  const kept = live.filter((r) => !(r.member_id === member.session_id && granted.some((g) => g.path === r.path)));
-  if (kept.length + granted.length > MAX_RESERVATIONS_PER_CHANNEL) {
-    return refuse("too_many_reservations", `Channel "${channel2.name}" would hold more than ${MAX_RESERVATIONS_PER_CHANNEL} reservations; release some (opencomms_release) or reserve a glob instead of many files.`);
-  }
-  channel2.reservations = [...kept, ...granted];
-  if (channel2.reservations.length === 0) delete channel2.reservations;
-  const until = formatIsoTime(now + ttl * 6e4);
-  const parts = [];
-  if (granted.length > 0) parts.push(`Reserved ${granted.map((g) => g.path).join(", ")} (${exclusive ? "exclusive" : "shared"}) until ${until}.`);
-  for (const c of conflicts) {
-    parts.push(`Not reserved: ${c.path} overlaps ${c.held_path}, held ${c.exclusive ? "exclusively" : "shared"} by ${c.role} (${c.holder})${c.reason ? ` for "${c.reason}"` : ""} until ${formatIsoTime(c.expires_at)}; ask them with opencomms_send.`);
-  }
-  const data = { granted: granted.map((g) => ({ path: g.path, exclusive: g.exclusive, expires_at: g.expires_at })), conflicts };
-  if (granted.length === 0) return refuse("reservation_conflict", parts.join(" "), data);
-  return succeed(parts.join(" "), data);
-}
-function releasePaths(state, input, ctx) {
-  const found = requireMembership(state, input.channel, input.session_id);
-  if ("ok" in found) return found;
-  const { channel: channel2, member } = found;
-  let wanted;
-  if (input.paths !== void 0 && input.paths !== null) {
-    const patterns = normalizeAll(input.paths, input.project_dir);
-    if (!Array.isArray(patterns)) return patterns;
-    wanted = patterns;
-  }
-  const mine = (channel2.reservations ?? []).filter((r) => r.member_id === member.session_id && (wanted === void 0 || wanted.includes(r.path)));
-  channel2.reservations = (channel2.reservations ?? []).filter((r) => !mine.includes(r));
-  if (channel2.reservations.length === 0) delete channel2.reservations;
-  const live = mine.filter((r) => ctx.now() < r.expires_at);
-  const released = mine.map((r) => r.path);
-  const notHeld = (wanted ?? []).filter((p) => !released.includes(p));
-  const message = released.length === 0 ? `You held no reservation${wanted ? ` of ${wanted.join(", ")}` : ""} in "${channel2.name}".` : `Released ${released.join(", ")}.${notHeld.length > 0 ? ` You held no reservation of ${notHeld.join(", ")}.` : ""}`;
-  return succeed(message, { released, live_released: live.length, not_held: notHeld });
-}
-var COLLISION_WINDOW_MS = 15 * 6e4;
 
 // src/engine/identity.ts
 function authorizeMember(state, memberId, channel2) {
@@ -2348,42 +2390,6 @@ function history(state, input, ctx) {
     next_before: hasMore && page.length > 0 ? page[page.length - 1].message_id : null,
     untrusted_notice: UNTRUSTED_NOTICE
   });
-}
-
-// src/engine/away.ts
-function isAwayTooLong(channel2, member, now) {
-  return member.stale && member.stale_at !== null && now - member.stale_at > channel2.away_retention_ms;
-}
-function expireAwayMembers(state, now) {
-  let removed = 0;
-  for (const channel2 of Object.values(state.channels)) {
-    for (const member of channel2.members.filter((m) => isAwayTooLong(channel2, m, now))) {
-      const undelivered = /* @__PURE__ */ new Map();
-      for (const envelope of Object.values(state.messages)) {
-        if (envelope.channel_id !== channel2.id || envelope.recipient_session_id !== member.session_id) continue;
-        if (envelope.delivery_status !== "pending" && envelope.delivery_status !== "in_flight") continue;
-        undelivered.set(envelope.sender_session_id, (undelivered.get(envelope.sender_session_id) ?? 0) + 1);
-      }
-      removeMember(state, channel2, member.session_id, now);
-      removed += 1;
-      const days = Math.round(channel2.away_retention_ms / 864e5 * 10) / 10;
-      const since = member.stale_at === null ? "an unknown time" : formatIsoTime(member.stale_at);
-      for (const [sender, count] of undelivered) {
-        recordMemberError(
-          state,
-          sender,
-          now,
-          `${count} message(s) you sent to ${member.role} (${member.session_id}) in channel "${channel2.name}" were not delivered: they were away since ${since}, longer than the channel keeps absent members (${days} day(s)), and left the channel. The messages are in opencomms_history as rejected; send them again to someone else if they still matter.`
-        );
-      }
-    }
-  }
-  return removed;
-}
-function tidyState(state, now) {
-  expireAwayMembers(state, now);
-  pruneReservations(state, now);
-  pruneRequests(state);
 }
 
 // src/engine/sessions.ts
