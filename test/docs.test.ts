@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { REASONS } from '../src/engine/reasons';
+import { composeBell } from '../src/delivery/doorbell';
+import type { Channel, Envelope } from '../src/engine/types';
 
 const ROOT = join(__dirname, '..', '..');
 const read = (name: string): string => readFileSync(join(ROOT, name), 'utf8');
@@ -29,4 +31,24 @@ test('every README section the program names in its messages exists', () => {
   walk(join(ROOT, 'src'));
   assert.ok(named.length > 0, 'the server\'s start-up hint names a README section');
   for (const section of named) assert.ok(headings.has(section), `README has no section "${section}"`);
+});
+
+test('the mail notices quoted in README and PROTOCOL are the ones the code composes, "it" for one message', () => {
+  const readme = read('README.md');
+  const protocol = read('PROTOCOL.md');
+  const channel = { id: 'ch_1', name: 'review' } as unknown as Channel;
+  const mail = (id: string): Envelope => ({ message_id: id, channel_id: 'ch_1', sender_role: 'reviewer', sender_session_id: 'sess_cf8fa904ea75129fdf824da3' }) as unknown as Envelope;
+  const channels = new Map([['ch_1', channel]]);
+  const one = composeBell([mail('m1')], channels, 1).content;
+  const two = composeBell([mail('m1'), mail('m2')], channels, 1).content;
+  assert.match(one, /read it;/);
+  assert.match(two, /read them;/);
+  assert.ok(readme.includes(one), `README quotes the one-message bell as the code writes it: ${one}`);
+  assert.ok(readme.includes(two), `README quotes the two-message bell as the code writes it: ${two}`);
+  assert.ok(protocol.includes(two), 'PROTOCOL quotes the two-message bell as the code writes it');
+  for (const text of [readme, protocol]) {
+    for (const line of text.split('\n')) {
+      if (/\b1 OpenComms message waits|\b1 new message waiting/.test(line)) assert.doesNotMatch(line, /read them/, line);
+    }
+  }
 });
