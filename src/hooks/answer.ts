@@ -48,8 +48,15 @@ function atLeast(version: readonly number[], floor: readonly number[]): boolean 
  * Codex get "block". Gemini's AfterAgent says "deny" (the reason becomes a new
  * prompt either way).
  */
+/**
+ * Gemini CLI prints an AfterAgent deny as a warning ("Agent execution
+ * blocked: …"); this line, shown to the user beside it, says what happened.
+ */
+export const GEMINI_STOP_NOTE =
+  'OpenComms: peer mail (or a reminder of an open request) arrived as this turn ended; Gemini CLI reports that as "Agent execution blocked" and the agent goes on to read it. Nothing failed.';
+
 export function stopAnswer(event: HookEvent, text: string, env: NodeJS.ProcessEnv): HookAnswer {
-  if (event.name === 'AfterAgent') return { decision: 'deny', reason: text };
+  if (event.name === 'AfterAgent') return { decision: 'deny', reason: text, systemMessage: GEMINI_STOP_NOTE };
   const version = event.hosts[0] === HOST_CLAUDE_CODE ? claudeCodeVersion(env) : undefined;
   if (version !== undefined && atLeast(version, CLAUDE_STOP_CONTEXT_SINCE)) return contextAnswer(event, text);
   return { decision: 'block', reason: text };

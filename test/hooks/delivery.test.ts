@@ -309,6 +309,7 @@ test('Gemini CLI: BeforeAgent and AfterTool add context, AfterAgent denies with 
   const after = await hook(project, geminiEvent('AfterAgent', SID, { prompt_response: 'done', stop_hook_active: false }));
   assert.equal(after.answer.decision, 'deny');
   assert.match(after.answer.reason, /gemini three/);
+  assert.match(after.answer.systemMessage, /^OpenComms: peer mail .*arrived as this turn ended.*Nothing failed\.$/, 'the user is told the warning is mail, not a failure');
   assert.deepEqual((await hook(project, geminiEvent('AfterAgent', SID, { stop_hook_active: true }))).answer, {});
 });
 
