@@ -13,6 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import * as fs from 'node:fs';
 import { printTable } from './lib/report.mjs';
 import * as os from 'node:os';
+import * as vm from 'node:vm';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SERVER = process.env.BENCH_BUNDLE ? resolve(process.env.BENCH_BUNDLE) : join(root, 'dist/opencomms.js');
@@ -201,7 +202,9 @@ if (HAS_PROC && A.rss.length && F.rss.length) {
 } else {
   rows.push(['peak RSS (VmHWM)', 'skipped', 'skipped', '', '≤ +8.0 MB', 'no /proc']);
 }
-rows.push(['tools/list result size', `${listBytes} B`, '', `${(listBytes / 1024).toFixed(1)} KB`, '≤ 12288 B', listBytes <= 12288 ? 'PASS' : 'MISS']);
+// Issue 17: tools/list stays at most 13 KB with the coordination tools.
+const LIST_LIMIT = 13 * 1024;
+rows.push(['tools/list result size', `${listBytes} B`, '', `${(listBytes / 1024).toFixed(1)} KB`, `≤ ${LIST_LIMIT} B`, listBytes <= LIST_LIMIT ? 'PASS' : 'MISS']);
 
 console.log('');
 console.log(`start-up: ${SERVER === join(root, 'dist/opencomms.js') ? 'dist/opencomms.js' : SERVER} (${fs.statSync(SERVER).size} B) vs bare node floor, node ${process.version}, ${os.platform()}/${os.arch()}, medians of ${REPS} interleaved reps`);
@@ -213,4 +216,29 @@ printTable(rows);
 const paired = (key) => median(A[key].map((a, i) => a / F[key][i])).toFixed(2);
 console.log(`median of per-pair ratios: tools/list ${paired('list')}×, initialize ${paired('init')}×, exit ${paired('exit')}×`);
 console.log(`spread (p25–p75 ms): tools/list ${quartiles(A.list)} vs ${quartiles(F.list)}; initialize ${quartiles(A.init)} vs ${quartiles(F.init)}; exit ${quartiles(A.exit)} vs ${quartiles(F.exit)}`);
+console.log('');
+
+// ---- where the time goes ------------------------------------------------------
+// Before Node runs a line of a CommonJS file it reads it and has V8 compile it
+// (pre-parsing every function body, even the lazily required ones), so the
+// file's size is a start-up cost no structure inside it can avoid. Measured
+// here in the bench process (vm.compileFunction, as Node's loader wraps a
+// module; each copy made unique so V8's in-process cache cannot answer), next
+// to the budget the headline target leaves over the floor.
+const compileCost = () => {
+  const text = fs.readFileSync(SERVER, 'utf8').replace(/^#!.*\n/, '');
+  const times = [];
+  for (let i = 0; i < 15; i++) {
+    const unique = `${text}\n// ${i} ${Math.random()}`;
+    const t = performance.now();
+    vm.compileFunction(unique, ['exports', 'require', 'module', '__filename', '__dirname']);
+    times.push(performance.now() - t);
+  }
+  return median(times);
+};
+const compileMs = compileCost();
+const sizeKb = fs.statSync(SERVER).size / 1024;
+const budgetMs = (1.2 - 1) * median(F.list);
+console.log(`where the time goes: compiling ${sizeKb.toFixed(0)} KB costs ${compileMs.toFixed(1)} ms here (${(compileMs / sizeKb * 100).toFixed(1)} ms per 100 KB) of the ${(median(A.list) - median(F.list)).toFixed(1)} ms over the floor;`);
+console.log(`  the 1.20× headline target leaves ${budgetMs.toFixed(1)} ms over the floor for reading, compiling and running everything.`);
 console.log('');
