@@ -38,6 +38,10 @@ export interface RedisKeys {
   version: string;
   commits: string;
   epoch: string;
+  /** Hash: archive (channel) id → the archive record's JSON, as the file store's archive file holds it. */
+  archives: string;
+  /** Pub/sub channel: every commit publishes the new version here. */
+  notices: string;
   history(channelId: string): string;
   corrupt(at: number): string;
   /** The pattern an ACL user needs on keys (and pub/sub channels). */
@@ -50,6 +54,8 @@ export function keysOf(prefix: string): RedisKeys {
     version: `${prefix}version`,
     commits: `${prefix}commits`,
     epoch: `${prefix}history-epoch`,
+    archives: `${prefix}archives`,
+    notices: `${prefix}notices`,
     history: (channelId) => `${prefix}history:${channelId}`,
     corrupt: (at) => `${prefix}state.corrupt-${at}`,
     pattern: `${prefix}*`,
@@ -60,7 +66,7 @@ export function keysOf(prefix: string): RedisKeys {
  * The commands the store's ACL user needs (besides the key pattern
  * ~oc:{<project id>}:*); PROTOCOL.md gives the same list to operators.
  */
-export const STORE_ACL_COMMANDS = '-@all +@connection +select +get +set +del +incr +lpush +ltrim +lrange +multi +exec +discard +eval +xadd +xrange +xrevrange';
+export const STORE_ACL_COMMANDS = '-@all +@connection +select +get +set +del +incr +lpush +ltrim +lrange +hget +hgetall +hset +hdel +multi +exec +discard +eval +xadd +xrange +xrevrange +publish +subscribe';
 
 /** What a user of this store needs from the server, for NOPERM messages. */
 export function aclHint(keys: RedisKeys): string {
