@@ -2602,7 +2602,7 @@ function sha256Hex(text) {
 
 // src/store/store.ts
 import { hostname as hostname2 } from "node:os";
-import { join as join8, resolve } from "node:path";
+import { join as join9, resolve } from "node:path";
 
 // src/store/fs-port.ts
 import * as fs from "node:fs";
@@ -3863,6 +3863,87 @@ function isEmptyOperatorState(state) {
   return Object.values(state.channels).every((c) => c.lifecycle === "active" && c.members.length === 0);
 }
 
+// src/store/archives.ts
+import { dirname as dirname5, join as join8 } from "node:path";
+function archivesDir(projectDir) {
+  return join8(projectDir, STATE_DIR_NAME, "archives");
+}
+function archivePath(projectDir, channelId) {
+  if (!isValidChannelId(channelId)) throw new Error(`invalid channel id: ${JSON.stringify(channelId)}`);
+  return join8(archivesDir(projectDir), `${channelId}.json`);
+}
+function writeArchive(projectDir, archive, port = NODE_FS) {
+  if (!isArchiveRecord(archive)) throw new Error("not a valid archive record");
+  const path = archivePath(projectDir, archive.channel_id);
+  try {
+    ensureOwnDir(port, dirname5(archivesDir(projectDir)));
+    ensureOwnDir(port, archivesDir(projectDir));
+    replaceFile(port, path, JSON.stringify(archive));
+  } catch (err) {
+    throw unwritable("write the archive", path, err);
+  }
+}
+function readArchive(projectDir, channelId, port = NODE_FS) {
+  if (!isValidChannelId(channelId)) return void 0;
+  try {
+    if (!hasArchivesDir(projectDir, port)) return void 0;
+  } catch (err) {
+    throw unwritable("read the archives in", archivesDir(projectDir), err);
+  }
+  return readArchiveIn(projectDir, channelId, port);
+}
+function listArchives(projectDir, port = NODE_FS) {
+  const dir = archivesDir(projectDir);
+  let names;
+  try {
+    if (!hasArchivesDir(projectDir, port)) return [];
+    names = port.readdirSync(dir);
+  } catch (err) {
+    if (errnoOf(err) === "ENOENT" || errnoOf(err) === "ENOTDIR") return [];
+    throw unwritable("list the archives in", dir, err);
+  }
+  const archives = [];
+  for (const name of names) {
+    if (name.startsWith(".") || !name.endsWith(".json")) continue;
+    const channelId = name.slice(0, -".json".length);
+    const archive = isValidChannelId(channelId) ? readArchiveIn(projectDir, channelId, port) : void 0;
+    if (archive) archives.push(archive);
+  }
+  return archives.sort((a, b) => b.saved_at - a.saved_at);
+}
+function hasArchivesDir(projectDir, port) {
+  const dir = archivesDir(projectDir);
+  return checkOwnDir(port, dirname5(dir), false) && checkOwnDir(port, dir, false);
+}
+function readArchiveIn(projectDir, channelId, port) {
+  let value;
+  try {
+    const bytes = tryReadFile(port, archivePath(projectDir, channelId));
+    if (bytes === void 0) return void 0;
+    value = JSON.parse(bytes.toString("utf8"));
+  } catch (err) {
+    if (err instanceof StoreFault) throw err;
+    return void 0;
+  }
+  return isArchiveRecord(value) && value.channel_id === channelId ? value : void 0;
+}
+function deleteArchive(projectDir, channelId, port = NODE_FS) {
+  if (!isValidChannelId(channelId)) return false;
+  const path = archivePath(projectDir, channelId);
+  try {
+    if (!hasArchivesDir(projectDir, port)) return false;
+    port.unlinkSync(path);
+    return true;
+  } catch (err) {
+    if (errnoOf(err) === "ENOENT") return false;
+    throw unwritable("delete the archive", path, err);
+  }
+}
+function isArchiveRecord(value) {
+  const a = value;
+  return !!a && typeof a === "object" && a.schema === 1 && typeof a.channel_id === "string" && typeof a.name === "string" && Array.isArray(a.members) && Array.isArray(a.messages) && typeof a.saved_at === "number" && Number.isFinite(a.saved_at);
+}
+
 // src/store/store.ts
 var STATE_DIR_NAME = ".opencomms";
 var FENCE_ATTEMPTS = 5;
@@ -3879,16 +3960,16 @@ function createEngineCtx(now, history2) {
 }
 function createStore(options) {
   const projectDir = resolve(options.projectDir);
-  const stateDir = join8(projectDir, STATE_DIR_NAME);
-  const statePath = join8(stateDir, "state.json");
-  const lockPath = join8(stateDir, ".state.lock");
+  const stateDir = join9(projectDir, STATE_DIR_NAME);
+  const statePath = join9(stateDir, "state.json");
+  const lockPath = join9(stateDir, ".state.lock");
   const port = options.fs ?? NODE_FS;
   const codec = options.codec;
   const now = options.now ?? Date.now;
   const host = options.host ?? hostname2();
   const history2 = new HistoryLog({
     port,
-    historyDir: join8(stateDir, "history"),
+    historyDir: join9(stateDir, "history"),
     keepRecords: options.historyKeep,
     compactLines: options.historyCompactLines
   });
@@ -3935,7 +4016,7 @@ function createStore(options) {
     try {
       moved = history2.moveFinished(state);
     } catch (err) {
-      throw unwritable("append to the history in", join8(stateDir, "history"), err);
+      throw unwritable("append to the history in", join9(stateDir, "history"), err);
     }
     const text = codec.serializeState(state);
     if (moved === 0 && text === baseline) return text;
@@ -3996,18 +4077,27 @@ function createStore(options) {
     }
     return { ...loaded2, fence };
   }
+  const tx = {
+    putArchive: (archive) => writeArchive(projectDir, archive, port),
+    deleteArchive: (channelId) => void deleteArchive(projectDir, channelId, port)
+  };
   return {
+    kind: "file",
     projectDir,
     stateDir,
     statePath,
     lockPath,
     history: history2,
+    archives: {
+      list: async () => listArchives(projectDir, port),
+      get: async (channelId) => readArchive(projectDir, channelId, port)
+    },
     mutate(fn) {
       return withLock((lock) => {
         const loaded2 = loadLocked(lock);
         const fallback = loaded2.baseline === null ? codec.serializeState(loaded2.state) : void 0;
         codec.tidy?.(loaded2.state, ctx.now());
-        const result = fn(loaded2.state, ctx);
+        const result = fn(loaded2.state, ctx, tx);
         if (result.ok) persist(loaded2.state, lock, loaded2.baseline, loaded2.fence);
         else if (fallback !== void 0) writeState(lock, fallback, loaded2.fence);
         return result;
@@ -4015,6 +4105,11 @@ function createStore(options) {
     },
     read(fn) {
       return fn(this.snapshot(), ctx);
+    },
+    async readLatest(fn) {
+      return fn(this.snapshot(), ctx);
+    },
+    async refresh() {
     },
     snapshot() {
       const at = now();
@@ -4037,7 +4132,7 @@ function createStore(options) {
 }
 
 // src/store/redis/redis-store.ts
-import { join as join9, resolve as resolve2 } from "node:path";
+import { join as join10, resolve as resolve2 } from "node:path";
 
 // src/store/redis/url.ts
 function describeEndpoint(endpoint) {
@@ -4340,6 +4435,10 @@ var RedisClient = class {
   backoffTimer;
   /** Set when a connection's first bytes looked like TLS (a plain-text client at a TLS port). */
   sawTlsBytes = false;
+  /** Set by subscribe: where the server's pub/sub messages go (they answer no command). */
+  onMessage;
+  /** Called whenever a connection ends, so a subscriber can subscribe again. */
+  onConnectionLost;
   /** Whether the current connection's TCP part is up (TLS may still be negotiating). */
   isTcpConnected = false;
   /** Bumped per connection: lets a caller tell whether two replies came over the same one. */
@@ -4403,6 +4502,20 @@ var RedisClient = class {
       }, this.options.timeoutMs);
       this.send({ bytes, pendings });
     });
+  }
+  /**
+   * Puts this connection in pub/sub mode on `channel`: resolves once the
+   * server confirmed, then `onMessage` gets each message published there.
+   * A connection in this mode runs no other command; use a client of its
+   * own. A lost connection ends the subscription (see onConnectionLost).
+   */
+  async subscribe(channel2, onMessage) {
+    this.onMessage = onMessage;
+    const reply = await this.command(["SUBSCRIBE", channel2]);
+    if (!Array.isArray(reply) || textOfReply(reply[0]) !== "subscribe") {
+      this.teardown(this.fault("store_protocol_error", "answered SUBSCRIBE with something other than a subscription: check that the URL names a Redis (or Valkey) server"));
+      throw this.fault("store_protocol_error", "answered SUBSCRIBE unexpectedly");
+    }
   }
   /** The value, or the fault an error reply stands for. */
   check(reply, commandName) {
@@ -4548,6 +4661,11 @@ var RedisClient = class {
       return;
     }
     for (const reply of replies) {
+      const message = this.onMessage ? pubSubItems(reply) : void 0;
+      if (message) {
+        this.onMessage(textOfReply(message[1]) ?? "", textOfReply(message[2]) ?? "");
+        continue;
+      }
       const pending = this.inflight.shift();
       if (!pending) {
         this.teardown(this.fault("store_protocol_error", "sent a reply to no command: check that the URL names a Redis (or Valkey) server"));
@@ -4606,6 +4724,7 @@ var RedisClient = class {
     this.queued = [];
     for (const pending of inflight) pending.reject(fault);
     for (const call of queued) for (const pending of call.pendings) pending.reject(fault);
+    this.onConnectionLost?.(fault);
   }
   // An idle connection must not keep a finished command-line process alive.
   refIfBusy() {
@@ -4614,6 +4733,15 @@ var RedisClient = class {
     else this.socket.ref();
   }
 };
+function pubSubItems(reply) {
+  const items = reply instanceof RespPush ? reply.items : reply;
+  return Array.isArray(items) && items.length === 3 && textOfReply(items[0]) === "message" ? items : void 0;
+}
+function textOfReply(value) {
+  if (typeof value === "string") return value;
+  if (Buffer.isBuffer(value)) return value.toString("utf8");
+  return void 0;
+}
 
 // src/store/redis/history-cache.ts
 var HistoryNotLoaded = class extends Error {
@@ -4726,9 +4854,21 @@ if current then n = tonumber(string.match(current, '^(%d+):')) or 0 end
 local version = string.format('%d', n + 1) .. ':' .. ARGV[2]
 if ARGV[5] ~= '' then redis.call('SET', KEYS[4], ARGV[5]) end
 redis.call('SET', KEYS[2], ARGV[3])
+local a = 8
+local puts = tonumber(ARGV[a])
+a = a + 1
+for j = 1, puts do
+  redis.call('HSET', KEYS[5], ARGV[a], ARGV[a + 1])
+  a = a + 2
+end
+local dels = tonumber(ARGV[a])
+a = a + 1
+for j = 1, dels do
+  redis.call('HDEL', KEYS[5], ARGV[a])
+  a = a + 1
+end
 local ids = {}
-local a = 7
-for k = 5, #KEYS do
+for k = 6, #KEYS do
   local count = tonumber(ARGV[a])
   a = a + 1
   for j = 1, count do
@@ -4739,6 +4879,7 @@ end
 redis.call('SET', KEYS[1], version)
 redis.call('LPUSH', KEYS[3], ARGV[2])
 redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[6]) - 1)
+redis.call('PUBLISH', ARGV[7], version)
 return {1, version, ids}
 `;
 
@@ -4754,26 +4895,30 @@ function keysOf(prefix) {
     version: `${prefix}version`,
     commits: `${prefix}commits`,
     epoch: `${prefix}history-epoch`,
+    archives: `${prefix}archives`,
+    notices: `${prefix}notices`,
     history: (channelId) => `${prefix}history:${channelId}`,
     corrupt: (at) => `${prefix}state.corrupt-${at}`,
     pattern: `${prefix}*`
   };
 }
-var STORE_ACL_COMMANDS = "-@all +@connection +select +get +set +del +incr +lpush +ltrim +lrange +multi +exec +discard +eval +xadd +xrange +xrevrange";
+var STORE_ACL_COMMANDS = "-@all +@connection +select +get +set +del +incr +lpush +ltrim +lrange +hget +hgetall +hset +hdel +multi +exec +discard +eval +xadd +xrange +xrevrange +publish +subscribe";
 function aclHint(keys) {
   return `~${keys.pattern} and ${STORE_ACL_COMMANDS} (PROTOCOL.md, "Redis store")`;
 }
+var RESUBSCRIBE_BASE_MS = 100;
+var RESUBSCRIBE_MAX_MS = 5e3;
 function createRedisStore(options) {
   const { config, codec } = options;
   const projectDir = resolve2(options.projectDir);
-  const stateDir = join9(projectDir, STATE_DIR_NAME);
+  const stateDir = join10(projectDir, STATE_DIR_NAME);
   const keys = keysOf(config.keyPrefix);
   const where = displayUrl(config);
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const lockTimeoutMs = options.lockTimeoutMs ?? LOCK_TIMEOUT_MS;
   const keep = options.historyKeep ?? HISTORY_KEEP_RECORDS;
-  const client = options.client ?? new RedisClient({
+  const newClient = () => new RedisClient({
     host: config.host,
     port: config.port,
     isTls: config.isTls,
@@ -4785,6 +4930,7 @@ function createRedisStore(options) {
     permissionHint: aclHint(keys),
     random
   });
+  const client = options.client ?? newClient();
   const cache = new HistoryCache(keep);
   let isInOperation = false;
   const history2 = cache.view(() => isInOperation);
@@ -4856,6 +5002,19 @@ function createRedisStore(options) {
   async function runLoaded(fn, isChange) {
     let loaded2 = await load();
     for (let round = 0; ; round++) {
+      const staged = { puts: /* @__PURE__ */ new Map(), deletes: /* @__PURE__ */ new Set() };
+      const tx = {
+        putArchive(archive) {
+          if (!isArchiveRecord(archive) || !isValidChannelId(archive.channel_id)) throw new Error("not a valid archive record");
+          staged.deletes.delete(archive.channel_id);
+          staged.puts.set(archive.channel_id, JSON.stringify(archive));
+        },
+        deleteArchive(channelId) {
+          if (!isValidChannelId(channelId)) return;
+          staged.puts.delete(channelId);
+          staged.deletes.add(channelId);
+        }
+      };
       const parsed = parse(loaded2.text);
       let fallback;
       if (parsed.rejected) {
@@ -4865,7 +5024,7 @@ function createRedisStore(options) {
       if (isChange) codec.tidy?.(parsed.state, now());
       isInOperation = true;
       try {
-        return { result: fn(parsed.state, ctx), parsed, loaded: loaded2, fallback };
+        return { result: fn(parsed.state, ctx, tx), parsed, loaded: loaded2, fallback, staged };
       } catch (err) {
         if (!(err instanceof HistoryNotLoaded) || round >= MAX_HISTORY_ROUNDS) throw err;
         cache.track(err.channelId);
@@ -4875,11 +5034,14 @@ function createRedisStore(options) {
       loaded2 = await load();
     }
   }
-  async function commit(expected, text, moved, rejectedText) {
+  async function commit(expected, text, moved, rejectedText, staged) {
     const token = randomHex(12);
     const streams = [...moved.keys()];
-    const keyList = [keys.version, keys.state, keys.commits, keys.corrupt(now()), ...streams.map((c) => keys.history(c))];
-    const args = [expected, token, text, keep, rejectedText ?? "", REMEMBERED_COMMITS];
+    const keyList = [keys.version, keys.state, keys.commits, keys.corrupt(now()), keys.archives, ...streams.map((c) => keys.history(c))];
+    const args = [expected, token, text, keep, rejectedText ?? "", REMEMBERED_COMMITS, keys.notices];
+    args.push(staged.puts.size);
+    for (const [id, record] of staged.puts) args.push(id, record);
+    args.push(staged.deletes.size, ...staged.deletes);
     for (const channelId of streams) {
       const records = moved.get(channelId);
       args.push(records.length, ...records.map((r) => JSON.stringify(r)));
@@ -4926,6 +5088,22 @@ function createRedisStore(options) {
   function protocolFault(what) {
     return new StoreFault("store_protocol_error", `The Redis store at ${where}: ${what}`, void 0, true);
   }
+  const archives = {
+    async list() {
+      const reply = client.check(await client.command(["HGETALL", keys.archives]), "HGETALL");
+      const fields = Array.isArray(reply) ? reply : [];
+      const found = [];
+      for (let i = 0; i + 1 < fields.length; i += 2) {
+        const record = archiveFrom(textOf(fields[i]), textOf(fields[i + 1]));
+        if (record) found.push(record);
+      }
+      return found.sort((a, b) => b.saved_at - a.saved_at);
+    },
+    async get(channelId) {
+      if (!isValidChannelId(channelId)) return void 0;
+      return archiveFrom(channelId, textOf(client.check(await client.command(["HGET", keys.archives, channelId]), "HGET")));
+    }
+  };
   const store = {
     kind: "redis",
     keys,
@@ -4939,20 +5117,22 @@ function createRedisStore(options) {
       return enqueue2(async () => {
         const started = Date.now();
         for (let attempt = 1; ; attempt++) {
-          const { result, parsed, loaded: loaded2, fallback } = await runLoaded(fn, true);
+          const { result, parsed, loaded: loaded2, fallback, staged } = await runLoaded(fn, true);
           let text;
           let moved = /* @__PURE__ */ new Map();
           if (result.ok) {
             moved = takeFinished(parsed.state);
             text = codec.serializeState(parsed.state);
-            if (moved.size === 0 && text === parsed.baseline) return result;
+            const hasArchiveWork = staged.puts.size > 0 || staged.deletes.size > 0;
+            if (moved.size === 0 && text === parsed.baseline && !hasArchiveWork) return result;
           } else if (fallback !== void 0) {
             text = fallback;
           } else {
             return result;
           }
           await options.beforeCommit?.();
-          const outcome = await commit(loaded2.version, text, moved, parsed.rejected?.text);
+          const work = result.ok ? staged : { puts: /* @__PURE__ */ new Map(), deletes: /* @__PURE__ */ new Set() };
+          const outcome = await commit(loaded2.version, text, moved, parsed.rejected?.text, work);
           if (outcome.isCommitted) return result;
           if (Date.now() - started >= lockTimeoutMs) throw lockTimeout(attempt);
           await backoff(attempt);
@@ -4976,6 +5156,46 @@ function createRedisStore(options) {
     async readLatest(fn) {
       return (await enqueue2(() => runLoaded(fn, false))).result;
     },
+    loadedVersion: () => current?.version,
+    watchCommits(listener) {
+      const subscriber = newClient();
+      let isClosed = false;
+      let failures = 0;
+      let timer;
+      const subscribe = () => {
+        timer = void 0;
+        if (isClosed) return;
+        subscriber.subscribe(keys.notices, () => listener.onCommit()).then(
+          () => {
+            failures = 0;
+            if (!isClosed) listener.onSubscribed();
+          },
+          () => void 0
+          // onConnectionLost has logged it and scheduled the next try
+        );
+      };
+      const again = () => {
+        if (isClosed || timer) return;
+        failures++;
+        const delay = Math.min(RESUBSCRIBE_MAX_MS, RESUBSCRIBE_BASE_MS * 2 ** Math.min(failures - 1, 10));
+        timer = setTimeout(subscribe, delay);
+        timer.unref();
+      };
+      subscriber.onConnectionLost = (fault) => {
+        if (isClosed) return;
+        listener.log(`lost the commit notices of ${where} (${fault.code}): ${fault.message}; subscribing again`);
+        again();
+      };
+      subscribe();
+      return {
+        close() {
+          isClosed = true;
+          if (timer) clearTimeout(timer);
+          void subscriber.close();
+        }
+      };
+    },
+    archives,
     dropHistory(channelId) {
       return enqueue2(async () => {
         if (!isValidChannelId(channelId)) return;
@@ -5036,9 +5256,19 @@ function compareStreamIds(a, b) {
   if (as !== bs) return (as ?? 0n) < (bs ?? 0n) ? -1 : 1;
   return 0;
 }
+function archiveFrom(channelId, text) {
+  if (channelId === null || text === null) return void 0;
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return void 0;
+  }
+  return isArchiveRecord(value) && value.channel_id === channelId ? value : void 0;
+}
 
 // src/store/pins.ts
-import { dirname as dirname5, join as join10 } from "node:path";
+import { dirname as dirname6, join as join11 } from "node:path";
 
 // src/store/member-id.ts
 var MEMBER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -5048,7 +5278,7 @@ function isValidMemberId(id) {
 
 // src/store/pins.ts
 function pinsDir(projectDir) {
-  return join10(projectDir, STATE_DIR_NAME, "pins");
+  return join11(projectDir, STATE_DIR_NAME, "pins");
 }
 function listPins(projectDir, host, port = NODE_FS) {
   if (!hasPinsDir(projectDir, port)) return [];
@@ -5070,12 +5300,12 @@ function listPins(projectDir, host, port = NODE_FS) {
 }
 function hasPinsDir(projectDir, port) {
   const dir = pinsDir(projectDir);
-  return checkOwnDir(port, dirname5(dir), false) && checkOwnDir(port, dir, false);
+  return checkOwnDir(port, dirname6(dir), false) && checkOwnDir(port, dir, false);
 }
 function readPinIn(dir, memberId, port) {
   let bytes;
   try {
-    bytes = tryReadFile(port, join10(dir, `${memberId}.json`));
+    bytes = tryReadFile(port, join11(dir, `${memberId}.json`));
   } catch (err) {
     if (err instanceof StoreFault) throw err;
     return void 0;
@@ -5092,90 +5322,6 @@ function parsePin(text, expectedId) {
   const p = value;
   if (!p || typeof p !== "object" || p.member_id !== expectedId || typeof p.host !== "string") return void 0;
   return { member_id: p.member_id, host: p.host, saved_at: typeof p.saved_at === "number" ? p.saved_at : 0 };
-}
-
-// src/store/archives.ts
-import { dirname as dirname6, join as join11 } from "node:path";
-function archivesDir(projectDir) {
-  return join11(projectDir, STATE_DIR_NAME, "archives");
-}
-function archivePath(projectDir, channelId) {
-  if (!isValidChannelId(channelId)) throw new Error(`invalid channel id: ${JSON.stringify(channelId)}`);
-  return join11(archivesDir(projectDir), `${channelId}.json`);
-}
-function writeArchive(projectDir, archive, port = NODE_FS) {
-  if (!isArchive(archive)) throw new Error("not a valid archive record");
-  const path = archivePath(projectDir, archive.channel_id);
-  try {
-    ensureOwnDir(port, dirname6(archivesDir(projectDir)));
-    ensureOwnDir(port, archivesDir(projectDir));
-    replaceFile(port, path, JSON.stringify(archive));
-  } catch (err) {
-    throw unwritable("write the archive", path, err);
-  }
-}
-function readArchive(projectDir, channelId, port = NODE_FS) {
-  if (!isValidChannelId(channelId)) return void 0;
-  try {
-    if (!hasArchivesDir(projectDir, port)) return void 0;
-  } catch (err) {
-    throw unwritable("read the archives in", archivesDir(projectDir), err);
-  }
-  return readArchiveIn(projectDir, channelId, port);
-}
-function listArchives(projectDir, port = NODE_FS) {
-  const dir = archivesDir(projectDir);
-  let names;
-  try {
-    if (!hasArchivesDir(projectDir, port)) return [];
-    names = port.readdirSync(dir);
-  } catch (err) {
-    if (errnoOf(err) === "ENOENT" || errnoOf(err) === "ENOTDIR") return [];
-    throw unwritable("list the archives in", dir, err);
-  }
-  const archives = [];
-  for (const name of names) {
-    if (name.startsWith(".") || !name.endsWith(".json")) continue;
-    const channelId = name.slice(0, -".json".length);
-    const archive = isValidChannelId(channelId) ? readArchiveIn(projectDir, channelId, port) : void 0;
-    if (archive) archives.push(archive);
-  }
-  return archives.sort((a, b) => b.saved_at - a.saved_at);
-}
-function hasArchivesDir(projectDir, port) {
-  const dir = archivesDir(projectDir);
-  return checkOwnDir(port, dirname6(dir), false) && checkOwnDir(port, dir, false);
-}
-function readArchiveIn(projectDir, channelId, port) {
-  let value;
-  try {
-    const bytes = tryReadFile(port, archivePath(projectDir, channelId));
-    if (bytes === void 0) return void 0;
-    value = JSON.parse(bytes.toString("utf8"));
-  } catch (err) {
-    if (err instanceof StoreFault) throw err;
-    return void 0;
-  }
-  return isArchive(value) && value.channel_id === channelId ? value : void 0;
-}
-function findArchiveByName(projectDir, name, port = NODE_FS) {
-  return listArchives(projectDir, port).find((a) => a.name === name);
-}
-function deleteArchive(projectDir, channelId, port = NODE_FS) {
-  if (!isValidChannelId(channelId)) return false;
-  const path = archivePath(projectDir, channelId);
-  try {
-    if (!hasArchivesDir(projectDir, port)) return false;
-    port.unlinkSync(path);
-    return true;
-  } catch (err) {
-    if (errnoOf(err) === "ENOENT") return false;
-    throw unwritable("delete the archive", path, err);
-  }
-}
-function isArchive(value) {
-  const a = value;
-  return !!a && typeof a === "object" && a.schema === 1 && typeof a.channel_id === "string" && typeof a.name === "string" && Array.isArray(a.members) && Array.isArray(a.messages) && typeof a.saved_at === "number" && Number.isFinite(a.saved_at);
 }
 
 // src/store/index.ts
@@ -5754,15 +5900,16 @@ function fittingPrefix(frames, separator, fixedCost, budget, platform) {
 }
 
 // src/tools/archive-context.ts
-function findArchive(projectDir, nameOrId) {
+async function findArchiveIn(shelf, nameOrId) {
   const key = nameOrId.trim();
-  const record = findArchiveByName(projectDir, key.toLowerCase()) ?? (isValidChannelId(key) ? readArchive(projectDir, key) : void 0);
+  const lower = key.toLowerCase();
+  const record = (await shelf.list()).find((a) => a.name === lower) ?? (isValidChannelId(key) ? await shelf.get(key) : void 0);
   return record ? parseArchive(record) : void 0;
 }
-function withArchiveContext(projectDir, result, channelName) {
+async function withArchiveContextIn(shelf, result, channelName) {
   const parent = result.ok ? result.data?.parent_channel_id : void 0;
   if (typeof parent !== "string") return result;
-  const archive = findArchive(projectDir, parent);
+  const archive = await findArchiveIn(shelf, parent);
   if (!archive) return result;
   const context = buildArchiveContext(archive, channelName);
   return { ...result, message: `${result.message}
@@ -6020,7 +6167,7 @@ function buildTools(s) {
         const refusal3 = spawnPushRefusal(a);
         if (refusal3) return refusal3;
         const result = await s.asMember(call, (state, me, ctx) => joinChannel(state, { channel: a.channel, role: a.role, role_prompt: a.role_prompt, ...memberFields(a, me, call) }, ctx));
-        return withArchiveContext(s.options.projectDir, result, normalizeChannelName(a.channel));
+        return withArchiveContextIn(s.store.archives, result, normalizeChannelName(a.channel));
       }
     },
     {
@@ -6096,7 +6243,7 @@ function buildTools(s) {
       handler: (a, call) => {
         const pinned = s.pin(call);
         if ("refusal" in pinned) return pinned.refusal;
-        return s.store.read((state, ctx) => {
+        return s.store.readLatest((state, ctx) => {
           const result = status(state, { channel: a.channel, session_id: pinned.memberId }, ctx);
           return result.ok ? { ...result, data: { member_id: pinned.memberId, ...result.data } } : result;
         });
@@ -6114,10 +6261,11 @@ function buildTools(s) {
         thread: { type: "string", maxLength: MAX_ID_CHARS }
       }, ["channel"]),
       annotations: READ,
-      handler: (a, call) => s.readAsMember(call, (state, me, ctx) => s.authorized(state, me, a.channel, () => {
+      handler: async (a, call) => {
         const isSearch = typeof a.query === "string" && a.query.trim() !== "" || typeof a.thread === "string" && a.thread.trim() !== "";
-        const archived = isSearch ? s.archivedMessagesOf(findChannel(state, a.channel)?.parent_channel_id ?? null) : [];
-        return history(state, {
+        const parentId = isSearch ? await s.store.readLatest((state) => findChannel(state, a.channel)?.parent_channel_id ?? null) : null;
+        const archived = parentId === null ? [] : await s.archivedMessagesOf(parentId);
+        return s.readAsMember(call, (state, me, ctx) => s.authorized(state, me, a.channel, () => history(state, {
           channel: a.channel,
           session_id: me,
           limit: a.limit,
@@ -6125,8 +6273,8 @@ function buildTools(s) {
           query: a.query,
           thread: a.thread,
           archived
-        }, ctx);
-      }))
+        }, ctx)));
+      }
     },
     channelOnlyTool(s, "opencomms_pause", "Pause channel", "Pause a channel: sends are refused and nothing is delivered until resumed.", IDEMPOTENT, pauseChannel),
     channelOnlyTool(s, "opencomms_resume", "Resume channel", "Resume a paused channel.", IDEMPOTENT, resumeChannel),
@@ -6184,10 +6332,10 @@ function buildTools(s) {
       description: "Reopen an archived session (by name or archive id) as a new channel; archived members then join it.",
       inputSchema: schema({ channel: { type: "string", maxLength: MAX_ID_CHARS }, new_name: channel }, ["channel"]),
       annotations: WRITE,
-      handler: (a, call) => {
+      handler: async (a, call) => {
         const pinned = s.pin(call);
         if ("refusal" in pinned) return pinned.refusal;
-        const archive = s.findArchive(a.channel);
+        const archive = await s.findArchive(a.channel);
         if (!archive) return refusal2("not_found", `No archived session named or with id "${a.channel}". List yours with opencomms_archive.`);
         return s.asMember(call, (state, me, ctx) => resumeSession(state, {
           archive,
@@ -6276,11 +6424,11 @@ function channelOnlyTool(s, name, title, description, annotations, op) {
 }
 async function saveSession(s, a, call) {
   let savedId;
-  const result = await s.asMember(call, (state, me, ctx) => s.authorized(state, me, a.channel, () => {
+  const result = await s.asMember(call, (state, me, ctx, tx) => s.authorized(state, me, a.channel, () => {
     const built = buildSessionArchive(state, { channel: a.channel, session_id: me, summary: a.summary }, ctx);
     if (!built.ok) return built;
     const archive = built.data?.archive;
-    s.writeArchive(archive);
+    tx.putArchive(archive);
     commitSessionSave(state, archive.channel_id);
     savedId = archive.channel_id;
     return { ok: true, message: built.message, data: { archive_id: archive.channel_id, name: archive.name, message_count: archive.message_count } };
@@ -6290,9 +6438,10 @@ async function saveSession(s, a, call) {
 }
 async function deleteSession2(s, a, call) {
   let droppedLive;
-  const result = await s.asMember(call, (state, me, ctx) => {
+  const found = await s.findArchive(a.channel);
+  const result = await s.asMember(call, (state, me, ctx, tx) => {
     const isLive2 = findChannel(state, a.channel) !== void 0;
-    const archive = isLive2 ? void 0 : s.findArchive(a.channel);
+    const archive = isLive2 ? void 0 : found;
     const remove = () => {
       const outcome = deleteSession(state, { channel: a.channel, session_id: me, confirm: a.confirm, archive }, ctx);
       if (!outcome.ok) return outcome;
@@ -6300,7 +6449,7 @@ async function deleteSession2(s, a, call) {
         droppedLive = String(outcome.data?.channel_id);
         return outcome;
       }
-      s.deleteArchive(String(outcome.data.archive_id));
+      tx.deleteArchive(String(outcome.data.archive_id));
       return { ...outcome, message: `Deleted the archive of "${String(outcome.data.name)}".` };
     };
     return isLive2 ? s.authorized(state, me, a.channel, remove) : remove();
@@ -6308,12 +6457,12 @@ async function deleteSession2(s, a, call) {
   if (droppedLive) await s.store.dropHistory(droppedLive);
   return result;
 }
-function readArchive2(s, a, call) {
+async function readArchive2(s, a, call) {
   const pinned = s.pin(call);
   if ("refusal" in pinned) return pinned.refusal;
   const mode = a.mode ?? (a.channel ? "summary" : "list");
   if (mode === "list") {
-    const archives = s.archivesOf(pinned.memberId).slice(0, a.limit ?? 50);
+    const archives = (await s.archivesOf(pinned.memberId)).slice(0, a.limit ?? 50);
     return {
       ok: true,
       message: archives.length === 0 ? "No archived sessions include you." : `${archives.length} archived session(s).`,
@@ -6321,9 +6470,9 @@ function readArchive2(s, a, call) {
     };
   }
   if (typeof a.channel !== "string") return refusal2("invalid_argument", `mode "${mode}" needs channel (an archive name or id).`);
-  const archive = s.findArchive(a.channel);
+  const archive = await s.findArchive(a.channel);
   if (!archive) return refusal2("not_found", `No archived session named or with id "${a.channel}".`);
-  return s.store.read((_state, ctx) => viewArchive(archive, { session_id: pinned.memberId, mode, limit: a.limit }, ctx));
+  return s.store.readLatest((_state, ctx) => viewArchive(archive, { session_id: pinned.memberId, mode, limit: a.limit }, ctx));
 }
 
 // src/delivery/spawn-plan.ts
@@ -6781,12 +6930,18 @@ var ToolServices = class {
     const raw = this.options.env.OPENCOMMS_PROJECT_ID;
     return raw && raw.trim() !== "" ? raw.trim() : "local-project";
   }
-  /** The worktree stamped on channels created, joined or resumed here. */
+  /**
+   * The worktree stamped on channels created, joined or resumed here: the
+   * project folder; on Redis, whose members sit in different folders on
+   * different machines, the Redis project itself.
+   */
   get worktree() {
-    return this.options.embedding?.worktree ?? this.options.projectDir;
+    if (this.options.embedding) return this.options.embedding.worktree;
+    const { selection } = this.options;
+    return selection?.kind === "redis" ? `redis:${selection.config.projectId}` : this.options.projectDir;
   }
   get store() {
-    this.openedStore ??= this.options.store ?? openStore({ projectDir: this.options.projectDir });
+    this.openedStore ??= this.options.store ?? openStore({ projectDir: this.options.projectDir, selection: this.options.selection });
     return this.openedStore;
   }
   /**
@@ -6892,13 +7047,13 @@ var ToolServices = class {
   async asMember(call, fn) {
     const pinned = this.pin(call);
     if ("refusal" in pinned) return pinned.refusal;
-    return this.store.mutate((state, ctx) => fn(state, pinned.memberId, ctx));
+    return this.store.mutate((state, ctx, tx) => fn(state, pinned.memberId, ctx, tx));
   }
-  /** Runs a lock-free read as the call's member. */
-  readAsMember(call, fn) {
+  /** Runs a lock-free read of the latest state as the call's member. */
+  async readAsMember(call, fn) {
     const pinned = this.pin(call);
     if ("refusal" in pinned) return pinned.refusal;
-    return this.store.read((state, ctx) => fn(state, pinned.memberId, ctx));
+    return this.store.readLatest((state, ctx) => fn(state, pinned.memberId, ctx));
   }
   /** A protected call: the pin must be a live member of `channel` (or of any channel). */
   authorized(state, memberId, channel2, then) {
@@ -6969,34 +7124,28 @@ var ToolServices = class {
   /** Another process's delivery is alive when its pid runs on this machine; elsewhere only its lease counts. */
   isOwnerAlive = (owner) => owner.host === this.machine ? isPidAlive(owner.pid) : true;
   /** An archive by channel name (newest first) or by archive id; undefined when none matches. */
-  findArchive(nameOrId) {
-    return findArchive(this.options.projectDir, nameOrId);
+  async findArchive(nameOrId) {
+    return findArchiveIn(this.store.archives, nameOrId);
   }
   /**
    * The messages of a channel's saved ancestry (the archive it was resumed
    * from, that archive's own parent, …), oldest first, for search. At most
    * ten generations are followed.
    */
-  archivedMessagesOf(parentId) {
+  async archivedMessagesOf(parentId) {
     const chain = [];
     const seen = /* @__PURE__ */ new Set();
     for (let id = parentId; id !== null && !seen.has(id) && chain.length < 10; ) {
       seen.add(id);
-      const archive = this.findArchive(id);
+      const archive = await this.findArchive(id);
       if (!archive) break;
       chain.unshift(archive);
       id = archive.parent_channel_id;
     }
     return chain.flatMap((archive) => archive.messages);
   }
-  archivesOf(memberId) {
-    return listArchives(this.options.projectDir).map((record) => parseArchive(record)).filter((a) => a !== void 0 && a.members.some((m) => m.session_id === memberId));
-  }
-  writeArchive(archive) {
-    writeArchive(this.options.projectDir, archive);
-  }
-  deleteArchive(channelId) {
-    return deleteArchive(this.options.projectDir, channelId);
+  async archivesOf(memberId) {
+    return (await this.store.archives.list()).map((record) => parseArchive(record)).filter((a) => a !== void 0 && a.members.some((m) => m.session_id === memberId));
   }
 };
 

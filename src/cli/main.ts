@@ -55,7 +55,7 @@ function dropOutputWhenReaderGoes(stream: NodeJS.WriteStream): void {
 /** Commands that open a project's store, and so take --store / OPENCOMMS_STORE. */
 const STORE_COMMANDS: ReadonlySet<CommandName> = new Set(['serve', 'status', 'hook', 'doctor', 'watch']);
 /** Those that can already run on a Redis store (issue 18 is wiring the rest). */
-const REDIS_READY_COMMANDS: ReadonlySet<CommandName> = new Set(['status']);
+const REDIS_READY_COMMANDS: ReadonlySet<CommandName> = new Set(['serve', 'status']);
 
 // The store is chosen (and a Redis configuration checked: credentials, TLS,
 // project id) before anything opens; a command that cannot use Redis yet
@@ -65,7 +65,7 @@ function storeFor(command: CommandName, flag: string | undefined): StoreSelectio
   if (!STORE_COMMANDS.has(command)) return { kind: 'file' };
   const selection = resolveStoreSelection({ flag, env: process.env });
   if (selection.kind === 'redis' && !REDIS_READY_COMMANDS.has(command)) {
-    throw new Error(`The Redis store is not available to "opencomms ${command}" yet (only status reads it so far). Unset OPENCOMMS_STORE, or pass --store file, to use this project's .opencomms folder.`);
+    throw new Error(`The Redis store is not available to "opencomms ${command}" yet (${[...REDIS_READY_COMMANDS].join(', ')} use it so far). Unset OPENCOMMS_STORE, or pass --store file, to use this project's .opencomms folder.`);
   }
   return selection;
 }
@@ -104,6 +104,7 @@ async function main(argv: string[]): Promise<number | undefined> {
     case 'serve':
       runServe({
         projectDir,
+        selection: store,
         host: flags.host ?? 'mcp',
         version: VERSION,
         env: process.env,

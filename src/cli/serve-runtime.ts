@@ -6,10 +6,12 @@ import { ToolRegistry } from '../tools/registry';
 import { buildTools } from '../tools/catalog';
 import { ToolServices } from '../tools/services';
 import { startDoorbell, type Doorbell } from '../delivery/doorbell';
-import { watchStateDir, type StateWatcher } from '../delivery/watcher';
+import { watchStore, type StateWatcher } from '../delivery/watcher';
+import type { StoreSelection } from '../store/redis/config';
 
 export interface ServeRuntimeOptions {
   projectDir: string;
+  selection?: StoreSelection;
   host: string;
   env: NodeJS.ProcessEnv;
   log: (line: string) => void;
@@ -26,7 +28,7 @@ export interface ServeRuntime {
 
 export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
   const { log } = options;
-  const services = new ToolServices({ projectDir: options.projectDir, host: options.host, env: options.env, log });
+  const services = new ToolServices({ projectDir: options.projectDir, selection: options.selection, host: options.host, env: options.env, log });
   const tools = new ToolRegistry(buildTools(services));
   let doorbell: Doorbell | undefined;
   let watcher: StateWatcher | undefined;
@@ -35,24 +37,13 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
     tools,
     startPush() {
       if (isClosed || watcher) return;
-      // One watch of .opencomms serves both push paths of this process.
-      const shared = watchStateDir(services.store.stateDir, { log });
+      const { store } = services;
+      // One watch of the state serves both push paths of this process.
+      const shared = watchStore(store, { log });
       watcher = shared;
-      services.spawnDriver?.attach(shared);
-      doorbell = startDoorbell({
-        watch: () => shared,
-        stateDir: services.store.stateDir,
-        snapshot: () => services.store.snapshot(),
-        memberId: (state) => services.processMember(state),
-        notify: options.notify,
-        log,
-        sweep: () => services.sweepAbandoned(),
-        isOwnerAlive: services.isOwnerAlive,
-      });
-      // Only Claude Code shows the bell to its model: elsewhere a pull after
-      // a bell is still the agent's own pull.
-      const bell = doorbell;
-      if (options.host === 'claude-code') services.isAnnounced = (id) => bell.hasRung(id);
+      // A network store is read once before the doorbell's first look (files are read on every look).
+      if (store.kind === 'file') startRinging(shared);
+      else store.refresh().catch((err: unknown) => log(`could not load the state: ${err instanceof Error ? err.message : String(err)}`)).finally(() => startRinging(shared));
     },
     close() {
       if (isClosed) return;
@@ -63,4 +54,24 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
       watcher?.close();
     },
   };
+
+  // The doorbell and the spawn driver, on the shared watch.
+  function startRinging(shared: StateWatcher): void {
+    if (isClosed) return;
+    services.spawnDriver?.attach(shared);
+    doorbell = startDoorbell({
+      watch: () => shared,
+      stateDir: services.store.stateDir,
+      snapshot: () => services.store.snapshot(),
+      memberId: (state) => services.processMember(state),
+      notify: options.notify,
+      log,
+      sweep: () => services.sweepAbandoned(),
+      isOwnerAlive: services.isOwnerAlive,
+    });
+    // Only Claude Code shows the bell to its model: elsewhere a pull after
+    // a bell is still the agent's own pull.
+    const bell = doorbell;
+    if (options.host === 'claude-code') services.isAnnounced = (id) => bell.hasRung(id);
+  }
 }

@@ -9,9 +9,12 @@ import { CHANNEL_CAPABILITY } from '../delivery/channel-capability';
 import { describeEnvIdentity } from '../tools/env-identity';
 import type { MethodTable } from '../jsonrpc/dispatcher';
 import type { ServeRuntime } from './serve-runtime';
+import type { StoreSelection } from '../store/redis/config';
 
 export interface ServeOptions {
   projectDir: string;
+  /** The store (--store / OPENCOMMS_STORE); the project's files when absent. */
+  selection?: StoreSelection;
   host: string;
   version: string;
   env: NodeJS.ProcessEnv;
@@ -32,6 +35,7 @@ export function runServe(options: ServeOptions): void {
   const runtimeNow = (): ServeRuntime => {
     runtime ??= (require('./serve-runtime') as typeof import('./serve-runtime')).createServeRuntime({
       projectDir: options.projectDir,
+      selection: options.selection,
       host: options.host,
       env: options.env,
       log,
@@ -80,7 +84,8 @@ export function runServe(options: ServeOptions): void {
   if (isInteractive()) {
     log('this is an MCP stdio server: add it to a host config (see README "Set up in one minute"); it is serving stdin now');
   }
-  log(`serving project ${options.projectDir} as host "${options.host}"; ${describeEnvIdentity(options.env.OPENCOMMS_MEMBER_ID, options.host)}`);
+  const where = options.selection?.kind === 'redis' ? ` (state in the Redis store ${options.selection.config.keyPrefix.slice(0, -1)})` : '';
+  log(`serving project ${options.projectDir}${where} as host "${options.host}"; ${describeEnvIdentity(options.env.OPENCOMMS_MEMBER_ID, options.host)}`);
 }
 
 /**

@@ -24,7 +24,7 @@ function archivePath(projectDir: string, channelId: string): string {
 
 /** Writes an archive atomically (creating the directory). Throws on an invalid id or record; I/O trouble is `state_unwritable`. */
 export function writeArchive(projectDir: string, archive: ArchiveRecord, port: FsPort = NODE_FS): void {
-  if (!isArchive(archive)) throw new Error('not a valid archive record');
+  if (!isArchiveRecord(archive)) throw new Error('not a valid archive record');
   const path = archivePath(projectDir, archive.channel_id);
   try {
     ensureOwnDir(port, dirname(archivesDir(projectDir)));
@@ -91,7 +91,7 @@ function readArchiveIn(projectDir: string, channelId: string, port: FsPort): Arc
     if (err instanceof StoreFault) throw err;
     return undefined; // unreadable or not JSON: skipped like any broken archive
   }
-  return isArchive(value) && value.channel_id === channelId ? value : undefined;
+  return isArchiveRecord(value) && value.channel_id === channelId ? value : undefined;
 }
 
 /** The newest archive whose name is `name`, or undefined. */
@@ -113,7 +113,8 @@ export function deleteArchive(projectDir: string, channelId: string, port: FsPor
   }
 }
 
-function isArchive(value: unknown): value is ArchiveRecord {
+/** Whether `value` has what listing and lookup rely on (schema 1, ids, members, messages, saved_at). */
+export function isArchiveRecord(value: unknown): value is ArchiveRecord {
   const a = value as Partial<ArchiveRecord> | null;
   return !!a && typeof a === 'object' && a.schema === 1 && typeof a.channel_id === 'string' && typeof a.name === 'string' &&
     Array.isArray(a.members) && Array.isArray(a.messages) && typeof a.saved_at === 'number' && Number.isFinite(a.saved_at);

@@ -29,7 +29,7 @@ export function openStore(options: OpenStoreOptions): Store {
 }
 
 export { createStore, createEngineCtx, STATE_DIR_NAME } from './store';
-export type { Store, StoreOptions } from './store';
+export type { ArchiveShelf, Store, StoreOptions, StoreTx } from './store';
 export type { StateCodec, ParseStateResult, MigrateResult } from './codec';
 export { StoreFault } from './faults';
 export { resolveStoreSelection, STORE_TIMEOUT_MS } from './redis/config';

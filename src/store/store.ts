@@ -12,6 +12,7 @@ import { HistoryLog } from './history';
 import { addError, GENERATION_HEAD_BYTES, LoadedState, ParseMemo, quarantineState, readState, splitGeneration, withGeneration } from './load';
 import { claimLock, LockHandle, refreshLock, releaseLock } from './lock';
 import { migrateV1IfPresent, migrationPaths, writeMarker } from './migrate-v1';
+import { deleteArchive, listArchives, readArchive, writeArchive, type ArchiveRecord } from './archives';
 import { fsyncDirectory, renameIntoPlace } from './replace-file';
 
 /** Name of the state directory inside a project. */
@@ -48,8 +49,29 @@ export interface StoreOptions {
   isPidAlive?: (pid: number) => boolean;
 }
 
+/** Saved sessions, read as they are now (a network store asks its server). */
+export interface ArchiveShelf {
+  /** Every readable archive, newest first. */
+  list(): Promise<ArchiveRecord[]>;
+  /** One archive by its channel id; undefined when absent, invalid or broken. */
+  get(channelId: string): Promise<ArchiveRecord | undefined>;
+}
+
+/**
+ * What a change may do besides editing the state, as part of the same
+ * commit: the file store does it at once under the lock (before the state is
+ * saved); the Redis store does it in the commit script, so it happens exactly
+ * when the state change does.
+ */
+export interface StoreTx {
+  putArchive(archive: ArchiveRecord): void;
+  deleteArchive(channelId: string): void;
+}
+
 /** A project's state, shared safely between processes. */
 export interface Store {
+  /** Where the state lives: this project's .opencomms folder, or a Redis server. */
+  readonly kind: 'file' | 'redis';
   readonly projectDir: string;
   readonly stateDir: string;
   readonly statePath: string;
@@ -61,11 +83,20 @@ export interface Store {
    * (`lock_timeout`, `state_unwritable`) on I/O trouble; whatever `fn` throws
    * propagates and nothing is saved.
    */
-  mutate<T extends ToolResult>(fn: (state: State, ctx: EngineCtx) => T): Promise<T>;
-  /** Runs `fn` on a fresh lock-free snapshot. Changes `fn` makes are never saved. */
+  mutate<T extends ToolResult>(fn: (state: State, ctx: EngineCtx, tx: StoreTx) => T): Promise<T>;
+  /**
+   * Runs `fn` on a fresh lock-free snapshot. Changes `fn` makes are never
+   * saved. On Redis this is the state of the last load or commit of this
+   * process (see refresh); use readLatest where the caller can wait.
+   */
   read<T>(fn: (state: State, ctx: EngineCtx) => T): T;
   /** The current state, lock-free. A file that cannot be loaded reads as empty with an entry in `errors`. */
   snapshot(): State;
+  /** Runs `fn` on the latest state (and history) there is; nothing is saved. */
+  readLatest<T>(fn: (state: State, ctx: EngineCtx) => T): Promise<T>;
+  /** Makes `read` and `snapshot` see the latest state (nothing to do for files, which are read each time). */
+  refresh(): Promise<void>;
+  readonly archives: ArchiveShelf;
   /** Deletes a channel's history log under the lock (after the channel itself is gone). */
   dropHistory(channelId: string): Promise<void>;
 }
@@ -228,21 +259,33 @@ export function createStore(options: StoreOptions): Store {
     return { ...loaded, fence };
   }
 
+  // Under the lock, before the state is saved: an archive is on disk before
+  // the live channel it saves is gone.
+  const tx: StoreTx = {
+    putArchive: (archive) => writeArchive(projectDir, archive, port),
+    deleteArchive: (channelId) => void deleteArchive(projectDir, channelId, port),
+  };
+
   return {
+    kind: 'file',
     projectDir,
     stateDir,
     statePath,
     lockPath,
     history,
+    archives: {
+      list: async () => listArchives(projectDir, port),
+      get: async (channelId) => readArchive(projectDir, channelId, port),
+    },
 
-    mutate<T extends ToolResult>(fn: (state: State, ctx: EngineCtx) => T): Promise<T> {
+    mutate<T extends ToolResult>(fn: (state: State, ctx: EngineCtx, tx: StoreTx) => T): Promise<T> {
       return withLock((lock) => {
         const loaded = loadLocked(lock);
         // After a quarantine the empty state (with its notice) must replace the
         // bad file even if fn refuses, or every later call would copy it again.
         const fallback = loaded.baseline === null ? codec.serializeState(loaded.state) : undefined;
         codec.tidy?.(loaded.state, ctx.now());
-        const result = fn(loaded.state, ctx);
+        const result = fn(loaded.state, ctx, tx);
         if (result.ok) persist(loaded.state, lock, loaded.baseline, loaded.fence);
         else if (fallback !== undefined) writeState(lock, fallback, loaded.fence);
         return result;
@@ -251,6 +294,14 @@ export function createStore(options: StoreOptions): Store {
 
     read<T>(fn: (state: State, ctx: EngineCtx) => T): T {
       return fn(this.snapshot(), ctx);
+    },
+
+    async readLatest<T>(fn: (state: State, ctx: EngineCtx) => T): Promise<T> {
+      return fn(this.snapshot(), ctx);
+    },
+
+    async refresh(): Promise<void> {
+      // Files are read afresh by every read.
     },
 
     snapshot(): State {

@@ -2,21 +2,21 @@
 // plugin's tools, which must not pull the MCP tool table into their bundle.
 import * as engine from '../engine';
 import type { SessionArchive, ToolResult } from '../engine';
-import { findArchiveByName, isValidChannelId, readArchive } from '../store';
+import { isValidChannelId, type ArchiveShelf } from '../store';
 
-/** An archive of `projectDir` by channel name (newest first) or by archive id; undefined when none matches. */
-export function findArchive(projectDir: string, nameOrId: string): SessionArchive | undefined {
+/** An archive by channel name (newest first) or by archive id, from a store's shelf (which may be on a server); undefined when none matches. */
+export async function findArchiveIn(shelf: ArchiveShelf, nameOrId: string): Promise<SessionArchive | undefined> {
   const key = nameOrId.trim();
-  const record = findArchiveByName(projectDir, key.toLowerCase())
-    ?? (isValidChannelId(key) ? readArchive(projectDir, key) : undefined);
+  const lower = key.toLowerCase();
+  const record = (await shelf.list()).find((a) => a.name === lower) ?? (isValidChannelId(key) ? await shelf.get(key) : undefined);
   return record ? engine.parseArchive(record) : undefined;
 }
 
 /** A join's result, with the compact story of the archived channel when the joined one was resumed from it. */
-export function withArchiveContext(projectDir: string, result: ToolResult, channelName: string): ToolResult {
+export async function withArchiveContextIn(shelf: ArchiveShelf, result: ToolResult, channelName: string): Promise<ToolResult> {
   const parent = result.ok ? result.data?.parent_channel_id : undefined;
   if (typeof parent !== 'string') return result;
-  const archive = findArchive(projectDir, parent);
+  const archive = await findArchiveIn(shelf, parent);
   if (!archive) return result;
   const context = engine.buildArchiveContext(archive, channelName);
   return { ...result, message: `${result.message}\n\n${context}`, data: { ...result.data, archive_context: context } };

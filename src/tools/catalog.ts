@@ -6,7 +6,7 @@ import {
   SENDER_MESSAGE_TYPES, TIMER_ACTIONS, type ToolResult,
 } from '../engine';
 import { isSpawnHost, SPAWN_HOSTS } from '../delivery/spawn-command';
-import { withArchiveContext } from './archive-context';
+import { withArchiveContextIn } from './archive-context';
 import { CHANNEL_SETTING_PROPERTIES, channelSettingsOf } from './channel-settings';
 import { DIRECT_CALL, type ToolAnnotations, type ToolCall, type ToolDescriptor } from './registry';
 import type { PropertySchema } from './schema';
@@ -96,7 +96,7 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
         if (refusal) return refusal;
         const result = await s.asMember(call, (state, me, ctx) =>
           engine.joinChannel(state, { channel: a.channel, role: a.role, role_prompt: a.role_prompt, ...memberFields(a, me, call) }, ctx));
-        return withArchiveContext(s.options.projectDir, result, engine.normalizeChannelName(a.channel));
+        return withArchiveContextIn(s.store.archives, result, engine.normalizeChannelName(a.channel));
       },
     },
     {
@@ -173,7 +173,7 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       handler: (a: Args, call: ToolCall) => {
         const pinned = s.pin(call);
         if ('refusal' in pinned) return pinned.refusal;
-        return s.store.read((state, ctx) => {
+        return s.store.readLatest((state, ctx) => {
           const result = engine.status(state, { channel: a.channel, session_id: pinned.memberId }, ctx);
           return result.ok ? { ...result, data: { member_id: pinned.memberId, ...result.data } } : result;
         });
@@ -188,15 +188,17 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
         query: { type: 'string', maxLength: 200 }, thread: { type: 'string', maxLength: MAX_ID_CHARS },
       }, ['channel']),
       annotations: READ,
-      handler: (a: Args, call: ToolCall) =>
-        s.readAsMember(call, (state, me, ctx) =>
-          s.authorized(state, me, a.channel, () => {
-            const isSearch = (typeof a.query === 'string' && a.query.trim() !== '') || (typeof a.thread === 'string' && a.thread.trim() !== '');
-            const archived = isSearch ? s.archivedMessagesOf(engine.findChannel(state, a.channel)?.parent_channel_id ?? null) : [];
-            return engine.history(state, {
+      handler: async (a: Args, call: ToolCall) => {
+        const isSearch = (typeof a.query === 'string' && a.query.trim() !== '') || (typeof a.thread === 'string' && a.thread.trim() !== '');
+        // A search also reads the saved ancestry of the channel (archives may live on a server, so they are fetched first).
+        const parentId = isSearch ? await s.store.readLatest((state) => engine.findChannel(state, a.channel)?.parent_channel_id ?? null) : null;
+        const archived = parentId === null ? [] : await s.archivedMessagesOf(parentId);
+        return s.readAsMember(call, (state, me, ctx) =>
+          s.authorized(state, me, a.channel, () =>
+            engine.history(state, {
               channel: a.channel, session_id: me, limit: a.limit, before: a.before, query: a.query, thread: a.thread, archived,
-            }, ctx);
-          })),
+            }, ctx)));
+      },
     },
     channelOnlyTool(s, 'opencomms_pause', 'Pause channel', 'Pause a channel: sends are refused and nothing is delivered until resumed.', IDEMPOTENT, engine.pauseChannel),
     channelOnlyTool(s, 'opencomms_resume', 'Resume channel', 'Resume a paused channel.', IDEMPOTENT, engine.resumeChannel),
@@ -262,10 +264,10 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       description: 'Reopen an archived session (by name or archive id) as a new channel; archived members then join it.',
       inputSchema: schema({ channel: { type: 'string', maxLength: MAX_ID_CHARS }, new_name: channel }, ['channel']),
       annotations: WRITE,
-      handler: (a: Args, call: ToolCall) => {
+      handler: async (a: Args, call: ToolCall) => {
         const pinned = s.pin(call);
         if ('refusal' in pinned) return pinned.refusal;
-        const archive = s.findArchive(a.channel);
+        const archive = await s.findArchive(a.channel);
         if (!archive) return refusal('not_found', `No archived session named or with id "${a.channel}". List yours with opencomms_archive.`);
         return s.asMember(call, (state, me, ctx) =>
           engine.resumeSession(state, {
@@ -369,13 +371,13 @@ function channelOnlyTool(
 
 async function saveSession(s: ToolServices, a: Args, call: ToolCall): Promise<ToolResult> {
   let savedId: string | undefined;
-  const result = await s.asMember(call, (state, me, ctx) =>
+  const result = await s.asMember(call, (state, me, ctx, tx) =>
     s.authorized(state, me, a.channel, () => {
       const built = engine.buildSessionArchive(state, { channel: a.channel, session_id: me, summary: a.summary }, ctx);
       if (!built.ok) return built;
       const archive = built.data?.archive as engine.SessionArchive;
-      // Inside the lock: the archive is on disk before the live channel goes.
-      s.writeArchive(archive);
+      // Part of the same change: saved before (files) or with (Redis) the live channel's removal.
+      tx.putArchive(archive);
       engine.commitSessionSave(state, archive.channel_id);
       savedId = archive.channel_id;
       return { ok: true, message: built.message, data: { archive_id: archive.channel_id, name: archive.name, message_count: archive.message_count } };
@@ -386,9 +388,11 @@ async function saveSession(s: ToolServices, a: Args, call: ToolCall): Promise<To
 
 async function deleteSession(s: ToolServices, a: Args, call: ToolCall): Promise<ToolResult> {
   let droppedLive: string | undefined;
-  const result = await s.asMember(call, (state, me, ctx) => {
+  // Fetched before the change (archives may live on a server); the change decides whether it applies.
+  const found = await s.findArchive(a.channel);
+  const result = await s.asMember(call, (state, me, ctx, tx) => {
     const isLive = engine.findChannel(state, a.channel) !== undefined;
-    const archive = isLive ? undefined : s.findArchive(a.channel);
+    const archive = isLive ? undefined : found;
     const remove = (): ToolResult => {
       const outcome = engine.deleteSession(state, { channel: a.channel, session_id: me, confirm: a.confirm, archive }, ctx);
       if (!outcome.ok) return outcome;
@@ -396,7 +400,7 @@ async function deleteSession(s: ToolServices, a: Args, call: ToolCall): Promise<
         droppedLive = String(outcome.data?.channel_id);
         return outcome;
       }
-      s.deleteArchive(String(outcome.data.archive_id));
+      tx.deleteArchive(String(outcome.data.archive_id));
       return { ...outcome, message: `Deleted the archive of "${String(outcome.data.name)}".` };
     };
     // A live channel is deleted only by a live (not stale) member of it, like every other protected call.
@@ -406,12 +410,12 @@ async function deleteSession(s: ToolServices, a: Args, call: ToolCall): Promise<
   return result;
 }
 
-function readArchive(s: ToolServices, a: Args, call: ToolCall): ToolResult {
+async function readArchive(s: ToolServices, a: Args, call: ToolCall): Promise<ToolResult> {
   const pinned = s.pin(call);
   if ('refusal' in pinned) return pinned.refusal;
   const mode = a.mode ?? (a.channel ? 'summary' : 'list');
   if (mode === 'list') {
-    const archives = s.archivesOf(pinned.memberId).slice(0, a.limit ?? 50);
+    const archives = (await s.archivesOf(pinned.memberId)).slice(0, a.limit ?? 50);
     return {
       ok: true,
       message: archives.length === 0 ? 'No archived sessions include you.' : `${archives.length} archived session(s).`,
@@ -419,7 +423,7 @@ function readArchive(s: ToolServices, a: Args, call: ToolCall): ToolResult {
     };
   }
   if (typeof a.channel !== 'string') return refusal('invalid_argument', `mode "${mode}" needs channel (an archive name or id).`);
-  const archive = s.findArchive(a.channel);
+  const archive = await s.findArchive(a.channel);
   if (!archive) return refusal('not_found', `No archived session named or with id "${a.channel}".`);
-  return s.store.read((_state, ctx) => engine.viewArchive(archive, { session_id: pinned.memberId, mode, limit: a.limit }, ctx));
+  return s.store.readLatest((_state, ctx) => engine.viewArchive(archive, { session_id: pinned.memberId, mode, limit: a.limit }, ctx));
 }

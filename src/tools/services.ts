@@ -5,12 +5,10 @@ import { processHostTag } from '../store/process-place';
 import * as engine from '../engine';
 import type { DeliveryOwner, EngineCtx, SessionArchive, State, ToolResult } from '../engine';
 import type { ToolCall } from './registry';
-import {
-  deleteArchive, listArchives, openStore, writeArchive, type Store,
-} from '../store';
+import { openStore, type Store, type StoreSelection, type StoreTx } from '../store';
 import { isPidAlive } from '../store/lock';
 import { createSpawnDriver, type SpawnDriver } from '../delivery/spawn-driver';
-import { findArchive } from './archive-context';
+import { findArchiveIn } from './archive-context';
 import { listPins } from '../store/pins';
 import { hostProcessId } from './host-process';
 import { identityFromEnv, identityFromPins, type Identity } from './identity';
@@ -28,6 +26,8 @@ export interface ToolServicesOptions {
   log: (line: string) => void;
   /** The store to use; by default the project's own, opened on first use. */
   store?: Store;
+  /** Which store to open when `store` is not given (--store / OPENCOMMS_STORE); the project's files by default. */
+  selection?: StoreSelection;
   /** Set when the tools run inside a host that knows who calls (the OpenCode plugin). */
   embedding?: EmbeddingHost;
 }
@@ -97,13 +97,19 @@ export class ToolServices {
     return raw && raw.trim() !== '' ? raw.trim() : 'local-project';
   }
 
-  /** The worktree stamped on channels created, joined or resumed here. */
+  /**
+   * The worktree stamped on channels created, joined or resumed here: the
+   * project folder; on Redis, whose members sit in different folders on
+   * different machines, the Redis project itself.
+   */
   get worktree(): string {
-    return this.options.embedding?.worktree ?? this.options.projectDir;
+    if (this.options.embedding) return this.options.embedding.worktree;
+    const { selection } = this.options;
+    return selection?.kind === 'redis' ? `redis:${selection.config.projectId}` : this.options.projectDir;
   }
 
   get store(): Store {
-    this.openedStore ??= this.options.store ?? openStore({ projectDir: this.options.projectDir });
+    this.openedStore ??= this.options.store ?? openStore({ projectDir: this.options.projectDir, selection: this.options.selection });
     return this.openedStore;
   }
 
@@ -215,17 +221,17 @@ export class ToolServices {
   }
 
   /** Runs a locked mutation as the call's member. */
-  async asMember(call: ToolCall, fn: (state: State, memberId: string, ctx: EngineCtx) => ToolResult): Promise<ToolResult> {
+  async asMember(call: ToolCall, fn: (state: State, memberId: string, ctx: EngineCtx, tx: StoreTx) => ToolResult): Promise<ToolResult> {
     const pinned = this.pin(call);
     if ('refusal' in pinned) return pinned.refusal;
-    return this.store.mutate((state, ctx) => fn(state, pinned.memberId, ctx));
+    return this.store.mutate((state, ctx, tx) => fn(state, pinned.memberId, ctx, tx));
   }
 
-  /** Runs a lock-free read as the call's member. */
-  readAsMember(call: ToolCall, fn: (state: State, memberId: string, ctx: EngineCtx) => ToolResult): ToolResult {
+  /** Runs a lock-free read of the latest state as the call's member. */
+  async readAsMember(call: ToolCall, fn: (state: State, memberId: string, ctx: EngineCtx) => ToolResult): Promise<ToolResult> {
     const pinned = this.pin(call);
     if ('refusal' in pinned) return pinned.refusal;
-    return this.store.read((state, ctx) => fn(state, pinned.memberId, ctx));
+    return this.store.readLatest((state, ctx) => fn(state, pinned.memberId, ctx));
   }
 
   /** A protected call: the pin must be a live member of `channel` (or of any channel). */
@@ -307,8 +313,8 @@ export class ToolServices {
   isOwnerAlive = (owner: DeliveryOwner): boolean => (owner.host === this.machine ? isPidAlive(owner.pid) : true);
 
   /** An archive by channel name (newest first) or by archive id; undefined when none matches. */
-  findArchive(nameOrId: string): SessionArchive | undefined {
-    return findArchive(this.options.projectDir, nameOrId);
+  async findArchive(nameOrId: string): Promise<SessionArchive | undefined> {
+    return findArchiveIn(this.store.archives, nameOrId);
   }
 
   /**
@@ -316,12 +322,12 @@ export class ToolServices {
    * from, that archive's own parent, …), oldest first, for search. At most
    * ten generations are followed.
    */
-  archivedMessagesOf(parentId: string | null): engine.HistoryRecord[] {
+  async archivedMessagesOf(parentId: string | null): Promise<engine.HistoryRecord[]> {
     const chain: SessionArchive[] = [];
     const seen = new Set<string>();
     for (let id = parentId; id !== null && !seen.has(id) && chain.length < 10;) {
       seen.add(id);
-      const archive = this.findArchive(id);
+      const archive = await this.findArchive(id);
       if (!archive) break;
       chain.unshift(archive);
       id = archive.parent_channel_id;
@@ -329,17 +335,9 @@ export class ToolServices {
     return chain.flatMap((archive) => archive.messages);
   }
 
-  archivesOf(memberId: string): SessionArchive[] {
-    return listArchives(this.options.projectDir)
+  async archivesOf(memberId: string): Promise<SessionArchive[]> {
+    return (await this.store.archives.list())
       .map((record) => engine.parseArchive(record))
       .filter((a): a is SessionArchive => a !== undefined && a.members.some((m) => m.session_id === memberId));
-  }
-
-  writeArchive(archive: SessionArchive): void {
-    writeArchive(this.options.projectDir, archive);
-  }
-
-  deleteArchive(channelId: string): boolean {
-    return deleteArchive(this.options.projectDir, channelId);
   }
 }

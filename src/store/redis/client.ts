@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 import { StoreFault, type StoreFaultCode } from '../faults';
 import { describeEndpoint } from './url';
 import {
-  encodeCommand, RespError, RespParser, RespProtocolError, type RespArg, type RespValue,
+  encodeCommand, RespError, RespParser, RespProtocolError, RespPush, type RespArg, type RespValue,
 } from './resp';
 
 /** Commands waiting for a connection beyond this many are refused rather than queued. */
@@ -77,6 +77,10 @@ export class RedisClient {
   private backoffTimer: NodeJS.Timeout | undefined;
   /** Set when a connection's first bytes looked like TLS (a plain-text client at a TLS port). */
   private sawTlsBytes = false;
+  /** Set by subscribe: where the server's pub/sub messages go (they answer no command). */
+  private onMessage: ((channel: string, payload: string) => void) | undefined;
+  /** Called whenever a connection ends, so a subscriber can subscribe again. */
+  onConnectionLost: ((fault: StoreFault) => void) | undefined;
   /** Whether the current connection's TCP part is up (TLS may still be negotiating). */
   private isTcpConnected = false;
   /** Bumped per connection: lets a caller tell whether two replies came over the same one. */
@@ -146,6 +150,21 @@ export class RedisClient {
       }, this.options.timeoutMs);
       this.send({ bytes, pendings });
     });
+  }
+
+  /**
+   * Puts this connection in pub/sub mode on `channel`: resolves once the
+   * server confirmed, then `onMessage` gets each message published there.
+   * A connection in this mode runs no other command; use a client of its
+   * own. A lost connection ends the subscription (see onConnectionLost).
+   */
+  async subscribe(channel: string, onMessage: (channel: string, payload: string) => void): Promise<void> {
+    this.onMessage = onMessage;
+    const reply = await this.command(['SUBSCRIBE', channel]);
+    if (!Array.isArray(reply) || textOfReply(reply[0]) !== 'subscribe') {
+      this.teardown(this.fault('store_protocol_error', 'answered SUBSCRIBE with something other than a subscription: check that the URL names a Redis (or Valkey) server'));
+      throw this.fault('store_protocol_error', 'answered SUBSCRIBE unexpectedly');
+    }
   }
 
   /** The value, or the fault an error reply stands for. */
@@ -307,6 +326,11 @@ export class RedisClient {
       return;
     }
     for (const reply of replies) {
+      const message = this.onMessage ? pubSubItems(reply) : undefined;
+      if (message) {
+        this.onMessage!(textOfReply(message[1]) ?? '', textOfReply(message[2]) ?? '');
+        continue;
+      }
       const pending = this.inflight.shift();
       if (!pending) {
         this.teardown(this.fault('store_protocol_error', 'sent a reply to no command: check that the URL names a Redis (or Valkey) server'));
@@ -374,6 +398,7 @@ export class RedisClient {
     this.queued = [];
     for (const pending of inflight) pending.reject(fault);
     for (const call of queued) for (const pending of call.pendings) pending.reject(fault);
+    this.onConnectionLost?.(fault);
   }
 
   // An idle connection must not keep a finished command-line process alive.
@@ -382,4 +407,16 @@ export class RedisClient {
     if (this.inflight.length === 0 && this.queued.length === 0) this.socket.unref();
     else this.socket.ref();
   }
+}
+
+// A pub/sub delivery: ["message", channel, payload] (a RESP2 array; a RESP3 push has the same items).
+function pubSubItems(reply: RespValue): RespValue[] | undefined {
+  const items = reply instanceof RespPush ? reply.items : reply;
+  return Array.isArray(items) && items.length === 3 && textOfReply(items[0]) === 'message' ? items : undefined;
+}
+
+function textOfReply(value: RespValue | undefined): string | undefined {
+  if (typeof value === 'string') return value;
+  if (Buffer.isBuffer(value)) return value.toString('utf8');
+  return undefined;
 }

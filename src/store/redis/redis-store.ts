@@ -13,7 +13,8 @@ import { StoreFault } from '../faults';
 import { isFinished, isValidChannelId } from '../history';
 import { addError, type ParseMemo } from '../load';
 import { LOCK_TIMEOUT_MS } from '../lock';
-import { createEngineCtx, STATE_DIR_NAME, type Store } from '../store';
+import { createEngineCtx, STATE_DIR_NAME, type ArchiveShelf, type Store, type StoreTx } from '../store';
+import { isArchiveRecord, type ArchiveRecord } from '../archives';
 import { HISTORY_KEEP_RECORDS } from '../history';
 import { RedisClient } from './client';
 import type { RedisStoreConfig } from './config';
@@ -94,12 +95,27 @@ export interface RedisStore extends Store {
   readonly kind: 'redis';
   readonly keys: RedisKeys;
   readonly client: RedisClient;
-  /** Loads the latest state (and the history channels read so far), so `read` and `snapshot` see it. */
-  refresh(): Promise<void>;
-  /** Runs `fn` on the latest state, with every history channel it consults loaded. Nothing is saved. */
-  readLatest<T>(fn: (state: State, ctx: EngineCtx) => T): Promise<T>;
+  /** The version of the last load or commit of this process ('' before any, or for a project with no state yet). */
+  loadedVersion(): string | undefined;
+  /**
+   * Listens, on a connection of its own, for the notice every commit
+   * publishes (any process, any machine). `onSubscribed` runs each time the
+   * subscription is (re)made: commits in the gap before it were not
+   * announced, so a listener looks at the state then.
+   */
+  watchCommits(listener: CommitListener): { close(): void };
   close(): Promise<void>;
 }
+
+export interface CommitListener {
+  onCommit(): void;
+  onSubscribed(): void;
+  log(line: string): void;
+}
+
+/** Re-subscription delays after a lost or refused subscription: doubling from the base to the cap. */
+export const RESUBSCRIBE_BASE_MS = 100;
+export const RESUBSCRIBE_MAX_MS = 5_000;
 
 /** Whether a store is a Redis store (its reads can be made fresh with refresh/readLatest). */
 export function isRedisStore(store: Store): store is RedisStore {
@@ -130,7 +146,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const random = options.random ?? Math.random;
   const lockTimeoutMs = options.lockTimeoutMs ?? LOCK_TIMEOUT_MS;
   const keep = options.historyKeep ?? HISTORY_KEEP_RECORDS;
-  const client = options.client ?? new RedisClient({
+  const newClient = (): RedisClient => new RedisClient({
     host: config.host,
     port: config.port,
     isTls: config.isTls,
@@ -142,6 +158,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     permissionHint: aclHint(keys),
     random,
   });
+  const client = options.client ?? newClient();
   const cache = new HistoryCache(keep);
   // Strict while the store runs an engine operation: a channel not loaded
   // then stops the operation (HistoryNotLoaded) instead of reading as empty.
@@ -225,9 +242,22 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   // Runs `fn` on a fresh parse of the loaded state; a channel whose history
   // is not loaded yet is loaded (with a fresh, consistent state) and `fn`
   // runs again from scratch.
-  async function runLoaded<T>(fn: (state: State, ctx: EngineCtx) => T, isChange: boolean): Promise<Run<T>> {
+  async function runLoaded<T>(fn: (state: State, ctx: EngineCtx, tx: StoreTx) => T, isChange: boolean): Promise<Run<T>> {
     let loaded = await load();
     for (let round = 0; ; round++) {
+      const staged: StagedArchives = { puts: new Map(), deletes: new Set() };
+      const tx: StoreTx = {
+        putArchive(archive) {
+          if (!isArchiveRecord(archive) || !isValidChannelId(archive.channel_id)) throw new Error('not a valid archive record');
+          staged.deletes.delete(archive.channel_id);
+          staged.puts.set(archive.channel_id, JSON.stringify(archive));
+        },
+        deleteArchive(channelId) {
+          if (!isValidChannelId(channelId)) return;
+          staged.puts.delete(channelId);
+          staged.deletes.add(channelId);
+        },
+      };
       const parsed = parse(loaded.text);
       let fallback: string | undefined;
       if (parsed.rejected) {
@@ -238,7 +268,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       if (isChange) codec.tidy?.(parsed.state, now());
       isInOperation = true;
       try {
-        return { result: fn(parsed.state, ctx), parsed, loaded, fallback };
+        return { result: fn(parsed.state, ctx, tx), parsed, loaded, fallback, staged };
       } catch (err) {
         if (!(err instanceof HistoryNotLoaded) || round >= MAX_HISTORY_ROUNDS) throw err;
         cache.track(err.channelId);
@@ -255,17 +285,29 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     loaded: Loaded;
     /** The text to save after a rejected state, whatever fn answers. */
     fallback: string | undefined;
+    /** Archive writes and deletes the change asked for, committed with it. */
+    staged: StagedArchives;
+  }
+
+  interface StagedArchives {
+    puts: Map<string, string>;
+    deletes: Set<string>;
   }
 
   interface CommitOutcome {
     isCommitted: boolean;
   }
 
-  async function commit(expected: string, text: string, moved: Map<string, HistoryRecord[]>, rejectedText: string | undefined): Promise<CommitOutcome> {
+  async function commit(
+    expected: string, text: string, moved: Map<string, HistoryRecord[]>, rejectedText: string | undefined, staged: StagedArchives,
+  ): Promise<CommitOutcome> {
     const token = randomHex(12);
     const streams = [...moved.keys()];
-    const keyList = [keys.version, keys.state, keys.commits, keys.corrupt(now()), ...streams.map((c) => keys.history(c))];
-    const args: RespArg[] = [expected, token, text, keep, rejectedText ?? '', REMEMBERED_COMMITS];
+    const keyList = [keys.version, keys.state, keys.commits, keys.corrupt(now()), keys.archives, ...streams.map((c) => keys.history(c))];
+    const args: RespArg[] = [expected, token, text, keep, rejectedText ?? '', REMEMBERED_COMMITS, keys.notices];
+    args.push(staged.puts.size);
+    for (const [id, record] of staged.puts) args.push(id, record);
+    args.push(staged.deletes.size, ...staged.deletes);
     for (const channelId of streams) {
       const records = moved.get(channelId)!;
       args.push(records.length, ...records.map((r) => JSON.stringify(r)));
@@ -325,6 +367,24 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     return new StoreFault('store_protocol_error', `The Redis store at ${where}: ${what}`, undefined, true);
   }
 
+  // Saved sessions: one hash, read as it is now; written only by commits.
+  const archives: ArchiveShelf = {
+    async list(): Promise<ArchiveRecord[]> {
+      const reply = client.check(await client.command(['HGETALL', keys.archives]), 'HGETALL');
+      const fields = Array.isArray(reply) ? reply : [];
+      const found: ArchiveRecord[] = [];
+      for (let i = 0; i + 1 < fields.length; i += 2) {
+        const record = archiveFrom(textOf(fields[i]!), textOf(fields[i + 1]!));
+        if (record) found.push(record);
+      }
+      return found.sort((a, b) => b.saved_at - a.saved_at);
+    },
+    async get(channelId: string): Promise<ArchiveRecord | undefined> {
+      if (!isValidChannelId(channelId)) return undefined;
+      return archiveFrom(channelId, textOf(client.check(await client.command(['HGET', keys.archives, channelId]), 'HGET')));
+    },
+  };
+
   const store: RedisStore = {
     kind: 'redis',
     keys,
@@ -335,24 +395,27 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     lockPath: `${where} ${keys.version}`,
     history,
 
-    mutate<T extends ToolResult>(fn: (state: State, ctx: EngineCtx) => T): Promise<T> {
+    mutate<T extends ToolResult>(fn: (state: State, ctx: EngineCtx, tx: StoreTx) => T): Promise<T> {
       return enqueue(async () => {
         const started = Date.now();
         for (let attempt = 1; ; attempt++) {
-          const { result, parsed, loaded, fallback } = await runLoaded(fn, true);
+          const { result, parsed, loaded, fallback, staged } = await runLoaded(fn, true);
           let text: string;
           let moved = new Map<string, HistoryRecord[]>();
           if (result.ok) {
             moved = takeFinished(parsed.state);
             text = codec.serializeState(parsed.state);
-            if (moved.size === 0 && text === parsed.baseline) return result;
+            const hasArchiveWork = staged.puts.size > 0 || staged.deletes.size > 0;
+            if (moved.size === 0 && text === parsed.baseline && !hasArchiveWork) return result;
           } else if (fallback !== undefined) {
             text = fallback;
           } else {
             return result;
           }
           await options.beforeCommit?.();
-          const outcome = await commit(loaded.version, text, moved, parsed.rejected?.text);
+          // A refused change saves only the fallback text, never its archive work.
+          const work = result.ok ? staged : { puts: new Map(), deletes: new Set<string>() };
+          const outcome = await commit(loaded.version, text, moved, parsed.rejected?.text, work);
           if (outcome.isCommitted) return result;
           if (Date.now() - started >= lockTimeoutMs) throw lockTimeout(attempt);
           await backoff(attempt);
@@ -380,6 +443,49 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     async readLatest<T>(fn: (state: State, ctx: EngineCtx) => T): Promise<T> {
       return (await enqueue(() => runLoaded(fn, false))).result;
     },
+
+    loadedVersion: () => current?.version,
+
+    watchCommits(listener: CommitListener): { close(): void } {
+      const subscriber = newClient();
+      let isClosed = false;
+      let failures = 0;
+      let timer: NodeJS.Timeout | undefined;
+      const subscribe = (): void => {
+        timer = undefined;
+        if (isClosed) return;
+        subscriber.subscribe(keys.notices, () => listener.onCommit()).then(
+          () => {
+            failures = 0;
+            if (!isClosed) listener.onSubscribed();
+          },
+          () => undefined, // onConnectionLost has logged it and scheduled the next try
+        );
+      };
+      // Our own backoff too: a refused AUTH is an answer the client retries at once.
+      const again = (): void => {
+        if (isClosed || timer) return;
+        failures++;
+        const delay = Math.min(RESUBSCRIBE_MAX_MS, RESUBSCRIBE_BASE_MS * 2 ** Math.min(failures - 1, 10));
+        timer = setTimeout(subscribe, delay);
+        timer.unref();
+      };
+      subscriber.onConnectionLost = (fault) => {
+        if (isClosed) return;
+        listener.log(`lost the commit notices of ${where} (${fault.code}): ${fault.message}; subscribing again`);
+        again();
+      };
+      subscribe();
+      return {
+        close() {
+          isClosed = true;
+          if (timer) clearTimeout(timer);
+          void subscriber.close();
+        },
+      };
+    },
+
+    archives,
 
     dropHistory(channelId: string): Promise<void> {
       return enqueue(async () => {
@@ -453,3 +559,15 @@ export function compareStreamIds(a: string, b: string): number {
   return 0;
 }
 
+// One field of the archives hash, or undefined when it is not a valid archive
+// of that id (skipped like a broken archive file).
+function archiveFrom(channelId: string | null, text: string | null): ArchiveRecord | undefined {
+  if (channelId === null || text === null) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return isArchiveRecord(value) && value.channel_id === channelId ? value : undefined;
+}

@@ -1,0 +1,96 @@
+// Two "machines" on one Redis project: real server processes of the shipped
+// file, each with its own project folder (nothing shared on disk), speaking
+// through a real redis-server. Mail crosses, the doorbell rings across, and
+// saved sessions live in Redis where the other machine finds them.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { startServer, tempProject, type Json, type ServerProcess } from '../../helpers/server';
+import { create, join as joinChannel, ok } from '../../e2e/tools-support';
+import { SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer } from './server';
+
+const skip = SKIP_WITHOUT_REDIS;
+const BELL = 'notifications/claude/channel';
+
+function storeEnv(redis: RedisServer, projectId: string): Record<string, string | undefined> {
+  return {
+    OPENCOMMS_STORE: `redis://${USERS.agent.name}@127.0.0.1:${redis.port}/0`,
+    OPENCOMMS_STORE_PASSWORD: USERS.agent.password,
+    OPENCOMMS_STORE_PASSWORD_FILE: undefined,
+    OPENCOMMS_STORE_CA: undefined,
+    OPENCOMMS_PROJECT_ID: projectId,
+    OPENCOMMS_PROJECT_DIR: undefined,
+    OPENCOMMS_NO_SPAWN: '1',
+    CLAUDE_CODE_SESSION_ID: undefined,
+  };
+}
+
+/** A server on a folder of its own ("its machine"), as `memberId`, on the Redis project. */
+async function machine(t: TestContext, redis: RedisServer, projectId: string, memberId: string, host = 'claude-code'): Promise<ServerProcess> {
+  const folder = tempProject(t);
+  const server = startServer(t, {
+    project: folder,
+    args: ['--project', folder, '--host', host],
+    env: { ...storeEnv(redis, projectId), OPENCOMMS_MEMBER_ID: memberId },
+  });
+  await server.initialize();
+  return server;
+}
+
+function bells(server: ServerProcess): Json[] {
+  return server.replies.filter((r) => r.method === BELL);
+}
+
+test('two servers on different folders and one Redis project exchange mail, and the doorbell rings across', { skip }, async (t) => {
+  const redis = await startRedis(t);
+  const alice = await machine(t, redis, 'two-machines', 'sess_alice');
+  const bob = await machine(t, redis, 'two-machines', 'sess_bob');
+  await create(alice, 'review', 'writer');
+  await joinChannel(bob, 'review', 'reviewer');
+
+  await ok(alice, 'opencomms_send', { channel: 'review', content: 'please review parser.ts' });
+  const bell = await bob.waitFor('a bell on the other machine', () => bells(bob)[0]);
+  assert.deepEqual(bell.params.meta, { channel: 'review', from_role: 'writer', count: '1' });
+  const pulled = await ok(bob, 'opencomms_pull', {});
+  assert.equal(pulled.data.message_ids.length, 1);
+  assert.match(JSON.stringify(pulled), /please review parser\.ts/);
+
+  await ok(bob, 'opencomms_send', { channel: 'review', content: 'looks good' });
+  await alice.waitFor('a bell back', () => bells(alice)[0]);
+  const back = await ok(alice, 'opencomms_pull', {});
+  assert.match(JSON.stringify(back), /looks good/);
+  // Never rung for its own sends: each side rang exactly once.
+  assert.equal(bells(alice).length, 1);
+  assert.equal(bells(bob).length, 1);
+
+  // Nothing went to either folder's .opencomms state: the state is in Redis.
+  for (const server of [alice, bob]) assert.equal(existsSync(join(server.project, '.opencomms', 'state.json')), false);
+});
+
+test('history, status and a saved session made on one machine are what the other machine reads', { skip }, async (t) => {
+  const redis = await startRedis(t);
+  const alice = await machine(t, redis, 'shared-archive', 'sess_alice', 'mcp');
+  const bob = await machine(t, redis, 'shared-archive', 'sess_bob', 'mcp');
+  await create(alice, 'design', 'lead');
+  await joinChannel(bob, 'design', 'helper');
+  await ok(alice, 'opencomms_send', { channel: 'design', content: 'first idea: a ring buffer' });
+  await ok(bob, 'opencomms_pull', {});
+  const history = await ok(bob, 'opencomms_history', { channel: 'design', query: 'ring buffer' });
+  assert.equal(history.data.messages.length, 1);
+  const status = await ok(bob, 'opencomms_status', {});
+  assert.deepEqual(status.data.channels.map((c: Json) => c.name), ['design']);
+
+  const saved = await ok(alice, 'opencomms_save_session', { channel: 'design', summary: 'ring buffer chosen' });
+  const listed = await ok(bob, 'opencomms_archive', {});
+  assert.deepEqual(listed.data.archives.map((a: Json) => a.archive_id ?? a.channel_id), [saved.data.archive_id]);
+  const summary = await ok(bob, 'opencomms_archive', { channel: 'design', mode: 'messages' });
+  assert.match(JSON.stringify(summary), /ring buffer/);
+  for (const server of [alice, bob]) assert.equal(existsSync(join(server.project, '.opencomms', 'archives')), false);
+
+  const resumed = await ok(bob, 'opencomms_resume_session', { channel: 'design' });
+  assert.equal(resumed.ok, true);
+  await ok(alice, 'opencomms_delete_session', { channel: saved.data.archive_id, confirm: true });
+  const after = await ok(bob, 'opencomms_archive', {});
+  assert.deepEqual(after.data.archives, []);
+});
