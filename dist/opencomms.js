@@ -11198,7 +11198,7 @@ function waitHoldingLease(store, memberId, token, hasEnded, options) {
       parentPoll.unref();
     }
     for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) options.onSignal?.(signal, () => stop("ended"));
-    watcher = watchStateDir(store.stateDir, { pollMs: WAIT_POLL_MS });
+    watcher = watchStore(store, { pollMs: WAIT_POLL_MS });
     watcher.onChange(recheck);
     recheck();
   });
@@ -11231,14 +11231,14 @@ __export(hooks_exports, {
   isHeadless: () => isHeadless,
   runHook: () => runHook
 });
-function hasState(projectDir) {
-  return (0, import_node_fs17.existsSync)((0, import_node_path23.join)(projectDir, STATE_DIR_NAME, "state.json"));
+function hasState(options, projectDir) {
+  return options.selection?.kind === "redis" || (0, import_node_fs17.existsSync)((0, import_node_path23.join)(projectDir, STATE_DIR_NAME, "state.json"));
 }
 async function report(options, projectDir, message, cause) {
   options.warn(`opencomms: ${message}`);
-  if (projectDir === void 0 || cause instanceof StoreFault || !hasState(projectDir)) return;
+  if (projectDir === void 0 || cause instanceof StoreFault || !hasState(options, projectDir)) return;
   try {
-    await openStore({ projectDir }).mutate((state) => {
+    await openStore({ projectDir, selection: options.selection }).mutate((state) => {
       state.errors.push({ at: Date.now(), message });
       if (state.errors.length > MAX_ERRORS) state.errors.splice(0, state.errors.length - MAX_ERRORS);
       return { ok: true, message: "recorded" };
@@ -11353,7 +11353,7 @@ async function recordEdits(options, store, state, event, env, projectDir) {
   }
 }
 async function decide(options, event, projectDir) {
-  if (!hasState(projectDir)) {
+  if (!hasState(options, projectDir)) {
     if (options.explicitProjectDir !== void 0 && !(0, import_node_fs17.existsSync)(projectDir)) {
       options.warn(`opencomms: hook: project directory ${projectDir} does not exist`);
     }
@@ -11364,8 +11364,10 @@ async function decide(options, event, projectDir) {
     await report(options, projectDir, env.problem);
     return NOTHING;
   }
-  const store = openStore({ projectDir });
+  const store = openStore({ projectDir, selection: options.selection });
+  await store.refresh();
   const snapshot = store.snapshot();
+  if (isRedisStore(store) && store.loadedVersion() === "") return NOTHING;
   if (event.kind === "end") return endSession(store, snapshot, event, env);
   if (event.kind === "pre_tool") return decidePreTool(snapshot, event, env, projectDir, options.cwd);
   if (options.wait && isHeadless(options.env)) return NOTHING;
@@ -13215,7 +13217,7 @@ function dropOutputWhenReaderGoes(stream) {
   });
 }
 var STORE_COMMANDS = /* @__PURE__ */ new Set(["serve", "status", "hook", "doctor", "watch"]);
-var REDIS_READY_COMMANDS = /* @__PURE__ */ new Set(["serve", "status"]);
+var REDIS_READY_COMMANDS = /* @__PURE__ */ new Set(["serve", "status", "hook"]);
 function storeFor(command, flag) {
   if (!STORE_COMMANDS.has(command)) return { kind: "file" };
   const selection = resolveStoreSelection({ flag, env: process.env });
@@ -13289,6 +13291,7 @@ async function main(argv) {
     case "hook":
       return (init_hooks(), __toCommonJS(hooks_exports)).runHook({
         explicitProjectDir: flags.project ?? process.env.OPENCOMMS_PROJECT_DIR,
+        selection: store,
         cwd: process.cwd(),
         env: process.env,
         input: await readAll(0, readStdinStream),

@@ -55,7 +55,7 @@ function dropOutputWhenReaderGoes(stream: NodeJS.WriteStream): void {
 /** Commands that open a project's store, and so take --store / OPENCOMMS_STORE. */
 const STORE_COMMANDS: ReadonlySet<CommandName> = new Set(['serve', 'status', 'hook', 'doctor', 'watch']);
 /** Those that can already run on a Redis store (issue 18 is wiring the rest). */
-const REDIS_READY_COMMANDS: ReadonlySet<CommandName> = new Set(['serve', 'status']);
+const REDIS_READY_COMMANDS: ReadonlySet<CommandName> = new Set(['serve', 'status', 'hook']);
 
 // The store is chosen (and a Redis configuration checked: credentials, TLS,
 // project id) before anything opens; a command that cannot use Redis yet
@@ -128,7 +128,7 @@ async function main(argv: string[]): Promise<number | undefined> {
       return (require('../hosts') as typeof import('../hosts')).runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, write, warn });
     case 'hook':
       return (require('../hooks') as typeof import('../hooks')).runHook({
-        explicitProjectDir: flags.project ?? process.env.OPENCOMMS_PROJECT_DIR,
+        explicitProjectDir: flags.project ?? process.env.OPENCOMMS_PROJECT_DIR, selection: store,
         cwd: process.cwd(), env: process.env, input: await readAll(0, readStdinStream), wait: flags.wait, timeoutMs: flags.timeoutMs, write: writeAnswer, warn,
         parentPid: process.ppid, onSignal: (signal, handler) => process.on(signal, handler),
       });

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import {
   findLinkedMember, hasReminderDue, linkSession, markStale, MAX_ERRORS, needsLink, noteEdit, recordMemberError, reminderText, takeReminders, type DeliveryOwner, type State, type ToolResult,
 } from '../engine';
-import { listPins, openStore, STATE_DIR_NAME, StoreFault, type PinRecord, type Store } from '../store';
+import { isRedisStore, listPins, openStore, STATE_DIR_NAME, StoreFault, type PinRecord, type Store, type StoreSelection } from '../store';
 import { contextAnswer, EMPTY_ANSWER, guidanceAnswer, stopAnswer, type HookAnswer } from './answer';
 import {
   bindablePins, bindEnvMember, bindPin, choosePinMessage, isEnvBindingStale, memberBySession, memberFromEnv, sessionRefsOf,
@@ -27,6 +27,8 @@ import { waitForMail, type WaitSignal } from './wait';
 export interface HookOptions {
   /** --project or OPENCOMMS_PROJECT_DIR when given; otherwise the event's cwd, else `cwd`. */
   explicitProjectDir?: string;
+  /** The store (--store / OPENCOMMS_STORE); the project's files when absent. */
+  selection?: StoreSelection;
   cwd: string;
   env: NodeJS.ProcessEnv;
   /** The whole of stdin. */
@@ -52,8 +54,10 @@ interface Outcome {
 
 const NOTHING: Outcome = { answer: EMPTY_ANSWER };
 
-function hasState(projectDir: string): boolean {
-  return existsSync(join(projectDir, STATE_DIR_NAME, 'state.json'));
+// Whether the project may have mail: its state file exists. A Redis project
+// is asked after it is loaded (see decide), so it counts here.
+function hasState(options: HookOptions, projectDir: string): boolean {
+  return options.selection?.kind === 'redis' || existsSync(join(projectDir, STATE_DIR_NAME, 'state.json'));
 }
 
 /**
@@ -64,9 +68,9 @@ function hasState(projectDir: string): boolean {
  */
 async function report(options: HookOptions, projectDir: string | undefined, message: string, cause?: unknown): Promise<void> {
   options.warn(`opencomms: ${message}`);
-  if (projectDir === undefined || cause instanceof StoreFault || !hasState(projectDir)) return;
+  if (projectDir === undefined || cause instanceof StoreFault || !hasState(options, projectDir)) return;
   try {
-    await openStore({ projectDir }).mutate((state) => {
+    await openStore({ projectDir, selection: options.selection }).mutate((state) => {
       state.errors.push({ at: Date.now(), message });
       if (state.errors.length > MAX_ERRORS) state.errors.splice(0, state.errors.length - MAX_ERRORS);
       return { ok: true, message: 'recorded' };
@@ -250,7 +254,7 @@ async function recordEdits(options: HookOptions, store: Store, state: State, eve
 }
 
 async function decide(options: HookOptions, event: HookEvent, projectDir: string): Promise<Outcome> {
-  if (!hasState(projectDir)) {
+  if (!hasState(options, projectDir)) {
     // A project without OpenComms state has no mail: say nothing, create nothing.
     if (options.explicitProjectDir !== undefined && !existsSync(projectDir)) {
       options.warn(`opencomms: hook: project directory ${projectDir} does not exist`);
@@ -262,8 +266,11 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
     await report(options, projectDir, env.problem);
     return NOTHING;
   }
-  const store = openStore({ projectDir });
+  const store = openStore({ projectDir, selection: options.selection });
+  await store.refresh();
   const snapshot = store.snapshot();
+  // A Redis project nobody has written to yet has no mail either.
+  if (isRedisStore(store) && store.loadedVersion() === '') return NOTHING;
   if (event.kind === 'end') return endSession(store, snapshot, event, env);
   if (event.kind === 'pre_tool') return decidePreTool(snapshot, event, env, projectDir, options.cwd);
   // A headless run (`claude -p`, the SDK) waits for a background Stop hook

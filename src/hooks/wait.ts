@@ -12,7 +12,7 @@
 // turn, and without the lease waiters would pile up and wake the agent once
 // each for the same mail.
 import { processHostTag } from '../store/process-place';
-import { watchStateDir, type StateWatcher } from '../delivery/watcher';
+import { watchStore, type StateWatcher } from '../delivery/watcher';
 import {
   activeWaitLease, releaseWaitLease, renewWaitLease, replaceWaitLease, type State, type WaitLease,
 } from '../engine';
@@ -198,7 +198,7 @@ function waitHoldingLease(
       parentPoll.unref();
     }
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) options.onSignal?.(signal, () => stop('ended'));
-    watcher = watchStateDir(store.stateDir, { pollMs: WAIT_POLL_MS });
+    watcher = watchStore(store, { pollMs: WAIT_POLL_MS });
     watcher.onChange(recheck);
     // Mail may have come between the locked start and the watch.
     recheck();
