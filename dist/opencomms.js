@@ -8009,6 +8009,7 @@ function watchStateDir(stateDir, options = {}) {
 }
 function watchStore(store, options = {}) {
   if (!isRedisStore(store)) return watchStateDir(store.stateDir, options);
+  const load = options.load ?? (() => store.refresh());
   const log2 = options.log ?? (() => void 0);
   const listeners = /* @__PURE__ */ new Set();
   let isClosed = false;
@@ -8022,7 +8023,7 @@ function watchStore(store, options = {}) {
       return;
     }
     isLoading = true;
-    store.refresh().then(
+    load().then(
       () => {
         isLoading = false;
         if (isClosed) return;
@@ -8267,7 +8268,7 @@ function clock(at) {
 function describeEvent(event) {
   switch (event.event) {
     case "watching":
-      return `watching ${printable(event.project, 400)}: ${event.channels} channel(s), ${event.pending} pending`;
+      return `watching ${printable(event.project, 400)}: ${event.channels} channel(s), ${event.pending} pending${event.store === void 0 || event.store === "file" ? "" : ` (store ${printable(event.store, 400)})`}`;
     case "created":
     case "paused":
     case "resumed":
@@ -11459,6 +11460,25 @@ var init_hooks = __esm({
   }
 });
 
+// src/watch/view.ts
+function takeView(state, history2) {
+  const channels = /* @__PURE__ */ new Map();
+  for (const channel2 of Object.values(state.channels)) channels.set(channel2.id, channel2);
+  const mail = /* @__PURE__ */ new Map();
+  for (const id of channels.keys()) for (const record of history2.list(id)) mail.set(record.message_id, record);
+  for (const envelope of Object.values(state.messages)) mail.set(envelope.message_id, envelope);
+  return { channels, mail, errors: [...state.errors], lastSeen: lastSeenByMember(state), now: Date.now() };
+}
+function emptyView() {
+  return { channels: /* @__PURE__ */ new Map(), mail: /* @__PURE__ */ new Map(), errors: [] };
+}
+var init_view = __esm({
+  "src/watch/view.ts"() {
+    "use strict";
+    init_engine();
+  }
+});
+
 // src/watch/mail-watch.ts
 function startMailWatch(options) {
   const announced = /* @__PURE__ */ new Set();
@@ -11761,25 +11781,6 @@ var init_screen = __esm({
   }
 });
 
-// src/watch/view.ts
-function takeView(state, history2) {
-  const channels = /* @__PURE__ */ new Map();
-  for (const channel2 of Object.values(state.channels)) channels.set(channel2.id, channel2);
-  const mail = /* @__PURE__ */ new Map();
-  for (const id of channels.keys()) for (const record of history2.list(id)) mail.set(record.message_id, record);
-  for (const envelope of Object.values(state.messages)) mail.set(envelope.message_id, envelope);
-  return { channels, mail, errors: [...state.errors], lastSeen: lastSeenByMember(state), now: Date.now() };
-}
-function emptyView() {
-  return { channels: /* @__PURE__ */ new Map(), mail: /* @__PURE__ */ new Map(), errors: [] };
-}
-var init_view = __esm({
-  "src/watch/view.ts"() {
-    "use strict";
-    init_engine();
-  }
-});
-
 // src/watch/people-watch.ts
 function pendingCount(view) {
   let count = 0;
@@ -11831,7 +11832,7 @@ function startPeopleWatch(options) {
     write2(HIDE_CURSOR);
     draw();
   } else {
-    const start = { event: "watching", project: options.project, channels: view.channels.size, pending: pendingCount(view) };
+    const start = { event: "watching", project: options.project, channels: view.channels.size, pending: pendingCount(view), store: options.store ?? "file" };
     write2(`${output === "json" ? jsonLine(start, now()) : plainLine(start, now())}
 `);
   }
@@ -11927,8 +11928,16 @@ async function runWatch(options) {
     warn2(`opencomms: --member ${JSON.stringify(shown)} is not a member id (1-64 letters, digits, _ or -, starting with a letter or digit); use the id \`opencomms pin\` printed.`);
     return 2;
   }
-  const store = openStore({ projectDir: options.projectDir });
+  const store = openStore({ projectDir: options.projectDir, selection: options.selection });
   const log2 = (line) => warn2(line);
+  if (store.kind !== "file") {
+    try {
+      await store.readLatest((state, ctx) => takeView(state, ctx.history));
+    } catch (err) {
+      warn2(`opencomms watch: ${err instanceof Error ? err.message : String(err)}`);
+      return 1;
+    }
+  }
   return new Promise((resolve8) => {
     let isDone = false;
     const cleanups = [];
@@ -11968,7 +11977,14 @@ async function runWatch(options) {
       cleanups.push(() => clearInterval(parentCheck));
     }
     if (memberId !== void 0) {
-      const watch3 = startMailWatch({ stateDir: store.stateDir, memberId, snapshot: () => store.snapshot(), write: options.write, log: log2 });
+      const watch3 = startMailWatch({
+        stateDir: store.stateDir,
+        memberId,
+        snapshot: () => store.snapshot(),
+        write: options.write,
+        log: log2,
+        watch: () => watchStore(store, { log: log2 })
+      });
       cleanups.push(() => watch3.close());
       return;
     }
@@ -11984,10 +12000,13 @@ async function runWatch(options) {
       stateDir: store.stateDir,
       snapshot: () => store.snapshot(),
       history: store.history,
+      store: options.selection?.kind === "redis" ? `${displayUrl(options.selection.config)}, project ${options.selection.config.projectId}` : "file",
       output,
       write: write2,
       now: Date.now,
       log: log2,
+      // The view reads every channel's history: a Redis watch loads those too before each look.
+      watch: () => watchStore(store, { log: log2, load: () => store.readLatest((state, ctx) => takeView(state, ctx.history)) }),
       size: () => ({ columns: stdout.columns ?? 80, rows: stdout.rows ?? 24 })
     });
     cleanups.push(() => watch2.close());
@@ -12004,6 +12023,9 @@ var init_watch2 = __esm({
     "use strict";
     import_node_fs18 = require("node:fs");
     init_store2();
+    init_watcher();
+    init_view();
+    init_url();
     init_watch();
     PARENT_CHECK_MS = 3e3;
     PARENT_BACKSTOP_MS = 3e4;
@@ -13217,7 +13239,7 @@ function dropOutputWhenReaderGoes(stream) {
   });
 }
 var STORE_COMMANDS = /* @__PURE__ */ new Set(["serve", "status", "hook", "doctor", "watch"]);
-var REDIS_READY_COMMANDS = /* @__PURE__ */ new Set(["serve", "status", "hook"]);
+var REDIS_READY_COMMANDS = /* @__PURE__ */ new Set(["serve", "status", "hook", "watch"]);
 function storeFor(command, flag) {
   if (!STORE_COMMANDS.has(command)) return { kind: "file" };
   const selection = resolveStoreSelection({ flag, env: process.env });
@@ -13305,6 +13327,7 @@ async function main(argv) {
     case "watch":
       return (init_watch2(), __toCommonJS(watch_exports)).runWatch({
         projectDir,
+        selection: store,
         memberId: flags.member,
         json: flags.json,
         env: process.env,

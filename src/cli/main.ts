@@ -55,7 +55,7 @@ function dropOutputWhenReaderGoes(stream: NodeJS.WriteStream): void {
 /** Commands that open a project's store, and so take --store / OPENCOMMS_STORE. */
 const STORE_COMMANDS: ReadonlySet<CommandName> = new Set(['serve', 'status', 'hook', 'doctor', 'watch']);
 /** Those that can already run on a Redis store (issue 18 is wiring the rest). */
-const REDIS_READY_COMMANDS: ReadonlySet<CommandName> = new Set(['serve', 'status', 'hook']);
+const REDIS_READY_COMMANDS: ReadonlySet<CommandName> = new Set(['serve', 'status', 'hook', 'watch']);
 
 // The store is chosen (and a Redis configuration checked: credentials, TLS,
 // project id) before anything opens; a command that cannot use Redis yet
@@ -134,7 +134,7 @@ async function main(argv: string[]): Promise<number | undefined> {
       });
     case 'watch':
       return (require('./watch') as typeof import('./watch')).runWatch({
-        projectDir, memberId: flags.member, json: flags.json, env: process.env,
+        projectDir, selection: store, memberId: flags.member, json: flags.json, env: process.env,
         stdin: process.stdin, stdout: process.stdout, write, warn,
         onSignal: (signal, handler) => process.on(signal, handler),
         parentPid: process.ppid,

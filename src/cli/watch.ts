@@ -3,11 +3,16 @@
 // the member-id check, and every way the watch ends (a signal, stdin closing,
 // the parent going away, stdout closing).
 import { fstatSync } from 'node:fs';
-import { isValidMemberId, openStore } from '../store';
+import { isValidMemberId, openStore, type StoreSelection } from '../store';
+import { watchStore } from '../delivery/watcher';
+import { takeView } from '../watch/view';
+import { displayUrl } from '../store/redis/url';
 import { startMailWatch, startPeopleWatch, type PeopleOutput } from '../watch';
 
 export interface WatchOptions {
   projectDir: string;
+  /** The store (--store / OPENCOMMS_STORE); the project's files when absent. */
+  selection?: StoreSelection;
   /** --member: the agent mode, for this member. */
   memberId?: string;
   json: boolean;
@@ -104,8 +109,17 @@ export async function runWatch(options: WatchOptions): Promise<number> {
     warn(`opencomms: --member ${JSON.stringify(shown)} is not a member id (1-64 letters, digits, _ or -, starting with a letter or digit); use the id \`opencomms pin\` printed.`);
     return 2;
   }
-  const store = openStore({ projectDir: options.projectDir });
+  const store = openStore({ projectDir: options.projectDir, selection: options.selection });
   const log = (line: string): void => warn(line);
+  if (store.kind !== 'file') {
+    // The first view needs a loaded state; later ones are loaded by the watch before it wakes them.
+    try {
+      await store.readLatest((state, ctx) => takeView(state, ctx.history));
+    } catch (err) {
+      warn(`opencomms watch: ${err instanceof Error ? err.message : String(err)}`);
+      return 1;
+    }
+  }
 
   return new Promise<number>((resolve) => {
     let isDone = false;
@@ -156,7 +170,9 @@ export async function runWatch(options: WatchOptions): Promise<number> {
     }
 
     if (memberId !== undefined) {
-      const watch = startMailWatch({ stateDir: store.stateDir, memberId, snapshot: () => store.snapshot(), write: options.write, log });
+      const watch = startMailWatch({
+        stateDir: store.stateDir, memberId, snapshot: () => store.snapshot(), write: options.write, log, watch: () => watchStore(store, { log }),
+      });
       cleanups.push(() => watch.close());
       return;
     }
@@ -170,7 +186,10 @@ export async function runWatch(options: WatchOptions): Promise<number> {
     }
     const watch = startPeopleWatch({
       project: store.projectDir, stateDir: store.stateDir, snapshot: () => store.snapshot(), history: store.history,
+      store: options.selection?.kind === 'redis' ? `${displayUrl(options.selection.config)}, project ${options.selection.config.projectId}` : 'file',
       output, write, now: Date.now, log,
+      // The view reads every channel's history: a Redis watch loads those too before each look.
+      watch: () => watchStore(store, { log, load: () => store.readLatest((state, ctx) => takeView(state, ctx.history)) }),
       size: () => ({ columns: stdout.columns ?? 80, rows: stdout.rows ?? 24 }),
     });
     cleanups.push(() => watch.close());

@@ -245,6 +245,15 @@ export function watchStateDir(stateDir: string, options: WatchStateDirOptions = 
   };
 }
 
+export interface WatchStoreOptions extends WatchStateDirOptions {
+  /**
+   * How a Redis watcher loads before it wakes anyone: `refresh` by default;
+   * a listener that reads history passes a `readLatest` of what it reads,
+   * so the channels it consults are loaded too.
+   */
+  load?: () => Promise<unknown>;
+}
+
 /** How often a Redis watcher loads the state even without a notice (a safety net under pub/sub). */
 export const REDIS_SAFETY_POLL_MS = 15_000;
 
@@ -256,8 +265,9 @@ export const REDIS_SAFETY_POLL_MS = 15_000;
  * `snapshot()` sees it. Loads never overlap: notices that arrive during one
  * fold into one more load after it.
  */
-export function watchStore(store: Store, options: WatchStateDirOptions = {}): StateWatcher {
+export function watchStore(store: Store, options: WatchStoreOptions = {}): StateWatcher {
   if (!isRedisStore(store)) return watchStateDir(store.stateDir, options);
+  const load = options.load ?? (() => store.refresh());
   const log = options.log ?? (() => undefined);
   const listeners = new Set<() => void>();
   let isClosed = false;
@@ -271,7 +281,7 @@ export function watchStore(store: Store, options: WatchStateDirOptions = {}): St
       return;
     }
     isLoading = true;
-    store.refresh().then(
+    load().then(
       () => {
         isLoading = false;
         if (isClosed) return;

@@ -26,6 +26,8 @@ export interface WatchStart {
   project: string;
   channels: number;
   pending: number;
+  /** Where the state is: "file" (the project's .opencomms), or the Redis URL and project. */
+  store?: string;
 }
 
 /** The time of day (UTC, hh:mm:ss) of a time, or "--:--:--" for a number a Date cannot hold. */
@@ -38,7 +40,7 @@ export function clock(at: number): string {
 export function describeEvent(event: WatchEvent | WatchStart): string {
   switch (event.event) {
     case 'watching':
-      return `watching ${printable(event.project, 400)}: ${event.channels} channel(s), ${event.pending} pending`;
+      return `watching ${printable(event.project, 400)}: ${event.channels} channel(s), ${event.pending} pending${event.store === undefined || event.store === 'file' ? '' : ` (store ${printable(event.store, 400)})`}`;
     case 'created':
     case 'paused':
     case 'resumed':

@@ -15,6 +15,8 @@ const SCREEN_EVENTS = 8;
 
 export interface PeopleWatchOptions {
   project: string;
+  /** Where the state is, for the first line: "file", or the Redis URL and project. */
+  store?: string;
   stateDir: string;
   /** A lock-free read of the current state (store.snapshot). */
   snapshot: () => State;
@@ -96,7 +98,7 @@ export function startPeopleWatch(options: PeopleWatchOptions): PeopleWatch {
     write(HIDE_CURSOR);
     draw();
   } else {
-    const start: WatchStart = { event: 'watching', project: options.project, channels: view.channels.size, pending: pendingCount(view) };
+    const start: WatchStart = { event: 'watching', project: options.project, channels: view.channels.size, pending: pendingCount(view), store: options.store ?? 'file' };
     write(`${output === 'json' ? jsonLine(start, now()) : plainLine(start, now())}\n`);
   }
 

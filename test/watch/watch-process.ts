@@ -110,8 +110,10 @@ export class WatchProcess extends LineReader {
 }
 
 /** Starts a watch with a stdin pipe; it is ended (gracefully, then by force) after the test. */
-export function startWatch(t: TestContext, args: string[]): WatchProcess {
-  const child = spawn(process.execPath, [DIST, 'watch', ...args], { env: watchEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+export function startWatch(t: TestContext, args: string[], extraEnv: Record<string, string | undefined> = {}): WatchProcess {
+  const env = { ...watchEnv(), ...extraEnv };
+  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+  const child = spawn(process.execPath, [DIST, 'watch', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   const watch = new WatchProcess(child);
   t.after(async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;

@@ -98,7 +98,7 @@ test('status against a Redis store with a wrong password exits 1 with store_auth
 test('commands not yet wired to Redis refuse it rather than silently using the local files', async (t) => {
   const listener = await countingListener(t);
   const env = { ...CLEAN_ENV, OPENCOMMS_PROJECT_ID: 'acme', OPENCOMMS_STORE_PASSWORD: 'pw', OPENCOMMS_STORE: `redis://agent@127.0.0.1:${listener.port}/0` };
-  for (const args of [['watch'], ['doctor']]) {
+  for (const args of [['doctor']]) {
     const { code, stderr } = await runCli([...args, '--project', tempProject(t)], { env, input: '{}' });
     assert.equal(code, 1, args.join(' '));
     assert.match(stderr, /not available to/, args.join(' '));

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { startServer, tempProject, type Json, type ServerProcess } from '../../helpers/server';
 import { create, join as joinChannel, ok } from '../../e2e/tools-support';
 import { SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer } from './server';
+import { startWatch } from '../../watch/watch-process';
 
 const skip = SKIP_WITHOUT_REDIS;
 const BELL = 'notifications/claude/channel';
@@ -93,4 +94,24 @@ test('history, status and a saved session made on one machine are what the other
   await ok(alice, 'opencomms_delete_session', { channel: saved.data.archive_id, confirm: true });
   const after = await ok(bob, 'opencomms_archive', {});
   assert.deepEqual(after.data.archives, []);
+});
+
+test('watch on a third machine follows the Redis project: the store in its first line, then joins, sends and deliveries as they happen', { skip }, async (t) => {
+  const redis = await startRedis(t);
+  const env = storeEnv(redis, 'watched');
+  const people = startWatch(t, ['--project', tempProject(t), '--json'], env);
+  const start = await people.event('the watching line', (e) => e.event === 'watching');
+  assert.match(start.store, new RegExp(`^redis://agent@127\\.0\\.0\\.1:${redis.port}/0, project watched$`));
+  const alice = await machine(t, redis, 'watched', 'sess_alice', 'mcp');
+  const bob = await machine(t, redis, 'watched', 'sess_bob', 'mcp');
+  const mail = startWatch(t, ['--project', tempProject(t), '--member', 'sess_bob'], env);
+  await create(alice, 'ops', 'lead');
+  await joinChannel(bob, 'ops', 'helper');
+  await people.event('bob joined', (e) => e.event === 'joined' && e.member_id === 'sess_bob');
+  await ok(alice, 'opencomms_send', { channel: 'ops', content: 'deploy at noon' });
+  await people.event('the send', (e) => e.event === 'sent' && e.channel === 'ops');
+  await mail.matching(/1 OpenComms message waits for you: from lead on channel ops/);
+  await ok(bob, 'opencomms_pull', {});
+  const delivered = await people.event('the delivery', (e) => e.event === 'delivered');
+  assert.equal(delivered.delivered_via, 'pull');
 });
