@@ -107,7 +107,7 @@ export function createSpawnDriver(options: SpawnDriverOptions): SpawnDriver {
   const settled = new Map<string, string>();
 
   function pendingSignature(state: State, memberId: string): string {
-    const pending = spawnTargets(state, memberId)
+    const pending = spawnTargets(state, memberId, host)
       .map((t) => `${t.host}|${t.hostSessionId}|${targetPending(state, memberId, t).map((e) => e.message_id).join(',')}`)
       .join(';');
     return `${pending}#${abandonedIds(state, memberId).join(',')}`;
@@ -126,7 +126,7 @@ export function createSpawnDriver(options: SpawnDriverOptions): SpawnDriver {
   // In-flight mail under a live lease becomes recoverable by time alone, which no state change announces
   // and which the `settled` memo would otherwise sit on: look again a millisecond after the first such lease ends.
   function recheckAtLeaseEnd(state: State, memberId: string): void {
-    if (spawnTargets(state, memberId).length === 0) return;
+    if (spawnTargets(state, memberId, host).length === 0) return;
     const at = now();
     const ends = inFlightFor(state, memberId)
       .flatMap((e) => (e.delivery_owner && !isAbandonedDelivery(e, at, isOwnerAlive) ? [e.delivery_owner.lease_until] : []));
@@ -134,7 +134,7 @@ export function createSpawnDriver(options: SpawnDriverOptions): SpawnDriver {
   }
 
   function hasSpawnMail(state: State, memberId: string): boolean {
-    const targets = spawnTargets(state, memberId);
+    const targets = spawnTargets(state, memberId, host);
     if (targets.length === 0) return false;
     return targets.some((t) => targetPending(state, memberId, t).length > 0) || abandonedIds(state, memberId).length > 0;
   }

@@ -39,10 +39,12 @@ interface SpawnTarget {
 }
 
 /** The member's spawn_push memberships on hosts we can resume, grouped by host session; unpaused channels only. */
-export function spawnTargets(state: State, memberId: string): SpawnTarget[] {
+export function spawnTargets(state: State, memberId: string, machine?: string): SpawnTarget[] {
   const targets = new Map<string, SpawnTarget>();
   for (const { channelId, member } of spawnMemberships(state, memberId)) {
     if (!isSpawnHost(member.host)) continue;
+    // A session on another machine cannot be resumed from here (members of older versions name none).
+    if (machine !== undefined && member.machine !== undefined && member.machine !== machine) continue;
     const channel = Object.values(state.channels).find((c) => c.id === channelId);
     if (!channel || channel.paused) continue;
     const key = `${member.host}\u0000${member.host_session_id ?? ''}`;
@@ -70,7 +72,7 @@ export function planSpawn(state: State, memberId: string, pc: PlanContext, ctx: 
     recordMemberError(state, memberId, now, `Spawn delivery to ${memberId} skipped: ${message}`);
     refused = true;
   };
-  for (const target of spawnTargets(state, memberId)) {
+  for (const target of spawnTargets(state, memberId, pc.host)) {
     // The drain turns aged-out mail stale and skips it, which would let it take a later envelope the size
     // check never measured; settling the age-out first makes the measured prefix exactly what it can take.
     expireAgedOut(state, memberId, target.channelIds, now);

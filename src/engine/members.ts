@@ -45,6 +45,7 @@ export interface MemberInput {
   surface?: Surface;
   delivery_mode?: DeliveryMode;
   host_session_id?: string | null;
+  machine?: string;
   stale_policy?: StalePolicy;
   endpoint_capabilities?: EndpointCapabilities;
 }
@@ -63,6 +64,7 @@ export function makeMember(input: MemberInput, now: number): Member {
     surface: input.surface && SURFACES.includes(input.surface) ? input.surface : 'cli',
     delivery_mode: mode,
     host_session_id: input.host_session_id ?? null,
+    ...(input.machine === undefined ? {} : { machine: input.machine }),
     stale_policy: input.stale_policy ? { ...input.stale_policy } : defaultStalePolicy(mode),
     endpoint_capabilities: input.endpoint_capabilities ? { ...input.endpoint_capabilities } : capabilitiesForMode(mode),
   };

@@ -168,6 +168,7 @@ export function checkMember(raw: unknown, where: string, notes: string[], legacy
   requireType(typeof m.stale === 'boolean', where, 'stale', 'a boolean');
   numberOrNull(m, 'stale_at', where, notes);
   stringOrNull(m, 'host_session_id', where, notes);
+  requireType(m.machine === undefined || typeof m.machine === 'string', where, 'machine', 'a string');
   if (!isObj(m.stale_policy)) {
     requireType(m.stale_policy === undefined || m.stale_policy === null, where, 'stale_policy', 'an object');
     m.stale_policy = defaultStalePolicy(mode);

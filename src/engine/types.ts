@@ -45,6 +45,12 @@ export interface Member {
   surface: Surface;
   delivery_mode: DeliveryMode;
   host_session_id: string | null;
+  /**
+   * The machine the member's host session runs on (our addition): spawn-push
+   * resumes the session there and nowhere else. Absent on members of older
+   * versions, and where it does not matter.
+   */
+  machine?: string;
   stale_policy: StalePolicy;
   capabilities?: Record<string, unknown>;
   endpoint_capabilities?: EndpointCapabilities;

@@ -47,6 +47,8 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       surface: 'mcp' as const,
       delivery_mode: a.spawn_push === true ? ('spawn_push' as const) : ('pull' as const),
       host_session_id: a.host_session_id ?? s.hostSessionOf(call) ?? null,
+      // Spawn-push resumes the host session where it runs: only this machine can.
+      ...(a.spawn_push === true ? { machine: s.machine } : {}),
       stale_policy: a.spawn_push === true ? { mode: 'window' as const, window_ms: 300_000 } : { mode: 'none' as const, window_ms: null },
     }),
   });

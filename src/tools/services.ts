@@ -81,7 +81,8 @@ export class ToolServices {
   private processIdentity: Identity | undefined;
   private hostProcess: { id: string | undefined } | undefined;
   private openedSpawnDriver: SpawnDriver | undefined;
-  private readonly machine = processHostTag();
+  /** This process's machine (hostname, boot id, pid namespace): where its pids and host sessions live. */
+  readonly machine = processHostTag();
   /** Whether this process's doorbell announced a message (set once the doorbell runs). */
   isAnnounced: (messageId: string) => boolean = () => false;
   /** Pulls whose reply is on its way and whose mail is not yet committed or given back. */

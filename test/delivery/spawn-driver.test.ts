@@ -306,3 +306,22 @@ test('in-flight mail whose deliverer is alive and within its lease is left alone
   assert.equal(s.spawn.calls.length, 0);
   assert.equal(s.state().messages[busy]?.delivery_status, 'in_flight');
 });
+
+test('spawn-push runs only on the machine of the member\'s host session: another machine\'s driver leaves the mail alone', async (t) => {
+  const elsewhere = await setup(t, { machine: 'laptop-2/4026531836' });
+  await elsewhere.send('for the session on laptop-2');
+  const before = JSON.stringify(elsewhere.state());
+  const here = elsewhere.driver();
+  here.trigger(['bob']);
+  here.trigger();
+  await here.whenIdle();
+  assert.equal(elsewhere.spawn.calls.length, 0);
+  assert.equal(JSON.stringify(elsewhere.state()), before, 'nothing claimed, nothing recorded');
+
+  const local = await setup(t, { machine: HOST });
+  await local.send('for the session here');
+  const driver = local.driver();
+  driver.trigger(['bob']);
+  await driver.whenIdle();
+  assert.equal(local.spawn.calls.length, 1);
+});

@@ -91,7 +91,7 @@ function must(result: ToolResult): ToolResult {
  */
 export async function setup(
   t: TestContext,
-  options: { host?: string; hostSessionId?: string | null } = {},
+  options: { host?: string; hostSessionId?: string | null; machine?: string } = {},
 ): Promise<Setup> {
   const project = mkdtempSync(join(tmpdir(), 'oc-spawn-'));
   t.after(() => rmSync(project, { recursive: true, force: true }));
@@ -107,6 +107,7 @@ export async function setup(
   await store.mutate((state, ctx) => must(joinChannel(state, {
     channel: 'review', role: 'reviewer', role_prompt: 'Review.', session_id: 'bob', host: options.host ?? 'claude-code',
     delivery_mode: 'spawn_push', host_session_id: options.hostSessionId === undefined ? 'hs-bob-1' : options.hostSessionId,
+    ...(options.machine === undefined ? {} : { machine: options.machine }),
     stale_policy: { mode: 'window', window_ms: 300_000 }, ...common,
   }, ctx)));
   const channelId = store.snapshot().channels.review!.id;
