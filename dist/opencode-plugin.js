@@ -350,6 +350,7 @@ function makeMember(input, now) {
     surface: input.surface && SURFACES.includes(input.surface) ? input.surface : "cli",
     delivery_mode: mode,
     host_session_id: input.host_session_id ?? null,
+    ...input.machine === void 0 ? {} : { machine: input.machine },
     stale_policy: input.stale_policy ? { ...input.stale_policy } : defaultStalePolicy(mode),
     endpoint_capabilities: input.endpoint_capabilities ? { ...input.endpoint_capabilities } : capabilitiesForMode(mode)
   };
@@ -559,6 +560,7 @@ function checkMember(raw, where, notes, legacy) {
   requireType(typeof m.stale === "boolean", where, "stale", "a boolean");
   numberOrNull(m, "stale_at", where, notes);
   stringOrNull(m, "host_session_id", where, notes);
+  requireType(m.machine === void 0 || typeof m.machine === "string", where, "machine", "a string");
   if (!isObj(m.stale_policy)) {
     requireType(m.stale_policy === void 0 || m.stale_policy === null, where, "stale_policy", "an object");
     m.stale_policy = defaultStalePolicy(mode);
@@ -6121,6 +6123,8 @@ function buildTools(s) {
       surface: "mcp",
       delivery_mode: a.spawn_push === true ? "spawn_push" : "pull",
       host_session_id: a.host_session_id ?? s.hostSessionOf(call) ?? null,
+      // Spawn-push resumes the host session where it runs: only this machine can.
+      ...a.spawn_push === true ? { machine: s.machine } : {},
       stale_policy: a.spawn_push === true ? { mode: "window", window_ms: 3e5 } : { mode: "none", window_ms: null }
     }
   });
@@ -6476,10 +6480,11 @@ async function readArchive2(s, a, call) {
 }
 
 // src/delivery/spawn-plan.ts
-function spawnTargets(state, memberId) {
+function spawnTargets(state, memberId, machine) {
   const targets = /* @__PURE__ */ new Map();
   for (const { channelId, member } of spawnMemberships(state, memberId)) {
     if (!isSpawnHost(member.host)) continue;
+    if (machine !== void 0 && member.machine !== void 0 && member.machine !== machine) continue;
     const channel2 = Object.values(state.channels).find((c) => c.id === channelId);
     if (!channel2 || channel2.paused) continue;
     const key = `${member.host}\0${member.host_session_id ?? ""}`;
@@ -6502,7 +6507,7 @@ function planSpawn(state, memberId, pc, ctx) {
     recordMemberError(state, memberId, now, `Spawn delivery to ${memberId} skipped: ${message}`);
     refused = true;
   };
-  for (const target of spawnTargets(state, memberId)) {
+  for (const target of spawnTargets(state, memberId, pc.host)) {
     expireAgedOut(state, memberId, target.channelIds, now);
     const pending = targetPending(state, memberId, target);
     if (pending.length === 0) continue;
@@ -6638,7 +6643,7 @@ function createSpawnDriver(options) {
   const timers = /* @__PURE__ */ new Map();
   const settled = /* @__PURE__ */ new Map();
   function pendingSignature(state, memberId) {
-    const pending = spawnTargets(state, memberId).map((t) => `${t.host}|${t.hostSessionId}|${targetPending(state, memberId, t).map((e) => e.message_id).join(",")}`).join(";");
+    const pending = spawnTargets(state, memberId, host).map((t) => `${t.host}|${t.hostSessionId}|${targetPending(state, memberId, t).map((e) => e.message_id).join(",")}`).join(";");
     return `${pending}#${abandonedIds(state, memberId).join(",")}`;
   }
   function inFlightFor(state, memberId) {
@@ -6649,13 +6654,13 @@ function createSpawnDriver(options) {
     return inFlightFor(state, memberId).filter((e) => isAbandonedDelivery(e, at, isOwnerAlive)).map((e) => e.message_id);
   }
   function recheckAtLeaseEnd(state, memberId) {
-    if (spawnTargets(state, memberId).length === 0) return;
+    if (spawnTargets(state, memberId, host).length === 0) return;
     const at = now();
     const ends = inFlightFor(state, memberId).flatMap((e) => e.delivery_owner && !isAbandonedDelivery(e, at, isOwnerAlive) ? [e.delivery_owner.lease_until] : []);
     if (ends.length > 0) later(memberId, Math.min(...ends) - at + 1);
   }
   function hasSpawnMail(state, memberId) {
-    const targets = spawnTargets(state, memberId);
+    const targets = spawnTargets(state, memberId, host);
     if (targets.length === 0) return false;
     return targets.some((t) => targetPending(state, memberId, t).length > 0) || abandonedIds(state, memberId).length > 0;
   }
@@ -6920,6 +6925,7 @@ var ToolServices = class {
   processIdentity;
   hostProcess;
   openedSpawnDriver;
+  /** This process's machine (hostname, boot id, pid namespace): where its pids and host sessions live. */
   machine = processHostTag();
   /** Whether this process's doorbell announced a message (set once the doorbell runs). */
   isAnnounced = () => false;
@@ -7443,7 +7449,18 @@ async function loadHostSchema() {
     return void 0;
   }
 }
+function refusedStore() {
+  const raw = process.env.OPENCOMMS_STORE?.trim();
+  if (raw === void 0 || raw === "" || raw === "file") return void 0;
+  return `OPENCOMMS_STORE names ${raw.startsWith("redis") ? "a Redis store" : "a store other than the files"}, which the OpenCode plugin cannot use yet; it offers no tools and delivers nothing here, so this project is not split between two stores. Unset OPENCOMMS_STORE for OpenCode, or run OpenCode's members through another host.`;
+}
 var OpenCommsPlugin = async (input) => {
+  const refusal3 = refusedStore();
+  if (refusal3 !== void 0) {
+    process.stderr.write(`opencomms(opencode): ${refusal3}
+`);
+    return {};
+  }
   const instance = await startOpenComms(input, {
     projectDir: projectDirFromEnv(),
     loadSchema: loadHostSchema

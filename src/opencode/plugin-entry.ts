@@ -5,7 +5,7 @@ import type { Hooks, Plugin } from '@opencode-ai/plugin/dist/index.js';
 import type { HostPluginInput, SchemaKit } from './host-types';
 import { startOpenComms } from './plugin';
 
-// The only environment read of the plugin: an explicit project wins over the search from OpenCode's directory.
+// An explicit project wins over the search from OpenCode's directory.
 function projectDirFromEnv(): string | undefined {
   const raw = process.env.OPENCOMMS_PROJECT_DIR;
   return raw && raw.trim() !== '' ? raw.trim() : undefined;
@@ -27,7 +27,23 @@ async function loadHostSchema(): Promise<SchemaKit | undefined> {
   }
 }
 
+/**
+ * The plugin keeps its state in the project's files. With OPENCOMMS_STORE
+ * naming another store it offers nothing rather than split the project
+ * between those files and the store the other members use.
+ */
+function refusedStore(): string | undefined {
+  const raw = process.env.OPENCOMMS_STORE?.trim();
+  if (raw === undefined || raw === '' || raw === 'file') return undefined;
+  return `OPENCOMMS_STORE names ${raw.startsWith('redis') ? 'a Redis store' : 'a store other than the files'}, which the OpenCode plugin cannot use yet; it offers no tools and delivers nothing here, so this project is not split between two stores. Unset OPENCOMMS_STORE for OpenCode, or run OpenCode's members through another host.`;
+}
+
 export const OpenCommsPlugin: Plugin = async (input) => {
+  const refusal = refusedStore();
+  if (refusal !== undefined) {
+    process.stderr.write(`opencomms(opencode): ${refusal}\n`);
+    return {} as Hooks;
+  }
   const instance = await startOpenComms(input as unknown as HostPluginInput, {
     projectDir: projectDirFromEnv(),
     loadSchema: loadHostSchema,

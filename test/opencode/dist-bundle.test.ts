@@ -1,7 +1,7 @@
 // The file OpenCode loads: an ES module whose exports are all plugin functions.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -63,4 +63,28 @@ test('the bundled plugin offers the 19 tools and gives two OpenCode sessions two
   assert.match(two, /^sess_/);
   assert.notEqual(one, two);
   assert.equal(await memberOf('ses_one'), one);
+});
+
+test('with OPENCOMMS_STORE naming Redis the bundled plugin offers nothing and says why, instead of using the files', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'opencomms-opencode-dist-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const saved = process.env.OPENCOMMS_STORE;
+  process.env.OPENCOMMS_STORE = 'redis://agent@127.0.0.1:6379/0';
+  const written: string[] = [];
+  const write = process.stderr.write.bind(process.stderr);
+  process.stderr.write = ((chunk: string) => {
+    written.push(String(chunk));
+    return true;
+  }) as typeof process.stderr.write;
+  t.after(() => {
+    process.stderr.write = write;
+    if (saved === undefined) delete process.env.OPENCOMMS_STORE;
+    else process.env.OPENCOMMS_STORE = saved;
+  });
+  const { OpenCommsPlugin } = await importEsm(bundleUrl);
+  const hooks = await OpenCommsPlugin({ client: new FakeClient(), project: { id: 'p' }, directory: dir, worktree: dir });
+  process.stderr.write = write;
+  assert.deepEqual(hooks, {});
+  assert.match(written.join(''), /OPENCOMMS_STORE names a Redis store, which the OpenCode plugin cannot use yet/);
+  assert.equal(existsSync(join(dir, '.opencomms')), false, 'nothing was written to the files');
 });
