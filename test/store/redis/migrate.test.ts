@@ -16,7 +16,7 @@ import { splitGeneration } from '../../../src/store/load';
 import { readFileProject, writeFileProject } from '../../../src/store/project-copy';
 import { RedisClient } from '../../../src/store/redis/client';
 import { keyPrefixOf, type RedisStoreConfig } from '../../../src/store/redis/config';
-import { compareRedisProject, migrationClient, writeRedisProject } from '../../../src/store/redis/project-copy';
+import { compareRedisProject, migrationClient, readRedisProject, writeRedisProject } from '../../../src/store/redis/project-copy';
 import { createRedisStore, keysOf } from '../../../src/store/redis/redis-store';
 import { runCli, tempProject } from '../../helpers/server';
 import { MINIMAL_PROJECT, SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer } from './server';
@@ -399,4 +399,70 @@ test('a file copy that does not read back as written is reported, naming the fil
   const mismatches = await writeFileProject({ projectDir: tempProject(t), codec: DEFAULT_CODEC, port: lossy }, copy);
   assert.equal(mismatches.length, 1, mismatches.join('\n'));
   assert.match(mismatches[0]!, new RegExp(`${dev}\\.jsonl does not hold the 4 copied records`));
+});
+
+test('a state that does not load is refused in both directions rather than copied', { skip }, async (t) => {
+  const target = await redisTarget(t);
+  const broken = tempProject(t);
+  mkdirSync(join(broken, '.opencomms'), { mode: 0o700 });
+  writeFileSync(join(broken, '.opencomms', 'state.json'), '{"schema_version":2,"channels":', { mode: 0o600 });
+  const there = await runCli(['migrate', '--to', target.url, '--project', broken], { env: target.env });
+  assert.equal(there.code, 1);
+  assert.match(there.stderr, /state\.json does not load .*nothing was copied/);
+  const raw = rawClient(t, target.server);
+  assert.deepEqual(await raw.command(['KEYS', 'oc:*']), []);
+  await raw.command(['SET', keysOf(keyPrefixOf('acme')).state, 'not json']);
+  const back = tempProject(t);
+  const home = await runCli(['migrate', '--to', 'file', '--project', back], { env: { ...target.env, OPENCOMMS_STORE: target.url } });
+  assert.equal(home.code, 1);
+  assert.match(home.stderr, /oc:\{acme\}:state on .* does not load/);
+  assert.deepEqual(readdirSync(back), []);
+});
+
+test('history entries and archives in Redis that do not load are left behind and counted', { skip }, async (t) => {
+  const source = tempProject(t);
+  const { dev } = await populate(source);
+  const target = await redisTarget(t);
+  assert.equal((await runCli(['migrate', '--to', target.url, '--project', source], { env: target.env })).code, 0);
+  const raw = rawClient(t, target.server);
+  const keys = keysOf(keyPrefixOf('acme'));
+  await raw.command(['XADD', keys.history(dev), '*', 'r', '{"not":"a record"}']);
+  await raw.command(['HSET', keys.archives, 'chn_broken', '{']);
+  const back = tempProject(t);
+  const home = await runCli(['migrate', '--to', 'file', '--project', back], { env: { ...target.env, OPENCOMMS_STORE: target.url } });
+  assert.equal(home.code, 0, home.stderr);
+  assert.match(home.stdout, /skipped: 2 source entries that do not load/);
+  assert.deepEqual(fileView(back), fileView(source));
+});
+
+test('a Redis project that changes while it is read is read again, and refused when it never holds still', { skip }, async (t) => {
+  const source = tempProject(t);
+  await populate(source);
+  const target = await redisTarget(t);
+  assert.equal((await runCli(['migrate', '--to', target.url, '--project', source], { env: target.env })).code, 0);
+  const keys = keysOf(keyPrefixOf('acme'));
+  const raw = rawClient(t, target.server);
+  // A writer that drops some history (bumping the epoch) while each read is under way.
+  let changes = 1;
+  const client = migrationClient(configFor(target.server.port, 'acme'), keys, 0);
+  t.after(() => client.close());
+  const command = client.command.bind(client);
+  client.command = async (args) => {
+    if (args[0] === 'XRANGE' && changes > 0) {
+      changes--;
+      await raw.command(['INCR', keys.epoch]);
+    }
+    return command(args);
+  };
+  const copy = await readRedisProject(client, keys, DEFAULT_CODEC);
+  assert.equal(copy?.history.size, 1, 'read again after one change, and complete');
+  changes = Infinity;
+  await assert.rejects(readRedisProject(client, keys, DEFAULT_CODEC), { reason: 'source_changed' });
+});
+
+test('migrate --to file needs the project folder to exist', async (t) => {
+  const source = tempProject(t);
+  await populate(source);
+  const copy = (await readFileProject({ projectDir: source, codec: DEFAULT_CODEC }))!;
+  await assert.rejects(writeFileProject({ projectDir: join(tempProject(t), 'missing'), codec: DEFAULT_CODEC }, copy), { reason: 'target_missing' });
 });
