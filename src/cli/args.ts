@@ -3,11 +3,11 @@
 import { isValidMemberId } from '../store/member-id';
 import { parseStoreUrl } from '../store/redis/url';
 
-export const COMMANDS = ['serve', 'status', 'pin', 'install', 'uninstall', 'hook', 'doctor', 'watch'] as const;
+export const COMMANDS = ['serve', 'status', 'pin', 'install', 'uninstall', 'hook', 'doctor', 'watch', 'migrate'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 type FlagName =
-  | 'project' | 'host' | 'id' | 'member' | 'timeout' | 'store' | 'json' | 'help' | 'version' | 'dry-run' | 'plugin' | 'wait' | 'fix' | 'apply';
+  | 'project' | 'host' | 'id' | 'member' | 'timeout' | 'store' | 'to' | 'json' | 'help' | 'version' | 'dry-run' | 'plugin' | 'wait' | 'fix' | 'apply';
 
 /** Flags each command accepts; anything else is a usage error. */
 const FLAGS_BY_COMMAND: Record<CommandName, readonly FlagName[]> = {
@@ -19,6 +19,7 @@ const FLAGS_BY_COMMAND: Record<CommandName, readonly FlagName[]> = {
   hook: ['project', 'wait', 'timeout', 'store'],
   doctor: ['project', 'fix', 'json', 'store'],
   watch: ['project', 'member', 'json', 'store'],
+  migrate: ['project', 'to'],
 };
 
 /** How many positionals each command takes (install and uninstall name a host). */
@@ -31,9 +32,10 @@ const POSITIONALS_BY_COMMAND: Record<CommandName, { min: number; max: number; wh
   hook: { min: 0, max: 0, what: '' },
   doctor: { min: 0, max: 0, what: '' },
   watch: { min: 0, max: 0, what: '' },
+  migrate: { min: 0, max: 0, what: '' },
 };
 
-const VALUE_FLAGS: readonly FlagName[] = ['project', 'host', 'id', 'member', 'timeout', 'store'];
+const VALUE_FLAGS: readonly FlagName[] = ['project', 'host', 'id', 'member', 'timeout', 'store', 'to'];
 const BOOLEAN_FLAGS: readonly FlagName[] = ['json', 'help', 'version', 'dry-run', 'plugin', 'wait', 'fix', 'apply'];
 const SHORT_FLAGS: Record<string, FlagName> = { '-h': 'help', '-v': 'version' };
 
@@ -96,6 +98,8 @@ export interface CommandFlags {
   timeoutMs?: number;
   /** `file`, or a redis:// / rediss:// URL (checked here; credentials come from the environment only). */
   store?: string;
+  /** migrate: where the project goes, `file` or a redis:// / rediss:// URL (the shape checked here). */
+  to?: string;
   json: boolean;
   dryRun: boolean;
   plugin: boolean;
@@ -161,6 +165,13 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     const parsed = parseStoreUrl((values.store as string).trim());
     if (!parsed.ok) throw new UsageError(`--store: ${parsed.message}`);
   }
+  if (values.to !== undefined && (values.to as string).trim() !== 'file') {
+    const parsed = parseStoreUrl((values.to as string).trim());
+    if (!parsed.ok) throw new UsageError(`--to: ${parsed.message}`);
+  }
+  if (command === 'migrate' && values.to === undefined) {
+    throw new UsageError('The migrate command needs --to: --to redis://user@host:port/db (or rediss://…) copies this project\'s files into Redis, --to file copies the Redis project named by OPENCOMMS_STORE into this project\'s files.');
+  }
   const flags: CommandFlags = {
     project: values.project as string | undefined,
     host: values.host as string | undefined,
@@ -168,6 +179,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     member: values.member as string | undefined,
     timeoutMs,
     store: values.store === undefined ? undefined : (values.store as string).trim(),
+    to: values.to === undefined ? undefined : (values.to as string).trim(),
     json: values.json === true,
     dryRun: values['dry-run'] === true,
     plugin: values.plugin === true,
@@ -201,6 +213,11 @@ Usage:
       --wait: wait for new mail and exit 2 when it comes (asyncRewake).
   opencomms doctor [--project DIR] [--fix] [--json] [--store URL]
       Check the set-up; --fix repairs what is safe to repair.
+  opencomms migrate --to redis://…|rediss://…|file [--project DIR]
+      Copy a project between stores: --to a Redis URL copies this project's
+      .opencomms files into Redis; --to file copies the Redis project named by
+      $OPENCOMMS_STORE and $OPENCOMMS_PROJECT_ID into .opencomms. Refuses a
+      target that already holds a project; checks the copy; the source stays.
   opencomms --version | --help
 
 Flags:
@@ -214,6 +231,7 @@ Flags:
   --store URL     file (the default) or a Redis store: redis://user@127.0.0.1:6379/0
                   (loopback only) or rediss://user@host:port/db (TLS); wins over
                   $OPENCOMMS_STORE. The password never goes here.
+  --to URL|file   migrate: the store to copy the project into (same URL rules as --store)
   --json          machine-readable output
 
 Environment:

@@ -139,6 +139,9 @@ async function main(argv: string[]): Promise<number | undefined> {
         onSignal: (signal, handler) => process.on(signal, handler),
         parentPid: process.ppid,
       });
+    case 'migrate':
+      // Picks both stores itself (the source and --to): not one of STORE_COMMANDS.
+      return (require('./migrate') as typeof import('./migrate')).runMigrate({ projectDir, to: flags.to!, env: process.env, write });
     case 'doctor':
       return (require('./doctor') as typeof import('./doctor')).runDoctor({ projectDir, fix: flags.fix, json: flags.json, version: VERSION, bundlePath: resolve(process.argv[1]), write });
   }
