@@ -4910,6 +4910,20 @@ function aclHint(keys) {
 }
 var RESUBSCRIBE_BASE_MS = 100;
 var RESUBSCRIBE_MAX_MS = 5e3;
+function clientFor(config, options = {}) {
+  return new RedisClient({
+    host: config.host,
+    port: config.port,
+    isTls: config.isTls,
+    ca: config.ca,
+    username: config.username,
+    password: config.password,
+    db: config.db,
+    timeoutMs: options.timeoutMs ?? config.timeoutMs,
+    permissionHint: aclHint(keysOf(config.keyPrefix)),
+    random: options.random
+  });
+}
 function createRedisStore(options) {
   const { config, codec } = options;
   const projectDir = resolve2(options.projectDir);
@@ -4920,18 +4934,7 @@ function createRedisStore(options) {
   const random = options.random ?? Math.random;
   const lockTimeoutMs = options.lockTimeoutMs ?? LOCK_TIMEOUT_MS;
   const keep = options.historyKeep ?? HISTORY_KEEP_RECORDS;
-  const newClient = () => new RedisClient({
-    host: config.host,
-    port: config.port,
-    isTls: config.isTls,
-    ca: config.ca,
-    username: config.username,
-    password: config.password,
-    db: config.db,
-    timeoutMs: config.timeoutMs,
-    permissionHint: aclHint(keys),
-    random
-  });
+  const newClient = () => clientFor(config, { random });
   const client = options.client ?? newClient();
   const cache = new HistoryCache(keep);
   let isInOperation = false;

@@ -37,7 +37,7 @@ async function intoRedis(options: MigrateOptions): Promise<number> {
       `Nothing to migrate: ${stateDir} holds no state.json, history or archive. Run migrate in the project whose .opencomms/ holds the channels (or pass --project DIR)`);
   }
   const keys = keysOf(config.keyPrefix);
-  const client = migrationClient(config, keys, copyBytes(copy));
+  const client = migrationClient(config, copyBytes(copy));
   let mismatches: string[];
   try {
     const version = await writeRedisProject(client, keys, copy);
@@ -65,7 +65,7 @@ async function intoFiles(options: MigrateOptions): Promise<number> {
   const stateDir = join(options.projectDir, STATE_DIR_NAME);
   refuseHeldFileTarget({ projectDir: options.projectDir });
   const keys = keysOf(config.keyPrefix);
-  const client = migrationClient(config, keys, 0);
+  const client = migrationClient(config, 0);
   let copy: ProjectCopy | undefined;
   try {
     copy = await readRedisProject(client, keys, DEFAULT_CODEC);

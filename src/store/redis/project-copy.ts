@@ -11,7 +11,7 @@ import { assembleCopy, MigrationRefused, parseArchiveText, type ProjectCopy } fr
 import { RedisClient } from './client';
 import type { RedisStoreConfig } from './config';
 import { RECORD_FIELD } from './history-cache';
-import { aclHint, HISTORY_PAGE, REMEMBERED_COMMITS, type RedisKeys } from './redis-store';
+import { clientFor, HISTORY_PAGE, REMEMBERED_COMMITS, textOf, type RedisKeys } from './redis-store';
 import type { RespArg, RespValue } from './resp';
 
 /** Each call's bound grows by this much per MiB the copy carries (the script sends it all at once). */
@@ -75,18 +75,8 @@ export function copyBytes(copy: ProjectCopy): number {
 }
 
 /** A client for one migration, made as the Redis store makes its own, with a bound that allows for `bytes`. */
-export function migrationClient(config: RedisStoreConfig, keys: RedisKeys, bytes: number): RedisClient {
-  return new RedisClient({
-    host: config.host,
-    port: config.port,
-    isTls: config.isTls,
-    ca: config.ca,
-    username: config.username,
-    password: config.password,
-    db: config.db,
-    timeoutMs: config.timeoutMs + Math.ceil(bytes / (1 << 20)) * TIMEOUT_PER_MIB_MS,
-    permissionHint: aclHint(keys),
-  });
+export function migrationClient(config: RedisStoreConfig, bytes: number): RedisClient {
+  return clientFor(config, { timeoutMs: config.timeoutMs + Math.ceil(bytes / (1 << 20)) * TIMEOUT_PER_MIB_MS });
 }
 
 /**
@@ -222,12 +212,6 @@ function hashOf(value: RespValue): Map<string, string> {
   return map;
 }
 
-function textOf(value: RespValue): string | null {
-  if (value === null) return null;
-  if (Buffer.isBuffer(value)) return value.toString('utf8');
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') return String(value);
-  return null;
-}
 
 function protocolFault(client: RedisClient, what: string): StoreFault {
   return new StoreFault('store_protocol_error', `The Redis store at ${client.where}: ${what}`, undefined, true);

@@ -117,6 +117,22 @@ export interface CommitListener {
 export const RESUBSCRIBE_BASE_MS = 100;
 export const RESUBSCRIBE_MAX_MS = 5_000;
 
+/** A client for a project's store configuration (its own connection); `timeoutMs` replaces the configured bound. */
+export function clientFor(config: RedisStoreConfig, options: { timeoutMs?: number; random?: () => number } = {}): RedisClient {
+  return new RedisClient({
+    host: config.host,
+    port: config.port,
+    isTls: config.isTls,
+    ca: config.ca,
+    username: config.username,
+    password: config.password,
+    db: config.db,
+    timeoutMs: options.timeoutMs ?? config.timeoutMs,
+    permissionHint: aclHint(keysOf(config.keyPrefix)),
+    random: options.random,
+  });
+}
+
 /** Whether a store is a Redis store (its reads can be made fresh with refresh/readLatest). */
 export function isRedisStore(store: Store): store is RedisStore {
   return (store as Partial<RedisStore>).kind === 'redis';
@@ -146,18 +162,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const random = options.random ?? Math.random;
   const lockTimeoutMs = options.lockTimeoutMs ?? LOCK_TIMEOUT_MS;
   const keep = options.historyKeep ?? HISTORY_KEEP_RECORDS;
-  const newClient = (): RedisClient => new RedisClient({
-    host: config.host,
-    port: config.port,
-    isTls: config.isTls,
-    ca: config.ca,
-    username: config.username,
-    password: config.password,
-    db: config.db,
-    timeoutMs: config.timeoutMs,
-    permissionHint: aclHint(keys),
-    random,
-  });
+  const newClient = (): RedisClient => clientFor(config, { random });
   const client = options.client ?? newClient();
   const cache = new HistoryCache(keep);
   // Strict while the store runs an engine operation: a channel not loaded
@@ -531,7 +536,8 @@ export function takeFinished(state: State): Map<string, HistoryRecord[]> {
   return byChannel;
 }
 
-function textOf(value: RespValue): string | null {
+/** A reply as text: bulk and simple strings, numbers; null for a null reply and anything else. */
+export function textOf(value: RespValue): string | null {
   if (value === null) return null;
   if (Buffer.isBuffer(value)) return value.toString('utf8');
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') return String(value);

@@ -10,22 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SessionArchive } from '../../../src/engine/types';
 import { RedisClient } from '../../../src/store/redis/client';
-import { keyPrefixOf, type RedisStoreConfig } from '../../../src/store/redis/config';
 import { createRedisStore, type RedisStore, type RedisStoreOptions } from '../../../src/store/redis/redis-store';
 import { randomHex } from '../../../src/store/crypto';
 import { OK, REFUSED } from '../helpers';
 import { TEST_CODEC } from '../test-codec';
-import { MINIMAL_PROJECT, SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer } from './server';
+import { configFor, MINIMAL_PROJECT, SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer, type User } from './server';
 
 const skip = SKIP_WITHOUT_REDIS;
-type User = { name: string; password: string };
 
-function configFor(port: number, projectId: string, user: User): RedisStoreConfig {
-  return {
-    isTls: false, host: '127.0.0.1', port, db: 0, username: user.name, password: user.password,
-    projectId, keyPrefix: keyPrefixOf(projectId), ca: undefined, timeoutMs: 2_000,
-  };
-}
 
 async function rig(t: TestContext, projectId = `p-${randomHex(4)}`): Promise<{ server: RedisServer; open(o?: Partial<RedisStoreOptions> & { user?: User }): RedisStore; raw: RedisClient }> {
   const server = await startRedis(t);

@@ -10,34 +10,12 @@ import { join } from 'node:path';
 import { DIST, runCli, runToExit, startServer, tempProject, type ServerProcess } from '../../helpers/server';
 import { ok } from '../../e2e/tools-support';
 import { DEFAULT_CODEC } from '../../../src/store/default-codec';
-import { keyPrefixOf, type RedisStoreConfig } from '../../../src/store/redis/config';
 import { createRedisStore } from '../../../src/store/redis/redis-store';
-import { SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer } from './server';
+import { configFor, SKIP_WITHOUT_REDIS, startRedis, storeEnv, type RedisServer } from './server';
 
 const skip = SKIP_WITHOUT_REDIS;
 
-function storeEnv(redis: RedisServer, projectId: string): Record<string, string | undefined> {
-  return {
-    OPENCOMMS_STORE: `redis://${USERS.agent.name}@127.0.0.1:${redis.port}/0`,
-    OPENCOMMS_STORE_PASSWORD: USERS.agent.password,
-    OPENCOMMS_STORE_PASSWORD_FILE: undefined,
-    OPENCOMMS_STORE_CA: undefined,
-    OPENCOMMS_PROJECT_ID: projectId,
-    OPENCOMMS_PROJECT_DIR: undefined,
-    OPENCOMMS_MEMBER_ID: undefined,
-    OPENCOMMS_NO_SPAWN: '1',
-    CLAUDE_CODE_SESSION_ID: undefined,
-    CLAUDE_CODE_ENTRYPOINT: undefined,
-    AI_AGENT: undefined,
-  };
-}
 
-function configFor(redis: RedisServer, projectId: string): RedisStoreConfig {
-  return {
-    isTls: false, host: '127.0.0.1', port: redis.port, db: 0, username: USERS.agent.name, password: USERS.agent.password,
-    projectId, keyPrefix: keyPrefixOf(projectId), ca: undefined, timeoutMs: 2_000,
-  };
-}
 
 /** A Claude Code session's server on a folder of its own. */
 async function claudeServer(t: TestContext, redis: RedisServer, projectId: string, sessionId: string): Promise<ServerProcess> {
@@ -95,7 +73,7 @@ test('a waiting Stop hook on one machine is woken by mail committed on another',
   const finished = runToExit(waiter, JSON.stringify({ hook_event_name: 'Stop', session_id: 'session-B', cwd: b.project, stop_hook_active: false }), 'hook --wait');
   // Sent only once the waiter holds its lease (it has looked and found nothing),
   // so the wake-up can only come from the commit notice.
-  const observer = createRedisStore({ config: configFor(redis, 'wait-across'), codec: DEFAULT_CODEC, projectDir: tempProject(t) });
+  const observer = createRedisStore({ config: configFor(redis.port, 'wait-across'), codec: DEFAULT_CODEC, projectDir: tempProject(t) });
   t.after(() => observer.close());
   const deadline = Date.now() + 10_000;
   while (!(await observer.readLatest((state) => state.wait_leases?.[bId] !== undefined))) {

@@ -15,11 +15,11 @@ import { openStore } from '../../../src/store/index';
 import { splitGeneration } from '../../../src/store/load';
 import { readFileProject, writeFileProject } from '../../../src/store/project-copy';
 import { RedisClient } from '../../../src/store/redis/client';
-import { keyPrefixOf, type RedisStoreConfig } from '../../../src/store/redis/config';
+import { keyPrefixOf } from '../../../src/store/redis/config';
 import { compareRedisProject, migrationClient, readRedisProject, writeRedisProject } from '../../../src/store/redis/project-copy';
 import { createRedisStore, keysOf } from '../../../src/store/redis/redis-store';
 import { runCli, tempProject } from '../../helpers/server';
-import { MINIMAL_PROJECT, SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer } from './server';
+import { configFor, MINIMAL_PROJECT, SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer, type User } from './server';
 
 const skip = SKIP_WITHOUT_REDIS;
 
@@ -28,14 +28,7 @@ const CLEAN_ENV = {
   OPENCOMMS_STORE_CA: undefined, OPENCOMMS_PROJECT_ID: undefined, OPENCOMMS_PROJECT_DIR: undefined,
 };
 
-type User = { name: string; password: string };
 
-function configFor(port: number, projectId: string, user: User = USERS.agent): RedisStoreConfig {
-  return {
-    isTls: false, host: '127.0.0.1', port, db: 0, username: user.name, password: user.password,
-    projectId, keyPrefix: keyPrefixOf(projectId), ca: undefined, timeoutMs: 2_000,
-  };
-}
 
 function rawClient(t: TestContext, server: RedisServer): RedisClient {
   const raw = new RedisClient({ host: '127.0.0.1', port: server.port, isTls: false, username: USERS.agent.name, password: USERS.agent.password, db: 0, timeoutMs: 2_000 });
@@ -359,7 +352,7 @@ test('a Redis copy that does not read back as written is reported, naming the pa
   const copy = (await readFileProject({ projectDir: source, codec: DEFAULT_CODEC }))!;
   const server = await startRedis(t);
   const keys = keysOf(keyPrefixOf('acme'));
-  const client = migrationClient(configFor(server.port, 'acme'), keys, 0);
+  const client = migrationClient(configFor(server.port, 'acme'), 0);
   t.after(() => client.close());
   const version = await writeRedisProject(client, keys, copy);
   assert.deepEqual(await compareRedisProject(client, keys, copy, version), []);
@@ -444,7 +437,7 @@ test('a Redis project that changes while it is read is read again, and refused w
   const raw = rawClient(t, target.server);
   // A writer that drops some history (bumping the epoch) while each read is under way.
   let changes = 1;
-  const client = migrationClient(configFor(target.server.port, 'acme'), keys, 0);
+  const client = migrationClient(configFor(target.server.port, 'acme'), 0);
   t.after(() => client.close());
   const command = client.command.bind(client);
   client.command = async (args) => {

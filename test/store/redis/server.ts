@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { STORE_ACL_COMMANDS } from '../../../src/store/redis/redis-store';
+import { keyPrefixOf, type RedisStoreConfig } from '../../../src/store/redis/config';
 
 /** Set when redis-server is installed (.ci/run makes sure it is). */
 export const REDIS_SERVER = findRedisServer();
@@ -198,5 +199,37 @@ export async function startRedis(t: TestContext, certs: Certificates = makeCerti
     },
     freeze: () => void child?.kill('SIGSTOP'),
     thaw: () => void child?.kill('SIGCONT'),
+  };
+}
+
+/** An ACL user of the test server. */
+export type User = { name: string; password: string };
+
+/** A store configuration for `projectId` on the plain port of a test server, as `user` (agent by default). */
+export function configFor(port: number, projectId: string, user: User = USERS.agent): RedisStoreConfig {
+  return {
+    isTls: false, host: '127.0.0.1', port, db: 0, username: user.name, password: user.password,
+    projectId, keyPrefix: keyPrefixOf(projectId), ca: undefined, timeoutMs: 2_000,
+  };
+}
+
+/**
+ * The environment of a process (server, hook, watch) on a Redis project of
+ * the test server, as the agent user; everything that could name another
+ * store, project or identity is unset.
+ */
+export function storeEnv(redis: RedisServer, projectId: string): Record<string, string | undefined> {
+  return {
+    OPENCOMMS_STORE: `redis://${USERS.agent.name}@127.0.0.1:${redis.port}/0`,
+    OPENCOMMS_STORE_PASSWORD: USERS.agent.password,
+    OPENCOMMS_STORE_PASSWORD_FILE: undefined,
+    OPENCOMMS_STORE_CA: undefined,
+    OPENCOMMS_PROJECT_ID: projectId,
+    OPENCOMMS_PROJECT_DIR: undefined,
+    OPENCOMMS_MEMBER_ID: undefined,
+    OPENCOMMS_NO_SPAWN: '1',
+    CLAUDE_CODE_SESSION_ID: undefined,
+    CLAUDE_CODE_ENTRYPOINT: undefined,
+    AI_AGENT: undefined,
   };
 }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Envelope, State } from '../../../src/engine/types';
 import { RedisClient } from '../../../src/store/redis/client';
-import { keyPrefixOf, type RedisStoreConfig } from '../../../src/store/redis/config';
+import { keyPrefixOf } from '../../../src/store/redis/config';
 import { compareStreamIds, createRedisStore, type RedisStore, type RedisStoreOptions } from '../../../src/store/redis/redis-store';
 import { randomHex } from '../../../src/store/crypto';
 import { envelope, OK, REFUSED } from '../helpers';
@@ -18,19 +18,12 @@ import * as engine from '../../../src/engine/index';
 import { DEFAULT_CODEC } from '../../../src/store/default-codec';
 import { isRedisStore, openStore } from '../../../src/store/index';
 import { TEST_CODEC } from '../test-codec';
-import { MINIMAL_PROJECT, SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer } from './server';
+import { configFor, MINIMAL_PROJECT, SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer, type User } from './server';
 
 const skip = SKIP_WITHOUT_REDIS;
 if (skip) test('Redis store tests need redis-server', { skip }, () => undefined);
 
-type User = { name: string; password: string };
 
-function configFor(port: number, projectId: string, user: User = USERS.agent): RedisStoreConfig {
-  return {
-    isTls: false, host: '127.0.0.1', port, db: 0, username: user.name, password: user.password,
-    projectId, keyPrefix: keyPrefixOf(projectId), ca: undefined, timeoutMs: 2_000,
-  };
-}
 
 interface Rig {
   server: RedisServer;

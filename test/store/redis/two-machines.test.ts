@@ -8,24 +8,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, tempProject, type Json, type ServerProcess } from '../../helpers/server';
 import { create, join as joinChannel, ok } from '../../e2e/tools-support';
-import { SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer } from './server';
+import { SKIP_WITHOUT_REDIS, startRedis, storeEnv, type RedisServer } from './server';
 import { startWatch } from '../../watch/watch-process';
 
 const skip = SKIP_WITHOUT_REDIS;
 const BELL = 'notifications/claude/channel';
 
-function storeEnv(redis: RedisServer, projectId: string): Record<string, string | undefined> {
-  return {
-    OPENCOMMS_STORE: `redis://${USERS.agent.name}@127.0.0.1:${redis.port}/0`,
-    OPENCOMMS_STORE_PASSWORD: USERS.agent.password,
-    OPENCOMMS_STORE_PASSWORD_FILE: undefined,
-    OPENCOMMS_STORE_CA: undefined,
-    OPENCOMMS_PROJECT_ID: projectId,
-    OPENCOMMS_PROJECT_DIR: undefined,
-    OPENCOMMS_NO_SPAWN: '1',
-    CLAUDE_CODE_SESSION_ID: undefined,
-  };
-}
 
 /** A server on a folder of its own ("its machine"), as `memberId`, on the Redis project. */
 async function machine(t: TestContext, redis: RedisServer, projectId: string, memberId: string, host = 'claude-code'): Promise<ServerProcess> {
