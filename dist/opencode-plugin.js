@@ -4437,6 +4437,8 @@ var RedisClient = class {
   backoffTimer;
   /** Set when a connection's first bytes looked like TLS (a plain-text client at a TLS port). */
   sawTlsBytes = false;
+  /** The protocol the current connection speaks: 3 after HELLO 3, 2 when the server did not offer it. */
+  protocol;
   /** Set by subscribe: where the server's pub/sub messages go (they answer no command). */
   onMessage;
   /** Called whenever a connection ends, so a subscriber can subscribe again. */
@@ -4449,6 +4451,10 @@ var RedisClient = class {
     this.options = options;
     this.random = options.random ?? Math.random;
     this.where = describeEndpoint(options);
+  }
+  /** The RESP version of the current connection once it is ready (3 when the server offered it). */
+  get protocolVersion() {
+    return this.protocol;
   }
   /** Which connection is open (0 before the first); changes whenever the client reconnects. */
   get connection() {
@@ -4513,7 +4519,8 @@ var RedisClient = class {
    */
   async subscribe(channel2, onMessage) {
     this.onMessage = onMessage;
-    const reply = await this.command(["SUBSCRIBE", channel2]);
+    const answer = await this.command(["SUBSCRIBE", channel2]);
+    const reply = answer instanceof RespPush ? answer.items : answer;
     if (!Array.isArray(reply) || textOfReply(reply[0]) !== "subscribe") {
       this.teardown(this.fault("store_protocol_error", "answered SUBSCRIBE with something other than a subscription: check that the URL names a Redis (or Valkey) server"));
       throw this.fault("store_protocol_error", "answered SUBSCRIBE unexpectedly");
@@ -4585,6 +4592,7 @@ var RedisClient = class {
     this.phase = "connecting";
     this.connectionNumber++;
     this.sawTlsBytes = false;
+    this.protocol = void 0;
     const parser = new RespParser({ maxReplyBytes: this.options.maxReplyBytes });
     const { host, port } = this.options;
     const net = __require("node:net");
@@ -4618,13 +4626,42 @@ var RedisClient = class {
       if (this.socket === socket) this.teardown(this.faultForClose());
     });
   }
-  // AUTH (with the ACL user when one is named) and SELECT go out first; the
-  // queued calls follow only once both succeeded.
+  // HELLO 3 with the credentials goes out first: RESP3 where the server
+  // offers it. A server that does not know HELLO or RESP3 (NOPROTO, an
+  // unknown command, an ACL without it) gets AUTH instead and stays on RESP2.
+  // SELECT follows; the queued calls go out only once all succeeded.
   handshake() {
     this.phase = "handshake";
-    const { username, password, db } = this.options;
-    const steps = [username === void 0 ? ["AUTH", password] : ["AUTH", username, password]];
-    if (db !== 0) steps.push(["SELECT", db]);
+    const { username, password } = this.options;
+    const hello = {
+      name: "HELLO",
+      resolve: (value) => {
+        if (!(value instanceof RespError)) {
+          this.protocol = 3;
+          this.finishHandshake([]);
+          return;
+        }
+        if (isNoResp3(value)) {
+          this.protocol = 2;
+          this.finishHandshake([username === void 0 ? ["AUTH", password] : ["AUTH", username, password]]);
+          return;
+        }
+        this.failures = 0;
+        this.teardown(this.faultForReply(value, "AUTH"));
+      },
+      reject: () => void 0
+      // the queued calls carry the fault
+    };
+    this.write({ bytes: encodeCommand(["HELLO", 3, "AUTH", username ?? "default", password]), pendings: [hello] });
+  }
+  // The rest of the handshake after HELLO: AUTH when HELLO could not do it, then SELECT.
+  finishHandshake(first) {
+    const steps = [...first];
+    if (this.options.db !== 0) steps.push(["SELECT", this.options.db]);
+    if (steps.length === 0) {
+      this.ready();
+      return;
+    }
     let left = steps.length;
     let failed = false;
     const pendings = steps.map((step) => ({
@@ -4743,6 +4780,11 @@ function textOfReply(value) {
   if (typeof value === "string") return value;
   if (Buffer.isBuffer(value)) return value.toString("utf8");
   return void 0;
+}
+function isNoResp3(reply) {
+  if (reply.prefix === "NOPROTO") return true;
+  if (reply.prefix === "NOPERM") return /hello/i.test(reply.message);
+  return reply.prefix === "ERR" && /unknown command/i.test(reply.message);
 }
 
 // src/store/redis/history-cache.ts

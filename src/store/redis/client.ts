@@ -1,5 +1,6 @@
 // Our Redis client, on node:net and node:tls only: one connection, opened on
-// first use, authenticated (AUTH with the ACL user) and on its database
+// first use, authenticated (HELLO 3 with the ACL user, so RESP3 where the
+// server offers it; AUTH on RESP2 where it does not) and on its database
 // before any command of ours goes out; commands pipelined in order; every
 // call bounded by one timeout that covers backoff, connect, handshake and
 // reply; a lost connection reopened on the next call after a jittered
@@ -77,6 +78,8 @@ export class RedisClient {
   private backoffTimer: NodeJS.Timeout | undefined;
   /** Set when a connection's first bytes looked like TLS (a plain-text client at a TLS port). */
   private sawTlsBytes = false;
+  /** The protocol the current connection speaks: 3 after HELLO 3, 2 when the server did not offer it. */
+  private protocol: 2 | 3 | undefined;
   /** Set by subscribe: where the server's pub/sub messages go (they answer no command). */
   private onMessage: ((channel: string, payload: string) => void) | undefined;
   /** Called whenever a connection ends, so a subscriber can subscribe again. */
@@ -90,6 +93,11 @@ export class RedisClient {
     this.options = options;
     this.random = options.random ?? Math.random;
     this.where = describeEndpoint(options);
+  }
+
+  /** The RESP version of the current connection once it is ready (3 when the server offered it). */
+  get protocolVersion(): 2 | 3 | undefined {
+    return this.protocol;
   }
 
   /** Which connection is open (0 before the first); changes whenever the client reconnects. */
@@ -160,7 +168,9 @@ export class RedisClient {
    */
   async subscribe(channel: string, onMessage: (channel: string, payload: string) => void): Promise<void> {
     this.onMessage = onMessage;
-    const reply = await this.command(['SUBSCRIBE', channel]);
+    const answer = await this.command(['SUBSCRIBE', channel]);
+    // RESP3 confirms with a push, RESP2 with an array: the same items.
+    const reply = answer instanceof RespPush ? answer.items : answer;
     if (!Array.isArray(reply) || textOfReply(reply[0]) !== 'subscribe') {
       this.teardown(this.fault('store_protocol_error', 'answered SUBSCRIBE with something other than a subscription: check that the URL names a Redis (or Valkey) server'));
       throw this.fault('store_protocol_error', 'answered SUBSCRIBE unexpectedly');
@@ -240,6 +250,7 @@ export class RedisClient {
     this.phase = 'connecting';
     this.connectionNumber++;
     this.sawTlsBytes = false;
+    this.protocol = undefined;
     const parser = new RespParser({ maxReplyBytes: this.options.maxReplyBytes });
     const { host, port } = this.options;
     // Required here, not at the top: node:tls costs start-up time, and most
@@ -278,13 +289,42 @@ export class RedisClient {
     });
   }
 
-  // AUTH (with the ACL user when one is named) and SELECT go out first; the
-  // queued calls follow only once both succeeded.
+  // HELLO 3 with the credentials goes out first: RESP3 where the server
+  // offers it. A server that does not know HELLO or RESP3 (NOPROTO, an
+  // unknown command, an ACL without it) gets AUTH instead and stays on RESP2.
+  // SELECT follows; the queued calls go out only once all succeeded.
   private handshake(): void {
     this.phase = 'handshake';
-    const { username, password, db } = this.options;
-    const steps: RespArg[][] = [username === undefined ? ['AUTH', password] : ['AUTH', username, password]];
-    if (db !== 0) steps.push(['SELECT', db]);
+    const { username, password } = this.options;
+    const hello: Pending = {
+      name: 'HELLO',
+      resolve: (value) => {
+        if (!(value instanceof RespError)) {
+          this.protocol = 3;
+          this.finishHandshake([]);
+          return;
+        }
+        if (isNoResp3(value)) {
+          this.protocol = 2;
+          this.finishHandshake([username === undefined ? ['AUTH', password] : ['AUTH', username, password]]);
+          return;
+        }
+        this.failures = 0; // a refusal is an answer: no backoff before the next try
+        this.teardown(this.faultForReply(value, 'AUTH'));
+      },
+      reject: () => undefined, // the queued calls carry the fault
+    };
+    this.write({ bytes: encodeCommand(['HELLO', 3, 'AUTH', username ?? 'default', password]), pendings: [hello] });
+  }
+
+  // The rest of the handshake after HELLO: AUTH when HELLO could not do it, then SELECT.
+  private finishHandshake(first: RespArg[][]): void {
+    const steps = [...first];
+    if (this.options.db !== 0) steps.push(['SELECT', this.options.db]);
+    if (steps.length === 0) {
+      this.ready();
+      return;
+    }
     let left = steps.length;
     let failed = false;
     const pendings = steps.map((step): Pending => ({
@@ -419,4 +459,13 @@ function textOfReply(value: RespValue | undefined): string | undefined {
   if (typeof value === 'string') return value;
   if (Buffer.isBuffer(value)) return value.toString('utf8');
   return undefined;
+}
+
+// HELLO refused because the server lacks it or RESP3 (older than Redis 6, or
+// an ACL without HELLO): the handshake falls back to AUTH on RESP2. A
+// refusal of the credentials is not one of these.
+function isNoResp3(reply: RespError): boolean {
+  if (reply.prefix === 'NOPROTO') return true;
+  if (reply.prefix === 'NOPERM') return /hello/i.test(reply.message);
+  return reply.prefix === 'ERR' && /unknown command/i.test(reply.message);
 }

@@ -238,3 +238,82 @@ test('an idle connection does not keep a finished process alive', { skip }, asyn
   assert.equal(result.signal, null, 'the process had to be killed: the idle connection kept it alive');
   assert.equal(result.stdout.trim(), 'PONG');
 });
+
+test('speaks RESP3 after HELLO 3 where the server offers it, authenticated as the ACL user, and pub/sub works on it', { skip }, async (t) => {
+  const server = await startRedis(t);
+  const c = client(t, server);
+  const info = String(await c.command(['CLIENT', 'INFO']));
+  assert.match(info, / resp=3\s*$/);
+  assert.match(info, / user=agent /);
+  assert.equal(c.protocolVersion, 3);
+  // A RESP3 map (HGETALL) still reads as field, value, …
+  await c.command(['HSET', 'oc:{p}:h', 'a', '1', 'b', '2']);
+  assert.deepEqual((await c.command(['HGETALL', 'oc:{p}:h']) as Buffer[]).map(String).sort(), ['1', '2', 'a', 'b']);
+  const subscriber = client(t, server);
+  const heard: string[] = [];
+  await subscriber.subscribe('oc:{p}:notices', (_channel, payload) => heard.push(payload));
+  await c.command(['PUBLISH', 'oc:{p}:notices', 'v1']);
+  const deadline = Date.now() + 5_000;
+  while (heard.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.deepEqual(heard, ['v1']);
+});
+
+// A server that knows no HELLO (as Redis before 6, or a proxy that does not pass it on):
+// it answers HELLO with an error and everything else as a RESP2 server would.
+async function helloLessServer(t: TestContext): Promise<{ port: number; commands: string[][] }> {
+  const commands: string[][] = [];
+  const sockets: Socket[] = [];
+  const listener = createServer((socket) => {
+    sockets.push(socket);
+    let buffered = '';
+    socket.on('data', (chunk) => {
+      buffered += chunk.toString('latin1');
+      for (;;) {
+        const parsed = parseCommand(buffered);
+        if (!parsed) return;
+        buffered = buffered.slice(parsed.length);
+        commands.push(parsed.args);
+        const name = parsed.args[0]!.toUpperCase();
+        if (name === 'HELLO') socket.write("-ERR unknown command 'HELLO', with args beginning with: '3'\r\n");
+        else if (name === 'AUTH') socket.write(parsed.args[2] === 'right' ? '+OK\r\n' : '-WRONGPASS invalid username-password pair\r\n');
+        else if (name === 'PING') socket.write('+PONG\r\n');
+        else socket.write('-ERR unexpected\r\n');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', () => resolve()));
+  t.after(() => {
+    for (const s of sockets) s.destroy();
+    listener.close();
+  });
+  return { port: (listener.address() as { port: number }).port, commands };
+}
+
+// One RESP array of bulk strings from the front of `text`, or undefined while incomplete.
+function parseCommand(text: string): { args: string[]; length: number } | undefined {
+  const head = /^\*(\d+)\r\n/.exec(text);
+  if (!head) return undefined;
+  let at = head[0].length;
+  const args: string[] = [];
+  for (let i = 0; i < Number(head[1]); i++) {
+    const len = /^\$(\d+)\r\n/.exec(text.slice(at));
+    if (!len) return undefined;
+    at += len[0].length;
+    if (text.length < at + Number(len[1]) + 2) return undefined;
+    args.push(text.slice(at, at + Number(len[1])));
+    at += Number(len[1]) + 2;
+  }
+  return { args, length: at };
+}
+
+test('a server without HELLO gets AUTH instead and the client stays on RESP2; its refusal of the password is still store_auth_failed', async (t) => {
+  const fake = await helloLessServer(t);
+  const c = client(t, fake, { username: 'agent', password: 'right' });
+  assert.equal(await c.command(['PING']), 'PONG');
+  assert.equal(c.protocolVersion, 2);
+  assert.deepEqual(fake.commands.map((args) => args[0]), ['HELLO', 'AUTH', 'PING']);
+  assert.deepEqual(fake.commands[1], ['AUTH', 'agent', 'right']);
+  const wrong = client(t, fake, { username: 'agent', password: 'wrong' });
+  const err = await rejectsWith(wrong.command(['PING']), 'store_auth_failed');
+  assert.doesNotMatch(err.message, /wrong/);
+});
