@@ -1,7 +1,7 @@
 // `npm run bench`: every benchmark in turn, each printing its own table of
 // ratios against an anchor measured in the same run. A report, not a gate: a
 // missed target still exits 0; only a benchmark that crashes exits non-zero.
-// `npm run bench` compiles build/ first (store, hook and doorbell benches use it).
+// `npm run bench` compiles build/ first (store, hook, doorbell and redis benches use it).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,7 @@ const BENCHES = [
   ['bench/search.mjs', 'search: opencomms_history with a query over 2000 and 20,000 records'],
   ['bench/doorbell.mjs', 'doorbell: send → notification latency against a bare fs.watch wake'],
   ['bench/watch.mjs', 'watch: send → watch --member line against a bare fs.watch wake; idle CPU and RSS'],
+  ['bench/redis.mjs', 'redis: send→pull over Redis against the file store, 4-process contended throughput against a bare WATCH/MULTI floor, 0 lost'],
 ];
 const failures = [];
 

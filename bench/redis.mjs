@@ -1,0 +1,379 @@
+// Redis store benchmark (a report, not a test), on a redis-server this script
+// starts itself on a free loopback port (no persistence, a password):
+//  1. send→pull latency: one engine send through the store followed by the
+//     recipient's pull (drain, then the commit the server makes after its
+//     reply), p50 over N repetitions, over Redis next to the same over the
+//     file store, interleaved; a bare PING round trip for scale.
+//  2. contended throughput: 4 writer processes, each M engine sends on one
+//     Redis project, in two shapes (steady: each change also delivers the
+//     send to its peer, so the state keeps one small size; own mail: each
+//     writer takes in its mail every 20th send, so the state holds what is
+//     unread), each against a floor measured in the same run: 4 processes
+//     running a bare WATCH / GET / MULTI / SET / EXEC loop on one key of the
+//     store's median live state size, through the same RESP client, so only
+//     the logic differs. Target: >= 50% of the floor. Then the final state
+//     and history must hold every writer's M sends, once each (a loss exits 1:
+//     a broken promise, not a missed target).
+// Run after `npx tsc -p tsconfig.test.json` (npm run bench does it):
+//   node bench/redis.mjs [repetitions=200] [mutations-per-writer=250]
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import { printTable, quantile } from './lib/report.mjs';
+
+const require = createRequire(import.meta.url);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { openStore } = require(join(root, 'build/src/store/index.js'));
+const { createRedisStore } = require(join(root, 'build/src/store/redis/redis-store.js'));
+const { keyPrefixOf } = require(join(root, 'build/src/store/redis/config.js'));
+const { RedisClient } = require(join(root, 'build/src/store/redis/client.js'));
+const { DEFAULT_CODEC } = require(join(root, 'build/src/store/default-codec.js'));
+const engine = require(join(root, 'build/src/engine/index.js'));
+
+// Engine time runs 1000x faster than the wall clock (as in bench/store.mjs):
+// the per-minute rate limit and the dedup window never refuse a bench send.
+const fastClock = () => Date.now() * 1000;
+const KB = 'x'.repeat(1024);
+const WRITERS = 4;
+const FLOOR_KEY = 'bench:floor';
+const READY_TIMEOUT_MS = 15_000;
+const ok = (r) => { if (!r.ok) throw new Error(`refused: ${r.message}`); return r; };
+const contentOf = (tag) => `${tag}:${KB}`.slice(0, KB.length);
+
+function redisConfig(port, password, projectId) {
+  return {
+    isTls: false, host: '127.0.0.1', port, db: 0, username: undefined, password,
+    projectId, keyPrefix: keyPrefixOf(projectId), ca: undefined, timeoutMs: 5_000,
+  };
+}
+
+function bareClient(port, password) {
+  return new RedisClient({ host: '127.0.0.1', port, isTls: false, username: undefined, password, db: 0, timeoutMs: 5_000 });
+}
+
+const owner = (now) => ({ pid: process.pid, host: 'bench', lease_until: now + 60_000 });
+
+/** One send from `from` to `to` through `store`. */
+let serial = 0;
+const send = (store, from, to) =>
+  store.mutate((s, ctx) => engine.sendMessage(s, { channel: 'bench', session_id: from, to, content: contentOf(`${process.pid}-${serial++}`) }, ctx));
+
+/** The recipient's pull as the MCP server makes it: drain to this process, then commit once the reply is out. */
+async function pull(store, who) {
+  let handed;
+  let ids = [];
+  ok(await store.mutate((s, ctx) => {
+    handed = owner(ctx.now());
+    const r = engine.pullMessages(s, who, { channel: 'bench', limit: 100, owner: handed }, ctx);
+    ids = r.ok ? r.data.message_ids : [];
+    return r;
+  }));
+  if (ids.length > 0) {
+    ok(await store.mutate((s, ctx) => {
+      engine.commitDelivery(s, who, ids, 'pull', ctx.now(), handed);
+      return { ok: true, message: 'committed' };
+    }));
+  }
+  return ids.length;
+}
+
+async function makeChannel(store, members) {
+  const base = { channel: 'bench', role_prompt: 'p', delivery_mode: 'pull', project_id: 'bench', worktree: '/w' };
+  ok(await store.mutate((s, ctx) => engine.createChannel(s, { ...base, role: 'r0', session_id: members[0], rate_limit: 1000, max_members: 32 }, ctx)));
+  for (let i = 1; i < members.length; i++) {
+    ok(await store.mutate((s, ctx) => engine.joinChannel(s, { ...base, role: `r${i}`, session_id: members[i] }, ctx)));
+  }
+}
+
+// ---- contended children ----------------------------------------------------
+// argv: --child store|floor <projectId> <me> <peer> <mutations> <pull every>; BENCH_REDIS_PORT / BENCH_REDIS_PASSWORD.
+if (process.argv[2] === '--child') {
+  const [, , , kind, projectId, me, peer, countText, pullEveryText] = process.argv;
+  const pullEvery = Number(pullEveryText);
+  const port = Number(process.env.BENCH_REDIS_PORT);
+  const password = process.env.BENCH_REDIS_PASSWORD;
+  const count = Number(countText);
+  const store = kind === 'store'
+    ? createRedisStore({ config: redisConfig(port, password, projectId), codec: DEFAULT_CODEC, projectDir: os.tmpdir(), now: fastClock, historyKeep: 1_000_000 })
+    : undefined;
+  const client = kind === 'floor' ? bareClient(port, password) : undefined;
+  // Connect and authenticate before the start line, so the race measures only the work.
+  if (store) await store.refresh();
+  else await client.command(['PING']);
+  process.stdout.write('ready\n');
+  await new Promise((resolve) => process.stdin.once('data', resolve));
+  const started = performance.now();
+  let conflicts = 0;
+  // Runs of the change: one per attempt, so runs beyond one per send are conflicts retried.
+  let runs = 0;
+  for (let n = 0; n < count; n++) {
+    if (store) {
+      // pullEvery 0: the peer's pull of this very send is part of the change, so the live
+      // state keeps one size; N: every Nth change also takes in this writer's own mail.
+      const isPulling = pullEvery > 0 && n % pullEvery === pullEvery - 1;
+      ok(await store.mutate((s, ctx) => {
+        runs++;
+        const r = engine.sendMessage(s, { channel: 'bench', session_id: me, to: peer, content: contentOf(`${me}-${n}`) }, ctx);
+        const reader = pullEvery === 0 ? peer : isPulling ? me : undefined;
+        if (reader) {
+          const handed = owner(ctx.now());
+          const pulled = engine.pullMessages(s, reader, { channel: 'bench', limit: 100, owner: handed }, ctx);
+          if (pulled.ok) engine.commitDelivery(s, reader, pulled.data.message_ids, 'pull', ctx.now(), handed);
+        }
+        return r;
+      }));
+    } else {
+      // The bare optimistic loop: read under WATCH, write in MULTI/EXEC, again on a conflict.
+      for (;;) {
+        const [, value] = await client.pipeline([['WATCH', FLOOR_KEY], ['GET', FLOOR_KEY]]);
+        const text = Buffer.isBuffer(value) ? value.toString('utf8') : String(value);
+        const sep = text.indexOf(':');
+        const next = `${Number(text.slice(0, sep)) + 1}${text.slice(sep)}`;
+        const replies = await client.pipeline([['MULTI'], ['SET', FLOOR_KEY, next], ['EXEC']]);
+        if (replies[2] !== null) break;
+        conflicts++;
+      }
+    }
+  }
+  const ms = performance.now() - started;
+  if (store) conflicts = runs - count;
+  process.stdout.write(`done ${count} ${ms.toFixed(1)} ${conflicts}\n`);
+  await (store ? store.close() : client.close());
+  process.exit(0);
+}
+
+// ---- the server ------------------------------------------------------------
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startRedis(password) {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const port = await freePort();
+    const child = spawn('redis-server', [
+      '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
+      '--requirepass', password, '--daemonize', 'no', '--logfile', '',
+    ], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    const started = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`redis-server not ready in ${READY_TIMEOUT_MS} ms:\n${log}`)); }, READY_TIMEOUT_MS);
+      const onData = (chunk) => {
+        log += chunk;
+        if (/Ready to accept connections/.test(log)) { clearTimeout(timer); resolve(true); }
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        if (/Address already in use/.test(log)) resolve(false);
+        else reject(new Error(`redis-server exited before it was ready:\n${log}`));
+      });
+    });
+    if (started) return { port, child };
+  }
+  throw new Error('no free port for redis-server after 5 tries');
+}
+
+// ---- main ------------------------------------------------------------------
+
+if (spawnSync('redis-server', ['--version']).status !== 0) {
+  console.log('skipped: redis-server is not installed (apt-get install redis-server), so there is no Redis to measure');
+  process.exit(0);
+}
+
+const REPS = Number(process.argv[2] ?? 200) || 200;
+const MUTATIONS = Number(process.argv[3] ?? 250) || 250;
+const WARMUP = 5;
+const password = randomBytes(18).toString('hex');
+const redis = await startRedis(password);
+process.on('exit', () => redis.child.kill('SIGKILL'));
+const { port } = redis;
+const raw = bareClient(port, password);
+const dirs = [];
+const tempDir = (name) => { const dir = fs.mkdtempSync(join(os.tmpdir(), name)); dirs.push(dir); return dir; };
+
+// 1. send→pull, interleaved rep by rep with the file store.
+process.stderr.write(`redis-server on 127.0.0.1:${port}; measuring ${REPS} send→pull repetitions per store…\n`);
+const latencyProject = 'bench-latency';
+const redisSender = createRedisStore({ config: redisConfig(port, password, latencyProject), codec: DEFAULT_CODEC, projectDir: tempDir('oc-bench-redis-'), now: fastClock });
+const redisRecipient = createRedisStore({ config: redisConfig(port, password, latencyProject), codec: DEFAULT_CODEC, projectDir: tempDir('oc-bench-redis-'), now: fastClock });
+const fileDir = tempDir('oc-bench-file-');
+const fileSender = openStore({ projectDir: fileDir, now: fastClock });
+const fileRecipient = openStore({ projectDir: fileDir, now: fastClock });
+await makeChannel(redisSender, ['alice', 'bob']);
+await makeChannel(fileSender, ['alice', 'bob']);
+
+const samples = { file: [], redis: [], ping: [] };
+async function sendThenPull(sender, recipient) {
+  const t0 = performance.now();
+  ok(await send(sender, 'alice', 'bob'));
+  const got = await pull(recipient, 'bob');
+  const ms = performance.now() - t0;
+  if (got !== 1) throw new Error(`the pull found ${got} message(s), not 1`);
+  return ms;
+}
+for (let rep = 0; rep < REPS + WARMUP; rep++) {
+  const isWarm = rep < WARMUP;
+  const f = await sendThenPull(fileSender, fileRecipient);
+  const r = await sendThenPull(redisSender, redisRecipient);
+  const t0 = performance.now();
+  await raw.command(['PING']);
+  const p = performance.now() - t0;
+  if (isWarm) continue;
+  samples.file.push(f);
+  samples.redis.push(r);
+  samples.ping.push(p);
+}
+const fileP50 = quantile(samples.file, 0.5);
+const redisP50 = quantile(samples.redis, 0.5);
+await redisSender.close();
+await redisRecipient.close();
+
+// 2. Contended: 4 writers of the store, then 4 bare WATCH loops on a key of the store's live state size.
+async function contended(kind, projectId, pullEvery) {
+  const names = Array.from({ length: WRITERS }, (_, i) => `p${i}`);
+  const env = { ...process.env, BENCH_REDIS_PORT: String(port), BENCH_REDIS_PASSWORD: password };
+  const kids = names.map((me, i) => spawn(process.execPath, [
+    fileURLToPath(import.meta.url), '--child', kind, projectId, me, names[(i + 1) % WRITERS], String(MUTATIONS), String(pullEvery),
+  ], { env }));
+  const outputs = kids.map((kid) => new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    kid.stdout.on('data', (c) => { out += c; });
+    kid.stderr.on('data', (c) => { err += c; });
+    kid.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${kind} writer exited ${code}: ${err}`))));
+  }));
+  await Promise.all(kids.map((kid) => new Promise((resolve) => {
+    let out = '';
+    kid.stdout.on('data', function onReady(c) {
+      out += c;
+      if (out.includes('ready\n')) { kid.stdout.off('data', onReady); resolve(); }
+    });
+  })));
+  const cpu0 = redisCpuMs();
+  const t0 = performance.now();
+  for (const kid of kids) kid.stdin.write('go\n');
+  const texts = await Promise.all(outputs);
+  const wallMs = performance.now() - t0;
+  const cpu1 = redisCpuMs();
+  const done = texts.map((t) => /done \d+ ([\d.]+) (\d+)/.exec(t));
+  const conflicts = done.reduce((sum, m) => sum + Number(m[2]), 0);
+  // The fastest and the slowest writer: optimistic commits are not fair.
+  const spans = done.map((m) => Number(m[1]));
+  return {
+    rate: (WRITERS * MUTATIONS) / (wallMs / 1000), wallMs, conflicts, redisCpu: cpu0 === undefined ? undefined : cpu1 - cpu0,
+    fastestMs: Math.min(...spans), slowestMs: Math.max(...spans),
+  };
+}
+
+// The redis-server's own CPU time (Linux /proc), to tell a busy server from busy writers.
+function redisCpuMs() {
+  try {
+    const fields = fs.readFileSync(`/proc/${redis.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, at the usual 100 ticks/s
+  } catch {
+    return undefined;
+  }
+}
+
+/** One contended shape: the store's writers, then the floor on a key of the size the store's state had; and the loss check. */
+async function contendedShape(projectId, pullEvery) {
+  const stateKey = `${keyPrefixOf(projectId)}state`;
+  const setupStore = createRedisStore({ config: redisConfig(port, password, projectId), codec: DEFAULT_CODEC, projectDir: tempDir('oc-bench-redis-'), now: fastClock });
+  await makeChannel(setupStore, Array.from({ length: WRITERS }, (_, i) => `p${i}`));
+  // The live state's size while the writers run, sampled for the floor's key.
+  const sizes = [];
+  let isSampling = true;
+  const sampling = (async () => {
+    const sampler = bareClient(port, password);
+    while (isSampling) {
+      sizes.push(Number(await sampler.command(['STRLEN', stateKey])));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await sampler.close();
+  })();
+  const store = await contended('store', projectId, pullEvery);
+  isSampling = false;
+  await sampling;
+  const liveSize = Math.max(16, quantile(sizes, 0.5));
+  await raw.command(['SET', FLOOR_KEY, `0:${'y'.repeat(liveSize - 2)}`]);
+  const floor = await contended('floor', projectId, pullEvery);
+  const floorText = String(await raw.command(['GET', FLOOR_KEY]));
+  const floorCount = Number(floorText.slice(0, floorText.indexOf(':')));
+
+  // 0 lost: every writer's M sends, once each, in the live state or its channel's history stream.
+  const finalState = await setupStore.readLatest((s) => s);
+  const channelId = Object.values(finalState.channels)[0].id;
+  const contents = Object.values(finalState.messages).map((m) => m.content);
+  const stream = await raw.command(['XRANGE', `${keyPrefixOf(projectId)}history:${channelId}`, '-', '+']);
+  for (const [, fields] of stream) contents.push(JSON.parse(String(fields[1])).content);
+  const seen = new Map();
+  for (const content of contents) {
+    const tag = content.slice(0, content.indexOf(':'));
+    seen.set(tag, (seen.get(tag) ?? 0) + 1);
+  }
+  let lost = 0;
+  let duplicated = 0;
+  for (let w = 0; w < WRITERS; w++) {
+    for (let n = 0; n < MUTATIONS; n++) {
+      const count = seen.get(`p${w}-${n}`) ?? 0;
+      if (count === 0) lost++;
+      if (count > 1) duplicated += count - 1;
+    }
+  }
+  await setupStore.close();
+  return { pullEvery, store, floor, liveSize, lost, duplicated, floorCount };
+}
+
+process.stderr.write(`contended: ${WRITERS} processes x ${MUTATIONS} mutations, store then floor, two state sizes…\n`);
+// Each writer sends 1 KB to the next. Steady: the peer's pull of it is part of the same change,
+// so the state keeps one small size. Own mail: each writer takes in its mail every 20th send,
+// so the state holds what the writers have not read yet (more when one writer falls behind).
+const shapes = [await contendedShape('bench-contended-steady', 0), await contendedShape('bench-contended-own', 20)];
+await raw.close();
+
+const fmt = (x) => x.toFixed(3);
+printTable([
+  ['case', 'p50 ms', 'p90 ms', '× file'],
+  ['send→pull, file store', fmt(fileP50), fmt(quantile(samples.file, 0.9)), '1.00'],
+  ['send→pull, Redis (loopback)', fmt(redisP50), fmt(quantile(samples.redis, 0.9)), (redisP50 / fileP50).toFixed(2)],
+  ['bare PING round trip', fmt(quantile(samples.ping, 0.5)), fmt(quantile(samples.ping, 0.9)), ''],
+]);
+console.log('');
+const cpu = (run) => (run.redisCpu === undefined ? '' : run.redisCpu.toFixed(0));
+const rows = [[`contended, ${WRITERS} processes × ${MUTATIONS}`, 'ops/s', 'wall ms', 'writers ms', 'conflicts', 'redis-server CPU ms']];
+const spread = (run) => `${run.fastestMs.toFixed(0)}-${run.slowestMs.toFixed(0)}`;
+for (const shape of shapes) {
+  const what = shape.pullEvery === 0 ? 'store: send + the peer\'s pull (steady)' : `store: send, own mail every ${shape.pullEvery}th`;
+  rows.push([what, shape.store.rate.toFixed(0), shape.store.wallMs.toFixed(0), spread(shape.store), String(shape.store.conflicts), cpu(shape.store)]);
+  rows.push([`floor: WATCH/GET/MULTI/SET/EXEC, ${shape.liveSize} B key`, shape.floor.rate.toFixed(0), shape.floor.wallMs.toFixed(0), spread(shape.floor), String(shape.floor.conflicts), cpu(shape.floor)]);
+}
+printTable(rows);
+console.log('');
+console.log('targets:');
+let isWhole = true;
+for (const shape of shapes) {
+  const ratio = shape.store.rate / shape.floor.rate;
+  const whole = shape.lost === 0 && shape.duplicated === 0 && shape.floorCount === WRITERS * MUTATIONS;
+  isWhole &&= whole;
+  console.log(`  contended store ≥ 50% of the WATCH floor (${shape.liveSize} B state):  ${(100 * ratio).toFixed(0)}%  ${ratio >= 0.5 ? 'PASS' : 'MISS'}`);
+  console.log(`  0 lost: ${WRITERS * MUTATIONS} sends in state + history:  ${shape.lost} lost, ${shape.duplicated} duplicated (floor counter ${shape.floorCount})  ${whole ? 'PASS' : 'FAIL'}`);
+}
+for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+redis.child.kill('SIGTERM');
+// A lost change is a broken promise, not a missed target.
+if (!isWhole) process.exitCode = 1;
