@@ -4888,6 +4888,7 @@ function parseEntry(fields, channelId) {
 }
 
 // src/store/redis/scripts.ts
+import { createHash } from "node:crypto";
 var COMMIT_SCRIPT = `
 local current = redis.call('GET', KEYS[1])
 if (current or '') ~= ARGV[1] then
@@ -4926,6 +4927,7 @@ redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[6]) - 1)
 redis.call('PUBLISH', ARGV[7], version)
 return {1, version, ids}
 `;
+var COMMIT_SCRIPT_SHA1 = createHash("sha1").update(COMMIT_SCRIPT).digest("hex");
 
 // src/store/redis/redis-store.ts
 var HISTORY_PAGE = 500;
@@ -4946,7 +4948,7 @@ function keysOf(prefix) {
     pattern: `${prefix}*`
   };
 }
-var STORE_ACL_COMMANDS = "-@all +@connection +select +get +set +del +incr +lpush +ltrim +lrange +hget +hgetall +hset +hdel +multi +exec +discard +eval +xadd +xrange +xrevrange +publish +subscribe";
+var STORE_ACL_COMMANDS = "-@all +@connection +select +get +mget +set +del +incr +lpush +ltrim +lrange +hget +hgetall +hset +hdel +multi +exec +discard +eval +evalsha +xadd +xrange +xrevrange +publish +subscribe";
 function aclHint(keys) {
   return `~${keys.pattern} and ${STORE_ACL_COMMANDS} (PROTOCOL.md, "Redis store")`;
 }
@@ -4992,6 +4994,7 @@ function createRedisStore(options) {
   }
   async function load() {
     const tracked = cache.tracked();
+    if (tracked.length === 0) return loadPlain();
     const commands = [["MULTI"], ["GET", keys.version], ["GET", keys.state], ["GET", keys.epoch]];
     for (const { channelId, lastId } of tracked) {
       commands.push(["XRANGE", keys.history(channelId), `(${lastId}`, "+", "COUNT", HISTORY_PAGE]);
@@ -5015,6 +5018,13 @@ function createRedisStore(options) {
     }
     current = loaded2;
     return loaded2;
+  }
+  async function loadPlain() {
+    const reply = client.check(await client.command(["MGET", keys.version, keys.state, keys.epoch]), "MGET");
+    if (!Array.isArray(reply) || reply.length !== 3) throw protocolFault("MGET answered an unexpected shape");
+    cache.checkEpoch(textOf(reply[2]) ?? "0");
+    current = { version: textOf(reply[0]) ?? "", text: textOf(reply[1]) };
+    return current;
   }
   async function pageUpTo(channelId, top) {
     for (; ; ) {
@@ -5095,7 +5105,7 @@ function createRedisStore(options) {
     }
     let reply;
     try {
-      reply = await client.command(["EVAL", COMMIT_SCRIPT, keyList.length, ...keyList, ...args]);
+      reply = await runCommitScript([keyList.length, ...keyList, ...args]);
     } catch (err) {
       if (!(err instanceof StoreFault) || err.code !== "store_unreachable") throw err;
       return settleUnknown(err, token);
@@ -5114,6 +5124,11 @@ function createRedisStore(options) {
     }
     current = { version, text };
     return { isCommitted: true };
+  }
+  async function runCommitScript(rest) {
+    const [first] = await client.pipeline([["EVALSHA", COMMIT_SCRIPT_SHA1, ...rest]]);
+    if (first instanceof RespError && first.prefix === "NOSCRIPT") return client.command(["EVAL", COMMIT_SCRIPT, ...rest]);
+    return client.check(first, "EVALSHA");
   }
   async function settleUnknown(cause, token) {
     let tokens;

@@ -6181,10 +6181,11 @@ var init_history_cache = __esm({
 });
 
 // src/store/redis/scripts.ts
-var COMMIT_SCRIPT;
+var import_node_crypto, COMMIT_SCRIPT, COMMIT_SCRIPT_SHA1;
 var init_scripts = __esm({
   "src/store/redis/scripts.ts"() {
     "use strict";
+    import_node_crypto = require("node:crypto");
     COMMIT_SCRIPT = `
 local current = redis.call('GET', KEYS[1])
 if (current or '') ~= ARGV[1] then
@@ -6223,6 +6224,7 @@ redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[6]) - 1)
 redis.call('PUBLISH', ARGV[7], version)
 return {1, version, ids}
 `;
+    COMMIT_SCRIPT_SHA1 = (0, import_node_crypto.createHash)("sha1").update(COMMIT_SCRIPT).digest("hex");
   }
 });
 
@@ -6286,6 +6288,7 @@ function createRedisStore(options) {
   }
   async function load() {
     const tracked = cache.tracked();
+    if (tracked.length === 0) return loadPlain();
     const commands = [["MULTI"], ["GET", keys.version], ["GET", keys.state], ["GET", keys.epoch]];
     for (const { channelId, lastId } of tracked) {
       commands.push(["XRANGE", keys.history(channelId), `(${lastId}`, "+", "COUNT", HISTORY_PAGE]);
@@ -6309,6 +6312,13 @@ function createRedisStore(options) {
     }
     current = loaded2;
     return loaded2;
+  }
+  async function loadPlain() {
+    const reply = client.check(await client.command(["MGET", keys.version, keys.state, keys.epoch]), "MGET");
+    if (!Array.isArray(reply) || reply.length !== 3) throw protocolFault2("MGET answered an unexpected shape");
+    cache.checkEpoch(textOf(reply[2]) ?? "0");
+    current = { version: textOf(reply[0]) ?? "", text: textOf(reply[1]) };
+    return current;
   }
   async function pageUpTo(channelId, top) {
     for (; ; ) {
@@ -6389,7 +6399,7 @@ function createRedisStore(options) {
     }
     let reply;
     try {
-      reply = await client.command(["EVAL", COMMIT_SCRIPT, keyList.length, ...keyList, ...args]);
+      reply = await runCommitScript([keyList.length, ...keyList, ...args]);
     } catch (err) {
       if (!(err instanceof StoreFault) || err.code !== "store_unreachable") throw err;
       return settleUnknown(err, token);
@@ -6408,6 +6418,11 @@ function createRedisStore(options) {
     }
     current = { version, text };
     return { isCommitted: true };
+  }
+  async function runCommitScript(rest) {
+    const [first] = await client.pipeline([["EVALSHA", COMMIT_SCRIPT_SHA1, ...rest]]);
+    if (first instanceof RespError && first.prefix === "NOSCRIPT") return client.command(["EVAL", COMMIT_SCRIPT, ...rest]);
+    return client.check(first, "EVALSHA");
   }
   async function settleUnknown(cause, token) {
     let tokens;
@@ -6624,12 +6639,13 @@ var init_redis_store = __esm({
     init_url();
     init_history_cache();
     init_scripts();
+    init_resp();
     HISTORY_PAGE = 500;
     REMEMBERED_COMMITS = 256;
     CONFLICT_BASE_MS = 2;
     CONFLICT_MAX_MS = 100;
     MAX_HISTORY_ROUNDS = 1e3;
-    STORE_ACL_COMMANDS = "-@all +@connection +select +get +set +del +incr +lpush +ltrim +lrange +hget +hgetall +hset +hdel +multi +exec +discard +eval +xadd +xrange +xrevrange +publish +subscribe";
+    STORE_ACL_COMMANDS = "-@all +@connection +select +get +mget +set +del +incr +lpush +ltrim +lrange +hget +hgetall +hset +hdel +multi +exec +discard +eval +evalsha +xadd +xrange +xrevrange +publish +subscribe";
     RESUBSCRIBE_BASE_MS = 100;
     RESUBSCRIBE_MAX_MS = 5e3;
   }

@@ -21,7 +21,8 @@ import type { RedisStoreConfig } from './config';
 import { displayUrl } from './url';
 import { HistoryCache, HistoryNotLoaded, type StreamEntry } from './history-cache';
 import type { RespArg, RespValue } from './resp';
-import { COMMIT_SCRIPT } from './scripts';
+import { COMMIT_SCRIPT, COMMIT_SCRIPT_SHA1 } from './scripts';
+import { RespError } from './resp';
 
 /** Stream entries read per XRANGE page. */
 export const HISTORY_PAGE = 500;
@@ -67,7 +68,7 @@ export function keysOf(prefix: string): RedisKeys {
  * The commands the store's ACL user needs (besides the key pattern
  * ~oc:{<project id>}:*); PROTOCOL.md gives the same list to operators.
  */
-export const STORE_ACL_COMMANDS = '-@all +@connection +select +get +set +del +incr +lpush +ltrim +lrange +hget +hgetall +hset +hdel +multi +exec +discard +eval +xadd +xrange +xrevrange +publish +subscribe';
+export const STORE_ACL_COMMANDS = '-@all +@connection +select +get +mget +set +del +incr +lpush +ltrim +lrange +hget +hgetall +hset +hdel +multi +exec +discard +eval +evalsha +xadd +xrange +xrevrange +publish +subscribe';
 
 /** What a user of this store needs from the server, for NOPERM messages. */
 export function aclHint(keys: RedisKeys): string {
@@ -184,6 +185,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
   async function load(): Promise<Loaded> {
     const tracked = cache.tracked();
+    // Nothing of history to catch up on: one MGET is already an atomic read.
+    if (tracked.length === 0) return loadPlain();
     const commands: RespArg[][] = [['MULTI'], ['GET', keys.version], ['GET', keys.state], ['GET', keys.epoch]];
     for (const { channelId, lastId } of tracked) {
       commands.push(['XRANGE', keys.history(channelId), `(${lastId}`, '+', 'COUNT', HISTORY_PAGE]);
@@ -207,6 +210,14 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     }
     current = loaded;
     return loaded;
+  }
+
+  async function loadPlain(): Promise<Loaded> {
+    const reply = client.check(await client.command(['MGET', keys.version, keys.state, keys.epoch]), 'MGET');
+    if (!Array.isArray(reply) || reply.length !== 3) throw protocolFault('MGET answered an unexpected shape');
+    cache.checkEpoch(textOf(reply[2]!) ?? '0');
+    current = { version: textOf(reply[0]!) ?? '', text: textOf(reply[1]!) };
+    return current;
   }
 
   // Entries up to `top` are settled (streams only grow at the end, and are
@@ -319,7 +330,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     }
     let reply: RespValue;
     try {
-      reply = await client.command(['EVAL', COMMIT_SCRIPT, keyList.length, ...keyList, ...args]);
+      reply = await runCommitScript([keyList.length, ...keyList, ...args]);
     } catch (err) {
       if (!(err instanceof StoreFault) || err.code !== 'store_unreachable') throw err;
       return settleUnknown(err, token);
@@ -340,6 +351,16 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     }
     current = { version, text };
     return { isCommitted: true };
+  }
+
+  // By its SHA1, which the server keeps once it has seen the script: a
+  // commit then carries 40 bytes instead of the script. A server that has
+  // not seen it (first use, a restart, SCRIPT FLUSH) says NOSCRIPT, which
+  // means the script did not run, and gets the whole script once.
+  async function runCommitScript(rest: RespArg[]): Promise<RespValue> {
+    const [first] = await client.pipeline([['EVALSHA', COMMIT_SCRIPT_SHA1, ...rest]]);
+    if (first instanceof RespError && first.prefix === 'NOSCRIPT') return client.command(['EVAL', COMMIT_SCRIPT, ...rest]);
+    return client.check(first!, 'EVALSHA');
   }
 
   // The commit's reply was lost with the connection: it may or may not have

@@ -15,6 +15,8 @@
 //       then n pairs (id, record), then archives deleted (m), then m ids,
 //       then for each stream: how many records, then the records.
 // Returns {1, new version, {stream ids…}} on commit, {0, current version} on conflict.
+import { createHash } from 'node:crypto';
+
 export const COMMIT_SCRIPT = `
 local current = redis.call('GET', KEYS[1])
 if (current or '') ~= ARGV[1] then
@@ -53,3 +55,6 @@ redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[6]) - 1)
 redis.call('PUBLISH', ARGV[7], version)
 return {1, version, ids}
 `;
+
+/** The name Redis caches the script under (EVALSHA). */
+export const COMMIT_SCRIPT_SHA1 = createHash('sha1').update(COMMIT_SCRIPT).digest('hex');
