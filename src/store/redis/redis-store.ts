@@ -233,7 +233,12 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     }
   }
 
-  function parse(text: string | null): Parsed {
+  // `learn`: a text that parses cleanly and is what this codec writes is
+  // remembered, so the next parse of it skips validation. Worth its extra
+  // serialization for views that read one text many times; a change under
+  // contention seldom sees a text twice and does not pay for it (its own
+  // commits teach the memo instead, see commit).
+  function parse(text: string | null, learn: boolean): Parsed {
     const at = now();
     if (text === null) {
       const state = codec.emptyState();
@@ -250,7 +255,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       const state = codec.emptyState();
       return { state, baseline: null, rejected: { reason: parsed.reason, text } };
     }
-    if (codec.reparse && parsed.notes.length === 0) memo.text = codec.serializeState(parsed.state) === text ? text : undefined;
+    if (learn && codec.reparse && parsed.notes.length === 0) memo.text = codec.serializeState(parsed.state) === text ? text : undefined;
     for (const note of parsed.notes) addError(parsed.state, at, note);
     return { state: parsed.state, baseline: text };
   }
@@ -274,7 +279,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
           staged.deletes.add(channelId);
         },
       };
-      const parsed = parse(loaded.text);
+      const parsed = parse(loaded.text, !isChange);
       let fallback: string | undefined;
       if (parsed.rejected) {
         addError(parsed.state, now(), `state in ${keys.state} rejected (${parsed.rejected.reason}); ${isChange ? `preserved as ${keys.corrupt(now())}; started empty` : 'showing an empty state; it will be preserved before the next change'}`);
@@ -350,6 +355,9 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       at += records.length;
     }
     current = { version, text };
+    // The codec wrote this text from a state that was valid: the next load of it (the usual case
+    // without contention) needs no validation.
+    if (codec.reparse && rejectedText === undefined) memo.text = text;
     return { isCommitted: true };
   }
 
@@ -383,8 +391,12 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     return new StoreFault('lock_timeout', `gave up after ${attempts} attempts in ${lockTimeoutMs} ms: other writers kept committing to ${keys.state} on ${where}`);
   }
 
-  async function backoff(attempt: number): Promise<void> {
-    const ceiling = Math.min(CONFLICT_MAX_MS, CONFLICT_BASE_MS * 2 ** Math.min(attempt - 1, 20));
+  // The ceiling starts at the time the lost attempt took (at least the
+  // base): a retry sooner than one attempt's length would only meet the same
+  // rivals mid-commit again. It doubles per further loss, up to the cap.
+  async function backoff(attempt: number, attemptMs: number): Promise<void> {
+    const base = Math.max(CONFLICT_BASE_MS, attemptMs);
+    const ceiling = Math.min(CONFLICT_MAX_MS, base * 2 ** Math.min(attempt - 1, 20));
     const ms = Math.floor(random() * ceiling);
     await new Promise<void>((done) => setTimeout(done, ms));
   }
@@ -425,6 +437,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       return enqueue(async () => {
         const started = Date.now();
         for (let attempt = 1; ; attempt++) {
+          const attemptStarted = Date.now();
           const { result, parsed, loaded, fallback, staged } = await runLoaded(fn, true);
           let text: string;
           let moved = new Map<string, HistoryRecord[]>();
@@ -444,7 +457,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
           const outcome = await commit(loaded.version, text, moved, parsed.rejected?.text, work);
           if (outcome.isCommitted) return result;
           if (Date.now() - started >= lockTimeoutMs) throw lockTimeout(attempt);
-          await backoff(attempt);
+          await backoff(attempt, Date.now() - attemptStarted);
         }
       });
     },
@@ -457,7 +470,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       if (!current) {
         throw new Error('the Redis store was read before it was loaded: await refresh() (or use readLatest) first');
       }
-      const parsed = parse(current.text);
+      const parsed = parse(current.text, true);
       if (parsed.rejected) addError(parsed.state, now(), `state in ${keys.state} rejected (${parsed.rejected.reason}); showing an empty state; it will be preserved before the next change`);
       return parsed.state;
     },
