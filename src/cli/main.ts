@@ -55,7 +55,7 @@ function dropOutputWhenReaderGoes(stream: NodeJS.WriteStream): void {
 /** Commands that open a project's store, and so take --store / OPENCOMMS_STORE. */
 const STORE_COMMANDS: ReadonlySet<CommandName> = new Set(['serve', 'status', 'hook', 'doctor', 'watch']);
 /** Those that can already run on a Redis store (issue 18 is wiring the rest). */
-const REDIS_READY_COMMANDS: ReadonlySet<CommandName> = new Set(['status']);
+const REDIS_READY_COMMANDS: ReadonlySet<CommandName> = new Set(['status', 'doctor']);
 
 // The store is chosen (and a Redis configuration checked: credentials, TLS,
 // project id) before anything opens; a command that cannot use Redis yet
@@ -65,7 +65,7 @@ function storeFor(command: CommandName, flag: string | undefined): StoreSelectio
   if (!STORE_COMMANDS.has(command)) return { kind: 'file' };
   const selection = resolveStoreSelection({ flag, env: process.env });
   if (selection.kind === 'redis' && !REDIS_READY_COMMANDS.has(command)) {
-    throw new Error(`The Redis store is not available to "opencomms ${command}" yet (only status reads it so far). Unset OPENCOMMS_STORE, or pass --store file, to use this project's .opencomms folder.`);
+    throw new Error(`The Redis store is not available to "opencomms ${command}" yet (so far: ${[...REDIS_READY_COMMANDS].join(', ')}). Unset OPENCOMMS_STORE, or pass --store file, to use this project's .opencomms folder.`);
   }
   return selection;
 }
@@ -87,14 +87,21 @@ async function main(argv: string[]): Promise<number | undefined> {
   }
   const { flags } = parsed;
   let store: StoreSelection;
+  let storeProblem: unknown;
   try {
     store = storeFor(parsed.command, flags.store);
   } catch (err) {
+    // doctor reports a store it cannot set up as one of its findings, beside the local checks.
+    if (parsed.command === 'doctor') {
+      store = { kind: 'file' };
+      storeProblem = err;
+    } else if (parsed.command !== 'hook') throw err;
     // A hook never breaks its session (PROTOCOL 8.5): the empty answer, and the reason on stderr.
-    if (parsed.command !== 'hook') throw err;
-    warn(`opencomms hook: ${err instanceof Error ? err.message : String(err)}`);
-    await writeAnswer('{}\n');
-    return 0;
+    else {
+      warn(`opencomms hook: ${err instanceof Error ? err.message : String(err)}`);
+      await writeAnswer('{}\n');
+      return 0;
+    }
   }
   const projectDir = projectDirFrom(flags.project, parsed.command === 'serve' ? parsed.positionals[0] : undefined);
   // Each command's module is required where it runs, not imported: esbuild
@@ -139,7 +146,10 @@ async function main(argv: string[]): Promise<number | undefined> {
         parentPid: process.ppid,
       });
     case 'doctor':
-      return (require('./doctor') as typeof import('./doctor')).runDoctor({ projectDir, fix: flags.fix, json: flags.json, version: VERSION, bundlePath: resolve(process.argv[1]), write });
+      return (require('./doctor') as typeof import('./doctor')).runDoctor({
+        projectDir, fix: flags.fix, json: flags.json, version: VERSION, bundlePath: resolve(process.argv[1]), write,
+        store, storeProblem, caPath: process.env.OPENCOMMS_STORE_CA?.trim() || undefined,
+      });
   }
 }
 
