@@ -128,7 +128,7 @@ async function main(argv: string[]): Promise<number | undefined> {
     case 'install':
       return (require('../hosts') as typeof import('../hosts')).runInstall({
         projectDir, host: parsed.positionals[0], memberId: flags.member, dryRun: flags.dryRun, plugin: flags.plugin,
-        apply: flags.apply, bundlePath: resolve(process.argv[1]), version: VERSION, env: process.env, write, warn,
+        apply: flags.apply, store: flags.store, bundlePath: resolve(process.argv[1]), version: VERSION, env: process.env, write, warn,
       });
     case 'uninstall':
       return (require('../hosts') as typeof import('../hosts')).runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, write, warn });
