@@ -13,6 +13,7 @@ import { breakAbandonedLock, inspectLock, isPidAlive, LOCK_STALE_MS } from '../s
 import { readUserFile } from '../hosts/user-file';
 import { isJsonObject, parseJsonObject } from '../hosts/json-config';
 import { locateOurServer, readOurServer } from '../hosts/toml';
+import { storeOfEnv, type StoreChoice } from '../hosts/targets';
 import { StoreFault } from '../store/faults';
 import type { StoreSelection } from '../store/redis/config';
 import { displayUrl } from '../store/redis/url';
@@ -389,7 +390,7 @@ function checkMembers(projectDir: string, state: State | undefined): Check[] {
   return checks;
 }
 
-function readConfigValue(projectDir: string, config: (typeof HOST_CONFIGS)[number]): { args?: string[]; error?: string } | undefined {
+function readConfigValue(projectDir: string, config: (typeof HOST_CONFIGS)[number]): { args?: string[]; env?: unknown; error?: string } | undefined {
   const path = join(projectDir, config.file);
   if (lstatOf(path) === undefined) return undefined;
   let text: string | undefined;
@@ -403,7 +404,8 @@ function readConfigValue(projectDir: string, config: (typeof HOST_CONFIGS)[numbe
   if (config.format === 'toml') {
     try {
       if (!locateOurServer(text)) return undefined;
-      return { args: readOurServer(text)?.args ?? [] };
+      const server = readOurServer(text);
+      return { args: server?.args ?? [], env: server?.env };
     } catch (err) {
       return { error: `it is not TOML OpenComms can read (${(err as Error).message})` };
     }
@@ -417,7 +419,7 @@ function readConfigValue(projectDir: string, config: (typeof HOST_CONFIGS)[numbe
   for (const key of config.path) value = isJsonObject(value) ? value[key] : undefined;
   if (!isJsonObject(value)) return undefined;
   const argv = Array.isArray(value.command) ? value.command.slice(1) : value.args;
-  return { args: Array.isArray(argv) ? argv.map(String) : [] };
+  return { args: Array.isArray(argv) ? argv.map(String) : [], env: value.env ?? value.environment };
 }
 
 /** Whether the hooks file holds a hook of ours, read as install reads it. */
@@ -455,6 +457,8 @@ function checkHosts(options: DoctorOptions): Check[] {
       continue;
     }
     checks.push(checkBundle(name, script, options));
+    const storeMismatch = checkConfigStore(config.host, storeOfEnv(found.env), options);
+    if (storeMismatch) checks.push(storeMismatch);
   }
   for (const hooks of HOOK_CONFIGS) {
     if (!checks.some((c) => c.name.startsWith(`${hooks.host} (`))) continue;
@@ -469,6 +473,37 @@ function checkHosts(options: DoctorOptions): Check[] {
     );
   }
   return checks;
+}
+
+/**
+ * Whether a host config names the store this doctor checked: a server started
+ * from it on another store would keep its own channels, apart from everyone
+ * else's. Nothing to compare when the store doctor was given could not be set up.
+ */
+function checkConfigStore(host: string, written: StoreChoice | undefined, options: DoctorOptions): Check | undefined {
+  if (options.storeProblem !== undefined) return undefined;
+  const selection = options.store ?? { kind: 'file' };
+  const checked = selection.kind === 'redis' ? { url: displayUrl(selection.config), projectId: selection.config.projectId } : undefined;
+  if (written?.url === checked?.url && written?.projectId === checked?.projectId) return undefined;
+  const name = `${host} store`;
+  const shown = (store: StoreChoice): string => `${store.url}, project ${printableLabel(store.projectId)}`;
+  if (written === undefined) {
+    return {
+      name, status: 'warn',
+      message: `its server uses this machine's .opencomms folder, not ${shown(checked!)}: its sessions would not see the channels on the store. Run \`opencomms install ${installArgs(host)} --store ${checked!.url}\``,
+    };
+  }
+  const what = `its server uses ${printableLabel(shown(written))}`;
+  if (checked === undefined) {
+    return {
+      name, status: 'warn',
+      message: `${what}, which this doctor did not check (it checked the project's files): run doctor with OPENCOMMS_STORE and OPENCOMMS_PROJECT_ID set as that config has them (and the password variable) to check that store`,
+    };
+  }
+  return {
+    name, status: 'warn',
+    message: `${what}, not ${shown(checked)} that this doctor checked: one of the two splits the project. Re-install with the right --store, or run doctor with that config's store`,
+  };
 }
 
 /**

@@ -252,3 +252,11 @@ test('install --store --dry-run prints the exact bytes with the store and writes
     assert.ok(dry.stdout.includes(`would write ${path}:\n${readFileSync(path, 'utf8')}`), `${file} printed exactly`);
   }
 });
+
+test('doctor on the project files warns that a host config uses a store it did not check', async (t) => {
+  const project = tempProject(t);
+  assert.equal((await install('cursor', project, ['--store', URL])).code, 0);
+  const { code, stdout } = await runCli(['doctor', '--project', project], { cwd: tmpdir(), env: { ...ENV, OPENCOMMS_STORE_PASSWORD: undefined } });
+  assert.equal(code, 0, stdout);
+  assert.ok(stdout.split('\n').some((line) => line.startsWith(`WARN cursor store: its server uses ${URL}, project ${PROJECT_ID}, which this doctor did not check`)), stdout);
+});

@@ -66,8 +66,11 @@ test('doctor passes for the minimal ACL user over TLS with the test CA: one line
   const server = await startRedis(t);
   const env = tlsEnv(t, server, USERS.minimal);
   const project = tempProject(t);
+  const installed = await runCli(['install', 'cursor', '--project', project, '--store', env.OPENCOMMS_STORE!], { env });
+  assert.equal(installed.code, 0, installed.stderr);
   const { code, stdout, stderr } = await runCli(['doctor', '--project', project], { env });
   assert.equal(code, 0, `${stdout}\n${stderr}`);
+  assert.doesNotMatch(stdout, /WARN|FAIL/, 'the cursor config names the store doctor checked');
   assert.match(lineOf(stdout, 'store'), new RegExp(`^ok {3}store: redis rediss://minimal@127\\.0\\.0\\.1:${server.tlsPort}/0, project acl-demo$`));
   assert.match(lineOf(stdout, 'store reachable'), new RegExp(`^ok {3}store reachable: 127\\.0\\.0\\.1:${server.tlsPort} answers$`));
   assert.match(lineOf(stdout, 'store tls'), /^ok {3}store tls: on, the server's certificate verified for 127\.0\.0\.1 against OPENCOMMS_STORE_CA/);
@@ -118,6 +121,16 @@ test('doctor changes nothing on the server and wakes no subscriber of the notice
   assert.match(await stats(), /,1$/, 'the subscriber is still there');
   // The listener's connection got no message: its next command's reply is the next thing it reads.
   assert.deepEqual((await listener.command(['PING'])) as unknown, ['pong', ''].map((s) => Buffer.from(s)));
+});
+
+test('doctor warns about a host config that does not name the store it checked, and says which install fixes it', { skip }, async (t) => {
+  const server = await startRedis(t);
+  const env = tlsEnv(t, server, USERS.minimal);
+  const project = tempProject(t);
+  assert.equal((await runCli(['install', 'vscode', '--project', project], { env })).code, 0);
+  const { code, stdout } = await runCli(['doctor', '--project', project], { env });
+  assert.equal(code, 0, stdout);
+  assert.match(lineOf(stdout, 'vscode store'), new RegExp(`^WARN vscode store: its server uses this machine's \\.opencomms folder, not rediss://minimal@127\\.0\\.0\\.1:${server.tlsPort}/0, project acl-demo.*opencomms install vscode --store rediss://minimal@127\\.0\\.0\\.1:${server.tlsPort}/0`));
 });
 
 test('doctor with a wrong password fails the auth line with store_auth_failed, keeps the local checks, and never prints the password', { skip }, async (t) => {
