@@ -260,3 +260,12 @@ test('doctor on the project files warns that a host config uses a store it did n
   assert.equal(code, 0, stdout);
   assert.ok(stdout.split('\n').some((line) => line.startsWith(`WARN cursor store: its server uses ${URL}, project ${PROJECT_ID}, which this doctor did not check`)), stdout);
 });
+
+test('claude-code --plugin --member --store: the mail monitor follows the member on the same store', async (t) => {
+  const project = tempProject(t);
+  const { code, stderr } = await install('claude-code', project, ['--plugin', '--member', 'rev-1', '--store', URL]);
+  assert.equal(code, 0, stderr);
+  const [monitor] = JSON.parse(readFileSync(join(project, PLUGIN, 'monitors/monitors.json'), 'utf8')) as Json[];
+  assert.ok(String(monitor!.command).startsWith(`OPENCOMMS_MEMBER_ID=rev-1 OPENCOMMS_STORE="${URL}" OPENCOMMS_PROJECT_ID=${PROJECT_ID} node `), monitor!.command);
+  assert.deepEqual(readJson(join(project, PLUGIN, '.mcp.json')).mcpServers.opencomms.env, { OPENCOMMS_MEMBER_ID: 'rev-1', ...STORE_ENV });
+});
