@@ -124,14 +124,19 @@ async function runChecks(client: RedisClient, options: StoreDoctorOptions, keys:
     ok('store auth', `authenticated as ACL user ${user}${config.db === 0 ? '' : `, database ${config.db}`}`),
     serverCheck(hello),
   );
+  // A fault now (the connection lost, a call past the timeout) fails the
+  // line of the step it came in, and ends the store checks there.
+  let step = 'store round trip';
   try {
     checks.push(await roundTripCheck(client));
+    step = 'store permissions';
     checks.push(await probePermissions(client, config, keys));
+    step = 'store state';
     const { check, state } = await stateCheck(client, keys);
     checks.push(check);
     return state;
   } catch (err) {
-    checks.push(failed('store', asFault(err)));
+    checks.push(failed(step, asFault(err)));
     return undefined;
   }
 }

@@ -133,6 +133,17 @@ test('doctor warns about a host config that does not name the store it checked, 
   assert.match(lineOf(stdout, 'vscode store'), new RegExp(`^WARN vscode store: its server uses this machine's \\.opencomms folder, not rediss://minimal@127\\.0\\.0\\.1:${server.tlsPort}/0, project acl-demo.*opencomms install vscode --store rediss://minimal@127\\.0\\.0\\.1:${server.tlsPort}/0`));
 });
 
+test('doctor fails the state line when the state in Redis does not load, says it will be preserved, and leaves it as it is', { skip }, async (t) => {
+  const server = await startRedis(t);
+  const admin = adminClient(t, server);
+  const stateKey = `${keyPrefixOf(MINIMAL_PROJECT)}state`;
+  await admin.command(['SET', stateKey, '{"schema_version": 9']);
+  const { code, stdout } = await runCli(['doctor', '--project', tempProject(t)], { env: tlsEnv(t, server, USERS.minimal) });
+  assert.equal(code, 1);
+  assert.match(lineOf(stdout, 'store state'), /^FAIL store state: oc:\{acl-demo\}:state cannot be loaded \(.+\)\. The next change will preserve it as oc:\{acl-demo\}:state\.corrupt-<time>/);
+  assert.equal(String(await admin.command(['GET', stateKey])), '{"schema_version": 9');
+});
+
 test('doctor with a wrong password fails the auth line with store_auth_failed, keeps the local checks, and never prints the password', { skip }, async (t) => {
   const server = await startRedis(t);
   const env = tlsEnv(t, server, USERS.minimal, 'not-the-password-4d1c');
