@@ -14,7 +14,7 @@ const FLAGS_BY_COMMAND: Record<CommandName, readonly FlagName[]> = {
   serve: ['project', 'host', 'store'],
   status: ['project', 'json', 'store'],
   pin: ['project', 'host', 'id'],
-  install: ['project', 'member', 'dry-run', 'plugin', 'apply'],
+  install: ['project', 'member', 'dry-run', 'plugin', 'apply', 'store'],
   uninstall: ['project', 'dry-run'],
   hook: ['project', 'wait', 'timeout', 'store'],
   doctor: ['project', 'fix', 'json', 'store'],
@@ -195,11 +195,12 @@ export const HELP_TEXT = `opencomms - messaging between coding-agent sessions ov
 Usage:
   opencomms [serve] [DIR] [--project DIR] [--host ID] [--store URL]
       Run the MCP stdio server (what a host's MCP config starts).
-  opencomms install <host> [--project DIR] [--member ID] [--dry-run] [--plugin] [--apply]
+  opencomms install <host> [--project DIR] [--member ID] [--dry-run] [--plugin] [--apply] [--store URL]
       Add OpenComms to a host's config (claude-code, codex, gemini-cli, opencode,
       cursor, vscode; claude-desktop, windsurf and goose get a snippet to paste).
       --plugin (claude-code): install as a Claude Code plugin; --apply runs the
-      claude commands that enable it.
+      claude commands that enable it. --store: the Redis store (and
+      $OPENCOMMS_PROJECT_ID) the host's server and hooks use; never a password.
   opencomms uninstall <host> [--project DIR] [--dry-run]
       Remove exactly what install added.
   opencomms pin [--project DIR] [--host ID] [--id ID]

@@ -13,6 +13,10 @@ import { breakAbandonedLock, inspectLock, isPidAlive, LOCK_STALE_MS } from '../s
 import { readUserFile } from '../hosts/user-file';
 import { isJsonObject, parseJsonObject } from '../hosts/json-config';
 import { locateOurServer, readOurServer } from '../hosts/toml';
+import { storeOfEnv, type StoreChoice } from '../hosts/targets';
+import { StoreFault } from '../store/faults';
+import type { StoreSelection } from '../store/redis/config';
+import { displayUrl } from '../store/redis/url';
 
 export interface DoctorOptions {
   projectDir: string;
@@ -21,6 +25,12 @@ export interface DoctorOptions {
   version: string;
   /** The opencomms.js that is running, to compare installed copies against. */
   bundlePath?: string;
+  /** The store --store / OPENCOMMS_STORE selects; the project's files when absent. */
+  store?: StoreSelection;
+  /** Why the selected store could not even be configured (a StoreFault from resolveStoreSelection). */
+  storeProblem?: unknown;
+  /** OPENCOMMS_STORE_CA, to name it in the TLS line. */
+  caPath?: string;
   write: (text: string) => void;
 }
 
@@ -31,6 +41,8 @@ export interface Check {
   status: CheckStatus;
   message: string;
   fixed?: boolean;
+  /** The reason code of a store finding (store_auth_failed, store_forbidden, …). */
+  reason?: string;
 }
 
 const MIN_NODE_MAJOR = 18;
@@ -80,20 +92,53 @@ function guarded(name: string, run: () => Check | Check[]): Check[] {
   }
 }
 
-export function runDoctor(options: DoctorOptions): number {
-  const checks = [
+/** Runs every check and prints the report; asynchronous only when a Redis store is to be checked. */
+export function runDoctor(options: DoctorOptions): number | Promise<number> {
+  const { projectDir } = options;
+  const selection = options.store ?? { kind: 'file' };
+  if (selection.kind === 'file' && options.storeProblem === undefined) {
+    return report(options, [
+      ...guarded('node', () => checkNode()),
+      ...guarded('state', () => checkState(projectDir)),
+      ...guarded('entries', () => checkEntries(projectDir)),
+      ...guarded('modes', () => checkModes(projectDir, options.fix)),
+      ...guarded('lock', () => checkLock(projectDir, options.fix)),
+      ...guarded('leftovers', () => checkLeftovers(projectDir, options.fix)),
+      ...guarded('members', () => checkMembers(projectDir, loadState(projectDir))),
+      ...guarded('hosts', () => checkHosts(options)),
+    ]);
+  }
+  // On Redis the state, its lock and its temp files are the server's: those
+  // checks give way to the store's own. What stays on this machine (pins,
+  // the host configs, the server copy, the modes under .opencomms/) is
+  // checked as with files.
+  const storeChecks = selection.kind === 'redis'
+    ? (require('./doctor-store') as typeof import('./doctor-store')).checkRedisStore({ config: selection.config, caPath: options.caPath })
+    : Promise.resolve({ checks: [storeProblemCheck(options.storeProblem)], state: undefined });
+  return storeChecks.then(({ checks, state }) => report(options, [
     ...guarded('node', () => checkNode()),
-    ...guarded('state', () => checkState(options.projectDir)),
-    ...guarded('entries', () => checkEntries(options.projectDir)),
-    ...guarded('modes', () => checkModes(options.projectDir, options.fix)),
-    ...guarded('lock', () => checkLock(options.projectDir, options.fix)),
-    ...guarded('leftovers', () => checkLeftovers(options.projectDir, options.fix)),
-    ...guarded('members', () => checkMembers(options.projectDir)),
+    ...checks,
+    { name: 'state', status: 'ok', message: 'in Redis, see the store checks' },
+    ...guarded('entries', () => checkEntries(projectDir)),
+    ...guarded('modes', () => checkModes(projectDir, options.fix)),
+    ...guarded('members', () => checkMembers(projectDir, state)),
     ...guarded('hosts', () => checkHosts(options)),
-  ];
+  ]));
+}
+
+function storeProblemCheck(problem: unknown): Check {
+  if (problem instanceof StoreFault) return { name: 'store', status: 'fail', reason: problem.code, message: `${problem.code}: ${problem.message}` };
+  return { name: 'store', status: 'fail', message: `the store could not be set up (${problem instanceof Error ? problem.message : String(problem)})` };
+}
+
+function report(options: DoctorOptions, checks: Check[]): number {
   const isHealthy = !checks.some((c) => c.status === 'fail');
   if (options.json) {
-    options.write(`${JSON.stringify({ ok: isHealthy, project: options.projectDir, version: options.version, checks }, null, 2)}\n`);
+    const selection = options.store ?? { kind: 'file' };
+    const store = selection.kind === 'redis'
+      ? { kind: 'redis', url: displayUrl(selection.config), project_id: selection.config.projectId }
+      : { kind: options.storeProblem === undefined ? 'file' : 'redis' };
+    options.write(`${JSON.stringify({ ok: isHealthy, project: options.projectDir, version: options.version, store, checks }, null, 2)}\n`);
   } else {
     const mark: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'WARN', fail: 'FAIL' };
     const lines = [`OpenComms doctor ${options.version} for ${options.projectDir}`];
@@ -297,8 +342,7 @@ function checkLeftovers(projectDir: string, fix: boolean): Check {
 // Members are per agent session (PROTOCOL 6.1): the report lists each member
 // with its host sessions, channels and away mark, and the pins of older
 // installs with whether a session has adopted them yet.
-function checkMembers(projectDir: string): Check[] {
-  const state = loadState(projectDir);
+function checkMembers(projectDir: string, state: State | undefined): Check[] {
   const checks: Check[] = [];
   const pinsDir = join(stateDirOf(projectDir), 'pins');
   const pins = lstatOf(pinsDir)?.isDirectory() ? listPins(projectDir) : [];
@@ -346,7 +390,7 @@ function checkMembers(projectDir: string): Check[] {
   return checks;
 }
 
-function readConfigValue(projectDir: string, config: (typeof HOST_CONFIGS)[number]): { args?: string[]; error?: string } | undefined {
+function readConfigValue(projectDir: string, config: (typeof HOST_CONFIGS)[number]): { args?: string[]; env?: unknown; error?: string } | undefined {
   const path = join(projectDir, config.file);
   if (lstatOf(path) === undefined) return undefined;
   let text: string | undefined;
@@ -360,7 +404,8 @@ function readConfigValue(projectDir: string, config: (typeof HOST_CONFIGS)[numbe
   if (config.format === 'toml') {
     try {
       if (!locateOurServer(text)) return undefined;
-      return { args: readOurServer(text)?.args ?? [] };
+      const server = readOurServer(text);
+      return { args: server?.args ?? [], env: server?.env };
     } catch (err) {
       return { error: `it is not TOML OpenComms can read (${(err as Error).message})` };
     }
@@ -374,7 +419,7 @@ function readConfigValue(projectDir: string, config: (typeof HOST_CONFIGS)[numbe
   for (const key of config.path) value = isJsonObject(value) ? value[key] : undefined;
   if (!isJsonObject(value)) return undefined;
   const argv = Array.isArray(value.command) ? value.command.slice(1) : value.args;
-  return { args: Array.isArray(argv) ? argv.map(String) : [] };
+  return { args: Array.isArray(argv) ? argv.map(String) : [], env: value.env ?? value.environment };
 }
 
 /** Whether the hooks file holds a hook of ours, read as install reads it. */
@@ -412,6 +457,8 @@ function checkHosts(options: DoctorOptions): Check[] {
       continue;
     }
     checks.push(checkBundle(name, script, options));
+    const storeMismatch = checkConfigStore(config.host, storeOfEnv(found.env), options);
+    if (storeMismatch) checks.push(storeMismatch);
   }
   for (const hooks of HOOK_CONFIGS) {
     if (!checks.some((c) => c.name.startsWith(`${hooks.host} (`))) continue;
@@ -426,6 +473,37 @@ function checkHosts(options: DoctorOptions): Check[] {
     );
   }
   return checks;
+}
+
+/**
+ * Whether a host config names the store this doctor checked: a server started
+ * from it on another store would keep its own channels, apart from everyone
+ * else's. Nothing to compare when the store doctor was given could not be set up.
+ */
+function checkConfigStore(host: string, written: StoreChoice | undefined, options: DoctorOptions): Check | undefined {
+  if (options.storeProblem !== undefined) return undefined;
+  const selection = options.store ?? { kind: 'file' };
+  const checked = selection.kind === 'redis' ? { url: displayUrl(selection.config), projectId: selection.config.projectId } : undefined;
+  if (written?.url === checked?.url && written?.projectId === checked?.projectId) return undefined;
+  const name = `${host} store`;
+  const shown = (store: StoreChoice): string => `${store.url}, project ${printableLabel(store.projectId)}`;
+  if (written === undefined) {
+    return {
+      name, status: 'warn',
+      message: `its server uses this machine's .opencomms folder, not ${shown(checked!)}: its sessions would not see the channels on the store. Run \`opencomms install ${installArgs(host)} --store ${checked!.url}\``,
+    };
+  }
+  const what = `its server uses ${printableLabel(shown(written))}`;
+  if (checked === undefined) {
+    return {
+      name, status: 'warn',
+      message: `${what}, which this doctor did not check (it checked the project's files): run doctor with OPENCOMMS_STORE and OPENCOMMS_PROJECT_ID set as that config has them (and the password variable) to check that store`,
+    };
+  }
+  return {
+    name, status: 'warn',
+    message: `${what}, not ${shown(checked)} that this doctor checked: one of the two splits the project. Re-install with the right --store, or run doctor with that config's store`,
+  };
 }
 
 /**

@@ -54,20 +54,12 @@ function dropOutputWhenReaderGoes(stream: NodeJS.WriteStream): void {
 
 /** Commands that open a project's store, and so take --store / OPENCOMMS_STORE. */
 const STORE_COMMANDS: ReadonlySet<CommandName> = new Set(['serve', 'status', 'hook', 'doctor', 'watch']);
-/** Those that can already run on a Redis store (issue 18 is wiring the rest). */
-const REDIS_READY_COMMANDS: ReadonlySet<CommandName> = new Set(['serve', 'status', 'hook', 'watch']);
-
 // The store is chosen (and a Redis configuration checked: credentials, TLS,
-// project id) before anything opens; a command that cannot use Redis yet
-// refuses it rather than quietly using this machine's files, which would
-// split the project in two without anyone noticing.
+// project id) before anything opens, so a wrong one is refused before a
+// byte is read or written anywhere.
 function storeFor(command: CommandName, flag: string | undefined): StoreSelection {
   if (!STORE_COMMANDS.has(command)) return { kind: 'file' };
-  const selection = resolveStoreSelection({ flag, env: process.env });
-  if (selection.kind === 'redis' && !REDIS_READY_COMMANDS.has(command)) {
-    throw new Error(`The Redis store is not available to "opencomms ${command}" yet (${[...REDIS_READY_COMMANDS].join(', ')} use it so far). Unset OPENCOMMS_STORE, or pass --store file, to use this project's .opencomms folder.`);
-  }
-  return selection;
+  return resolveStoreSelection({ flag, env: process.env });
 }
 
 async function main(argv: string[]): Promise<number | undefined> {
@@ -87,14 +79,21 @@ async function main(argv: string[]): Promise<number | undefined> {
   }
   const { flags } = parsed;
   let store: StoreSelection;
+  let storeProblem: unknown;
   try {
     store = storeFor(parsed.command, flags.store);
   } catch (err) {
+    // doctor reports a store it cannot set up as one of its findings, beside the local checks.
+    if (parsed.command === 'doctor') {
+      store = { kind: 'file' };
+      storeProblem = err;
+    } else if (parsed.command !== 'hook') throw err;
     // A hook never breaks its session (PROTOCOL 8.5): the empty answer, and the reason on stderr.
-    if (parsed.command !== 'hook') throw err;
-    warn(`opencomms hook: ${err instanceof Error ? err.message : String(err)}`);
-    await writeAnswer('{}\n');
-    return 0;
+    else {
+      warn(`opencomms hook: ${err instanceof Error ? err.message : String(err)}`);
+      await writeAnswer('{}\n');
+      return 0;
+    }
   }
   const projectDir = projectDirFrom(flags.project, parsed.command === 'serve' ? parsed.positionals[0] : undefined);
   // Each command's module is required where it runs, not imported: esbuild
@@ -122,7 +121,7 @@ async function main(argv: string[]): Promise<number | undefined> {
     case 'install':
       return (require('../hosts') as typeof import('../hosts')).runInstall({
         projectDir, host: parsed.positionals[0], memberId: flags.member, dryRun: flags.dryRun, plugin: flags.plugin,
-        apply: flags.apply, bundlePath: resolve(process.argv[1]), version: VERSION, env: process.env, write, warn,
+        apply: flags.apply, store: flags.store, bundlePath: resolve(process.argv[1]), version: VERSION, env: process.env, write, warn,
       });
     case 'uninstall':
       return (require('../hosts') as typeof import('../hosts')).runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, write, warn });
@@ -143,7 +142,10 @@ async function main(argv: string[]): Promise<number | undefined> {
       // Picks both stores itself (the source and --to): not one of STORE_COMMANDS.
       return (require('./migrate') as typeof import('./migrate')).runMigrate({ projectDir, to: flags.to!, env: process.env, write });
     case 'doctor':
-      return (require('./doctor') as typeof import('./doctor')).runDoctor({ projectDir, fix: flags.fix, json: flags.json, version: VERSION, bundlePath: resolve(process.argv[1]), write });
+      return (require('./doctor') as typeof import('./doctor')).runDoctor({
+        projectDir, fix: flags.fix, json: flags.json, version: VERSION, bundlePath: resolve(process.argv[1]), write,
+        store, storeProblem, caPath: process.env.OPENCOMMS_STORE_CA?.trim() || undefined,
+      });
   }
 }
 

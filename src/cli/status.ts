@@ -1,6 +1,7 @@
 // `opencomms status`: the operator's full view of a project, read lock-free.
+import { join } from 'node:path';
 import * as engine from '../engine';
-import { isRedisStore, openStore, type StoreSelection } from '../store';
+import { isRedisStore, openStore, STATE_DIR_NAME, type StoreSelection } from '../store';
 import { displayUrl } from '../store/redis/url';
 import { printable } from '../watch/format';
 
@@ -21,26 +22,31 @@ interface ChannelView {
   name: string; id: string; paused: boolean; members: MemberView[]; queue_lengths?: Record<string, number>; reservations?: ReservationView[];
 }
 
+/** Which store a report came from, as `status --json` gives it: never a password (the URL holds none). */
+type StoreView = { kind: 'file' } | { kind: 'redis'; url: string; project_id: string };
+
 /** Prints a project's status. Synchronous on the file store; a Redis store is read over the network first. */
 export function runStatus(options: StatusOptions): number | Promise<number> {
   const store = openStore({ projectDir: options.projectDir, selection: options.selection });
   const view = (state: engine.State, ctx: engine.EngineCtx): engine.ToolResult => engine.status(state, { session_id: null }, ctx);
-  if (!isRedisStore(store)) return printStatus(options, store.read(view), undefined);
+  if (!isRedisStore(store)) return printStatus(options, store.read(view), { kind: 'file' });
   const { config } = options.selection as Extract<StoreSelection, { kind: 'redis' }>;
-  const where = { kind: 'redis', url: displayUrl(config), project_id: config.projectId };
+  const where: StoreView = { kind: 'redis', url: displayUrl(config), project_id: config.projectId };
   return store.readLatest(view).then(
     (report) => printStatus(options, report, where),
   ).finally(() => store.close());
 }
 
-function printStatus(options: StatusOptions, report: engine.ToolResult, store: { kind: string; url: string; project_id: string } | undefined): number {
+function printStatus(options: StatusOptions, report: engine.ToolResult, store: StoreView): number {
   if (options.json) {
-    options.write(`${JSON.stringify({ project: options.projectDir, ...(store ? { store } : {}), ...report }, null, 2)}\n`);
+    options.write(`${JSON.stringify({ project: options.projectDir, store, ...report }, null, 2)}\n`);
     return report.ok ? 0 : 1;
   }
   const data = (report.data ?? {}) as { channels?: ChannelView[]; pending_messages?: number; errors?: { at: number; message: string }[] };
   const lines = [`OpenComms project ${options.projectDir}`];
-  if (store) lines.push(`store ${store.url}, project ${printable(store.project_id)}`);
+  lines.push(store.kind === 'file'
+    ? `store: file ${join(options.projectDir, STATE_DIR_NAME)}`
+    : `store: redis ${store.url}, project ${printable(store.project_id)}`);
   const channels = data.channels ?? [];
   if (channels.length === 0) lines.push('No channels yet. An agent creates one with opencomms_create.');
   for (const channel of channels) {

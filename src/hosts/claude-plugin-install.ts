@@ -15,7 +15,9 @@ import {
   chooseFixedIdentity, describeBundleCopy, describeIdentity, describePath, InstallFailure, planBundleCopy, readOwnBytes, writeBundleCopy,
   writeOwnFile,
 } from './install-common';
-import { CONFIG_EDITS, Launch } from './targets';
+import { CONFIG_EDITS, Launch, storeOfEnv, type StoreChoice } from './targets';
+import { chooseStore, describeStore } from './store-choice';
+import { isJsonObject, parseJsonObject } from './json-config';
 import { trustReminder } from './trust-reminders';
 
 export interface PluginInstallOptions {
@@ -23,6 +25,8 @@ export interface PluginInstallOptions {
   memberId?: string;
   dryRun: boolean;
   apply: boolean;
+  /** --store, as given (see store-choice.ts). */
+  store?: string;
   bundlePath: string;
   version: string;
   env: NodeJS.ProcessEnv;
@@ -79,7 +83,8 @@ export function installClaudePlugin(options: PluginInstallOptions): number {
   }
   const plainFiles = plainInstallFiles(projectDir);
   const fixed = options.memberId === undefined ? undefined : chooseFixedIdentity(projectDir, options.memberId);
-  const launch: Launch = { host: HOST, projectDir, memberId: fixed?.memberId, isAbsolute: true };
+  const store = chooseStore(HOST, options.store, options.env, [pluginStore(readText(projectDir, join(pluginDir, '.mcp.json')))]);
+  const launch: Launch = { host: HOST, projectDir, memberId: fixed?.memberId, isAbsolute: true, store: store.choice };
   const texts = pluginFileTexts(launch, options.version);
   const changes = PLUGIN_FILES
     .map((rel) => ({ path: join(pluginDir, rel), after: texts[rel], before: readText(projectDir, join(pluginDir, rel)) }))
@@ -95,6 +100,7 @@ export function installClaudePlugin(options: PluginInstallOptions): number {
   if (options.dryRun) {
     write(`Dry run: install ${HOST} --plugin in ${projectDir}; nothing is written.\n`);
     write(describeIdentity(HOST, fixed, true));
+    write(describeStore(HOST, store));
     describeBundleCopy(copy, write);
     for (const change of changes) write(`would write ${change.path}:\n${change.after}`);
     write(`${options.apply ? 'would run' : 'then run'}, from ${projectDir}:\n${claudeCommandLines(commands)}`);
@@ -105,6 +111,7 @@ export function installClaudePlugin(options: PluginInstallOptions): number {
   if (fixed?.needsPin) writePin(projectDir, { member_id: fixed.memberId, host: HOST });
   for (const change of changes) writeOwnFile(projectDir, change.path, change.after);
   write(describeIdentity(HOST, fixed, false));
+  write(describeStore(HOST, store));
   if (changes.length === 0 && copy.isCurrent && fixed?.needsPin !== true) write(`${HOST} plugin: already written in ${describePath(projectDir, pluginDir)}; nothing changed.\n`);
   else for (const change of changes) write(`wrote ${describePath(projectDir, change.path)}\n`);
   write(`note: the plugin names the project by its absolute path (Claude Code registers it per project path); install it again after moving the project.${fixed ? '' : ' It has no mail monitor (that needs a fixed --member); the rewake hook wakes each idle session for its own mail.'}\n`);
@@ -129,6 +136,18 @@ export function installClaudePlugin(options: PluginInstallOptions): number {
   }
   write(`${trustReminder(HOST, true)}\n`);
   return 0;
+}
+
+/** The store the plugin's server entry names, if any (an unreadable file names none). */
+function pluginStore(text: string | undefined): StoreChoice | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const servers = parseJsonObject(text).mcpServers;
+    const entry = isJsonObject(servers) ? servers.opencomms : undefined;
+    return isJsonObject(entry) ? storeOfEnv(entry.env) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function refreshCommands(projectDir: string): string[][] {

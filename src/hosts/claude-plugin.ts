@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { STATE_DIR_NAME } from '../store';
 import { bundlePathIn } from './bundle';
 import { JsonObject, renderJson } from './json-config';
-import { hookCommand, Launch, serverArgs, serverEnv, shellQuote } from './targets';
+import { hookCommand, Launch, serverArgs, serverEnv, shellQuote, storePrefix } from './targets';
 
 export const PLUGIN_NAME = 'opencomms';
 export const CLAUDE_PLUGIN_DIR_NAME = 'claude-plugin';
@@ -58,7 +58,7 @@ export function rewakeCommand(launch: Launch): string {
 /** The mail monitor follows one member, so it needs a fixed --member id; undefined without one. */
 export function monitorCommand(launch: Launch): string | undefined {
   if (launch.memberId === undefined) return undefined;
-  return `OPENCOMMS_MEMBER_ID=${launch.memberId} node ${shellQuote(bundlePathIn(launch.projectDir))} watch --member ${launch.memberId} --project ${shellQuote(launch.projectDir)}`;
+  return `OPENCOMMS_MEMBER_ID=${launch.memberId} ${storePrefix(launch)}node ${shellQuote(bundlePathIn(launch.projectDir))} watch --member ${launch.memberId} --project ${shellQuote(launch.projectDir)}`;
 }
 
 function hooksJson(launch: Launch): JsonObject {

@@ -20,6 +20,7 @@ import {
 import { claudePluginDirIn } from './claude-plugin';
 import { snippetFor } from './snippets';
 import { ABSOLUTE_PATH_REASON, CONFIG_EDITS, ConfigEdit, HOST_NAMES, HostName, Launch } from './targets';
+import { chooseStore, describeStore } from './store-choice';
 import { trustReminder } from './trust-reminders';
 import { readUserFile, throughNote, writeUserFile, type UserFile } from './user-file';
 
@@ -35,6 +36,8 @@ export interface InstallOptions {
   plugin: boolean;
   /** --apply: run the host's own commands where that is part of the install. */
   apply: boolean;
+  /** --store: `file`, or the Redis store URL (checked here with OPENCOMMS_PROJECT_ID from `env`; no password needed). */
+  store?: string;
   /** Absolute path of the opencomms.js that is running (copied into .opencomms/). */
   bundlePath: string;
   version: string;
@@ -156,7 +159,8 @@ function install(options: InstallOptions): number {
   const { projectDir, write } = options;
   const files = readConfigs(projectDir, host, 'install');
   const fixed = options.memberId === undefined ? undefined : chooseFixedIdentity(projectDir, options.memberId);
-  const launch: Launch = { host, projectDir, memberId: fixed?.memberId };
+  const store = chooseStore(host, options.store, options.env ?? {}, files.flatMap((f) => (f.before === undefined ? [] : [f.edit.ours(f.before).store])));
+  const launch: Launch = { host, projectDir, memberId: fixed?.memberId, store: store.choice };
 
   const changes: FileChange[] = [];
   const droppedIds: string[] = [];
@@ -180,6 +184,7 @@ function install(options: InstallOptions): number {
   if (options.dryRun) {
     write(`Dry run: install ${host} in ${projectDir}; nothing is written.\n`);
     write(describeIdentity(host, fixed, true));
+    write(describeStore(host, store));
     describeBundleCopy(copy, write);
     for (const change of changes) printDryRun(change, write);
     for (const file of files) if (file.before !== undefined && !changes.some((c) => c.path === file.path)) write(`unchanged ${file.path}\n`);
@@ -196,6 +201,7 @@ function install(options: InstallOptions): number {
   for (const plugin of opencodePlugin.copies) writePluginCopy(projectDir, plugin);
 
   write(describeIdentity(host, fixed, false));
+  write(describeStore(host, store));
   if (isNoop) write(`${host}: already installed in ${projectDir}; nothing changed.\n`);
   else {
     if (!copy.isCurrent) write(`wrote ${describePath(projectDir, copy.path)}\n`);

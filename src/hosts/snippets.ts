@@ -11,6 +11,7 @@ export interface Snippet {
 // snippet reuses JSON.stringify for every scalar and list.
 function gooseSnippet(launch: Launch): string {
   const q = (value: string): string => JSON.stringify(value);
+  const env = serverEnv(launch);
   return [
     'extensions:',
     '  opencomms:',
@@ -19,7 +20,7 @@ function gooseSnippet(launch: Launch): string {
     '    enabled: true',
     '    cmd: node',
     `    args: [${serverArgs(launch).map(q).join(', ')}]`,
-    ...(launch.memberId === undefined ? ['    envs: {}'] : ['    envs:', `      OPENCOMMS_MEMBER_ID: ${q(launch.memberId)}`]),
+    ...(env === undefined ? ['    envs: {}'] : ['    envs:', ...Object.entries(env).map(([name, value]) => `      ${name}: ${q(value)}`)]),
     '    env_keys: []',
     '    timeout: 300',
     '',

@@ -5,8 +5,8 @@ import {
   checkContainer, checkHooks, ConfigError, getEntry, hasOurHooks, isJsonObject, JsonObject, mergeHooks, OUR_HOOK_MARKER,
   parseJsonObject, removeEntry, removeHooks, renderChanged, renderJson, setEntry,
 } from './json-config';
-import { listUserAdditions, locateOurServer, readOurServer, removeOurTables, TomlError, upsertOurTables } from './toml';
-import { dropOurTomlVariable } from './toml-env';
+import { listUserAdditions, locateOurServer, OUR_ENV_NAMES, readOurServer, removeOurTables, TomlError, upsertOurTables } from './toml';
+import { dropOurEnvVars, dropOurTomlVariable } from './toml-env';
 import { isJsoncOnly } from './jsonc';
 
 export const HOST_NAMES = [
@@ -32,7 +32,25 @@ export interface Launch {
   memberId?: string;
   /** Name the project by its absolute path whatever the host expands (the Claude Code plugin, registered per project path). */
   isAbsolute?: boolean;
+  /** --store: the Redis store every server and hook of the host uses (never its password). */
+  store?: StoreChoice;
 }
+
+/** A Redis store as a host config names it: the URL (no password) and the project id. */
+export interface StoreChoice {
+  url: string;
+  projectId: string;
+}
+
+/**
+ * The variables that carry a store's password and CA from the user's
+ * environment to our processes; none is ever written into a config. Codex
+ * passes a server only a few variables by default, so its entry names these
+ * in `env_vars`.
+ */
+export const STORE_SECRET_VARIABLES = ['OPENCOMMS_STORE_PASSWORD_FILE', 'OPENCOMMS_STORE_PASSWORD', 'OPENCOMMS_STORE_CA'] as const;
+/** The store's two variables, taken out of an entry whose install names no store. */
+const STORE_VARIABLES = ['OPENCOMMS_STORE', 'OPENCOMMS_PROJECT_ID'] as const;
 
 /**
  * How a host's config can name the project without its absolute path:
@@ -91,9 +109,19 @@ export function serverArgs(launch: Launch): string[] {
   return [bundle, '--project', project, '--host', launch.host];
 }
 
-/** Our variables for the server entry: only a fixed --member id; undefined when there is none. */
+/** Our variables for the server entry: a fixed --member id and the --store choice; undefined when there is neither. */
 export function serverEnv(launch: Launch): Record<string, string> | undefined {
-  return launch.memberId === undefined ? undefined : { OPENCOMMS_MEMBER_ID: launch.memberId };
+  if (launch.memberId === undefined && launch.store === undefined) return undefined;
+  return {
+    ...(launch.memberId === undefined ? {} : { OPENCOMMS_MEMBER_ID: launch.memberId }),
+    ...(launch.store === undefined ? {} : { OPENCOMMS_STORE: launch.store.url, OPENCOMMS_PROJECT_ID: launch.store.projectId }),
+  };
+}
+
+/** The shell assignments that hand the store to a hook (or watch) process; '' without one. */
+export function storePrefix(launch: Launch): string {
+  // The URL is quoted (an IPv6 host has brackets); a project id is [A-Za-z0-9._-] only.
+  return launch.store === undefined ? '' : `OPENCOMMS_STORE=${shellQuote(launch.store.url)} OPENCOMMS_PROJECT_ID=${launch.store.projectId} `;
 }
 
 /** A double-quoted POSIX shell word. */
@@ -108,9 +136,10 @@ export function shellQuote(text: string): string {
  * hooks in the project); it also rewrites a bare `$GEMINI_PROJECT_DIR` in the
  * command into a single-quoted path, which inside our double quotes would keep
  * the quotes, so the braced form is used. Hosts give hooks no env from the
- * MCP config, so the host (which the runner cannot always tell from the event)
- * and a fixed --member id travel as shell assignment prefixes; both are
- * [A-Za-z0-9_-] only. Residual risk: a host that ran hooks through cmd.exe or
+ * MCP config, so the host (which the runner cannot always tell from the event),
+ * a fixed --member id and the --store choice travel as shell assignment
+ * prefixes; the host and id are [A-Za-z0-9_-] only, the store URL is quoted.
+ * Residual risk: a host that ran hooks through cmd.exe or
  * PowerShell would understand neither the prefixes nor the variables; the ones
  * we write for run them through sh/bash.
  */
@@ -118,7 +147,7 @@ export function hookCommand(launch: Launch, verb = 'hook'): string {
   const ref = refOf(launch);
   const project = ref === 'claude' ? '$CLAUDE_PROJECT_DIR' : ref === 'gemini' ? '${GEMINI_PROJECT_DIR:-.}' : undefined;
   const bundle = project === undefined ? shellQuote(bundlePathIn(launch.projectDir)) : `"${project}/${BUNDLE_REL}"`;
-  const prefix = launch.memberId === undefined ? '' : `OPENCOMMS_MEMBER_ID=${launch.memberId} `;
+  const prefix = `${launch.memberId === undefined ? '' : `OPENCOMMS_MEMBER_ID=${launch.memberId} `}${storePrefix(launch)}`;
   return `${prefix}OPENCOMMS_HOST=${launch.host} node ${bundle} ${verb} --project ${project === undefined ? shellQuote(launch.projectDir) : `"${project}"`}`;
 }
 
@@ -130,9 +159,12 @@ export interface OurParts {
   serverScript?: string;
   /** The scripts our hook commands start (each once). */
   hookScripts: string[];
+  /** The store our server entry or hook commands name. */
+  store?: StoreChoice;
 }
 
 const HOOK_MEMBER = /(?:^|\s)OPENCOMMS_MEMBER_ID=([A-Za-z0-9_-]+)/;
+const HOOK_STORE = /(?:^|\s)OPENCOMMS_STORE="((?:[^"\\]|\\.)*)" OPENCOMMS_PROJECT_ID=([A-Za-z0-9._-]+) /;
 const HOOK_SCRIPT = /node "((?:[^"\\]|\\.)*)" /;
 
 function addUnique(list: string[], value: string | undefined): void {
@@ -143,6 +175,16 @@ function addUnique(list: string[], value: string | undefined): void {
 function readHookCommand(command: string, parts: OurParts): void {
   addUnique(parts.memberIds, HOOK_MEMBER.exec(command)?.[1]);
   addUnique(parts.hookScripts, HOOK_SCRIPT.exec(command)?.[1]);
+  const store = HOOK_STORE.exec(command);
+  if (store && parts.store === undefined) parts.store = { url: store[1]!.replace(/\\(.)/g, '$1'), projectId: store[2]! };
+}
+
+/** The store named by an entry's variables, when both are there. */
+export function storeOfEnv(env: unknown): StoreChoice | undefined {
+  if (!isJsonObject(env)) return undefined;
+  const url = env.OPENCOMMS_STORE;
+  const projectId = env.OPENCOMMS_PROJECT_ID;
+  return typeof url === 'string' && typeof projectId === 'string' ? { url, projectId } : undefined;
 }
 
 /** One file a host reads, and how our entry goes in and out of it. */
@@ -200,15 +242,16 @@ function argsOf(entry: JsonObject): unknown[] {
 }
 
 /**
- * Takes OPENCOMMS_MEMBER_ID out of an entry's variables, and the variables
- * key with it when that left it empty: a re-install without --member must not
- * keep the id an older install (or an earlier --member) wrote, and the merge
- * that keeps the user's own variables would keep it.
+ * Takes our variables out of an entry's variables, and the variables key with
+ * them when that left it empty: a re-install without --member must not keep
+ * the id an older install (or an earlier --member) wrote, nor one with
+ * `--store file` the store, and the merge that keeps the user's own variables
+ * would keep them.
  */
-function dropMemberVariable(entry: JsonObject | undefined, envKey: string): void {
+function dropVariables(entry: JsonObject | undefined, envKey: string, names: readonly string[]): void {
   const env = entry?.[envKey];
-  if (!entry || !isJsonObject(env) || !Object.prototype.hasOwnProperty.call(env, 'OPENCOMMS_MEMBER_ID')) return;
-  delete env.OPENCOMMS_MEMBER_ID;
+  if (!entry || !isJsonObject(env) || !names.some((name) => Object.prototype.hasOwnProperty.call(env, name))) return;
+  for (const name of names) delete env[name];
   if (Object.keys(env).length === 0) delete entry[envKey];
 }
 
@@ -237,6 +280,7 @@ function jsonEdit(spec: JsonEditSpec): ConfigEdit {
         const env = entry[spec.envKey ?? 'env'];
         const id = isJsonObject(env) ? env.OPENCOMMS_MEMBER_ID : undefined;
         if (typeof id === 'string') addUnique(parts.memberIds, id);
+        parts.store = storeOfEnv(env);
         const script = argsOf(entry).find((arg) => typeof arg === 'string' && /opencomms\.c?js$/.test(arg));
         if (typeof script === 'string') parts.serverScript = script;
       }
@@ -248,7 +292,9 @@ function jsonEdit(spec: JsonEditSpec): ConfigEdit {
       const before = text === undefined ? undefined : structuredClone(doc);
       if (spec.entry) {
         setEntry(doc, spec.container, 'opencomms', spec.entry(launch));
-        if (launch.memberId === undefined) dropMemberVariable(getEntry(doc, spec.container, 'opencomms'), spec.envKey ?? 'env');
+        const entry = getEntry(doc, spec.container, 'opencomms');
+        if (launch.memberId === undefined) dropVariables(entry, spec.envKey ?? 'env', ['OPENCOMMS_MEMBER_ID']);
+        if (launch.store === undefined) dropVariables(entry, spec.envKey ?? 'env', STORE_VARIABLES);
       }
       if (spec.events && spec.hookEntry) mergeHooks(doc, spec.events, (event) => spec.hookEntry!(launch, event));
       return renderChanged(text, before, doc);
@@ -285,8 +331,6 @@ function ourHookCommands(doc: JsonObject): string[] {
 
 // Only the keys of our entry matter here, not its values (a fixed id, so `env` counts as ours).
 const SAMPLE_LAUNCH: Launch = { host: 'claude-code', projectDir: '/p', memberId: 'x' };
-/** Variables earlier installs put in our entry's env: ours, not the user's. */
-const OUR_ENV_NAMES = new Set(['OPENCOMMS_MEMBER_ID', 'OPENCOMMS_HOST']);
 
 /** The keys of `entry` (one level into tables such as env) that ours does not have. */
 function additionsTo(entry: JsonObject, ours: JsonObject): string[] {
@@ -359,14 +403,21 @@ function tomlEdit(file: string): ConfigEdit {
     userAdditions: (text) => guard(() => listUserAdditions(text)),
     ours(text) {
       const server = guard(() => readOurServer(text));
-      const parts: OurParts = { memberIds: [], hookScripts: [] };
+      const parts: OurParts = { memberIds: [], hookScripts: [], store: storeOfEnv(server?.env) };
       addUnique(parts.memberIds, server?.env.OPENCOMMS_MEMBER_ID);
       parts.serverScript = server?.args.find((arg) => /opencomms\.c?js$/.test(arg));
       return parts;
     },
     install: (text, launch) => guard(() => {
-      const written = upsertOurTables(text ?? '', { command: 'node', args: serverArgs(launch), env: serverEnv(launch) ?? {} });
-      return launch.memberId === undefined ? dropOurTomlVariable(written, 'OPENCOMMS_MEMBER_ID') : written;
+      let written = upsertOurTables(text ?? '', {
+        command: 'node', args: serverArgs(launch), env: serverEnv(launch) ?? {}, envVars: launch.store === undefined ? [] : [...STORE_SECRET_VARIABLES],
+      });
+      if (launch.memberId === undefined) written = dropOurTomlVariable(written, 'OPENCOMMS_MEMBER_ID');
+      if (launch.store === undefined) {
+        for (const name of STORE_VARIABLES) written = dropOurTomlVariable(written, name);
+        written = dropOurEnvVars(written, STORE_SECRET_VARIABLES);
+      }
+      return written;
     }),
     uninstall(text, mustKeep = false) {
       const left = guard(() => removeOurTables(text));

@@ -53,3 +53,18 @@ function dropEmptyEnvTable(text: string): string {
   if (start === 0) end = next; // at the top of the file, the blank lines after it go instead
   return text.slice(0, start) + text.slice(end);
 }
+
+/**
+ * Returns `text` with `names` taken out of our server's `env_vars` (the line
+ * goes when nothing else is left in it); unchanged when they are not there.
+ * Throws TomlError as the scanner does.
+ */
+export function dropOurEnvVars(text: string, names: readonly string[]): string {
+  const { sections } = scanSections(text);
+  const entry = sections.find((section) => isTable(section, OUR_SERVER))?.entries.find((e) => e.key.length === 1 && e.key[0] === 'env_vars');
+  const value = entry?.value;
+  if (!entry || !Array.isArray(value) || !value.some((name) => names.includes(name))) return text;
+  const left = value.filter((name) => !names.includes(name));
+  const line = left.length === 0 ? '' : `env_vars = [${left.map(quoteTomlString).join(', ')}]${lineEnd(text.slice(entry.start, entry.end))}`;
+  return text.slice(0, entry.start) + line + text.slice(entry.end);
+}

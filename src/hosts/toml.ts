@@ -11,6 +11,8 @@ export interface OurServer {
   command: string;
   args: string[];
   env: Record<string, string>;
+  /** Variables Codex forwards from the user's environment (`env_vars`): the store's password and CA, by name only. */
+  envVars?: string[];
 }
 
 const OUR_PATH: KeyPath = ['mcp_servers', 'opencomms'];
@@ -78,6 +80,7 @@ export function renderOurTables(server: OurServer): string {
     '[mcp_servers.opencomms]\n' +
     `command = ${quoteTomlString(server.command)}\n` +
     `args = [${server.args.map(quoteTomlString).join(', ')}]\n` +
+    (server.envVars?.length ? `env_vars = [${server.envVars.map(quoteTomlString).join(', ')}]\n` : '') +
     '\n[mcp_servers.opencomms.env]\n' +
     envLines.join('')
   );
@@ -170,6 +173,12 @@ function setOurKeys(text: string, main: Section, envSection: Section | undefined
   };
   setLine(main, 'command', `command = ${quoteTomlString(server.command)}${nl}`, (line) => { appendToMain += line; });
   setLine(main, 'args', `args = [${server.args.map(quoteTomlString).join(', ')}]${nl}`, (line) => { appendToMain += line; });
+  if (server.envVars?.length) {
+    // The user's own forwarded variables stay, ours follow them.
+    const theirs = entryNamed(main, 'env_vars')?.value;
+    const names = [...(Array.isArray(theirs) ? theirs : []), ...server.envVars].filter((name, i, all) => all.indexOf(name) === i);
+    setLine(main, 'env_vars', `env_vars = [${names.map(quoteTomlString).join(', ')}]${nl}`, (line) => { appendToMain += line; });
+  }
   if (main.entries.some((entry) => entry.key.length > 1 && entry.key[0] === 'env')) {
     throw new TomlError('mcp_servers.opencomms sets env by dotted keys, which this installer does not edit');
   }
@@ -228,8 +237,8 @@ export function locateOurServer(text: string): boolean {
   return locateOurTables(text).length > 0;
 }
 
-/** Env variables earlier installs wrote: ours, not the user's. */
-const OUR_ENV_NAMES = new Set(['OPENCOMMS_MEMBER_ID', 'OPENCOMMS_HOST']);
+/** Variables our installs write into a server entry: ours, not the user's (uninstall does not list them as additions). */
+export const OUR_ENV_NAMES: ReadonlySet<string> = new Set(['OPENCOMMS_MEMBER_ID', 'OPENCOMMS_HOST', 'OPENCOMMS_STORE', 'OPENCOMMS_PROJECT_ID']);
 
 /**
  * The lines in our tables that install did not write (a `startup_timeout_sec`,
@@ -245,7 +254,7 @@ export function listUserAdditions(text: string): string[] {
     if (!isMain && !isEnv && section.entries.length === 0) lines.push(header);
     for (const entry of section.entries) {
       const name = entry.key.length === 1 ? entry.key[0] : undefined;
-      const isOurs = isMain ? name === 'command' || name === 'args' || (name === 'env' && isOnlyOurEnv(entry.value))
+      const isOurs = isMain ? name === 'command' || name === 'args' || (name === 'env' && isOnlyOurEnv(entry.value)) || (name === 'env_vars' && isOnlyOurEnvVars(entry.value))
         : isEnv ? name !== undefined && OUR_ENV_NAMES.has(name) : false;
       if (isOurs) continue;
       const line = text.slice(entry.start, entry.end).replace(/\r?\n$/, '').trim();
@@ -253,6 +262,11 @@ export function listUserAdditions(text: string): string[] {
     }
   }
   return lines;
+}
+
+// The variables install --store forwards all start OPENCOMMS_STORE.
+function isOnlyOurEnvVars(value: TomlValue): boolean {
+  return Array.isArray(value) && value.every((name) => name.startsWith('OPENCOMMS_STORE'));
 }
 
 function isOnlyOurEnv(value: TomlValue): boolean {

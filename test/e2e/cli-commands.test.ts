@@ -77,6 +77,17 @@ test('status prints a readable view with each member and their pending mail', as
   assert.match(stdout, /writer\s+sess_writer.*0 pending/);
 });
 
+test('status names the store it read: the project\'s .opencomms folder, in its text and as store.kind file in --json', async (t) => {
+  const project = tempProject(t);
+  const env = { OPENCOMMS_STORE: undefined };
+  const text = await runCli(['status', '--project', project], { env });
+  assert.equal(text.code, 0, text.stderr);
+  assert.ok(text.stdout.split('\n').includes(`store: file ${join(project, '.opencomms')}`), text.stdout);
+  const json = await runCli(['status', '--project', project, '--json'], { env });
+  assert.equal(json.code, 0, json.stderr);
+  assert.deepEqual(JSON.parse(json.stdout).store, { kind: 'file' });
+});
+
 test('status works on a fresh project that has no .opencomms folder', async (t) => {
   const project = tempProject(t);
   const { code, stdout } = await runCli(['status', '--project', project]);

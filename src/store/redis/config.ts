@@ -48,16 +48,24 @@ export interface ResolveStoreOptions {
   timeoutMs?: number;
 }
 
+/** A Redis store as --store / OPENCOMMS_STORE and OPENCOMMS_PROJECT_ID name it: where, and which project; no secret. */
+export interface RedisStoreTarget {
+  endpoint: RedisEndpoint;
+  projectId: string;
+  /** The URL as it may be shown and written down: `rediss://user@host:port/db`. */
+  url: string;
+}
+
 /**
- * The store this process must use: `file` when neither --store nor
- * OPENCOMMS_STORE names another, else a fully checked Redis configuration.
- * Throws a StoreFault (`store_config_invalid`, `store_auth_required`,
- * `store_tls_required`) naming what is wrong and what to do; nothing has
- * touched the network by then.
+ * The Redis store named by --store / OPENCOMMS_STORE, checked as far as it
+ * can be without credentials: the URL, the project id, and plain text only to
+ * this machine. Undefined for the file store. Throws a StoreFault
+ * (`store_config_invalid`, `store_tls_required`); `install --store` writes
+ * what this accepts into host configs.
  */
-export function resolveStoreSelection(options: ResolveStoreOptions): StoreSelection {
+export function resolveStoreTarget(options: Omit<ResolveStoreOptions, 'timeoutMs'>): RedisStoreTarget | undefined {
   const raw = (options.flag ?? options.env.OPENCOMMS_STORE ?? '').trim();
-  if (raw === '' || raw === 'file') return { kind: 'file' };
+  if (raw === '' || raw === 'file') return undefined;
   const parsed = parseStoreUrl(raw);
   if (!parsed.ok) throw configFault(parsed.message);
   const endpoint = parsed.endpoint;
@@ -74,6 +82,20 @@ export function resolveStoreSelection(options: ResolveStoreOptions): StoreSelect
     throw new StoreFault('store_tls_required',
       `Refusing to reach the Redis store at ${describeEndpoint(endpoint)} without TLS: redis:// is allowed only to this machine (localhost, 127.0.0.1, ::1). Use rediss://… for ${endpoint.host}, and enable TLS on that server`, undefined, true);
   }
+  return { endpoint, projectId, url: where };
+}
+
+/**
+ * The store this process must use: `file` when neither --store nor
+ * OPENCOMMS_STORE names another, else a fully checked Redis configuration.
+ * Throws a StoreFault (`store_config_invalid`, `store_auth_required`,
+ * `store_tls_required`) naming what is wrong and what to do; nothing has
+ * touched the network by then.
+ */
+export function resolveStoreSelection(options: ResolveStoreOptions): StoreSelection {
+  const target = resolveStoreTarget(options);
+  if (target === undefined) return { kind: 'file' };
+  const { endpoint, projectId, url: where } = target;
   const password = readPassword(options.env, where);
   const ca = readCa(options.env, endpoint, where);
   return {

@@ -20,3 +20,7 @@ test('PROTOCOL.md and README name every store reason code', () => {
     assert.ok(README.includes(`\`${reason}\``), `README.md lacks ${reason}`);
   }
 });
+
+test('README sets up the ACL user with exactly the commands the store uses', () => {
+  assert.ok(README.includes(`ACL SETUSER oc-agent on resetkeys '~oc:{acme-web}:*' resetchannels '&oc:{acme-web}:*' ${STORE_ACL_COMMANDS}\n`), 'README "Across machines" lists other ACL commands than STORE_ACL_COMMANDS');
+});

@@ -1,0 +1,336 @@
+// `opencomms doctor` on a Redis store: one line per thing that must hold for
+// the store to work (reachable, TLS, authenticated, the server, the round
+// trip, every command the store uses allowed on this project's keys, the
+// state loads), each failure with its reason code and what to check. It
+// connects with the client the store itself uses (RedisClient, configured as
+// createRedisStore does), so what doctor sees is what the store will see;
+// every call is bounded by the store's timeout (5 s), so doctor never hangs.
+import { createHash } from 'node:crypto';
+import type { State } from '../engine';
+import { DEFAULT_CODEC } from '../store/default-codec';
+import { StoreFault } from '../store/faults';
+import { RedisClient } from '../store/redis/client';
+import type { RedisStoreConfig } from '../store/redis/config';
+import { aclHint, keysOf, STORE_ACL_COMMANDS, type RedisKeys } from '../store/redis/redis-store';
+import { RespError, type RespArg, type RespValue } from '../store/redis/resp';
+import { describeEndpoint, displayUrl } from '../store/redis/url';
+import type { Check } from './doctor';
+
+/** PINGs timed for the round-trip line; the median is reported. */
+export const RTT_PINGS = 5;
+/** A round trip above this is worth a warning: every change costs at least two. */
+export const SLOW_RTT_MS = 100;
+/** A script that only reads: EVAL and EVALSHA are probed by running it. */
+const PROBE_SCRIPT = "return redis.call('GET', KEYS[1]) and 1 or 0";
+const PROBE_SCRIPT_SHA1 = createHash('sha1').update(PROBE_SCRIPT).digest('hex');
+
+/** The probe key and field: under the project's prefix, never written (see probePermissions). */
+const PROBE_NAME = 'doctor-probe';
+
+export interface StoreDoctorOptions {
+  config: RedisStoreConfig;
+  /** Where OPENCOMMS_STORE_CA points, to name it in the TLS line. */
+  caPath?: string;
+  /** A client to use instead of one made from `config` (tests). */
+  client?: RedisClient;
+}
+
+export interface StoreDoctorReport {
+  checks: Check[];
+  /** The live state as loaded, for the members check; undefined when it could not be read or did not load. */
+  state: State | undefined;
+}
+
+function ok(name: string, message: string): Check {
+  return { name, status: 'ok', message };
+}
+
+// A fault as a finding: the reason code first, then the client's sentence,
+// which names the server and what to check (never the password).
+function failed(name: string, fault: StoreFault): Check {
+  return { name, status: 'fail', reason: fault.code, message: `${fault.code}: ${fault.message}` };
+}
+
+function asFault(err: unknown): StoreFault {
+  if (err instanceof StoreFault) return err;
+  return new StoreFault('store_protocol_error', `The Redis store answered in a way doctor could not read (${err instanceof Error ? err.message : String(err)})`, err, true);
+}
+
+function textOf(value: RespValue | undefined): string | undefined {
+  if (typeof value === 'string') return value;
+  if (Buffer.isBuffer(value)) return value.toString('utf8');
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  return undefined;
+}
+
+/** Runs every store check, in order; a check that cannot run because an earlier one failed is left out. */
+export async function checkRedisStore(options: StoreDoctorOptions): Promise<StoreDoctorReport> {
+  const { config } = options;
+  const keys = keysOf(config.keyPrefix);
+  const client = options.client ?? new RedisClient({
+    host: config.host,
+    port: config.port,
+    isTls: config.isTls,
+    ca: config.ca,
+    username: config.username,
+    password: config.password,
+    db: config.db,
+    timeoutMs: config.timeoutMs,
+    permissionHint: aclHint(keys),
+  });
+  const checks: Check[] = [ok('store', `redis ${displayUrl(config)}, project ${config.projectId}`)];
+  try {
+    const state = await runChecks(client, options, keys, checks);
+    return { checks, state };
+  } finally {
+    // Also ends anything the probes left open on the server (a MULTI whose DISCARD was refused is dropped unrun).
+    await client.close();
+  }
+}
+
+async function runChecks(client: RedisClient, options: StoreDoctorOptions, keys: RedisKeys, checks: Check[]): Promise<State | undefined> {
+  const { config } = options;
+  const where = describeEndpoint(config);
+  const tlsLine = config.isTls
+    ? `on, the server's certificate verified for ${config.host} against ${options.caPath ? `OPENCOMMS_STORE_CA (${options.caPath})` : "this machine's trusted roots"}`
+    : 'off: plain text, loopback only (redis:// is refused for any other host)';
+
+  // The first call opens the connection: TCP, TLS, then AUTH (and SELECT). Its
+  // fault says which step failed. HELLO without a version changes nothing on
+  // the connection and answers the server's name and version; CLIENT INFO
+  // names the user the connection is authenticated as. Both are in
+  // +@connection, which the store's ACL user has (INFO and ACL WHOAMI are not).
+  let hello: RespValue;
+  let info: RespValue;
+  try {
+    [hello, info] = await client.pipeline([['HELLO'], ['CLIENT', 'INFO']]);
+  } catch (err) {
+    const fault = asFault(err);
+    switch (fault.code) {
+      case 'store_unreachable':
+        checks.push(failed('store reachable', fault));
+        break;
+      case 'store_tls_failed':
+      case 'store_tls_required':
+        checks.push(ok('store reachable', `${where} accepts connections`), failed('store tls', fault));
+        break;
+      case 'store_auth_failed':
+        checks.push(ok('store reachable', `${where} answers`), ok('store tls', tlsLine), failed('store auth', fault));
+        break;
+      default:
+        checks.push(ok('store reachable', `${where} accepts connections`), failed('store auth', fault));
+    }
+    return undefined;
+  }
+  const user = /(?:^|\s)user=(\S+)/.exec(textOf(info) ?? '')?.[1] ?? config.username ?? 'default';
+  checks.push(
+    ok('store reachable', `${where} answers`),
+    ok('store tls', tlsLine),
+    ok('store auth', `authenticated as ACL user ${user}${config.db === 0 ? '' : `, database ${config.db}`}`),
+    serverCheck(hello),
+  );
+  // A fault now (the connection lost, a call past the timeout) fails the
+  // line of the step it came in, and ends the store checks there.
+  let step = 'store round trip';
+  try {
+    checks.push(await roundTripCheck(client));
+    step = 'store permissions';
+    checks.push(await probePermissions(client, config, keys));
+    step = 'store state';
+    const { check, state } = await stateCheck(client, keys);
+    checks.push(check);
+    return state;
+  } catch (err) {
+    checks.push(failed(step, asFault(err)));
+    return undefined;
+  }
+}
+
+// HELLO answers a flat list of names and values: server, version, proto, id, mode, role, modules.
+function serverCheck(hello: RespValue): Check {
+  if (!Array.isArray(hello)) {
+    const why = hello instanceof RespError ? hello.message : 'no answer it could read';
+    return { name: 'store server', status: 'warn', message: `could not tell the server's version (HELLO: ${why}); the store needs Redis 7 or Valkey` };
+  }
+  const fields = new Map<string, string>();
+  for (let i = 0; i + 1 < hello.length; i += 2) {
+    const name = textOf(hello[i]);
+    const value = textOf(hello[i + 1]);
+    if (name !== undefined && value !== undefined) fields.set(name, value);
+  }
+  const server = fields.get('server') ?? 'unknown server';
+  const version = fields.get('version') ?? 'unknown version';
+  const extra = [fields.get('mode'), fields.get('role')].filter((v) => v !== undefined).join(', ');
+  const line = `${server} ${version}${extra ? ` (${extra})` : ''}`;
+  const major = Number(/^(\d+)\./.exec(version)?.[1] ?? NaN);
+  if (server === 'redis' && major < 7) return { name: 'store server', status: 'fail', message: `${line}: the store needs Redis 7 or newer (or Valkey)` };
+  return ok('store server', line);
+}
+
+async function roundTripCheck(client: RedisClient): Promise<Check> {
+  const times: number[] = [];
+  for (let i = 0; i < RTT_PINGS; i++) {
+    const started = process.hrtime.bigint();
+    await client.command(['PING']);
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  const median = times[Math.floor(times.length / 2)]!;
+  const shown = median < 10 ? median.toFixed(1) : String(Math.round(median));
+  const message = `${shown} ms (median of ${RTT_PINGS} PINGs)`;
+  if (median <= SLOW_RTT_MS) return ok('store round trip', message);
+  return { name: 'store round trip', status: 'warn', message: `${message}: every change costs at least two round trips, so each tool call waits that long; a closer server helps` };
+}
+
+/** One command the store uses, and the harmless form doctor sends to see whether the ACL allows it. */
+interface Probe {
+  name: string;
+  args: RespArg[];
+}
+
+/**
+ * Whether the ACL user may run every command the store uses, on this
+ * project's keys and notices channel, without changing anything:
+ *
+ * - Reads run for real on the project's own keys (GET, LRANGE, HGET, XRANGE,
+ *   XREVRANGE), and a one-line script that only GETs (EVAL: the commands a
+ *   script calls are checked against the same user).
+ * - EXEC without a MULTI: the ACL is checked first, so "EXEC without MULTI"
+ *   means allowed. It goes before the MULTI below, never after it.
+ * - Writes, and PUBLISH and SUBSCRIBE, are only queued inside MULTI and then
+ *   DISCARDed: Redis checks a queued command's ACL (command, keys, channels)
+ *   when it queues it, and DISCARD runs none of them. That is why PUBLISH is
+ *   probed this way: a real one would wake every peer subscribed to the
+ *   notices. The writes name a probe key under the prefix, not the live keys,
+ *   so even a server that ran them would touch nothing of the project's. The
+ *   queued part is sent only after MULTI itself was accepted: without it the
+ *   commands would run at once.
+ */
+function probesFor(config: RedisStoreConfig, keys: RedisKeys): { reads: Probe[]; queued: Probe[] } {
+  const probeKey = `${config.keyPrefix}${PROBE_NAME}`;
+  const probeStream = keys.history(PROBE_NAME);
+  const reads: Probe[] = [
+    { name: 'SELECT', args: ['SELECT', config.db] },
+    { name: 'GET', args: ['GET', keys.version] },
+    { name: 'LRANGE', args: ['LRANGE', keys.commits, 0, 0] },
+    { name: 'HGET', args: ['HGET', keys.archives, PROBE_NAME] },
+    { name: 'XRANGE', args: ['XRANGE', probeStream, '-', '+', 'COUNT', 1] },
+    { name: 'XREVRANGE', args: ['XREVRANGE', probeStream, '+', '-', 'COUNT', 1] },
+    { name: 'MGET', args: ['MGET', keys.version, keys.epoch] },
+    { name: 'EVAL', args: ['EVAL', PROBE_SCRIPT, 1, keys.version] },
+    // The EVAL just before makes the server know the script, so this runs it again by its SHA1.
+    { name: 'EVALSHA', args: ['EVALSHA', PROBE_SCRIPT_SHA1, 1, keys.version] },
+    { name: 'EXEC', args: ['EXEC'] },
+  ];
+  const queued: Probe[] = [
+    { name: 'SET', args: ['SET', probeKey, '1'] },
+    { name: 'DEL', args: ['DEL', probeKey] },
+    { name: 'INCR', args: ['INCR', probeKey] },
+    { name: 'LPUSH', args: ['LPUSH', probeKey, '1'] },
+    { name: 'LTRIM', args: ['LTRIM', probeKey, 0, 0] },
+    { name: 'HGETALL', args: ['HGETALL', keys.archives] },
+    { name: 'HSET', args: ['HSET', probeKey, PROBE_NAME, '1'] },
+    { name: 'HDEL', args: ['HDEL', probeKey, PROBE_NAME] },
+    { name: 'XADD', args: ['XADD', probeStream, 'MAXLEN', 1, '*', 'r', '1'] },
+    { name: 'PUBLISH', args: ['PUBLISH', keys.notices, 'doctor'] },
+    { name: 'SUBSCRIBE', args: ['SUBSCRIBE', keys.notices] },
+  ];
+  return { reads, queued };
+}
+
+/** Every command the permissions check probes (MULTI and DISCARD frame the queued ones). */
+export function probedCommands(): string[] {
+  const { reads, queued } = probesFor({ keyPrefix: 'oc:{x}:', db: 0 } as RedisStoreConfig, keysOf('oc:{x}:'));
+  return [...reads, { name: 'MULTI' }, ...queued, { name: 'DISCARD' }].map((p) => p.name);
+}
+
+async function probePermissions(client: RedisClient, config: RedisStoreConfig, keys: RedisKeys): Promise<Check> {
+  const { reads, queued } = probesFor(config, keys);
+  // What NOPERM refused: the command itself, a key, or the notices channel.
+  const refused = { command: [] as string[], key: [] as string[], channel: [] as string[] };
+  const unclear: string[] = [];
+  const judge = (name: string, reply: RespValue | undefined, isAllowed: (reply: RespValue | undefined) => boolean): void => {
+    if (reply instanceof RespError && reply.prefix === 'NOPERM') refused[deniedWhat(reply)].push(name);
+    else if (!isAllowed(reply)) unclear.push(`${name} (${reply instanceof RespError ? reply.message.slice(0, 120) : 'an unexpected answer'})`);
+  };
+  const readReplies = await client.pipeline(reads.map((p) => p.args));
+  // Any other error (a WRONGTYPE, a server that will not queue SUBSCRIBE) may
+  // come before the ACL check, so it proves nothing either way: a warning.
+  reads.forEach((probe, i) => judge(probe.name, readReplies[i], (reply) => probe.name === 'EXEC'
+    ? reply instanceof RespError && /without MULTI/i.test(reply.message)
+    : !(reply instanceof RespError)));
+
+  const [multi] = await client.pipeline([['MULTI']]);
+  judge('MULTI', multi, (reply) => reply === 'OK');
+  let tested = reads.length + 1;
+  if (multi === 'OK') {
+    const replies = await client.pipeline([...queued.map((p) => p.args), ['DISCARD']]);
+    queued.forEach((probe, i) => judge(probe.name, replies[i], (reply) => reply === 'QUEUED'));
+    judge('DISCARD', replies[queued.length], (reply) => reply === 'OK');
+    tested += queued.length + 1;
+  } else {
+    unclear.push(`${queued.map((p) => p.name).join(', ')} and DISCARD (probed only inside a MULTI)`);
+  }
+  const scope = `on ${keys.pattern} and the channel ${keys.notices}`;
+  if (refused.command.length + refused.key.length + refused.channel.length > 0) {
+    const what: string[] = [];
+    const grant: string[] = [];
+    if (refused.command.length > 0) {
+      what.push(`run ${refused.command.join(', ')}`);
+      grant.push(...refused.command.map((name) => `+${name.toLowerCase()}`));
+    }
+    if (refused.key.length > 0) {
+      what.push(`use the keys ${keys.pattern} (refused: ${refused.key.join(', ')})`);
+      grant.push(`~${keys.pattern}`);
+    }
+    if (refused.channel.length > 0) {
+      what.push(`use the channel ${keys.notices} (refused: ${refused.channel.join(', ')})`);
+      grant.push(`&${keys.notices}`);
+    }
+    return {
+      name: 'store permissions',
+      status: 'fail',
+      reason: 'store_forbidden',
+      message: `store_forbidden: the ACL user may not ${what.join('; nor ')}. Grant it ${grant.join(' ')} (ACL SETUSER on the server); everything the store needs is ${aclHint(keys)}`,
+    };
+  }
+  if (unclear.length > 0) {
+    return { name: 'store permissions', status: 'warn', message: `could not confirm ${unclear.join('; ')}; the store needs ${STORE_ACL_COMMANDS} ${scope}` };
+  }
+  return ok('store permissions', `all ${tested} commands the store uses are allowed ${scope} (checked without changing anything)`);
+}
+
+// NOPERM says whether the command, a key or a channel was refused.
+function deniedWhat(reply: RespError): 'command' | 'key' | 'channel' {
+  if (/\bkeys?\b/i.test(reply.message)) return 'key';
+  if (/\bchannels?\b/i.test(reply.message)) return 'channel';
+  return 'command';
+}
+
+async function stateCheck(client: RedisClient, keys: RedisKeys): Promise<{ check: Check; state: State | undefined }> {
+  const [version, text] = await client.pipeline([['GET', keys.version], ['GET', keys.state]]);
+  const versionText = textOf(client.check(version!, 'GET'));
+  const stateText = textOf(client.check(text!, 'GET'));
+  const commits = versionText === undefined ? '' : `, commit ${versionText.split(':')[0]}`;
+  if (stateText === undefined) {
+    return { check: ok('store state', `no state in ${keys.state} yet${commits} (the first opencomms_create writes it)`), state: undefined };
+  }
+  let parsed: ReturnType<typeof DEFAULT_CODEC.parseState>;
+  try {
+    parsed = DEFAULT_CODEC.parseState(stateText, Date.now());
+  } catch (err) {
+    parsed = { ok: false, reason: `parser failed: ${(err as Error)?.message ?? String(err)}` };
+  }
+  if (!parsed.ok) {
+    return {
+      check: {
+        name: 'store state',
+        status: 'fail',
+        message: `${keys.state} cannot be loaded (${parsed.reason.replace(/\s+/g, ' ')}). The next change will preserve it as ${keys.corrupt(0).replace(/0$/, '<time>')} and start empty; restore a good copy first if you have one.`,
+      },
+      state: undefined,
+    };
+  }
+  const channels = Object.keys(parsed.state.channels).length;
+  return { check: ok('store state', `${keys.state} loads (${channels} channel${channels === 1 ? '' : 's'}${commits})`), state: parsed.state };
+}
