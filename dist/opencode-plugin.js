@@ -5035,7 +5035,7 @@ function createRedisStore(options) {
       cache.apply(channelId, page);
     }
   }
-  function parse(text) {
+  function parse(text, learn) {
     const at = now();
     if (text === null) {
       const state = codec.emptyState();
@@ -5052,7 +5052,7 @@ function createRedisStore(options) {
       const state = codec.emptyState();
       return { state, baseline: null, rejected: { reason: parsed.reason, text } };
     }
-    if (codec.reparse && parsed.notes.length === 0) memo.text = codec.serializeState(parsed.state) === text ? text : void 0;
+    if (learn && codec.reparse && parsed.notes.length === 0) memo.text = codec.serializeState(parsed.state) === text ? text : void 0;
     for (const note of parsed.notes) addError(parsed.state, at, note);
     return { state: parsed.state, baseline: text };
   }
@@ -5072,7 +5072,7 @@ function createRedisStore(options) {
           staged.deletes.add(channelId);
         }
       };
-      const parsed = parse(loaded2.text);
+      const parsed = parse(loaded2.text, !isChange);
       let fallback;
       if (parsed.rejected) {
         addError(parsed.state, now(), `state in ${keys.state} rejected (${parsed.rejected.reason}); ${isChange ? `preserved as ${keys.corrupt(now())}; started empty` : "showing an empty state; it will be preserved before the next change"}`);
@@ -5123,6 +5123,7 @@ function createRedisStore(options) {
       at += records.length;
     }
     current = { version, text };
+    if (codec.reparse && rejectedText === void 0) memo.text = text;
     return { isCommitted: true };
   }
   async function runCommitScript(rest) {
@@ -5142,8 +5143,9 @@ function createRedisStore(options) {
   function lockTimeout(attempts) {
     return new StoreFault("lock_timeout", `gave up after ${attempts} attempts in ${lockTimeoutMs} ms: other writers kept committing to ${keys.state} on ${where}`);
   }
-  async function backoff(attempt) {
-    const ceiling = Math.min(CONFLICT_MAX_MS, CONFLICT_BASE_MS * 2 ** Math.min(attempt - 1, 20));
+  async function backoff(attempt, attemptMs) {
+    const base = Math.max(CONFLICT_BASE_MS, attemptMs);
+    const ceiling = Math.min(CONFLICT_MAX_MS, base * 2 ** Math.min(attempt - 1, 20));
     const ms = Math.floor(random() * ceiling);
     await new Promise((done) => setTimeout(done, ms));
   }
@@ -5179,6 +5181,7 @@ function createRedisStore(options) {
       return enqueue2(async () => {
         const started = Date.now();
         for (let attempt = 1; ; attempt++) {
+          const attemptStarted = Date.now();
           const { result, parsed, loaded: loaded2, fallback, staged } = await runLoaded(fn, true);
           let text;
           let moved = /* @__PURE__ */ new Map();
@@ -5197,7 +5200,7 @@ function createRedisStore(options) {
           const outcome = await commit(loaded2.version, text, moved, parsed.rejected?.text, work);
           if (outcome.isCommitted) return result;
           if (Date.now() - started >= lockTimeoutMs) throw lockTimeout(attempt);
-          await backoff(attempt);
+          await backoff(attempt, Date.now() - attemptStarted);
         }
       });
     },
@@ -5208,7 +5211,7 @@ function createRedisStore(options) {
       if (!current) {
         throw new Error("the Redis store was read before it was loaded: await refresh() (or use readLatest) first");
       }
-      const parsed = parse(current.text);
+      const parsed = parse(current.text, true);
       if (parsed.rejected) addError(parsed.state, now(), `state in ${keys.state} rejected (${parsed.rejected.reason}); showing an empty state; it will be preserved before the next change`);
       return parsed.state;
     },

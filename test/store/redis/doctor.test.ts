@@ -120,7 +120,9 @@ test('doctor changes nothing on the server and wakes no subscriber of the notice
   assert.deepEqual(await admin.pipeline(keysBefore.map((k) => ['DUMP', k])), valuesBefore, 'every value as it was');
   assert.match(await stats(), /,1$/, 'the subscriber is still there');
   // The listener's connection got no message: its next command's reply is the next thing it reads.
-  assert.deepEqual((await listener.command(['PING'])) as unknown, ['pong', ''].map((s) => Buffer.from(s)));
+  // (RESP3, which the client speaks where offered, answers PING in subscribe mode with PONG; RESP2 with ["pong", ""].)
+  const pong = (await listener.command(['PING'])) as unknown;
+  assert.ok(pong === 'PONG' || (Array.isArray(pong) && String(pong[0]) === 'pong'), `the reply to PING, not a message: ${String(pong)}`);
 });
 
 test('doctor warns about a host config that does not name the store it checked, and says which install fixes it', { skip }, async (t) => {
