@@ -2601,6 +2601,9 @@ function sha256Hex(text) {
   if (typeof c.hash === "function") return c.hash("sha256", text, "hex");
   return c.createHash("sha256").update(text, "utf8").digest("hex");
 }
+function sha1Hex(text) {
+  return crypto().createHash("sha1").update(text, "utf8").digest("hex");
+}
 
 // src/store/store.ts
 import { hostname as hostname2 } from "node:os";
@@ -4888,7 +4891,6 @@ function parseEntry(fields, channelId) {
 }
 
 // src/store/redis/scripts.ts
-import { createHash } from "node:crypto";
 var COMMIT_SCRIPT = `
 local current = redis.call('GET', KEYS[1])
 if (current or '') ~= ARGV[1] then
@@ -4927,7 +4929,11 @@ redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[6]) - 1)
 redis.call('PUBLISH', ARGV[7], version)
 return {1, version, ids}
 `;
-var COMMIT_SCRIPT_SHA1 = createHash("sha1").update(COMMIT_SCRIPT).digest("hex");
+var commitSha1;
+function commitScriptSha1() {
+  commitSha1 ??= sha1Hex(COMMIT_SCRIPT);
+  return commitSha1;
+}
 
 // src/store/redis/redis-store.ts
 var HISTORY_PAGE = 500;
@@ -5127,7 +5133,7 @@ function createRedisStore(options) {
     return { isCommitted: true };
   }
   async function runCommitScript(rest) {
-    const [first] = await client.pipeline([["EVALSHA", COMMIT_SCRIPT_SHA1, ...rest]]);
+    const [first] = await client.pipeline([["EVALSHA", commitScriptSha1(), ...rest]]);
     if (first instanceof RespError && first.prefix === "NOSCRIPT") return client.command(["EVAL", COMMIT_SCRIPT, ...rest]);
     return client.check(first, "EVALSHA");
   }

@@ -5,7 +5,7 @@
 // connects with the client the store itself uses (RedisClient, configured as
 // createRedisStore does), so what doctor sees is what the store will see;
 // every call is bounded by the store's timeout (5 s), so doctor never hangs.
-import { createHash } from 'node:crypto';
+import { sha1Hex } from '../store/crypto';
 import type { State } from '../engine';
 import { DEFAULT_CODEC } from '../store/default-codec';
 import { StoreFault } from '../store/faults';
@@ -22,7 +22,7 @@ export const RTT_PINGS = 5;
 export const SLOW_RTT_MS = 100;
 /** A script that only reads: EVAL and EVALSHA are probed by running it. */
 const PROBE_SCRIPT = "return redis.call('GET', KEYS[1]) and 1 or 0";
-const PROBE_SCRIPT_SHA1 = createHash('sha1').update(PROBE_SCRIPT).digest('hex');
+
 
 /** The probe key and field: under the project's prefix, never written (see probePermissions). */
 const PROBE_NAME = 'doctor-probe';
@@ -219,7 +219,7 @@ function probesFor(config: RedisStoreConfig, keys: RedisKeys): { reads: Probe[];
     { name: 'MGET', args: ['MGET', keys.version, keys.epoch] },
     { name: 'EVAL', args: ['EVAL', PROBE_SCRIPT, 1, keys.version] },
     // The EVAL just before makes the server know the script, so this runs it again by its SHA1.
-    { name: 'EVALSHA', args: ['EVALSHA', PROBE_SCRIPT_SHA1, 1, keys.version] },
+    { name: 'EVALSHA', args: ['EVALSHA', sha1Hex(PROBE_SCRIPT), 1, keys.version] },
     { name: 'EXEC', args: ['EXEC'] },
   ];
   const queued: Probe[] = [

@@ -37,3 +37,8 @@ export function sha256Hex(text: string): string {
   if (typeof c.hash === 'function') return c.hash('sha256', text, 'hex');
   return c.createHash('sha256').update(text, 'utf8').digest('hex');
 }
+
+/** The sha1 of `text` (UTF-8) as lowercase hex: only for names others define by it (Redis script ids). */
+export function sha1Hex(text: string): string {
+  return crypto().createHash('sha1').update(text, 'utf8').digest('hex');
+}

@@ -21,7 +21,7 @@ import type { RedisStoreConfig } from './config';
 import { displayUrl } from './url';
 import { HistoryCache, HistoryNotLoaded, type StreamEntry } from './history-cache';
 import type { RespArg, RespValue } from './resp';
-import { COMMIT_SCRIPT, COMMIT_SCRIPT_SHA1 } from './scripts';
+import { COMMIT_SCRIPT, commitScriptSha1 } from './scripts';
 import { RespError } from './resp';
 
 /** Stream entries read per XRANGE page. */
@@ -366,7 +366,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   // not seen it (first use, a restart, SCRIPT FLUSH) says NOSCRIPT, which
   // means the script did not run, and gets the whole script once.
   async function runCommitScript(rest: RespArg[]): Promise<RespValue> {
-    const [first] = await client.pipeline([['EVALSHA', COMMIT_SCRIPT_SHA1, ...rest]]);
+    const [first] = await client.pipeline([['EVALSHA', commitScriptSha1(), ...rest]]);
     if (first instanceof RespError && first.prefix === 'NOSCRIPT') return client.command(['EVAL', COMMIT_SCRIPT, ...rest]);
     return client.check(first!, 'EVALSHA');
   }

@@ -15,7 +15,7 @@
 //       then n pairs (id, record), then archives deleted (m), then m ids,
 //       then for each stream: how many records, then the records.
 // Returns {1, new version, {stream ids…}} on commit, {0, current version} on conflict.
-import { createHash } from 'node:crypto';
+import { sha1Hex } from '../crypto';
 
 export const COMMIT_SCRIPT = `
 local current = redis.call('GET', KEYS[1])
@@ -56,5 +56,10 @@ redis.call('PUBLISH', ARGV[7], version)
 return {1, version, ids}
 `;
 
-/** The name Redis caches the script under (EVALSHA). */
-export const COMMIT_SCRIPT_SHA1 = createHash('sha1').update(COMMIT_SCRIPT).digest('hex');
+let commitSha1: string | undefined;
+
+/** The name Redis caches the commit script under (EVALSHA); worked out on first use, as node:crypto costs start-up time. */
+export function commitScriptSha1(): string {
+  commitSha1 ??= sha1Hex(COMMIT_SCRIPT);
+  return commitSha1;
+}

@@ -13,7 +13,7 @@ import { RedisClient } from '../../../src/store/redis/client';
 import { keyPrefixOf } from '../../../src/store/redis/config';
 import { compareStreamIds, createRedisStore, type RedisStore, type RedisStoreOptions } from '../../../src/store/redis/redis-store';
 import { randomHex } from '../../../src/store/crypto';
-import { COMMIT_SCRIPT_SHA1 } from '../../../src/store/redis/scripts';
+import { commitScriptSha1 } from '../../../src/store/redis/scripts';
 import { envelope, OK, REFUSED } from '../helpers';
 import * as engine from '../../../src/engine/index';
 import { DEFAULT_CODEC } from '../../../src/store/default-codec';
@@ -488,7 +488,7 @@ test('a commit goes by the script\'s SHA1 once the server knows it, and by the w
     return OK;
   });
   await change('first'); // NOSCRIPT, then EVAL: the server now knows it
-  assert.deepEqual(await raw.command(['SCRIPT', 'EXISTS', COMMIT_SCRIPT_SHA1]), [1]);
+  assert.deepEqual(await raw.command(['SCRIPT', 'EXISTS', commitScriptSha1()]), [1]);
   await change('second');
   await raw.command(['SCRIPT', 'FLUSH']);
   await change('third');
