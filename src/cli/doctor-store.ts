@@ -23,7 +23,6 @@ export const SLOW_RTT_MS = 100;
 /** A script that only reads: EVAL and EVALSHA are probed by running it. */
 const PROBE_SCRIPT = "return redis.call('GET', KEYS[1]) and 1 or 0";
 
-
 /** The probe key and field: under the project's prefix, never written (see probePermissions). */
 const PROBE_NAME = 'doctor-probe';
 
