@@ -9,7 +9,8 @@ STUB_LOG="$TURNS/stub-requests.jsonl"
 HOOK_LOG="$TURNS/hook-events.jsonl"
 mkdir -p "$TURNS"
 # CHECK_HOSTS_TURNS picks parts (space-separated): sessions (two sessions, resume,
-# exit timing), reserve (edit reservations), stop (Stop hook forms); default all.
+# exit timing), reserve (edit reservations), stop (Stop hook forms), redis (two
+# folders on one Redis project); default all.
 turn_part() { [ -z "${CHECK_HOSTS_TURNS:-}" ] || [[ " $CHECK_HOSTS_TURNS " == *" $1 "* ]]; }
 : >"$STUB_LOG"
 : >"$HOOK_LOG"
@@ -425,6 +426,72 @@ for (const s of seen) console.log(`INFO stream-json: ${s}`);
 fs.writeFileSync(process.argv[3] + ".verdict", JSON.stringify({ continued: reqs.length >= 2, shown: !!shown }));' \
     "$STUB_LOG" "$STOP_SEQ" "$TURNS/stop-$mode.stream.jsonl" "$mode"
 done
+fi
+
+# Across machines with the real host: a redis-server on a free loopback port,
+# two projects in different folders ("two machines"), each set up by
+# `install claude-code --store redis://…` (the password only in the host's
+# environment). Session A (folder A) opens a channel; session B (folder B)
+# joins it and mails the writer; A, resumed in folder A, must be shown B's
+# mail once: it crossed from one folder to the other through Redis only.
+if turn_part redis && command -v redis-server >/dev/null; then
+section "claude-code turns: two folders on one Redis project (install --store)"
+R_PORT="$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { process.stdout.write(String(s.address().port)); s.close(); });')"
+R_PASS="check-hosts-$(node -e 'process.stdout.write(require("crypto").randomBytes(8).toString("hex"))')"
+R_DIR="$WORK/redis"
+mkdir -p "$R_DIR"
+printf 'port %s\nbind 127.0.0.1\nsave ""\nappendonly no\nrequirepass %s\ndir %s\n' "$R_PORT" "$R_PASS" "$R_DIR" >"$R_DIR/redis.conf"
+redis-server "$R_DIR/redis.conf" >"$R_DIR/redis.log" 2>&1 &
+R_PID=$!
+for _ in $(seq 1 100); do grep -q 'Ready to accept' "$R_DIR/redis.log" && break; sleep 0.1; done
+echo "redis-server $(redis-server --version | sed 's/.*v=\([^ ]*\).*/\1/') on 127.0.0.1:$R_PORT (pid $R_PID)"
+R_URL="redis://127.0.0.1:$R_PORT/0"
+R_A="$WORK/machine-a/acme"
+R_B="$WORK/machine-b/acme"
+for project in "$R_A" "$R_B"; do
+  mkdir -p "$project"
+  git -C "$project" init -q 2>/dev/null
+  OPENCOMMS_PROJECT_ID=hosts-redis node "$DIST" install claude-code --store "$R_URL" --project "$project" | grep -E '^(wrote|export|set)' | head -4
+done
+node -e 'const [file, ...projects] = process.argv.slice(1); const fs = require("fs"); const j = JSON.parse(fs.readFileSync(file, "utf8"));
+for (const p of projects) j.projects[p] = { hasTrustDialogAccepted: true, enabledMcpjsonServers: ["opencomms"] };
+fs.writeFileSync(file, JSON.stringify(j));' "$HOME/.claude.json" "$R_A" "$R_B"
+R_PING="PING-REDIS-$(node -e 'process.stdout.write(require("crypto").randomBytes(4).toString("hex"))')"
+node -e 'const [file, S, ping] = process.argv.slice(1); const fs = require("fs"); const j = JSON.parse(fs.readFileSync(file, "utf8"));
+Object.assign(j, {
+  xa1: [{ tool: S + "_status", input: {} },
+        { tool: S + "_create", input: { channel: "across", role: "writer", role_prompt: "You write the code." } },
+        { text: "Machine A set up." }],
+  xb1: [{ tool: S + "_join", input: { channel: "across", role: "reviewer", role_prompt: "You review." } },
+        { tool: S + "_send", input: { channel: "across", to: "writer", content: ping + ": reviewed on machine B." } },
+        { text: "Machine B sent its mail." }],
+  xa2: [{ tool: S + "_status", input: {} }, { text: "Machine A is back." }],
+});
+fs.writeFileSync(file, JSON.stringify(j, null, 1));' "$STUB_SCRIPT" "$S" "$R_PING"
+# The host's environment carries the password, as README "Across machines" asks; nothing else of ours.
+CLAUDE_ENV_PLAIN=("${CLAUDE_ENV[@]}")
+CLAUDE_ENV+=("OPENCOMMS_STORE_PASSWORD=$R_PASS")
+turn xa1 "$R_A" "[stub:xa1] Open a channel." --allowedTools 'mcp__opencomms__*'
+show_tools xa1
+XSID_A="$(jsq "$TURNS/xa1.json" 's.session_id')"
+XMEMBER_A="$(status_member xa1)"
+turn xb1 "$R_B" "[stub:xb1] Join and mail the writer." --allowedTools 'mcp__opencomms__*'
+show_tools xb1
+FINDS=(--find "$R_PING")
+turn xa2 "$R_A" "[stub:xa2] Back again." --resume "$XSID_A" --allowedTools 'mcp__opencomms__*'
+show_tools xa2
+CLAUDE_ENV=("${CLAUDE_ENV_PLAIN[@]}")
+R_SEEN="$(jsq "$TURNS/xa2.json" "s.found['$R_PING']")"
+R_TIMES="$(jsq "$TURNS/xa2.json" "s.shown_times['$R_PING']")"
+R_FILES="$(ls "$R_A/.opencomms" "$R_B/.opencomms" 2>/dev/null | grep -c 'state.json')"
+[[ "$(tool_text xb1 opencomms_join)" == *'"ok":true'* ]] \
+  && verdict claude-turns-redis-join pass "machine B's session joined the channel machine A's session opened (member A $XMEMBER_A)" \
+  || verdict claude-turns-redis-join fail "machine B's join: $(tool_text xb1 opencomms_join | head -c 300)"
+[ -n "$R_SEEN" ] && [ "$R_TIMES" = 1 ] && [ "$R_FILES" = 0 ] \
+  && verdict claude-turns-redis-mail pass "machine A's resumed session was shown machine B's mail once, in $R_SEEN; no state.json in either folder (the state is in Redis)" \
+  || verdict claude-turns-redis-mail fail "machine A was shown B's mail ($R_PING) ${R_TIMES:-0} time(s)${R_SEEN:+, first in $R_SEEN}; state.json files in the folders: $R_FILES"
+kill "$R_PID" 2>/dev/null
+wait "$R_PID" 2>/dev/null
 fi
 
 kill "$STUB_PID" 2>/dev/null

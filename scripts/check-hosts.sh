@@ -21,7 +21,7 @@
 #   CHECK_HOSTS_KEEP=1         keep the temp dirs for a look afterwards
 #   CHECK_HOSTS_ONLY=connect   only the connection checks (mcp list, plugin, codex app-server)
 #   CHECK_HOSTS_ONLY=turns     only the Claude Code turns against the stub model
-#   CHECK_HOSTS_TURNS="reserve stop"  only these parts of the turns (sessions, reserve, stop)
+#   CHECK_HOSTS_TURNS="reserve stop"  only these parts of the turns (sessions, reserve, stop, redis)
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
