@@ -22,9 +22,12 @@ const READ_ATTEMPTS = 3;
 /**
  * KEYS: 1 version, 2 state, 3 commit tokens, 4 archives, 5.. the history
  *       stream of every channel the source mentions
- * ARGV: 1 state text, 2 commit token, 3 tokens remembered, 4 archive count,
- *       then field/value pairs, then per stream: its record count, the records.
+ * ARGV: 1 state text, 2 commit token, 3 tokens remembered, 4 the notices
+ *       channel, 5 archive count, then field/value pairs, then per stream:
+ *       its record count, the records.
  * Returns {0, {keys already holding data}} without writing anything, or {1, version}.
+ * Like every commit it publishes the new version, so servers and watchers
+ * already on the (empty) project load the copy at once.
  * A key of another type counts as holding data; any other error (a command the
  * ACL user lacks) is raised as it is.
  */
@@ -46,8 +49,8 @@ for k = 5, #KEYS do
 end
 if #found > 0 then return {0, found} end
 redis.call('SET', KEYS[2], ARGV[1])
-local a = 5
-for j = 1, tonumber(ARGV[4]) do
+local a = 6
+for j = 1, tonumber(ARGV[5]) do
   redis.call('HSET', KEYS[4], ARGV[a], ARGV[a + 1])
   a = a + 2
 end
@@ -63,6 +66,7 @@ local version = '1:' .. ARGV[2]
 redis.call('SET', KEYS[1], version)
 redis.call('LPUSH', KEYS[3], ARGV[2])
 redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[3]) - 1)
+redis.call('PUBLISH', ARGV[4], version)
 return {1, version}
 `;
 
@@ -89,7 +93,7 @@ export async function writeRedisProject(client: RedisClient, keys: RedisKeys, co
   const token = randomHex(12);
   const streams = copy.channelIds;
   const keyList = [keys.version, keys.state, keys.commits, keys.archives, ...streams.map((id) => keys.history(id))];
-  const args: RespArg[] = [copy.state, token, REMEMBERED_COMMITS, copy.archives.size];
+  const args: RespArg[] = [copy.state, token, REMEMBERED_COMMITS, keys.notices, copy.archives.size];
   for (const [id, text] of copy.archives) args.push(id, text);
   for (const id of streams) {
     const records = copy.history.get(id) ?? [];

@@ -151,13 +151,22 @@ test('migrate --to redis copies the state, every history record and every archiv
   assert.match(run.stdout, new RegExp(`OPENCOMMS_STORE=redis://agent@127\\.0\\.0\\.1:${target.server.port}/0 and OPENCOMMS_PROJECT_ID=acme`));
 });
 
-test('a project migrated to Redis is the one the Redis store and "status" show', { skip }, async (t) => {
+test('a project migrated to Redis is the one the Redis store and "status" show, announced to a server already on it', { skip, timeout: 30_000 }, async (t) => {
   const source = tempProject(t);
   const { dev } = await populate(source);
   const target = await redisTarget(t);
-  assert.equal((await runCli(['migrate', '--to', target.url, '--project', source], { env: target.env })).code, 0);
+  // A server already on the (empty) project hears the copy announced, as it hears every commit.
   const store = createRedisStore({ config: configFor(target.server.port, 'acme'), codec: DEFAULT_CODEC, projectDir: tempProject(t) });
   t.after(() => store.close());
+  let subscribed!: () => void;
+  const isSubscribed = new Promise<void>((resolve) => (subscribed = resolve));
+  let announced!: () => void;
+  const isAnnounced = new Promise<void>((resolve) => (announced = resolve));
+  const watch = store.watchCommits({ onCommit: () => announced(), onSubscribed: () => subscribed(), log: () => undefined });
+  t.after(() => watch.close());
+  await isSubscribed;
+  assert.equal((await runCli(['migrate', '--to', target.url, '--project', source], { env: target.env })).code, 0);
+  await isAnnounced;
   const seen = await store.readLatest((s, ctx) => ({
     channels: Object.keys(s.channels),
     history: ctx.history.list(dev).map((r) => r.content),
