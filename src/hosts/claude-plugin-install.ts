@@ -83,7 +83,7 @@ export function installClaudePlugin(options: PluginInstallOptions): number {
   }
   const plainFiles = plainInstallFiles(projectDir);
   const fixed = options.memberId === undefined ? undefined : chooseFixedIdentity(projectDir, options.memberId);
-  const store = chooseStore(HOST, options.store, options.env, [pluginStore(readText(projectDir, join(pluginDir, '.mcp.json')))]);
+  const store = chooseStore(options.store, options.env, [pluginStore(readText(projectDir, join(pluginDir, '.mcp.json')))]);
   const launch: Launch = { host: HOST, projectDir, memberId: fixed?.memberId, isAbsolute: true, store: store.choice };
   const texts = pluginFileTexts(launch, options.version);
   const changes = PLUGIN_FILES

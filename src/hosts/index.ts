@@ -159,7 +159,7 @@ function install(options: InstallOptions): number {
   const { projectDir, write } = options;
   const files = readConfigs(projectDir, host, 'install');
   const fixed = options.memberId === undefined ? undefined : chooseFixedIdentity(projectDir, options.memberId);
-  const store = chooseStore(host, options.store, options.env ?? {}, files.flatMap((f) => (f.before === undefined ? [] : [f.edit.ours(f.before).store])));
+  const store = chooseStore(options.store, options.env ?? {}, files.flatMap((f) => (f.before === undefined ? [] : [f.edit.ours(f.before).store])));
   const launch: Launch = { host, projectDir, memberId: fixed?.memberId, store: store.choice };
 
   const changes: FileChange[] = [];

@@ -7,7 +7,7 @@
 import { StoreFault } from '../store/faults';
 import { resolveStoreTarget, type StoreEnv } from '../store/redis/config';
 import { InstallFailure } from './install-common';
-import type { HostName, StoreChoice } from './targets';
+import { shellQuote, type HostName, type StoreChoice } from './targets';
 
 export interface StoreDecision {
   /** The store the written configs name; undefined: the project's files. */
@@ -18,8 +18,8 @@ export interface StoreDecision {
   previous?: StoreChoice;
 }
 
-/** Decides the store for `host`: `flag` is --store as given, `existing` what the host's configs name now. */
-export function chooseStore(host: HostName, flag: string | undefined, env: StoreEnv, existing: readonly (StoreChoice | undefined)[]): StoreDecision {
+/** Decides the store: `flag` is --store as given, `existing` what the host's configs name now. */
+export function chooseStore(flag: string | undefined, env: StoreEnv, existing: readonly (StoreChoice | undefined)[]): StoreDecision {
   const previous = existing.find((store) => store !== undefined);
   let decision: StoreDecision;
   if (flag === undefined) {
@@ -37,9 +37,6 @@ export function chooseStore(host: HostName, flag: string | undefined, env: Store
       ? (previous ? { how: 'removed', previous } : { how: 'none' })
       : { choice: { url: target.url, projectId: target.projectId }, how: 'flag' };
   }
-  if (host === 'opencode' && decision.choice) {
-    throw new InstallFailure('--store: the OpenCode plugin does not use a Redis store yet (PROTOCOL.md 10.8): it would keep this project\'s channels in .opencomms/ on this machine, apart from everyone on the store. Install opencode without --store, for a project on this machine only. Nothing was changed.', 1);
-  }
   return decision;
 }
 
@@ -51,6 +48,15 @@ export function describeStore(host: HostName, decision: StoreDecision): string {
     return `store: file (took out ${was.url}, project ${was.projectId}): ${host} uses this project's .opencomms folder again\n`;
   }
   const { url, projectId } = decision.choice!;
+  if (host === 'opencode') {
+    // The plugin is loaded by OpenCode itself: nothing install writes can carry variables to it.
+    return `store: redis ${url}, project ${projectId}: the OpenCode plugin reads the store from OpenCode's own environment; nothing install writes names it.\n` +
+      'Before starting opencode, in the environment it starts from:\n' +
+      `  export OPENCOMMS_STORE=${shellQuote(url)} OPENCOMMS_PROJECT_ID=${projectId}\n` +
+      '  export OPENCOMMS_STORE_PASSWORD_FILE=/path/to/password   # a file only you can read (chmod 600)\n' +
+      (url.startsWith('rediss://') ? '  export OPENCOMMS_STORE_CA=/path/to/ca.pem                # only for a private CA\n' : '') +
+      'Without them the plugin uses this project\'s .opencomms folder, apart from everyone on the store.\n';
+  }
   const kept = decision.how === 'kept' ? ' (kept from the config already here; --store file goes back to this project\'s files)' : '';
   const plain = url.startsWith('redis://') ? '; plain text, loopback only' : '';
   const forwarded = host === 'codex' ? ' The Codex entry forwards these three by name (env_vars), never their values.' : '';

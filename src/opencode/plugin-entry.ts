@@ -4,6 +4,7 @@
 import type { Hooks, Plugin } from '@opencode-ai/plugin/dist/index.js';
 import type { HostPluginInput, SchemaKit } from './host-types';
 import { startOpenComms } from './plugin';
+import { resolveStoreSelection, type StoreSelection } from '../store/redis/config';
 
 // An explicit project wins over the search from OpenCode's directory.
 function projectDirFromEnv(): string | undefined {
@@ -27,25 +28,20 @@ async function loadHostSchema(): Promise<SchemaKit | undefined> {
   }
 }
 
-/**
- * The plugin keeps its state in the project's files. With OPENCOMMS_STORE
- * naming another store it offers nothing rather than split the project
- * between those files and the store the other members use.
- */
-function refusedStore(): string | undefined {
-  const raw = process.env.OPENCOMMS_STORE?.trim();
-  if (raw === undefined || raw === '' || raw === 'file') return undefined;
-  return `OPENCOMMS_STORE names ${raw.startsWith('redis') ? 'a Redis store' : 'a store other than the files'}, which the OpenCode plugin cannot use yet; it offers no tools and delivers nothing here, so this project is not split between two stores. Unset OPENCOMMS_STORE for OpenCode, or run OpenCode's members through another host.`;
-}
-
 export const OpenCommsPlugin: Plugin = async (input) => {
-  const refusal = refusedStore();
-  if (refusal !== undefined) {
-    process.stderr.write(`opencomms(opencode): ${refusal}\n`);
+  // The store OPENCOMMS_STORE names (a Redis project, with OPENCOMMS_PROJECT_ID and the password from
+  // OpenCode's environment). A configuration that does not hold offers nothing rather than fall back
+  // to this folder's files, which would split the project.
+  let selection: StoreSelection;
+  try {
+    selection = resolveStoreSelection({ env: process.env });
+  } catch (err) {
+    process.stderr.write(`opencomms(opencode): ${err instanceof Error ? err.message : String(err)}; the plugin offers no tools and delivers nothing until that is fixed.\n`);
     return {} as Hooks;
   }
   const instance = await startOpenComms(input as unknown as HostPluginInput, {
     projectDir: projectDirFromEnv(),
+    selection,
     loadSchema: loadHostSchema,
   });
   return instance.hooks as unknown as Hooks;

@@ -5,9 +5,9 @@
 // through which each session speaks as its own member (session-members.ts).
 import { processHostTag } from '../store/process-place';
 import { markStale, pendingRecipients, succeed, sweepInFlight, type DeliveryOwner, type State } from '../engine';
-import { openStore, type Store } from '../store';
+import { openStore, type Store, type StoreSelection } from '../store';
 import { isPidAlive } from '../store/lock';
-import { watchStateDir, type StateWatcher } from '../delivery/watcher';
+import { watchStore, type StateWatcher } from '../delivery/watcher';
 import type { HostEvent, HostPluginInput, HostToolDefinition, SchemaKit } from './host-types';
 import { locationOf } from './identity';
 import { findProjectDir } from './project-dir';
@@ -19,6 +19,8 @@ import { buildTools } from './tools';
 export interface OpenCommsPluginDeps {
   /** The project whose .opencomms/ is used; found from the directory when absent. */
   projectDir?: string;
+  /** Which store (OPENCOMMS_STORE, resolved by the entry); the project's files when absent. */
+  selection?: StoreSelection;
   store?: Store;
   watch?: (stateDir: string, log: (line: string) => void) => StateWatcher;
   /** OpenCode's tool schema builder; without one no tools are offered. */
@@ -61,7 +63,7 @@ function sessionIdOf(event: HostEvent): string | undefined {
 /** Starts the plugin for one OpenCode instance. */
 export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPluginDeps = {}): Promise<OpenCommsInstance> {
   const log = deps.log ?? ((line: string) => process.stderr.write(`opencomms(opencode): ${line}\n`));
-  const store = deps.store ?? openStore({ projectDir: deps.projectDir ?? findProjectDir(input.directory, input.worktree) });
+  const store = deps.store ?? openStore({ projectDir: deps.projectDir ?? findProjectDir(input.directory, input.worktree), selection: deps.selection });
   const machine = deps.host ?? processHostTag();
   const pid = deps.pid ?? process.pid;
   // A delivery by another process on this machine is alive while its pid
@@ -107,6 +109,7 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
   // A store fault here (lock_timeout, state_unwritable) must not keep the
   // plugin from loading: every push sweeps again before it drains.
   try {
+    if (store.kind !== 'file') await store.refresh(); // a network store is read once before anything looks at it
     const atStart = store.snapshot();
     if (Object.values(atStart.messages).some((e) => e.delivery_status === 'in_flight')) {
       const swept = await store.mutate((state, ctx) => succeed('swept', { ...sweepInFlight(state, isOwnerAlive, ctx.now()) }));
@@ -117,12 +120,21 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
     log(`start-up sweep failed; the next push sweeps instead: ${err instanceof Error ? err.message : String(err)}`);
   }
 
+  // Whether a member is in any channel: files read in this very tick (the push
+  // bookkeeping relies on no wait here); a network store asked for its latest.
+  function isMember(memberId: string): boolean | Promise<boolean> {
+    const look = (state: State): boolean => isInChannels(state, memberId);
+    return store.kind === 'file' ? store.read(look) : store.readLatest(look);
+  }
+
   // Idle is where a session comes back: its member is seen now and no longer away (an old
   // plugin's member is adopted here), and its waiting mail is pushed.
   async function onIdle(sessionId: string): Promise<void> {
     busy.delete(sessionId);
     const memberId = await members.touch(sessionId);
-    if (memberId === undefined || !store.read((state) => isInChannels(state, memberId))) return;
+    if (memberId === undefined) return;
+    const member = isMember(memberId);
+    if (!(typeof member === 'boolean' ? member : await member)) return;
     await delivery.deliver(memberId);
   }
 
@@ -134,7 +146,8 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
     if (memberId === undefined) return;
     // A retry scheduled before the deletion must not prompt the deleted session.
     delivery.forget(memberId);
-    if (!store.read((state) => isInChannels(state, memberId))) return;
+    const member = isMember(memberId);
+    if (!(typeof member === 'boolean' ? member : await member)) return;
     await store.mutate((s, ctx) => succeed('marked', { changed: markStale(s, memberId, ctx.now()) }));
   }
 
@@ -173,7 +186,8 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
     pushToLocal(memberIds);
   }
 
-  const watcher = (deps.watch ?? ((dir, l) => watchStateDir(dir, { log: l })))(store.stateDir, log);
+  // On Redis the watch loads the state before it wakes onStateChange, so its read sees the change.
+  const watcher = deps.watch ? deps.watch(store.stateDir, log) : watchStore(store, { log });
   const unsubscribe = watcher.onChange(onStateChange);
 
   const schema = deps.loadSchema ? await deps.loadSchema() : undefined;
@@ -200,10 +214,11 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
       const sessionId = transformInput.sessionID;
       if (typeof sessionId !== 'string' || sessionId === '') return;
       noteSession(sessionId);
-      output.system.push(...store.read((state) => {
+      const sections = (state: State): string[] => {
         const memberId = members.learn(state, sessionId);
         return memberId === undefined ? [] : roleSections(state, memberId);
-      }));
+      };
+      output.system.push(...(store.kind === 'file' ? store.read(sections) : await store.readLatest(sections)));
     },
 
     async dispose() {
@@ -213,7 +228,10 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
     },
   };
   if (schema) {
-    hooks.tool = buildTools({ store, client: input.client, location: locationOf(input), members, noteSession, onSent: pushSent, log }, schema);
+    // On Redis the project is the Redis project, shared with every machine's members (PROTOCOL 10.1).
+    const redis = deps.selection?.kind === 'redis' ? deps.selection.config.projectId : undefined;
+    const location = redis === undefined ? locationOf(input) : { project_id: redis, worktree: `redis:${redis}` };
+    hooks.tool = buildTools({ store, client: input.client, location, members, noteSession, onSent: pushSent, log }, schema);
   }
 
   return {

@@ -6,7 +6,7 @@
 // whose members were named after their sessions, keeps them: the session
 // named so adopts its old member instead of getting a new one.
 import {
-  bindHostSession, findLinkedMember, LAST_SEEN_STEP_MS, linkSession, needsLink, sessionKey, type State,
+  bindHostSession, findLinkedMember, LAST_SEEN_STEP_MS, linkSession, needsLink, sessionKey, type EngineCtx, type State,
 } from '../engine';
 import type { Store } from '../store';
 import { OPENCODE_HOST_ID, sessionRefOf } from './identity';
@@ -44,7 +44,7 @@ export class SessionMembers {
     return this.known.get(sessionId);
   }
 
-  /** The member of a session, from what was found or else a lock-free read; nothing is written. */
+  /** The member of a session, from what was found or else a lock-free read (on Redis, of the last load); nothing is written. */
   find(sessionId: string): string | undefined {
     return this.known.get(sessionId) ?? this.store.read((state) => this.learn(state, sessionId));
   }
@@ -90,7 +90,9 @@ export class SessionMembers {
   private async refresh(sessionId: string, mayMint: boolean): Promise<string | undefined> {
     const refs = [sessionRefOf(sessionId)];
     // Lock-free first: most of the time the link is there and nothing is due.
-    const seen = this.store.read((state, ctx) => ({ memberId: memberInState(state, sessionId), isDue: needsLink(state, refs, ctx.now()) }));
+    const look = (state: State, ctx: EngineCtx): { memberId: string | undefined; isDue: boolean } => ({ memberId: memberInState(state, sessionId), isDue: needsLink(state, refs, ctx.now()) });
+    // Files are read right here, in this tick; a network store is asked for its latest.
+    const seen = this.store.kind === 'file' ? this.store.read(look) : await this.store.readLatest(look);
     let memberId = seen.memberId;
     if (seen.isDue && (mayMint || memberId !== undefined)) {
       await this.store.mutate((state, ctx) => {

@@ -212,13 +212,17 @@ test('the hosts configured by hand get the store in the snippet to paste, and no
   }
 });
 
-test('opencode: install --store is refused, naming why, and writes nothing: the OpenCode plugin does not use a Redis store yet', async (t) => {
-  const project = tempProject(t);
-  const { code, stdout, stderr } = await install('opencode', project, ['--store', URL]);
-  assert.equal(code, 1);
-  assert.equal(stdout, '');
-  assert.match(stderr, /OpenCode plugin/);
-  assert.deepEqual(snapshot(project), {});
+test('opencode: install --store writes the plugin as without it and says which variables OpenCode\'s environment needs (the plugin reads them there)', async (t) => {
+  const plain = tempProject(t);
+  const withStore = tempProject(t);
+  assert.equal((await install('opencode', plain, [])).code, 0);
+  const { code, stdout, stderr } = await install('opencode', withStore, ['--store', URL]);
+  assert.equal(code, 0, stderr);
+  assert.deepEqual(Object.keys(snapshot(withStore)).sort(), Object.keys(snapshot(plain)).sort(), 'the same files');
+  assert.match(stdout, /the OpenCode plugin reads the store from OpenCode's own environment/);
+  assert.match(stdout, new RegExp(`export OPENCOMMS_STORE=.*${URL.replace(/[.]/g, '\\.').replace(/\//g, '\\/')}.* OPENCOMMS_PROJECT_ID=${PROJECT_ID}`));
+  assert.match(stdout, /OPENCOMMS_STORE_PASSWORD_FILE/);
+  assertNoPassword(withStore, stdout + stderr);
 });
 
 test('install --store needs no password (it connects to nothing), but OPENCOMMS_PROJECT_ID, and refuses plain text off this machine, writing nothing', async (t) => {
