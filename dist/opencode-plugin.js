@@ -4140,12 +4140,57 @@ function createStore(options) {
 import { join as join10, resolve as resolve2 } from "node:path";
 
 // src/store/redis/url.ts
+var REDIS_DEFAULT_PORT = 6379;
 function describeEndpoint(endpoint) {
   return `${endpoint.host.includes(":") ? `[${endpoint.host}]` : endpoint.host}:${endpoint.port}`;
 }
 function displayUrl(endpoint) {
   const user = endpoint.username === void 0 ? "" : `${encodeURIComponent(endpoint.username)}@`;
   return `${endpoint.isTls ? "rediss" : "redis"}://${user}${describeEndpoint(endpoint)}/${endpoint.db}`;
+}
+function keyPrefixOf(projectId) {
+  return `oc:{${projectId}}:`;
+}
+function parseStoreUrl(text) {
+  const bad = (why) => ({ ok: false, message: `The store URL ${JSON.stringify(redactUrl(text))} ${why}` });
+  let url;
+  try {
+    url = new URL(text);
+  } catch {
+    return bad("is not a URL: use redis://user@host:port/db or rediss://user@host:port/db.");
+  }
+  if (url.protocol !== "redis:" && url.protocol !== "rediss:") {
+    return bad("has an unknown scheme: use file, redis://\u2026 (loopback only) or rediss://\u2026 (TLS).");
+  }
+  if (url.password !== "") {
+    return bad("carries a password: remove it from the URL and put it in OPENCOMMS_STORE_PASSWORD or OPENCOMMS_STORE_PASSWORD_FILE.");
+  }
+  if (url.search !== "" || url.hash !== "") return bad("has a query or fragment, which the store does not use: remove it.");
+  const host = url.hostname.startsWith("[") && url.hostname.endsWith("]") ? url.hostname.slice(1, -1) : url.hostname;
+  if (host === "") return bad("names no host: use redis://user@host:port/db.");
+  const dbMatch = /^\/?(\d{0,9})$/.exec(url.pathname);
+  if (!dbMatch) return bad("has a path other than a database number: use /0, /1, \u2026 at the end.");
+  let username;
+  try {
+    username = url.username === "" ? void 0 : decodeURIComponent(url.username);
+  } catch {
+    return bad("has a user name that is not valid percent-encoding.");
+  }
+  if (username !== void 0 && /[\x00-\x20\x7f]/.test(username)) return bad("has a user name with spaces or control characters.");
+  return {
+    ok: true,
+    endpoint: {
+      isTls: url.protocol === "rediss:",
+      host,
+      port: url.port === "" ? REDIS_DEFAULT_PORT : Number(url.port),
+      db: dbMatch[1] === "" ? 0 : Number(dbMatch[1]),
+      username
+    }
+  };
+}
+function redactUrl(text) {
+  const clipped = text.length > 200 ? `${text.slice(0, 200)}...` : text;
+  return clipped.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^@/]*):([^@/]*)@/i, "$1$2:***@");
 }
 
 // src/store/redis/resp.ts
@@ -4974,6 +5019,9 @@ function clientFor(config, options = {}) {
     random: options.random
   });
 }
+function isRedisStore(store) {
+  return store.kind === "redis";
+}
 function createRedisStore(options) {
   const { config, codec } = options;
   const projectDir = resolve2(options.projectDir);
@@ -5338,6 +5386,131 @@ function archiveFrom(channelId, text) {
   return isArchiveRecord(value) && value.channel_id === channelId ? value : void 0;
 }
 
+// src/store/redis/config.ts
+import { closeSync as closeSync2, fstatSync as fstatSync2, openSync as openSync2, readSync as readSync2 } from "node:fs";
+var STORE_TIMEOUT_MS = 5e3;
+var MAX_SECRET_FILE_BYTES = 64 * 1024;
+var PROJECT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+function isLoopbackHost(host) {
+  const lower = host.toLowerCase();
+  if (lower === "localhost" || lower.endsWith(".localhost")) return true;
+  if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(lower)) return lower.split(".").every((part) => Number(part) <= 255);
+  return lower === "::1" || lower === "0:0:0:0:0:0:0:1" || /^::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(lower);
+}
+function resolveStoreTarget(options) {
+  const raw = (options.flag ?? options.env.OPENCOMMS_STORE ?? "").trim();
+  if (raw === "" || raw === "file") return void 0;
+  const parsed = parseStoreUrl(raw);
+  if (!parsed.ok) throw configFault(parsed.message);
+  const endpoint = parsed.endpoint;
+  const where = displayUrl(endpoint);
+  const projectId = (options.env.OPENCOMMS_PROJECT_ID ?? "").trim();
+  if (projectId === "") {
+    throw configFault(`The Redis store ${where} needs OPENCOMMS_PROJECT_ID: it names the project whose channels live there. Set it to the same id on every machine that shares these channels (letters, digits, ., _ or -).`);
+  }
+  if (!PROJECT_ID_PATTERN.test(projectId)) {
+    throw configFault(`OPENCOMMS_PROJECT_ID ${JSON.stringify(projectId.slice(0, 140))} cannot name a Redis project: use 1-128 letters, digits, ., _ or -, starting with a letter or digit.`);
+  }
+  if (!endpoint.isTls && !isLoopbackHost(endpoint.host)) {
+    throw new StoreFault(
+      "store_tls_required",
+      `Refusing to reach the Redis store at ${describeEndpoint(endpoint)} without TLS: redis:// is allowed only to this machine (localhost, 127.0.0.1, ::1). Use rediss://\u2026 for ${endpoint.host}, and enable TLS on that server`,
+      void 0,
+      true
+    );
+  }
+  return { endpoint, projectId, url: where };
+}
+function resolveStoreSelection(options) {
+  const target = resolveStoreTarget(options);
+  if (target === void 0) return { kind: "file" };
+  const { endpoint, projectId, url: where } = target;
+  const password = readPassword(options.env, where);
+  const ca = readCa(options.env, endpoint, where);
+  return {
+    kind: "redis",
+    config: {
+      ...endpoint,
+      password,
+      projectId,
+      keyPrefix: keyPrefixOf(projectId),
+      ca,
+      timeoutMs: options.timeoutMs ?? STORE_TIMEOUT_MS
+    }
+  };
+}
+function configFault(message) {
+  return new StoreFault("store_config_invalid", message.replace(/\.$/, ""), void 0, true);
+}
+function readPassword(env, where) {
+  const direct = env.OPENCOMMS_STORE_PASSWORD;
+  const file = env.OPENCOMMS_STORE_PASSWORD_FILE?.trim();
+  if (direct !== void 0 && direct !== "" && file) {
+    throw configFault(`Both OPENCOMMS_STORE_PASSWORD and OPENCOMMS_STORE_PASSWORD_FILE are set for ${where}: keep only one.`);
+  }
+  let password = direct ?? "";
+  if (file) password = stripFinalNewline(readOwnerOnlyFile(file, "OPENCOMMS_STORE_PASSWORD_FILE"));
+  if (password === "") {
+    throw new StoreFault(
+      "store_auth_required",
+      `The Redis store ${where} needs credentials and none were given, so nothing was sent to it. Set OPENCOMMS_STORE_PASSWORD, or OPENCOMMS_STORE_PASSWORD_FILE to a file only you can read, and name the ACL user in the URL (rediss://user@host:port/db)`,
+      void 0,
+      true
+    );
+  }
+  return password;
+}
+function readCa(env, endpoint, where) {
+  const path = env.OPENCOMMS_STORE_CA?.trim();
+  if (!path) return void 0;
+  if (!endpoint.isTls) {
+    throw configFault(`OPENCOMMS_STORE_CA is set but ${where} is plain text (redis://): use rediss://\u2026 to connect over TLS, or unset OPENCOMMS_STORE_CA.`);
+  }
+  const text = readSmallFile(path, "OPENCOMMS_STORE_CA").text;
+  if (!text.includes("-----BEGIN CERTIFICATE-----")) {
+    throw configFault(`OPENCOMMS_STORE_CA (${path}) holds no PEM certificate: point it at the CA bundle (-----BEGIN CERTIFICATE-----) that signed the server's certificate.`);
+  }
+  return text;
+}
+function stripFinalNewline(text) {
+  return text.replace(/\r?\n$/, "");
+}
+function readOwnerOnlyFile(path, variable) {
+  const { text, mode, uid } = readSmallFile(path, variable);
+  const myUid = typeof process.getuid === "function" ? process.getuid() : void 0;
+  if (myUid !== void 0 && uid !== myUid) {
+    throw configFault(`${variable} (${path}) belongs to another user (uid ${uid}): the password file must be your own. Copy it to a file you own and chmod 600 it.`);
+  }
+  if (myUid !== void 0 && (mode & 63) !== 0) {
+    throw configFault(`${variable} (${path}) can be read or written by others (mode ${(mode & 511).toString(8).padStart(4, "0")}): run chmod 600 on it, then try again.`);
+  }
+  return text;
+}
+function readSmallFile(path, variable) {
+  let fd;
+  try {
+    fd = openSync2(path, "r");
+  } catch (err) {
+    const code = err.code;
+    throw configFault(`${variable} (${path}) cannot be opened${typeof code === "string" ? ` (${code})` : ""}: check the path and its permissions.`);
+  }
+  try {
+    const stat = fstatSync2(fd);
+    if (!stat.isFile()) throw configFault(`${variable} (${path}) is not a regular file.`);
+    if (stat.size > MAX_SECRET_FILE_BYTES) throw configFault(`${variable} (${path}) is larger than ${MAX_SECRET_FILE_BYTES} bytes: point it at the right file.`);
+    const buffer = Buffer.alloc(stat.size);
+    let got = 0;
+    while (got < buffer.length) {
+      const n = readSync2(fd, buffer, got, buffer.length - got, got);
+      if (n <= 0) break;
+      got += n;
+    }
+    return { text: buffer.toString("utf8", 0, got), mode: stat.mode, uid: stat.uid };
+  } finally {
+    closeSync2(fd);
+  }
+}
+
 // src/store/pins.ts
 import { dirname as dirname6, join as join11 } from "node:path";
 
@@ -5580,6 +5753,66 @@ function watchStateDir(stateDir, options = {}) {
       listeners.clear();
     }
   };
+}
+var REDIS_SAFETY_POLL_MS = 15e3;
+function watchStore(store, options = {}) {
+  if (!isRedisStore(store)) return watchStateDir(store.stateDir, options);
+  const load = options.load ?? (() => store.refresh());
+  const log = options.log ?? (() => void 0);
+  const listeners = /* @__PURE__ */ new Set();
+  let isClosed = false;
+  let isLoading = false;
+  let isDirty = false;
+  let lastVersion;
+  const wake = () => {
+    if (isClosed) return;
+    if (isLoading) {
+      isDirty = true;
+      return;
+    }
+    isLoading = true;
+    load().then(
+      () => {
+        isLoading = false;
+        if (isClosed) return;
+        const version = store.loadedVersion();
+        const isNew = version !== lastVersion;
+        lastVersion = version;
+        if (isNew) for (const listener of [...listeners]) callSafely(listener, log);
+        if (isDirty) {
+          isDirty = false;
+          wake();
+        }
+      },
+      (err) => {
+        isLoading = false;
+        isDirty = false;
+        log(`could not load the state after a change: ${errorText(err)}`);
+      }
+    );
+  };
+  const notices = store.watchCommits({ onCommit: wake, onSubscribed: wake, log });
+  const poll = setInterval(wake, options.pollMs ?? REDIS_SAFETY_POLL_MS);
+  poll.unref();
+  return {
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close() {
+      isClosed = true;
+      clearInterval(poll);
+      notices.close();
+      listeners.clear();
+    }
+  };
+}
+function callSafely(listener, log) {
+  try {
+    listener();
+  } catch (err) {
+    log(`state watcher listener failed: ${errorText(err)}`);
+  }
 }
 
 // src/opencode/error-log.ts
@@ -5836,7 +6069,7 @@ var SessionMembers = class {
   cached(sessionId) {
     return this.known.get(sessionId);
   }
-  /** The member of a session, from what was found or else a lock-free read; nothing is written. */
+  /** The member of a session, from what was found or else a lock-free read (on Redis, of the last load); nothing is written. */
   find(sessionId) {
     return this.known.get(sessionId) ?? this.store.read((state) => this.learn(state, sessionId));
   }
@@ -5877,7 +6110,8 @@ var SessionMembers = class {
   }
   async refresh(sessionId, mayMint) {
     const refs = [sessionRefOf(sessionId)];
-    const seen = this.store.read((state, ctx) => ({ memberId: memberInState(state, sessionId), isDue: needsLink(state, refs, ctx.now()) }));
+    const look = (state, ctx) => ({ memberId: memberInState(state, sessionId), isDue: needsLink(state, refs, ctx.now()) });
+    const seen = this.store.kind === "file" ? this.store.read(look) : await this.store.readLatest(look);
     let memberId = seen.memberId;
     if (seen.isDue && (mayMint || memberId !== void 0)) {
       await this.store.mutate((state, ctx) => {
@@ -7365,7 +7599,7 @@ function sessionIdOf(event) {
 async function startOpenComms(input, deps = {}) {
   const log = deps.log ?? ((line) => process.stderr.write(`opencomms(opencode): ${line}
 `));
-  const store = deps.store ?? openStore({ projectDir: deps.projectDir ?? findProjectDir(input.directory, input.worktree) });
+  const store = deps.store ?? openStore({ projectDir: deps.projectDir ?? findProjectDir(input.directory, input.worktree), selection: deps.selection });
   const machine = deps.host ?? processHostTag();
   const pid = deps.pid ?? process.pid;
   const isOwnerAlive = deps.isOwnerAlive ?? ((owner) => owner.host === machine ? isPidAlive(owner.pid) : true);
@@ -7402,6 +7636,7 @@ async function startOpenComms(input, deps = {}) {
     local.add(sessionId);
   }
   try {
+    if (store.kind !== "file") await store.refresh();
     const atStart = store.snapshot();
     if (Object.values(atStart.messages).some((e) => e.delivery_status === "in_flight")) {
       const swept = await store.mutate((state, ctx) => succeed("swept", { ...sweepInFlight(state, isOwnerAlive, ctx.now()) }));
@@ -7411,10 +7646,16 @@ async function startOpenComms(input, deps = {}) {
   } catch (err) {
     log(`start-up sweep failed; the next push sweeps instead: ${err instanceof Error ? err.message : String(err)}`);
   }
+  function isMember(memberId) {
+    const look = (state) => isInChannels(state, memberId);
+    return store.kind === "file" ? store.read(look) : store.readLatest(look);
+  }
   async function onIdle(sessionId) {
     busy.delete(sessionId);
     const memberId = await members.touch(sessionId);
-    if (memberId === void 0 || !store.read((state) => isInChannels(state, memberId))) return;
+    if (memberId === void 0) return;
+    const member = isMember(memberId);
+    if (!(typeof member === "boolean" ? member : await member)) return;
     await delivery.deliver(memberId);
   }
   async function onDeleted(sessionId) {
@@ -7423,7 +7664,8 @@ async function startOpenComms(input, deps = {}) {
     const memberId = members.find(sessionId);
     if (memberId === void 0) return;
     delivery.forget(memberId);
-    if (!store.read((state) => isInChannels(state, memberId))) return;
+    const member = isMember(memberId);
+    if (!(typeof member === "boolean" ? member : await member)) return;
     await store.mutate((s, ctx) => succeed("marked", { changed: markStale(s, memberId, ctx.now()) }));
   }
   function pushToLocal(memberIds) {
@@ -7454,7 +7696,7 @@ async function startOpenComms(input, deps = {}) {
     }
     pushToLocal(memberIds);
   }
-  const watcher = (deps.watch ?? ((dir, l) => watchStateDir(dir, { log: l })))(store.stateDir, log);
+  const watcher = deps.watch ? deps.watch(store.stateDir, log) : watchStore(store, { log });
   const unsubscribe = watcher.onChange(onStateChange);
   const schema2 = deps.loadSchema ? await deps.loadSchema() : void 0;
   if (!schema2) log("OpenCode tool schema builder not found; no opencomms_* tools are offered here");
@@ -7478,10 +7720,11 @@ async function startOpenComms(input, deps = {}) {
       const sessionId = transformInput.sessionID;
       if (typeof sessionId !== "string" || sessionId === "") return;
       noteSession(sessionId);
-      output.system.push(...store.read((state) => {
+      const sections = (state) => {
         const memberId = members.learn(state, sessionId);
         return memberId === void 0 ? [] : roleSections(state, memberId);
-      }));
+      };
+      output.system.push(...store.kind === "file" ? store.read(sections) : await store.readLatest(sections));
     },
     async dispose() {
       unsubscribe();
@@ -7490,7 +7733,9 @@ async function startOpenComms(input, deps = {}) {
     }
   };
   if (schema2) {
-    hooks.tool = buildTools2({ store, client: input.client, location: locationOf(input), members, noteSession, onSent: pushSent, log }, schema2);
+    const redis = deps.selection?.kind === "redis" ? deps.selection.config.projectId : void 0;
+    const location = redis === void 0 ? locationOf(input) : { project_id: redis, worktree: `redis:${redis}` };
+    hooks.tool = buildTools2({ store, client: input.client, location, members, noteSession, onSent: pushSent, log }, schema2);
   }
   return {
     hooks,
@@ -7518,20 +7763,18 @@ async function loadHostSchema() {
     return void 0;
   }
 }
-function refusedStore() {
-  const raw = process.env.OPENCOMMS_STORE?.trim();
-  if (raw === void 0 || raw === "" || raw === "file") return void 0;
-  return `OPENCOMMS_STORE names ${raw.startsWith("redis") ? "a Redis store" : "a store other than the files"}, which the OpenCode plugin cannot use yet; it offers no tools and delivers nothing here, so this project is not split between two stores. Unset OPENCOMMS_STORE for OpenCode, or run OpenCode's members through another host.`;
-}
 var OpenCommsPlugin = async (input) => {
-  const refusal3 = refusedStore();
-  if (refusal3 !== void 0) {
-    process.stderr.write(`opencomms(opencode): ${refusal3}
+  let selection;
+  try {
+    selection = resolveStoreSelection({ env: process.env });
+  } catch (err) {
+    process.stderr.write(`opencomms(opencode): ${err instanceof Error ? err.message : String(err)}; the plugin offers no tools and delivers nothing until that is fixed.
 `);
     return {};
   }
   const instance = await startOpenComms(input, {
     projectDir: projectDirFromEnv(),
+    selection,
     loadSchema: loadHostSchema
   });
   return instance.hooks;
