@@ -9,9 +9,9 @@ import { sha1Hex } from '../store/crypto';
 import type { State } from '../engine';
 import { DEFAULT_CODEC } from '../store/default-codec';
 import { StoreFault } from '../store/faults';
-import { RedisClient } from '../store/redis/client';
+import type { RedisClient } from '../store/redis/client';
 import type { RedisStoreConfig } from '../store/redis/config';
-import { aclHint, keysOf, STORE_ACL_COMMANDS, type RedisKeys } from '../store/redis/redis-store';
+import { aclHint, clientFor, keysOf, STORE_ACL_COMMANDS, type RedisKeys } from '../store/redis/redis-store';
 import { RespError, type RespArg, type RespValue } from '../store/redis/resp';
 import { describeEndpoint, displayUrl } from '../store/redis/url';
 import type { Check } from './doctor';
@@ -66,17 +66,7 @@ function textOf(value: RespValue | undefined): string | undefined {
 export async function checkRedisStore(options: StoreDoctorOptions): Promise<StoreDoctorReport> {
   const { config } = options;
   const keys = keysOf(config.keyPrefix);
-  const client = options.client ?? new RedisClient({
-    host: config.host,
-    port: config.port,
-    isTls: config.isTls,
-    ca: config.ca,
-    username: config.username,
-    password: config.password,
-    db: config.db,
-    timeoutMs: config.timeoutMs,
-    permissionHint: aclHint(keys),
-  });
+  const client = options.client ?? clientFor(config);
   const checks: Check[] = [ok('store', `redis ${displayUrl(config)}, project ${config.projectId}`)];
   try {
     const state = await runChecks(client, options, keys, checks);
