@@ -320,7 +320,7 @@ export class ToolServices {
 
   /**
    * The messages of a channel's saved ancestry (the archive it was resumed
-   * from, that archive's own parent, …), oldest first, for search. At most
+   * from, that archive's own parent and so on), oldest first, for search. At most
    * ten generations are followed.
    */
   async archivedMessagesOf(parentId: string | null): Promise<engine.HistoryRecord[]> {

@@ -130,6 +130,20 @@ for (const [what, planted] of PLANTED_COMPILERS) {
   });
 }
 
+test('check-dist fails on a character past ASCII, which would make Node hold the file as a two-byte string, and names where', async (t) => {
+  const file = plantedCopy(t, (text) => text.replace('"use strict";\n', '"use strict";\n// a comment with an ellipsis \u2026\n'));
+  const result = await scan(file);
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /a character past ASCII \(U\+2026\) at column 30/);
+});
+
+test('the shipped bundles are pure ASCII', () => {
+  for (const name of ['opencomms.js', 'opencode-plugin.js']) {
+    const bytes = readFileSync(join(DIST, '..', name));
+    assert.equal(bytes.findIndex((b) => b > 0x7f), -1, `${name} has a byte past ASCII`);
+  }
+});
+
 test('check-dist fails on a minified line and on a missing header', async (t) => {
   const long = plantedCopy(t, (text) => text.replace('"use strict";\n', `"use strict";\nvar a=${'1+'.repeat(MAX_LINE_CHARS)}1;\n`));
   const longResult = await scan(long);

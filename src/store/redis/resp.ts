@@ -13,7 +13,7 @@ export type RespArg = string | number | Buffer;
 export class RespError {
   constructor(readonly message: string) {}
 
-  /** The first word, which Redis uses as a code: ERR, WRONGPASS, NOPERM, NOSCRIPT, … */
+  /** The first word, which Redis uses as a code: ERR, WRONGPASS, NOPERM, NOSCRIPT and so on */
   get prefix(): string {
     const space = this.message.indexOf(' ');
     return space === -1 ? this.message : this.message.slice(0, space);
