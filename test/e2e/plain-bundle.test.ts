@@ -134,7 +134,7 @@ test('check-dist fails on a character past ASCII, which would make Node hold the
   const file = plantedCopy(t, (text) => text.replace('"use strict";\n', '"use strict";\n// a comment with an ellipsis \u2026\n'));
   const result = await scan(file);
   assert.equal(result.code, 1);
-  assert.match(result.stderr, /a character past ASCII \(U\+2026\) at column 30/);
+  assert.match(result.stderr, /a character past ASCII \(U\+2026\) at column 31/);
 });
 
 test('the shipped bundles are pure ASCII', () => {
