@@ -4199,7 +4199,7 @@ var RespError = class {
     this.message = message;
   }
   message;
-  /** The first word, which Redis uses as a code: ERR, WRONGPASS, NOPERM, NOSCRIPT, … */
+  /** The first word, which Redis uses as a code: ERR, WRONGPASS, NOPERM, NOSCRIPT and so on */
   get prefix() {
     const space = this.message.indexOf(" ");
     return space === -1 ? this.message : this.message.slice(0, space);
@@ -7438,7 +7438,7 @@ var ToolServices = class {
   }
   /**
    * The messages of a channel's saved ancestry (the archive it was resumed
-   * from, that archive's own parent, …), oldest first, for search. At most
+   * from, that archive's own parent and so on), oldest first, for search. At most
    * ten generations are followed.
    */
   async archivedMessagesOf(parentId) {
