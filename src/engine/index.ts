@@ -35,7 +35,7 @@ export {
 } from './reservations';
 export type { ReserveInput, ReleaseInput, EditVerdict, Conflict } from './reservations';
 export { normalizePattern, patternsOverlap } from './globs';
-export { hasReminderDue, takeReminders, reminderText, requestsOf, pruneRequests } from './requests';
+export { dueReminders, hasReminderDue, markReminded, reminderText, requestsOf, pruneRequests } from './requests';
 export type { RequestView } from './requests';
 export { threadIdOf } from './compose';
 export { LAST_SEEN_STEP_MS } from './session-links';

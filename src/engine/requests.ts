@@ -89,18 +89,30 @@ export function hasReminderDue(state: State, memberId: string): boolean {
     && (c.open_requests ?? []).some((r) => r.to.includes(memberId) && !r.reminded.includes(memberId)));
 }
 
-/** The requests to bring up at this member's Stop, each once: marked as reminded here. */
-export function takeReminders(state: State, memberId: string): RequestView[] {
+/**
+ * The requests to bring up at this member's Stop, oldest first. Nothing is
+ * marked: the caller marks them (markReminded) once the reminder reached the
+ * agent, so a reminder whose answer was never written is given again.
+ */
+export function dueReminders(state: State, memberId: string): RequestView[] {
   const due: RequestView[] = [];
   for (const channel of Object.values(state.channels)) {
     if (!channel.members.some((m) => m.session_id === memberId)) continue;
     for (const r of channel.open_requests ?? []) {
-      if (!r.to.includes(memberId) || r.reminded.includes(memberId)) continue;
-      r.reminded.push(memberId);
-      due.push(viewOf(channel, r));
+      if (r.to.includes(memberId) && !r.reminded.includes(memberId)) due.push(viewOf(channel, r));
     }
   }
   return due.sort((a, b) => a.since - b.since);
+}
+
+/** Records that `memberId` was reminded of these requests (each is brought up once). */
+export function markReminded(state: State, memberId: string, requestIds: readonly string[]): void {
+  const ids = new Set(requestIds);
+  for (const channel of Object.values(state.channels)) {
+    for (const r of channel.open_requests ?? []) {
+      if (ids.has(r.request_id) && r.to.includes(memberId) && !r.reminded.includes(memberId)) r.reminded.push(memberId);
+    }
+  }
 }
 
 /** The reminder line a Stop hook gives for open requests. */

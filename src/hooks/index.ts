@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
-  findLinkedMember, hasReminderDue, linkSession, markStale, MAX_ERRORS, needsLink, noteEdit, recordMemberError, reminderText, takeReminders, type DeliveryOwner, type State, type ToolResult,
+  findLinkedMember, hasReminderDue, linkSession, markStale, MAX_ERRORS, needsLink, noteEdit, recordMemberError, reminderText, dueReminders, markReminded, type DeliveryOwner, type State, type ToolResult,
 } from '../engine';
 import { isRedisStore, listPins, openStore, STATE_DIR_NAME, StoreFault, type PinRecord, type Store, type StoreSelection } from '../store';
 import { contextAnswer, EMPTY_ANSWER, guidanceAnswer, stopAnswer, type HookAnswer } from './answer';
@@ -82,7 +82,8 @@ async function report(options: HookOptions, projectDir: string | undefined, mess
 
 interface LockedResult extends ToolResult {
   memberId?: string;
-  reminders?: number;
+  /** The open requests this answer reminds of (a Stop); marked as reminded once it is written. */
+  reminderIds?: string[];
   owner?: DeliveryOwner;
   delivery?: PreparedDelivery;
 }
@@ -167,10 +168,11 @@ function lockedStep(store: Store, plan: Plan, event: HookEvent, env: EnvMember, 
     if (memberId === undefined || membershipsOf(state, memberId).length === 0) return { ok: true, message: 'no member' };
     const owner = hookOwner(pid, ctx.now());
     const delivery = prepareDelivery(state, memberId, owner, event.kind === 'stop', ctx);
-    // At a Stop, open review requests addressed to this member are brought up, each once.
-    const due = event.kind === 'stop' ? takeReminders(state, memberId) : [];
+    // At a Stop, open review requests addressed to this member are brought up, each once: marked
+    // as reminded only once the answer carrying them was written (settle), like the mail.
+    const due = event.kind === 'stop' ? dueReminders(state, memberId) : [];
     if (due.length > 0) delivery.text = delivery.text === null ? reminderText(due) : `${delivery.text}\n\n${reminderText(due)}`;
-    return { ok: true, message: 'prepared', memberId, owner, delivery, reminders: due.length };
+    return { ok: true, message: 'prepared', memberId, owner, delivery, reminderIds: due.map((r) => r.request_id) };
   });
 }
 
@@ -298,7 +300,7 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
   }
 
   const locked = await lockedStep(store, plan, event, env, process.pid);
-  const { memberId, owner, delivery, reminders = 0 } = locked;
+  const { memberId, owner, delivery, reminderIds = [] } = locked;
   if (memberId === undefined || owner === undefined || delivery === undefined || delivery.text === null) return NOTHING;
   const isStop = event.kind === 'stop';
   // No loops at Stop: mail handed over in an earlier block is committed and
@@ -306,15 +308,19 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
   // only for messages that go out in this very answer. A notice alone (an
   // oversized message still waiting) is said once, never repeated.
   // A reminder of open requests is given once per request, so it cannot loop either.
-  if (isStop && event.isStopHookActive && delivery.ids.length === 0 && reminders === 0) return NOTHING;
+  if (isStop && event.isStopHookActive && delivery.ids.length === 0 && reminderIds.length === 0) return NOTHING;
   const answer = isStop ? stopAnswer(event, delivery.text, options.env) : contextAnswer(event, delivery.text);
-  if (delivery.ids.length === 0) return { answer };
+  if (delivery.ids.length === 0 && reminderIds.length === 0) return { answer };
   return {
     answer,
     settle: async (wasSent) => {
       await store.mutate((state, ctx) => {
-        if (wasSent) commitHookDelivery(state, memberId, delivery.ids, owner, ctx.now());
-        else requeueHookDelivery(state, memberId, delivery.ids, owner);
+        if (wasSent) {
+          if (delivery.ids.length > 0) commitHookDelivery(state, memberId, delivery.ids, owner, ctx.now());
+          markReminded(state, memberId, reminderIds);
+        } else if (delivery.ids.length > 0) {
+          requeueHookDelivery(state, memberId, delivery.ids, owner);
+        }
         return { ok: true, message: wasSent ? 'committed' : 'requeued' };
       });
     },

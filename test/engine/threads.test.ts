@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  history, pruneRequests, sendMessage, status, takeReminders, hasReminderDue, kickChannel, type Envelope,
+  history, pruneRequests, sendMessage, status, dueReminders, markReminded, hasReminderDue, kickChannel, type Envelope,
 } from '../../src/engine/index';
 import { channelWith, fakeCtx, mustOk, reasonOf, simulateSave } from './helpers';
 
@@ -77,9 +77,12 @@ test('the Stop reminder brings up each open request once per recipient', () => {
   send(state, ctx, 'a', { type: 'review_request' });
   assert.equal(hasReminderDue(state, 'b'), true);
   assert.equal(hasReminderDue(state, 'a'), false, 'the sender is not reminded of its own request');
-  assert.equal(takeReminders(state, 'b').length, 1);
+  const due = dueReminders(state, 'b');
+  assert.equal(due.length, 1);
+  assert.equal(hasReminderDue(state, 'b'), true, 'listing what is due marks nothing');
+  markReminded(state, 'b', due.map((r) => r.request_id));
   assert.equal(hasReminderDue(state, 'b'), false);
-  assert.deepEqual(takeReminders(state, 'b'), []);
+  assert.deepEqual(dueReminders(state, 'b'), []);
 });
 
 function page(state: Parameters<typeof history>[0], ctx: Parameters<typeof history>[2], extra: Record<string, unknown>) {

@@ -5,7 +5,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { processHostTag } from '../../src/store/process-place';
 import { test } from 'node:test';
-import { emptyState, parseFrames } from '../../src/engine/index';
+import { commitDelivery, emptyState, parseFrames, pullMessages, sendMessage } from '../../src/engine/index';
 import { deliverableMail, needsDelivery } from '../../src/hooks/deliver';
 import {
   channelWith, claudeEvent, codexEvent, geminiEvent, hook, historyRecord, send, stateOf, statusOf, tempProject, textOf,
@@ -336,4 +336,29 @@ test('a member id that is an Object.prototype name has no mail, rather than cras
   const state = emptyState();
   assert.deepEqual(deliverableMail(state, 'constructor', 0), []);
   assert.equal(needsDelivery(state, 'constructor', 0), false);
+});
+
+test('a Stop reminder of an open review request whose answer cannot be written is given again at the next Stop, then never again', async (t) => {
+  const { project, store } = await pair(t);
+  // Bob asks Alice for a review, and Alice pulls it: no mail waits, the request stays open.
+  await store.mutate((state, ctx) => {
+    const sent = sendMessage(state, { channel: 'review', session_id: BOB, to: ALICE, content: 'please review', type: 'review_request' }, ctx);
+    assert.equal(sent.ok, true, JSON.stringify(sent));
+    const owner = { pid: process.pid, host: processHostTag(), lease_until: ctx.now() + 60_000 };
+    const pulled = pullMessages(state, ALICE, { channel: 'review', owner }, ctx);
+    commitDelivery(state, ALICE, pulled.data!.message_ids as string[], 'pull', ctx.now(), owner);
+    return { ok: true, message: 'asked and pulled' };
+  });
+  const written: string[] = [];
+  const lost = await hook(project, claudeEvent('Stop', SID, { stop_hook_active: false }), CLAUDE_332, {
+    write: (text) => {
+      written.push(text);
+      throw new Error('EPIPE');
+    },
+  });
+  assert.match(written.join(''), /review request\(s\) addressed to you are still open/, 'the reminder was in the answer that failed');
+  assert.match(lost.warnings.join('\n'), /could not write its answer/);
+  const again = await hook(project, claudeEvent('Stop', SID, { stop_hook_active: false }), CLAUDE_332);
+  assert.match(JSON.stringify(again.answer), /review request\(s\) addressed to you are still open/, 'the unwritten reminder comes again');
+  assert.deepEqual((await hook(project, claudeEvent('Stop', SID, { stop_hook_active: false }), CLAUDE_332)).answer, {}, 'once written, never again');
 });
