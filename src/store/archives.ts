@@ -82,14 +82,23 @@ function hasArchivesDir(projectDir: string, port: FsPort): boolean {
 }
 
 function readArchiveIn(projectDir: string, channelId: string, port: FsPort): ArchiveRecord | undefined {
-  let value: unknown;
+  let bytes: Buffer | undefined;
   try {
-    const bytes = tryReadFile(port, archivePath(projectDir, channelId));
-    if (bytes === undefined) return undefined;
-    value = JSON.parse(bytes.toString('utf8'));
+    bytes = tryReadFile(port, archivePath(projectDir, channelId));
   } catch (err) {
     if (err instanceof StoreFault) throw err;
-    return undefined; // unreadable or not JSON: skipped like any broken archive
+    return undefined; // unreadable: skipped like any broken archive
+  }
+  return bytes === undefined ? undefined : archiveOfText(bytes.toString('utf8'), channelId);
+}
+
+/** The archive `text` holds when it is a valid archive of `channelId`; undefined for anything else (skipped like a broken archive). */
+export function archiveOfText(text: string, channelId: string): ArchiveRecord | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
   }
   return isArchiveRecord(value) && value.channel_id === channelId ? value : undefined;
 }

@@ -12,11 +12,17 @@ export async function findArchiveIn(shelf: ArchiveShelf, nameOrId: string): Prom
   return record ? engine.parseArchive(record) : undefined;
 }
 
+/** An archive by its id alone (a parent link): one read, not a listing of every archive. */
+export async function archiveByIdIn(shelf: ArchiveShelf, id: string): Promise<SessionArchive | undefined> {
+  const record = isValidChannelId(id) ? await shelf.get(id) : undefined;
+  return record ? engine.parseArchive(record) : undefined;
+}
+
 /** A join's result, with the compact story of the archived channel when the joined one was resumed from it. */
 export async function withArchiveContextIn(shelf: ArchiveShelf, result: ToolResult, channelName: string): Promise<ToolResult> {
   const parent = result.ok ? result.data?.parent_channel_id : undefined;
   if (typeof parent !== 'string') return result;
-  const archive = await findArchiveIn(shelf, parent);
+  const archive = await archiveByIdIn(shelf, parent);
   if (!archive) return result;
   const context = engine.buildArchiveContext(archive, channelName);
   return { ...result, message: `${result.message}\n\n${context}`, data: { ...result.data, archive_context: context } };

@@ -8,7 +8,7 @@ import type { ToolCall } from './registry';
 import { openStore, type Store, type StoreSelection, type StoreTx } from '../store';
 import { isPidAlive } from '../store/lock';
 import { createSpawnDriver, type SpawnDriver } from '../delivery/spawn-driver';
-import { findArchiveIn } from './archive-context';
+import { archiveByIdIn, findArchiveIn } from './archive-context';
 import { listPins } from '../store/pins';
 import { hostProcessId } from './host-process';
 import { identityFromEnv, identityFromPins, type Identity } from './identity';
@@ -328,7 +328,7 @@ export class ToolServices {
     const seen = new Set<string>();
     for (let id = parentId; id !== null && !seen.has(id) && chain.length < 10;) {
       seen.add(id);
-      const archive = await this.findArchive(id);
+      const archive = await archiveByIdIn(this.store.archives, id);
       if (!archive) break;
       chain.unshift(archive);
       id = archive.parent_channel_id;

@@ -14,7 +14,7 @@ import { isFinished, isValidChannelId } from '../history';
 import { addError, type ParseMemo } from '../load';
 import { LOCK_TIMEOUT_MS } from '../lock';
 import { createEngineCtx, STATE_DIR_NAME, type ArchiveShelf, type Store, type StoreTx } from '../store';
-import { isArchiveRecord, type ArchiveRecord } from '../archives';
+import { archiveOfText, isArchiveRecord, type ArchiveRecord } from '../archives';
 import { HISTORY_KEEP_RECORDS } from '../history';
 import { RedisClient } from './client';
 import type { RedisStoreConfig } from './config';
@@ -109,7 +109,8 @@ export interface RedisStore extends Store {
 }
 
 export interface CommitListener {
-  onCommit(): void;
+  /** A commit was published, with the version it made. */
+  onCommit(version: string): void;
   onSubscribed(): void;
   log(line: string): void;
 }
@@ -412,14 +413,16 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       const fields = Array.isArray(reply) ? reply : [];
       const found: ArchiveRecord[] = [];
       for (let i = 0; i + 1 < fields.length; i += 2) {
-        const record = archiveFrom(textOf(fields[i]!), textOf(fields[i + 1]!));
+        const [id, text] = [textOf(fields[i]!), textOf(fields[i + 1]!)];
+        const record = id === null || text === null ? undefined : archiveOfText(text, id);
         if (record) found.push(record);
       }
       return found.sort((a, b) => b.saved_at - a.saved_at);
     },
     async get(channelId: string): Promise<ArchiveRecord | undefined> {
       if (!isValidChannelId(channelId)) return undefined;
-      return archiveFrom(channelId, textOf(client.check(await client.command(['HGET', keys.archives, channelId]), 'HGET')));
+      const text = textOf(client.check(await client.command(['HGET', keys.archives, channelId]), 'HGET'));
+      return text === null ? undefined : archiveOfText(text, channelId);
     },
   };
 
@@ -493,7 +496,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       const subscribe = (): void => {
         timer = undefined;
         if (isClosed) return;
-        subscriber.subscribe(keys.notices, () => listener.onCommit()).then(
+        subscriber.subscribe(keys.notices, (_channel, version) => listener.onCommit(version)).then(
           () => {
             failures = 0;
             if (!isClosed) listener.onSubscribed();
@@ -597,17 +600,4 @@ export function compareStreamIds(a: string, b: string): number {
   if (am !== bm) return am! < bm! ? -1 : 1;
   if (as !== bs) return (as ?? 0n) < (bs ?? 0n) ? -1 : 1;
   return 0;
-}
-
-// One field of the archives hash, or undefined when it is not a valid archive
-// of that id (skipped like a broken archive file).
-function archiveFrom(channelId: string | null, text: string | null): ArchiveRecord | undefined {
-  if (channelId === null || text === null) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  return isArchiveRecord(value) && value.channel_id === channelId ? value : undefined;
 }

@@ -12,18 +12,9 @@ import { startOpenComms } from '../../../src/opencode';
 import { startServer, tempProject } from '../../helpers/server';
 import { create, ok } from '../../e2e/tools-support';
 import { FAKE_SCHEMA, FakeClient } from '../../opencode/helpers';
-import { configFor, SKIP_WITHOUT_REDIS, startRedis, storeEnv } from './server';
+import { configFor, eventually, SKIP_WITHOUT_REDIS, startRedis, storeEnv } from './server';
 
 const skip = SKIP_WITHOUT_REDIS;
-
-/** Resolves when `check` holds (looked at every 20 ms), or fails after `ms`. */
-async function eventually(what: string, check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 test('an OpenCode session joins a channel another machine opened on Redis, is pushed its mail, and its sends arrive there', { skip, timeout: 60_000 }, async (t) => {
   const redis = await startRedis(t);

@@ -233,3 +233,12 @@ export function storeEnv(redis: RedisServer, projectId: string): Record<string, 
     AI_AGENT: undefined,
   };
 }
+
+/** Resolves when `check` holds (looked at every 20 ms), or fails after `ms`: for what no event announces. */
+export async function eventually(what: string, check: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
