@@ -3921,13 +3921,20 @@ function hasArchivesDir(projectDir, port) {
   return checkOwnDir(port, dirname5(dir), false) && checkOwnDir(port, dir, false);
 }
 function readArchiveIn(projectDir, channelId, port) {
-  let value;
+  let bytes;
   try {
-    const bytes = tryReadFile(port, archivePath(projectDir, channelId));
-    if (bytes === void 0) return void 0;
-    value = JSON.parse(bytes.toString("utf8"));
+    bytes = tryReadFile(port, archivePath(projectDir, channelId));
   } catch (err) {
     if (err instanceof StoreFault) throw err;
+    return void 0;
+  }
+  return bytes === void 0 ? void 0 : archiveOfText(bytes.toString("utf8"), channelId);
+}
+function archiveOfText(text, channelId) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
     return void 0;
   }
   return isArchiveRecord(value) && value.channel_id === channelId ? value : void 0;
@@ -5212,14 +5219,16 @@ function createRedisStore(options) {
       const fields = Array.isArray(reply) ? reply : [];
       const found = [];
       for (let i = 0; i + 1 < fields.length; i += 2) {
-        const record = archiveFrom(textOf(fields[i]), textOf(fields[i + 1]));
+        const [id, text] = [textOf(fields[i]), textOf(fields[i + 1])];
+        const record = id === null || text === null ? void 0 : archiveOfText(text, id);
         if (record) found.push(record);
       }
       return found.sort((a, b) => b.saved_at - a.saved_at);
     },
     async get(channelId) {
       if (!isValidChannelId(channelId)) return void 0;
-      return archiveFrom(channelId, textOf(client.check(await client.command(["HGET", keys.archives, channelId]), "HGET")));
+      const text = textOf(client.check(await client.command(["HGET", keys.archives, channelId]), "HGET"));
+      return text === null ? void 0 : archiveOfText(text, channelId);
     }
   };
   const store = {
@@ -5284,7 +5293,7 @@ function createRedisStore(options) {
       const subscribe = () => {
         timer = void 0;
         if (isClosed) return;
-        subscriber.subscribe(keys.notices, () => listener.onCommit()).then(
+        subscriber.subscribe(keys.notices, (_channel, version) => listener.onCommit(version)).then(
           () => {
             failures = 0;
             if (!isClosed) listener.onSubscribed();
@@ -5374,16 +5383,6 @@ function compareStreamIds(a, b) {
   if (am !== bm) return am < bm ? -1 : 1;
   if (as !== bs) return (as ?? 0n) < (bs ?? 0n) ? -1 : 1;
   return 0;
-}
-function archiveFrom(channelId, text) {
-  if (channelId === null || text === null) return void 0;
-  let value;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return void 0;
-  }
-  return isArchiveRecord(value) && value.channel_id === channelId ? value : void 0;
 }
 
 // src/store/redis/config.ts
@@ -6211,10 +6210,14 @@ async function findArchiveIn(shelf, nameOrId) {
   const record = (await shelf.list()).find((a) => a.name === lower) ?? (isValidChannelId(key) ? await shelf.get(key) : void 0);
   return record ? parseArchive(record) : void 0;
 }
+async function archiveByIdIn(shelf, id) {
+  const record = isValidChannelId(id) ? await shelf.get(id) : void 0;
+  return record ? parseArchive(record) : void 0;
+}
 async function withArchiveContextIn(shelf, result, channelName) {
   const parent = result.ok ? result.data?.parent_channel_id : void 0;
   if (typeof parent !== "string") return result;
-  const archive = await findArchiveIn(shelf, parent);
+  const archive = await archiveByIdIn(shelf, parent);
   if (!archive) return result;
   const context = buildArchiveContext(archive, channelName);
   return { ...result, message: `${result.message}
@@ -7446,7 +7449,7 @@ var ToolServices = class {
     const seen = /* @__PURE__ */ new Set();
     for (let id = parentId; id !== null && !seen.has(id) && chain.length < 10; ) {
       seen.add(id);
-      const archive = await this.findArchive(id);
+      const archive = await archiveByIdIn(this.store.archives, id);
       if (!archive) break;
       chain.unshift(archive);
       id = archive.parent_channel_id;
