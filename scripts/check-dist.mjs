@@ -6,7 +6,7 @@
 //   node scripts/check-dist.mjs               both checks, on dist/ (npm test runs this after the build)
 //   node scripts/check-dist.mjs --scan FILE   the plainness check on FILE only (tests plant faults in copies)
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -29,8 +29,47 @@ const COMPILERS = [
   ['WebAssembly', /\bWebAssembly\b/],
 ];
 
+const IDENTIFIER = /[A-Za-z_$][\w$]*/g;
+// Names esbuild makes for its own module wrappers (import_node_path3, init_store2,
+// require_x, __esm): they are not source names, and the header says how they read.
+const BUNDLER_NAME = /^(?:import_|init_|require_|__)/;
+
+function sourceFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Every identifier-like word of src/, with characters past ASCII escaped as the bundle writes them. */
+export function sourceNames(srcDir) {
+  const names = new Set();
+  for (const file of sourceFiles(srcDir)) {
+    const text = readFileSync(file, 'utf8').replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    for (const word of text.match(IDENTIFIER) ?? []) names.add(word);
+  }
+  return names;
+}
+
+/**
+ * Identifiers the bundler renamed: `channel2` where src/ only says `channel`.
+ * esbuild renames a name when two modules (or a module and a nested scope)
+ * would share it in the one scope of the bundle; a reader then cannot grep the
+ * bundle for the source's names. Returns [name, count] pairs, most used first.
+ */
+export function renamedIdentifiers(text, names) {
+  const counts = new Map();
+  for (const word of text.match(IDENTIFIER) ?? []) {
+    if (names.has(word) || BUNDLER_NAME.test(word)) continue;
+    const base = /^(.*[A-Za-z_$])\d+$/.exec(word)?.[1];
+    if (base !== undefined && names.has(base)) counts.set(word, (counts.get(word) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+}
+
 /** Problems that make `text` other than a plain bundle, one line each. */
-export function plainnessProblems(text, name, { header }) {
+export function plainnessProblems(text, name, { header, names, shipped }) {
   const problems = [];
   const lines = text.split('\n');
   lines.forEach((line, i) => {
@@ -46,21 +85,36 @@ export function plainnessProblems(text, name, { header }) {
     const wide = line.match(/[^\x00-\x7f]/);
     if (wide) problems.push(`${at}: a character past ASCII (U+${wide[0].codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}) at column ${wide.index + 1}: write it as ASCII (esbuild escapes strings; comments stay as written)`);
   });
+  if (names) {
+    const renamed = renamedIdentifiers(text, names);
+    if (renamed.length) {
+      const total = renamed.reduce((sum, [, n]) => sum + n, 0);
+      const shown = renamed.slice(0, 12).map(([word, n]) => `${word} (${n}x)`).join(', ');
+      problems.push(`${name}: ${renamed.length} identifiers renamed by the bundler, ${total} uses: ${shown}${renamed.length > 12 ? ', ...' : ''}. Give the module-level name that collides a name of its own (CHANNEL_ARG, logLine), so the bundle keeps the source's names`);
+    }
+  }
+  const mapLink = /^\/\/# sourceMappingURL=(.*)$/m.exec(text)?.[1];
+  if (mapLink !== undefined && shipped && !shipped.includes(`dist/${mapLink}`)) {
+    problems.push(`${name}: its sourceMappingURL names ${mapLink}, which package.json "files" does not ship: the link would dangle`);
+  }
   if (header) {
-    const top = lines.slice(0, 12).join('\n');
+    const top = lines.slice(0, 16).join('\n');
     for (const [what, pattern] of [
       ['the shebang', /^#!\/usr\/bin\/env node$/m],
       ['the product and version', /^\/\/ OpenComms \d+\.\d+\.\d+\S*: /m],
       ['the license', /^\/\/ License: \S+/m],
       ['the source commit', /^\/\/ Source commit: /m],
       ['the rebuild command', /^\/\/ Rebuild byte for byte: /m],
+      ['where the commented source is', /^\/\/ The commented source: /m],
     ]) if (!pattern.test(top)) problems.push(`${name}: the header lacks ${what}`);
   }
   return problems;
 }
 
 function scan(files) {
-  const problems = files.flatMap(({ path, header }) => plainnessProblems(readFileSync(path, 'utf8'), path, { header }));
+  const names = sourceNames(join(root, 'src'));
+  const shipped = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).files;
+  const problems = files.flatMap(({ path, header, keepsNames }) => plainnessProblems(readFileSync(path, 'utf8'), path, { header, names: keepsNames ? names : undefined, shipped }));
   if (problems.length) {
     console.error(`check-dist: not a plain bundle:\n  ${problems.slice(0, 20).join('\n  ')}${problems.length > 20 ? `\n  … and ${problems.length - 20} more` : ''}`);
     process.exit(1);
@@ -74,13 +128,13 @@ if (process.argv[2] === '--scan') {
     console.error('usage: node scripts/check-dist.mjs --scan FILE');
     process.exit(2);
   }
-  scan([{ path: process.argv[3], header: true }]);
+  scan([{ path: process.argv[3], header: true, keepsNames: true }]);
   console.log(`check-dist: ${process.argv[3]} is a plain bundle`);
   process.exit(0);
 }
 
 scan([
-  { path: join(root, 'dist/opencomms.js'), header: true },
+  { path: join(root, 'dist/opencomms.js'), header: true, keepsNames: true },
   { path: join(root, 'dist/opencode-plugin.js'), header: false },
 ]);
 

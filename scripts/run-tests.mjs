@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
 
 function findTests(dir) {
   const found = [];
@@ -15,5 +16,13 @@ function findTests(dir) {
 }
 
 const files = findTests(process.argv[2] ?? 'build/test').sort();
-const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
+// One test file per core by default; OPENCOMMS_TEST_CONCURRENCY (a whole number >= 1) overrides it,
+// for a CI runner whose cores are shared or a machine where fewer files at once is steadier.
+const override = process.env.OPENCOMMS_TEST_CONCURRENCY?.trim();
+if (override && !/^[1-9]\d{0,2}$/.test(override)) {
+  console.error(`run-tests: OPENCOMMS_TEST_CONCURRENCY must be a whole number from 1 to 999, not ${JSON.stringify(override)}`);
+  process.exit(2);
+}
+const concurrency = override ? Number(override) : availableParallelism();
+const result = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...files], { stdio: 'inherit' });
 process.exit(result.status ?? 1);

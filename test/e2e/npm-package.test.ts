@@ -40,7 +40,7 @@ function tempDir(t: TestContext): string {
   return dir;
 }
 
-test('npm pack holds the two bundles, README, PROTOCOL and LICENSE, and npx runs the installed package', { skip: process.platform === 'win32' }, async (t) => {
+test('npm pack holds the two bundles, the map the main one links to, README, PROTOCOL and LICENSE, and npx runs the installed package', { skip: process.platform === 'win32' }, async (t) => {
   const dir = tempDir(t);
   const env = userEnv(join(dir, 'npm-cache'));
   const packs = join(dir, 'packs');
@@ -50,7 +50,7 @@ test('npm pack holds the two bundles, README, PROTOCOL and LICENSE, and npx runs
   assert.equal(packed.code, 0, packed.stderr);
   const [report] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
   assert.deepEqual(report!.files.map((f) => f.path).sort(), [
-    'LICENSE', 'PROTOCOL.md', 'README.md', 'dist/opencode-plugin.js', 'dist/opencomms.js', 'package.json',
+    'LICENSE', 'PROTOCOL.md', 'README.md', 'dist/opencode-plugin.js', 'dist/opencomms.js', 'dist/opencomms.js.map', 'package.json',
   ]);
   const tarball = join(packs, readdirSync(packs).find((name) => name.endsWith('.tgz'))!);
 

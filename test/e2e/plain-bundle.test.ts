@@ -154,3 +154,34 @@ test('check-dist fails on a minified line and on a missing header', async (t) =>
   assert.equal(headlessResult.code, 1);
   assert.match(headlessResult.stderr, /header/);
 });
+
+test('the shipped bundle keeps the source\'s names: no identifier the bundler renamed (channel2 for channel)', () => {
+  const names = new Set<string>();
+  for (const word of readFileSync(DIST, 'utf8').match(/[A-Za-z_$][\w$]*/g) ?? []) names.add(word);
+  // Words of the bundle that src/ spells without their trailing digits, as esbuild renames a colliding name.
+  for (const renamed of ['channel2', 'write2', 'log2', 'schema2', 'loaded2', 'main2']) assert.ok(!names.has(renamed), `${renamed} is in the bundle`);
+});
+
+test('check-dist fails on an identifier the bundler renamed and names it', async (t) => {
+  const file = plantedCopy(t, (text) => text.replace('"use strict";\n', '"use strict";\nvar channel2 = 1;\n'));
+  const result = await scan(file);
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /renamed by the bundler.*channel2 \(1x\)/);
+});
+
+test('check-dist fails on a source-map link to a file the package does not ship', async (t) => {
+  const file = plantedCopy(t, (text) => text.replace(/\/\/# sourceMappingURL=.*$/m, '//# sourceMappingURL=elsewhere.js.map'));
+  const result = await scan(file);
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /sourceMappingURL names elsewhere\.js\.map, which package\.json "files" does not ship/);
+});
+
+test('the header says where the commented source is, and the map it links to ships in the package', () => {
+  const text = bundle();
+  assert.match(text.split('\n').slice(0, 16).join('\n'), /^\/\/ The commented source: src\/ in the repository at the source commit, and opencomms\.js\.map/m);
+  const link = /^\/\/# sourceMappingURL=(.*)$/m.exec(text)?.[1];
+  assert.equal(link, 'opencomms.js.map');
+  const files = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }).files;
+  assert.ok(files.includes(`dist/${link}`));
+  assert.doesNotMatch(readFileSync(join(DIST, '..', 'opencode-plugin.js'), 'utf8'), /sourceMappingURL/, 'install opencode copies the plugin alone: no link to dangle');
+});
