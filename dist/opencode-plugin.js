@@ -7787,4 +7787,3 @@ export {
   OpenCommsPlugin,
   plugin_entry_default as default
 };
-//# sourceMappingURL=opencode-plugin.js.map

@@ -29,7 +29,7 @@ const COMPILERS = [
   ['WebAssembly', /\bWebAssembly\b/],
 ];
 
-const IDENTIFIER = /[A-Za-z_$][\w$]*/g;
+const IDENTIFIER = /(?<![\w$])[A-Za-z_$][\w$]*/g; // not the e3 of 1e3
 // Names esbuild makes for its own module wrappers (import_node_path3, init_store2,
 // require_x, __esm): they are not source names, and the header says how they read.
 const BUNDLER_NAME = /^(?:import_|init_|require_|__)/;
