@@ -11,6 +11,7 @@ import { watchStateDir } from '../../src/delivery/watcher';
 import { replaceFile } from '../../src/store/replace-file';
 import { NODE_FS } from '../../src/store/fs-port';
 import { envelope, setup } from './spawn-support';
+import { until } from '../helpers/wait';
 
 // The drain turns aged-out mail stale and skips it. If the size check counted
 // that mail, the drain took a later envelope nobody measured, the batch no
@@ -124,9 +125,5 @@ async function inFlightElsewhere(s: Awaited<ReturnType<typeof setup>>, id: strin
 }
 
 async function waitFor(condition: () => boolean, what: string, ms = 3_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > until) assert.fail(`no wake-up for ${what} within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await until(`a wake-up for ${what}`, condition, { timeoutMs: ms });
 }

@@ -10,6 +10,7 @@ import { claimLock, releaseLock } from '../../src/store/lock';
 import { NODE_FS } from '../../src/store/fs-port';
 import { WAIT_MS, tempProject, type Json, type ServerProcess } from '../helpers/server';
 import { channelOf, member, ok, statePath } from './tools-support';
+import { seededRandom } from '../helpers/seeded-random';
 
 const CHANNEL = 'review';
 const READER = 'sess_reviewer';
@@ -239,6 +240,7 @@ const KILLS = 50;
 const KILLS_BETWEEN_COLLECTS = 3;
 
 test('pullers killed mid-pull over and over lose no message, and only a reply cut off from its commit is ever repeated', { timeout: 180_000 }, async (t) => {
+  const random = seededRandom('pull kill storm', t);
   const project = tempProject(t);
   const [writer] = await channelOf(t, project, CHANNEL, ['writer', 'reviewer'], { rate_limit: 1000 });
   const sent: string[] = [];
@@ -279,7 +281,7 @@ test('pullers killed mid-pull over and over lose no message, and only a reply cu
         await puller.reply(pullId);
         break;
       case 'soon':
-        await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 40)));
+        await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 40)));
         break;
     }
     await kill(puller);

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, tempProject, type Json, type ServerProcess } from '../helpers/server';
 import { ok } from './tools-support';
+import { until } from '../helpers/wait';
 
 const FAKE_HOST = join(__dirname, '..', '..', '..', 'test', 'fixtures', 'fake-host.cjs');
 const WAIT_MS = 15_000;
@@ -15,13 +16,9 @@ interface HostRun { event: 'start' | 'end'; argv?: string[]; pid: number; at: nu
 
 /** Resolves when `check` returns a value; re-checked every 25 ms, rejects after WAIT_MS. */
 async function waitUntil<T>(what: string, check: () => T | undefined, timeoutMs = WAIT_MS): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  let found: T | undefined;
+  await until(what, () => (found = check()) !== undefined, { timeoutMs, everyMs: 25 });
+  return found as T;
 }
 
 function runs(logFile: string): HostRun[] {

@@ -13,6 +13,7 @@ import { randomHex } from '../../src/store/crypto';
 import { startServer, tempProject, type Json, type ServerProcess } from '../helpers/server';
 import { SKIP_WITHOUT_REDIS, startRedis, USERS } from '../store/redis/server';
 import { create, join, memberEnv, ok, refused } from './tools-support';
+import { seededRandom } from '../helpers/seeded-random';
 
 type StoreKind = 'file' | 'redis';
 const STORES: readonly StoreKind[] = ['file', 'redis'];
@@ -432,6 +433,7 @@ const MAX_KILL_DELAY_MS = 12;
 type Fate = 'acked' | 'refused' | 'unknown';
 
 bothStores('sender processes SIGKILLed at random moments and restarted lose no acknowledged send and deliver nothing twice', { timeout: 180_000 }, async (t, rig) => {
+  const random = seededRandom(`send kill storm (${rig.kind} store)`, t);
   const receiver = await rig.member('sess_receiver');
   // One channel per sender: each has its own rate window.
   for (let i = 0; i < STORM_SLOTS; i++) await create(receiver, `storm-${i}`, 'receiver', { rate_limit: 1000 });
@@ -454,7 +456,7 @@ bothStores('sender processes SIGKILLed at random moments and restarted lose no a
         await join(server, `storm-${i}`, `k${i}`);
         isJoined = true;
       }
-      const killAt = 1 + Math.floor(Math.random() * MAX_SENDS_BEFORE_KILL);
+      const killAt = 1 + Math.floor(random() * MAX_SENDS_BEFORE_KILL);
       let isAlive = true;
       for (let sent = 1; isAlive && !isStopping; sent++) {
         const content = label(`k${i}`, n++);
@@ -465,7 +467,7 @@ bothStores('sender processes SIGKILLed at random moments and restarted lose no a
               server.child.kill('SIGKILL');
               kills += 1;
             }
-          }, Math.random() * MAX_KILL_DELAY_MS);
+          }, random() * MAX_KILL_DELAY_MS);
         }
         let reply: Json | undefined;
         try {

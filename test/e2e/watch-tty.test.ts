@@ -11,6 +11,7 @@ import { join as joinPath } from 'node:path';
 import { DIST, WAIT_MS, tempProject } from '../helpers/server';
 import { create, join, member, ok } from './tools-support';
 import { watchEnv } from '../watch/watch-process';
+import { until } from '../helpers/wait';
 
 const POLL_MS = 50;
 const HIDE_CURSOR = '\u001b[?25l';
@@ -34,41 +35,36 @@ function privateTmux(t: TestContext): (...args: string[]) => string {
 
 /** Re-reads the pane until `check` holds on it; fails after WAIT_MS with the last screen. */
 async function untilScreen(tmux: (...args: string[]) => string, what: string, check: (screen: string) => boolean): Promise<string> {
-  const deadline = Date.now() + WAIT_MS;
   let screen = '';
-  for (;;) {
+  await until(what, () => {
     screen = tmux('capture-pane', '-p', '-t', 'watch');
-    if (check(screen)) return screen;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}; the screen was:\n${screen}`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
+    return check(screen);
+  }, { timeoutMs: WAIT_MS, everyMs: POLL_MS, lastSeen: () => screen });
+  return screen;
 }
 
 /** Re-reads a tmux format until `check` holds on it; fails after WAIT_MS. */
 async function untilFormat(tmux: (...args: string[]) => string, format: string, check: (value: string) => boolean): Promise<string> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const value = tmux('display-message', '-p', '-t', 'watch', format).trim();
-    if (check(value)) return value;
-    if (Date.now() > deadline) assert.fail(`timed out waiting on ${format}; last value ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
+  let value = '';
+  await until(`tmux ${format}`, () => {
+    value = tmux('display-message', '-p', '-t', 'watch', format).trim();
+    return check(value);
+  }, { timeoutMs: WAIT_MS, everyMs: POLL_MS, lastSeen: () => JSON.stringify(value) });
+  return value;
 }
 
 /** Re-reads the pane log until `check` holds on it (the piped cat may trail the screen); fails after WAIT_MS. */
 async function untilLog(path: string, check: (text: string) => boolean): Promise<string> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    let text = '';
+  let text = '';
+  await until('the pane log', () => {
     try {
       text = readFileSync(path, 'utf8');
     } catch {
-      // not created yet
+      text = ''; // not created yet
     }
-    if (check(text)) return text;
-    if (Date.now() > deadline) assert.fail(`timed out waiting on the pane log; it held:\n${JSON.stringify(text.slice(-400))}`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
+    return check(text);
+  }, { timeoutMs: WAIT_MS, everyMs: POLL_MS, lastSeen: () => JSON.stringify(text.slice(-400)) });
+  return text;
 }
 
 test('the full-screen view in a tmux pane shows the channel, both roles and the pending count; Ctrl-C exits 0 with the cursor back', async (t) => {

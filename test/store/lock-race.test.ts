@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { OK, tempFilesIn, tempProject, testStore } from './helpers';
+import { until } from '../helpers/wait';
 
 const RACE_WORKER = join(__dirname, '..', '..', '..', 'test', 'store', 'fixtures', 'race-worker.cjs');
 
@@ -58,11 +59,7 @@ function startRaceWorker(command: string, args: string[]): RaceWorker {
 }
 
 async function untilExists(path: string, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!existsSync(path)) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
+  await until(what, () => existsSync(path), { timeoutMs: ms, everyMs: 1 });
 }
 
 const isSettled = (label: string) => (line: string) => line === `ack ${label}` || line.startsWith(`fail ${label} `);

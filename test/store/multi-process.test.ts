@@ -78,7 +78,7 @@ test('6 processes x 100 mutations apply exactly 600 updates and leave a clean di
 
 test('a SIGKILL storm leaves a loadable state holding every acknowledged mutation, none twice, and no stall', { timeout: 120_000 }, async (t) => {
   const dir = tempProject(t);
-  const outcome = await runStorm({ dir, stormMs: 3_000, slots: 4, minKills: 20, onCleanup: (fn) => t.after(fn) });
+  const outcome = await runStorm({ dir, stormMs: 3_000, slots: 4, minKills: 20, onCleanup: (fn) => t.after(fn), reporter: t });
   assert.ok(outcome.kills >= 20, `only ${outcome.kills} kills`);
   assert.ok(outcome.acked >= 50, `only ${outcome.acked} acknowledged mutations`);
   assert.deepEqual(outcome.problems, []);

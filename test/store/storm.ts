@@ -10,6 +10,7 @@ import { NODE_FS } from '../../src/store/fs-port';
 import { LEFTOVER_MIN_AGE_MS, leftoverPidOf, removeLeftovers } from '../../src/store/leftovers';
 import { isPidAlive } from '../../src/store/lock';
 import { OK, tempFilesIn, testStore } from './helpers';
+import { seededRandom } from '../helpers/seeded-random';
 
 /** The history records a channel keeps by default (PROTOCOL 4.7). */
 const HISTORY_KEEP = 2_000;
@@ -27,6 +28,8 @@ export interface StormOptions {
   keepAllHistory?: boolean;
   /** Called now and then with progress, for long runs. */
   onProgress?: (kills: number, acked: number) => void;
+  /** Where the storm's seed is reported (a test's t); stderr when absent. */
+  reporter?: { diagnostic(message: string): void };
 }
 
 export interface StormOutcome {
@@ -78,6 +81,7 @@ function startWriter(dir: string, barrier: string, tag: string, acks: Set<string
 
 export async function runStorm(options: StormOptions): Promise<StormOutcome> {
   const { dir, slots: SLOTS } = options;
+  const random = seededRandom('store storm', options.reporter);
   const barrier = join(dir, 'go');
   const acks = new Set<string>();
   const stderr: string[] = [];
@@ -91,11 +95,11 @@ export async function runStorm(options: StormOptions): Promise<StormOutcome> {
   let kills = 0;
   let lastReport = Date.now();
   while (Date.now() < stopAt || kills < options.minKills) {
-    const slot = Math.floor(Math.random() * SLOTS);
+    const slot = Math.floor(random() * SLOTS);
     // Kill a writer only once it is under way (a slow machine starts them
     // slowly), then at a random moment, most likely in the middle of a write.
     await withTimeout(slots[slot].firstAck, 20_000, `a restarted writer acknowledges a mutation: ${stderr.join('')}`);
-    await new Promise((resolve) => setTimeout(resolve, Math.random() * 40));
+    await new Promise((resolve) => setTimeout(resolve, random() * 40));
     slots[slot].child.kill('SIGKILL');
     await withTimeout(slots[slot].exited, 10_000, 'killed writer exit');
     kills++;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { RedisClient, type RedisClientOptions } from '../../../src/store/redis/client';
 import { RespError } from '../../../src/store/redis/resp';
 import { SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer } from './server';
+import { until } from '../../helpers/wait';
 
 const skip = SKIP_WITHOUT_REDIS;
 if (skip) test('Redis client tests need redis-server', { skip }, () => undefined);
@@ -253,8 +254,7 @@ test('speaks RESP3 after HELLO 3 where the server offers it, authenticated as th
   const heard: string[] = [];
   await subscriber.subscribe('oc:{p}:notices', (_channel, payload) => heard.push(payload));
   await c.command(['PUBLISH', 'oc:{p}:notices', 'v1']);
-  const deadline = Date.now() + 5_000;
-  while (heard.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  await until('the published notice', () => heard.length > 0, { timeoutMs: 5_000, everyMs: 10 });
   assert.deepEqual(heard, ['v1']);
 });
 

@@ -12,6 +12,7 @@ import { ok } from '../../e2e/tools-support';
 import { DEFAULT_CODEC } from '../../../src/store/default-codec';
 import { createRedisStore } from '../../../src/store/redis/redis-store';
 import { configFor, SKIP_WITHOUT_REDIS, startRedis, storeEnv, type RedisServer } from './server';
+import { until } from '../../helpers/wait';
 
 const skip = SKIP_WITHOUT_REDIS;
 
@@ -75,11 +76,10 @@ test('a waiting Stop hook on one machine is woken by mail committed on another',
   // so the wake-up can only come from the commit notice.
   const observer = createRedisStore({ config: configFor(redis.port, 'wait-across'), codec: DEFAULT_CODEC, projectDir: tempProject(t) });
   t.after(() => observer.close());
-  const deadline = Date.now() + 10_000;
-  while (!(await observer.readLatest((state) => state.wait_leases?.[bId] !== undefined))) {
-    assert.ok(Date.now() < deadline && waiter.exitCode === null, 'the waiter took no lease within 10 s');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await until('the waiter\'s lease', async () => {
+    assert.equal(waiter.exitCode, null, 'the waiter ended before it took a lease');
+    return observer.readLatest((state) => state.wait_leases?.[bId] !== undefined);
+  });
   await ok(a, 'opencomms_send', { channel: 'dev', content: 'review please' });
   const done = await finished;
   assert.equal(done.code, 2, done.stderr);

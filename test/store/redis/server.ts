@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { STORE_ACL_COMMANDS } from '../../../src/store/redis/redis-store';
 import { keyPrefixOf, type RedisStoreConfig } from '../../../src/store/redis/config';
+import { until } from '../../helpers/wait';
 
 /** Set when redis-server is installed (.ci/run makes sure it is). */
 export const REDIS_SERVER = findRedisServer();
@@ -236,9 +237,5 @@ export function storeEnv(redis: RedisServer, projectId: string): Record<string, 
 
 /** Resolves when `check` holds (looked at every 20 ms), or fails after `ms`: for what no event announces. */
 export async function eventually(what: string, check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await until(what, check, { timeoutMs: ms });
 }
