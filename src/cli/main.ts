@@ -4,7 +4,7 @@ import { HELP_TEXT, parseCommandLine, UsageError, type CommandName } from './arg
 import { resolveStoreSelection, type StoreSelection } from '../store/redis/config';
 import { runServe } from './serve';
 import { readAll, writeAll } from './sync-io';
-import { resolve } from 'node:path';
+import { resolve as resolvePath } from 'node:path';
 
 declare const __OPENCOMMS_VERSION__: string;
 declare const __OPENCOMMS_COMMIT__: string;
@@ -12,12 +12,12 @@ export const VERSION = __OPENCOMMS_VERSION__;
 /** The commit scripts/build.mjs built from (scripts/source-commit.mjs), or `uncommitted` / `unknown`. */
 export const SOURCE_COMMIT = __OPENCOMMS_COMMIT__;
 
-function log(line: string): void {
+function logLine(line: string): void {
   process.stderr.write(`[opencomms] ${line}\n`);
 }
 
 function projectDirFrom(flag: string | undefined, positional?: string): string {
-  return resolve(flag ?? positional ?? process.env.OPENCOMMS_PROJECT_DIR ?? process.cwd());
+  return resolvePath(flag ?? positional ?? process.env.OPENCOMMS_PROJECT_DIR ?? process.cwd());
 }
 
 /** The rest of stdin through process.stdin: only for a descriptor that plain reads cannot wait on. */
@@ -30,7 +30,7 @@ function readStdinStream(): Promise<Buffer> {
   });
 }
 
-const write = (text: string): void => void process.stdout.write(text);
+const writeStdout = (text: string): void => void process.stdout.write(text);
 // The hook answers with plain write(2): it loads no stream machinery. The
 // answer counts as written (and its mail as delivered) only once the stream
 // fallback's callback, if it was needed, reports success.
@@ -38,7 +38,7 @@ const writeAnswer = (text: string): Promise<void> => writeAll(1, text, (rest) =>
   process.stdout.once('error', reject);
   process.stdout.write(rest, (err) => (err ? reject(err) : resolve()));
 }));
-const warn = (text: string): void => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+const warnLine = (text: string): void => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
 
 /**
  * A reader that went away (`opencomms status | head -1`) is not a failure:
@@ -62,7 +62,7 @@ function storeFor(command: CommandName, flag: string | undefined): StoreSelectio
   return resolveStoreSelection({ flag, env: process.env });
 }
 
-async function main(argv: string[]): Promise<number | undefined> {
+async function runCommand(argv: string[]): Promise<number | undefined> {
   const parsed = parseCommandLine(argv);
   // The server and the hook own their output: for them an unwritten reply has consequences (PROTOCOL 7.1).
   if (parsed.kind !== 'command' || (parsed.command !== 'serve' && parsed.command !== 'hook')) {
@@ -90,7 +90,7 @@ async function main(argv: string[]): Promise<number | undefined> {
     } else if (parsed.command !== 'hook') throw err;
     // A hook never breaks its session (PROTOCOL 8.5): the empty answer, and the reason on stderr.
     else {
-      warn(`opencomms hook: ${err instanceof Error ? err.message : String(err)}`);
+      warnLine(`opencomms hook: ${err instanceof Error ? err.message : String(err)}`);
       await writeAnswer('{}\n');
       return 0;
     }
@@ -109,47 +109,47 @@ async function main(argv: string[]): Promise<number | undefined> {
         env: process.env,
         stdin: () => process.stdin,
         stdout: process.stdout,
-        log,
+        log: logLine,
         exit: (code) => process.exit(code),
         onSignal: (signal, handler) => process.on(signal, handler),
       });
       return undefined; // runs until stdin closes or a signal arrives
     case 'status':
-      return (require('./status') as typeof import('./status')).runStatus({ projectDir, json: flags.json, write, selection: store });
+      return (require('./status') as typeof import('./status')).runStatus({ projectDir, json: flags.json, write: writeStdout, selection: store });
     case 'pin':
-      return (require('./pin') as typeof import('./pin')).runPin({ projectDir, host: flags.host ?? 'mcp', id: flags.id, write });
+      return (require('./pin') as typeof import('./pin')).runPin({ projectDir, host: flags.host ?? 'mcp', id: flags.id, write: writeStdout });
     case 'install':
       return (require('../hosts') as typeof import('../hosts')).runInstall({
         projectDir, host: parsed.positionals[0], memberId: flags.member, dryRun: flags.dryRun, plugin: flags.plugin,
-        apply: flags.apply, store: flags.store, bundlePath: resolve(process.argv[1]), version: VERSION, env: process.env, write, warn,
+        apply: flags.apply, store: flags.store, bundlePath: resolvePath(process.argv[1]), version: VERSION, env: process.env, write: writeStdout, warn: warnLine,
       });
     case 'uninstall':
-      return (require('../hosts') as typeof import('../hosts')).runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, write, warn });
+      return (require('../hosts') as typeof import('../hosts')).runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, write: writeStdout, warn: warnLine });
     case 'hook':
       return (require('../hooks') as typeof import('../hooks')).runHook({
         explicitProjectDir: flags.project ?? process.env.OPENCOMMS_PROJECT_DIR, selection: store,
-        cwd: process.cwd(), env: process.env, input: await readAll(0, readStdinStream), wait: flags.wait, timeoutMs: flags.timeoutMs, write: writeAnswer, warn,
+        cwd: process.cwd(), env: process.env, input: await readAll(0, readStdinStream), wait: flags.wait, timeoutMs: flags.timeoutMs, write: writeAnswer, warn: warnLine,
         parentPid: process.ppid, onSignal: (signal, handler) => process.on(signal, handler),
       });
     case 'watch':
       return (require('./watch') as typeof import('./watch')).runWatch({
         projectDir, selection: store, memberId: flags.member, json: flags.json, env: process.env,
-        stdin: process.stdin, stdout: process.stdout, write, warn,
+        stdin: process.stdin, stdout: process.stdout, write: writeStdout, warn: warnLine,
         onSignal: (signal, handler) => process.on(signal, handler),
         parentPid: process.ppid,
       });
     case 'migrate':
       // Picks both stores itself (the source and --to): not one of STORE_COMMANDS.
-      return (require('./migrate') as typeof import('./migrate')).runMigrate({ projectDir, to: flags.to!, env: process.env, write });
+      return (require('./migrate') as typeof import('./migrate')).runMigrate({ projectDir, to: flags.to!, env: process.env, write: writeStdout });
     case 'doctor':
       return (require('./doctor') as typeof import('./doctor')).runDoctor({
-        projectDir, fix: flags.fix, json: flags.json, version: VERSION, bundlePath: resolve(process.argv[1]), write,
+        projectDir, fix: flags.fix, json: flags.json, version: VERSION, bundlePath: resolvePath(process.argv[1]), write: writeStdout,
         store, storeProblem, caPath: process.env.OPENCOMMS_STORE_CA?.trim() || undefined,
       });
   }
 }
 
-main(process.argv.slice(2)).then(
+runCommand(process.argv.slice(2)).then(
   (code) => {
     if (code !== undefined) process.exitCode = code;
   },
