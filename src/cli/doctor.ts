@@ -13,7 +13,7 @@ import { breakAbandonedLock, inspectLock, isPidAlive, LOCK_STALE_MS } from '../s
 import { readUserFile } from '../hosts/user-file';
 import { isJsonObject, parseJsonObject } from '../hosts/json-config';
 import { locateOurServer, readOurServer } from '../hosts/toml';
-import { storeOfEnv, type StoreChoice } from '../hosts/targets';
+import { storeOfEnv, type StoreChoice } from '../hosts/launch';
 import { StoreFault } from '../store/faults';
 import type { StoreSelection } from '../store/redis/config';
 import { displayUrl } from '../store/redis/url';

@@ -15,7 +15,8 @@ import {
   chooseFixedIdentity, describeBundleCopy, describeIdentity, describePath, InstallFailure, planBundleCopy, readOwnBytes, writeBundleCopy,
   writeOwnFile,
 } from './install-common';
-import { CONFIG_EDITS, Launch, storeOfEnv, type StoreChoice } from './targets';
+import { CONFIG_EDITS } from './config-edits';
+import { Launch, storeOfEnv, type StoreChoice } from './launch';
 import { chooseStore, describeStore } from './store-choice';
 import { isJsonObject, parseJsonObject } from './json-config';
 import { trustReminder } from './trust-reminders';

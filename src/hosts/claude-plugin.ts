@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { STATE_DIR_NAME } from '../store';
 import { bundlePathIn } from './bundle';
 import { JsonObject, renderJson } from './json-config';
-import { hookCommand, Launch, serverArgs, serverEnv, shellQuote, storePrefix } from './targets';
+import { hookCommand, Launch, serverArgs, serverEnv, shellQuote, storePrefix } from './launch';
 
 export const PLUGIN_NAME = 'opencomms';
 export const CLAUDE_PLUGIN_DIR_NAME = 'claude-plugin';

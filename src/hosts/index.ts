@@ -19,7 +19,8 @@ import {
 } from './opencode-plugin-copy';
 import { claudePluginDirIn } from './claude-plugin';
 import { snippetFor } from './snippets';
-import { ABSOLUTE_PATH_REASON, CONFIG_EDITS, ConfigEdit, HOST_NAMES, HostName, Launch } from './targets';
+import { CONFIG_EDITS, ConfigEdit } from './config-edits';
+import { ABSOLUTE_PATH_REASON, HOST_NAMES, HostName, Launch } from './launch';
 import { chooseStore, describeStore } from './store-choice';
 import { trustReminder } from './trust-reminders';
 import { readUserFile, throughNote, writeUserFile, type UserFile } from './user-file';

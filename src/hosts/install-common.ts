@@ -6,7 +6,7 @@ import {
   checkOwnDir, ensureOwnDir, isValidMemberId, NODE_FS, PROGRAM_MODE, readPin, replaceFile, STATE_DIR_NAME, tryReadFile,
 } from '../store';
 import { bundlePackageJsonPathIn, bundlePathIn, BUNDLE_PACKAGE_JSON, tryReadBytes } from './bundle';
-import { HOST_NAMES, HostName, isHostName } from './targets';
+import { HOST_NAMES, HostName, isHostName } from './launch';
 
 export class InstallFailure extends Error {
   constructor(message: string, readonly exitCode: 1 | 2) {

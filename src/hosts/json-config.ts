@@ -6,7 +6,8 @@
 // keys (except integer-like keys, which JSON itself does not order), so
 // unrelated entries keep their place.
 
-import { blankJsonc, isJsoncOnly, spliceJsonc } from './jsonc';
+import { blankJsonc, isJsoncOnly } from './jsonc';
+import { spliceJsonc } from './jsonc-splice';
 
 export type JsonObject = Record<string, unknown>;
 

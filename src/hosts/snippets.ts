@@ -1,6 +1,6 @@
 // Hosts whose config lives outside the project (in the user's home): we print
 // the entry to paste and where it goes, and write nothing there.
-import { HostName, Launch, serverArgs, serverEnv } from './targets';
+import { HostName, Launch, serverArgs, serverEnv } from './launch';
 
 export interface Snippet {
   where: string;

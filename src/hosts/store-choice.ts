@@ -7,7 +7,7 @@
 import { StoreFault } from '../store/faults';
 import { resolveStoreTarget, type StoreEnv } from '../store/redis/config';
 import { InstallFailure } from './install-common';
-import { shellQuote, type HostName, type StoreChoice } from './targets';
+import { shellQuote, type HostName, type StoreChoice } from './launch';
 
 export interface StoreDecision {
   /** The store the written configs name; undefined: the project's files. */

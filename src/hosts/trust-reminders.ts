@@ -1,5 +1,5 @@
 // What each host still needs from the user before it uses the project config.
-import { HostName } from './targets';
+import { HostName } from './launch';
 
 export function trustReminder(host: HostName, plugin: boolean): string | undefined {
   switch (host) {

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { blankJsonc, isJsoncOnly, spliceJsonc } from '../../src/hosts/jsonc';
+import { blankJsonc, isJsoncOnly } from '../../src/hosts/jsonc';
+import { spliceJsonc } from '../../src/hosts/jsonc-splice';
 
 const parse = (text: string): Record<string, unknown> => JSON.parse(blankJsonc(text));
 

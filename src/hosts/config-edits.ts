@@ -1,6 +1,4 @@
-// The per-host table: which files each host reads, and what we put in them.
-import { STATE_DIR_NAME } from '../store';
-import { BUNDLE_NAME, bundlePathIn } from './bundle';
+// The per-host table: which files each host reads, and how our entries go in and out of them.
 import {
   checkContainer, checkHooks, ConfigError, getEntry, hasOurHooks, isJsonObject, JsonObject, mergeHooks, OUR_HOOK_MARKER,
   parseJsonObject, removeEntry, removeHooks, renderChanged, renderJson, setEntry,
@@ -8,184 +6,15 @@ import {
 import { listUserAdditions, locateOurServer, OUR_ENV_NAMES, readOurServer, removeOurTables, TomlError, upsertOurTables } from './toml';
 import { dropOurEnvVars, dropOurTomlVariable } from './toml-env';
 import { isJsoncOnly } from './jsonc';
-
-export const HOST_NAMES = [
-  'claude-code', 'codex', 'gemini-cli', 'opencode', 'cursor', 'vscode', 'claude-desktop', 'windsurf', 'goose',
-] as const;
-export type HostName = (typeof HOST_NAMES)[number];
+import {
+  addUnique, hookCommand, HostName, Launch, OurParts, readHookCommand, serverArgs, serverEnv, STORE_SECRET_VARIABLES, STORE_VARIABLES, storeOfEnv,
+} from './launch';
 
 export const OPENCODE_SCHEMA = 'https://opencode.ai/config.json';
 const CLAUDE_HOOK_TIMEOUT_S = 15;
 const CODEX_HOOK_TIMEOUT_S = 15;
 // Gemini CLI counts hook timeouts in milliseconds.
 const GEMINI_HOOK_TIMEOUT_MS = 15_000;
-
-/**
- * What a config needs to start our server. Without `memberId` nothing names a
- * member: each host session finds its own when it starts (PROTOCOL 6.1).
- */
-export interface Launch {
-  host: HostName;
-  /** Absolute project directory. */
-  projectDir: string;
-  /** --member: a fixed id written into the config, so every session of the host speaks as it. */
-  memberId?: string;
-  /** Name the project by its absolute path whatever the host expands (the Claude Code plugin, registered per project path). */
-  isAbsolute?: boolean;
-  /** --store: the Redis store every server and hook of the host uses (never its password). */
-  store?: StoreChoice;
-}
-
-/** A Redis store as a host config names it: the URL (no password) and the project id. */
-export interface StoreChoice {
-  url: string;
-  projectId: string;
-}
-
-/**
- * The variables that carry a store's password and CA from the user's
- * environment to our processes; none is ever written into a config. Codex
- * passes a server only a few variables by default, so its entry names these
- * in `env_vars`.
- */
-export const STORE_SECRET_VARIABLES = ['OPENCOMMS_STORE_PASSWORD_FILE', 'OPENCOMMS_STORE_PASSWORD', 'OPENCOMMS_STORE_CA'] as const;
-/** The store's two variables, taken out of an entry whose install names no store. */
-const STORE_VARIABLES = ['OPENCOMMS_STORE', 'OPENCOMMS_PROJECT_ID'] as const;
-
-/**
- * How a host's config can name the project without its absolute path:
- * `claude` — Claude Code expands `${CLAUDE_PROJECT_DIR:-.}` in .mcp.json and
- * sets CLAUDE_PROJECT_DIR for hooks; `gemini` — Gemini CLI starts servers and
- * hooks in the project folder and sets GEMINI_PROJECT_DIR for hooks;
- * `workspace` — Cursor and VS Code expand `${workspaceFolder}`; `absolute` —
- * the host expands nothing that names the project, so its absolute path is written.
- */
-type ProjectRef = 'claude' | 'gemini' | 'workspace' | 'absolute';
-
-const PROJECT_REF: Record<HostName, ProjectRef> = {
-  'claude-code': 'claude',
-  codex: 'absolute',
-  'gemini-cli': 'gemini',
-  opencode: 'absolute',
-  cursor: 'workspace',
-  vscode: 'workspace',
-  'claude-desktop': 'absolute',
-  windsurf: 'absolute',
-  goose: 'absolute',
-};
-
-/** Why a host's config holds the project's absolute path, for the install output; absent for hosts that need none. */
-export const ABSOLUTE_PATH_REASON: Partial<Record<HostName, string>> = {
-  codex: 'Codex expands no variables in them and may start the server and hooks outside the project',
-  'claude-desktop': 'that config lives outside the project, where no variable stands for it',
-  windsurf: 'that config lives outside the project, where no variable stands for it',
-  goose: 'that config lives outside the project, where no variable stands for it',
-};
-
-function refOf(launch: Launch): ProjectRef {
-  return launch.isAbsolute ? 'absolute' : PROJECT_REF[launch.host];
-}
-
-const BUNDLE_REL = `${STATE_DIR_NAME}/${BUNDLE_NAME}`;
-
-/** The project folder as a server argument. */
-function projectArg(launch: Launch): string {
-  switch (refOf(launch)) {
-    case 'claude':
-      // The default keeps the server starting where CLAUDE_PROJECT_DIR is missing: Claude Code starts project servers in the project.
-      return '${CLAUDE_PROJECT_DIR:-.}';
-    case 'gemini':
-      return '.';
-    case 'workspace':
-      return '${workspaceFolder}';
-    case 'absolute':
-      return launch.projectDir;
-  }
-}
-
-export function serverArgs(launch: Launch): string[] {
-  const project = projectArg(launch);
-  const bundle = refOf(launch) === 'absolute' ? bundlePathIn(launch.projectDir) : `${project}/${BUNDLE_REL}`;
-  return [bundle, '--project', project, '--host', launch.host];
-}
-
-/** Our variables for the server entry: a fixed --member id and the --store choice; undefined when there is neither. */
-export function serverEnv(launch: Launch): Record<string, string> | undefined {
-  if (launch.memberId === undefined && launch.store === undefined) return undefined;
-  return {
-    ...(launch.memberId === undefined ? {} : { OPENCOMMS_MEMBER_ID: launch.memberId }),
-    ...(launch.store === undefined ? {} : { OPENCOMMS_STORE: launch.store.url, OPENCOMMS_PROJECT_ID: launch.store.projectId }),
-  };
-}
-
-/** The shell assignments that hand the store to a hook (or watch) process; '' without one. */
-export function storePrefix(launch: Launch): string {
-  // The URL is quoted (an IPv6 host has brackets); a project id is [A-Za-z0-9._-] only.
-  return launch.store === undefined ? '' : `OPENCOMMS_STORE=${shellQuote(launch.store.url)} OPENCOMMS_PROJECT_ID=${launch.store.projectId} `;
-}
-
-/** A double-quoted POSIX shell word. */
-export function shellQuote(text: string): string {
-  return `"${text.replace(/(["\\$`])/g, '\\$1')}"`;
-}
-
-/**
- * The hook command: `node "<bundle>" <verb> --project "<project>"`, with the
- * project named as the host lets a hook find it. Claude Code sets
- * CLAUDE_PROJECT_DIR for hooks. Gemini CLI sets GEMINI_PROJECT_DIR (and runs
- * hooks in the project); it also rewrites a bare `$GEMINI_PROJECT_DIR` in the
- * command into a single-quoted path, which inside our double quotes would keep
- * the quotes, so the braced form is used. Hosts give hooks no env from the
- * MCP config, so the host (which the runner cannot always tell from the event),
- * a fixed --member id and the --store choice travel as shell assignment
- * prefixes; the host and id are [A-Za-z0-9_-] only, the store URL is quoted.
- * Residual risk: a host that ran hooks through cmd.exe or
- * PowerShell would understand neither the prefixes nor the variables; the ones
- * we write for run them through sh/bash.
- */
-export function hookCommand(launch: Launch, verb = 'hook'): string {
-  const ref = refOf(launch);
-  const project = ref === 'claude' ? '$CLAUDE_PROJECT_DIR' : ref === 'gemini' ? '${GEMINI_PROJECT_DIR:-.}' : undefined;
-  const bundle = project === undefined ? shellQuote(bundlePathIn(launch.projectDir)) : `"${project}/${BUNDLE_REL}"`;
-  const prefix = `${launch.memberId === undefined ? '' : `OPENCOMMS_MEMBER_ID=${launch.memberId} `}${storePrefix(launch)}`;
-  return `${prefix}OPENCOMMS_HOST=${launch.host} node ${bundle} ${verb} --project ${project === undefined ? shellQuote(launch.projectDir) : `"${project}"`}`;
-}
-
-/** What of ours a config holds, to tell what a re-install changed. */
-export interface OurParts {
-  /** Member ids named in our server entry or hook commands. */
-  memberIds: string[];
-  /** The script our server entry starts. */
-  serverScript?: string;
-  /** The scripts our hook commands start (each once). */
-  hookScripts: string[];
-  /** The store our server entry or hook commands name. */
-  store?: StoreChoice;
-}
-
-const HOOK_MEMBER = /(?:^|\s)OPENCOMMS_MEMBER_ID=([A-Za-z0-9_-]+)/;
-const HOOK_STORE = /(?:^|\s)OPENCOMMS_STORE="((?:[^"\\]|\\.)*)" OPENCOMMS_PROJECT_ID=([A-Za-z0-9._-]+) /;
-const HOOK_SCRIPT = /node "((?:[^"\\]|\\.)*)" /;
-
-function addUnique(list: string[], value: string | undefined): void {
-  if (value !== undefined && !list.includes(value)) list.push(value);
-}
-
-/** Adds what one of our hook commands names to `parts`. */
-function readHookCommand(command: string, parts: OurParts): void {
-  addUnique(parts.memberIds, HOOK_MEMBER.exec(command)?.[1]);
-  addUnique(parts.hookScripts, HOOK_SCRIPT.exec(command)?.[1]);
-  const store = HOOK_STORE.exec(command);
-  if (store && parts.store === undefined) parts.store = { url: store[1]!.replace(/\\(.)/g, '$1'), projectId: store[2]! };
-}
-
-/** The store named by an entry's variables, when both are there. */
-export function storeOfEnv(env: unknown): StoreChoice | undefined {
-  if (!isJsonObject(env)) return undefined;
-  const url = env.OPENCOMMS_STORE;
-  const projectId = env.OPENCOMMS_PROJECT_ID;
-  return typeof url === 'string' && typeof projectId === 'string' ? { url, projectId } : undefined;
-}
 
 /** One file a host reads, and how our entry goes in and out of it. */
 export interface ConfigEdit {
@@ -503,7 +332,3 @@ export const CONFIG_EDITS: Record<HostName, ConfigEdit[]> = {
   windsurf: [],
   goose: [],
 };
-
-export function isHostName(name: string): name is HostName {
-  return (HOST_NAMES as readonly string[]).includes(name);
-}
