@@ -65,10 +65,10 @@ export function judgeEvent(state: State, memberId: string, files: readonly strin
   return warn.length > 0 ? { kind: 'warn', conflicts: warn.flatMap((v) => v.conflicts) } : { kind: 'pass', conflicts: [] };
 }
 
-/** The host's own answer for a verdict: its deny format, a warning the agent reads, or nothing. */
-export function preToolAnswer(event: HookEvent, state: State, memberId: string, verdict: EditVerdict): HookAnswer {
+/** The host's own answer for a verdict: its deny format, a warning the agent reads, or nothing. `nonce` frames the holders' reasons. */
+export function preToolAnswer(event: HookEvent, state: State, memberId: string, verdict: EditVerdict, nonce: () => string): HookAnswer {
   if (verdict.kind === 'pass') return {};
-  const text = describeVerdict(verdict, (holder) => sharedChannelName(state, memberId, holder));
+  const text = describeVerdict(verdict, (holder) => sharedChannelName(state, memberId, holder), nonce);
   const isGemini = event.hosts.length === 1 && event.hosts[0] === HOST_GEMINI;
   if (verdict.kind === 'deny') {
     return isGemini

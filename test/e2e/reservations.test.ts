@@ -36,7 +36,8 @@ test('member A reserves src/a.ts; member B\'s PreToolUse Edit of it is denied na
 
   const denied = await preToolUse(project, 'session-B', join(project, 'src', 'a.ts'));
   assert.equal(denied.hookSpecificOutput.permissionDecision, 'deny');
-  assert.match(denied.hookSpecificOutput.permissionDecisionReason, new RegExp(`writer \\(${aId}\\) for "splitting the module"`));
+  assert.match(denied.hookSpecificOutput.permissionDecisionReason, new RegExp(`writer \\(${aId}\\) until `));
+  assert.match(denied.hookSpecificOutput.permissionDecisionReason, /\nsplitting the module\n<<<END_UNTRUSTED_PEER_MESSAGE nonce=/);
   assert.deepEqual(await preToolUse(project, 'session-A', join(project, 'src', 'a.ts')), {}, 'the holder edits freely');
   const clash = await refused(b, 'opencomms_reserve', { channel: 'dev', paths: ['src/*.ts'] }, 'reservation_conflict');
   assert.equal(clash.data.conflicts[0].holder, aId);

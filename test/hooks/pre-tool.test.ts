@@ -34,7 +34,8 @@ test('Claude Code: an Edit of a file another member holds exclusively is denied 
   const out = run.answer.hookSpecificOutput;
   assert.equal(out.hookEventName, 'PreToolUse');
   assert.equal(out.permissionDecision, 'deny');
-  assert.match(out.permissionDecisionReason, /src\/a\.ts is reserved exclusively by author \(alice-1\) for "rewriting the parser" until \d{4}-/);
+  assert.match(out.permissionDecisionReason, /src\/a\.ts is reserved exclusively by author \(alice-1\) until \d{4}-/);
+  assert.match(out.permissionDecisionReason, /\n<<<UNTRUSTED_PEER_MESSAGE nonce=[0-9a-f]+>>>\nrewriting the parser\n<<<END_UNTRUSTED_PEER_MESSAGE nonce=/, 'the reason, as peer data');
   assert.match(out.permissionDecisionReason, /opencomms_send with channel "review", to "alice-1"/);
 });
 
