@@ -79,6 +79,45 @@ test('Codex: an apply_patch that touches a reserved file is denied, whatever she
   assert.deepEqual((await hook(project, harmless, { OPENCOMMS_HOST: 'codex', OPENCOMMS_MEMBER_ID: EDITOR })).answer, {});
 });
 
+// Header lines as Codex's apply-patch parser reads them: each hunk header
+// after trimming whitespace (Rust's str::trim), lines split at LF with a CR
+// before it dropped, and paths relative to a `cd <dir> &&` prefix or `workdir`.
+const HELD_PATCHES: [string, Record<string, unknown>][] = [
+  ['an indented header', { command: ['apply_patch', '*** Begin Patch\n  *** Update File: src/a.ts\n@@\n-a\n+b\n*** End Patch\n'] }],
+  ['a tab-indented header', { command: ['apply_patch', '*** Begin Patch\n\t*** Update File: src/a.ts\n@@\n-a\n+b\n*** End Patch\n'] }],
+  ['an indented envelope and header', { input: '  *** Begin Patch\n    *** Update File: src/a.ts\n    @@\n-a\n+b\n  *** End Patch\n' }],
+  ['CRLF line ends', { command: ['apply_patch', '*** Begin Patch\r\n*** Update File: src/a.ts\r\n@@\r\n-a\r\n+b\r\n*** End Patch\r\n'] }],
+  ['trailing spaces and tabs after the path', { command: ['apply_patch', '*** Begin Patch\n*** Delete File: src/a.ts \t \n*** End Patch\n'] }],
+  ['a no-break space and a NEL before the header', { command: ['apply_patch', '*** Begin Patch\n\u00a0\u0085*** Add File: src/a.ts\n+x\n*** End Patch\n'] }],
+  ['an indented Add File after another hunk', { command: ['apply_patch', '*** Begin Patch\n*** Add File: src/new.ts\n+x\n   *** Add File: src/a.ts\n+y\n*** End Patch\n'] }],
+  ['a Move to onto the held file', { command: ['apply_patch', '*** Begin Patch\n*** Update File: src/b.ts\n*** Move to: src/a.ts\n@@\n-a\n+b\n*** End Patch\n'] }],
+  ['a heredoc after cd into the folder', { command: ['bash', '-lc', "cd src && apply_patch <<'EOF'\n*** Begin Patch\n  *** Update File: a.ts\n@@\n-a\n+b\n*** End Patch\nEOF\n"] }],
+  ['a quoted cd', { command: ['bash', '-lc', 'cd "src" && apply_patch <<EOF\n*** Begin Patch\n*** Update File: a.ts\n@@\n-a\n+b\n*** End Patch\nEOF\n'] }],
+  ['a shell tool workdir', { command: "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.ts\n@@\n-a\n+b\n*** End Patch\nEOF\n", workdir: 'src' }],
+];
+
+for (const [what, toolInput] of HELD_PATCHES) {
+  test(`Codex: an apply_patch with ${what} that touches a held file is denied, as Codex reads its headers`, async (t) => {
+    const { project } = await reserved(t, ['src/a.ts']);
+    const event = codexEvent('PreToolUse', 'bob-session', { cwd: project, tool_name: 'apply_patch', tool_input: toolInput });
+    const run = await hook(project, event, { OPENCOMMS_HOST: 'codex', OPENCOMMS_MEMBER_ID: EDITOR });
+    assert.equal(run.answer.hookSpecificOutput?.permissionDecision, 'deny', JSON.stringify(toolInput));
+  });
+}
+
+test('Codex: a patch line that Codex does not read as a header of the held file passes', async (t) => {
+  const { project } = await reserved(t, ['src/a.ts']);
+  const free: Record<string, unknown>[] = [
+    { command: ['apply_patch', '*** Begin Patch\n*** Add File: docs/format.md\n+*** Update File: src/a.ts\n*** End Patch\n'] },
+    { command: ['apply_patch', '*** Begin Patch\n*** Update File:src/a.ts\n@@\n-a\n+b\n*** End Patch\n'] },
+    { command: ['bash', '-lc', "cd lib && apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.ts\n@@\n-a\n+b\n*** End Patch\nEOF\n"] },
+  ];
+  for (const toolInput of free) {
+    const event = codexEvent('PreToolUse', 'bob-session', { cwd: project, tool_name: 'apply_patch', tool_input: toolInput });
+    assert.deepEqual((await hook(project, event, { OPENCOMMS_HOST: 'codex', OPENCOMMS_MEMBER_ID: EDITOR })).answer, {}, JSON.stringify(toolInput));
+  }
+});
+
 test('Gemini CLI: a write_file or replace of a reserved file is denied with BeforeTool\'s decision: deny', async (t) => {
   const { project } = await reserved(t, ['src/a.ts']);
   for (const tool of ['write_file', 'replace']) {
