@@ -5,6 +5,7 @@
 // edit proceed (fail open) and says why on stderr.
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { describeVerdict, judgeEdit, normalizePattern, sharedChannelName, type EditVerdict, type State } from '../engine';
+import { realPathOf } from '../store';
 import type { HookAnswer } from './answer';
 import { HOST_GEMINI, type HookEvent } from './events';
 
@@ -69,10 +70,16 @@ export function filesWritten(event: HookEvent): string[] {
   return workdir === undefined ? files : files.map((file) => (isAbsolute(file) ? file : join(workdir, file)));
 }
 
-/** A written file as a repo-relative path, or undefined when it lies outside the project. */
+/**
+ * A written file as a repo-relative path, or undefined when it lies outside
+ * the project. Both sides are compared as real paths (every link resolved),
+ * so a file reached through a link inside the project, or a project reached
+ * through a link, is the file a reservation names; a link that leads out of
+ * the project leads to a file outside it.
+ */
 export function repoPath(file: string, projectDir: string, cwd: string): string | undefined {
-  const absolute = isAbsolute(file) ? resolve(file) : resolve(cwd, file);
-  const inside = relative(projectDir, absolute);
+  const absolute = realPathOf(isAbsolute(file) ? resolve(file) : resolve(cwd, file));
+  const inside = relative(realPathOf(projectDir), absolute);
   if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) return undefined;
   const normalized = normalizePattern(inside.split('\\').join('/'), '/');
   return typeof normalized === 'string' ? normalized : undefined;
