@@ -4,6 +4,7 @@
 // when its holder leaves, is kicked or is away.
 import { MAX_RESERVATION_TTL_MINUTES, DEFAULT_RESERVATION_TTL_MINUTES, MAX_RESERVATIONS_PER_CHANNEL } from './constants';
 import { queueEnvelopes, rootThread } from './compose';
+import { framePeerText } from './framing';
 import { normalizePattern, patternsOverlap, type PathProblem } from './globs';
 import { refuse, succeed } from './reasons';
 import { formatIsoTime } from './times';
@@ -68,6 +69,28 @@ function conflictOf(path: string, r: Reservation): Conflict {
   return { path, held_path: r.path, holder: r.member_id, role: r.role, exclusive: r.exclusive, reason: r.reason, expires_at: r.expires_at };
 }
 
+// A holder's reason is peer text, and so is the glob it reserved: our own
+// sentences name the glob only when it reads as a path (no space, quote or
+// other character a sentence needs); otherwise it goes into the frame too.
+const PLAIN_PATTERN = /^[A-Za-z0-9._/*?@+=,~%#-]+$/;
+
+function shownHeldPath(c: Pick<Conflict, 'held_path'>): string {
+  return PLAIN_PATTERN.test(c.held_path) ? c.held_path : 'a pattern shown in the peer data below';
+}
+
+/**
+ * What the holder wrote about a conflicting reservation (its reason, and its
+ * glob when that is not plain) framed as peer data with a fresh nonce, or
+ * undefined when it wrote nothing that needs a frame.
+ */
+export function frameHolderText(c: Pick<Conflict, 'held_path' | 'holder' | 'role' | 'reason'>, nonce: string): string | undefined {
+  const isPlain = PLAIN_PATTERN.test(c.held_path);
+  if (c.reason === null && isPlain) return undefined;
+  const what = isPlain ? `the reason ${c.role} gave for reserving ${c.held_path}` : `the pattern ${c.role} reserved${c.reason === null ? '' : ', and its reason'}`;
+  const content = isPlain ? c.reason! : [`pattern: ${c.held_path}`, ...(c.reason === null ? [] : [`reason: ${c.reason}`])].join('\n');
+  return framePeerText(what, c.holder, content, nonce);
+}
+
 function problemText(problems: readonly PathProblem[]): string {
   return problems.map((p) => `"${p.path}" ${p.problem}`).join('; ');
 }
@@ -129,13 +152,20 @@ export function reservePaths(state: State, input: ReserveInput, ctx: EngineCtx):
   const until = formatIsoTime(now + ttl * 60_000);
   const parts: string[] = [];
   if (granted.length > 0) parts.push(`Reserved ${granted.map((g) => g.path).join(', ')} (${exclusive ? 'exclusive' : 'shared'}) until ${until}.`);
-  for (const c of conflicts) {
-    parts.push(`Not reserved: ${c.path} overlaps ${c.held_path}, held ${c.exclusive ? 'exclusively' : 'shared'} by ${c.role} (${c.holder})`
-      + `${c.reason ? ` for "${c.reason}"` : ''} until ${formatIsoTime(c.expires_at)}; ask them with opencomms_send.`);
-  }
-  const data = { granted: granted.map((g) => ({ path: g.path, exclusive: g.exclusive, expires_at: g.expires_at })), conflicts };
-  if (granted.length === 0) return refuse('reservation_conflict', parts.join(' '), data);
-  return succeed(parts.join(' '), data);
+  const framed = conflicts.map((c) => frameHolderText(c, ctx.nonce()));
+  conflicts.forEach((c, i) => {
+    parts.push(`Not reserved: ${c.path} overlaps ${shownHeldPath(c)}, held ${c.exclusive ? 'exclusively' : 'shared'} by ${c.role} (${c.holder})`
+      + ` until ${formatIsoTime(c.expires_at)}${framed[i] === undefined ? '' : ' (their words are in the peer data below)'}; ask them with opencomms_send.`);
+  });
+  const blocks = framed.filter((f): f is string => f !== undefined);
+  const message = [parts.join(' '), ...blocks].join('\n');
+  const data = {
+    granted: granted.map((g) => ({ path: g.path, exclusive: g.exclusive, expires_at: g.expires_at })),
+    // The reason as the model reads it: framed, as in the message.
+    conflicts: conflicts.map((c, i) => ({ ...c, reason: c.reason === null ? null : framed[i]! })),
+  };
+  if (granted.length === 0) return refuse('reservation_conflict', message, data);
+  return succeed(message, data);
 }
 
 /** Gives back the caller's reservations: those of the given paths, or all in the channel. */
@@ -185,17 +215,25 @@ export function judgeEdit(state: State, memberId: string, file: string, now: num
   return { kind: conflicts.length > 0 ? 'warn' : 'pass', conflicts };
 }
 
-/** The reason a denied or warned edit gives: who holds the file, why, until when, and how to ask them. */
-export function describeVerdict(verdict: EditVerdict, channelOf: (memberId: string) => string | undefined): string {
+/**
+ * The reason a denied or warned edit gives: who holds the file, until when,
+ * and how to ask them, in one line of our own; then the holders' reasons,
+ * each framed as peer data with a fresh nonce from `nonce`.
+ */
+export function describeVerdict(verdict: EditVerdict, channelOf: (memberId: string) => string | undefined, nonce: () => string): string {
+  const blocks: string[] = [];
   const lines = verdict.conflicts.map((c) => {
     const channel = channelOf(c.holder);
+    const framed = frameHolderText(c, nonce());
+    if (framed !== undefined) blocks.push(framed);
     return `${c.path} is reserved ${c.exclusive ? 'exclusively' : 'shared'} by ${c.role} (${c.holder})`
-      + `${c.reason ? ` for "${c.reason}"` : ''} until ${formatIsoTime(c.expires_at)} (reserved as ${c.held_path}).`
+      + ` until ${formatIsoTime(c.expires_at)} (reserved as ${shownHeldPath(c)})${framed === undefined ? '' : '; their words are in the peer data below'}.`
       + ` To ask them: opencomms_send with channel "${channel ?? '?'}", to "${c.holder}".`;
   });
-  return verdict.kind === 'deny'
+  const summary = verdict.kind === 'deny'
     ? `OpenComms: this edit is blocked by another agent's reservation. ${lines.join(' ')} Wait until they release it (opencomms_release) or it expires.`
     : `OpenComms: note that another agent shares this file. ${lines.join(' ')}`;
+  return [summary, ...blocks].join('\n');
 }
 
 /** The channel name in which `holder` and `memberId` share a reservation-holding channel (for the ask hint). */

@@ -4,7 +4,7 @@ import { threadIdOf } from './compose';
 import { channelEnvelopes, isLive } from './envelopes';
 import { frameMessage, peerLine, UNTRUSTED_NOTICE } from './framing';
 import { refuse, succeed } from './reasons';
-import { liveReservations } from './reservations';
+import { frameHolderText, liveReservations } from './reservations';
 import { requestsOf } from './requests';
 import { lastSeenByMember } from './session-links';
 import { timerReport } from './timer';
@@ -17,7 +17,7 @@ export interface StatusInput {
   session_id: string | null;
 }
 
-function describeChannel(state: State, channel: Channel, ctx: EngineCtx): Record<string, unknown> {
+function describeChannel(state: State, channel: Channel, ctx: EngineCtx, isMemberView: boolean): Record<string, unknown> {
   const seen = lastSeenByMember(state);
   const now = ctx.now();
   const queueLengths: Record<string, number> = {};
@@ -71,7 +71,12 @@ function describeChannel(state: State, channel: Channel, ctx: EngineCtx): Record
     in_flight: inFlight,
     last_message_at: lastMessageAt,
     timer: timerReport(channel, now),
-    reservations: liveReservations(channel, now).map((r) => ({ ...r })),
+    // A member's model reads the holder's reason: framed, like any peer text (the operator's view keeps it plain).
+    reservations: liveReservations(channel, now).map((r) => ({
+      ...r,
+      reason: !isMemberView || r.reason === null ? r.reason
+        : frameHolderText({ held_path: r.path, holder: r.member_id, role: r.role, reason: r.reason }, ctx.nonce())!,
+    })),
   };
 }
 
@@ -93,7 +98,7 @@ export function status(state: State, input: StatusInput, ctx: EngineCtx): ToolRe
   const live = Object.values(state.messages).filter((e) => ids.has(e.channel_id) && isLive(e));
   const pending = live.filter((e) => e.delivery_status === 'pending');
   return succeed('OpenComms status.', {
-    channels: channels.map((c) => describeChannel(state, c, ctx)),
+    channels: channels.map((c) => describeChannel(state, c, ctx, me !== null)),
     live_messages: live.length,
     pending_messages: pending.length,
     your_pending: me === null ? null : pending.filter((e) => e.recipient_session_id === me).length,

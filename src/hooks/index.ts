@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import {
   findLinkedMember, hasReminderDue, linkSession, markStale, MAX_ERRORS, needsLink, noteEdit, recordMemberError, reminderText, dueReminders, markReminded, type DeliveryOwner, type State, type ToolResult,
 } from '../engine';
+import { randomHex } from '../store/crypto';
 import { isRedisStore, listPins, openStore, STATE_DIR_NAME, StoreFault, type PinRecord, type Store, type StoreSelection } from '../store';
 import { contextAnswer, EMPTY_ANSWER, guidanceAnswer, stopAnswer, type HookAnswer } from './answer';
 import {
@@ -220,7 +221,7 @@ function decidePreTool(state: State, event: HookEvent, env: EnvMember, projectDi
   const memberId = env.kind === 'id' ? env.memberId : memberBySession(state, event);
   if (memberId === undefined) return NOTHING;
   const verdict = judgeEvent(state, memberId, files, Date.now());
-  return { answer: preToolAnswer(event, state, memberId, verdict) };
+  return { answer: preToolAnswer(event, state, memberId, verdict, () => randomHex(8)) };
 }
 
 /**

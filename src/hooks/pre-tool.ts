@@ -3,8 +3,9 @@
 // when held exclusively, allowed with a warning when held shared, silent
 // otherwise. It costs one lock-free read; anything that goes wrong lets the
 // edit proceed (fail open) and says why on stderr.
-import { isAbsolute, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { describeVerdict, judgeEdit, normalizePattern, sharedChannelName, type EditVerdict, type State } from '../engine';
+import { realPathOf } from '../store';
 import type { HookAnswer } from './answer';
 import { HOST_GEMINI, type HookEvent } from './events';
 
@@ -22,8 +23,31 @@ const GEMINI_WRITERS: Record<string, readonly string[]> = {
   replace: ['file_path'],
 };
 
-// Codex edits through apply_patch, whose patch text names each file on a header line.
-const PATCH_HEADER = /^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
+// Codex edits through apply_patch, whose patch text names each file on a
+// header line. Codex (codex-rs/apply-patch/src/parser.rs) splits the patch at
+// LF (dropping a CR before it) and reads each hunk header after trimming the
+// line of whitespace as Rust's str::trim counts it, so an indented or
+// CR-padded header names a file all the same. Every line that reads as a
+// header once trimmed is taken as one: a context line of another hunk that
+// only looks like a header can make the check stricter, never looser.
+const PATCH_HEADER = /^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+)$/;
+// Rust's White_Space (str::trim); JavaScript's trim() misses NEL (U+0085) and adds U+FEFF.
+const RUST_SPACE = '[\\t\\n\\u000b\\u000c\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
+const RUST_TRIM = new RegExp(`^${RUST_SPACE}+|${RUST_SPACE}+$`, 'g');
+// Codex also runs `cd <dir> && apply_patch <<'EOF'`, with the patch's paths relative to <dir>.
+const CD_THEN_PATCH = /^\s*cd\s+(?:'([^']*)'|"([^"\\$`]*)"|([^\s'"&|;<>()$`\\]+))\s*&&\s*(?:apply_patch|applypatch)\s*<</;
+
+/** The files one text names on apply_patch header lines, as Codex reads them. */
+export function patchHeaderFiles(text: string): string[] {
+  const files: string[] = [];
+  for (const line of text.split('\n')) {
+    const match = PATCH_HEADER.exec(line.replace(RUST_TRIM, ''));
+    if (match && match[1]!.trim() !== '') files.push(match[1]!.trim());
+  }
+  const cd = CD_THEN_PATCH.exec(text);
+  const dir = cd ? (cd[1] ?? cd[2] ?? cd[3]!) : undefined;
+  return dir === undefined ? files : files.map((file) => (isAbsolute(file) ? file : join(dir, file)));
+}
 
 function stringsIn(value: unknown, out: string[], depth = 0): string[] {
   if (depth > 4) return out;
@@ -40,17 +64,22 @@ export function filesWritten(event: HookEvent): string[] {
   const writers = event.hosts.length === 1 && event.hosts[0] === HOST_GEMINI ? GEMINI_WRITERS : CLAUDE_WRITERS;
   const fields = Object.prototype.hasOwnProperty.call(writers, name) ? writers[name]! : undefined;
   if (fields) return fields.map((f) => input[f]).filter((v): v is string => typeof v === 'string' && v.trim() !== '');
-  const files: string[] = [];
-  for (const text of stringsIn(input, [])) {
-    for (const match of text.matchAll(PATCH_HEADER)) files.push((match[1] ?? match[2]!).trim());
-  }
-  return files;
+  // Codex's shell tools take the command's directory as `workdir`; the patch's paths are relative to it.
+  const workdir = typeof input.workdir === 'string' && input.workdir.trim() !== '' ? input.workdir : undefined;
+  const files = stringsIn(input, []).flatMap(patchHeaderFiles);
+  return workdir === undefined ? files : files.map((file) => (isAbsolute(file) ? file : join(workdir, file)));
 }
 
-/** A written file as a repo-relative path, or undefined when it lies outside the project. */
+/**
+ * A written file as a repo-relative path, or undefined when it lies outside
+ * the project. Both sides are compared as real paths (every link resolved),
+ * so a file reached through a link inside the project, or a project reached
+ * through a link, is the file a reservation names; a link that leads out of
+ * the project leads to a file outside it.
+ */
 export function repoPath(file: string, projectDir: string, cwd: string): string | undefined {
-  const absolute = isAbsolute(file) ? resolve(file) : resolve(cwd, file);
-  const inside = relative(projectDir, absolute);
+  const absolute = realPathOf(isAbsolute(file) ? resolve(file) : resolve(cwd, file));
+  const inside = relative(realPathOf(projectDir), absolute);
   if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) return undefined;
   const normalized = normalizePattern(inside.split('\\').join('/'), '/');
   return typeof normalized === 'string' ? normalized : undefined;
@@ -65,10 +94,10 @@ export function judgeEvent(state: State, memberId: string, files: readonly strin
   return warn.length > 0 ? { kind: 'warn', conflicts: warn.flatMap((v) => v.conflicts) } : { kind: 'pass', conflicts: [] };
 }
 
-/** The host's own answer for a verdict: its deny format, a warning the agent reads, or nothing. */
-export function preToolAnswer(event: HookEvent, state: State, memberId: string, verdict: EditVerdict): HookAnswer {
+/** The host's own answer for a verdict: its deny format, a warning the agent reads, or nothing. `nonce` frames the holders' reasons. */
+export function preToolAnswer(event: HookEvent, state: State, memberId: string, verdict: EditVerdict, nonce: () => string): HookAnswer {
   if (verdict.kind === 'pass') return {};
-  const text = describeVerdict(verdict, (holder) => sharedChannelName(state, memberId, holder));
+  const text = describeVerdict(verdict, (holder) => sharedChannelName(state, memberId, holder), nonce);
   const isGemini = event.hosts.length === 1 && event.hosts[0] === HOST_GEMINI;
   if (verdict.kind === 'deny') {
     return isGemini

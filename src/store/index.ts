@@ -47,3 +47,4 @@ export { isValidMemberId, writePin, readPin, listPins, removePin } from './pins'
 export type { PinRecord } from './pins';
 export { writeArchive, readArchive, listArchives, findArchiveByName, deleteArchive } from './archives';
 export type { ArchiveRecord } from './archives';
+export { realPathOf } from './real-path';

@@ -7,6 +7,7 @@ import {
 } from '../engine';
 import { isSpawnHost, SPAWN_HOSTS } from '../delivery/spawn-command';
 import { withArchiveContextIn } from './archive-context';
+import { realPatterns } from './reserve-paths';
 import { CHANNEL_SETTING_PROPERTIES, channelSettingsOf } from './channel-settings';
 import { DIRECT_CALL, type ToolAnnotations, type ToolCall, type ToolDescriptor } from './registry';
 import type { PropertySchema } from './schema';
@@ -309,13 +310,15 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
         ttl_minutes: { type: 'integer', minimum: 1, maximum: 1440, description: 'Default 60' },
       }, ['channel', 'paths']),
       annotations: WRITE,
-      handler: (a: Args, call: ToolCall) =>
-        s.asMember(call, (state, me, ctx) =>
+      handler: (a: Args, call: ToolCall) => {
+        const real = realPatterns(a.paths, s.options.projectDir);
+        return s.asMember(call, (state, me, ctx) =>
           s.authorized(state, me, a.channel, () =>
             engine.reservePaths(state, {
-              channel: a.channel, session_id: me, paths: a.paths, exclusive: a.exclusive, reason: a.reason, ttl_minutes: a.ttl_minutes,
-              project_dir: s.options.projectDir,
-            }, ctx))),
+              channel: a.channel, session_id: me, paths: real.paths, exclusive: a.exclusive, reason: a.reason, ttl_minutes: a.ttl_minutes,
+              project_dir: real.projectDir,
+            }, ctx)));
+      },
     },
     {
       name: 'opencomms_release',
@@ -326,10 +329,12 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
         paths: { type: 'array', items: { type: 'string', maxLength: 512 }, maxItems: 100 },
       }, ['channel']),
       annotations: IDEMPOTENT,
-      handler: (a: Args, call: ToolCall) =>
-        s.asMember(call, (state, me, ctx) =>
+      handler: (a: Args, call: ToolCall) => {
+        const real = Array.isArray(a.paths) ? realPatterns(a.paths, s.options.projectDir) : undefined;
+        return s.asMember(call, (state, me, ctx) =>
           s.authorized(state, me, a.channel, () =>
-            engine.releasePaths(state, { channel: a.channel, session_id: me, paths: a.paths, project_dir: s.options.projectDir }, ctx))),
+            engine.releasePaths(state, { channel: a.channel, session_id: me, paths: real?.paths ?? a.paths, project_dir: real?.projectDir ?? s.options.projectDir }, ctx)));
+      },
     },
   ];
   // A call waits for the pulls whose replies went out before it to commit (or

@@ -3,6 +3,8 @@
 // is denied the edit, naming the holder, until the holder releases it.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, startServer, tempProject, type ServerProcess } from '../helpers/server';
 import { memberEnv, ok, refused } from './tools-support';
@@ -36,7 +38,8 @@ test('member A reserves src/a.ts; member B\'s PreToolUse Edit of it is denied na
 
   const denied = await preToolUse(project, 'session-B', join(project, 'src', 'a.ts'));
   assert.equal(denied.hookSpecificOutput.permissionDecision, 'deny');
-  assert.match(denied.hookSpecificOutput.permissionDecisionReason, new RegExp(`writer \\(${aId}\\) for "splitting the module"`));
+  assert.match(denied.hookSpecificOutput.permissionDecisionReason, new RegExp(`writer \\(${aId}\\) until `));
+  assert.match(denied.hookSpecificOutput.permissionDecisionReason, /\nsplitting the module\n<<<END_UNTRUSTED_PEER_MESSAGE nonce=/);
   assert.deepEqual(await preToolUse(project, 'session-A', join(project, 'src', 'a.ts')), {}, 'the holder edits freely');
   const clash = await refused(b, 'opencomms_reserve', { channel: 'dev', paths: ['src/*.ts'] }, 'reservation_conflict');
   assert.equal(clash.data.conflicts[0].holder, aId);
@@ -55,4 +58,37 @@ test('reserve refuses paths outside the project, escapes and empty globs with in
   assert.equal(wrong.data.argument, 'paths');
   await refused(a, 'opencomms_reserve', { channel: 'dev', paths: [1] }, 'invalid_argument');
   await refused(a, 'opencomms_reserve', { channel: 'dev', paths: [] }, 'invalid_argument');
+});
+
+test('a reservation named through a link holds the real files: alias/** (alias -> src) is granted as src/** and stops an edit of src/a.ts', async (t) => {
+  const project = tempProject(t);
+  mkdirSync(join(project, 'src'));
+  writeFileSync(join(project, 'src', 'a.ts'), 'a\n');
+  symlinkSync('src', join(project, 'alias'));
+  const outside = mkdtempSync(join(tmpdir(), 'oc-outside-'));
+  t.after(() => rmSync(outside, { recursive: true, force: true }));
+  symlinkSync(outside, join(project, 'ext'));
+  const a = await claudeServer(t, project, 'session-A');
+  const b = await claudeServer(t, project, 'session-B');
+  await ok(a, 'opencomms_create', { channel: 'dev', role: 'writer', role_prompt: 'write' });
+  await ok(b, 'opencomms_join', { channel: 'dev', role: 'reviewer', role_prompt: 'review' });
+  const granted = await ok(a, 'opencomms_reserve', { channel: 'dev', paths: ['alias/**', 'alias/new.ts'] });
+  assert.deepEqual(granted.data.granted.map((g: { path: string }) => g.path), ['src/**', 'src/new.ts']);
+  assert.equal((await preToolUse(project, 'session-B', join(project, 'src', 'a.ts'))).hookSpecificOutput?.permissionDecision, 'deny');
+  await refused(a, 'opencomms_reserve', { channel: 'dev', paths: ['ext/**'] }, 'invalid_path');
+  const released = await ok(a, 'opencomms_release', { channel: 'dev', paths: ['alias/**'] });
+  assert.deepEqual(released.data.released, ['src/**']);
+});
+
+test('a server whose project is given as a link reserves by the real path and by the link\'s path alike', async (t) => {
+  const project = tempProject(t);
+  mkdirSync(join(project, 'src'));
+  const parent = mkdtempSync(join(tmpdir(), 'oc-link-'));
+  t.after(() => rmSync(parent, { recursive: true, force: true }));
+  const linked = join(parent, 'project');
+  symlinkSync(project, linked);
+  const a = await claudeServer(t, linked, 'session-A');
+  await ok(a, 'opencomms_create', { channel: 'dev', role: 'writer', role_prompt: 'write' });
+  const granted = await ok(a, 'opencomms_reserve', { channel: 'dev', paths: [join(realpathSync(project), 'src', 'a.ts'), join(linked, 'src', 'b.ts')] });
+  assert.deepEqual(granted.data.granted.map((g: { path: string }) => g.path), ['src/a.ts', 'src/b.ts']);
 });

@@ -1,7 +1,8 @@
 // Reservations enforced where the edit happens: each host's pre-tool event
 // shape, denied, warned, passed, and failing open.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { reservePaths } from '../../src/engine/index';
@@ -34,7 +35,8 @@ test('Claude Code: an Edit of a file another member holds exclusively is denied 
   const out = run.answer.hookSpecificOutput;
   assert.equal(out.hookEventName, 'PreToolUse');
   assert.equal(out.permissionDecision, 'deny');
-  assert.match(out.permissionDecisionReason, /src\/a\.ts is reserved exclusively by author \(alice-1\) for "rewriting the parser" until \d{4}-/);
+  assert.match(out.permissionDecisionReason, /src\/a\.ts is reserved exclusively by author \(alice-1\) until \d{4}-/);
+  assert.match(out.permissionDecisionReason, /\n<<<UNTRUSTED_PEER_MESSAGE nonce=[0-9a-f]+>>>\nrewriting the parser\n<<<END_UNTRUSTED_PEER_MESSAGE nonce=/, 'the reason, as peer data');
   assert.match(out.permissionDecisionReason, /opencomms_send with channel "review", to "alice-1"/);
 });
 
@@ -76,6 +78,108 @@ test('Codex: an apply_patch that touches a reserved file is denied, whatever she
   }
   const harmless = codexEvent('PreToolUse', 'bob-session', { cwd: project, tool_name: 'Bash', tool_input: { command: ['ls', '-la'] } });
   assert.deepEqual((await hook(project, harmless, { OPENCOMMS_HOST: 'codex', OPENCOMMS_MEMBER_ID: EDITOR })).answer, {});
+});
+
+// Header lines as Codex's apply-patch parser reads them: each hunk header
+// after trimming whitespace (Rust's str::trim), lines split at LF with a CR
+// before it dropped, and paths relative to a `cd <dir> &&` prefix or `workdir`.
+const HELD_PATCHES: [string, Record<string, unknown>][] = [
+  ['an indented header', { command: ['apply_patch', '*** Begin Patch\n  *** Update File: src/a.ts\n@@\n-a\n+b\n*** End Patch\n'] }],
+  ['a tab-indented header', { command: ['apply_patch', '*** Begin Patch\n\t*** Update File: src/a.ts\n@@\n-a\n+b\n*** End Patch\n'] }],
+  ['an indented envelope and header', { input: '  *** Begin Patch\n    *** Update File: src/a.ts\n    @@\n-a\n+b\n  *** End Patch\n' }],
+  ['CRLF line ends', { command: ['apply_patch', '*** Begin Patch\r\n*** Update File: src/a.ts\r\n@@\r\n-a\r\n+b\r\n*** End Patch\r\n'] }],
+  ['trailing spaces and tabs after the path', { command: ['apply_patch', '*** Begin Patch\n*** Delete File: src/a.ts \t \n*** End Patch\n'] }],
+  ['a no-break space and a NEL before the header', { command: ['apply_patch', '*** Begin Patch\n\u00a0\u0085*** Add File: src/a.ts\n+x\n*** End Patch\n'] }],
+  ['an indented Add File after another hunk', { command: ['apply_patch', '*** Begin Patch\n*** Add File: src/new.ts\n+x\n   *** Add File: src/a.ts\n+y\n*** End Patch\n'] }],
+  ['a Move to onto the held file', { command: ['apply_patch', '*** Begin Patch\n*** Update File: src/b.ts\n*** Move to: src/a.ts\n@@\n-a\n+b\n*** End Patch\n'] }],
+  ['a heredoc after cd into the folder', { command: ['bash', '-lc', "cd src && apply_patch <<'EOF'\n*** Begin Patch\n  *** Update File: a.ts\n@@\n-a\n+b\n*** End Patch\nEOF\n"] }],
+  ['a quoted cd', { command: ['bash', '-lc', 'cd "src" && apply_patch <<EOF\n*** Begin Patch\n*** Update File: a.ts\n@@\n-a\n+b\n*** End Patch\nEOF\n'] }],
+  ['a shell tool workdir', { command: "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.ts\n@@\n-a\n+b\n*** End Patch\nEOF\n", workdir: 'src' }],
+];
+
+for (const [what, toolInput] of HELD_PATCHES) {
+  test(`Codex: an apply_patch with ${what} that touches a held file is denied, as Codex reads its headers`, async (t) => {
+    const { project } = await reserved(t, ['src/a.ts']);
+    const event = codexEvent('PreToolUse', 'bob-session', { cwd: project, tool_name: 'apply_patch', tool_input: toolInput });
+    const run = await hook(project, event, { OPENCOMMS_HOST: 'codex', OPENCOMMS_MEMBER_ID: EDITOR });
+    assert.equal(run.answer.hookSpecificOutput?.permissionDecision, 'deny', JSON.stringify(toolInput));
+  });
+}
+
+test('Codex: a patch line that Codex does not read as a header of the held file passes', async (t) => {
+  const { project } = await reserved(t, ['src/a.ts']);
+  const free: Record<string, unknown>[] = [
+    { command: ['apply_patch', '*** Begin Patch\n*** Add File: docs/format.md\n+*** Update File: src/a.ts\n*** End Patch\n'] },
+    { command: ['apply_patch', '*** Begin Patch\n*** Update File:src/a.ts\n@@\n-a\n+b\n*** End Patch\n'] },
+    { command: ['bash', '-lc', "cd lib && apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.ts\n@@\n-a\n+b\n*** End Patch\nEOF\n"] },
+  ];
+  for (const toolInput of free) {
+    const event = codexEvent('PreToolUse', 'bob-session', { cwd: project, tool_name: 'apply_patch', tool_input: toolInput });
+    assert.deepEqual((await hook(project, event, { OPENCOMMS_HOST: 'codex', OPENCOMMS_MEMBER_ID: EDITOR })).answer, {}, JSON.stringify(toolInput));
+  }
+});
+
+// Symbolic links: a held file is the same file by whatever link it is reached.
+function linkedTree(t: Parameters<typeof tempProject>[0], project: string): { outside: string } {
+  mkdirSync(join(project, 'src'), { recursive: true });
+  writeFileSync(join(project, 'src', 'a.ts'), 'a\n');
+  symlinkSync('src', join(project, 'alias'));
+  const outside = mkdtempSync(join(tmpdir(), 'oc-outside-'));
+  t.after(() => rmSync(outside, { recursive: true, force: true }));
+  writeFileSync(join(outside, 'x.ts'), 'x\n');
+  symlinkSync(outside, join(project, 'ext'));
+  symlinkSync('missing-target', join(project, 'dangling'));
+  symlinkSync('loop', join(project, 'loop'));
+  return { outside };
+}
+
+test('an edit through a link inside the project of a file another member holds is denied', async (t) => {
+  const { project } = await reserved(t, ['src/a.ts']);
+  linkedTree(t, project);
+  for (const file of [join(project, 'alias', 'a.ts'), 'alias/a.ts', 'alias/../alias/./a.ts']) {
+    const run = await hook(project, claudeEdit(project, file), { OPENCOMMS_HOST: 'claude-code' });
+    assert.equal(run.answer.hookSpecificOutput?.permissionDecision, 'deny', file);
+  }
+});
+
+test('a project reached through a link holds its files: by the link\'s path, from a cwd under the link, or by the real path', async (t) => {
+  const { project } = await reserved(t, ['src/a.ts']);
+  linkedTree(t, project);
+  const parent = mkdtempSync(join(tmpdir(), 'oc-link-'));
+  t.after(() => rmSync(parent, { recursive: true, force: true }));
+  const linked = join(parent, 'project');
+  symlinkSync(project, linked);
+  const cases: [string, Record<string, unknown>][] = [
+    [linked, claudeEdit(project, join(project, 'src', 'a.ts'))],
+    [linked, claudeEdit(linked, 'src/a.ts')],
+    [project, claudeEdit(linked, 'src/a.ts')],
+    [project, claudeEdit(project, join(linked, 'alias', 'a.ts'))],
+    [linked, claudeEdit(linked, join(linked, 'src', 'a.ts'))],
+  ];
+  for (const [projectDir, event] of cases) {
+    const run = await hook(projectDir, event, { OPENCOMMS_HOST: 'claude-code' });
+    assert.equal(run.answer.hookSpecificOutput?.permissionDecision, 'deny', `${projectDir} ${JSON.stringify(event)}`);
+  }
+});
+
+test('a new file under a linked folder is denied when a held glob covers its real path', async (t) => {
+  const { project } = await reserved(t, ['src/**']);
+  linkedTree(t, project);
+  const run = await hook(project, claudeEdit(project, join(project, 'alias', 'new', 'deeper', 'b.ts'), 'Write'), { OPENCOMMS_HOST: 'claude-code' });
+  assert.equal(run.answer.hookSpecificOutput?.permissionDecision, 'deny');
+});
+
+test('a link that leads out of the project leads to a file outside it: allowed, as are dangling and looping links, and nothing breaks', async (t) => {
+  const { project } = await reserved(t, ['ext/**', 'dangling/**', '**/*.md']);
+  linkedTree(t, project);
+  const outside = await hook(project, claudeEdit(project, join(project, 'ext', 'x.ts')), { OPENCOMMS_HOST: 'claude-code' });
+  assert.deepEqual(outside.answer, {});
+  assert.deepEqual(outside.warnings, []);
+  const dangling = await hook(project, claudeEdit(project, join(project, 'dangling', 'y.ts')), { OPENCOMMS_HOST: 'claude-code' });
+  assert.equal(dangling.answer.hookSpecificOutput?.permissionDecision, 'deny', 'a link to nothing is judged by its own name');
+  const loop = await hook(project, claudeEdit(project, join(project, 'loop', 'z.md')), { OPENCOMMS_HOST: 'claude-code' });
+  assert.equal(loop.answer.hookSpecificOutput?.permissionDecision, 'deny', 'a looping link is judged by its own name');
+  assert.deepEqual(loop.warnings, []);
 });
 
 test('Gemini CLI: a write_file or replace of a reserved file is denied with BeforeTool\'s decision: deny', async (t) => {
