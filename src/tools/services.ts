@@ -89,8 +89,8 @@ export class ToolServices {
   private processIdentity: Identity | undefined;
   private hostProcess: { id: string | undefined } | undefined;
   private openedSpawnDriver: SpawnDriver | undefined;
-  /** When claimOverride last looked, and the token of this process's speaker lease. */
-  private speakerCheckedAt: number | undefined;
+  /** claimOverride's latest look (when it started, and its end), and this process's speaker lease token. */
+  private speakerClaim: { at: number; done: Promise<void> } | undefined;
   private speakerToken: string | undefined;
   /** This process's machine (hostname, boot id, pid namespace): where its pids and host sessions live. */
   readonly machine = processHostTag();
@@ -197,16 +197,20 @@ export class ToolServices {
    * when a pin of this project names that member, so no new session adopts
    * the pin while this process lives (engine/speaker-leases). Checked at most
    * once per SPEAKER_CHECK_MS; the lock is written only when the record is
-   * missing, another's dead holder's, or half way to its end. Trouble is
+   * missing, held by a dead process, or half way to its end. Trouble is
    * logged, never a refused call: the claim only guards adoption.
    */
-  async claimOverride(): Promise<void> {
+  claimOverride(): Promise<void> {
     const identity = this.identity;
-    if (identity?.kind !== 'pinned' || this.options.embedding) return;
+    if (identity?.kind !== 'pinned' || this.options.embedding) return Promise.resolve();
     const now = Date.now();
-    if (this.speakerCheckedAt !== undefined && now - this.speakerCheckedAt < SPEAKER_CHECK_MS && now >= this.speakerCheckedAt) return;
-    this.speakerCheckedAt = now;
-    const memberId = identity.memberId;
+    // Within the step, a claim already under way is waited for, so a call never runs ahead of it.
+    if (this.speakerClaim && now - this.speakerClaim.at < SPEAKER_CHECK_MS && now >= this.speakerClaim.at) return this.speakerClaim.done;
+    this.speakerClaim = { at: now, done: this.recordSpeaker(identity.memberId) };
+    return this.speakerClaim.done;
+  }
+
+  private async recordSpeaker(memberId: string): Promise<void> {
     try {
       if (readPin(this.options.projectDir, memberId) === undefined) return;
       await this.store.mutate((state, ctx) => {
