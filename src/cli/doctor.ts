@@ -3,13 +3,14 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { formatIsoTime, parseState } from '../engine';
+import { formatIsoTime, isSpokenFor as isSpokenForIn, parseState } from '../engine';
 import type { State } from '../engine';
 import {
-  findLeftovers, isValidMemberId, listPins, NODE_FS, PROGRAM_MODE, removeLeftovers, replaceFile, STATE_DIR_NAME, tryReadFile,
+  findLeftovers, isValidMemberId, listPins, NODE_FS, PROGRAM_MODE, removeLeftovers, replaceFile, STATE_DIR_NAME, tryReadFile, type PinRecord,
 } from '../store';
 import { isOurs, isShared, kindOf, narrowEntry } from '../store/fs-port';
 import { breakAbandonedLock, inspectLock, isPidAlive, LOCK_STALE_MS } from '../store/lock';
+import { processHostTag } from '../store/process-place';
 import { readUserFile } from '../hosts/user-file';
 import { isJsonObject, parseJsonObject } from '../hosts/json-config';
 import { locateOurServer, readOurServer } from '../hosts/toml';
@@ -358,6 +359,18 @@ function checkMembers(projectDir: string, state: State | undefined): Check[] {
     }
   }
   const links = Object.values(state?.session_links ?? {});
+  const unclaimed = unclaimedPinsByHost(pins, state);
+  for (const [host, hostPins] of unclaimed) {
+    if (hostPins.length < 2) continue;
+    checks.push({
+      name: `pins ${host}`,
+      status: 'warn',
+      message: `${hostPins.length} unclaimed pins of host ${host} from older installs: ${hostPins.map((p) => p.member_id).join(', ')}. `
+        + `A new ${host} session adopts none of them (several are never guessed between) and gets a member of its own. `
+        + `Retire the pins you no longer need by deleting ${hostPins.map((p) => `.opencomms/pins/${p.member_id}.json`).join(', ')} `
+        + '(a single one left is adopted by the next session), or set OPENCOMMS_MEMBER_ID to the member a session should be.',
+    });
+  }
   const ids = new Set<string>(links.map((l) => l.member_id));
   for (const channel of Object.values(state?.channels ?? {})) for (const m of channel.members) ids.add(m.session_id);
   for (const pin of pins) ids.add(pin.member_id);
@@ -376,6 +389,10 @@ function checkMembers(projectDir: string, state: State | undefined): Check[] {
     if (sessions.length > 0) {
       const seen = Math.max(...sessions.map((l) => l.last_seen));
       parts.push(`${sessions.length} host session link(s), last seen ${formatIsoTime(seen)}`);
+    } else if (pin && isSpokenFor(state, pin.member_id)) {
+      parts.push('pinned by an older install; a live process speaks as it through OPENCOMMS_MEMBER_ID, so no new session adopts it');
+    } else if (pin && (unclaimed.get(pin.host)?.length ?? 0) > 1) {
+      parts.push(`pinned by an older install; not adopted: host ${pin.host} has several unclaimed pins (see pins ${pin.host})`);
     } else if (pin) {
       parts.push(`pinned by an older install; the first ${pin.host} session to start adopts it`);
     } else if (!memberships.some(({ m }) => m.host_session_id)) {
@@ -388,6 +405,23 @@ function checkMembers(projectDir: string, state: State | undefined): Check[] {
     checks.push({ name: `member ${id}`, status: problem ? 'warn' : 'ok', message: parts.join('; ') });
   }
   return checks;
+}
+
+/** Whether a live process speaks as `memberId` through OPENCOMMS_MEMBER_ID (engine/speaker-leases). */
+function isSpokenFor(state: State | undefined, memberId: string): boolean {
+  if (state === undefined) return false;
+  return isSpokenForIn(state, memberId, (lease) => (lease.host === processHostTag() ? isPidAlive(lease.pid) : Date.now() <= lease.until));
+}
+
+/** The pins of each host that a new session could adopt: no session linked to them, no live process speaking as them. */
+function unclaimedPinsByHost(pins: readonly PinRecord[], state: State | undefined): Map<string, PinRecord[]> {
+  const taken = new Set(Object.values(state?.session_links ?? {}).map((l) => l.member_id));
+  const byHost = new Map<string, PinRecord[]>();
+  for (const pin of pins) {
+    if (taken.has(pin.member_id) || isSpokenFor(state, pin.member_id)) continue;
+    byHost.set(pin.host, [...(byHost.get(pin.host) ?? []), pin]);
+  }
+  return byHost;
 }
 
 function readConfigValue(projectDir: string, config: (typeof HOST_CONFIGS)[number]): { args?: string[]; env?: unknown; error?: string } | undefined {

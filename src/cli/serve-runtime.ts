@@ -38,6 +38,9 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
     startPush() {
       if (isClosed || watcher) return;
       const { store } = services;
+      // A server speaking as a pinned member through OPENCOMMS_MEMBER_ID says
+      // so at once, before its first call, so no new session adopts that pin.
+      void services.claimOverride();
       // One watch of the state serves both push paths of this process.
       const shared = watchStore(store, { log });
       watcher = shared;

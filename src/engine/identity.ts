@@ -58,12 +58,17 @@ export function clearStale(state: State, memberId: string): number {
   return changed;
 }
 
-/** The member bound to a host session, or null when none or more than one distinct member matches. */
+/**
+ * The member a host bound to a host session, or null when none or more than
+ * one distinct member matches. A binding that came from a tool argument
+ * (host_session_source `argument`) is never one: any caller may type any
+ * session id there, and whom a hook speaks for must not follow it.
+ */
 export function resolveMemberByHostSession(state: State, host: string, hostSessionId: string): string | null {
   const found = new Set<string>();
   for (const channel of Object.values(state.channels)) {
     for (const member of channel.members) {
-      if (member.host === host && member.host_session_id === hostSessionId) found.add(member.session_id);
+      if (member.host === host && member.host_session_id === hostSessionId && member.host_session_source !== 'argument') found.add(member.session_id);
     }
   }
   return found.size === 1 ? [...found][0]! : null;
@@ -79,13 +84,18 @@ export function memberInfosFor(state: State, memberId: string): Array<{ role: st
   return out;
 }
 
-/** Binds a member's memberships on one host to a host session id (hooks learn it late). Returns how many changed. */
+/**
+ * Binds a member's memberships on one host to a host session id the host
+ * itself named (hooks learn it late). Returns how many changed.
+ */
 export function bindHostSession(state: State, memberId: string, host: string, hostSessionId: string): number {
   let changed = 0;
   for (const channel of Object.values(state.channels)) {
     for (const member of channel.members) {
-      if (member.session_id !== memberId || member.host !== host || member.host_session_id === hostSessionId) continue;
+      if (member.session_id !== memberId || member.host !== host) continue;
+      if (member.host_session_id === hostSessionId && member.host_session_source !== 'argument') continue;
       member.host_session_id = hostSessionId;
+      member.host_session_source = 'host';
       changed += 1;
     }
   }

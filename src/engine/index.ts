@@ -16,6 +16,7 @@ export {
 } from './delivery';
 export type { DrainOptions, RequeueOutcome } from './delivery';
 export { pullMessages, inbox, frameForDelivery } from './pull';
+export { claimSpeaker, isSpokenFor, SPEAKER_LEASE_MS } from './speaker-leases';
 export { activeWaitLease, takeWaitLease, renewWaitLease, releaseWaitLease, replaceWaitLease } from './wait-leases';
 export type { PullOptions, InboxInput } from './pull';
 export {

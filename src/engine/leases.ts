@@ -14,7 +14,7 @@ export interface Lease {
 }
 
 /** The state fields that hold leases, keyed by member id. */
-export type LeaseField = 'spawn_leases' | 'wait_leases';
+export type LeaseField = 'spawn_leases' | 'wait_leases' | 'speaker_leases';
 
 function leaseOf(state: State, field: LeaseField, memberId: string): Lease | undefined {
   const leases = state[field];

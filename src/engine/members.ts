@@ -4,7 +4,7 @@ import { finishEnvelope } from './envelopes';
 import { stopClock } from './timer-clock';
 import { isValidHostLabel } from './validate';
 import type {
-  Channel, DeliveryMode, EndpointCapabilities, Member, StalePolicy, State, Surface,
+  Channel, DeliveryMode, EndpointCapabilities, HostSessionSource, Member, StalePolicy, State, Surface,
 } from './types';
 
 export const SURFACES: readonly Surface[] = ['cli', 'desktop', 'web', 'api', 'app-server', 'mcp'];
@@ -45,6 +45,8 @@ export interface MemberInput {
   surface?: Surface;
   delivery_mode?: DeliveryMode;
   host_session_id?: string | null;
+  /** Who named host_session_id; recorded only with one. */
+  host_session_source?: HostSessionSource;
   machine?: string;
   stale_policy?: StalePolicy;
   endpoint_capabilities?: EndpointCapabilities;
@@ -64,6 +66,7 @@ export function makeMember(input: MemberInput, now: number): Member {
     surface: input.surface && SURFACES.includes(input.surface) ? input.surface : 'cli',
     delivery_mode: mode,
     host_session_id: input.host_session_id ?? null,
+    ...(input.host_session_id && input.host_session_source ? { host_session_source: input.host_session_source } : {}),
     ...(input.machine === undefined ? {} : { machine: input.machine }),
     stale_policy: input.stale_policy ? { ...input.stale_policy } : defaultStalePolicy(mode),
     endpoint_capabilities: input.endpoint_capabilities ? { ...input.endpoint_capabilities } : capabilitiesForMode(mode),

@@ -41,6 +41,8 @@ export type Reason =
   | 'ladder_exhausted'
   | 'not_archived_member'
   | 'unpinned'
+  // A host_session_id argument that differs from the session the host named.
+  | 'host_session_mismatch'
   // Host adapters: an OpenCode child session may not create or join, and a
   // session whose root cannot be checked is refused to be safe.
   | 'child_session'
@@ -77,7 +79,7 @@ export const REASONS: readonly Reason[] = [
   'invalid_role', 'role_taken', 'already_member', 'channel_full', 'project_mismatch',
   'worktree_mismatch', 'not_coordinator', 'cannot_kick_self', 'no_target', 'unknown_target',
   'ambiguous_target', 'invalid_timer_action', 'invalid_limit', 'confirm_required', 'ladder_exhausted',
-  'not_archived_member', 'unpinned', 'child_session', 'session_lookup_failed', 'lock_timeout',
+  'not_archived_member', 'unpinned', 'host_session_mismatch', 'child_session', 'session_lookup_failed', 'lock_timeout',
   'state_unwritable', 'invalid_path', 'reservation_conflict', 'too_many_reservations',
   'store_config_invalid', 'store_auth_required', 'store_tls_required', 'store_tls_failed', 'store_auth_failed',
   'store_forbidden', 'store_unreachable', 'store_protocol_error',

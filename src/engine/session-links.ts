@@ -4,7 +4,7 @@
 // ids are only ever looked up here: they never route mail, and no tool
 // argument names one.
 import { clearStale } from './identity';
-import { ownValue } from './validate';
+import { isValidHostLabel, ownValue } from './validate';
 import type { EngineCtx, State } from './types';
 
 /** How a key names a session: the host's session id, or the host process (pid and start time). */
@@ -28,13 +28,31 @@ export const MAX_SESSION_ID_CHARS = 200;
 
 const PRINTABLE_ID = /^[\x21-\x7e]+$/;
 
-/** The table key of a session, or undefined when the id is not a plausible one (empty, too long, not printable). */
+/**
+ * The table key of a session, `<kind>@<host>:<id>`, or undefined when the id
+ * is not a plausible one (empty, too long, not printable) or the host is no
+ * valid label. The host is part of the key, so one host's id can never find
+ * the member of another host's session that happens to use the same id (a
+ * server of another host that inherited CLAUDE_CODE_SESSION_ID, a Codex
+ * `_meta.threadId` chosen to match a Claude Code session).
+ */
 export function sessionKey(ref: SessionRef): string | undefined {
   const id = ref.id.trim();
-  if (id === '' || id.length > MAX_SESSION_ID_CHARS || !PRINTABLE_ID.test(id)) return undefined;
-  // The host is not part of the key: session ids are the host's own unique
-  // ids, and a hook cannot always tell Claude Code from Codex.
-  return `${ref.kind}:${id}`;
+  if (id === '' || id.length > MAX_SESSION_ID_CHARS || !PRINTABLE_ID.test(id) || !isValidHostLabel(ref.host)) return undefined;
+  return `${ref.kind}@${ref.host}:${id}`;
+}
+
+const OLD_KEY = /^(sid|proc):(.+)$/s;
+
+/**
+ * The key of a link written before links were keyed by host (`sid:<id>`,
+ * `proc:<id>`): the same session under the host its link names (the host
+ * of the process that linked it). Undefined for a key that is no old one.
+ */
+export function upgradedLinkKey(key: string, host: string): string | undefined {
+  const old = OLD_KEY.exec(key);
+  if (!old) return undefined;
+  return sessionKey({ kind: old[1] as SessionKeyKind, host, id: old[2]! });
 }
 
 /**
@@ -73,9 +91,11 @@ export interface LinkOutcome {
  * session's other processes (its server, its hooks, its plugin) find it too.
  * The first deciding ref that is already linked decides (decidingRefs); a
  * host session id, once linked, is never moved to another member, while a
- * host process follows the newest session it ran. Without any link, a pin of an older install
- * that no session has taken yet is adopted (`adoptable`, oldest first), else
- * a fresh member is minted. Coming back clears the member's away mark.
+ * host process follows the newest session it ran. Without any link, the pin
+ * of an older install that no session has taken yet is adopted when it is the
+ * only such pin in `adoptable` (the caller leaves out pins another live
+ * process speaks as); otherwise a fresh member is minted. Coming back clears
+ * the member's away mark.
  */
 export function linkSession(
   state: State,
@@ -94,7 +114,11 @@ export function linkSession(
     outcome = { memberId: found.member_id, how: 'linked' };
   } else {
     const taken = new Set(Object.values(links).map((link) => link.member_id));
-    const pin = adoptable.find((id) => !taken.has(id));
+    // Several unclaimed pins are never guessed between: which one this
+    // session was meant to be is not known, and a wrong guess reads another
+    // member's mail. A fresh member is minted; doctor lists the pins.
+    const unclaimed = adoptable.filter((id) => !taken.has(id));
+    const pin = unclaimed.length === 1 ? unclaimed[0] : undefined;
     outcome = pin !== undefined ? { memberId: pin, how: 'adopted' } : { memberId: ctx.newId('sess_'), how: 'minted' };
   }
   for (const { ref, key } of keyed) {

@@ -5,6 +5,7 @@ import { insertInSendOrder, isLive } from './envelopes';
 import { capabilitiesForMode } from './members';
 import { checkChannel, checkEnvelope, checkKeys, isObj, isStringArray, reject, ShapeError, type Obj } from './state-shape';
 import { isDateTime } from './times';
+import { upgradedLinkKey } from './session-links';
 import { isValidHostLabel } from './validate';
 import { SCHEMA_VERSION } from './types';
 import type { Channel, Envelope, ErrorEntry, SessionLink, State } from './types';
@@ -43,7 +44,7 @@ function checkErrors(root: Obj, notes: string[]): ErrorEntry[] {
 }
 
 /**
- * Leases (spawn_leases, wait_leases) are soft claims: a malformed entry is
+ * Leases (spawn_leases, wait_leases, speaker_leases) are soft claims: a malformed entry is
  * dropped (its member becomes free), a map that is not an object is a rejection.
  */
 function checkLeases(root: Obj, field: LeaseField, notes: string[]): Record<string, Lease> | undefined {
@@ -82,7 +83,23 @@ function checkSessionLinks(root: Obj, notes: string[]): Record<string, SessionLi
       notes.push(`session_links["${key}"]: dropped a malformed link`);
     }
   }
+  upgradeLinkKeys(kept);
   return Object.keys(kept).length > 0 ? kept : undefined;
+}
+
+/**
+ * Links written before they were keyed by host (`sid:<id>`) are moved under
+ * the host their link names; one whose new key is taken already, or whose
+ * host is no valid label, is dropped (its session gets a member again on its
+ * next call). No note: this is a change of form, not a repair.
+ */
+function upgradeLinkKeys(links: Record<string, SessionLink>): void {
+  for (const [key, link] of Object.entries(links)) {
+    const upgraded = upgradedLinkKey(key, link.host);
+    if (upgraded === undefined && !/^(sid|proc):/.test(key)) continue;
+    delete links[key];
+    if (upgraded !== undefined && !Object.prototype.hasOwnProperty.call(links, upgraded)) links[upgraded] = link;
+  }
 }
 
 /**
@@ -141,6 +158,8 @@ function checkRoot(root: unknown, now: number, expectedSchema: number, legacy: b
   if (leases) state.spawn_leases = leases;
   const waitLeases = checkLeases(root, 'wait_leases', notes);
   if (waitLeases) state.wait_leases = waitLeases;
+  const speakerLeases = checkLeases(root, 'speaker_leases', notes);
+  if (speakerLeases) state.speaker_leases = speakerLeases;
   const links = checkSessionLinks(root, notes);
   if (links) state.session_links = links;
   const channelIds = new Set<string>();

@@ -168,6 +168,11 @@ export function checkMember(raw: unknown, where: string, notes: string[], legacy
   requireType(typeof m.stale === 'boolean', where, 'stale', 'a boolean');
   numberOrNull(m, 'stale_at', where, notes);
   stringOrNull(m, 'host_session_id', where, notes);
+  if (m.host_session_source !== undefined && m.host_session_source !== 'host' && m.host_session_source !== 'argument') {
+    // Unknown provenance is never trusted to decide whom a hook speaks for.
+    m.host_session_source = 'argument';
+    notes.push(`${where}: host_session_source was not "host" or "argument"; now "argument"`);
+  }
   requireType(m.machine === undefined || typeof m.machine === 'string', where, 'machine', 'a string');
   if (!isObj(m.stale_policy)) {
     requireType(m.stale_policy === undefined || m.stale_policy === null, where, 'stale_policy', 'an object');

@@ -34,6 +34,9 @@ export interface EndpointCapabilities {
   interrupt: boolean;
 }
 
+/** Who named a member's host session: the host itself, or a tool argument. */
+export type HostSessionSource = 'host' | 'argument';
+
 export interface Member {
   session_id: string;
   role: string;
@@ -45,6 +48,15 @@ export interface Member {
   surface: Surface;
   delivery_mode: DeliveryMode;
   host_session_id: string | null;
+  /**
+   * Who named host_session_id (our addition): `host` when the host itself
+   * did (Claude Code's CLAUDE_CODE_SESSION_ID, Codex's `_meta.threadId`, a
+   * hook's session id, the OpenCode plugin), `argument` when only the
+   * `host_session_id` tool argument did. Only a host-named binding ever
+   * decides whom a hook speaks for; an argument serves spawn-push alone.
+   * Absent on members of older versions, whose bindings count as the host's.
+   */
+  host_session_source?: HostSessionSource;
   /**
    * The machine the member's host session runs on (our addition): spawn-push
    * resumes the session there and nowhere else. Absent on members of older
@@ -140,6 +152,19 @@ export interface WaitLease {
   until: number;
 }
 
+/**
+ * A process that speaks as one member through OPENCOMMS_MEMBER_ID (our
+ * addition), kept in State.speaker_leases under the member id. It holds while
+ * the process `pid` runs on machine `host`; seen from another machine, until
+ * `until` (epoch ms), renewed by the holder's calls.
+ */
+export interface SpeakerLease {
+  pid: number;
+  host: string;
+  token: string;
+  until: number;
+}
+
 export interface Envelope {
   message_id: string;
   channel_id: string;
@@ -203,8 +228,15 @@ export interface State {
    */
   wait_leases?: Record<string, WaitLease>;
   /**
-   * Host sessions → members (our addition; absent when empty), keyed
-   * `sid:<host session id>` or `proc:[<boot id>/<pid ns>/]<pid>@<start>`. Only ever
+   * Speaker leases by member id (our addition; absent when none is held): a
+   * live process that speaks as that member through OPENCOMMS_MEMBER_ID, so
+   * no new session adopts the member's pin (engine/speaker-leases).
+   */
+  speaker_leases?: Record<string, SpeakerLease>;
+  /**
+   * Host sessions → members (our addition; absent when empty), keyed by host
+   * and id: `sid@<host>:<host session id>` or
+   * `proc@<host>:[<boot id>/<pid ns>/]<pid>@<start>`. Only ever
    * looked up to find a process's own member; never a routing key.
    */
   session_links?: Record<string, SessionLink>;

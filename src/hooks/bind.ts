@@ -2,7 +2,11 @@
 // the member comes from OPENCOMMS_MEMBER_ID, or from the member bound to
 // this host session; SessionStart is where a session gets bound, and only
 // when exactly one pin can be meant.
-import { bindHostSession, findLinkedMember, resolveMemberByHostSession, type SessionRef, type State } from '../engine';
+import {
+  bindHostSession, findLinkedMember, isSpokenFor, resolveMemberByHostSession, type SessionRef, type SpeakerLease, type State,
+} from '../engine';
+import { isPidAlive } from '../store/lock';
+import { processHostTag } from '../store/process-place';
 import { hostProcessId } from '../tools/host-process';
 import type { PinRecord } from '../store';
 import { identityFromEnv } from '../tools/env-identity';
@@ -27,9 +31,25 @@ export function memberFromEnv(env: NodeJS.ProcessEnv): EnvMember {
 let hostProcess: { id: string | undefined } | undefined;
 
 /**
- * The host sessions this hook run belongs to, as the session's server links
- * them: the host's session id, except on Gemini CLI, whose servers are told
- * no session id and go by their host process, so its hooks do the same.
+ * The hosts whose sessions this event may belong to, most likely first: its
+ * candidate hosts and, when it is not forced and could be either of Claude
+ * Code and Codex (Codex's SessionStart carries no turn_id), both of them, so
+ * a session linked or bound at an uncertain SessionStart is still found at
+ * its later, host-certain events. Session ids are exact matches, never guesses.
+ */
+function lookupHostsOf(event: HookEvent): string[] {
+  const hosts = [...event.hosts];
+  if (!event.isHostForced && event.hosts.every((h) => UNCERTAIN_HOSTS.includes(h))) {
+    for (const host of UNCERTAIN_HOSTS) if (!hosts.includes(host)) hosts.push(host);
+  }
+  return hosts;
+}
+
+/**
+ * The host sessions this hook run may belong to, as its session's server
+ * links them (keyed by host and id, one ref per host it may come from): the
+ * host's session id, except on Gemini CLI, whose servers are told no session
+ * id and go by their host process, so its hooks do the same.
  */
 export function sessionRefsOf(event: HookEvent): SessionRef[] {
   const host = event.hosts[0] ?? HOST_CLAUDE_CODE;
@@ -37,13 +57,39 @@ export function sessionRefsOf(event: HookEvent): SessionRef[] {
     hostProcess ??= { id: hostProcessId() };
     return hostProcess.id === undefined ? [] : [{ kind: 'proc', host, id: hostProcess.id }];
   }
-  return event.sessionId === undefined ? [] : [{ kind: 'sid', host, id: event.sessionId }];
+  const sessionId = event.sessionId;
+  return sessionId === undefined ? [] : lookupHostsOf(event).map((h) => ({ kind: 'sid', host: h, id: sessionId }));
+}
+
+/**
+ * The refs a hook links `memberId` under: those of this event already linked
+ * to it, else the one on a host the member has memberships on (the session is
+ * that host's), else the most likely. Never every candidate host at once, so
+ * an uncertain event does not claim the same id on the other host.
+ */
+export function linkRefsOf(state: State, event: HookEvent, memberId: string): SessionRef[] {
+  const refs = sessionRefsOf(event);
+  const linked = refs.filter((ref) => findLinkedMember(state, [ref]) === memberId);
+  if (linked.length > 0) return linked;
+  const hosts = new Set(membershipHosts(state, memberId));
+  const onHost = refs.find((ref) => hosts.has(ref.host));
+  return onHost ? [onHost] : refs.slice(0, 1);
+}
+
+function membershipHosts(state: State, memberId: string): string[] {
+  const hosts = new Set<string>();
+  for (const channel of Object.values(state.channels)) {
+    for (const member of channel.members) if (member.session_id === memberId) hosts.add(member.host);
+  }
+  return [...hosts];
 }
 
 /**
  * The member of this hook's session: the one its session is linked to
  * (session-links), else, for a project set up before one member per session,
- * the member whose membership is bound to this host session id.
+ * the member whose membership a host bound to this host session id (a
+ * binding that came from a tool argument never counts: see
+ * resolveMemberByHostSession).
  */
 export function memberBySession(state: State, event: HookEvent): string | undefined {
   return findLinkedMember(state, sessionRefsOf(event)) ?? memberByBinding(state, event);
@@ -61,10 +107,9 @@ function memberByBinding(state: State, event: HookEvent): string | undefined {
     return found;
   };
   let found = lookIn(event.hosts);
-  // A SessionStart that could be either host (Codex's carries no turn_id) may
-  // have bound this session under the other one; its later, host-certain
-  // events must still find it. Session ids are exact matches, never guesses.
-  if (found.size === 0 && !event.isHostForced && event.hosts.every((h) => UNCERTAIN_HOSTS.includes(h))) found = lookIn(UNCERTAIN_HOSTS);
+  // A SessionStart that could be either host may have bound this session
+  // under the other one; its later, host-certain events must still find it.
+  if (found.size === 0) found = lookIn(lookupHostsOf(event));
   return found.size === 1 ? [...found][0] : undefined;
 }
 
@@ -75,12 +120,9 @@ function memberByBinding(state: State, event: HookEvent): string | undefined {
  * of them, since OPENCOMMS_MEMBER_ID already says who this session is.
  */
 function bindHostsFor(state: State, memberId: string, event: HookEvent): string[] {
-  const hosts = new Set<string>();
-  for (const channel of Object.values(state.channels)) {
-    for (const member of channel.members) if (member.session_id === memberId) hosts.add(member.host);
-  }
-  const matching = [...hosts].filter((h) => event.hosts.includes(h));
-  return matching.length > 0 ? matching : [...hosts];
+  const hosts = membershipHosts(state, memberId);
+  const matching = hosts.filter((h) => event.hosts.includes(h));
+  return matching.length > 0 ? matching : hosts;
 }
 
 /** Whether SessionStart must (re)bind the env member to this session: some membership points elsewhere. */
@@ -99,14 +141,20 @@ export function bindEnvMember(state: State, memberId: string, event: HookEvent):
   return changed;
 }
 
+/** A speaker lease holds while its process runs on this machine; from elsewhere, until its `until`. */
+function isSpeakerAlive(lease: SpeakerLease): boolean {
+  return lease.host === processHostTag() ? isPidAlive(lease.pid) : Date.now() <= lease.until;
+}
+
 /**
  * Pins a new session may take: of a candidate host, naming a channel member
  * on that host whose memberships there are all free (never bound, or
- * stale because their session ended).
+ * stale because their session ended), and that no live process speaks as
+ * through OPENCOMMS_MEMBER_ID.
  */
 export function bindablePins(state: State, pins: readonly PinRecord[], event: HookEvent): PinRecord[] {
   return pins.filter((pin) => {
-    if (!event.hosts.includes(pin.host)) return false;
+    if (!event.hosts.includes(pin.host) || isSpokenFor(state, pin.member_id, isSpeakerAlive)) return false;
     const memberships = Object.values(state.channels)
       .flatMap((channel) => channel.members.filter((m) => m.session_id === pin.member_id && m.host === pin.host));
     return memberships.length > 0 && memberships.every((m) => m.host_session_id === null || m.stale);

@@ -15,7 +15,7 @@ import { randomHex } from '../store/crypto';
 import { isRedisStore, listPins, openStore, STATE_DIR_NAME, StoreFault, type PinRecord, type Store, type StoreSelection } from '../store';
 import { contextAnswer, EMPTY_ANSWER, guidanceAnswer, stopAnswer, type HookAnswer } from './answer';
 import {
-  bindablePins, bindEnvMember, bindPin, choosePinMessage, isEnvBindingStale, memberBySession, memberFromEnv, sessionRefsOf,
+  bindablePins, bindEnvMember, bindPin, choosePinMessage, isEnvBindingStale, linkRefsOf, memberBySession, memberFromEnv, sessionRefsOf,
   type EnvMember,
 } from './bind';
 import {
@@ -103,7 +103,7 @@ function planMember(state: State, event: HookEvent, env: EnvMember, projectDir: 
       // by OPENCOMMS_MEMBER_ID that is in no roster is a set-up mistake to show.
       return env.kind === 'id' ? { kind: 'done', outcome: NOTHING, problem: { memberId, message: notInRoster(memberId) } } : { kind: 'done', outcome: NOTHING };
     }
-    const mustBind = env.kind === 'id' ? isEnvBindingStale(state, memberId, event) : mustLinkAtStart(state, event, now);
+    const mustBind = env.kind === 'id' ? isEnvBindingStale(state, memberId, event) : mustLinkAtStart(state, event, memberId, now);
     const isReminderDue = event.kind === 'stop' && hasReminderDue(state, memberId);
     if (!mustBind && !isReminderDue && !needsDelivery(state, memberId, now)) return { kind: 'done', outcome: NOTHING };
     return { kind: 'member', memberId };
@@ -135,9 +135,9 @@ async function recordOnce(store: Store, state: State, memberId: string, message:
   });
 }
 
-/** Whether a starting session's link must be written: missing, due a last_seen, or its member away. */
-function mustLinkAtStart(state: State, event: HookEvent, now: number): boolean {
-  return event.isSessionStart && needsLink(state, sessionRefsOf(event), now);
+/** Whether a starting session's link to `memberId` must be written: missing, due a last_seen, or its member away. */
+function mustLinkAtStart(state: State, event: HookEvent, memberId: string, now: number): boolean {
+  return event.isSessionStart && needsLink(state, linkRefsOf(state, event, memberId), now);
 }
 
 /** Whether some session is already linked to `memberId`. */
@@ -159,12 +159,12 @@ function lockedStep(store: Store, plan: Plan, event: HookEvent, env: EnvMember, 
       memberId = memberBySession(state, event) === plan.memberId ? plan.memberId : undefined;
       // A starting session is seen (last_seen) and back (its away mark goes);
       // one found only by an old binding is linked to its member from now on.
-      if (memberId !== undefined && mustLinkAtStart(state, event, ctx.now())) linkSession(state, sessionRefsOf(event), [memberId], ctx);
+      if (memberId !== undefined && mustLinkAtStart(state, event, memberId, ctx.now())) linkSession(state, linkRefsOf(state, event, memberId), [memberId], ctx);
     }
     if (plan.kind === 'pin' && memberId !== undefined && findLinkedMember(state, sessionRefsOf(event)) === undefined
       && !isLinked(state, memberId)) {
       // An old install's pin, taken by the first session that starts under it.
-      linkSession(state, sessionRefsOf(event), [memberId], ctx);
+      linkSession(state, linkRefsOf(state, event, memberId), [memberId], ctx);
     }
     if (memberId === undefined || membershipsOf(state, memberId).length === 0) return { ok: true, message: 'no member' };
     const owner = hookOwner(pid, ctx.now());

@@ -47,12 +47,37 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       host: s.options.host,
       surface: 'mcp' as const,
       delivery_mode: a.spawn_push === true ? ('spawn_push' as const) : ('pull' as const),
-      host_session_id: a.host_session_id ?? s.hostSessionOf(call) ?? null,
+      // The session the host names wins; an argument fills in only where the
+      // host names none, and is recorded as such (it serves spawn-push, never a hook).
+      ...hostSessionOf(a, call),
       // Spawn-push resumes the host session where it runs: only this machine can.
       ...(a.spawn_push === true ? { machine: s.machine } : {}),
       stale_policy: a.spawn_push === true ? { mode: 'window' as const, window_ms: 300_000 } : { mode: 'none' as const, window_ms: null },
     }),
   });
+
+  const hostSessionOf = (a: Args, call: ToolCall): Pick<engine.MemberOptions, 'host_session_id' | 'host_session_source'> => {
+    const named = s.hostSessionOf(call);
+    if (named !== undefined) return { host_session_id: named, host_session_source: 'host' };
+    return typeof a.host_session_id === 'string' && a.host_session_id.trim() !== ''
+      ? { host_session_id: a.host_session_id, host_session_source: 'argument' }
+      : { host_session_id: null };
+  };
+
+  // host_session_id may only repeat the session the host names: any caller
+  // can type any id there, and a different one would steer another session's
+  // spawn-push resume at this member's mail.
+  const hostSessionRefusal = (a: Args, call: ToolCall): engine.ToolResult | undefined => {
+    if (typeof a.host_session_id !== 'string') return undefined;
+    const named = s.options.embedding ? s.options.embedding.membership(call).host_session_id ?? undefined : s.hostSessionOf(call);
+    if (named === undefined || named === a.host_session_id) return undefined;
+    return {
+      ok: false,
+      message: `host_session_id "${a.host_session_id.slice(0, 80)}" is not the session your host named for this call; `
+        + 'leave host_session_id out: OpenComms takes the session from the host.',
+      data: { reason: 'host_session_mismatch', argument: 'host_session_id' },
+    };
+  };
 
   // spawn_push asks to be woken by resuming the host session from the
   // command line; only some hosts can be. Elsewhere nothing could ever push
@@ -82,7 +107,7 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       ),
       annotations: WRITE,
       handler: async (a: Args, call: ToolCall) =>
-        spawnPushRefusal(a) ?? s.asMember(call, (state, me, ctx) =>
+        spawnPushRefusal(a) ?? hostSessionRefusal(a, call) ?? s.asMember(call, (state, me, ctx) =>
           engine.createChannel(state, {
             channel: a.channel, role: a.role, role_prompt: a.role_prompt, ...memberFields(a, me, call),
             ...channelSettingsOf(a),
@@ -95,7 +120,7 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       inputSchema: schema({ channel, role, role_prompt: rolePrompt, spawn_push: spawnPush, host_session_id: hostSessionId }, ['channel', 'role', 'role_prompt']),
       annotations: WRITE,
       handler: async (a: Args, call: ToolCall) => {
-        const refusal = spawnPushRefusal(a);
+        const refusal = spawnPushRefusal(a) ?? hostSessionRefusal(a, call);
         if (refusal) return refusal;
         const result = await s.asMember(call, (state, me, ctx) =>
           engine.joinChannel(state, { channel: a.channel, role: a.role, role_prompt: a.role_prompt, ...memberFields(a, me, call) }, ctx));

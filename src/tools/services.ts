@@ -9,12 +9,20 @@ import { openStore, type Store, type StoreSelection, type StoreTx } from '../sto
 import { isPidAlive } from '../store/lock';
 import { createSpawnDriver, type SpawnDriver } from '../delivery/spawn-driver';
 import { archiveByIdIn, findArchiveIn } from './archive-context';
-import { listPins } from '../store/pins';
+import { listPins, readPin } from '../store/pins';
 import { hostProcessId } from './host-process';
 import { identityFromEnv, identityFromPins, type Identity } from './identity';
 
-/** Hosts whose servers must not take Claude Code's session variable as their own (it leaks into their environment when they run inside a Claude Code session). */
-const NOT_CLAUDE_HOSTS = new Set(['codex', 'gemini-cli', 'opencode']);
+/**
+ * The one host whose servers take CLAUDE_CODE_SESSION_ID as their session.
+ * An allow-list: every server started inside a Claude Code session inherits
+ * the variable (a cursor, vscode or goose server run from its terminal), and
+ * none of those is that session.
+ */
+const CLAUDE_CODE_HOST = 'claude-code';
+
+/** How often a server speaking through OPENCOMMS_MEMBER_ID looks at its speaker lease (claimOverride). */
+const SPEAKER_CHECK_MS = 60_000;
 
 /** A call with no request behind it: the process's own session only. */
 const PROCESS_CALL: ToolCall = { afterReply: () => undefined };
@@ -81,6 +89,9 @@ export class ToolServices {
   private processIdentity: Identity | undefined;
   private hostProcess: { id: string | undefined } | undefined;
   private openedSpawnDriver: SpawnDriver | undefined;
+  /** claimOverride's latest look (when it started, and its end), and this process's speaker lease token. */
+  private speakerClaim: { at: number; done: Promise<void> } | undefined;
+  private speakerToken: string | undefined;
   /** This process's machine (hostname, boot id, pid namespace): where its pids and host sessions live. */
   readonly machine = processHostTag();
   /** Whether this process's doorbell announced a message (set once the doorbell runs). */
@@ -140,7 +151,11 @@ export class ToolServices {
       this.byCall.set(call, await this.options.embedding.identify(call));
       return;
     }
-    if (this.identity !== undefined) return; // OPENCOMMS_MEMBER_ID, right or wrong, decides alone
+    if (this.identity !== undefined) {
+      // OPENCOMMS_MEMBER_ID, right or wrong, decides alone.
+      await this.claimOverride();
+      return;
+    }
     const refs = this.sessionRefs(call);
     if (refs.length === 0) {
       this.byCall.set(call, identityFromPins(this.options.projectDir, this.options.host));
@@ -153,9 +168,7 @@ export class ToolServices {
       this.byCall.set(call, known.identity);
       return;
     }
-    const adoptable = listPins(this.options.projectDir, this.options.host)
-      .sort((a, b) => a.saved_at - b.saved_at)
-      .map((pin) => pin.member_id);
+    const pins = listPins(this.options.projectDir, this.options.host).map((pin) => pin.member_id);
     const hostSession = refs.find((ref) => ref.kind === 'sid')?.id;
     let memberId: string | undefined;
     await this.store.mutate((state, ctx) => {
@@ -163,6 +176,8 @@ export class ToolServices {
         memberId = engine.findLinkedMember(state, refs);
         return { ok: false, message: 'already linked' }; // nothing to save
       }
+      // A pin another live process speaks as (OPENCOMMS_MEMBER_ID) is claimed, like one a session took.
+      const adoptable = pins.filter((id) => !engine.isSpokenFor(state, id, this.isSpeakerAlive));
       const outcome = engine.linkSession(state, refs, adoptable, ctx);
       memberId = outcome?.memberId;
       if (memberId !== undefined && hostSession !== undefined) engine.bindHostSession(state, memberId, this.options.host, hostSession);
@@ -178,9 +193,46 @@ export class ToolServices {
   }
 
   /**
+   * Records this process as the speaker of its OPENCOMMS_MEMBER_ID member
+   * when a pin of this project names that member, so no new session adopts
+   * the pin while this process lives (engine/speaker-leases). Checked at most
+   * once per SPEAKER_CHECK_MS; the lock is written only when the record is
+   * missing, held by a dead process, or half way to its end. Trouble is
+   * logged, never a refused call: the claim only guards adoption.
+   */
+  claimOverride(): Promise<void> {
+    const identity = this.identity;
+    if (identity?.kind !== 'pinned' || this.options.embedding) return Promise.resolve();
+    const now = Date.now();
+    // Within the step, a claim already under way is waited for, so a call never runs ahead of it.
+    if (this.speakerClaim && now - this.speakerClaim.at < SPEAKER_CHECK_MS && now >= this.speakerClaim.at) return this.speakerClaim.done;
+    this.speakerClaim = { at: now, done: this.recordSpeaker(identity.memberId) };
+    return this.speakerClaim.done;
+  }
+
+  private async recordSpeaker(memberId: string): Promise<void> {
+    try {
+      if (readPin(this.options.projectDir, memberId) === undefined) return;
+      await this.store.mutate((state, ctx) => {
+        this.speakerToken ??= ctx.nonce();
+        const lease = { pid: process.pid, host: this.machine, token: this.speakerToken, until: ctx.now() + engine.SPEAKER_LEASE_MS };
+        return engine.claimSpeaker(state, memberId, lease, this.isSpeakerAlive)
+          ? { ok: true, message: 'speaker recorded' }
+          : { ok: false, message: 'speaker already recorded' }; // nothing to save
+      });
+    } catch (err) {
+      this.options.log(`could not record this process as the speaker of ${memberId}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** A speaker lease holds while its process runs on this machine; from elsewhere, until its `until`. */
+  isSpeakerAlive = (lease: engine.SpeakerLease): boolean =>
+    (lease.host === this.machine ? isPidAlive(lease.pid) : Date.now() <= lease.until);
+
+  /**
    * The host sessions this call comes from, most specific first: Codex's
    * thread (`_meta.threadId`), Claude Code's session (CLAUDE_CODE_SESSION_ID,
-   * unless this server serves another host), then the host process.
+   * read only by a server of host claude-code), then the host process.
    */
   private sessionRefs(call: ToolCall): Array<engine.SessionRef & { fromMeta?: boolean }> {
     const host = this.options.host;
@@ -188,7 +240,7 @@ export class ToolServices {
     const thread = call.meta?.threadId;
     if (typeof thread === 'string' && thread.trim() !== '') refs.push({ kind: 'sid', host, id: thread.trim(), fromMeta: true });
     const claudeSession = this.options.env.CLAUDE_CODE_SESSION_ID;
-    if (refs.length === 0 && typeof claudeSession === 'string' && claudeSession.trim() !== '' && !NOT_CLAUDE_HOSTS.has(host)) {
+    if (refs.length === 0 && typeof claudeSession === 'string' && claudeSession.trim() !== '' && host === CLAUDE_CODE_HOST) {
       refs.push({ kind: 'sid', host, id: claudeSession.trim() });
     }
     this.hostProcess ??= { id: hostProcessId() };

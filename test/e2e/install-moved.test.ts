@@ -53,7 +53,7 @@ test('claude-code: after the project moves, .mcp.json still starts the server th
   const second = await statusThrough(t, parent, launch, cwd, { CLAUDE_CODE_SESSION_ID: 'moved-session-2', CLAUDE_PROJECT_DIR: moved });
   assert.match(second.data.member_id, /^sess_/);
   assert.notEqual(second.data.member_id, first.data.member_id, 'a second session is a second member');
-  assert.equal(sessionLinks(moved)['sid:moved-session-1']?.member_id, first.data.member_id, 'the state is in the moved project');
+  assert.equal(sessionLinks(moved)['sid@claude-code:moved-session-1']?.member_id, first.data.member_id, 'the state is in the moved project');
 
   // The hook of the first session, run as Claude Code runs it, finds the same member there.
   const settings = readJson(join(moved, '.claude', 'settings.json'));
@@ -62,7 +62,7 @@ test('claude-code: after the project moves, .mcp.json still starts the server th
   const run = await runHookCommand(command, event, moved, { CLAUDE_PROJECT_DIR: moved, CLAUDE_CODE_SESSION_ID: '' });
   assert.equal(run.code, 0, run.stderr);
   assert.doesNotThrow(() => JSON.parse(run.stdout));
-  assert.equal(sessionLinks(moved)['sid:moved-session-1']?.member_id, first.data.member_id);
+  assert.equal(sessionLinks(moved)['sid@claude-code:moved-session-1']?.member_id, first.data.member_id);
 });
 
 test('gemini-cli: after the project moves, the relative server path still starts from the project folder Gemini CLI starts it in', async (t) => {

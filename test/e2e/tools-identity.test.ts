@@ -67,18 +67,44 @@ test('without OPENCOMMS_MEMBER_ID the single pin of an older install is adopted 
   assert.equal(status.data.member_id, id);
 });
 
-test('two pins of one host are adopted by two sessions, oldest first, and a third session gets a member of its own', async (t) => {
+test('two unclaimed pins of one host are never guessed between: each new session gets a member of its own, and doctor lists both and how to retire them', async (t) => {
   const project = tempProject(t);
   const first = await pin(project, 'claude-code');
   const second = await pin(project, 'claude-code');
   const ids: string[] = [];
-  for (const session of ['one', 'two', 'three']) {
+  for (const session of ['one', 'two']) {
     const server = await member(t, project, undefined, 'claude-code', `claude-session-${session}`);
     ids.push((await ok(server, 'opencomms_status', {})).data.member_id);
   }
-  assert.deepEqual(ids.slice(0, 2), [first, second]);
-  assert.match(ids[2]!, /^sess_[0-9a-f]{32}$/);
-  assert.equal(new Set(ids).size, 3);
+  for (const id of ids) assert.match(id, /^sess_[0-9a-f]{32}$/);
+  assert.equal(new Set([...ids, first, second]).size, 4, 'no session took either pin');
+  const doctor = await runCli(['doctor', '--project', project, '--json'], { env: { OPENCOMMS_MEMBER_ID: undefined, OPENCOMMS_PROJECT_DIR: undefined } });
+  const check = JSON.parse(doctor.stdout).checks.find((c: { name: string }) => c.name === 'pins claude-code');
+  assert.ok(check, doctor.stdout);
+  assert.equal(check.status, 'warn');
+  for (const id of [first, second]) assert.match(check.message, new RegExp(`\\.opencomms/pins/${id}\\.json`));
+});
+
+test('the one unclaimed pin of a host is adopted even when another host has pins of its own', async (t) => {
+  const project = tempProject(t);
+  const mine = await pin(project, 'claude-code');
+  await pin(project, 'codex');
+  await pin(project, 'codex');
+  const server = await member(t, project, undefined, 'claude-code', 'claude-session-1');
+  assert.equal((await ok(server, 'opencomms_status', {})).data.member_id, mine);
+});
+
+test('a pin a live OPENCOMMS_MEMBER_ID server speaks as is not adopted by a new session; once that server is gone, it is', async (t) => {
+  const project = tempProject(t);
+  const id = await pin(project, 'claude-code');
+  const holder = await member(t, project, id, 'claude-code');
+  await ok(holder, 'opencomms_status', {});
+  const newcomer = await member(t, project, undefined, 'claude-code', 'claude-session-new');
+  const newId = (await ok(newcomer, 'opencomms_status', {})).data.member_id;
+  assert.notEqual(newId, id, 'two processes would speak as one member');
+  await holder.close();
+  const later = await member(t, project, undefined, 'claude-code', 'claude-session-later');
+  assert.equal((await ok(later, 'opencomms_status', {})).data.member_id, id);
 });
 
 test('a pin of another host is never adopted', async (t) => {

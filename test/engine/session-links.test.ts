@@ -42,6 +42,52 @@ test('an old install\'s pin is adopted by the first session only; the next sessi
   assert.notEqual(second.memberId, 'sess_old_pin');
 });
 
+test('several unclaimed pins are never guessed between: the session gets a fresh member, and the one pin left unclaimed is adopted', () => {
+  const ctx = fakeCtx();
+  const state = emptyState();
+  const first = linkSession(state, [sid('first')], ['sess_pin_a', 'sess_pin_b'], ctx)!;
+  assert.equal(first.how, 'minted');
+  assert.equal(['sess_pin_a', 'sess_pin_b'].includes(first.memberId), false);
+  // Once one of them is taken (here, by OPENCOMMS_MEMBER_ID's session linking it), the other is the only one left.
+  linkSession(state, [sid('pin-a-session')], ['sess_pin_a'], ctx);
+  assert.deepEqual(linkSession(state, [sid('second')], ['sess_pin_a', 'sess_pin_b'], ctx), { memberId: 'sess_pin_b', how: 'adopted' });
+});
+
+test('a session link is keyed by host and id: the same id from another host finds no member', () => {
+  const ctx = fakeCtx();
+  const state = emptyState();
+  const claude = linkSession(state, [sid('shared-id', 'claude-code')], [], ctx)!;
+  for (const host of ['cursor', 'vscode', 'windsurf', 'goose', 'claude-desktop', 'codex', 'gemini-cli', 'opencode']) {
+    assert.equal(findLinkedMember(state, [sid('shared-id', host)]), undefined, host);
+    const other = linkSession(state, [sid('shared-id', host)], [], ctx)!;
+    assert.equal(other.how, 'minted', host);
+    assert.notEqual(other.memberId, claude.memberId, host);
+  }
+  assert.equal(findLinkedMember(state, [sid('shared-id', 'claude-code')]), claude.memberId);
+  assert.equal(findLinkedMember(state, [proc('4242@99', 'cursor')]), undefined);
+  linkSession(state, [proc('4242@99', 'claude-code')], [], ctx);
+  assert.equal(findLinkedMember(state, [proc('4242@99', 'cursor')]), undefined, 'a host process is keyed by host too');
+});
+
+test('links written before they were keyed by host are read under the host they name', () => {
+  const ctx = fakeCtx();
+  const raw = JSON.parse(serializeState(emptyState()));
+  raw.session_links = {
+    'sid:old-claude': { member_id: 'sess_claude', host: 'claude-code', created_at: 1, last_seen: 1 },
+    'proc:ns/77@5': { member_id: 'sess_gemini', host: 'gemini-cli', created_at: 1, last_seen: 1 },
+    'sid:old-thread': { member_id: 'sess_codex', host: 'codex', created_at: 1, last_seen: 1 },
+  };
+  const parsed = parseState(JSON.stringify(raw), ctx.now());
+  assert.equal(parsed.ok, true);
+  if (!parsed.ok) return;
+  assert.deepEqual(Object.keys(parsed.state.session_links!).sort(), ['proc@gemini-cli:ns/77@5', 'sid@claude-code:old-claude', 'sid@codex:old-thread']);
+  assert.equal(findLinkedMember(parsed.state, [sid('old-claude')]), 'sess_claude');
+  assert.equal(findLinkedMember(parsed.state, [sid('old-claude', 'cursor')]), undefined);
+  assert.equal(findLinkedMember(parsed.state, [proc('ns/77@5')]), 'sess_gemini');
+  assert.equal(findLinkedMember(parsed.state, [sid('old-thread', 'codex')]), 'sess_codex');
+  assert.deepEqual(parsed.notes, []);
+});
+
 test('a host process never decides for a session that has an id of its own', () => {
   const ctx = fakeCtx();
   const state = emptyState();
@@ -81,7 +127,7 @@ test('linking a session clears its member\'s away mark and records when it was l
   linkSession(state, [sid('s')], [], ctx);
   assert.equal(lastSeenByMember(state).get(memberId), ctx.now());
   markStale(state, 'peer', ctx.now());
-  state.session_links!['sid:x'] = { member_id: 'peer', host: 'claude-code', created_at: 0, last_seen: ctx.now() };
+  state.session_links!['sid@claude-code:x'] = { member_id: 'peer', host: 'claude-code', created_at: 0, last_seen: ctx.now() };
   assert.equal(needsLink(state, [sid('x')], ctx.now()), true, 'an away member must be marked back');
   linkSession(state, [sid('x')], [], ctx);
   assert.equal(state.channels.dev!.members[0]!.stale, false);
@@ -90,11 +136,11 @@ test('linking a session clears its member\'s away mark and records when it was l
 test('links of members in no channel are forgotten after a month unseen, and the table is bounded', () => {
   const ctx = fakeCtx();
   const state = channelWith(ctx, ['kept']);
-  state.session_links = { 'sid:kept-session': { member_id: 'kept', host: 'h', created_at: 0, last_seen: ctx.now() } };
+  state.session_links = { 'sid@h:kept-session': { member_id: 'kept', host: 'h', created_at: 0, last_seen: ctx.now() } };
   linkSession(state, [sid('gone')], [], ctx);
   ctx.advance(UNUSED_LINK_MS + 1);
   linkSession(state, [sid('new')], [], ctx);
-  assert.deepEqual(Object.keys(state.session_links).sort(), ['sid:kept-session', 'sid:new']);
+  assert.deepEqual(Object.keys(state.session_links).sort(), ['sid@claude-code:new', 'sid@h:kept-session']);
   for (let i = 0; i < MAX_SESSION_LINKS + 5; i += 1) {
     ctx.advance(1);
     linkSession(state, [sid(`many-${i}`)], [], ctx);
@@ -158,7 +204,7 @@ test('a member whose session is back before the retention ends keeps its seat an
   markStale(state, 'b', ctx.now());
   mustOk(sendMessage(state, { channel: 'dev', session_id: 'a', content: 'wait for me' }, ctx));
   ctx.advance(6 * DAY);
-  state.session_links = { 'sid:b-session': { member_id: 'b', host: 'claude-code', created_at: 0, last_seen: 0 } };
+  state.session_links = { 'sid@claude-code:b-session': { member_id: 'b', host: 'claude-code', created_at: 0, last_seen: 0 } };
   linkSession(state, [sid('b-session')], [], ctx);
   ctx.advance(2 * DAY);
   assert.equal(expireAwayMembers(state, ctx.now()), 0);

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { writePin } from '../../src/store/index';
+import { processHostTag } from '../../src/store/process-place';
 import { channelWith, claudeEvent, codexEvent, hook, send, stateOf, tempProject, textOf } from './support';
 
 function memberships(state: ReturnType<typeof stateOf>, id: string) {
@@ -149,4 +150,32 @@ test('without OPENCOMMS_HOST or a Codex marker, a session bound on codex still r
   await send(store, 'review', 'bob-1', 'cx-1', ['codex session start']);
   // Codex's SessionStart carries no turn_id: it looks like Claude Code's.
   assert.match(textOf((await hook(project, claudeEvent('SessionStart', 'cx-s', { source: 'resume' }))).answer), /codex session start/);
+});
+
+test('a binding that came from a host_session_id argument never decides whom a hook speaks for', async (t) => {
+  const project = tempProject(t);
+  const store = await channelWith(project, 'review', [
+    { id: 'bob-1', role: 'reviewer', host: 'mcp' },
+    { id: 'writer-1', role: 'writer', hostSessionId: 'victim-session', hostSessionSource: 'argument' },
+  ]);
+  await send(store, 'review', 'bob-1', 'writer-1', ['for the writer only']);
+  for (const name of ['SessionStart', 'UserPromptSubmit', 'Stop']) {
+    assert.deepEqual((await hook(project, claudeEvent(name, 'victim-session'))).answer, {}, name);
+  }
+  assert.equal(stateOf(store).queues['writer-1']!.length, 1, 'the mail still waits for the writer');
+  assert.equal(stateOf(store).session_links, undefined, 'the victim session was linked to nobody');
+});
+
+test('SessionStart does not bind a pin that a live process speaks as through OPENCOMMS_MEMBER_ID', async (t) => {
+  const project = tempProject(t);
+  const store = await channelWith(project, 'review', [{ id: 'bob-1', role: 'reviewer', host: 'mcp' }, { id: 'alice-1', role: 'author' }]);
+  writePin(project, { member_id: 'alice-1', host: 'claude-code' });
+  await store.mutate((state) => {
+    state.speaker_leases = { 'alice-1': { pid: process.pid, host: processHostTag(), token: 'this-test', until: Date.now() + 60_000 } };
+    return { ok: true, message: 'speaker recorded' };
+  });
+  await send(store, 'review', 'bob-1', 'alice-1', ['not for a newcomer']);
+  assert.deepEqual((await hook(project, claudeEvent('SessionStart', 'newcomer'))).answer, {});
+  assert.equal(memberships(stateOf(store), 'alice-1')[0]!.host_session_id, null);
+  assert.equal(stateOf(store).queues['alice-1']!.length, 1);
 });

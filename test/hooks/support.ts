@@ -25,6 +25,8 @@ export interface MemberSpec {
   role: string;
   host?: string;
   hostSessionId?: string | null;
+  /** Who named hostSessionId; the host when left out. */
+  hostSessionSource?: 'host' | 'argument';
   deliveryMode?: 'pull' | 'spawn_push';
 }
 
@@ -35,7 +37,7 @@ export async function channelWith(project: string, channel: string, members: Mem
     const [first, ...rest] = members;
     const base = (m: MemberSpec) => ({
       channel, role: m.role, role_prompt: `You are the ${m.role}.`, session_id: m.id, project_id: 'local-project', worktree: project,
-      host: m.host ?? 'claude-code', host_session_id: m.hostSessionId ?? null,
+      host: m.host ?? 'claude-code', host_session_id: m.hostSessionId ?? null, host_session_source: m.hostSessionSource ?? ('host' as const),
       ...(m.deliveryMode ? { delivery_mode: m.deliveryMode } : {}),
     });
     mustOk(createChannel(state, { ...base(first!), rate_limit: 1000, ...extra }, ctx));

@@ -70,7 +70,7 @@ test('a session speaks as a member whose id is not its OpenCode session id', asy
   const state = h.store.snapshot();
   assert.deepEqual(state.channels.design!.members.map((m) => m.session_id), [me]);
   assert.equal(state.channels.design!.members[0]!.host_session_id, 'ses_root');
-  assert.equal(state.session_links?.['sid:ses_root']?.host, 'opencode');
+  assert.equal(state.session_links?.['sid@opencode:ses_root']?.host, 'opencode');
   // No member anywhere carries the session id as its id, and the id is kept across calls.
   assert.equal(JSON.stringify(state.channels).includes('"session_id":"ses_root"'), false);
   assert.equal((await call(h, 'opencomms_status', {}, 'ses_root')).data?.member_id, me);
@@ -174,9 +174,13 @@ test('an idle session that never used OpenComms gets no member', async (t) => {
   assert.equal(engine.findLinkedMember(h.store.snapshot(), [sessionRefOf('ses_quiet')]), undefined);
 });
 
-test('a tool argument does not choose the session a member is pushed into', async (t) => {
+test('a tool argument does not choose the session a member is pushed into: another session is refused, its own is taken from OpenCode', async (t) => {
   const h = await startHarness(t);
-  const out = await call(h, 'opencomms_create', { channel: 'c', role: 'lead', role_prompt: 'Lead.', host_session_id: 'ses_other' }, 'ses_me');
+  const refused = await call(h, 'opencomms_create', { channel: 'c', role: 'lead', role_prompt: 'Lead.', host_session_id: 'ses_other' }, 'ses_me');
+  assert.equal(refused.ok, false);
+  assert.equal(refused.data?.reason, 'host_session_mismatch');
+  assert.equal(h.store.snapshot().channels.c, undefined, 'nothing was created');
+  const out = await call(h, 'opencomms_create', { channel: 'c', role: 'lead', role_prompt: 'Lead.' }, 'ses_me');
   assert.equal(out.ok, true, out.message);
   const member = h.store.snapshot().channels.c!.members[0]!;
   assert.equal(member.session_id, memberOf(h.store, 'ses_me'));
