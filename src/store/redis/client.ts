@@ -56,6 +56,15 @@ interface Call {
 
 type Phase = 'idle' | 'waiting' | 'connecting' | 'handshake' | 'ready' | 'closed';
 
+/**
+ * The type of key each single-key read of the store works on. A WRONGTYPE
+ * reply to one of these wrote nothing, so it is store_key_wrong_type; one to
+ * a script or a write may come after other writes, and stays state_unwritable.
+ */
+const KEY_TYPE_READ_BY: Readonly<Record<string, string>> = {
+  GET: 'string', HGET: 'hash', HGETALL: 'hash', LRANGE: 'list', XRANGE: 'stream', XREVRANGE: 'stream',
+};
+
 /** TLS errors that mean the server's certificate was not accepted. */
 const CERT_ERRORS = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
@@ -108,7 +117,7 @@ export class RedisClient {
   /** Sends one command. An error reply rejects as a StoreFault (see faultForReply). */
   async command(args: readonly RespArg[]): Promise<RespValue> {
     const [reply] = await this.pipeline([args]);
-    return this.check(reply!, String(args[0]));
+    return this.check(reply!, String(args[0]), typeof args[1] === 'string' ? args[1] : undefined);
   }
 
   /**
@@ -177,10 +186,25 @@ export class RedisClient {
     }
   }
 
-  /** The value, or the fault an error reply stands for. */
-  check(reply: RespValue, commandName: string): RespValue {
-    if (reply instanceof RespError) throw this.faultForReply(reply, commandName);
+  /** The value, or the fault an error reply stands for; `key` is the key the command named, for WRONGTYPE. */
+  check(reply: RespValue, commandName: string, key?: string): RespValue {
+    if (reply instanceof RespError) throw this.faultForReply(reply, commandName, key);
     return reply;
+  }
+
+  /**
+   * A key of the project holds another type than the store keeps there
+   * (`expected`, by default the type `commandName` works on), and `found`
+   * when it could be told. Nothing was written: a commit checks every key
+   * before its first write.
+   */
+  wrongTypeFault(key: string | undefined, commandName: string, expected = KEY_TYPE_READ_BY[commandName.toUpperCase()], found?: string): StoreFault {
+    const which = key ?? 'a key of this project';
+    const holding = found === undefined ? 'a value of another type' : `a ${found}`;
+    const keeps = expected === undefined ? '' : ` where OpenComms keeps a ${expected}`;
+    const inspect = found === undefined && key !== undefined ? ` (TYPE ${key} shows what it holds)` : '';
+    return this.fault('store_key_wrong_type',
+      `has ${which} holding ${holding}${keeps}${inspect}, written by a hand edit, another tool or a bad restore; so ${commandName} was refused and nothing was written. Restore that key from a backup, or delete it (redis-cli DEL ${key ?? '<key>'}) if what it holds is not needed, then try again`);
   }
 
   /** Closes the connection; calls still waiting fail with store_unreachable. */
@@ -193,7 +217,7 @@ export class RedisClient {
   }
 
   /** The fault an error reply stands for: auth, permission, or the server refusing to do it. */
-  faultForReply(reply: RespError, commandName: string): StoreFault {
+  faultForReply(reply: RespError, commandName: string, key?: string): StoreFault {
     const user = this.options.username === undefined ? 'the default user' : `ACL user ${JSON.stringify(this.options.username)}`;
     switch (reply.prefix) {
       case 'WRONGPASS':
@@ -205,6 +229,8 @@ export class RedisClient {
         return this.fault('store_forbidden', `does not let ${user} run ${commandName} on these keys (${reply.message}).${hint}`);
       }
       default:
+        // `key` is the command's first argument: the key, for the reads listed.
+        if (reply.prefix === 'WRONGTYPE' && KEY_TYPE_READ_BY[commandName.toUpperCase()] !== undefined) return this.wrongTypeFault(key, commandName);
         if (/^ERR invalid password|^ERR AUTH .*without any password configured/i.test(reply.message)) {
           return this.fault('store_auth_failed', `refused the credentials of ${user} (${reply.message}): check OPENCOMMS_STORE_PASSWORD(_FILE) and the server's ACL`);
         }
