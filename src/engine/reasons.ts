@@ -60,7 +60,8 @@ export type Reason =
   // no credentials were given, a non-loopback host without TLS, a TLS
   // session that could not be set up (certificate not verified), the server
   // refused the credentials or a command/key, it could not be reached in
-  // time, or it answered something this client does not accept.
+  // time, or it answered something this client does not accept, or a key
+  // of the project holds a value of another type than the store keeps there.
   | 'store_config_invalid'
   | 'store_auth_required'
   | 'store_tls_required'
@@ -68,7 +69,8 @@ export type Reason =
   | 'store_auth_failed'
   | 'store_forbidden'
   | 'store_unreachable'
-  | 'store_protocol_error';
+  | 'store_protocol_error'
+  | 'store_key_wrong_type';
 
 /** Every reason code, for table-driven tests and for the tool descriptions. */
 export const REASONS: readonly Reason[] = [
@@ -82,7 +84,7 @@ export const REASONS: readonly Reason[] = [
   'not_archived_member', 'unpinned', 'host_session_mismatch', 'child_session', 'session_lookup_failed', 'lock_timeout',
   'state_unwritable', 'invalid_path', 'reservation_conflict', 'too_many_reservations',
   'store_config_invalid', 'store_auth_required', 'store_tls_required', 'store_tls_failed', 'store_auth_failed',
-  'store_forbidden', 'store_unreachable', 'store_protocol_error',
+  'store_forbidden', 'store_unreachable', 'store_protocol_error', 'store_key_wrong_type',
 ];
 
 /** A refusal: ok is false and data.reason names why. */

@@ -12,7 +12,10 @@ export type StoreFaultCode =
   | 'store_auth_failed'
   | 'store_forbidden'
   | 'store_unreachable'
-  | 'store_protocol_error';
+  | 'store_protocol_error'
+  // A key of the project holds a value of another type than the store keeps
+  // there (a hand edit, another tool, a bad restore): refused before any write.
+  | 'store_key_wrong_type';
 
 /** An I/O fault raised by the store. `code` is the contract; the message names the file involved. */
 export class StoreFault extends Error {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { DIST, tempProject, WAIT_MS } from '../helpers/server';
 
 /** Modules that cost milliseconds to load and that neither path needs. */
-const COSTLY = ['NativeModule crypto', 'NativeModule child_process', 'NativeModule tty', 'NativeModule dgram', 'NativeModule readline'];
+const COSTLY = ['NativeModule crypto', 'NativeModule child_process', 'NativeModule tty', 'NativeModule dgram', 'NativeModule readline', 'NativeModule dns'];
 
 function modulesLoadedBy(project: string, args: string[], input: string): Promise<string[]> {
   const preload = join(project, 'record-modules.js');

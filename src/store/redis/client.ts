@@ -6,9 +6,9 @@
 // reply; a lost connection reopened on the next call after a jittered
 // backoff. Every failure is a StoreFault with a stable code whose message
 // names the server and what to check (PROTOCOL.md "Authentication").
-import type { Socket } from 'node:net';
+import type { LookupFunction, Socket } from 'node:net';
 import { StoreFault, type StoreFaultCode } from '../faults';
-import { describeEndpoint } from './url';
+import { describeEndpoint, isLoopbackAddress } from './url';
 import {
   encodeCommand, RespError, RespParser, RespProtocolError, RespPush, type RespArg, type RespValue,
 } from './resp';
@@ -38,7 +38,17 @@ export interface RedisClientOptions {
   permissionHint?: string;
   /** Jitter source; Math.random by default (tests pass a fixed one). */
   random?: () => number;
+  /** How a host name is resolved for plain text; the system resolver by default (tests pass their own). */
+  lookup?: HostLookup;
 }
+
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+
+/** Every address a host name resolves to, as node:dns `lookup` with `all: true` answers. */
+export type HostLookup = (host: string) => Promise<readonly ResolvedAddress[]>;
 
 // One command on its way: settled by its reply, by the connection's end, or
 // by its call's timeout.
@@ -55,6 +65,15 @@ interface Call {
 }
 
 type Phase = 'idle' | 'waiting' | 'connecting' | 'handshake' | 'ready' | 'closed';
+
+/**
+ * The type of key each single-key read of the store works on. A WRONGTYPE
+ * reply to one of these wrote nothing, so it is store_key_wrong_type; one to
+ * a script or a write may come after other writes, and stays state_unwritable.
+ */
+const KEY_TYPE_READ_BY: Readonly<Record<string, string>> = {
+  GET: 'string', HGET: 'hash', HGETALL: 'hash', LRANGE: 'list', XRANGE: 'stream', XREVRANGE: 'stream',
+};
 
 /** TLS errors that mean the server's certificate was not accepted. */
 const CERT_ERRORS = new Set([
@@ -108,7 +127,7 @@ export class RedisClient {
   /** Sends one command. An error reply rejects as a StoreFault (see faultForReply). */
   async command(args: readonly RespArg[]): Promise<RespValue> {
     const [reply] = await this.pipeline([args]);
-    return this.check(reply!, String(args[0]));
+    return this.check(reply!, String(args[0]), typeof args[1] === 'string' ? args[1] : undefined);
   }
 
   /**
@@ -177,10 +196,25 @@ export class RedisClient {
     }
   }
 
-  /** The value, or the fault an error reply stands for. */
-  check(reply: RespValue, commandName: string): RespValue {
-    if (reply instanceof RespError) throw this.faultForReply(reply, commandName);
+  /** The value, or the fault an error reply stands for; `key` is the key the command named, for WRONGTYPE. */
+  check(reply: RespValue, commandName: string, key?: string): RespValue {
+    if (reply instanceof RespError) throw this.faultForReply(reply, commandName, key);
     return reply;
+  }
+
+  /**
+   * A key of the project holds another type than the store keeps there
+   * (`expected`, by default the type `commandName` works on), and `found`
+   * when it could be told. Nothing was written: a commit checks every key
+   * before its first write.
+   */
+  wrongTypeFault(key: string | undefined, commandName: string, expected = KEY_TYPE_READ_BY[commandName.toUpperCase()], found?: string): StoreFault {
+    const which = key ?? 'a key of this project';
+    const holding = found === undefined ? 'a value of another type' : `a ${found}`;
+    const keeps = expected === undefined ? '' : ` where OpenComms keeps a ${expected}`;
+    const inspect = found === undefined && key !== undefined ? ` (TYPE ${key} shows what it holds)` : '';
+    return this.fault('store_key_wrong_type',
+      `has ${which} holding ${holding}${keeps}${inspect}, written by a hand edit, another tool or a bad restore; so ${commandName} was refused and nothing was written. Restore that key from a backup, or delete it (redis-cli DEL ${key ?? '<key>'}) if what it holds is not needed, then try again`);
   }
 
   /** Closes the connection; calls still waiting fail with store_unreachable. */
@@ -193,7 +227,7 @@ export class RedisClient {
   }
 
   /** The fault an error reply stands for: auth, permission, or the server refusing to do it. */
-  faultForReply(reply: RespError, commandName: string): StoreFault {
+  faultForReply(reply: RespError, commandName: string, key?: string): StoreFault {
     const user = this.options.username === undefined ? 'the default user' : `ACL user ${JSON.stringify(this.options.username)}`;
     switch (reply.prefix) {
       case 'WRONGPASS':
@@ -205,6 +239,8 @@ export class RedisClient {
         return this.fault('store_forbidden', `does not let ${user} run ${commandName} on these keys (${reply.message}).${hint}`);
       }
       default:
+        // `key` is the command's first argument: the key, for the reads listed.
+        if (reply.prefix === 'WRONGTYPE' && KEY_TYPE_READ_BY[commandName.toUpperCase()] !== undefined) return this.wrongTypeFault(key, commandName);
         if (/^ERR invalid password|^ERR AUTH .*without any password configured/i.test(reply.message)) {
           return this.fault('store_auth_failed', `refused the credentials of ${user} (${reply.message}): check OPENCOMMS_STORE_PASSWORD(_FILE) and the server's ACL`);
         }
@@ -251,13 +287,12 @@ export class RedisClient {
     this.connectionNumber++;
     this.sawTlsBytes = false;
     this.protocol = undefined;
-    const parser = new RespParser({ maxReplyBytes: this.options.maxReplyBytes });
     const { host, port } = this.options;
-    // Required here, not at the top: node:tls costs start-up time, and most
-    // processes never open a Redis connection.
+    // Required here, not at the top: node:net, node:tls and node:dns cost
+    // start-up time, and most processes never open a Redis connection.
     const net = require('node:net') as typeof import('node:net');
-    const socket = this.options.isTls
-      ? (require('node:tls') as typeof import('node:tls')).connect({
+    if (this.options.isTls) {
+      this.attach((require('node:tls') as typeof import('node:tls')).connect({
         host,
         port,
         // SNI carries names only; an IP address is checked against the certificate's IP entries.
@@ -265,8 +300,49 @@ export class RedisClient {
         ca: this.options.ca === undefined ? undefined : [this.options.ca],
         minVersion: 'TLSv1.2',
         rejectUnauthorized: true,
-      })
-      : net.connect({ host, port });
+      }));
+      return;
+    }
+    // Plain text carries the password and every message in clear, so it goes
+    // only to loopback, judged on the addresses the connection will use, not
+    // on the name: a resolver may answer anything for a *.localhost name (or
+    // for localhost itself). A name is resolved once, here, and the socket is
+    // given only those addresses, so a second answer cannot differ.
+    if (net.isIP(host) !== 0) {
+      if (isLoopbackAddress(host)) this.attach(net.connect({ host, port }));
+      else this.teardown(this.offMachineFault(undefined));
+      return;
+    }
+    const attempt = this.connectionNumber;
+    const isCurrent = (): boolean => this.phase === 'connecting' && this.connectionNumber === attempt && this.socket === undefined;
+    (this.options.lookup ?? lookupAll)(host).then(
+      (found) => {
+        if (!isCurrent()) return; // closed, timed out or reopened meanwhile
+        if (found.length === 0 || !found.every((a) => isLoopbackAddress(a.address))) {
+          this.teardown(this.offMachineFault(found.map((a) => a.address)));
+          return;
+        }
+        this.attach(net.connect({ host, port, lookup: pinnedLookup(found) }));
+      },
+      (err: NodeJS.ErrnoException) => {
+        if (isCurrent()) this.teardown(this.faultForSocketError(err));
+      },
+    );
+  }
+
+  // Plain text to anything but loopback: refused before a byte is sent.
+  // `addresses` is what the name resolved to (undefined for an address).
+  private offMachineFault(addresses: string[] | undefined): StoreFault {
+    const { host } = this.options;
+    const what = addresses === undefined ? `${host} is not a loopback address`
+      : addresses.length === 0 ? `${host} resolves to no address`
+        : `${host} resolves to ${addresses.join(', ')}, not only to loopback`;
+    return this.fault('store_tls_required',
+      `was not contacted: ${what}, and redis:// (plain text: the password and every message in clear) goes only to this machine (127.0.0.0/8, ::1). Name 127.0.0.1 or ::1 in the URL for a server on this machine, or use rediss://… with TLS for one elsewhere`);
+  }
+
+  private attach(socket: Socket): void {
+    const parser = new RespParser({ maxReplyBytes: this.options.maxReplyBytes });
     this.socket = socket;
     this.isTcpConnected = false;
     socket.once('connect', () => {
@@ -447,6 +523,21 @@ export class RedisClient {
     if (this.inflight.length === 0 && this.queued.length === 0) this.socket.unref();
     else this.socket.ref();
   }
+}
+
+// The system resolver: every address of the name, in its order.
+function lookupAll(host: string): Promise<readonly ResolvedAddress[]> {
+  return (require('node:dns') as typeof import('node:dns')).promises.lookup(host, { all: true, verbatim: true });
+}
+
+// net.connect's lookup hook, answering only the addresses already resolved and
+// judged (all of them, so a name with both ::1 and 127.0.0.1 still reaches a
+// server listening on either).
+function pinnedLookup(found: readonly ResolvedAddress[]): LookupFunction {
+  return (_host, options, callback) => {
+    if (options.all) callback(null, found.map((a) => ({ address: a.address, family: a.family })));
+    else callback(null, found[0]!.address, found[0]!.family);
+  };
 }
 
 // A pub/sub delivery: ["message", channel, payload] (a RESP2 array; a RESP3 push has the same items).

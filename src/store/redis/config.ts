@@ -5,7 +5,7 @@
 // to the network (PROTOCOL.md "Store selection").
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { StoreFault } from '../faults';
-import { describeEndpoint, displayUrl, keyPrefixOf, parseStoreUrl, type RedisEndpoint } from './url';
+import { describeEndpoint, displayUrl, isLoopbackAddress, keyPrefixOf, parseStoreUrl, type RedisEndpoint } from './url';
 
 export { describeEndpoint, displayUrl, keyPrefixOf, parseStoreUrl, REDIS_DEFAULT_PORT } from './url';
 export type { ParsedStoreUrl, RedisEndpoint } from './url';
@@ -33,12 +33,15 @@ export type StoreSelection = { kind: 'file' } | { kind: 'redis'; config: RedisSt
 /** The environment variables this module reads (passed in; only cli/ touches process.env). */
 export type StoreEnv = Readonly<Record<string, string | undefined>>;
 
-/** Whether a host is this machine's loopback (the only place plain-text redis:// may go). */
+/**
+ * Whether a host may be this machine's loopback (the only place plain-text
+ * redis:// may go), as far as its text tells: a loopback address, or
+ * localhost or a *.localhost name. A name is no proof: the client resolves it
+ * and connects only when every address it has is loopback (client.ts).
+ */
 export function isLoopbackHost(host: string): boolean {
   const lower = host.toLowerCase();
-  if (lower === 'localhost' || lower.endsWith('.localhost')) return true;
-  if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(lower)) return lower.split('.').every((part) => Number(part) <= 255);
-  return lower === '::1' || lower === '0:0:0:0:0:0:0:1' || /^::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(lower);
+  return lower === 'localhost' || lower.endsWith('.localhost') || isLoopbackAddress(lower);
 }
 
 export interface ResolveStoreOptions {

@@ -29,7 +29,9 @@ const READ_ATTEMPTS = 3;
  * Like every commit it publishes the new version, so servers and watchers
  * already on the (empty) project load the copy at once.
  * A key of another type counts as holding data; any other error (a command the
- * ACL user lacks) is raised as it is.
+ * ACL user lacks) is raised as it is. Every key the script writes is looked at
+ * before its first write (the commit list too, though tokens alone are no
+ * data): Redis does not undo a script's writes when a later one fails.
  */
 export const MIGRATE_SCRIPT = `
 local function holds(reply)
@@ -44,6 +46,8 @@ local found = {}
 if holds(redis.pcall('GET', KEYS[1])) then found[#found + 1] = KEYS[1] end
 if holds(redis.pcall('GET', KEYS[2])) then found[#found + 1] = KEYS[2] end
 if holds(redis.pcall('HGETALL', KEYS[4])) then found[#found + 1] = KEYS[4] end
+local tokens = redis.pcall('LRANGE', KEYS[3], 0, 0)
+if type(tokens) == 'table' and tokens.err and holds(tokens) then found[#found + 1] = KEYS[3] end
 for k = 5, #KEYS do
   if holds(redis.pcall('XRANGE', KEYS[k], '-', '+', 'COUNT', 1)) then found[#found + 1] = KEYS[k] end
 end
@@ -86,8 +90,8 @@ export function migrationClient(config: RedisStoreConfig, bytes: number): RedisC
 /**
  * Writes `copy` into an empty Redis project: refused (MigrationRefused
  * `target_has_state`, nothing written) when its state, version, archives or
- * the history of any channel the copy mentions exists already. Returns the
- * version it set.
+ * the history of any channel the copy mentions exists already, or its commit
+ * list is of another type. Returns the version it set.
  */
 export async function writeRedisProject(client: RedisClient, keys: RedisKeys, copy: ProjectCopy): Promise<string> {
   const token = randomHex(12);

@@ -198,6 +198,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     for (let i = 0; i < replies.length - 1; i++) client.check(replies[i]!, String(commands[i]![0]));
     const exec = client.check(replies[replies.length - 1]!, 'EXEC');
     if (!Array.isArray(exec) || exec.length !== commands.length - 2) throw protocolFault('EXEC answered an unexpected shape');
+    const wrong = exec.findIndex((value) => value instanceof RespError && value.prefix === 'WRONGTYPE');
+    if (wrong >= 0) throw await wrongTypeAt(String(commands[wrong + 1]![1]), String(commands[wrong + 1]![0]));
     const results = exec.map((value, i) => client.check(value, String(commands[i + 1]![0])));
     const loaded: Loaded = { version: textOf(results[0]!) ?? '', text: textOf(results[1]!) };
     cache.checkEpoch(textOf(results[2]!) ?? '0');
@@ -341,8 +343,9 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       if (!(err instanceof StoreFault) || err.code !== 'store_unreachable') throw err;
       return settleUnknown(err, token);
     }
-    if (!Array.isArray(reply) || (reply[0] !== 0 && reply[0] !== 1)) throw protocolFault('the commit script answered an unexpected shape');
+    if (!Array.isArray(reply) || (reply[0] !== 0 && reply[0] !== 1 && reply[0] !== 2)) throw protocolFault('the commit script answered an unexpected shape');
     if (reply[0] === 0) return { isCommitted: false };
+    if (reply[0] === 2) throw await wrongTypeAt(textOf(reply[1]!) ?? '', 'the commit', textOf(reply[2]!) ?? undefined);
     const version = textOf(reply[1]!) ?? '';
     const ids = Array.isArray(reply[2]) ? reply[2].map((id) => textOf(id) ?? '') : [];
     // Our stream entries directly follow what the load read (the version
@@ -386,6 +389,23 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       throw new StoreFault('store_unreachable', `${cause.message}. This change may or may not have been saved: check with status or history before repeating it`, cause, true);
     }
     return { isCommitted: Array.isArray(tokens) && tokens.some((t) => textOf(t) === token) };
+  }
+
+  // A key of the project holds another type than the store keeps there, and
+  // nothing was written. What it holds is told by which of our reads does not
+  // meet WRONGTYPE: TYPE is not among the commands the store's ACL user has.
+  async function wrongTypeAt(key: string, commandName: string, expected?: string): Promise<StoreFault> {
+    const probes: [string, RespArg[]][] = [
+      ['string', ['GET', key]], ['hash', ['HGET', key, '']], ['list', ['LRANGE', key, 0, 0]], ['stream', ['XREVRANGE', key, '+', '-', 'COUNT', 1]],
+    ];
+    let found: string | undefined;
+    try {
+      const replies = await client.pipeline(probes.map(([, command]) => command));
+      found = probes[replies.findIndex((r) => !(r instanceof RespError))]?.[0];
+    } catch {
+      found = undefined; // the refusal stands without the type
+    }
+    return client.wrongTypeFault(key, commandName, expected, found);
   }
 
   function lockTimeout(attempts: number): StoreFault {

@@ -7,6 +7,13 @@
 // in the step that archives it. Last, it publishes the new version so other
 // machines' servers, hooks and watchers look again.
 //
+// All or nothing: Redis does not undo a script's writes when a later command
+// fails, so before the first write every key the commit will write is read
+// with a command of the type the store keeps there. A key of another type (a
+// hand edit, another tool, a bad restore) would fail its write after the
+// state was replaced; it is answered instead, with nothing written. The reads
+// are commands the store's ACL user has anyway (PROTOCOL.md 10.7).
+//
 // KEYS: 1 version, 2 state, 3 recent commit tokens, 4 quarantine copy of a
 //       rejected state, 5 archives hash, 6.. history streams
 // ARGV: 1 expected version ('' = none yet), 2 commit token, 3 state text,
@@ -14,27 +21,40 @@
 //       6 tokens remembered, 7 notices channel, 8 archives written (n),
 //       then n pairs (id, record), then archives deleted (m), then m ids,
 //       then for each stream: how many records, then the records.
-// Returns {1, new version, {stream ids…}} on commit, {0, current version} on conflict.
+// Returns {1, new version, {stream ids…}} on commit, {0, current version} on
+// conflict, {2, key, type kept there} for a key of another type (nothing written).
 import { sha1Hex } from '../crypto';
 
 export const COMMIT_SCRIPT = `
-local current = redis.call('GET', KEYS[1])
+local function isWrongType(reply)
+  if type(reply) ~= 'table' or not reply.err then return false end
+  if string.sub(reply.err, 1, 9) == 'WRONGTYPE' then return true end
+  error(reply)
+end
+local current = redis.pcall('GET', KEYS[1])
+if isWrongType(current) then return {2, KEYS[1], 'string'} end
 if (current or '') ~= ARGV[1] then
   return {0, current or ''}
+end
+local puts = tonumber(ARGV[8])
+local dels = tonumber(ARGV[9 + 2 * puts])
+if isWrongType(redis.pcall('GET', KEYS[2])) then return {2, KEYS[2], 'string'} end
+if isWrongType(redis.pcall('LRANGE', KEYS[3], 0, 0)) then return {2, KEYS[3], 'list'} end
+if ARGV[5] ~= '' and isWrongType(redis.pcall('GET', KEYS[4])) then return {2, KEYS[4], 'string'} end
+if puts + dels > 0 and isWrongType(redis.pcall('HGET', KEYS[5], '')) then return {2, KEYS[5], 'hash'} end
+for k = 6, #KEYS do
+  if isWrongType(redis.pcall('XREVRANGE', KEYS[k], '+', '-', 'COUNT', 1)) then return {2, KEYS[k], 'stream'} end
 end
 local n = 0
 if current then n = tonumber(string.match(current, '^(%d+):')) or 0 end
 local version = string.format('%d', n + 1) .. ':' .. ARGV[2]
 if ARGV[5] ~= '' then redis.call('SET', KEYS[4], ARGV[5]) end
 redis.call('SET', KEYS[2], ARGV[3])
-local a = 8
-local puts = tonumber(ARGV[a])
-a = a + 1
+local a = 9
 for j = 1, puts do
   redis.call('HSET', KEYS[5], ARGV[a], ARGV[a + 1])
   a = a + 2
 end
-local dels = tonumber(ARGV[a])
 a = a + 1
 for j = 1, dels do
   redis.call('HDEL', KEYS[5], ARGV[a])

@@ -16,6 +16,14 @@ export interface RedisEndpoint {
 
 export type ParsedStoreUrl = { ok: true; endpoint: RedisEndpoint } | { ok: false; message: string };
 
+/** Whether an IP address (not a name) is this machine's loopback: 127.0.0.0/8 or ::1, also written IPv4-mapped. */
+export function isLoopbackAddress(address: string): boolean {
+  const lower = address.toLowerCase();
+  const v4 = /^(?:::ffff:)?(127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.exec(lower);
+  if (v4) return v4[1]!.split('.').every((part) => Number(part) <= 255);
+  return lower === '::1' || lower === '0:0:0:0:0:0:0:1';
+}
+
 /** `host:port`, with brackets around an IPv6 address: how messages name a server. */
 export function describeEndpoint(endpoint: Pick<RedisEndpoint, 'host' | 'port'>): string {
   return `${endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host}:${endpoint.port}`;

@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
-import { RedisClient, type RedisClientOptions } from '../../../src/store/redis/client';
+import { RedisClient, type HostLookup, type RedisClientOptions } from '../../../src/store/redis/client';
 import { RespError } from '../../../src/store/redis/resp';
 import { SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer } from './server';
 import { until } from '../../helpers/wait';
@@ -316,4 +317,69 @@ test('a server without HELLO gets AUTH instead and the client stays on RESP2; it
   const wrong = client(t, fake, { username: 'agent', password: 'wrong' });
   const err = await rejectsWith(wrong.command(['PING']), 'store_auth_failed');
   assert.doesNotMatch(err.message, /wrong/);
+});
+
+// ---- plain text goes only to this machine, by the address connected to -------
+
+/** An IPv4 address of this machine that is not loopback, where a listener can see a connection arrive. */
+function outsideAddress(): string | undefined {
+  return Object.values(networkInterfaces()).flat().find((a) => a !== undefined && !a.internal && a.family === 'IPv4')?.address;
+}
+
+/** A resolver for the test: answers `answers` for every name, and records each name asked. */
+function fixedLookup(answers: string[]): { lookup: HostLookup; asked: string[] } {
+  const asked: string[] = [];
+  return {
+    asked,
+    lookup: async (host) => {
+      asked.push(host);
+      return answers.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    },
+  };
+}
+
+const OUTSIDE = outsideAddress();
+
+test('a plain-text name that resolves off this machine is refused before any connection, so the password goes nowhere', { skip: skip || (OUTSIDE === undefined && 'this machine has no non-loopback IPv4 address to listen on') }, async (t) => {
+  const received: Buffer[] = [];
+  const sockets: Socket[] = [];
+  const listener = createServer((s) => {
+    sockets.push(s);
+    s.on('data', (chunk: Buffer) => received.push(chunk));
+  });
+  await new Promise<void>((resolve) => listener.listen(0, OUTSIDE, () => resolve()));
+  t.after(() => {
+    for (const s of sockets) s.destroy();
+    listener.close();
+  });
+  const { port } = listener.address() as { port: number };
+  for (const [host, answers] of [
+    ['evil.localhost', [OUTSIDE!]],
+    ['localhost', [OUTSIDE!]],
+    ['mixed.localhost', ['127.0.0.1', OUTSIDE!]],
+  ] as const) {
+    const resolver = fixedLookup([...answers]);
+    const err = await rejectsWith(client(t, { port }, { host, lookup: resolver.lookup }).command(['PING']), 'store_tls_required');
+    assert.deepEqual(resolver.asked, [host], 'the name was resolved by the client');
+    assert.ok(err.message.includes(OUTSIDE!), `the refusal names the address: ${err.message}`);
+    assert.match(err.message, /rediss:\/\//);
+  }
+  assert.equal(sockets.length, 0, 'no connection reached the address the name resolved to');
+  assert.equal(Buffer.concat(received).includes(USERS.agent.password), false);
+});
+
+test('a plain-text name that resolves to loopback only is connected to at the address it resolved to', { skip }, async (t) => {
+  const server = await startRedis(t);
+  // .invalid never resolves (RFC 6761): the connection can only use the address the client resolved.
+  const resolver = fixedLookup(['127.0.0.1']);
+  const c = client(t, server, { host: 'opencomms-pinned.invalid', lookup: resolver.lookup });
+  assert.equal(await c.command(['PING']), 'PONG');
+  assert.deepEqual(resolver.asked, ['opencomms-pinned.invalid']);
+  assert.match(String(await c.command(['CLIENT', 'INFO'])), new RegExp(`laddr=127\\.0\\.0\\.1:${server.port}`));
+});
+
+test('a plain-text connection to an address that is not loopback is refused without resolving or connecting', async (t) => {
+  const resolver = fixedLookup(['127.0.0.1']);
+  await rejectsWith(client(t, { port: 6379 }, { host: '192.0.2.1', lookup: resolver.lookup }).command(['PING']), 'store_tls_required');
+  assert.deepEqual(resolver.asked, []);
 });

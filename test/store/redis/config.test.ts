@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import {
   displayUrl, isLoopbackHost, keyPrefixOf, parseStoreUrl, resolveStoreSelection, STORE_TIMEOUT_MS,
 } from '../../../src/store/redis/config';
+import { isLoopbackAddress } from '../../../src/store/redis/url';
 import { REASONS } from '../../../src/engine/reasons';
 import { parseCommandLine, UsageError } from '../../../src/cli/args';
 
@@ -112,6 +113,13 @@ test('plain redis:// to a host other than loopback: store_tls_required, naming t
 test('loopback means localhost, 127.0.0.0/8 and ::1 only', () => {
   for (const host of ['localhost', '127.0.0.1', '127.3.4.5', '::1', 'LOCALHOST']) assert.equal(isLoopbackHost(host), true, host);
   for (const host of ['0.0.0.0', '10.1.1.1', 'example.com', '::', '128.0.0.1', 'localhost.example.com']) assert.equal(isLoopbackHost(host), false, host);
+});
+
+test('an address is loopback only in 127.0.0.0/8 or ::1; a name never is, whatever it ends with', () => {
+  for (const address of ['127.0.0.1', '127.255.255.255', '::1', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.2', '::FFFF:127.0.0.1']) assert.equal(isLoopbackAddress(address), true, address);
+  for (const address of ['localhost', 'evil.localhost', '192.0.2.1', '127.0.0.256', '::', '::ffff:10.0.0.1', '128.0.0.1', '::2']) assert.equal(isLoopbackAddress(address), false, address);
+  // The URL's name may still say loopback: the client resolves it and connects only to loopback addresses.
+  assert.equal(resolveStoreSelection({ env: { ...BASE, OPENCOMMS_STORE: 'redis://a@evil.localhost/0' } }).kind, 'redis');
 });
 
 test('the password may come from an owner-only file (one final newline dropped)', (t) => {

@@ -226,15 +226,18 @@ test('migrate --to redis refuses a project that already has state, history or ar
     ['version', () => raw.command(['SET', keys.version, '7:abc'])],
     ['archives', () => raw.command(['HSET', keys.archives, 'chn_other', '{}'])],
     ['a history stream of a channel the source has', () => raw.command(['XADD', keys.history(dev), '*', 'r', '{}'])],
+    // Its last write: a copy that checked only the other keys stopped there, the rest already written.
+    ['the commit list, holding a hash', () => raw.command(['HSET', keys.commits, 't', '1'])],
   ];
   for (const [what, occupy] of occupants) {
-    await raw.command(['DEL', keys.state, keys.version, keys.archives, keys.history(dev)]);
+    await raw.command(['DEL', keys.state, keys.version, keys.archives, keys.history(dev), keys.commits]);
     await occupy();
     const run = await runCli(['migrate', '--to', target.url, '--project', source], { env: target.env });
     assert.equal(run.code, 1, what);
     assert.match(run.stderr, /already holds project data/, what);
     assert.match(run.stderr, /nothing was written/, what);
     const left = [await raw.command(['GET', keys.state]), await raw.command(['GET', keys.version]), await raw.command(['XLEN', keys.history(dev)])];
+    if (what === 'the commit list, holding a hash') assert.deepEqual(await raw.command(['EXISTS', keys.archives]), 0, 'no archive was written');
     assert.deepEqual(left.map((v) => (v === null ? null : text(v))), [
       what === 'state' ? '{}' : null, what === 'version' ? '7:abc' : null, what.startsWith('a history') ? '1' : '0',
     ], what);
