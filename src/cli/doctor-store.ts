@@ -5,7 +5,7 @@
 // connects with the client the store itself uses (RedisClient, configured as
 // createRedisStore does), so what doctor sees is what the store will see;
 // every call is bounded by the store's timeout (5 s), so doctor never hangs.
-import { sha1Hex } from '../store/crypto';
+import { sha1Hex } from '../process/crypto';
 import type { State } from '../engine';
 import { DEFAULT_CODEC } from '../store/default-codec';
 import { StoreFault } from '../store/faults';

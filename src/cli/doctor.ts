@@ -9,8 +9,9 @@ import {
   findLeftovers, isValidMemberId, listPins, NODE_FS, PROGRAM_MODE, removeLeftovers, replaceFile, STATE_DIR_NAME, tryReadFile, type PinRecord,
 } from '../store';
 import { isOurs, isShared, kindOf, narrowEntry } from '../store/fs-port';
-import { breakAbandonedLock, inspectLock, isPidAlive, LOCK_STALE_MS } from '../store/lock';
-import { processHostTag } from '../store/process-place';
+import { breakAbandonedLock, inspectLock, LOCK_STALE_MS } from '../store/lock';
+import { isPidAlive } from '../process/liveness';
+import { processHostTag } from '../process/place';
 import { readUserFile } from '../hosts/user-file';
 import { isJsonObject, parseJsonObject } from '../hosts/json-config';
 import { locateOurServer, readOurServer } from '../hosts/toml';

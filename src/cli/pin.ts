@@ -1,6 +1,6 @@
 // `opencomms pin`: mint (or take) a member id and record it as this host's pin.
 import { isValidMemberId, writePin } from '../store';
-import { randomHex } from '../store/crypto';
+import { randomHex } from '../process/crypto';
 import { UsageError } from './args';
 
 export interface PinOptions {

@@ -8,6 +8,7 @@ import { watchStore } from '../delivery/watcher';
 import { takeView } from '../watch/view';
 import { displayUrl } from '../store/redis/url';
 import { startMailWatch, startPeopleWatch, type PeopleOutput } from '../watch';
+import { isPidAlive } from '../process/liveness';
 
 export interface WatchOptions {
   projectDir: string;
@@ -51,15 +52,6 @@ const KEEP_ALIVE_MS = 2 ** 31 - 1;
 
 const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but belongs to someone else, which still counts as alive.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 // Only a pipe or socket closes because the other end went away. A /dev/null
 // or file stdin (a monitor started without one) reads EOF at once, which says
@@ -163,7 +155,7 @@ export async function runWatch(options: WatchOptions): Promise<number> {
 
     if (options.parentPid > 1) {
       const parentCheck = setInterval(() => {
-        if (!isAlive(options.parentPid)) finish(0);
+        if (!isPidAlive(options.parentPid)) finish(0);
       }, isStreamed ? PARENT_BACKSTOP_MS : PARENT_CHECK_MS);
       parentCheck.unref();
       cleanups.push(() => clearInterval(parentCheck));

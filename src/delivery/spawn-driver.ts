@@ -9,14 +9,14 @@
 // makes it exactly one at a time per member. Triggers: the state watcher
 // (any change), a successful send, the retry timer after a failure, the
 // cooldown timer, and a re-check while another process holds the lease.
-import { randomHex } from '../store/crypto';
-import { processHostTag } from '../store/process-place';
+import { randomHex } from '../process/crypto';
+import { processHostTag } from '../process/place';
 import {
   activeSpawnLease, commitDelivery, extendSpawnLease, isAbandonedDelivery, recordMemberError, releaseSpawnLease,
   requeueFailedDelivery, MAX_DELIVERY_ATTEMPTS, type DeliveryOwner, type Envelope, type State,
 } from '../engine';
 import type { Store } from '../store';
-import { isPidAlive as isLocalPidAlive } from '../store/lock';
+import { isPidAlive as isLocalPidAlive } from '../process/liveness';
 import { planSpawn, spawnTargets, targetPending, type SpawnPlan } from './spawn-plan';
 import { describeFailure, isAccepted, spawnHostProcess, type SpawnFn, type SpawnOutcome } from './spawn-process';
 

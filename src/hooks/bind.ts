@@ -5,8 +5,7 @@
 import {
   bindHostSession, findLinkedMember, isSpokenFor, resolveMemberByHostSession, type SessionRef, type SpeakerLease, type State,
 } from '../engine';
-import { isPidAlive } from '../store/lock';
-import { processHostTag } from '../store/process-place';
+import { isLeaseAlive } from '../process/liveness';
 import { hostProcessId } from '../tools/host-process';
 import type { PinRecord } from '../store';
 import { identityFromEnv } from '../tools/env-identity';
@@ -143,7 +142,7 @@ export function bindEnvMember(state: State, memberId: string, event: HookEvent):
 
 /** A speaker lease holds while its process runs on this machine; from elsewhere, until its `until`. */
 function isSpeakerAlive(lease: SpeakerLease): boolean {
-  return lease.host === processHostTag() ? isPidAlive(lease.pid) : Date.now() <= lease.until;
+  return isLeaseAlive(lease, Date.now());
 }
 
 /**

@@ -6,32 +6,26 @@
 //      the handover is undone rather than counted as a failed attempt).
 // A crash between the steps leaves in_flight mail owned by a dead pid, which
 // the next hook or pull sweeps back into the queue (at-least-once, never lost).
-import { processHostTag } from '../store/process-place';
+import { processHostTag } from '../process/place';
 import {
   budgetRefusal, clearStale, commitDelivery, drainQueue, frameMessage, isAbandonedDelivery, ownValue, returnUnsentDelivery, sweepInFlight,
   type DeliveryOwner, type EngineCtx, type Envelope, type State,
 } from '../engine';
-import { isPidAlive } from '../store/lock';
+import { isHolderAlive } from '../process/liveness';
 import { batchText, fitBatch, HOOK_TEXT_MAX_CHARS, oversizeText } from './answer';
 
 /** How long this process's claim on in-flight mail holds against other processes' sweeps. */
 const HOOK_LEASE_MS = 30_000;
 
-let machine: string | undefined;
-
-function machineName(): string {
-  machine ??= processHostTag();
-  return machine;
-}
 
 /** This process as a delivery owner. */
 export function hookOwner(pid: number, now: number): DeliveryOwner {
-  return { pid, host: machineName(), lease_until: now + HOOK_LEASE_MS };
+  return { pid, host: processHostTag(), lease_until: now + HOOK_LEASE_MS };
 }
 
 /** Another process's delivery is alive while its pid runs on this machine; elsewhere only its lease counts. */
 export function isOwnerAlive(owner: DeliveryOwner): boolean {
-  return owner.host === machineName() ? isPidAlive(owner.pid) : true;
+  return isHolderAlive(owner);
 }
 
 function channelOf(state: State, envelope: Envelope) {

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import {
   findLinkedMember, hasReminderDue, linkSession, markStale, MAX_ERRORS, needsLink, noteEdit, recordMemberError, reminderText, dueReminders, markReminded, type DeliveryOwner, type State, type ToolResult,
 } from '../engine';
-import { randomHex } from '../store/crypto';
+import { randomHex } from '../process/crypto';
 import { isRedisStore, listPins, openStore, STATE_DIR_NAME, StoreFault, type PinRecord, type Store, type StoreSelection } from '../store';
 import { contextAnswer, EMPTY_ANSWER, guidanceAnswer, stopAnswer, type HookAnswer } from './answer';
 import {

@@ -11,14 +11,14 @@
 // lease (engine/wait-leases.ts): Claude Code starts this hook after every
 // turn, and without the lease waiters would pile up and wake the agent once
 // each for the same mail.
-import { processHostTag } from '../store/process-place';
+import { processHostTag } from '../process/place';
 import { watchStore, type StateWatcher } from '../delivery/watcher';
 import {
-  activeWaitLease, releaseWaitLease, renewWaitLease, replaceWaitLease, type State, type WaitLease,
+  activeWaitLease, releaseWaitLease, renewWaitLease, replaceWaitLease, type State,
 } from '../engine';
 import type { Store } from '../store';
-import { randomHex } from '../store/crypto';
-import { isPidAlive } from '../store/lock';
+import { randomHex } from '../process/crypto';
+import { isHolderAlive, isPidAlive } from '../process/liveness';
 import { EMPTY_ANSWER } from './answer';
 import { memberBySession, type EnvMember } from './bind';
 import { membershipsOf } from './deliver';
@@ -57,17 +57,6 @@ const QUIET: WaitOutcome = { answer: EMPTY_ANSWER, exitCode: 0 };
 /** Why a wait stops. Only 'mail' and 'timeout' look for mail once more under the lock. */
 type StopReason = 'mail' | 'timeout' | 'ended' | 'lost';
 
-let machine: string | undefined;
-
-function machineName(): string {
-  machine ??= processHostTag();
-  return machine;
-}
-
-/** A lease held on this machine is alive while its pid runs; elsewhere only its expiry counts. */
-function isHolderAlive(lease: WaitLease): boolean {
-  return lease.host === machineName() ? isPidAlive(lease.pid) : true;
-}
 
 function woken(notice: string): WaitOutcome {
   return { answer: EMPTY_ANSWER, exitCode: 2, notice };
@@ -98,12 +87,12 @@ export async function waitForMail(store: Store, snapshot: State, event: HookEven
     if (isOver) start = QUIET;
     // A live waiter with mail to wake for wakes the agent; one on another
     // machine cannot be told to stand down. Either way this one stays silent.
-    else if (holder && (mail || holder.host !== machineName())) start = QUIET;
+    else if (holder && (mail || holder.host !== processHostTag())) start = QUIET;
     // Mail already waiting wakes at once; no lease is needed for that, so nothing is written.
     else if (mail) start = woken(mail.notice);
     // This turn's waiter covers the member from now on: an earlier one here
     // sees its lease gone and ends quietly, instead of timing out first.
-    else replaceWaitLease(state, memberId, { pid: process.pid, host: machineName(), token, until: now + WAIT_LEASE_MS });
+    else replaceWaitLease(state, memberId, { pid: process.pid, host: processHostTag(), token, until: now + WAIT_LEASE_MS });
     return { ok: true, message: start ? 'not waiting' : 'lease taken' };
   });
   if (start) return start;

@@ -10,7 +10,7 @@
 // hook already wakes each session for its own mail). The plugin is registered
 // per project path (its marketplace name), so its files name the project by
 // its absolute path.
-import { sha256Hex } from '../store/crypto';
+import { sha256Hex } from '../process/crypto';
 import { join } from 'node:path';
 import { STATE_DIR_NAME } from '../store';
 import { bundlePathIn } from './bundle';

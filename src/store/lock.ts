@@ -5,12 +5,13 @@
 // that dies at any moment leaves a stamp naming it). Liveness, not age,
 // decides whether a holder in our own pid namespace may lose its lock; age is
 // only the fallback for holders elsewhere (another machine, another container).
-import { randomHex } from './crypto';
+import { randomHex } from '../process/crypto';
 import { basename, dirname, join } from 'node:path';
 import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, openOwnFile, tryReadFile, unlinkQuietly, writeAll } from './fs-port';
 import { StoreFault, unwritable } from './faults';
 import { removeLeftovers } from './leftovers';
-import { processStartEpochMs, processStartTicks, ProcessPlace, thisProcessPlace } from './process-place';
+import { processStartEpochMs, processStartTicks, ProcessPlace, thisProcessPlace } from '../process/place';
+import { isPidAlive } from '../process/liveness';
 
 /** Give up waiting for the lock after this long. */
 export const LOCK_TIMEOUT_MS = 5_000;
@@ -54,7 +55,7 @@ export interface LockOwner {
   host: string;
   t: number;
   token?: string;
-  /** `<boot id>/<pid namespace id>` of the holder (process-place.ts). */
+  /** `<boot id>/<pid namespace id>` of the holder (process/place.ts). */
   ns?: string;
   /** The holder's start time in clock ticks since boot. */
   start?: number;
@@ -85,16 +86,6 @@ export interface LockOptions {
   processStart?: ProcessStartOf;
 }
 
-/** Whether `pid` names a live process in our pid namespace. EPERM means alive but not ours. */
-export function isPidAlive(pid: number): boolean {
-  if (!(pid > 0)) return false; // 0 and negatives address process groups, never one process
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return errnoOf(err) !== 'ESRCH';
-  }
-}
 
 function defaultProcessStart(place: ProcessPlace): ProcessStartOf {
   if (!place.isProcOurs) return () => undefined;

@@ -4,7 +4,7 @@
 // is checked (a real folder of ours, narrowed to DIR_MODE) and the new file is
 // private (FILE_MODE); a rename replaces a link at the target, never follows
 // it. replaceUserFile is for the user's own files (host configs).
-import { randomHex } from './crypto';
+import { randomHex } from '../process/crypto';
 import { basename, dirname, join } from 'node:path';
 import { checkOwnDir, errnoOf, FILE_MODE, FsPort, openOwnFile, unlinkQuietly, writeAll } from './fs-port';
 import { StoreFault } from './faults';

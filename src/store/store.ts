@@ -1,7 +1,7 @@
 // The one door to the state file. mutate = lock → load (quarantine a bad file)
 // → v1 migration → fn → history move → atomic save → unlock, with fn
 // synchronous so nothing can nest or interleave inside the critical section.
-import { randomHex, sha256Hex } from './crypto';
+import { randomHex, sha256Hex } from '../process/crypto';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { EngineCtx, HistoryView, State, ToolResult } from '../engine/types';

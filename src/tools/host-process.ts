@@ -3,7 +3,7 @@
 // id (Gemini CLI, older Claude Code) are told apart by it. It is named by
 // pid AND start time, so a pid the system hands out again never matches.
 import { readFileSync } from 'node:fs';
-import { processStartTicks, thisProcessPlace } from '../store/process-place';
+import { processStartTicks, thisProcessPlace } from '../process/place';
 
 /** Programs that only start another: a host runs its hooks (and sometimes its servers) through them. */
 const GO_BETWEENS = new Set([

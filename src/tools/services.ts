@@ -1,12 +1,12 @@
 // What tool handlers need from the rest of the program: the store, the
 // pinned identity and the project facts. Everything opens on first use, so
 // start-up touches no file.
-import { processHostTag } from '../store/process-place';
+import { processHostTag } from '../process/place';
 import * as engine from '../engine';
 import type { DeliveryOwner, EngineCtx, SessionArchive, State, ToolResult } from '../engine';
 import type { ToolCall } from './registry';
 import { openStore, type Store, type StoreSelection, type StoreTx } from '../store';
-import { isPidAlive } from '../store/lock';
+import { isHolderAlive, isLeaseAlive } from '../process/liveness';
 import { createSpawnDriver, type SpawnDriver } from '../delivery/spawn-driver';
 import { archiveByIdIn, findArchiveIn } from './archive-context';
 import { listPins, readPin } from '../store/pins';
@@ -227,7 +227,7 @@ export class ToolServices {
 
   /** A speaker lease holds while its process runs on this machine; from elsewhere, until its `until`. */
   isSpeakerAlive = (lease: engine.SpeakerLease): boolean =>
-    (lease.host === this.machine ? isPidAlive(lease.pid) : Date.now() <= lease.until);
+    isLeaseAlive(lease, Date.now(), this.machine);
 
   /**
    * The host sessions this call comes from, most specific first: Codex's
@@ -363,7 +363,7 @@ export class ToolServices {
   }
 
   /** Another process's delivery is alive when its pid runs on this machine; elsewhere only its lease counts. */
-  isOwnerAlive = (owner: DeliveryOwner): boolean => (owner.host === this.machine ? isPidAlive(owner.pid) : true);
+  isOwnerAlive = (owner: DeliveryOwner): boolean => isHolderAlive(owner, this.machine);
 
   /** An archive by channel name (newest first) or by archive id; undefined when none matches. */
   async findArchive(nameOrId: string): Promise<SessionArchive | undefined> {

@@ -2,7 +2,7 @@
 // on a hand-moved clock, a fake child process, and timers fired by hand.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { processHostTag } from '../../src/store/process-place';
+import { processHostTag } from '../../src/process/place';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import {

@@ -9,7 +9,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { parseFrames } from '../../src/engine';
-import { randomHex } from '../../src/store/crypto';
+import { randomHex } from '../../src/process/crypto';
 import { startServer, tempProject, type Json, type ServerProcess } from '../helpers/server';
 import { SKIP_WITHOUT_REDIS, startRedis, USERS } from '../store/redis/server';
 import { create, join, memberEnv, ok, refused } from './tools-support';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { writePin } from '../../src/store/index';
-import { processHostTag } from '../../src/store/process-place';
+import { processHostTag } from '../../src/process/place';
 import { channelWith, claudeEvent, codexEvent, hook, send, stateOf, tempProject, textOf } from './support';
 
 function memberships(state: ReturnType<typeof stateOf>, id: string) {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { processHostTag } from '../../src/store/process-place';
+import { processHostTag } from '../../src/process/place';
 import { test } from 'node:test';
 import { commitDelivery, emptyState, parseFrames, pullMessages, sendMessage } from '../../src/engine/index';
 import { deliverableMail, needsDelivery } from '../../src/hooks/deliver';

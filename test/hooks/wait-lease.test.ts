@@ -2,7 +2,7 @@
 // waiter), and the waiter lease that keeps one waiter per member.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { processHostTag } from '../../src/store/process-place';
+import { processHostTag } from '../../src/process/place';
 import { test } from 'node:test';
 import { disconnectChannel, type WaitLease } from '../../src/engine/index';
 import type { WaitSignal } from '../../src/hooks/wait';

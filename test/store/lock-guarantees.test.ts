@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { breakAbandonedLock, claimLock, EMPTY_LOCK_STALE_MS, inspectLock, LOCK_STALE_MS, parseLockOwner, releaseLock } from '../../src/store/lock';
 import { FsPort, NODE_FS } from '../../src/store/fs-port';
-import { processStartTicks, thisProcessPlace } from '../../src/store/process-place';
+import { processStartTicks, thisProcessPlace } from '../../src/process/place';
 import { splitGeneration } from '../../src/store/load';
 import { leftoverPidOf } from '../../src/store/leftovers';
 import { FENCE_ATTEMPTS } from '../../src/store/store';

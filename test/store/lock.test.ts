@@ -5,9 +5,10 @@ import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { claimLock, isPidAlive, LOCK_REFRESH_MS, parseLockOwner, refreshLock, releaseLock } from '../../src/store/lock';
+import { claimLock, LOCK_REFRESH_MS, parseLockOwner, refreshLock, releaseLock } from '../../src/store/lock';
+import { isPidAlive } from '../../src/process/liveness';
 import { FsPort, NODE_FS } from '../../src/store/fs-port';
-import { processStartTicks } from '../../src/store/process-place';
+import { processStartTicks } from '../../src/process/place';
 import { faultyFsByPath, tempFilesIn, tempProject } from './helpers';
 
 const HOST = hostname();

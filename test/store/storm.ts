@@ -8,7 +8,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NODE_FS } from '../../src/store/fs-port';
 import { LEFTOVER_MIN_AGE_MS, leftoverPidOf, removeLeftovers } from '../../src/store/leftovers';
-import { isPidAlive } from '../../src/store/lock';
+import { isPidAlive } from '../../src/process/liveness';
 import { OK, tempFilesIn, testStore } from './helpers';
 import { seededRandom } from '../helpers/seeded-random';
 

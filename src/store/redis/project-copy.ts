@@ -5,7 +5,7 @@
 // (PROTOCOL.md "Migrating a project").
 import { parseHistoryRecord } from '../../engine/state-shape';
 import type { StateCodec } from '../codec';
-import { randomHex } from '../crypto';
+import { randomHex } from '../../process/crypto';
 import { StoreFault } from '../faults';
 import { assembleCopy, MigrationRefused, parseArchiveText, type ProjectCopy } from '../project-copy';
 import { RedisClient } from './client';

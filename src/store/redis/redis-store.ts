@@ -8,7 +8,7 @@
 import { join, resolve } from 'node:path';
 import type { EngineCtx, HistoryRecord, State, ToolResult } from '../../engine/types';
 import type { StateCodec } from '../codec';
-import { randomHex } from '../crypto';
+import { randomHex } from '../../process/crypto';
 import { StoreFault } from '../faults';
 import { isFinished, isValidChannelId } from '../history';
 import { addError, type ParseMemo } from '../load';

@@ -23,7 +23,7 @@
 //       then for each stream: how many records, then the records.
 // Returns {1, new version, {stream ids…}} on commit, {0, current version} on
 // conflict, {2, key, type kept there} for a key of another type (nothing written).
-import { sha1Hex } from '../crypto';
+import { sha1Hex } from '../../process/crypto';
 
 export const COMMIT_SCRIPT = `
 local function isWrongType(reply)

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { SessionArchive } from '../../../src/engine/types';
 import { RedisClient } from '../../../src/store/redis/client';
 import { createRedisStore, type RedisStore, type RedisStoreOptions } from '../../../src/store/redis/redis-store';
-import { randomHex } from '../../../src/store/crypto';
+import { randomHex } from '../../../src/process/crypto';
 import { OK, REFUSED } from '../helpers';
 import { TEST_CODEC } from '../test-codec';
 import { configFor, eventually, MINIMAL_PROJECT, SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer, type User } from './server';

@@ -18,7 +18,7 @@ import { keyPrefixOf } from '../../../src/store/redis/config';
 import { createRedisStore, keysOf, type RedisKeys, type RedisStore, type RedisStoreOptions } from '../../../src/store/redis/redis-store';
 import type { StoreTx } from '../../../src/store/store';
 import type { EngineCtx } from '../../../src/engine/types';
-import { randomHex } from '../../../src/store/crypto';
+import { randomHex } from '../../../src/process/crypto';
 import { envelope, OK } from '../helpers';
 import { TEST_CODEC } from '../test-codec';
 import { startServer, tempProject, type Json, type ServerProcess } from '../../helpers/server';

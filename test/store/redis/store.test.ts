@@ -12,7 +12,7 @@ import type { Envelope, State } from '../../../src/engine/types';
 import { RedisClient } from '../../../src/store/redis/client';
 import { keyPrefixOf } from '../../../src/store/redis/config';
 import { compareStreamIds, createRedisStore, type RedisStore, type RedisStoreOptions } from '../../../src/store/redis/redis-store';
-import { randomHex } from '../../../src/store/crypto';
+import { randomHex } from '../../../src/process/crypto';
 import { commitScriptSha1 } from '../../../src/store/redis/scripts';
 import { envelope, OK, REFUSED } from '../helpers';
 import * as engine from '../../../src/engine/index';

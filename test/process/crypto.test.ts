@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { randomHex, sha256Hex } from '../../src/store/crypto';
+import { randomHex, sha256Hex } from '../../src/process/crypto';
 
 test('randomHex hands out fresh lowercase hex of the asked length, across pool refills and for large requests', () => {
   const seen = new Set<string>();
