@@ -24,6 +24,7 @@ export {
 } from './spawn-leases';
 export type { SpawnMembership } from './spawn-leases';
 export { status, history } from './status';
+export { takeFinished } from './finished';
 export type { StatusInput, HistoryInput } from './status';
 export { timerAction, timerReport, TIMER_ACTIONS } from './timer';
 export type { TimerInput, TimerAction } from './timer';

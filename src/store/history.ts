@@ -4,10 +4,8 @@
 // channel, reading only the tail a file grew by since their last look.
 import { dirname, join } from 'node:path';
 import { parseHistoryRecord } from '../engine/state-shape';
-import { ownValue } from '../engine/validate';
-import { FINISHED_STATUSES } from '../engine/types';
 import { CHANNEL_ID_PATTERN } from '../engine/constants';
-import type { DeliveryStatus, Envelope, HistoryRecord, HistoryView, State } from '../engine/types';
+import type { HistoryRecord, HistoryView } from '../engine/types';
 import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, openOwnFile, writeAll } from './fs-port';
 import { unwritable } from './faults';
 import { fsyncDirectory, replaceFile } from './replace-file';
@@ -23,16 +21,9 @@ const PREFIX_CHECK_BYTES = 128;
 const NEWLINE = 0x0a;
 const COUNT_CHUNK_BYTES = 1 << 16;
 
-const FINISHED = new Set<DeliveryStatus>(FINISHED_STATUSES);
-
 /** Whether `id` is a well-formed channel id, safe to use as a file name. */
 export function isValidChannelId(id: unknown): id is string {
   return typeof id === 'string' && CHANNEL_ID_PATTERN.test(id);
-}
-
-/** Whether an envelope's life is over, so it belongs in history. */
-export function isFinished(envelope: Envelope): boolean {
-  return FINISHED.has(envelope.delivery_status);
 }
 
 // How many lines a channel log held when this process last appended to it or
@@ -101,37 +92,16 @@ export class HistoryLog implements HistoryView {
   }
 
   /**
-   * Moves every finished envelope of `state` to its channel log: append and
-   * fsync first, then delete from messages, delivered_to and queues. A crash
-   * in between can only repeat a record, never lose one. Envelopes whose
-   * channel id is malformed stay in state. Returns how many moved.
+   * Appends the records the engine took out of the state (takeFinished) to
+   * their channel logs, fsynced, before the state without them is saved: a
+   * crash in between can only repeat a record, never lose one.
    */
-  moveFinished(state: State): number {
-    const byChannel = new Map<string, Envelope[]>();
-    for (const envelope of Object.values(state.messages)) {
-      if (!isFinished(envelope) || !isValidChannelId(envelope.channel_id)) continue;
-      const group = byChannel.get(envelope.channel_id);
-      if (group) group.push(envelope);
-      else byChannel.set(envelope.channel_id, [envelope]);
-    }
-    if (byChannel.size === 0) return 0;
+  appendFinished(byChannel: ReadonlyMap<string, HistoryRecord[]>): void {
+    if (byChannel.size === 0) return;
     this.ensureDir();
-    const movedIds = new Set<string>();
     const lineCounts = new Map<string, number>();
-    for (const [channelId, envelopes] of byChannel) {
-      const records = envelopes.map((e): HistoryRecord => ({ ...e, delivered_to: deliveredTo(state, e.message_id) }));
-      lineCounts.set(channelId, this.append(channelId, records));
-      for (const e of envelopes) movedIds.add(e.message_id);
-    }
-    for (const id of movedIds) {
-      delete state.messages[id];
-      delete state.delivered_to[id];
-    }
-    for (const [recipient, queue] of Object.entries(state.queues)) {
-      if (queue.some((id) => movedIds.has(id))) state.queues[recipient] = queue.filter((id) => !movedIds.has(id));
-    }
+    for (const [channelId, records] of byChannel) lineCounts.set(channelId, this.append(channelId, records));
     for (const [channelId, lines] of lineCounts) this.compactIfLong(channelId, lines);
-    return movedIds.size;
   }
 
   /** Removes a channel's log and forgets its cache (for purges). Absent logs are fine. */
@@ -360,10 +330,6 @@ function parseRecord(line: string, channelId: string): HistoryRecord | undefined
 }
 
 // Own keys only, so a hand-edited message id such as "constructor" finds no Object.prototype member.
-function deliveredTo(state: State, messageId: string): string[] {
-  return ownValue(state.delivered_to, messageId) ?? [];
-}
-
 function sortOldestFirst(records: HistoryRecord[]): HistoryRecord[] {
   // Array.prototype.sort is stable, so equal timestamps keep file order.
   return records.sort((a, b) => a.timestamp - b.timestamp);

@@ -13,9 +13,8 @@ export const ERRORS_KEEP = 200;
 const QUARANTINE_ATTEMPTS = 20;
 
 /** A loaded state plus what the store needs to decide whether to save. */
-export interface LoadedState {
-  state: State;
-  /** The text on disk when it parsed, or the empty state's text when the file was absent; null after a quarantine. */
+export interface LoadedState extends ParsedText {
+  /** As in ParsedText; the empty state's text when the file was absent. */
   baseline: string | null;
   /** Set when the file was rejected: why, and its exact bytes. */
   rejected?: { reason: string; bytes: Buffer };
@@ -60,11 +59,55 @@ export interface ParseMemo {
   text?: string;
 }
 
+/** State text as parsed: the state, and the text it came from, or why it was rejected. */
+export interface ParsedText {
+  state: State;
+  /** The text when it parsed (what a save compares against), or null when it was rejected. */
+  baseline: string | null;
+  /** Why the text was rejected; the state is then the empty one. */
+  rejection?: string;
+}
+
+/**
+ * The one parser of state text, for every store: the codec's parse, where a
+ * codec that throws on hostile input counts as one that refuses it. With
+ * `memo`, text equal to `memo.text` skips validation; `learn` lets this parse
+ * set `memo.text` (it costs a serialization, so only reads likely to be
+ * followed by another of the same text learn). The codec's notes become
+ * entries of state.errors.
+ */
+export function parseStateText(codec: StateCodec, text: string, now: number, memo?: ParseMemo, learn = false): ParsedText {
+  if (memo !== undefined && memo.text === text && codec.reparse) return { state: codec.reparse(text), baseline: text };
+  let parsed: ReturnType<StateCodec['parseState']>;
+  try {
+    parsed = codec.parseState(text, now);
+  } catch (err) {
+    parsed = { ok: false, reason: `parser failed: ${(err as Error)?.message ?? String(err)}` };
+  }
+  if (!parsed.ok) return { state: codec.emptyState(), baseline: null, rejection: parsed.reason };
+  if (memo !== undefined && learn && codec.reparse && parsed.notes.length === 0) {
+    memo.text = codec.serializeState(parsed.state) === text ? text : undefined;
+  }
+  for (const note of parsed.notes) addError(parsed.state, now, note);
+  return { state: parsed.state, baseline: text };
+}
+
+/**
+ * The note a store adds to state.errors when its state text was rejected:
+ * `what` names the text (the state file, a Redis key); `preservedAs` where a
+ * change copied it before starting empty, absent for a read, which only shows
+ * an empty state until the next change preserves it.
+ */
+export function rejectionNote(what: string, reason: string, preservedAs?: string): string {
+  return preservedAs !== undefined
+    ? `${what} rejected (${reason}); preserved as ${preservedAs}; started empty`
+    : `${what} rejected (${reason}); showing an empty state; it will be preserved before the next change`;
+}
+
 /**
  * Reads and parses `statePath`. Absent → empty; unloadable → empty plus `rejected`. I/O errors are faults,
  * and so is a link, a folder or another user's file in place of the file or its folder (nothing is read).
- * With `memo`, text equal to `memo.text` skips validation; `learn` lets this read set `memo.text`
- * (it costs a serialization, so only reads likely to be followed by another of the same text learn).
+ * `memo` and `learn` as in parseStateText.
  */
 export function readState(port: FsPort, statePath: string, codec: StateCodec, now: number, memo?: ParseMemo, learn = false): LoadedState {
   let bytes: Buffer | undefined;
@@ -79,23 +122,9 @@ export function readState(port: FsPort, statePath: string, codec: StateCodec, no
     return { state, baseline: codec.serializeState(state), isAbsent: true };
   }
   const { generation, body: text } = splitGeneration(bytes.toString('utf8'));
-  if (memo !== undefined && memo.text === text && codec.reparse) return { state: codec.reparse(text), baseline: text, generation };
-  const parsed = safeParse(codec, text, now);
-  if (!parsed.ok) return { state: codec.emptyState(), baseline: null, rejected: { reason: parsed.reason, bytes: Buffer.from(bytes) }, generation };
-  if (memo !== undefined && learn && codec.reparse && parsed.notes.length === 0) {
-    memo.text = codec.serializeState(parsed.state) === text ? text : undefined;
-  }
-  for (const note of parsed.notes) addError(parsed.state, now, note);
-  return { state: parsed.state, baseline: text, generation };
-}
-
-function safeParse(codec: StateCodec, text: string, now: number): ReturnType<StateCodec['parseState']> {
-  try {
-    return codec.parseState(text, now);
-  } catch (err) {
-    // a codec that throws on hostile input is treated like one that refuses it
-    return { ok: false, reason: `parser failed: ${(err as Error)?.message ?? String(err)}` };
-  }
+  const parsed = parseStateText(codec, text, now, memo, learn);
+  if (parsed.rejection !== undefined) return { ...parsed, rejected: { reason: parsed.rejection, bytes: Buffer.from(bytes) }, generation };
+  return { ...parsed, generation };
 }
 
 /**

@@ -9,7 +9,9 @@ import type { StateCodec } from './codec';
 import { encodeReusing, errnoOf, FILE_MODE, FsPort, NODE_FS } from './fs-port';
 import { StoreFault, unwritable } from './faults';
 import { HistoryLog } from './history';
-import { addError, GENERATION_HEAD_BYTES, LoadedState, ParseMemo, quarantineState, readState, splitGeneration, withGeneration } from './load';
+import { addError, GENERATION_HEAD_BYTES, LoadedState, ParseMemo, quarantineState, readState, rejectionNote, splitGeneration, withGeneration } from './load';
+import { applyChange, type ChangeWrite } from './change';
+import { takeFinished } from '../engine/finished';
 import { claimLock, LockHandle, refreshLock, releaseLock } from './lock';
 import { migrateV1IfPresent, migrationPaths, writeMarker } from './migrate-v1';
 import { deleteArchive, listArchives, readArchive, writeArchive, type ArchiveRecord } from './archives';
@@ -178,20 +180,16 @@ export function createStore(options: StoreOptions): Store {
     }
   }
 
-  // Moves finished envelopes to history, then writes the state if its text
-  // differs from `baseline` (or anything moved). Returns the text on disk.
-  function persist(state: State, lock: LockHandle, baseline: string | null, fence: StateFence): string {
+  // What a change decided to write: its finished records to their history
+  // logs first (a crash in between can only repeat a record), then the state.
+  function save(write: ChangeWrite, lock: LockHandle, fence: StateFence): void {
     refreshLock(port, lock, Date.now());
-    let moved: number;
     try {
-      moved = history.moveFinished(state);
+      history.appendFinished(write.finished);
     } catch (err) {
       throw unwritable('append to the history in', join(stateDir, 'history'), err);
     }
-    const text = codec.serializeState(state);
-    if (moved === 0 && text === baseline) return text;
-    writeState(lock, text, fence);
-    return text;
+    writeState(lock, write.text, fence);
   }
 
   function writeState(lock: LockHandle, text: string, fence: StateFence): void {
@@ -242,7 +240,7 @@ export function createStore(options: StoreOptions): Store {
     const fence = fenceOf(loaded);
     if (loaded.rejected) {
       const name = quarantineState(port, stateDir, loaded.rejected.bytes, at);
-      addError(loaded.state, at, `state file rejected (${loaded.rejected.reason}); preserved as ${name}; started empty`);
+      addError(loaded.state, at, rejectionNote('state file', loaded.rejected.reason, name));
     }
     if (!isMigrationSettled) {
       const outcome = migrateV1IfPresent({ port, projectDir, stateDir, codec, now: at, loaded, hadStateFile: !loaded.isAbsent && !loaded.rejected });
@@ -250,7 +248,9 @@ export function createStore(options: StoreOptions): Store {
       // process is not a case worth a stat on every mutation.
       if (outcome.kind !== 'migrated') isMigrationSettled = true;
       if (outcome.kind === 'migrated') {
-        const text = persist(outcome.state, lock, null, fence);
+        const finished = takeFinished(outcome.state);
+        const text = codec.serializeState(outcome.state);
+        save({ text, finished, isFallback: false }, lock, fence);
         writeMarker(port, migrationPaths(projectDir, stateDir).marker, outcome.marker);
         isMigrationSettled = true;
         return { state: outcome.state, baseline: text, fence: fenceOf({ state: outcome.state, baseline: text, generation: (fence.generation ?? 0) + 1 }) };
@@ -281,13 +281,9 @@ export function createStore(options: StoreOptions): Store {
     mutate<T extends ToolResult>(fn: (state: State, ctx: EngineCtx, tx: StoreTx) => T): Promise<T> {
       return withLock((lock) => {
         const loaded = loadLocked(lock);
-        // After a quarantine the empty state (with its notice) must replace the
-        // bad file even if fn refuses, or every later call would copy it again.
-        const fallback = loaded.baseline === null ? codec.serializeState(loaded.state) : undefined;
-        codec.tidy?.(loaded.state, ctx.now());
-        const result = fn(loaded.state, ctx, tx);
-        if (result.ok) persist(loaded.state, lock, loaded.baseline, loaded.fence);
-        else if (fallback !== undefined) writeState(lock, fallback, loaded.fence);
+        // Archive work (tx) is already on disk under the lock: it needs no state write of its own.
+        const { result, write } = applyChange(loaded, codec, ctx.now(), (state) => fn(state, ctx, tx));
+        if (write) save(write, lock, loaded.fence);
         return result;
       });
     },
@@ -310,7 +306,7 @@ export function createStore(options: StoreOptions): Store {
       // doorbell's, then the next tool call's), so it teaches the memo.
       const loaded = readState(port, statePath, codec, at, memo, true);
       if (loaded.rejected) {
-        addError(loaded.state, at, `state file rejected (${loaded.rejected.reason}); showing an empty state; the file will be preserved as state.corrupt-*.json before the next change`);
+        addError(loaded.state, at, rejectionNote('state file', loaded.rejected.reason));
       }
       return loaded.state;
     },

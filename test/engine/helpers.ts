@@ -1,7 +1,7 @@
 // A fake EngineCtx (a clock you move by hand, counter ids and nonces, an
 // in-memory history) and small builders shared by the engine tests.
 import {
-  commitDelivery, createChannel, FINISHED_STATUSES, joinChannel, emptyState, pullMessages,
+  commitDelivery, createChannel, joinChannel, emptyState, pullMessages, takeFinished,
   type EngineCtx, type HistoryRecord, type HistoryView, type PullOptions, type State, type ToolResult,
 } from '../../src/engine/index';
 
@@ -61,14 +61,9 @@ export function fakeCtx(start = 1_000_000): FakeCtx {
   };
 }
 
-/** What the store does at save: finished envelopes leave state for history. */
+/** What the store does at save: finished envelopes leave state for history (the engine's own takeFinished). */
 export function simulateSave(state: State, history: MemoryHistory): void {
-  for (const [id, envelope] of Object.entries(state.messages)) {
-    if (!FINISHED_STATUSES.includes(envelope.delivery_status)) continue;
-    history.append({ ...envelope, delivered_to: [...(state.delivered_to[id] ?? [])] });
-    delete state.messages[id];
-    delete state.delivered_to[id];
-  }
+  for (const records of takeFinished(state).values()) for (const record of records) history.append(record);
 }
 
 export const PROJECT = 'proj-a';

@@ -10,8 +10,9 @@ import type { EngineCtx, HistoryRecord, State, ToolResult } from '../../engine/t
 import type { StateCodec } from '../codec';
 import { randomHex } from '../../process/crypto';
 import { StoreFault } from '../faults';
-import { isFinished, isValidChannelId } from '../history';
-import { addError, type ParseMemo } from '../load';
+import { isValidChannelId } from '../history';
+import { addError, parseStateText, rejectionNote, type ParsedText, type ParseMemo } from '../load';
+import { applyChange } from '../change';
 import { LOCK_TIMEOUT_MS } from '../lock';
 import { createEngineCtx, STATE_DIR_NAME, type ArchiveShelf, type Store, type StoreTx } from '../store';
 import { archiveOfText, isArchiveRecord, type ArchiveRecord } from '../archives';
@@ -147,13 +148,6 @@ interface Loaded {
   text: string | null;
 }
 
-interface Parsed {
-  state: State;
-  /** The text as loaded when it parsed, the empty state's text when absent; null after a rejection. */
-  baseline: string | null;
-  rejected?: { reason: string; text: string };
-}
-
 export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const { config, codec } = options;
   const projectDir = resolve(options.projectDir);
@@ -236,37 +230,21 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     }
   }
 
-  // `learn`: a text that parses cleanly and is what this codec writes is
-  // remembered, so the next parse of it skips validation. Worth its extra
-  // serialization for views that read one text many times; a change under
-  // contention seldom sees a text twice and does not pay for it (its own
-  // commits teach the memo instead, see commit).
-  function parse(text: string | null, learn: boolean): Parsed {
-    const at = now();
+  // `learn` (parseStateText): worth its extra serialization for views that
+  // read one text many times; a change under contention seldom sees a text
+  // twice and does not pay for it (its own commits teach the memo instead).
+  function parse(text: string | null, learn: boolean): ParsedText {
     if (text === null) {
       const state = codec.emptyState();
       return { state, baseline: codec.serializeState(state) };
     }
-    if (memo.text === text && codec.reparse) return { state: codec.reparse(text), baseline: text };
-    let parsed: ReturnType<StateCodec['parseState']>;
-    try {
-      parsed = codec.parseState(text, at);
-    } catch (err) {
-      parsed = { ok: false, reason: `parser failed: ${(err as Error)?.message ?? String(err)}` };
-    }
-    if (!parsed.ok) {
-      const state = codec.emptyState();
-      return { state, baseline: null, rejected: { reason: parsed.reason, text } };
-    }
-    if (learn && codec.reparse && parsed.notes.length === 0) memo.text = codec.serializeState(parsed.state) === text ? text : undefined;
-    for (const note of parsed.notes) addError(parsed.state, at, note);
-    return { state: parsed.state, baseline: text };
+    return parseStateText(codec, text, now(), memo, learn);
   }
 
-  // Runs `fn` on a fresh parse of the loaded state; a channel whose history
-  // is not loaded yet is loaded (with a fresh, consistent state) and `fn`
-  // runs again from scratch.
-  async function runLoaded<T>(fn: (state: State, ctx: EngineCtx, tx: StoreTx) => T, isChange: boolean): Promise<Run<T>> {
+  // Runs `step` on a fresh parse of the loaded state; a channel whose
+  // history is not loaded yet is loaded (with a fresh, consistent state) and
+  // `step` runs again from scratch.
+  async function runLoaded<R>(step: (parsed: ParsedText, tx: StoreTx, staged: StagedArchives) => R, isChange: boolean): Promise<Run<R>> {
     let loaded = await load();
     for (let round = 0; ; round++) {
       const staged: StagedArchives = { puts: new Map(), deletes: new Set() };
@@ -283,16 +261,12 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         },
       };
       const parsed = parse(loaded.text, !isChange);
-      let fallback: string | undefined;
-      if (parsed.rejected) {
-        addError(parsed.state, now(), `state in ${keys.state} rejected (${parsed.rejected.reason}); ${isChange ? `preserved as ${keys.corrupt(now())}; started empty` : 'showing an empty state; it will be preserved before the next change'}`);
-        // Saved even if fn refuses, or every later change would copy the bad text again.
-        fallback = codec.serializeState(parsed.state);
+      if (parsed.rejection !== undefined) {
+        addError(parsed.state, now(), rejectionNote(`state in ${keys.state}`, parsed.rejection, isChange ? keys.corrupt(now()) : undefined));
       }
-      if (isChange) codec.tidy?.(parsed.state, now());
       isInOperation = true;
       try {
-        return { result: fn(parsed.state, ctx, tx), parsed, loaded, fallback, staged };
+        return { outcome: step(parsed, tx, staged), loaded, rejectedText: parsed.rejection === undefined ? undefined : loaded.text ?? undefined, staged };
       } catch (err) {
         if (!(err instanceof HistoryNotLoaded) || round >= MAX_HISTORY_ROUNDS) throw err;
         cache.track(err.channelId);
@@ -303,12 +277,11 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     }
   }
 
-  interface Run<T> {
-    result: T;
-    parsed: Parsed;
+  interface Run<R> {
+    outcome: R;
     loaded: Loaded;
-    /** The text to save after a rejected state, whatever fn answers. */
-    fallback: string | undefined;
+    /** The rejected state text, which the commit preserves before replacing it. */
+    rejectedText: string | undefined;
     /** Archive writes and deletes the change asked for, committed with it. */
     staged: StagedArchives;
   }
@@ -461,23 +434,15 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         const started = Date.now();
         for (let attempt = 1; ; attempt++) {
           const attemptStarted = Date.now();
-          const { result, parsed, loaded, fallback, staged } = await runLoaded(fn, true);
-          let text: string;
-          let moved = new Map<string, HistoryRecord[]>();
-          if (result.ok) {
-            moved = takeFinished(parsed.state);
-            text = codec.serializeState(parsed.state);
-            const hasArchiveWork = staged.puts.size > 0 || staged.deletes.size > 0;
-            if (moved.size === 0 && text === parsed.baseline && !hasArchiveWork) return result;
-          } else if (fallback !== undefined) {
-            text = fallback;
-          } else {
-            return result;
-          }
+          const run = await runLoaded((parsed, tx, staged) => applyChange(
+            parsed, codec, now(), (state) => fn(state, ctx, tx), () => staged.puts.size > 0 || staged.deletes.size > 0,
+          ), true);
+          const { result, write } = run.outcome;
+          if (!write) return result;
           await options.beforeCommit?.();
           // A refused change saves only the fallback text, never its archive work.
-          const work = result.ok ? staged : { puts: new Map(), deletes: new Set<string>() };
-          const outcome = await commit(loaded.version, text, moved, parsed.rejected?.text, work);
+          const work = write.isFallback ? { puts: new Map(), deletes: new Set<string>() } : run.staged;
+          const outcome = await commit(run.loaded.version, write.text, write.finished, run.rejectedText, work);
           if (outcome.isCommitted) return result;
           if (Date.now() - started >= lockTimeoutMs) throw lockTimeout(attempt);
           await backoff(attempt, Date.now() - attemptStarted);
@@ -494,7 +459,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         throw new Error('the Redis store was read before it was loaded: await refresh() (or use readLatest) first');
       }
       const parsed = parse(current.text, true);
-      if (parsed.rejected) addError(parsed.state, now(), `state in ${keys.state} rejected (${parsed.rejected.reason}); showing an empty state; it will be preserved before the next change`);
+      if (parsed.rejection !== undefined) addError(parsed.state, now(), rejectionNote(`state in ${keys.state}`, parsed.rejection));
       return parsed.state;
     },
 
@@ -503,7 +468,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     },
 
     async readLatest<T>(fn: (state: State, ctx: EngineCtx) => T): Promise<T> {
-      return (await enqueue(() => runLoaded(fn, false))).result;
+      return (await enqueue(() => runLoaded((parsed) => fn(parsed.state, ctx), false))).outcome;
     },
 
     loadedVersion: () => current?.version,
@@ -563,34 +528,6 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     },
   };
   return store;
-}
-
-/**
- * Takes every finished envelope out of `state` (messages, delivered_to,
- * queues) and returns them as history records by channel. Envelopes with a
- * malformed channel id stay, as in the file store.
- */
-export function takeFinished(state: State): Map<string, HistoryRecord[]> {
-  const byChannel = new Map<string, HistoryRecord[]>();
-  const movedIds = new Set<string>();
-  for (const envelope of Object.values(state.messages)) {
-    if (!isFinished(envelope) || !isValidChannelId(envelope.channel_id)) continue;
-    const deliveredTo = Object.prototype.hasOwnProperty.call(state.delivered_to, envelope.message_id) ? state.delivered_to[envelope.message_id]! : [];
-    const record: HistoryRecord = { ...envelope, delivered_to: deliveredTo };
-    const group = byChannel.get(envelope.channel_id);
-    if (group) group.push(record);
-    else byChannel.set(envelope.channel_id, [record]);
-    movedIds.add(envelope.message_id);
-  }
-  if (movedIds.size === 0) return byChannel;
-  for (const id of movedIds) {
-    delete state.messages[id];
-    delete state.delivered_to[id];
-  }
-  for (const [recipient, queue] of Object.entries(state.queues)) {
-    if (queue.some((id) => movedIds.has(id))) state.queues[recipient] = queue.filter((id) => !movedIds.has(id));
-  }
-  return byChannel;
 }
 
 /** A reply as text: bulk and simple strings, numbers; null for a null reply and anything else. */

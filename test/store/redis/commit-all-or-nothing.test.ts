@@ -24,6 +24,7 @@ import { TEST_CODEC } from '../test-codec';
 import { startServer, tempProject, type Json, type ServerProcess } from '../../helpers/server';
 import { callRaw, create, join as joinChannel, memberEnv, ok } from '../../e2e/tools-support';
 import { configFor, MINIMAL_PROJECT, SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer } from './server';
+import { until as eventually } from '../../helpers/wait';
 
 const skip = SKIP_WITHOUT_REDIS;
 if (skip) test('Redis commit tests need redis-server', { skip }, () => undefined);
@@ -204,6 +205,12 @@ test('a tool that meets a Redis key of the wrong type answers an error, changes 
   await raw.command(['DEL', keys.commits]);
   await ok(writer, 'opencomms_send', { channel: 'design', content: 'exactly once' });
   assert.deepEqual(contentsOf(await ok(reviewer, 'opencomms_pull', {})), ['exactly once'], 'the retry delivered once');
+  // The pull commits "delivered" once its reply is written, in a change of its own: the snapshot
+  // below must come after that change (it moves the message to its history stream), not race it.
+  await eventually('the pulled message in its history stream', async () => {
+    const state = JSON.parse(String(await raw.command(['GET', keys.state]))) as State;
+    return Object.keys(state.messages).length === 0;
+  });
 
   // save_session: the archives key is a string. The channel and its mail must stay.
   await ok(writer, 'opencomms_send', { channel: 'design', content: 'still undelivered' });
