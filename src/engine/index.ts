@@ -25,6 +25,7 @@ export {
 export type { SpawnMembership } from './spawn-leases';
 export { status, history } from './status';
 export { takeFinished } from './finished';
+export { addError } from './error-log';
 export type { StatusInput, HistoryInput } from './status';
 export { timerAction, timerReport, TIMER_ACTIONS } from './timer';
 export type { TimerInput, TimerAction } from './timer';

@@ -2,90 +2,82 @@
 // data.reason. The codes are a public contract: add new ones, never rename.
 import type { ToolResult } from './types';
 
-export type Reason =
-  | 'invalid_argument'
-  | 'not_found'
-  | 'channel_not_found'
-  | 'not_member'
-  | 'not_active'
-  | 'paused'
-  | 'budget_exhausted'
-  | 'content_required'
-  | 'content_too_large'
-  | 'invalid_message_type'
-  | 'no_recipient'
-  | 'ambiguous_recipient'
-  | 'unknown_recipient'
-  | 'stale_recipient'
-  | 'rate_limited'
-  | 'duplicate'
-  | 'hop_limit'
-  | 'invalid_reply_to'
-  | 'backlog_full'
-  | 'already_exists'
-  | 'invalid_name'
-  | 'invalid_role'
-  | 'role_taken'
-  | 'already_member'
-  | 'channel_full'
-  | 'project_mismatch'
-  | 'worktree_mismatch'
-  | 'not_coordinator'
-  | 'cannot_kick_self'
-  | 'no_target'
-  | 'unknown_target'
-  | 'ambiguous_target'
-  | 'invalid_timer_action'
-  | 'invalid_limit'
-  | 'confirm_required'
-  | 'ladder_exhausted'
-  | 'not_archived_member'
-  | 'unpinned'
+/**
+ * Every reason code, once: the union `Reason` is derived from this list, and
+ * tests and tool descriptions read it.
+ */
+export const REASONS = [
+  'invalid_argument',
+  'not_found',
+  'channel_not_found',
+  'not_member',
+  'not_active',
+  'paused',
+  'budget_exhausted',
+  'content_required',
+  'content_too_large',
+  'invalid_message_type',
+  'no_recipient',
+  'ambiguous_recipient',
+  'unknown_recipient',
+  'stale_recipient',
+  'rate_limited',
+  'duplicate',
+  'hop_limit',
+  'invalid_reply_to',
+  'backlog_full',
+  'already_exists',
+  'invalid_name',
+  'invalid_role',
+  'role_taken',
+  'already_member',
+  'channel_full',
+  'project_mismatch',
+  'worktree_mismatch',
+  'not_coordinator',
+  'cannot_kick_self',
+  'no_target',
+  'unknown_target',
+  'ambiguous_target',
+  'invalid_timer_action',
+  'invalid_limit',
+  'confirm_required',
+  'ladder_exhausted',
+  'not_archived_member',
+  'unpinned',
   // A host_session_id argument that differs from the session the host named.
-  | 'host_session_mismatch'
+  'host_session_mismatch',
   // Host adapters: an OpenCode child session may not create or join, and a
   // session whose root cannot be checked is refused to be safe.
-  | 'child_session'
-  | 'session_lookup_failed'
+  'child_session',
+  'session_lookup_failed',
   // The store could not do its part: the state lock stayed held past the
   // wait, or a file of .opencomms could not be read or written.
-  | 'lock_timeout'
-  | 'state_unwritable'
+  'lock_timeout',
+  'state_unwritable',
   // Edit reservations: a path that is not a file or glob inside the project,
   // every path held by someone else, or a channel holding too many.
-  | 'invalid_path'
-  | 'reservation_conflict'
-  | 'too_many_reservations'
+  'invalid_path',
+  'reservation_conflict',
+  'too_many_reservations',
   // A networked store (Redis): its configuration is incomplete or invalid,
   // no credentials were given, a non-loopback host without TLS, a TLS
   // session that could not be set up (certificate not verified), the server
   // refused the credentials or a command/key, it could not be reached in
   // time, or it answered something this client does not accept, or a key
   // of the project holds a value of another type than the store keeps there.
-  | 'store_config_invalid'
-  | 'store_auth_required'
-  | 'store_tls_required'
-  | 'store_tls_failed'
-  | 'store_auth_failed'
-  | 'store_forbidden'
-  | 'store_unreachable'
-  | 'store_protocol_error'
-  | 'store_key_wrong_type';
+  'store_config_invalid',
+  'store_auth_required',
+  'store_tls_required',
+  'store_tls_failed',
+  'store_auth_failed',
+  'store_forbidden',
+  'store_unreachable',
+  'store_protocol_error',
+  'store_key_wrong_type',
+] as const;
 
-/** Every reason code, for table-driven tests and for the tool descriptions. */
-export const REASONS: readonly Reason[] = [
-  'invalid_argument', 'not_found', 'channel_not_found', 'not_member', 'not_active', 'paused',
-  'budget_exhausted', 'content_required', 'content_too_large', 'invalid_message_type',
-  'no_recipient', 'ambiguous_recipient', 'unknown_recipient', 'stale_recipient', 'rate_limited',
-  'duplicate', 'hop_limit', 'invalid_reply_to', 'backlog_full', 'already_exists', 'invalid_name',
-  'invalid_role', 'role_taken', 'already_member', 'channel_full', 'project_mismatch',
-  'worktree_mismatch', 'not_coordinator', 'cannot_kick_self', 'no_target', 'unknown_target',
-  'ambiguous_target', 'invalid_timer_action', 'invalid_limit', 'confirm_required', 'ladder_exhausted',
-  'not_archived_member', 'unpinned', 'host_session_mismatch', 'child_session', 'session_lookup_failed', 'lock_timeout',
-  'state_unwritable', 'invalid_path', 'reservation_conflict', 'too_many_reservations',
-  'store_config_invalid', 'store_auth_required', 'store_tls_required', 'store_tls_failed', 'store_auth_failed',
-  'store_forbidden', 'store_unreachable', 'store_protocol_error', 'store_key_wrong_type',
-];
+export type Reason = (typeof REASONS)[number];
 
 /** A refusal: ok is false and data.reason names why. */
 export interface Refusal extends ToolResult {

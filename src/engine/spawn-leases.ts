@@ -7,7 +7,7 @@
 // envelopes it holds, but mail that arrives while a spawn runs is pending,
 // and without the lease another process would drain it and resume the same
 // host session a second time while the first resume is still running.
-import { MAX_ERRORS } from './constants';
+import { addError } from './error-log';
 import { activeLease, extendLease, releaseLease, takeLease, type Lease } from './leases';
 import { memberOf } from './validate';
 import type { DeliveryOwner, ErrorEntry, Member, SpawnLease, State } from './types';
@@ -80,7 +80,6 @@ export function recordMemberError(state: State, memberId: string, at: number, me
     if (entry.message === message) return false;
     break;
   }
-  state.errors.push({ at, message, member_id: memberId });
-  if (state.errors.length > MAX_ERRORS) state.errors.splice(0, state.errors.length - MAX_ERRORS);
+  addError(state, at, message, memberId);
   return true;
 }

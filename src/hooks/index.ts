@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
-  findLinkedMember, hasReminderDue, linkSession, markStale, MAX_ERRORS, needsLink, noteEdit, recordMemberError, reminderText, dueReminders, markReminded, type DeliveryOwner, type State, type ToolResult,
+  addError, findLinkedMember, hasReminderDue, linkSession, markStale, needsLink, noteEdit, recordMemberError, reminderText, dueReminders, markReminded, type DeliveryOwner, type State, type ToolResult,
 } from '../engine';
 import { randomHex } from '../process/crypto';
 import { isRedisStore, listPins, openStore, STATE_DIR_NAME, StoreFault, type PinRecord, type Store, type StoreSelection } from '../store';
@@ -72,8 +72,7 @@ async function report(options: HookOptions, projectDir: string | undefined, mess
   if (projectDir === undefined || cause instanceof StoreFault || !hasState(options, projectDir)) return;
   try {
     await openStore({ projectDir, selection: options.selection }).mutate((state) => {
-      state.errors.push({ at: Date.now(), message });
-      if (state.errors.length > MAX_ERRORS) state.errors.splice(0, state.errors.length - MAX_ERRORS);
+      addError(state, Date.now(), message);
       return { ok: true, message: 'recorded' };
     });
   } catch {

@@ -1,12 +1,4 @@
-// Error entries the plugin leaves in state.errors, where `status` and
-// `doctor` show them; scoped to the member so status shows each its own.
-import { MAX_ERRORS, type State } from '../engine';
-
-/** Appends one error entry, keeping only the newest MAX_ERRORS. */
-export function recordError(state: State, at: number, message: string, memberId?: string): void {
-  state.errors.push(memberId === undefined ? { at, message } : { at, message, member_id: memberId });
-  if (state.errors.length > MAX_ERRORS) state.errors.splice(0, state.errors.length - MAX_ERRORS);
-}
+// How the plugin words a failure it records in state.errors (engine addError).
 
 /** A short, single-line description of a failure, safe to persist. */
 export function describeFailure(err: unknown): string {

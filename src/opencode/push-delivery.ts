@@ -10,7 +10,8 @@ import {
   succeed, sweepInFlight, type DeliveryOwner, type State,
 } from '../engine';
 import type { Store } from '../store';
-import { describeFailure, recordError } from './error-log';
+import { describeFailure } from './error-log';
+import { addError } from '../engine';
 import type { HostClient } from './host-types';
 
 /** Delay before the one retry a failed push schedules. */
@@ -215,7 +216,7 @@ export class PushDelivery {
       // Only mail this push still holds: after a sweep and a takeover it is another delivery's.
       const outcome = requeueFailedDelivery(state, memberId, ids, owner);
       const dead = outcome.failed.length > 0 ? `; ${outcome.failed.length} dead-lettered after too many attempts` : '';
-      recordError(state, ctx.now(), `OpenCode push to session ${sessionId} failed (${detail}); ${outcome.requeued.length} message(s) re-queued${dead}`, memberId);
+      addError(state, ctx.now(), `OpenCode push to session ${sessionId} failed (${detail}); ${outcome.requeued.length} message(s) re-queued${dead}`, memberId);
       return succeed('requeued', { requeued: outcome.requeued, failed: outcome.failed });
     });
     const { requeued, failed } = result.data as { requeued: string[]; failed: string[] };

@@ -11,7 +11,7 @@ import { argumentProblemResult, findArgumentProblem } from '../tools/schema';
 import { ToolServices, type EmbeddingHost } from '../tools/services';
 import type { Identity } from '../tools/env-identity';
 import type { Store } from '../store';
-import { recordError } from './error-log';
+import { addError } from '../engine';
 import type { HostClient, HostToolDefinition, SchemaKit } from './host-types';
 import { checkRootSession, memberOptionsFor, OPENCODE_HOST_ID, type OpenCodeLocation } from './identity';
 import type { SessionMembers } from './session-members';
@@ -82,7 +82,7 @@ export function buildTools(deps: ToolDeps, kit: SchemaKit): Record<string, HostT
       // `status` and `doctor` show why a join silently did not happen.
       const memberId = await deps.members.link(sessionId);
       await deps.store.mutate((state, ctx) => {
-        recordError(state, ctx.now(), check.message, memberId);
+        addError(state, ctx.now(), check.message, memberId);
         return { ok: true, message: 'recorded' };
       });
     }

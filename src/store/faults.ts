@@ -1,21 +1,12 @@
 // Faults are I/O failures and bugs: thrown, never returned, each with a string
 // `code` the dispatch boundary can log. The original error rides in `cause`.
+import type { Reason } from '../engine/reasons';
 
-export type StoreFaultCode =
-  | 'lock_timeout'
-  | 'state_unwritable'
-  // A networked store (src/store/redis): each names the host and what to check.
-  | 'store_config_invalid'
-  | 'store_auth_required'
-  | 'store_tls_required'
-  | 'store_tls_failed'
-  | 'store_auth_failed'
-  | 'store_forbidden'
-  | 'store_unreachable'
-  | 'store_protocol_error'
-  // A key of the project holds a value of another type than the store keeps
-  // there (a hand edit, another tool, a bad restore): refused before any write.
-  | 'store_key_wrong_type';
+/**
+ * The reasons a store fault can carry: the store's own share of the engine's
+ * one list (engine/reasons.ts), never a list of its own.
+ */
+export type StoreFaultCode = Extract<Reason, 'lock_timeout' | 'state_unwritable' | `store_${string}`>;
 
 /** An I/O fault raised by the store. `code` is the contract; the message names the file involved. */
 export class StoreFault extends Error {

@@ -3,13 +3,15 @@
 // lock-free path only reports it.
 import { dirname, join } from 'node:path';
 import type { State } from '../engine/types';
+import { addError } from '../engine/error-log';
+import { MAX_ERRORS } from '../engine/constants';
 import type { StateCodec } from './codec';
 import { checkOwnDir, errnoOf, FsPort, tryReadFileReusing } from './fs-port';
 import { unwritable } from './faults';
 import { createFileExclusive } from './replace-file';
 
 /** Only the newest entries of state.errors are kept when the store adds one. */
-export const ERRORS_KEEP = 200;
+export const ERRORS_KEEP = MAX_ERRORS;
 const QUARANTINE_ATTEMPTS = 20;
 
 /** A loaded state plus what the store needs to decide whether to save. */
@@ -147,9 +149,4 @@ export function quarantineState(port: FsPort, stateDir: string, bytes: Buffer, n
   throw unwritable('find a free quarantine name in', stateDir, undefined);
 }
 
-/** Appends an entry to state.errors, keeping the newest ERRORS_KEEP. */
-export function addError(state: State, at: number, message: string): void {
-  if (!Array.isArray(state.errors)) state.errors = [];
-  state.errors.push({ at, message });
-  if (state.errors.length > ERRORS_KEEP) state.errors.splice(0, state.errors.length - ERRORS_KEEP);
-}
+export { addError };

@@ -17,9 +17,13 @@ test('no engine source string contains mojibake', () => {
 test('every reason code is snake_case and listed once', () => {
   assert.equal(new Set(REASONS).size, REASONS.length);
   for (const reason of REASONS) assert.match(reason, /^[a-z]+(_[a-z]+)*$/);
+  // Written once: the list in reasons.ts is the only place a code is spelled; the type comes from it.
   const source = readFileSync(join(ENGINE_DIR, 'reasons.ts'), 'utf8');
-  const union = [...source.matchAll(/\| '([a-z_]+)'/g)].map((m) => m[1]);
-  assert.deepEqual([...union].sort(), [...REASONS].sort());
+  const spelled = [...source.matchAll(/^ {2}'([a-z_]+)',$/gm)].map((m) => m[1]);
+  assert.deepEqual(spelled, [...REASONS]);
+  assert.match(source, /export type Reason = \(typeof REASONS\)\[number\];/);
+  const faults = readFileSync(join(ENGINE_DIR, '..', 'store', 'faults.ts'), 'utf8');
+  assert.doesNotMatch(faults, /^ *\| '[a-z_]+'/m, 'store/faults.ts derives its codes from the one list');
 });
 
 test('isRefusal tells refusals from successes', async () => {
