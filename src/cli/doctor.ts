@@ -8,7 +8,7 @@ import type { State } from '../engine';
 import {
   findLeftovers, isValidMemberId, listPins, NODE_FS, PROGRAM_MODE, removeLeftovers, replaceFile, STATE_DIR_NAME, tryReadFile, type PinRecord,
 } from '../store';
-import { isOurs, isShared, kindOf, narrowEntry } from '../store/fs-port';
+import { isOwnedByUs, isShared, kindOf, narrowEntry } from '../store/fs-port';
 import { breakAbandonedLock, inspectLock, LOCK_STALE_MS } from '../store/lock';
 import { isPidAlive } from '../process/liveness';
 import { processHostTag } from '../process/place';
@@ -267,7 +267,7 @@ function entryProblem(entry: Entry): string | undefined {
   if ((rel === '' || OWN_FOLDERS.has(rel)) && !stat.isDirectory()) return `${entry.shown} is ${kindOf(stat)} where a folder belongs`;
   if (FILE_FOLDERS.has(dirname(rel)) && !stat.isFile()) return `${entry.shown} is ${kindOf(stat)} where a file belongs`;
   if (!stat.isFile() && !stat.isDirectory()) return `${entry.shown} is ${kindOf(stat)}`;
-  if (!isOurs(stat)) return `${entry.shown} belongs to another user (uid ${stat.uid})`;
+  if (!isOwnedByUs(stat)) return `${entry.shown} belongs to another user (uid ${stat.uid})`;
   return undefined;
 }
 
@@ -287,7 +287,7 @@ function checkModes(projectDir: string, fix: boolean): Check {
   if (process.platform === 'win32') return { name: 'modes', status: 'ok', message: 'not checked on Windows' };
   const entries = walkStateDir(projectDir);
   if (entries.length === 0) return { name: 'modes', status: 'ok', message: 'no .opencomms folder yet' };
-  const wide = entries.filter((e) => (e.stat.isFile() || e.stat.isDirectory()) && isOurs(e.stat) && isShared(e.stat));
+  const wide = entries.filter((e) => (e.stat.isFile() || e.stat.isDirectory()) && isOwnedByUs(e.stat) && isShared(e.stat));
   if (wide.length === 0) return { name: 'modes', status: 'ok', message: 'folders and files under .opencomms are private to you' };
   const list = wide.slice(0, 5).map((e) => `${e.shown} ${(e.stat.mode & 0o777).toString(8)}`).join(', ') + (wide.length > 5 ? ', …' : '');
   const what = `${wide.length} folder(s) or file(s) under .opencomms that other users can read or enter (${list})`;

@@ -3,7 +3,7 @@
 import { HELP_TEXT, parseCommandLine, UsageError, type CommandName } from './args';
 import { resolveStoreSelection, type StoreSelection } from '../store/redis/config';
 import { runServe } from './serve';
-import { readAll, writeAll } from './sync-io';
+import { readAll, writeFully } from './sync-io';
 import { resolve as resolvePath } from 'node:path';
 
 declare const __OPENCOMMS_VERSION__: string;
@@ -34,7 +34,7 @@ const writeStdout = (text: string): void => void process.stdout.write(text);
 // The hook answers with plain write(2): it loads no stream machinery. The
 // answer counts as written (and its mail as delivered) only once the stream
 // fallback's callback, if it was needed, reports success.
-const writeAnswer = (text: string): Promise<void> => writeAll(1, text, (rest) => new Promise<void>((resolve, reject) => {
+const writeAnswer = (text: string): Promise<void> => writeFully(1, text, (rest) => new Promise<void>((resolve, reject) => {
   process.stdout.once('error', reject);
   process.stdout.write(rest, (err) => (err ? reject(err) : resolve()));
 }));

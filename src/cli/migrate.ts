@@ -48,7 +48,7 @@ async function intoRedis(options: MigrateOptions): Promise<number> {
   const where = `${displayUrl(config)}, project ${config.projectId}`;
   refuseMismatches(mismatches, `The copy in ${where} did not read back as written`,
     `The source files were not changed. Check the server, then delete the keys ${keys.pattern} it wrote and run migrate again`);
-  options.write(report(copy, `Copied the project in ${stateDir} to ${where}, and read it back: identical.`, [
+  options.write(reportCopy(copy, `Copied the project in ${stateDir} to ${where}, and read it back: identical.`, [
     `pins: left in ${join(stateDir, 'pins')}; they belong to this machine, and the Redis store reads them there`,
     `source: ${stateDir} was not changed`,
   ], `Next: set OPENCOMMS_STORE=${displayUrl(config)} and OPENCOMMS_PROJECT_ID=${config.projectId} in every host's environment, with the password in OPENCOMMS_STORE_PASSWORD or OPENCOMMS_STORE_PASSWORD_FILE, then restart the hosts. Until then they keep using the files, and what they change there is not in Redis.`));
@@ -80,7 +80,7 @@ async function intoFiles(options: MigrateOptions): Promise<number> {
   const mismatches = await writeFileProject({ projectDir: options.projectDir, codec: DEFAULT_CODEC }, copy);
   refuseMismatches(mismatches, `The copy in ${stateDir} did not read back as written`,
     `Redis was not changed. Move state.json, history/ and archives/ out of ${stateDir}, then run migrate again`);
-  options.write(report(copy, `Copied ${where} into ${stateDir}, and read it back: identical.`, [
+  options.write(reportCopy(copy, `Copied ${where} into ${stateDir}, and read it back: identical.`, [
     `pins: Redis holds none; each machine keeps its own in ${join(STATE_DIR_NAME, 'pins')}, and this one's stay where they are`,
     `source: the keys ${keys.pattern} were not changed`,
   ], `Next: unset OPENCOMMS_STORE (or set it to file) in every host's environment on this machine, then restart the hosts. Machines still set to ${displayUrl(config)} keep using Redis, and what they change there is not in these files; once none uses it, its keys can be deleted.`));
@@ -93,7 +93,7 @@ function refuseMismatches(mismatches: string[], what: string, todo: string): voi
   throw new MigrationRefused('copy_mismatch', `${what}: ${shown}. ${todo}`);
 }
 
-function report(copy: ProjectCopy, headline: string, notes: string[], next: string): string {
+function reportCopy(copy: ProjectCopy, headline: string, notes: string[], next: string): string {
   let records = 0;
   for (const list of copy.history.values()) records += list.length;
   const lines = [

@@ -40,7 +40,7 @@ export async function readAll(fd: number, readRestFromStream: () => Promise<Buff
  * write failed (the fallback's too), so the caller knows whether the reader
  * could have the text.
  */
-export async function writeAll(fd: number, text: string, writeRest: (rest: Buffer) => Promise<void>): Promise<void> {
+export async function writeFully(fd: number, text: string, writeRest: (rest: Buffer) => Promise<void>): Promise<void> {
   const bytes = Buffer.from(text, 'utf8');
   let done = 0;
   while (done < bytes.length) {

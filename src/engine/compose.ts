@@ -1,6 +1,6 @@
 // Creating envelopes and putting them in queues: one place, so send and the
 // engine's own notices build identical records.
-import { enqueue, takeSeq } from './envelopes';
+import { enqueueEnvelope, takeSeq } from './envelopes';
 import type { Channel, EngineCtx, Envelope, Member, MessageType, State } from './types';
 
 /** The threading fields of a new envelope. */
@@ -56,7 +56,7 @@ export function queueEnvelopes(
       seq,
     };
     state.messages[envelope.message_id] = envelope;
-    enqueue(state, recipient.session_id, envelope.message_id);
+    enqueueEnvelope(state, recipient.session_id, envelope.message_id);
     return envelope;
   });
 }

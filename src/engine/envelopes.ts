@@ -99,7 +99,7 @@ export function insertInSendOrder(state: State, recipient: string, envelopes: re
 }
 
 /** Appends an id to a recipient's queue. */
-export function enqueue(state: State, recipient: string, messageId: string): void {
+export function enqueueEnvelope(state: State, recipient: string, messageId: string): void {
   const queue = ownValue(state.queues, recipient) ?? [];
   queue.push(messageId);
   state.queues[recipient] = queue;

@@ -15,7 +15,7 @@ export {
   cooldownRemainingMs,
 } from './delivery';
 export type { DrainOptions, RequeueOutcome } from './delivery';
-export { pullMessages, inbox, frameForDelivery } from './pull';
+export { pullMessages, inbox, frameForDelivery, channelNameOf } from './pull';
 export { claimSpeaker, isSpokenFor, SPEAKER_LEASE_MS } from './speaker-leases';
 export { activeWaitLease, takeWaitLease, renewWaitLease, releaseWaitLease, replaceWaitLease } from './wait-leases';
 export type { PullOptions, InboxInput } from './pull';
@@ -60,5 +60,5 @@ export { channelEnvelopes, findChannelEnvelope, pendingFor, compareSendOrder } f
 export { budgetRefusal } from './budgets';
 export { backlogRefusal, jsonStringBytes } from './retention';
 export { capabilitiesForMode, defaultStalePolicy } from './members';
-export { normalizeChannelName, normalizeRole, findChannel, ownValue } from './validate';
+export { normalizeChannelName, normalizeRole, findChannel, channelById, ownValue } from './validate';
 export { formatIsoTime, isDateTime } from './times';

@@ -16,7 +16,8 @@ export interface PullOptions {
   isOwnerAlive?: (owner: DeliveryOwner) => boolean;
 }
 
-function channelNameOf(state: State, envelope: Envelope): string {
+/** The name of an envelope's channel, for framing (a placeholder once the channel is gone). */
+export function channelNameOf(state: State, envelope: Envelope): string {
   return channelById(state, envelope.channel_id)?.name ?? '(unknown channel)';
 }
 

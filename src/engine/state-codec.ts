@@ -3,7 +3,7 @@
 import { DEFAULT_STALE_EVENT_MS, LEGACY_HOST_ID, MAX_ERRORS } from './constants';
 import { insertInSendOrder, isLive } from './envelopes';
 import { capabilitiesForMode } from './members';
-import { checkChannel, checkEnvelope, checkKeys, isObj, isStringArray, reject, ShapeError, type Obj } from './state-shape';
+import { checkChannel, checkEnvelope, checkKeys, isObj, isStringArray, rejectShape, ShapeError, type Obj } from './state-shape';
 import { isDateTime } from './times';
 import { upgradedLinkKey } from './session-links';
 import { isValidHostLabel } from './validate';
@@ -24,17 +24,17 @@ export function serializeState(state: State): string {
 function checkStringArrays(root: Obj, key: 'queues' | 'delivered_to'): Record<string, string[]> {
   const value = root[key];
   if (value === undefined) return {};
-  if (!isObj(value)) reject(`${key} is not an object`);
+  if (!isObj(value)) rejectShape(`${key} is not an object`);
   checkKeys(value, key);
   for (const [k, list] of Object.entries(value)) {
-    if (!isStringArray(list)) reject(`${key}["${k}"] is not a string array`);
+    if (!isStringArray(list)) rejectShape(`${key}["${k}"] is not a string array`);
   }
   return value as Record<string, string[]>;
 }
 
 function checkErrors(root: Obj, notes: string[]): ErrorEntry[] {
   if (root.errors === undefined) return [];
-  if (!Array.isArray(root.errors)) reject('errors is not an array');
+  if (!Array.isArray(root.errors)) rejectShape('errors is not an array');
   const kept = root.errors.filter((e): e is ErrorEntry => isObj(e)
     && isDateTime(e.at) && typeof e.message === 'string'
     && (e.channel_id === undefined || typeof e.channel_id === 'string')
@@ -50,7 +50,7 @@ function checkErrors(root: Obj, notes: string[]): ErrorEntry[] {
 function checkLeases(root: Obj, field: LeaseField, notes: string[]): Record<string, Lease> | undefined {
   const value = root[field];
   if (value === undefined) return undefined;
-  if (!isObj(value)) reject(`${field} is not an object`);
+  if (!isObj(value)) rejectShape(`${field} is not an object`);
   checkKeys(value, field);
   const kept: Record<string, Lease> = {};
   for (const [memberId, lease] of Object.entries(value)) {
@@ -72,7 +72,7 @@ function checkLeases(root: Obj, field: LeaseField, notes: string[]): Record<stri
 function checkSessionLinks(root: Obj, notes: string[]): Record<string, SessionLink> | undefined {
   const value = root.session_links;
   if (value === undefined) return undefined;
-  if (!isObj(value)) reject('session_links is not an object');
+  if (!isObj(value)) rejectShape('session_links is not an object');
   checkKeys(value, 'session_links');
   const kept: Record<string, SessionLink> = {};
   for (const [key, link] of Object.entries(value)) {
@@ -138,10 +138,10 @@ function backfillDeliveredTotal(channel: Channel, raw: Obj, state: State, notes:
 
 function checkRoot(root: unknown, now: number, expectedSchema: number, legacy: boolean): { state: State; notes: string[] } {
   const notes: string[] = [];
-  if (!isObj(root)) reject('state root is not an object');
-  if (root.schema_version !== expectedSchema) reject(`schema_version mismatch: expected ${expectedSchema}, got ${String(root.schema_version)}`);
-  if (!isObj(root.channels)) reject('channels is not an object');
-  if (!isObj(root.messages)) reject('messages is not an object');
+  if (!isObj(root)) rejectShape('state root is not an object');
+  if (root.schema_version !== expectedSchema) rejectShape(`schema_version mismatch: expected ${expectedSchema}, got ${String(root.schema_version)}`);
+  if (!isObj(root.channels)) rejectShape('channels is not an object');
+  if (!isObj(root.messages)) rejectShape('messages is not an object');
   checkKeys(root.channels, 'channels');
   checkKeys(root.messages, 'messages');
   const messages: Record<string, Envelope> = {};
@@ -165,7 +165,7 @@ function checkRoot(root: unknown, now: number, expectedSchema: number, legacy: b
   const channelIds = new Set<string>();
   for (const [key, raw] of Object.entries(root.channels)) {
     const channel = checkChannel(key, raw, now, notes, legacy);
-    if (channelIds.has(channel.id)) reject(`channel id "${channel.id}" is used twice`);
+    if (channelIds.has(channel.id)) rejectShape(`channel id "${channel.id}" is used twice`);
     channelIds.add(channel.id);
     backfillDeliveredTotal(channel, raw as Obj, state, notes);
     state.channels[key] = channel;

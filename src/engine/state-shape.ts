@@ -26,7 +26,7 @@ const DELIVERY_METHODS: readonly DeliveryMethod[] = ['push', 'spawn_push', 'pull
 export const DELIVERY_PATHS: readonly DeliveryPath[] = ['hook', 'doorbell', 'spawn', 'plugin', 'pull'];
 const CAPABILITY_KEYS = ['push', 'pull', 'resume', 'queue_while_busy', 'interrupt'] as const;
 
-export function reject(message: string): never {
+export function rejectShape(message: string): never {
   throw new ShapeError(message);
 }
 
@@ -40,7 +40,7 @@ function isFiniteNumber(value: unknown): value is number {
 
 /** Rejects keys that would change an object's prototype when written back. */
 export function checkKeys(obj: Obj, where: string): void {
-  if (Object.prototype.hasOwnProperty.call(obj, '__proto__')) reject(`${where} has a forbidden "__proto__" key`);
+  if (Object.prototype.hasOwnProperty.call(obj, '__proto__')) rejectShape(`${where} has a forbidden "__proto__" key`);
 }
 
 export function isStringArray(value: unknown): value is string[] {
@@ -56,7 +56,7 @@ function fill(obj: Obj, key: string, fallback: unknown, where: string, notes: st
 }
 
 function requireType(ok: boolean, where: string, key: string, expected: string): void {
-  if (!ok) reject(`${where}.${key} must be ${expected}`);
+  if (!ok) rejectShape(`${where}.${key} must be ${expected}`);
 }
 
 function stringOrNull(obj: Obj, key: string, where: string, notes: string[]): void {
@@ -83,7 +83,7 @@ function safeguard(obj: Obj, key: string, fallback: number, min: number, max: nu
 function numberRecord(obj: Obj, key: string, where: string, notes: string[]): void {
   fill(obj, key, {}, where, notes);
   const record = obj[key];
-  if (!isObj(record)) reject(`${where}.${key} must be an object`);
+  if (!isObj(record)) rejectShape(`${where}.${key} must be an object`);
   checkKeys(record, `${where}.${key}`);
   for (const [k, v] of Object.entries(record)) {
     if (!isFiniteNumber(v)) {
@@ -95,7 +95,7 @@ function numberRecord(obj: Obj, key: string, where: string, notes: string[]): vo
 
 /** Folds a reference-format seen_content map into seen_recent, oldest first per sender. */
 function convertSeenContent(raw: unknown, recent: Record<string, string>, where: string, notes: string[]): void {
-  if (!isObj(raw)) reject(`${where}.seen_content must be an object`);
+  if (!isObj(raw)) rejectShape(`${where}.seen_content must be an object`);
   checkKeys(raw, `${where}.seen_content`);
   const bySender = new Map<string, { hash: string; at: number }[]>();
   let dropped = 0;
@@ -128,7 +128,7 @@ function checkSeenIndex(c: Obj, where: string, notes: string[]): void {
     if (c.seen_content === undefined) notes.push(`${where}: seen_recent set to its default`);
   }
   const recent = c.seen_recent;
-  if (!isObj(recent)) reject(`${where}.seen_recent must be an object`);
+  if (!isObj(recent)) rejectShape(`${where}.seen_recent must be an object`);
   checkKeys(recent, `${where}.seen_recent`);
   let dropped = 0;
   for (const [sender, records] of Object.entries(recent)) {
@@ -143,7 +143,7 @@ function checkSeenIndex(c: Obj, where: string, notes: string[]): void {
 
 /** Validates and completes one member; `legacy` relaxes the host fields (v1 files). */
 export function checkMember(raw: unknown, where: string, notes: string[], legacy: boolean): Member {
-  if (!isObj(raw)) reject(`${where} is not an object`);
+  if (!isObj(raw)) rejectShape(`${where} is not an object`);
   const m = raw;
   requireType(typeof m.session_id === 'string' && m.session_id !== '' && m.session_id !== '__proto__', where, 'session_id', 'a non-empty string');
   requireType(typeof m.role === 'string' && isValidRole(m.role), where, 'role', 'a valid role');
@@ -204,7 +204,7 @@ function checkTimer(channel: Obj, where: string, notes: string[]): void {
     notes.push(`${where}: timer set to its default`);
     return;
   }
-  if (!isObj(channel.timer)) reject(`${where}.timer must be an object`);
+  if (!isObj(channel.timer)) rejectShape(`${where}.timer must be an object`);
   const timer = channel.timer;
   // A reference-era timer keyed by role is re-keyed by the first member holding that role.
   if (timer.active_member_id === undefined && typeof timer.active_role === 'string') {
@@ -226,25 +226,25 @@ function checkTimer(channel: Obj, where: string, notes: string[]): void {
 /** Validates and completes one channel stored under `key`. */
 export function checkChannel(key: string, raw: unknown, now: number, notes: string[], legacy: boolean): Channel {
   const where = `channel "${key}"`;
-  if (!isObj(raw)) reject(`${where} is not an object`);
+  if (!isObj(raw)) rejectShape(`${where} is not an object`);
   const c = raw;
   for (const field of ['id', 'name', 'project_id', 'worktree']) requireType(typeof c[field] === 'string', where, field, 'a string');
   // History logs and archives are named after the id: one that cannot name a file is refused here,
   // not when a later save or archive would trip on it.
   requireType(CHANNEL_ID_PATTERN.test(c.id as string), where, 'id', '"chn_" and 1-64 letters, digits, _ or -');
-  if (c.name !== key) reject(`channel key "${key}" does not match channel name "${String(c.name)}"`);
+  if (c.name !== key) rejectShape(`channel key "${key}" does not match channel name "${String(c.name)}"`);
   const rawMembers = c.members;
-  if (!Array.isArray(rawMembers)) reject(`${where}.members must be an array`);
-  if (rawMembers.length > MAX_MEMBERS_CEILING) reject(`${where} has more than ${MAX_MEMBERS_CEILING} members`);
+  if (!Array.isArray(rawMembers)) rejectShape(`${where}.members must be an array`);
+  if (rawMembers.length > MAX_MEMBERS_CEILING) rejectShape(`${where} has more than ${MAX_MEMBERS_CEILING} members`);
   const members = rawMembers.map((m, i) => checkMember(m, `${where}.members[${i}]`, notes, legacy));
   c.members = members;
   const ids = members.map((m) => m.session_id);
-  if (new Set(ids).size !== ids.length) reject(`${where} lists a member twice`);
+  if (new Set(ids).size !== ids.length) rejectShape(`${where} lists a member twice`);
   if (c.lifecycle !== 'active' && c.lifecycle !== 'saved' && c.lifecycle !== 'deleted') {
     if (c.lifecycle !== undefined) notes.push(`${where}: unknown lifecycle replaced by active`);
     c.lifecycle = 'active';
   }
-  if (members.length === 0 && c.lifecycle !== 'active') reject(`${where} has no members and is not active`);
+  if (members.length === 0 && c.lifecycle !== 'active') rejectShape(`${where} has no members and is not active`);
   fill(c, 'created_at', now, where, notes);
   requireType(isFiniteNumber(c.created_at), where, 'created_at', 'a number');
   fill(c, 'paused', false, where, notes);
@@ -274,7 +274,7 @@ export function checkChannel(key: string, raw: unknown, now: number, notes: stri
   softArray(c, 'recent_edits', where, notes, (e) => isObj(e) && typeof e.file === 'string' && typeof e.member_id === 'string' && isFiniteNumber(e.at));
   softArray(c, 'collision_notices', where, notes, (e) => isObj(e) && typeof e.file === 'string' && typeof e.pair === 'string' && isFiniteNumber(e.at));
   fill(c, 'budgets', { max_runtime_ms: null, max_delivered_messages: null }, where, notes);
-  if (!isObj(c.budgets)) reject(`${where}.budgets must be an object`);
+  if (!isObj(c.budgets)) rejectShape(`${where}.budgets must be an object`);
   for (const budget of ['max_runtime_ms', 'max_delivered_messages']) {
     if (!isFiniteNumber(c.budgets[budget])) c.budgets[budget] = null;
   }
@@ -328,13 +328,13 @@ function checkOpenRequests(c: Obj, where: string, notes: string[]): void {
 /** Validates and completes one envelope stored under `key`. */
 export function checkEnvelope(key: string, raw: unknown, notes: string[]): Envelope {
   const where = `message "${key}"`;
-  if (!isObj(raw)) reject(`${where} is not an object`);
+  if (!isObj(raw)) rejectShape(`${where} is not an object`);
   const e = raw;
-  if (e.message_id !== key) reject(`${where} is stored under a different message_id`);
+  if (e.message_id !== key) rejectShape(`${where} is stored under a different message_id`);
   for (const field of ['channel_id', 'sender_session_id', 'sender_role', 'recipient_session_id', 'recipient_role', 'content', 'correlation_id']) {
     requireType(typeof e[field] === 'string', where, field, 'a string');
   }
-  if (e.recipient_session_id === '__proto__') reject(`${where} has a forbidden recipient`);
+  if (e.recipient_session_id === '__proto__') rejectShape(`${where} has a forbidden recipient`);
   requireType(isFiniteNumber(e.timestamp), where, 'timestamp', 'a number');
   requireType(MESSAGE_TYPES.includes(e.message_type as MessageType), where, 'message_type', `one of ${MESSAGE_TYPES.join(', ')}`);
   requireType(DELIVERY_STATUSES.includes(e.delivery_status as DeliveryStatus), where, 'delivery_status', `one of ${DELIVERY_STATUSES.join(', ')}`);
@@ -376,7 +376,7 @@ export function checkEnvelope(key: string, raw: unknown, notes: string[]): Envel
  */
 export function checkHistoryRecord(raw: unknown, where: string, notes: string[]): HistoryRecord {
   const record = isObj(raw) ? raw : {};
-  if (typeof record.message_id !== 'string') reject(`${where}: message_id must be a string`);
+  if (typeof record.message_id !== 'string') rejectShape(`${where}: message_id must be a string`);
   const envelope = checkEnvelope(record.message_id, raw, notes);
   const deliveredTo = Array.isArray(record.delivered_to) ? record.delivered_to.filter((x): x is string => typeof x === 'string') : [];
   return { ...envelope, delivered_to: deliveredTo };

@@ -98,12 +98,12 @@ export function memberBySession(state: State, event: HookEvent): string | undefi
 function memberByBinding(state: State, event: HookEvent): string | undefined {
   if (event.sessionId === undefined) return undefined;
   const lookIn = (hosts: readonly string[]): Set<string> => {
-    const found = new Set<string>();
+    const ids = new Set<string>();
     for (const host of hosts) {
       const id = resolveMemberByHostSession(state, host, event.sessionId!);
-      if (id !== null) found.add(id);
+      if (id !== null) ids.add(id);
     }
-    return found;
+    return ids;
   };
   let found = lookIn(event.hosts);
   // A SessionStart that could be either host may have bound this session

@@ -8,7 +8,7 @@
 // the next hook or pull sweeps back into the queue (at-least-once, never lost).
 import { processHostTag } from '../process/place';
 import {
-  budgetRefusal, clearStale, commitDelivery, drainQueue, frameMessage, isAbandonedDelivery, ownValue, returnUnsentDelivery, sweepInFlight,
+  budgetRefusal, channelById, channelNameOf, clearStale, commitDelivery, drainQueue, frameMessage, isAbandonedDelivery, ownValue, returnUnsentDelivery, sweepInFlight,
   type DeliveryOwner, type EngineCtx, type Envelope, type State,
 } from '../engine';
 import { isHolderAlive } from '../process/liveness';
@@ -28,10 +28,6 @@ export function isOwnerAlive(owner: DeliveryOwner): boolean {
   return isHolderAlive(owner);
 }
 
-function channelOf(state: State, envelope: Envelope) {
-  return Object.values(state.channels).find((c) => c.id === envelope.channel_id);
-}
-
 /** The member's channels. Empty when the member is in none (never joined, or removed). */
 export function membershipsOf(state: State, memberId: string) {
   return Object.values(state.channels).flatMap((channel) => channel.members.filter((m) => m.session_id === memberId));
@@ -48,7 +44,7 @@ export function deliverableMail(state: State, memberId: string, now: number): En
   for (const id of ownValue(state.queues, memberId) ?? []) {
     const envelope = ownValue(state.messages, id);
     if (!envelope || envelope.recipient_session_id !== memberId || envelope.delivery_status !== 'pending') continue;
-    const channel = channelOf(state, envelope);
+    const channel = channelById(state, envelope.channel_id);
     if (!channel || channel.paused || budgetRefusal(channel, now)) continue;
     if (channel.members.some((m) => m.session_id === memberId)) out.push(envelope);
   }
@@ -74,10 +70,6 @@ export interface PreparedDelivery {
   ids: string[];
   /** The answer text, or null when there is nothing to say. */
   text: string | null;
-}
-
-function channelNameOf(state: State, envelope: Envelope): string {
-  return channelOf(state, envelope)?.name ?? '(unknown channel)';
 }
 
 /**

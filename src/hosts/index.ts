@@ -107,7 +107,7 @@ function additionsNote(file: FileState): string {
   return added.length === 0 ? '' : `; that entry also held what you had added to it, removed with it: ${added.join('; ')}`;
 }
 
-function applyChange(change: FileChange): void {
+function applyFileChange(change: FileChange): void {
   if (change.after === undefined) {
     unlinkSync(change.path);
     try {
@@ -198,7 +198,7 @@ function install(options: InstallOptions): number {
 
   writeBundleCopy(projectDir, copy);
   if (fixed?.needsPin) writePin(projectDir, { member_id: fixed.memberId, host });
-  for (const change of changes) applyChange(change);
+  for (const change of changes) applyFileChange(change);
   for (const plugin of opencodePlugin.copies) writePluginCopy(projectDir, plugin);
 
   write(describeIdentity(host, fixed, false));
@@ -300,7 +300,7 @@ function uninstall(options: UninstallOptions): number {
     if (hasOpencodePlugin) write(`would delete ${opencodePluginPath}\n`);
   } else {
     for (const change of changes) {
-      applyChange(change);
+      applyFileChange(change);
       write(`${change.after === undefined ? 'removed' : 'updated'} ${describePath(projectDir, change.path)} (took out ${change.what})${throughNote(change.file)}${change.note ?? ''}\n`);
     }
     if (hasOpencodePlugin && removeOpencodePlugin(projectDir)) write(`removed ${describePath(projectDir, opencodePluginPath)} (the OpenCode plugin)\n`);

@@ -368,8 +368,8 @@ function addItems(splice: Splice, node: Container, added: readonly [string | und
       splice.edits.push({ start: node.start + 1, end: node.start + 1, text: rendered.join(style.comma) });
       return;
     }
-    const comma = commaAfter(splice, last);
-    if (comma >= 0) splice.edits.push({ start: comma + 1, end: comma + 1, text: `${style.comma.slice(1)}${rendered.join(style.comma)},` });
+    const lastComma = commaAfter(splice, last);
+    if (lastComma >= 0) splice.edits.push({ start: lastComma + 1, end: lastComma + 1, text: `${style.comma.slice(1)}${rendered.join(style.comma)},` });
     else splice.edits.push({ start: last.node.end, end: last.node.end, text: `${style.comma}${rendered.join(style.comma)}` });
     return;
   }

@@ -13,7 +13,7 @@ function isTable(section: Section, path: KeyPath): boolean {
   return !section.isArray && section.path.length === path.length && path.every((part, i) => section.path[i] === part);
 }
 
-function lineEnd(line: string): string {
+function lineEndingOf(line: string): string {
   return line.endsWith('\r\n') ? '\r\n' : line.endsWith('\n') ? '\n' : '';
 }
 
@@ -31,7 +31,7 @@ export function dropOurTomlVariable(text: string, name: string): string {
   if (!inline || !value || typeof value !== 'object' || Array.isArray(value) || !(name in value)) return text;
   const pairs = Object.entries(value).filter(([key]) => key !== name)
     .map(([key, v]) => `${/^[A-Za-z0-9_-]+$/.test(key) ? key : quoteTomlString(key)} = ${quoteTomlString(v)}`);
-  const line = pairs.length === 0 ? '' : `env = { ${pairs.join(', ')} }${lineEnd(text.slice(inline.start, inline.end))}`;
+  const line = pairs.length === 0 ? '' : `env = { ${pairs.join(', ')} }${lineEndingOf(text.slice(inline.start, inline.end))}`;
   return text.slice(0, inline.start) + line + text.slice(inline.end);
 }
 
@@ -65,6 +65,6 @@ export function dropOurEnvVars(text: string, names: readonly string[]): string {
   const value = entry?.value;
   if (!entry || !Array.isArray(value) || !value.some((name) => names.includes(name))) return text;
   const left = value.filter((name) => !names.includes(name));
-  const line = left.length === 0 ? '' : `env_vars = [${left.map(quoteTomlString).join(', ')}]${lineEnd(text.slice(entry.start, entry.end))}`;
+  const line = left.length === 0 ? '' : `env_vars = [${left.map(quoteTomlString).join(', ')}]${lineEndingOf(text.slice(entry.start, entry.end))}`;
   return text.slice(0, entry.start) + line + text.slice(entry.end);
 }

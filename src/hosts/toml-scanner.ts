@@ -173,13 +173,13 @@ class Scanner {
       this.advance(3);
       if (this.peek() === '\n') this.advance();
       else if (this.peek() === '\r' && this.peek(1) === '\n') this.advance(2);
-      const begin = this.pos;
+      const bodyStart = this.pos;
       const end = this.text.indexOf("'''", this.pos);
       if (end === -1) this.fail('an unterminated multi-line string');
       let close = end;
       while (close + 3 < this.text.length && this.text[close + 3] === "'" && close - end < 2) close++;
       this.advance(close + 3 - this.pos);
-      return this.text.slice(begin, close);
+      return this.text.slice(bodyStart, close);
     }
     this.advance();
     const begin = this.pos;

@@ -33,15 +33,15 @@ export function readUserFile(projectDir: string, path: string): UserFile {
   const shown = describePath(projectDir, path);
   const stat = lstatOf(path);
   if (stat?.isSymbolicLink()) {
-    const real = realpathOf(path);
-    if (real === undefined) {
+    const target = realpathOf(path);
+    if (target === undefined) {
       throw new InstallFailure(`${shown} is a link to ${readlinkSync(path)}, which does not exist; install does not create files through a link: create that file (\`{}\` will do for JSON) or replace the link with a file, then run again. ${NOTHING_CHANGED}`, 1);
     }
-    if (!isInside(project, real)) {
-      throw new InstallFailure(`${shown} is a link to ${real}, outside the project; install writes only inside the project: replace the link with a copy of that file, or add the entry by hand (\`--dry-run\` prints it). ${NOTHING_CHANGED}`, 1);
+    if (!isInside(project, target)) {
+      throw new InstallFailure(`${shown} is a link to ${target}, outside the project; install writes only inside the project: replace the link with a copy of that file, or add the entry by hand (\`--dry-run\` prints it). ${NOTHING_CHANGED}`, 1);
     }
-    if (!statSync(real).isFile()) throw new InstallFailure(`${shown} is a link to ${real}, which is not a file; point it at a file or remove it, then run again. ${NOTHING_CHANGED}`, 1);
-    return { path, realPath: real, through: relative(project, real), ...readText(path, real) };
+    if (!statSync(target).isFile()) throw new InstallFailure(`${shown} is a link to ${target}, which is not a file; point it at a file or remove it, then run again. ${NOTHING_CHANGED}`, 1);
+    return { path, realPath: target, through: relative(project, target), ...readLinkedText(path, target) };
   }
   if (stat !== undefined && !stat.isFile()) {
     throw new InstallFailure(`${shown} is not a file; move it away, then run again. ${NOTHING_CHANGED}`, 1);
@@ -51,7 +51,7 @@ export function readUserFile(projectDir: string, path: string): UserFile {
   if (real !== undefined && !isInside(project, real)) {
     throw new InstallFailure(`${shown} would be written under ${real}, outside the project, because a folder on its way is a link; install writes only inside the project: replace that link with a folder, or add the entry by hand (\`--dry-run\` prints it). ${NOTHING_CHANGED}`, 1);
   }
-  return stat === undefined ? { path, realPath: path } : { path, realPath: path, ...readText(path, path) };
+  return stat === undefined ? { path, realPath: path } : { path, realPath: path, ...readLinkedText(path, path) };
 }
 
 /** Writes `text` where `file` really is, keeping its mode (a new file gets 0644, less the umask). */
@@ -64,7 +64,7 @@ export function throughNote(file: UserFile): string {
   return file.through === undefined ? '' : ` through the link to ${file.through}`;
 }
 
-function readText(path: string, real: string): { text: string; mode: number } {
+function readLinkedText(path: string, real: string): { text: string; mode: number } {
   try {
     return { text: readFileSync(real, 'utf8'), mode: statSync(real).mode & 0o7777 };
   } catch (err) {

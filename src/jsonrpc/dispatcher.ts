@@ -118,7 +118,7 @@ export class Dispatcher {
     try {
       handler(params);
     } catch (err) {
-      this.log(`notification ${method} failed: ${describe(err)}`);
+      this.log(`notification ${method} failed: ${describeError(err)}`);
     }
   }
 
@@ -160,7 +160,7 @@ export class Dispatcher {
 
   private faultReply(id: RequestId, method: string, err: unknown): Outgoing {
     if (err instanceof RpcError) return errorReply(id, err.code, err.message, err.data);
-    this.log(`dispatch ${method} failed: ${describe(err)}`);
+    this.log(`dispatch ${method} failed: ${describeError(err)}`);
     return errorReply(id, INTERNAL_ERROR, 'Internal error');
   }
 
@@ -211,7 +211,7 @@ export class Dispatcher {
       } catch (err) {
         started = Promise.reject(err);
       }
-      return started.catch((err: unknown) => this.log(`after-reply work (${fate}) failed: ${describe(err)}`));
+      return started.catch((err: unknown) => this.log(`after-reply work (${fate}) failed: ${describeError(err)}`));
     });
     void Promise.all(work).then(() => {
       this.settling -= 1;
@@ -228,7 +228,7 @@ export class Dispatcher {
   }
 }
 
-function describe(err: unknown): string {
+function describeError(err: unknown): string {
   if (err instanceof Error) return err.stack ?? `${err.name}: ${err.message}`;
   return String(err);
 }

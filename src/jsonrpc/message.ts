@@ -21,7 +21,7 @@ function isExactId(id: RequestId): boolean {
   return typeof id === 'string' || !Number.isInteger(id) || Number.isSafeInteger(id);
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

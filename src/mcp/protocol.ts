@@ -1,6 +1,6 @@
 // MCP versions and the per-request era check. Handlers never see eras.
 import { INVALID_PARAMS, RpcError, UNSUPPORTED_PROTOCOL_VERSION } from '../jsonrpc/errors';
-import type { Params } from '../jsonrpc/message';
+import { isPlainObject, type Params } from '../jsonrpc/message';
 
 /** Versions answered through `initialize` (the legacy, handshake era). */
 export const LEGACY_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
@@ -23,10 +23,6 @@ function describeValue(value: unknown): string {
   if (typeof value === 'string') return `a string of ${value.length} characters`;
   if (Array.isArray(value)) return 'an array';
   return `a ${typeof value === 'object' ? 'JSON object' : typeof value}`;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function metaOf(params: Params): Record<string, unknown> | undefined {

@@ -1,11 +1,11 @@
 // node:crypto pulls in the stream modules and costs several milliseconds to
 // load, so it is required on first use (after the server's first reply), not
 // at start-up.
-let loaded: typeof import('node:crypto') | undefined;
+let nodeCrypto: typeof import('node:crypto') | undefined;
 
 function crypto(): typeof import('node:crypto') {
-  loaded ??= require('node:crypto') as typeof import('node:crypto');
-  return loaded;
+  nodeCrypto ??= require('node:crypto') as typeof import('node:crypto');
+  return nodeCrypto;
 }
 
 // One mutation wants five or so random values (lock token, ids, a temp file

@@ -248,9 +248,9 @@ function openChecked(port: FsPort, path: string, use: 'read' | 'append', mode: n
 export function checkOwnDir(port: FsPort, dir: string, narrow: boolean): boolean {
   const stat = port.lstatIfExists(dir);
   if (stat === undefined) return false;
-  if (stat.isSymbolicLink()) throw refusal(dir, `is a symbolic link where OpenComms keeps a folder. ${LINK_FIX}`);
+  if (stat.isSymbolicLink()) throw refusalFor(dir, `is a symbolic link where OpenComms keeps a folder. ${LINK_FIX}`);
   if (!stat.isDirectory()) {
-    throw refusal(dir, `is ${kindOf(stat)} where OpenComms keeps a folder; OpenComms will not replace or delete it: move it out of .opencomms/, then try again`);
+    throw refusalFor(dir, `is ${kindOf(stat)} where OpenComms keeps a folder; OpenComms will not replace or delete it: move it out of .opencomms/, then try again`);
   }
   checkOwner(stat, dir);
   if (narrow && IS_POSIX && (stat.mode & SHARED_BITS) !== 0) narrowTree(port, dir, 0);
@@ -271,7 +271,7 @@ export function ensureOwnDir(port: FsPort, dir: string): string | undefined {
 }
 
 /** Whether the entry belongs to the user OpenComms runs as (always true where there are no uids). */
-export function isOurs(stat: fs.Stats): boolean {
+export function isOwnedByUs(stat: fs.Stats): boolean {
   return UID === undefined || stat.uid === UID;
 }
 
@@ -290,7 +290,7 @@ export function narrowEntry(port: FsPort, path: string): boolean {
   }
   try {
     const stat = port.fstatSync(fd);
-    if (!(stat.isFile() || stat.isDirectory()) || !isOurs(stat)) return false;
+    if (!(stat.isFile() || stat.isDirectory()) || !isOwnedByUs(stat)) return false;
     if ((stat.mode & SHARED_BITS) !== 0) port.fchmodSync(fd, stat.mode & 0o700);
     return true;
   } finally {
@@ -316,7 +316,7 @@ function narrowTree(port: FsPort, dir: string, depth: number): void {
   for (const name of names) {
     const path = join(dir, name);
     const stat = port.lstatIfExists(path);
-    if (stat === undefined || stat.isSymbolicLink() || !isOurs(stat)) continue;
+    if (stat === undefined || stat.isSymbolicLink() || !isOwnedByUs(stat)) continue;
     if (stat.isDirectory()) {
       try {
         narrowTree(port, path, depth + 1);
@@ -334,15 +334,15 @@ const UID = IS_POSIX && typeof process.getuid === 'function' ? process.getuid() 
 const LINK_FIX = 'OpenComms never follows links under .opencomms/, so it neither reads nor writes through it: remove the link (and find out how it got there), then try again';
 
 function checkOwnFile(stat: fs.Stats, path: string, isWrite: boolean): void {
-  if (!stat.isFile()) throw refusal(path, misplacedText(stat, 'a file', path));
+  if (!stat.isFile()) throw refusalFor(path, misplacedText(stat, 'a file', path));
   checkOwner(stat, path);
   if (isWrite && stat.nlink > 1) {
-    throw refusal(path, `has ${stat.nlink} names (hard links), so writing it would change a file elsewhere too; OpenComms writes only files with one name: replace it with a copy of itself (cp, then mv over it), then try again`);
+    throw refusalFor(path, `has ${stat.nlink} names (hard links), so writing it would change a file elsewhere too; OpenComms writes only files with one name: replace it with a copy of itself (cp, then mv over it), then try again`);
   }
 }
 
 function checkOwner(stat: fs.Stats, path: string): void {
-  if (!isOurs(stat)) throw refusal(path, ownerText(stat.uid));
+  if (!isOwnedByUs(stat)) throw refusalFor(path, ownerText(stat.uid));
 }
 
 function ownerText(uid: number): string {
@@ -364,12 +364,12 @@ export function kindOf(stat: fs.Stats): string {
   return 'a device';
 }
 
-function refusal(path: string, what: string): StoreFault {
+function refusalFor(path: string, what: string): StoreFault {
   return new StoreFault('state_unwritable', `${path} ${what}`, undefined, true);
 }
 
 function refuseIfLink(port: FsPort, path: string): void {
-  if (port.lstatIfExists(path)?.isSymbolicLink()) throw refusal(path, `is a symbolic link. ${LINK_FIX}`);
+  if (port.lstatIfExists(path)?.isSymbolicLink()) throw refusalFor(path, `is a symbolic link. ${LINK_FIX}`);
 }
 
 // O_NOFOLLOW reports a link as ELOOP (EMLINK on FreeBSD); a loop among the
@@ -378,7 +378,7 @@ function linkRefusalOf(port: FsPort, path: string, err: unknown): StoreFault | u
   const code = errnoOf(err);
   if (code !== 'ELOOP' && code !== 'EMLINK') return undefined;
   try {
-    return port.lstatIfExists(path)?.isSymbolicLink() ? refusal(path, `is a symbolic link. ${LINK_FIX}`) : undefined;
+    return port.lstatIfExists(path)?.isSymbolicLink() ? refusalFor(path, `is a symbolic link. ${LINK_FIX}`) : undefined;
   } catch {
     return undefined;
   }

@@ -7,11 +7,11 @@ import type { WatchEvent } from './events';
 // C0, DEL and C1 controls, and the bidi marks, embeddings, overrides and
 // isolates (U+200E-U+200F, U+202A-U+202E, U+2066-U+2069): those reorder what
 // follows them on a bidi-aware terminal, so a peer could disguise a line.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const TERMINAL_CONTROL = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** Text safe to put on a terminal: no control or bidi formatting characters, at most `max` characters. */
 export function printable(text: string, max = 120): string {
-  const clean = text.replace(CONTROL, ' ');
+  const clean = text.replace(TERMINAL_CONTROL, ' ');
   return clean.length > max ? `${clean.slice(0, max - 3)}...` : clean;
 }
 

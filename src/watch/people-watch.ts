@@ -50,11 +50,11 @@ export function startPeopleWatch(options: PeopleWatchOptions): PeopleWatch {
   let isClosed = false;
   let lastFault: string | undefined;
 
-  const read = (): WatchView | undefined => {
+  const readView = (): WatchView | undefined => {
     try {
-      const view = takeView(options.snapshot(), options.history);
+      const taken = takeView(options.snapshot(), options.history);
       lastFault = undefined;
-      return view;
+      return taken;
     } catch (err) {
       // A read can fail mid-trouble (permissions, a vanished history file);
       // say so once per distinct fault and try again on the next change.
@@ -73,18 +73,18 @@ export function startPeopleWatch(options: PeopleWatchOptions): PeopleWatch {
   const watcher = (options.watch ?? ((dir) => watchStateDir(dir, { log: options.log })))(options.stateDir);
   // The first view is taken after the watch is up, so a change landing in
   // between is either in the baseline or wakes a tick.
-  let view: WatchView = read() ?? emptyView();
+  let view: WatchView = readView() ?? emptyView();
 
   const tick = (): void => {
     if (isClosed) return;
-    const next = read();
+    const next = readView();
     if (!next) return;
     const events = diffViews(view, next);
     view = next;
     if (output === 'screen') {
       // Redrawn even without events: counts such as in-flight mail move too.
-      const at = now();
-      for (const event of events) recentEvents.push(`${clock(at)} ${describeEvent(event)}`);
+      const shownAt = now();
+      for (const event of events) recentEvents.push(`${clock(shownAt)} ${describeEvent(event)}`);
       recentEvents.splice(0, Math.max(0, recentEvents.length - SCREEN_EVENTS));
       draw();
       return;

@@ -4,7 +4,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { readAll, writeAll } from '../../src/cli/sync-io';
+import { readAll, writeFully } from '../../src/cli/sync-io';
 import { nonBlockingFifo } from '../helpers/fifo';
 
 function tempDir(t: TestContext): string {
@@ -29,19 +29,19 @@ test('readAll hands a non-blocking descriptor to the stream for the rest, keepin
   assert.equal(text, 'first and the rest');
 });
 
-test('writeAll writes everything to a descriptor that takes it', (t) => {
+test('writeFully writes everything to a descriptor that takes it', (t) => {
   const path = join(tempDir(t), 'out.txt');
   const fd = openSync(path, 'w');
-  void writeAll(fd, `{"answer":"${'ü'.repeat(50_000)}"}\n`, () => assert.fail('a file never refuses'));
+  void writeFully(fd, `{"answer":"${'ü'.repeat(50_000)}"}\n`, () => assert.fail('a file never refuses'));
   closeSync(fd);
   assert.equal(readFileSync(path, 'utf8'), `{"answer":"${'ü'.repeat(50_000)}"}\n`);
 });
 
-test('writeAll passes what a full non-blocking pipe refuses to the fallback, byte for byte', { skip: process.platform === 'win32' }, (t) => {
+test('writeFully passes what a full non-blocking pipe refuses to the fallback, byte for byte', { skip: process.platform === 'win32' }, (t) => {
   const { reader, writer } = nonBlockingFifo(t);
   const text = 'x'.repeat(1 << 20); // more than any pipe buffer holds
   let rest: Buffer | undefined;
-  void writeAll(writer, text, async (bytes) => {
+  void writeFully(writer, text, async (bytes) => {
     rest = Buffer.from(bytes);
   });
   assert.ok(rest !== undefined && rest.length > 0 && rest.length < text.length);
@@ -60,22 +60,22 @@ test('writeAll passes what a full non-blocking pipe refuses to the fallback, byt
   assert.equal(inPipe + rest!.length, text.length);
 });
 
-test('writeAll reports a failure of the fallback, so a hook never counts an unwritten answer as sent', { skip: process.platform === 'win32' }, async (t) => {
+test('writeFully reports a failure of the fallback, so a hook never counts an unwritten answer as sent', { skip: process.platform === 'win32' }, async (t) => {
   const { writer } = nonBlockingFifo(t);
   const text = 'x'.repeat(1 << 20);
-  await assert.rejects(writeAll(writer, text, async () => {
+  await assert.rejects(writeFully(writer, text, async () => {
     throw Object.assign(new Error('EPIPE: broken pipe, write'), { code: 'EPIPE' });
   }), { code: 'EPIPE' });
 });
 
-test('writeAll settles only once the fallback has written the rest', { skip: process.platform === 'win32' }, async (t) => {
+test('writeFully settles only once the fallback has written the rest', { skip: process.platform === 'win32' }, async (t) => {
   const { writer } = nonBlockingFifo(t);
   const events: string[] = [];
-  const written = writeAll(writer, 'y'.repeat(1 << 20), async () => {
+  const written = writeFully(writer, 'y'.repeat(1 << 20), async () => {
     await new Promise((resolve) => setImmediate(resolve));
     events.push('fallback done');
   });
   await written;
-  events.push('writeAll settled');
-  assert.deepEqual(events, ['fallback done', 'writeAll settled']);
+  events.push('writeFully settled');
+  assert.deepEqual(events, ['fallback done', 'writeFully settled']);
 });

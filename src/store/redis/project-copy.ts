@@ -104,7 +104,7 @@ export async function writeRedisProject(client: RedisClient, keys: RedisKeys, co
     args.push(records.length, ...records);
   }
   const reply = await client.command(['EVAL', MIGRATE_SCRIPT, keyList.length, ...keyList, ...args]);
-  if (!Array.isArray(reply) || (reply[0] !== 0 && reply[0] !== 1)) throw protocolFault(client, 'the migration script answered an unexpected shape');
+  if (!Array.isArray(reply) || (reply[0] !== 0 && reply[0] !== 1)) throw copyProtocolFault(client, 'the migration script answered an unexpected shape');
   if (reply[0] === 0) {
     const found = Array.isArray(reply[1]) ? reply[1].map((k) => textOf(k) ?? '') : [];
     throw new MigrationRefused('target_has_state',
@@ -204,7 +204,7 @@ async function atomically(client: RedisClient, commands: RespArg[][]): Promise<R
   const replies = await client.pipeline(all);
   replies.forEach((r, i) => client.check(r, String(all[i]![0])));
   const exec = replies[replies.length - 1];
-  if (!Array.isArray(exec) || exec.length !== commands.length) throw protocolFault(client, 'EXEC answered an unexpected shape');
+  if (!Array.isArray(exec) || exec.length !== commands.length) throw copyProtocolFault(client, 'EXEC answered an unexpected shape');
   return exec.map((value, i) => client.check(value, String(commands[i]![0])));
 }
 
@@ -221,6 +221,6 @@ function hashOf(value: RespValue): Map<string, string> {
 }
 
 
-function protocolFault(client: RedisClient, what: string): StoreFault {
+function copyProtocolFault(client: RedisClient, what: string): StoreFault {
   return new StoreFault('store_protocol_error', `The Redis store at ${client.where}: ${what}`, undefined, true);
 }

@@ -55,8 +55,8 @@ const TYPE_BYTES = new Set([...'+-:$*_#,(=!%~>'].map((c) => c.charCodeAt(0)));
 export const TLS_RECORD_ALERT = 0x15;
 export const TLS_RECORD_HANDSHAKE = 0x16;
 
-const CR = 0x0d;
-const LF = 0x0a;
+const CR_BYTE = 0x0d;
+const LF_BYTE = 0x0a;
 const CRLF = Buffer.from('\r\n');
 
 /** Encodes one command as a RESP array of bulk strings. */
@@ -107,7 +107,7 @@ export class RespParser {
   private bulk: BulkInProgress | undefined;
   /** A bulk payload fully copied in, waiting for its CRLF. */
   private pendingBulk: BulkInProgress | undefined;
-  /** CR/LF bytes still owed after a bulk payload. */
+  /** CR_BYTE/LF_BYTE bytes still owed after a bulk payload. */
   private crlfOwed = 0;
   private readonly stack: Frame[] = [];
   /** Bytes of the reply in progress, counted as they are consumed. */
@@ -147,7 +147,7 @@ export class RespParser {
         continue;
       }
       // A stray first byte is refused at once, not after a line's worth of
-      // bytes: a TLS alert from a TLS port has no LF to wait for.
+      // bytes: a TLS alert from a TLS port has no LF_BYTE to wait for.
       if (this.partial === undefined && !TYPE_BYTES.has(chunk[pos]!)) {
         throw new RespProtocolError(`unknown reply type byte 0x${chunk[pos]!.toString(16).padStart(2, '0')}${chunk[pos] === TLS_RECORD_ALERT || chunk[pos] === TLS_RECORD_HANDSHAKE ? ' (a TLS record: this port speaks TLS)' : ''}`);
       }
@@ -156,7 +156,7 @@ export class RespParser {
         this.keepPartial(chunk.subarray(pos));
         return;
       }
-      // The line is partial + chunk[pos, lineEnd); lineEnd points at the LF.
+      // The line is partial + chunk[pos, lineEnd); lineEnd points at the LF_BYTE.
       let line: Buffer;
       if (this.partial) {
         line = Buffer.concat([this.partial, chunk.subarray(pos, lineEnd + 1)]);
@@ -166,15 +166,15 @@ export class RespParser {
       }
       this.count(lineEnd + 1 - pos);
       pos = lineEnd + 1;
-      if (line.length < 3 || line[line.length - 2] !== CR) throw new RespProtocolError('a reply line did not end with CRLF');
+      if (line.length < 3 || line[line.length - 2] !== CR_BYTE) throw new RespProtocolError('a reply line did not end with CRLF');
       this.takeLine(line.subarray(0, line.length - 2), out);
     }
   }
 
-  // The LF that ends the current header line, or -1. A line split between
+  // The LF_BYTE that ends the current header line, or -1. A line split between
   // chunks is continued from `partial`.
   private findLineEnd(chunk: Buffer, pos: number): number {
-    const lf = chunk.indexOf(LF, pos);
+    const lf = chunk.indexOf(LF_BYTE, pos);
     if (lf === -1) return -1;
     if ((this.partial?.length ?? 0) + (lf - pos) + 1 > MAX_LINE_BYTES) {
       throw new RespProtocolError(`a reply line is longer than ${MAX_LINE_BYTES} bytes`);
@@ -264,7 +264,7 @@ export class RespParser {
   }
 
   private eatCrlf(chunk: Buffer, pos: number, out: RespValue[]): number {
-    const expected = this.crlfOwed === 2 ? CR : LF;
+    const expected = this.crlfOwed === 2 ? CR_BYTE : LF_BYTE;
     if (chunk[pos] !== expected) throw new RespProtocolError('a bulk string was not followed by CRLF');
     this.count(1);
     this.crlfOwed--;
