@@ -76,10 +76,7 @@ export interface PullHandover {
 }
 
 /** A call and who it speaks for, as identify found it at the start of the call. */
-export interface Caller {
-  readonly call: ToolCall;
-  readonly identity: Identity;
-}
+export interface Caller { readonly call: ToolCall; readonly identity: Identity }
 
 /** What a change or a read runs as the caller's member (in a channel: once it is a live member there). */
 export type MemberChange = (state: State, memberId: string, ctx: EngineCtx, tx: StoreTx) => ToolResult;
@@ -251,8 +248,7 @@ export class ToolServices {
   }
 
   /** The member a caller speaks for, or the refusal every protected tool answers with. */
-  pin(caller: Caller): { memberId: string } | { refusal: ToolResult } {
-    const { identity } = caller;
+  pin({ identity }: Caller): { memberId: string } | { refusal: ToolResult } {
     if (identity.kind === 'pinned') return { memberId: identity.memberId };
     return { refusal: { ok: false, message: identity.problem, data: { reason: 'unpinned' } } };
   }
