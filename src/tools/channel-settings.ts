@@ -9,14 +9,14 @@ import type { PropertySchema } from './schema';
 type ChannelSettings = Pick<CreateChannelInput, 'max_members' | 'rate_limit' | 'max_hops' | 'budgets' | 'away_retention_ms'>;
 
 /** The create arguments for a channel's limits and budgets (INTERFACE.md §5), all optional. */
-export const CHANNEL_SETTING_PROPERTIES: Readonly<Record<string, PropertySchema>> = {
+export const CHANNEL_SETTING_PROPERTIES = {
   max_members: { type: 'integer', minimum: MIN_MEMBERS, maximum: MAX_MEMBERS_CEILING },
   rate_limit: { type: 'integer', minimum: 1, maximum: MAX_RATE_LIMIT, description: 'Sends per minute' },
   max_hops: { type: 'integer', minimum: MIN_MAX_HOPS, maximum: MAX_MAX_HOPS, description: 'Longest reply chain' },
   budget_runtime_ms: { type: 'integer', minimum: MIN_BUDGET_RUNTIME_MS, maximum: MAX_BUDGET_RUNTIME_MS },
   budget_messages: { type: 'integer', minimum: MIN_BUDGET_MESSAGES, maximum: MAX_BUDGET_MESSAGES },
   away_retention_days: { type: 'integer', minimum: 1, maximum: 365, description: 'Days an absent member stays (default 7)' },
-};
+} as const satisfies Readonly<Record<string, PropertySchema>>;
 
 /** The engine's limits input from create arguments already checked against CHANNEL_SETTING_PROPERTIES. */
 export function channelSettingsOf(args: Record<string, unknown>): ChannelSettings {

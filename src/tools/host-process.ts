@@ -11,7 +11,7 @@ const GO_BETWEENS = new Set([
   'npm', 'npx', 'pnpm', 'pnpx', 'yarn', 'bunx', 'cmd.exe', 'powershell', 'pwsh',
 ]);
 /** How far up the tree the search goes. */
-const MAX_DEPTH = 8;
+const MAX_ANCESTOR_HOPS = 8;
 
 interface ProcessFacts {
   ppid: number;
@@ -34,7 +34,7 @@ export function isGoBetween(name: string): boolean {
  */
 export function hostProcessId(startPid: number = process.ppid): string | undefined {
   let pid = startPid;
-  for (let depth = 0; depth < MAX_DEPTH && pid > 1; depth += 1) {
+  for (let depth = 0; depth < MAX_ANCESTOR_HOPS && pid > 1; depth += 1) {
     const facts = readFacts(pid);
     if (!facts) return undefined;
     if (!isGoBetween(facts.name)) {

@@ -16,6 +16,35 @@ export interface InputSchema {
   additionalProperties: false;
 }
 
+/**
+ * A tool's input schema with its property literals kept, so its handler's
+ * argument type follows from it (ArgsOf). `required` may only name declared properties.
+ */
+export function objectSchema<
+  const P extends Readonly<Record<string, PropertySchema>>,
+  const R extends readonly (keyof P & string)[] = [],
+>(properties: P, required?: R): { type: 'object'; properties: P; required: R; additionalProperties: false } {
+  return { type: 'object', properties, required: required ?? ([] as unknown as R), additionalProperties: false };
+}
+
+/** The value the guard lets through for a property of this schema. */
+export type ValueOf<P extends PropertySchema> =
+  P extends { type: 'string'; enum: readonly (infer E extends string)[] } ? E
+    : P extends { type: 'string' } ? string
+      : P extends { type: 'integer' | 'number' } ? number
+        : P extends { type: 'boolean' } ? boolean
+          : P extends { type: 'array' } ? string[]
+            : never;
+
+type RequiredOf<S> = S extends { required: readonly (infer R)[] } ? R : never;
+
+/** The arguments a handler gets once findArgumentProblem passed them: required ones present, the rest optional. */
+export type ArgsOf<S extends { properties: Readonly<Record<string, PropertySchema>> }> = {
+  [K in keyof S['properties'] as K extends RequiredOf<S> ? K : never]: ValueOf<S['properties'][K]>;
+} & {
+  [K in keyof S['properties'] as K extends RequiredOf<S> ? never : K]?: ValueOf<S['properties'][K]>;
+};
+
 export type ArgumentProblem = { argument: string; message: string; reason: ArgumentReason };
 
 /** Most argument problems are `invalid_argument`; a few have a documented code of their own. */
@@ -50,7 +79,7 @@ const MAX_ECHOED_CHARS = 64;
 
 // A refusal goes back to the model: a megabyte-long name or value is cut
 // short rather than repeated.
-function clip(text: string): string {
+function clipEchoed(text: string): string {
   return text.length <= MAX_ECHOED_CHARS ? text : `${text.slice(0, MAX_ECHOED_CHARS)}...`;
 }
 
@@ -68,7 +97,7 @@ function checkValue(name: string, schema: PropertySchema, value: unknown): Argum
     case 'string': {
       if (typeof value !== 'string') return wrongType;
       if (schema.enum && !schema.enum.includes(value)) {
-        return problem(`Argument "${name}" must be ${expected}, got ${JSON.stringify(clip(value))}.`);
+        return problem(`Argument "${name}" must be ${expected}, got ${JSON.stringify(clipEchoed(value))}.`);
       }
       if (schema.minLength !== undefined && value.length < schema.minLength) {
         return problem(`Argument "${name}" must have at least ${schema.minLength} character(s).`);
@@ -124,8 +153,8 @@ export function findArgumentProblem(schema: InputSchema, args: Record<string, un
     if (!property) {
       const known = Object.keys(schema.properties);
       return {
-        argument: clip(name),
-        message: `Unknown argument ${JSON.stringify(clip(name))}. ${known.length ? `Accepted: ${known.join(', ')}.` : 'This tool takes no arguments.'}`,
+        argument: clipEchoed(name),
+        message: `Unknown argument ${JSON.stringify(clipEchoed(name))}. ${known.length ? `Accepted: ${known.join(', ')}.` : 'This tool takes no arguments.'}`,
         reason: 'invalid_argument',
       };
     }

@@ -56,9 +56,6 @@ export interface EmbeddingHost {
   readonly worktree: string;
 }
 
-/** What an embedded call with no session gets, should identify ever not have run. */
-const NO_EMBEDDED_CALLER: Identity = { kind: 'unpinned', problem: 'This call came from no session of the host, so it speaks for no member.' };
-
 /**
  * How long a pull's in-flight mail is held against other processes' sweeps
  * while its reply is written and committed. Long enough for a slow host to
@@ -78,12 +75,17 @@ export interface PullHandover {
   rungIds?: readonly string[];
 }
 
+/** A call and who it speaks for, as identify found it at the start of the call. */
+export interface Caller { readonly call: ToolCall; readonly identity: Identity }
+
+/** What a change or a read runs as the caller's member (in a channel: once it is a live member there). */
+export type MemberChange = (state: State, memberId: string, ctx: EngineCtx, tx: StoreTx) => ToolResult;
+export type MemberRead = (state: State, memberId: string, ctx: EngineCtx) => ToolResult;
+
 export class ToolServices {
   private openedStore: Store | undefined;
   /** OPENCOMMS_MEMBER_ID's verdict, fixed at start; undefined when the variable is unset. */
   private readonly identity: Identity | undefined;
-  /** Who each call in progress speaks for (set by identify). */
-  private readonly byCall = new WeakMap<ToolCall, Identity>();
   /** Members found per host session, with when they were last confirmed under the lock. */
   private readonly bySession = new Map<string, { identity: Identity; at: number }>();
   private processIdentity: Identity | undefined;
@@ -145,29 +147,21 @@ export class ToolServices {
    * no session can be told at all, the single pin of this host. The host's
    * ids are looked up, never used as member ids, and never come from arguments.
    * Inside a host that embeds the tools, the host alone says (EmbeddingHost).
+   * The caller hands the identity on to whatever acts for the call.
    */
-  async identify(call: ToolCall): Promise<void> {
-    if (this.options.embedding) {
-      this.byCall.set(call, await this.options.embedding.identify(call));
-      return;
-    }
+  async identify(call: ToolCall): Promise<Identity> {
+    if (this.options.embedding) return this.options.embedding.identify(call);
     if (this.identity !== undefined) {
       // OPENCOMMS_MEMBER_ID, right or wrong, decides alone.
       await this.claimOverride();
-      return;
+      return this.identity;
     }
     const refs = this.sessionRefs(call);
-    if (refs.length === 0) {
-      this.byCall.set(call, identityFromPins(this.options.projectDir, this.options.host));
-      return;
-    }
+    if (refs.length === 0) return identityFromPins(this.options.projectDir, this.options.host);
     const cacheKey = refs.map((ref) => `${ref.kind}:${ref.id}`).join('\n');
     const known = this.bySession.get(cacheKey);
     const now = Date.now();
-    if (known && now - known.at < engine.LAST_SEEN_STEP_MS && now >= known.at) {
-      this.byCall.set(call, known.identity);
-      return;
-    }
+    if (known && now - known.at < engine.LAST_SEEN_STEP_MS && now >= known.at) return known.identity;
     const pins = listPins(this.options.projectDir, this.options.host).map((pin) => pin.member_id);
     const hostSession = refs.find((ref) => ref.kind === 'sid')?.id;
     let memberId: string | undefined;
@@ -188,8 +182,8 @@ export class ToolServices {
       ? { kind: 'unpinned', problem: 'This server could not link its host session to a member. Set OPENCOMMS_MEMBER_ID, or run `opencomms doctor`.' }
       : { kind: 'pinned', memberId, source: 'session' };
     this.bySession.set(cacheKey, { identity, at: now });
-    this.byCall.set(call, identity);
     if (!refs.some((ref) => ref.kind === 'sid' && ref.fromMeta)) this.processIdentity = identity;
+    return identity;
   }
 
   /**
@@ -253,10 +247,8 @@ export class ToolServices {
     return this.sessionRefs(call).find((ref) => ref.kind === 'sid')?.id;
   }
 
-  /** The member this call speaks for (identify ran first), or the refusal every protected tool answers with. */
-  pin(call: ToolCall): { memberId: string } | { refusal: ToolResult } {
-    const identity = this.identity ?? this.byCall.get(call)
-      ?? (this.options.embedding ? NO_EMBEDDED_CALLER : identityFromPins(this.options.projectDir, this.options.host));
+  /** The member a caller speaks for, or the refusal every protected tool answers with. */
+  pin({ identity }: Caller): { memberId: string } | { refusal: ToolResult } {
     if (identity.kind === 'pinned') return { memberId: identity.memberId };
     return { refusal: { ok: false, message: identity.problem, data: { reason: 'unpinned' } } };
   }
@@ -273,24 +265,33 @@ export class ToolServices {
     return engine.findLinkedMember(state, this.sessionRefs(PROCESS_CALL));
   }
 
-  /** Runs a locked mutation as the call's member. */
-  async asMember(call: ToolCall, fn: (state: State, memberId: string, ctx: EngineCtx, tx: StoreTx) => ToolResult): Promise<ToolResult> {
-    const pinned = this.pin(call);
+  /** Runs a locked change as the caller's member. */
+  async asMember(caller: Caller, change: MemberChange): Promise<ToolResult> {
+    const pinned = this.pin(caller);
     if ('refusal' in pinned) return pinned.refusal;
-    return this.store.mutate((state, ctx, tx) => fn(state, pinned.memberId, ctx, tx));
+    return this.store.mutate((state, ctx, tx) => change(state, pinned.memberId, ctx, tx));
   }
 
-  /** Runs a lock-free read of the latest state as the call's member. */
-  async readAsMember(call: ToolCall, fn: (state: State, memberId: string, ctx: EngineCtx) => ToolResult): Promise<ToolResult> {
-    const pinned = this.pin(call);
-    if ('refusal' in pinned) return pinned.refusal;
-    return this.store.readLatest((state, ctx) => fn(state, pinned.memberId, ctx));
+  /**
+   * A protected change: pins the caller's member (or answers unpinned), opens
+   * the locked change, and runs `change` only once that member is a live
+   * member of `channel` (of any channel when `channel` is undefined).
+   */
+  inChannel(caller: Caller, channel: string | undefined, change: MemberChange): Promise<ToolResult> {
+    return this.asMember(caller, (state, memberId, ctx, tx) => {
+      const auth = engine.authorizeMember(state, memberId, channel);
+      return auth.ok ? change(state, memberId, ctx, tx) : auth;
+    });
   }
 
-  /** A protected call: the pin must be a live member of `channel` (or of any channel). */
-  authorized(state: State, memberId: string, channel: string | undefined, then: () => ToolResult): ToolResult {
-    const auth = engine.authorizeMember(state, memberId, channel);
-    return auth.ok ? then() : auth;
+  /** inChannel for a lock-free read of the latest state. */
+  async readInChannel(caller: Caller, channel: string, reader: MemberRead): Promise<ToolResult> {
+    const pinned = this.pin(caller);
+    if ('refusal' in pinned) return pinned.refusal;
+    return this.store.readLatest((state, ctx) => {
+      const auth = engine.authorizeMember(state, pinned.memberId, channel);
+      return auth.ok ? reader(state, pinned.memberId, ctx) : auth;
+    });
   }
 
   /**

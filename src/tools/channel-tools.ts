@@ -1,0 +1,81 @@
+// The tools that act on a channel the caller is already a live member of:
+// pause, resume, leave, its own role prompt, removing a member, the clock.
+import * as engine from '../engine';
+import { TIMER_ACTIONS, type ToolResult } from '../engine';
+import {
+  CHANNEL_ARG, DESTRUCTIVE_TOOL, defineTool, IDEMPOTENT_TOOL, MAX_ID_CHARS, MEMBER_REF_ARG, ROLE_ARG, ROLE_PROMPT_ARG, WRITE_TOOL,
+  type CallerTool,
+} from './define-tool';
+import type { ToolAnnotations } from './registry';
+import { objectSchema } from './schema';
+import type { ToolServices } from './services';
+
+type ChannelOp = (state: engine.State, input: engine.ChannelCall, ctx: engine.EngineCtx) => ToolResult;
+
+export function channelTools(s: ToolServices): Record<'pause' | 'resume' | 'disconnect' | 'updateRole' | 'kick' | 'timer', CallerTool> {
+  return {
+    pause: channelOnlyTool(s, 'opencomms_pause', 'Pause channel', 'Pause a channel: sends are refused and nothing is delivered until resumed.', IDEMPOTENT_TOOL, engine.pauseChannel),
+    resume: channelOnlyTool(s, 'opencomms_resume', 'Resume channel', 'Resume a paused channel.', IDEMPOTENT_TOOL, engine.resumeChannel),
+    disconnect: defineTool({
+      name: 'opencomms_disconnect',
+      title: 'Leave channel',
+      description: 'Leave a channel. Your pending mail in it is dropped; other channels are untouched.',
+      inputSchema: objectSchema({ channel: CHANNEL_ARG }, ['channel']),
+      annotations: DESTRUCTIVE_TOOL,
+      handler: async (a, caller) => {
+        const result = await s.inChannel(caller, a.channel, (state, me, ctx) =>
+          engine.disconnectChannel(state, { channel: a.channel, session_id: me }, ctx));
+        // The last member left and the channel went with them: its history log goes too.
+        if (result.ok && result.data?.channel_removed === true) await s.store.dropHistory(String(result.data.channel_id));
+        return result;
+      },
+    }),
+    updateRole: defineTool({
+      name: 'opencomms_update_role',
+      title: 'Update role prompt',
+      description: 'Replace your own role prompt in a channel.',
+      inputSchema: objectSchema({ channel: CHANNEL_ARG, role_prompt: ROLE_PROMPT_ARG }, ['channel', 'role_prompt']),
+      annotations: IDEMPOTENT_TOOL,
+      handler: (a, caller) =>
+        s.inChannel(caller, a.channel, (state, me, ctx) =>
+          engine.updateRole(state, { channel: a.channel, session_id: me, role_prompt: a.role_prompt }, ctx)),
+    }),
+    kick: defineTool({
+      name: 'opencomms_kick',
+      title: 'Remove member',
+      description: 'Coordinator only (the first member): remove another member by session id or role.',
+      inputSchema: objectSchema(
+        { channel: CHANNEL_ARG, target_session_id: { type: 'string', maxLength: MAX_ID_CHARS }, target_role: ROLE_ARG },
+        ['channel'],
+      ),
+      annotations: DESTRUCTIVE_TOOL,
+      handler: (a, caller) =>
+        s.inChannel(caller, a.channel, (state, me, ctx) =>
+          engine.kickChannel(state, {
+            channel: a.channel, session_id: me, target_session_id: a.target_session_id, target_role: a.target_role,
+          }, ctx)),
+    }),
+    timer: defineTool({
+      name: 'opencomms_timer',
+      title: 'Chess clock',
+      description: 'A per-channel chess clock: start, stop, switch (to a member), reset, status, set_limit, clear_limit. Advisory only.',
+      inputSchema: objectSchema(
+        { channel: CHANNEL_ARG, action: { type: 'string', enum: TIMER_ACTIONS }, limit_ms: { type: 'integer', minimum: 1 }, to: MEMBER_REF_ARG },
+        ['channel', 'action'],
+      ),
+      annotations: WRITE_TOOL,
+      handler: (a, caller) =>
+        s.inChannel(caller, a.channel, (state, me, ctx) =>
+          engine.timerAction(state, { channel: a.channel, session_id: me, action: a.action, limit_ms: a.limit_ms, to: a.to }, ctx)),
+    }),
+  };
+}
+
+/** A tool that takes only the channel and hands it, with the caller, to one engine operation. */
+function channelOnlyTool(s: ToolServices, name: string, title: string, description: string, annotations: ToolAnnotations, op: ChannelOp): CallerTool {
+  return defineTool({
+    name, title, description, annotations,
+    inputSchema: objectSchema({ channel: CHANNEL_ARG }, ['channel']),
+    handler: (a, caller) => s.inChannel(caller, a.channel, (state, me, ctx) => op(state, { channel: a.channel, session_id: me }, ctx)),
+  });
+}

@@ -1,0 +1,115 @@
+// The shape of tools/: who a call speaks for is handed to its handler, a
+// protected change goes through inChannel, and a handler's arguments carry
+// the types of its schema.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { State } from '../../src/engine';
+import { buildTools } from '../../src/tools/catalog';
+import { CHANNEL_ARG, defineTool, READ_TOOL } from '../../src/tools/define-tool';
+import type { Identity } from '../../src/tools/env-identity';
+import { DIRECT_CALL, ToolRegistry } from '../../src/tools/registry';
+import { objectSchema } from '../../src/tools/schema';
+import { ToolServices, type Caller } from '../../src/tools/services';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const TOOLS_DIR = join(ROOT, 'src', 'tools');
+
+function tempProject(t: TestContext): string {
+  const dir = mkdtempSync(join(tmpdir(), 'opencomms-tools-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function servicesFor(projectDir: string, memberId?: string): ToolServices {
+  const env: NodeJS.ProcessEnv = { OPENCOMMS_NO_SPAWN: '1' };
+  if (memberId !== undefined) env.OPENCOMMS_MEMBER_ID = memberId;
+  return new ToolServices({ projectDir, host: 'test', env, log: () => undefined });
+}
+
+const asCaller = (identity: Identity): Caller => ({ call: DIRECT_CALL, identity });
+const PINNED_ALICE: Identity = { kind: 'pinned', memberId: 'sess_alice', source: 'env' };
+
+test('identify returns who the call speaks for, and the handler acts for exactly that', async (t) => {
+  const projectDir = tempProject(t);
+  assert.deepEqual(await servicesFor(projectDir, 'sess_alice').identify(DIRECT_CALL), PINNED_ALICE);
+  const refused = await servicesFor(projectDir, 'not a member id').identify(DIRECT_CALL);
+  assert.equal(refused.kind, 'unpinned');
+  // The identity goes along with the caller; nothing is looked up behind its back.
+  const services = servicesFor(projectDir, 'sess_alice');
+  const pinned = services.pin(asCaller({ kind: 'unpinned', problem: 'no session' }));
+  assert.deepEqual(pinned, { refusal: { ok: false, message: 'no session', data: { reason: 'unpinned' } } });
+  assert.deepEqual(services.pin(asCaller(PINNED_ALICE)), { memberId: 'sess_alice' });
+});
+
+test('inChannel answers unpinned before it opens the change, and channel_not_found or not_member before it runs the change', async (t) => {
+  const projectDir = tempProject(t);
+  const registry = new ToolRegistry(buildTools(servicesFor(projectDir, 'sess_alice')));
+  const created = await registry.call('opencomms_create', { channel: 'dev', role: 'writer', role_prompt: 'p' });
+  assert.equal(created.structuredContent.ok, true);
+  const services = servicesFor(projectDir, 'sess_alice');
+  const ran: string[] = [];
+  const change = (label: string) => (_state: State, memberId: string) => {
+    ran.push(`${label}:${memberId}`);
+    return { ok: true, message: label };
+  };
+  const unpinned = await services.inChannel(asCaller({ kind: 'unpinned', problem: 'no session' }), 'dev', change('unpinned'));
+  assert.equal(unpinned.data?.reason, 'unpinned');
+  const missing = await services.inChannel(asCaller(PINNED_ALICE), 'nowhere', change('missing'));
+  assert.equal(missing.data?.reason, 'channel_not_found');
+  const stranger = await services.inChannel(asCaller({ kind: 'pinned', memberId: 'sess_bob', source: 'env' }), 'dev', change('stranger'));
+  assert.equal(stranger.data?.reason, 'not_member');
+  const read = await services.readInChannel(asCaller({ kind: 'pinned', memberId: 'sess_bob', source: 'env' }), 'dev', change('read'));
+  assert.equal(read.data?.reason, 'not_member');
+  assert.deepEqual(ran, []);
+  assert.equal((await services.inChannel(asCaller(PINNED_ALICE), 'dev', change('member'))).message, 'member');
+  assert.equal((await services.inChannel(asCaller(PINNED_ALICE), undefined, change('any'))).message, 'any');
+  assert.equal((await services.readInChannel(asCaller(PINNED_ALICE), 'dev', change('view'))).message, 'view');
+  assert.deepEqual(ran, ['member:sess_alice', 'any:sess_alice', 'view:sess_alice']);
+});
+
+test('a handler reads its arguments with the types its schema declares', async () => {
+  const tool = defineTool({
+    name: 'demo',
+    title: 'Demo',
+    description: 'Echoes.',
+    inputSchema: objectSchema({ channel: CHANNEL_ARG, limit: { type: 'integer' }, mode: { type: 'string', enum: ['a', 'b'] } }, ['channel']),
+    annotations: READ_TOOL,
+    handler: (a) => {
+      const channel: string = a.channel;
+      const limit: number | undefined = a.limit;
+      const mode: 'a' | 'b' | undefined = a.mode;
+      // @ts-expect-error a channel is a string, not a number
+      const wrong: number = a.channel;
+      // @ts-expect-error the schema declares no such argument
+      void a.chanel;
+      void wrong;
+      return { ok: true, message: `${channel} ${limit} ${mode}` };
+    },
+  });
+  // @ts-expect-error required names only declared properties
+  objectSchema({ channel: CHANNEL_ARG }, ['chanel']);
+  assert.deepEqual(await tool.handler({ channel: 'dev', limit: 3, mode: 'b' }, asCaller(PINNED_ALICE)), { ok: true, message: 'dev 3 b' });
+});
+
+test('every file of src/tools stays under 400 lines', () => {
+  for (const name of readdirSync(TOOLS_DIR)) {
+    const lines = readFileSync(join(TOOLS_DIR, name), 'utf8').split('\n').length - 1;
+    assert.ok(lines <= 400, `src/tools/${name} has ${lines} lines`);
+  }
+});
+
+test('no module-level name of src/tools is renamed in the shipped bundle', () => {
+  const bundle = readFileSync(join(ROOT, 'dist', 'opencomms.js'), 'utf8');
+  const words = new Set(bundle.match(/(?<![\w$])[A-Za-z_$][\w$]*/g) ?? []);
+  const renamed: string[] = [];
+  for (const name of readdirSync(TOOLS_DIR)) {
+    const source = readFileSync(join(TOOLS_DIR, name), 'utf8');
+    for (const [, declared] of source.matchAll(/^(?:export )?(?:async )?(?:const|let|var|function|class) ([A-Za-z_$][\w$]*)/gm)) {
+      for (let n = 2; n < 100; n += 1) if (words.has(`${declared}${n}`)) renamed.push(`${declared}${n} (src/tools/${name})`);
+    }
+  }
+  assert.deepEqual(renamed, []);
+});
