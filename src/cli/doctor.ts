@@ -2,7 +2,7 @@
 // repairs what is safe to repair. Each check says what it saw and what to do.
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import { formatIsoTime, isSpokenFor as isSpokenForIn, parseState } from '../engine';
 import type { State } from '../engine';
 import {
@@ -549,7 +549,7 @@ function checkConfigStore(host: string, written: StoreChoice | undefined, option
  */
 function scriptPathOf(projectDir: string, written: string): string {
   const expanded = written.replace(/\$\{(?:CLAUDE_PROJECT_DIR(?::-[^}]*)?|workspaceFolder)\}/g, () => projectDir);
-  return resolve(projectDir, expanded);
+  return resolvePath(projectDir, expanded);
 }
 
 function checkBundle(name: string, script: string, options: DoctorOptions): Check {
@@ -561,7 +561,7 @@ function checkBundle(name: string, script: string, options: DoctorOptions): Chec
   if (installed.equals(running)) return { name, status: 'ok', message: `starts ${script} (version ${options.version})` };
   // Only the project's own copy is ours to replace; a file elsewhere may be someone else's install.
   const ownCopy = join(options.projectDir, STATE_DIR_NAME, 'opencomms.js');
-  if (resolve(script) !== ownCopy) {
+  if (resolvePath(script) !== ownCopy) {
     return { name, status: 'warn', message: `${script} differs from this opencomms ${options.version}; it is outside this project, so doctor leaves it alone (run \`opencomms install\` to use the project copy)` };
   }
   if (!options.fix) {

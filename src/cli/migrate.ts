@@ -99,17 +99,17 @@ function reportCopy(copy: ProjectCopy, headline: string, notes: string[], next: 
   const lines = [
     headline,
     copy.hasState
-      ? `  state: ${plural(copy.channels, 'channel')}, ${plural(copy.messages, 'live message')} (${Buffer.byteLength(copy.state)} bytes)`
+      ? `  state: ${countOf(copy.channels, 'channel')}, ${countOf(copy.messages, 'live message')} (${Buffer.byteLength(copy.state)} bytes)`
       : '  state: none in the source; the empty state was written',
-    `  history: ${plural(records, 'record')} in ${plural(copy.history.size, 'channel')}`,
-    `  archives: ${plural(copy.archives.size, 'saved session')}`,
+    `  history: ${countOf(records, 'record')} in ${countOf(copy.history.size, 'channel')}`,
+    `  archives: ${countOf(copy.archives.size, 'saved session')}`,
   ];
-  if (copy.skipped > 0) lines.push(`  skipped: ${plural(copy.skipped, 'source entry', 'source entries')} that do not load (not copied)`);
+  if (copy.skipped > 0) lines.push(`  skipped: ${countOf(copy.skipped, 'source entry', 'source entries')} that do not load (not copied)`);
   for (const note of notes) lines.push(`  ${note}`);
   lines.push(next);
   return `${lines.join('\n')}\n`;
 }
 
-function plural(n: number, one: string, many = `${one}s`): string {
+function countOf(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }

@@ -28,7 +28,7 @@ type StoreView = { kind: 'file' } | { kind: 'redis'; url: string; project_id: st
 /** Prints a project's status. Synchronous on the file store; a Redis store is read over the network first. */
 export function runStatus(options: StatusOptions): number | Promise<number> {
   const store = openStore({ projectDir: options.projectDir, selection: options.selection });
-  const view = (state: engine.State, ctx: engine.EngineCtx): engine.ToolResult => engine.status(state, { session_id: null }, ctx);
+  const view = (state: engine.State, ctx: engine.EngineCtx): engine.ToolResult => engine.channelStatus(state, { session_id: null }, ctx);
   if (!isRedisStore(store)) return printStatus(options, store.read(view), { kind: 'file' });
   const { config } = options.selection as Extract<StoreSelection, { kind: 'redis' }>;
   const where: StoreView = { kind: 'redis', url: displayUrl(config), project_id: config.projectId };

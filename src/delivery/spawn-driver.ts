@@ -16,7 +16,7 @@ import {
   requeueFailedDelivery, MAX_DELIVERY_ATTEMPTS, type DeliveryOwner, type Envelope, type State,
 } from '../engine';
 import type { Store } from '../store';
-import { isPidAlive as isLocalPidAlive } from '../process/liveness';
+import { isHolderRunning, isPidAlive as isLocalPidAlive } from '../process/liveness';
 import { planSpawn, spawnTargets, targetPending, type SpawnPlan } from './spawn-plan';
 import { describeFailure, isAccepted, spawnHostProcess, type SpawnFn, type SpawnOutcome } from './spawn-process';
 
@@ -96,7 +96,7 @@ export function createSpawnDriver(options: SpawnDriverOptions): SpawnDriver {
   const platform = options.platform ?? process.platform;
   const now = options.now ?? Date.now;
   // Another machine's pid cannot be checked from here; its lease decides.
-  const isOwnerAlive = (owner: DeliveryOwner): boolean => (owner.host === host ? pidAlive(owner.pid) : true);
+  const isOwnerAlive = (owner: DeliveryOwner): boolean => isHolderRunning(owner, host, pidAlive);
 
   let isClosed = false;
   let detach: (() => void) | undefined;

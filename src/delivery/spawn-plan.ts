@@ -68,7 +68,7 @@ export function planSpawn(state: State, memberId: string, pc: PlanContext, ctx: 
   const held = activeSpawnLease(state, memberId, now, pc.isOwnerAlive);
   if (held) return { kind: 'leased', until: held.until };
   let refused = false;
-  const refuse = (message: string): void => {
+  const refuseSpawn = (message: string): void => {
     recordMemberError(state, memberId, now, `Spawn delivery to ${memberId} skipped: ${message}`);
     refused = true;
   };
@@ -80,12 +80,12 @@ export function planSpawn(state: State, memberId: string, pc: PlanContext, ctx: 
     if (pending.length === 0) continue;
     const problem = hostSessionIdProblem(target.hostSessionId);
     if (problem) {
-      refuse(`${problem}; its mail stays queued for opencomms_pull`);
+      refuseSpawn(`${problem}; its mail stays queued for opencomms_pull`);
       continue;
     }
     const binary = resolveHostBinary(target.host, pc.env);
     if (!binary) {
-      refuse(`${SPAWN_HOSTS[target.host].override} is not a usable command (unterminated quote?)`);
+      refuseSpawn(`${SPAWN_HOSTS[target.host].override} is not a usable command (unterminated quote?)`);
       continue;
     }
     const hsid = target.hostSessionId!;
@@ -94,7 +94,7 @@ export function planSpawn(state: State, memberId: string, pc: PlanContext, ctx: 
     const preview = pending.map((e) => frameForDelivery(state, [e], ctx));
     const fits = fittingPrefix(preview, BATCH_SEPARATOR, fixedCost, budget, pc.platform);
     if (fits === 0) {
-      refuse(`message ${pending[0]!.message_id} is too large to pass on a command line (budget ${budget}); nothing was truncated, it stays queued for opencomms_pull`);
+      refuseSpawn(`message ${pending[0]!.message_id} is too large to pass on a command line (budget ${budget}); nothing was truncated, it stays queued for opencomms_pull`);
       continue;
     }
     const owner: DeliveryOwner = { pid: pc.pid, host: pc.host, lease_until: now + pc.leaseMs };
@@ -115,7 +115,7 @@ export function planSpawn(state: State, memberId: string, pc: PlanContext, ctx: 
     // (attempt counted, so it cannot loop for ever) and the rest of the change, stale marks included, is kept.
     if (argvCost(binary.file, args, pc.platform) > budget) {
       requeueFailedDelivery(state, memberId, handed.map((e) => e.message_id), owner);
-      refuse(`the drained batch of ${handed.length} message(s) is too large to pass on a command line (budget ${budget}); it was re-queued`);
+      refuseSpawn(`the drained batch of ${handed.length} message(s) is too large to pass on a command line (budget ${budget}); it was re-queued`);
       continue;
     }
     takeSpawnLease(state, memberId, { pid: pc.pid, host: pc.host, token: pc.token, until: now + pc.leaseMs }, now, pc.isOwnerAlive);

@@ -23,7 +23,7 @@ export {
   activeSpawnLease, takeSpawnLease, releaseSpawnLease, extendSpawnLease, spawnMemberships, recordMemberError,
 } from './spawn-leases';
 export type { SpawnMembership } from './spawn-leases';
-export { status, history } from './status';
+export { channelStatus, channelHistory } from './status';
 export { takeFinished } from './finished';
 export { addError } from './error-log';
 export type { StatusInput, HistoryInput } from './status';

@@ -13,12 +13,12 @@ export const SPEAKER_LEASE_MS = 24 * 3600_000;
 
 /**
  * Whether a live process speaks as `memberId` through OPENCOMMS_MEMBER_ID.
- * `isHolderAlive` decides alone (on this machine, its pid; elsewhere, its
+ * `isAlive` decides alone (on this machine, its pid; elsewhere, its
  * `until`), so an idle server keeps its member for as long as it runs.
  */
-export function isSpokenFor(state: State, memberId: string, isHolderAlive: (lease: Lease) => boolean): boolean {
+export function isSpokenFor(state: State, memberId: string, isAlive: (lease: Lease) => boolean): boolean {
   const lease = state.speaker_leases ? ownValue(state.speaker_leases, memberId) : undefined;
-  return lease !== undefined && isHolderAlive(lease);
+  return lease !== undefined && isAlive(lease);
 }
 
 /**
@@ -27,11 +27,11 @@ export function isSpokenFor(state: State, memberId: string, isHolderAlive: (leas
  * same holder's lease still has more than half its time. Returns whether the
  * state changed. Dead holders' leases are dropped on the way.
  */
-export function claimSpeaker(state: State, memberId: string, lease: Lease, isHolderAlive: (lease: Lease) => boolean): boolean {
+export function claimSpeaker(state: State, memberId: string, lease: Lease, isAlive: (lease: Lease) => boolean): boolean {
   const leases = state.speaker_leases ?? {};
   let changed = false;
-  for (const [id, held] of Object.entries(leases)) {
-    if (held.token === lease.token || isHolderAlive(held)) continue;
+  for (const [id, other] of Object.entries(leases)) {
+    if (other.token === lease.token || isAlive(other)) continue;
     delete leases[id];
     changed = true;
   }

@@ -86,7 +86,7 @@ function isVisibleError(entry: ErrorEntry, memberId: string, channelIds: Readonl
 }
 
 /** Status of the caller's channels (or of one of them); counts only pending mail. */
-export function status(state: State, input: StatusInput, ctx: EngineCtx): ToolResult {
+export function channelStatus(state: State, input: StatusInput, ctx: EngineCtx): ToolResult {
   const me = input.session_id;
   let channels = Object.values(state.channels);
   if (me !== null) channels = channels.filter((c) => c.members.some((m) => m.session_id === me));
@@ -133,7 +133,7 @@ function matchesWords(envelope: Envelope, words: readonly string[]): boolean {
  * only. With `query` or `thread` only the matching ones, from the live
  * channel and from its saved archives; each hit framed like any message.
  */
-export function history(state: State, input: HistoryInput, ctx: EngineCtx): ToolResult {
+export function channelHistory(state: State, input: HistoryInput, ctx: EngineCtx): ToolResult {
   const found = requireMembership(state, input.channel, input.session_id);
   if ('ok' in found) return found;
   const { channel } = found;

@@ -11,7 +11,7 @@ import {
   budgetRefusal, channelById, channelNameOf, clearStale, commitDelivery, drainQueue, frameMessage, isAbandonedDelivery, ownValue, returnUnsentDelivery, sweepInFlight,
   type DeliveryOwner, type EngineCtx, type Envelope, type State,
 } from '../engine';
-import { isHolderAlive } from '../process/liveness';
+import { isHolderRunning } from '../process/liveness';
 import { batchText, fitBatch, HOOK_TEXT_MAX_CHARS, oversizeText } from './answer';
 
 /** How long this process's claim on in-flight mail holds against other processes' sweeps. */
@@ -21,11 +21,6 @@ const HOOK_LEASE_MS = 30_000;
 /** This process as a delivery owner. */
 export function hookOwner(pid: number, now: number): DeliveryOwner {
   return { pid, host: processHostTag(), lease_until: now + HOOK_LEASE_MS };
-}
-
-/** Another process's delivery is alive while its pid runs on this machine; elsewhere only its lease counts. */
-export function isOwnerAlive(owner: DeliveryOwner): boolean {
-  return isHolderAlive(owner);
 }
 
 /** The member's channels. Empty when the member is in none (never joined, or removed). */
@@ -61,7 +56,7 @@ export function needsDelivery(state: State, memberId: string, now: number): bool
   if (membershipsOf(state, memberId).some((m) => m.stale)) return true;
   if (deliverableMail(state, memberId, now).length > 0) return true;
   return Object.values(state.messages).some((envelope) => envelope.recipient_session_id === memberId
-    && isAbandonedDelivery(envelope, now, isOwnerAlive));
+    && isAbandonedDelivery(envelope, now, (owner) => isHolderRunning(owner)));
 }
 
 /** What the first locked step produced for the answer. */
@@ -88,7 +83,7 @@ export function prepareDelivery(
 ): PreparedDelivery {
   const now = ctx.now();
   clearStale(state, memberId);
-  sweepInFlight(state, isOwnerAlive, now);
+  sweepInFlight(state, (owner) => isHolderRunning(owner), now);
   // The hook runs at a boundary the host chose, like an explicit pull, so
   // the push cooldown (which spaces out unsolicited pushes) does not apply.
   const drainOptions = { owner, now, ignoreCooldown: true };

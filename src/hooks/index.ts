@@ -7,7 +7,7 @@
 // taken. Whatever goes wrong, the host gets `{}` and exit code 0: a hook must
 // never break the session it runs in.
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import {
   addError, findLinkedMember, hasReminderDue, linkSession, markStale, needsLink, noteEdit, recordMemberError, reminderText, dueReminders, markReminded, type DeliveryOwner, type State, type ToolResult,
 } from '../engine';
@@ -329,15 +329,15 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
 
 /** Returns the exit code. Fails open: any trouble answers `{}` and exits 0. */
 export async function runHook(options: HookOptions): Promise<number> {
-  let projectDir: string | undefined = options.explicitProjectDir === undefined ? undefined : resolve(options.explicitProjectDir);
+  let projectDir: string | undefined = options.explicitProjectDir === undefined ? undefined : resolvePath(options.explicitProjectDir);
   let outcome: Outcome = NOTHING;
   try {
     const parsed = parseHookEvent(options.input, options.env);
     if (parsed.ok) {
-      projectDir = resolve(options.explicitProjectDir ?? parsed.event.cwd ?? options.cwd);
+      projectDir = resolvePath(options.explicitProjectDir ?? parsed.event.cwd ?? options.cwd);
       outcome = await decide(options, parsed.event, projectDir);
     } else if (!parsed.ignored) {
-      await report(options, projectDir ?? resolve(options.cwd), `hook: ${parsed.problem}; answered {}`);
+      await report(options, projectDir ?? resolvePath(options.cwd), `hook: ${parsed.problem}; answered {}`);
     }
   } catch (err) {
     await report(options, projectDir, `hook failed and answered {}: ${err instanceof Error ? err.message : String(err)}`, err);

@@ -3,7 +3,7 @@
 // when held exclusively, allowed with a warning when held shared, silent
 // otherwise. It costs one lock-free read; anything that goes wrong lets the
 // edit proceed (fail open) and says why on stderr.
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve as resolvePath } from 'node:path';
 import { describeVerdict, judgeEdit, normalizePattern, sharedChannelName, type EditVerdict, type State } from '../engine';
 import { realPathOf } from '../store';
 import type { HookAnswer } from './answer';
@@ -78,7 +78,7 @@ export function filesWritten(event: HookEvent): string[] {
  * the project leads to a file outside it.
  */
 export function repoPath(file: string, projectDir: string, cwd: string): string | undefined {
-  const absolute = realPathOf(isAbsolute(file) ? resolve(file) : resolve(cwd, file));
+  const absolute = realPathOf(isAbsolute(file) ? resolvePath(file) : resolvePath(cwd, file));
   const inside = relative(realPathOf(projectDir), absolute);
   if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) return undefined;
   const normalized = normalizePattern(inside.split('\\').join('/'), '/');

@@ -18,7 +18,7 @@ import {
 } from '../engine';
 import type { Store } from '../store';
 import { randomHex } from '../process/crypto';
-import { isHolderAlive, isPidAlive } from '../process/liveness';
+import { isHolderRunning, isPidAlive } from '../process/liveness';
 import { EMPTY_ANSWER } from './answer';
 import { memberBySession, type EnvMember } from './bind';
 import { membershipsOf } from './deliver';
@@ -82,7 +82,7 @@ export async function waitForMail(store: Store, snapshot: State, event: HookEven
     const now = ctx.now();
     start = undefined;
     const isOver = hasEnded(state);
-    const holder = isOver ? undefined : activeWaitLease(state, memberId, now, isHolderAlive);
+    const holder = isOver ? undefined : activeWaitLease(state, memberId, now, isHolderRunning);
     const mail = isOver ? undefined : waitingMail(state, memberId, now);
     if (isOver) start = QUIET;
     // A live waiter with mail to wake for wakes the agent; one on another

@@ -6,7 +6,7 @@
 // dangling link, a link leading out of the project, or a folder on the way that
 // does, is refused before anything is written. The file's mode is kept.
 import { lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, relative, resolve as resolvePath, sep } from 'node:path';
 import { NODE_FS } from '../store';
 import { replaceUserFile } from '../store/replace-file';
 import { describePath, InstallFailure } from './install-common';
@@ -29,7 +29,7 @@ const NOTHING_CHANGED = 'Nothing was changed.';
 
 /** Resolves and reads `path`; throws InstallFailure (nothing written yet) when it must not be written. */
 export function readUserFile(projectDir: string, path: string): UserFile {
-  const project = realpathOf(projectDir) ?? resolve(projectDir);
+  const project = realpathOf(projectDir) ?? resolvePath(projectDir);
   const shown = describePath(projectDir, path);
   const stat = lstatOf(path);
   if (stat?.isSymbolicLink()) {

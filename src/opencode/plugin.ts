@@ -6,7 +6,7 @@
 import { processHostTag } from '../process/place';
 import { markStale, pendingRecipients, succeed, sweepInFlight, type DeliveryOwner, type State } from '../engine';
 import { openStore, type Store, type StoreSelection } from '../store';
-import { isHolderAlive } from '../process/liveness';
+import { isHolderRunning } from '../process/liveness';
 import { watchStore, type StateWatcher } from '../delivery/watcher';
 import type { HostEvent, HostPluginInput, HostToolDefinition, SchemaKit } from './host-types';
 import { locationOf } from './identity';
@@ -68,7 +68,7 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
   const pid = deps.pid ?? process.pid;
   // A delivery by another process on this machine is alive while its pid
   // runs; one from another machine can only be judged by its lease.
-  const isOwnerAlive = deps.isOwnerAlive ?? ((owner: DeliveryOwner) => isHolderAlive(owner, machine));
+  const isOwnerAlive = deps.isOwnerAlive ?? ((owner: DeliveryOwner) => isHolderRunning(owner, machine));
   const local = new Set<string>();
   const busy = new Set<string>();
   const members = new SessionMembers(store, deps.now);

@@ -2,7 +2,7 @@
 // started in a subfolder; the project is the nearest folder, from there up to
 // the worktree, that already has OpenComms state or our installed plugin file.
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import { STATE_DIR_NAME } from '../store';
 
 /** Where `install opencode` puts the plugin bundle, relative to the project. */
@@ -14,8 +14,8 @@ function isProjectRoot(dir: string): boolean {
 
 /** The project folder for `directory`, never above `worktree` (when it is a real one); `directory` when nothing marks one. */
 export function findProjectDir(directory: string, worktree?: string | null): string {
-  const start = resolve(directory);
-  const stop = worktree && worktree !== '/' ? resolve(worktree) : undefined;
+  const start = resolvePath(directory);
+  const stop = worktree && worktree !== '/' ? resolvePath(worktree) : undefined;
   for (let dir = start; ; dir = dirname(dir)) {
     if (isProjectRoot(dir)) return dir;
     if (dir === stop || dirname(dir) === dir) return start;

@@ -26,7 +26,7 @@ export interface ProcessHolder {
  * process's tag by default) while its pid runs; elsewhere always, since only
  * its expiry can tell.
  */
-export function isHolderAlive(holder: ProcessHolder, machine = processHostTag(), isAlive: (pid: number) => boolean = isPidAlive): boolean {
+export function isHolderRunning(holder: ProcessHolder, machine = processHostTag(), isAlive: (pid: number) => boolean = isPidAlive): boolean {
   return holder.host === machine ? isAlive(holder.pid) : true;
 }
 

@@ -2,7 +2,7 @@
 // through a symbolic link is the same file as the one it points at
 // (INTERFACE §7: paths are compared after resolving links).
 import { realpathSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve as resolvePath } from 'node:path';
 
 /**
  * The absolute path with every symbolic link resolved: the realpath of the
@@ -12,7 +12,7 @@ import { basename, dirname, join, resolve } from 'node:path';
  * next one up, and the root ends the walk.
  */
 export function realPathOf(path: string): string {
-  const absolute = resolve(path);
+  const absolute = resolvePath(path);
   const missing: string[] = [];
   for (let head = absolute; ; head = dirname(head)) {
     try {

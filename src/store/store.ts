@@ -3,7 +3,7 @@
 // synchronous so nothing can nest or interleave inside the critical section.
 import { randomHex, sha256Hex } from '../process/crypto';
 import { hostname } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import type { EngineCtx, HistoryView, State, ToolResult } from '../engine/types';
 import type { StateCodec } from './codec';
 import { encodeReusing, errnoOf, FILE_MODE, FsPort, NODE_FS } from './fs-port';
@@ -116,7 +116,7 @@ export function createEngineCtx(now: () => number, history: HistoryView): Engine
 
 /** Opens the store of `projectDir` with an explicit codec. Nothing touches the disk until the first call. */
 export function createStore(options: StoreOptions): Store {
-  const projectDir = resolve(options.projectDir);
+  const projectDir = resolvePath(options.projectDir);
   const stateDir = join(projectDir, STATE_DIR_NAME);
   const statePath = join(stateDir, 'state.json');
   const lockPath = join(stateDir, '.state.lock');

@@ -82,7 +82,7 @@ export function messageTools(s: ToolServices): Record<'send' | 'inbox' | 'pull' 
         const pinned = s.pin(caller);
         if ('refusal' in pinned) return pinned.refusal;
         return s.store.readLatest((state, ctx) => {
-          const result = engine.status(state, { channel: a.channel, session_id: pinned.memberId }, ctx);
+          const result = engine.channelStatus(state, { channel: a.channel, session_id: pinned.memberId }, ctx);
           return result.ok ? { ...result, data: { member_id: pinned.memberId, ...result.data } } : result;
         });
       },
@@ -102,7 +102,7 @@ export function messageTools(s: ToolServices): Record<'send' | 'inbox' | 'pull' 
         const parentId = isSearch ? await s.store.readLatest((state) => engine.findChannel(state, a.channel)?.parent_channel_id ?? null) : null;
         const archived = parentId === null ? [] : await s.archivedMessagesOf(parentId);
         return s.readInChannel(caller, a.channel, (state, me, ctx) =>
-          engine.history(state, {
+          engine.channelHistory(state, {
             channel: a.channel, session_id: me, limit: a.limit, before: a.before, query: a.query, thread: a.thread, archived,
           }, ctx));
       },

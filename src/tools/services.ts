@@ -6,7 +6,7 @@ import * as engine from '../engine';
 import type { DeliveryOwner, EngineCtx, SessionArchive, State, ToolResult } from '../engine';
 import type { ToolCall } from './registry';
 import { openStore, type Store, type StoreSelection, type StoreTx } from '../store';
-import { isHolderAlive, isLeaseAlive } from '../process/liveness';
+import { isHolderRunning, isLeaseAlive } from '../process/liveness';
 import { createSpawnDriver, type SpawnDriver } from '../delivery/spawn-driver';
 import { archiveByIdIn, findArchiveIn } from './archive-context';
 import { listPins, readPin } from '../store/pins';
@@ -364,7 +364,7 @@ export class ToolServices {
   }
 
   /** Another process's delivery is alive when its pid runs on this machine; elsewhere only its lease counts. */
-  isOwnerAlive = (owner: DeliveryOwner): boolean => isHolderAlive(owner, this.machine);
+  isOwnerAlive = (owner: DeliveryOwner): boolean => isHolderRunning(owner, this.machine);
 
   /** An archive by channel name (newest first) or by archive id; undefined when none matches. */
   async findArchive(nameOrId: string): Promise<SessionArchive | undefined> {

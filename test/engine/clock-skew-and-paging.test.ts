@@ -1,7 +1,7 @@
 // Clocks that disagree (a step back, a machine running ahead) and broadcast copies in history paging.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { drainQueue, history, sendMessage } from '../../src/engine/index';
+import { drainQueue, channelHistory as history, sendMessage } from '../../src/engine/index';
 import { channelWith, fakeCtx, mustOk, OWNER, pullDelivered, reasonOf, simulateSave } from './helpers';
 
 // ---- History paging: copies of one broadcast share seq and timestamp, so their

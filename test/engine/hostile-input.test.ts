@@ -10,10 +10,7 @@ import { join } from 'node:path';
 import { runStatus } from '../../src/cli/status';
 import { clock } from '../../src/watch/format';
 import { HistoryLog, NODE_FS } from '../../src/store/index';
-import {
-  buildArchiveContext, createChannel, history, drainQueue, emptyState, joinChannel, kickChannel, parseArchive, requeueFailedDelivery,
-  parseState, sendMessage, serializeState, sweepInFlight, timerAction, formatIsoTime, MAX_DATE_MS,
-} from '../../src/engine/index';
+import { buildArchiveContext, createChannel, channelHistory as history, drainQueue, emptyState, joinChannel, kickChannel, parseArchive, requeueFailedDelivery, parseState, sendMessage, serializeState, sweepInFlight, timerAction, formatIsoTime, MAX_DATE_MS } from '../../src/engine/index';
 import { channelWith, fakeCtx, mustOk, PROJECT, reasonOf, WORKTREE } from './helpers';
 
 /** A channel "dev" whose members have the given ids and roles, the first one creating it. */

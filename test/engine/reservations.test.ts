@@ -2,10 +2,7 @@
 // pre-tool verdict.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  disconnectChannel, judgeEdit, kickChannel, liveReservations, markStale, normalizePattern, patternsOverlap, pruneReservations,
-  releasePaths, reservePaths, status, noteEdit, COLLISION_WINDOW_MS, type State,
-} from '../../src/engine/index';
+import { disconnectChannel, judgeEdit, kickChannel, liveReservations, markStale, normalizePattern, patternsOverlap, pruneReservations, releasePaths, reservePaths, channelStatus as status, noteEdit, COLLISION_WINDOW_MS, type State } from '../../src/engine/index';
 import { parseFrames } from '../../src/engine/framing';
 import { channelWith, fakeCtx, mustOk, reasonOf, type FakeCtx } from './helpers';
 

@@ -1,10 +1,7 @@
 // One member per host session, and members who are away.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  emptyState, expireAwayMembers, findLinkedMember, lastSeenByMember, linkSession, markStale, needsLink, parseState,
-  sendMessage, serializeState, status, type SessionRef,
-} from '../../src/engine/index';
+import { emptyState, expireAwayMembers, findLinkedMember, lastSeenByMember, linkSession, markStale, needsLink, parseState, sendMessage, serializeState, channelStatus as status, type SessionRef } from '../../src/engine/index';
 import { LAST_SEEN_STEP_MS, MAX_SESSION_LINKS, UNUSED_LINK_MS } from '../../src/engine/session-links';
 import { channelWith, fakeCtx, mustOk, simulateSave } from './helpers';
 

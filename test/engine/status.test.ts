@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { drainQueue, history, parseFrames, sendMessage, status } from '../../src/engine/index';
+import { drainQueue, channelHistory as history, parseFrames, sendMessage, channelStatus as status } from '../../src/engine/index';
 import { channelWith, fakeCtx, mustOk, reasonOf, simulateSave } from './helpers';
 
 function setup() {

@@ -1,9 +1,7 @@
 // Threads, open review requests and search.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  history, pruneRequests, sendMessage, status, dueReminders, markReminded, hasReminderDue, kickChannel, type Envelope,
-} from '../../src/engine/index';
+import { channelHistory as history, pruneRequests, sendMessage, channelStatus as status, dueReminders, markReminded, hasReminderDue, kickChannel, type Envelope } from '../../src/engine/index';
 import { channelWith, fakeCtx, mustOk, reasonOf, simulateSave } from './helpers';
 
 const send = (state: Parameters<typeof sendMessage>[0], ctx: Parameters<typeof sendMessage>[2], from: string, extra: Record<string, unknown>) =>

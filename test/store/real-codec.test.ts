@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createChannel, joinChannel, sendMessage, history, emptyState, serializeState, parseState, timerAction, pauseChannel } from '../../src/engine';
+import { createChannel, joinChannel, sendMessage, channelHistory as history, emptyState, serializeState, parseState, timerAction, pauseChannel } from '../../src/engine';
 import type { State } from '../../src/engine';
 import { reparseState } from '../../src/engine/state-codec';
 import { splitGeneration } from '../../src/store/load';

@@ -5,7 +5,7 @@
 // that applies it only if the version is still the one loaded; a conflict is
 // run again after a jittered backoff, up to the lock timeout (PROTOCOL.md
 // "Redis store").
-import { join, resolve } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import type { EngineCtx, HistoryRecord, State, ToolResult } from '../../engine/types';
 import type { StateCodec } from '../codec';
 import { randomHex } from '../../process/crypto';
@@ -150,7 +150,7 @@ interface Loaded {
 
 export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const { config, codec } = options;
-  const projectDir = resolve(options.projectDir);
+  const projectDir = resolvePath(options.projectDir);
   const stateDir = join(projectDir, STATE_DIR_NAME);
   const keys = keysOf(config.keyPrefix);
   const where = displayUrl(config);

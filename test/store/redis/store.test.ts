@@ -513,7 +513,7 @@ test('the real engine over Redis: two machines create, join, send and pull, and 
     return OK;
   });
   for (const store of [laptop, container]) {
-    const seen = await store.readLatest((s, ctx) => ({ live: Object.keys(s.messages), history: engine.history(s, { channel: 'dev', session_id: 'alice' }, ctx) }));
+    const seen = await store.readLatest((s, ctx) => ({ live: Object.keys(s.messages), history: engine.channelHistory(s, { channel: 'dev', session_id: 'alice' }, ctx) }));
     assert.deepEqual(seen.live, [], 'the delivered mail left the live state');
     assert.match(JSON.stringify(seen.history.data), /hello across machines/);
   }
