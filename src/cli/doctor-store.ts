@@ -40,13 +40,13 @@ export interface StoreDoctorReport {
   state: State | undefined;
 }
 
-function ok(name: string, message: string): Check {
+function passed(name: string, message: string): Check {
   return { name, status: 'ok', message };
 }
 
 // A fault as a finding: the reason code first, then the client's sentence,
 // which names the server and what to check (never the password).
-function failed(name: string, fault: StoreFault): Check {
+function storeFailed(name: string, fault: StoreFault): Check {
   return { name, status: 'fail', reason: fault.code, message: `${fault.code}: ${fault.message}` };
 }
 
@@ -55,7 +55,7 @@ function asFault(err: unknown): StoreFault {
   return new StoreFault('store_protocol_error', `The Redis store answered in a way doctor could not read (${err instanceof Error ? err.message : String(err)})`, err, true);
 }
 
-function textOf(value: RespValue | undefined): string | undefined {
+function replyText(value: RespValue | undefined): string | undefined {
   if (typeof value === 'string') return value;
   if (Buffer.isBuffer(value)) return value.toString('utf8');
   if (typeof value === 'number' || typeof value === 'bigint') return String(value);
@@ -67,7 +67,7 @@ export async function checkRedisStore(options: StoreDoctorOptions): Promise<Stor
   const { config } = options;
   const keys = keysOf(config.keyPrefix);
   const client = options.client ?? clientFor(config);
-  const checks: Check[] = [ok('store', `redis ${displayUrl(config)}, project ${config.projectId}`)];
+  const checks: Check[] = [passed('store', `redis ${displayUrl(config)}, project ${config.projectId}`)];
   try {
     const state = await runChecks(client, options, keys, checks);
     return { checks, state };
@@ -97,25 +97,25 @@ async function runChecks(client: RedisClient, options: StoreDoctorOptions, keys:
     const fault = asFault(err);
     switch (fault.code) {
       case 'store_unreachable':
-        checks.push(failed('store reachable', fault));
+        checks.push(storeFailed('store reachable', fault));
         break;
       case 'store_tls_failed':
       case 'store_tls_required':
-        checks.push(ok('store reachable', `${where} accepts connections`), failed('store tls', fault));
+        checks.push(passed('store reachable', `${where} accepts connections`), storeFailed('store tls', fault));
         break;
       case 'store_auth_failed':
-        checks.push(ok('store reachable', `${where} answers`), ok('store tls', tlsLine), failed('store auth', fault));
+        checks.push(passed('store reachable', `${where} answers`), passed('store tls', tlsLine), storeFailed('store auth', fault));
         break;
       default:
-        checks.push(ok('store reachable', `${where} accepts connections`), failed('store auth', fault));
+        checks.push(passed('store reachable', `${where} accepts connections`), storeFailed('store auth', fault));
     }
     return undefined;
   }
-  const user = /(?:^|\s)user=(\S+)/.exec(textOf(info) ?? '')?.[1] ?? config.username ?? 'default';
+  const user = /(?:^|\s)user=(\S+)/.exec(replyText(info) ?? '')?.[1] ?? config.username ?? 'default';
   checks.push(
-    ok('store reachable', `${where} answers`),
-    ok('store tls', tlsLine),
-    ok('store auth', `authenticated as ACL user ${user}${config.db === 0 ? '' : `, database ${config.db}`}`),
+    passed('store reachable', `${where} answers`),
+    passed('store tls', tlsLine),
+    passed('store auth', `authenticated as ACL user ${user}${config.db === 0 ? '' : `, database ${config.db}`}`),
     serverCheck(hello),
   );
   // A fault now (the connection lost, a call past the timeout) fails the
@@ -130,7 +130,7 @@ async function runChecks(client: RedisClient, options: StoreDoctorOptions, keys:
     checks.push(check);
     return state;
   } catch (err) {
-    checks.push(failed(step, asFault(err)));
+    checks.push(storeFailed(step, asFault(err)));
     return undefined;
   }
 }
@@ -143,8 +143,8 @@ function serverCheck(hello: RespValue): Check {
   }
   const fields = new Map<string, string>();
   for (let i = 0; i + 1 < hello.length; i += 2) {
-    const name = textOf(hello[i]);
-    const value = textOf(hello[i + 1]);
+    const name = replyText(hello[i]);
+    const value = replyText(hello[i + 1]);
     if (name !== undefined && value !== undefined) fields.set(name, value);
   }
   const server = fields.get('server') ?? 'unknown server';
@@ -153,7 +153,7 @@ function serverCheck(hello: RespValue): Check {
   const line = `${server} ${version}${extra ? ` (${extra})` : ''}`;
   const major = Number(/^(\d+)\./.exec(version)?.[1] ?? NaN);
   if (server === 'redis' && major < 7) return { name: 'store server', status: 'fail', message: `${line}: the store needs Redis 7 or newer (or Valkey)` };
-  return ok('store server', line);
+  return passed('store server', line);
 }
 
 async function roundTripCheck(client: RedisClient): Promise<Check> {
@@ -167,7 +167,7 @@ async function roundTripCheck(client: RedisClient): Promise<Check> {
   const median = times[Math.floor(times.length / 2)]!;
   const shown = median < 10 ? median.toFixed(1) : String(Math.round(median));
   const message = `${shown} ms (median of ${RTT_PINGS} PINGs)`;
-  if (median <= SLOW_RTT_MS) return ok('store round trip', message);
+  if (median <= SLOW_RTT_MS) return passed('store round trip', message);
   return { name: 'store round trip', status: 'warn', message: `${message}: every change costs at least two round trips, so each tool call waits that long; a closer server helps` };
 }
 
@@ -286,7 +286,7 @@ async function probePermissions(client: RedisClient, config: RedisStoreConfig, k
   if (unclear.length > 0) {
     return { name: 'store permissions', status: 'warn', message: `could not confirm ${unclear.join('; ')}; the store needs ${STORE_ACL_COMMANDS} ${scope}` };
   }
-  return ok('store permissions', `all ${tested} commands the store uses are allowed ${scope} (checked without changing anything)`);
+  return passed('store permissions', `all ${tested} commands the store uses are allowed ${scope} (checked without changing anything)`);
 }
 
 // NOPERM says whether the command, a key or a channel was refused.
@@ -298,11 +298,11 @@ function deniedWhat(reply: RespError): 'command' | 'key' | 'channel' {
 
 async function stateCheck(client: RedisClient, keys: RedisKeys): Promise<{ check: Check; state: State | undefined }> {
   const [version, text] = await client.pipeline([['GET', keys.version], ['GET', keys.state]]);
-  const versionText = textOf(client.check(version!, 'GET'));
-  const stateText = textOf(client.check(text!, 'GET'));
+  const versionText = replyText(client.check(version!, 'GET'));
+  const stateText = replyText(client.check(text!, 'GET'));
   const commits = versionText === undefined ? '' : `, commit ${versionText.split(':')[0]}`;
   if (stateText === undefined) {
-    return { check: ok('store state', `no state in ${keys.state} yet${commits} (the first opencomms_create writes it)`), state: undefined };
+    return { check: passed('store state', `no state in ${keys.state} yet${commits} (the first opencomms_create writes it)`), state: undefined };
   }
   let parsed: ReturnType<typeof DEFAULT_CODEC.parseState>;
   try {
@@ -321,5 +321,5 @@ async function stateCheck(client: RedisClient, keys: RedisKeys): Promise<{ check
     };
   }
   const channels = Object.keys(parsed.state.channels).length;
-  return { check: ok('store state', `${keys.state} loads (${channels} channel${channels === 1 ? '' : 's'}${commits})`), state: parsed.state };
+  return { check: passed('store state', `${keys.state} loads (${channels} channel${channels === 1 ? '' : 's'}${commits})`), state: parsed.state };
 }

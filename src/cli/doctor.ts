@@ -99,7 +99,7 @@ export function runDoctor(options: DoctorOptions): number | Promise<number> {
   const { projectDir } = options;
   const selection = options.store ?? { kind: 'file' };
   if (selection.kind === 'file' && options.storeProblem === undefined) {
-    return report(options, [
+    return reportChecks(options, [
       ...guarded('node', () => checkNode()),
       ...guarded('state', () => checkState(projectDir)),
       ...guarded('entries', () => checkEntries(projectDir)),
@@ -117,7 +117,7 @@ export function runDoctor(options: DoctorOptions): number | Promise<number> {
   const storeChecks = selection.kind === 'redis'
     ? (require('./doctor-store') as typeof import('./doctor-store')).checkRedisStore({ config: selection.config, caPath: options.caPath })
     : Promise.resolve({ checks: [storeProblemCheck(options.storeProblem)], state: undefined });
-  return storeChecks.then(({ checks, state }) => report(options, [
+  return storeChecks.then(({ checks, state }) => reportChecks(options, [
     ...guarded('node', () => checkNode()),
     ...checks,
     { name: 'state', status: 'ok', message: 'in Redis, see the store checks' },
@@ -133,7 +133,7 @@ function storeProblemCheck(problem: unknown): Check {
   return { name: 'store', status: 'fail', message: `the store could not be set up (${problem instanceof Error ? problem.message : String(problem)})` };
 }
 
-function report(options: DoctorOptions, checks: Check[]): number {
+function reportChecks(options: DoctorOptions, checks: Check[]): number {
   const isHealthy = !checks.some((c) => c.status === 'fail');
   if (options.json) {
     const selection = options.store ?? { kind: 'file' };
@@ -172,7 +172,7 @@ function loadState(projectDir: string): State | undefined {
   }
 }
 
-function lstatOf(path: string): Stats | undefined {
+function lstatOrNone(path: string): Stats | undefined {
   return lstatSync(path, { throwIfNoEntry: false });
 }
 
@@ -180,12 +180,12 @@ function checkState(projectDir: string): Check[] {
   const dir = stateDirOf(projectDir);
   const path = join(dir, 'state.json');
   const checks: Check[] = [];
-  const dirStat = lstatOf(dir);
+  const dirStat = lstatOrNone(dir);
   if (dirStat !== undefined && !dirStat.isDirectory()) {
     const what = dirStat.isSymbolicLink() ? `a link to ${readlinkSync(dir)}` : kindOf(dirStat);
     return [{ name: 'state', status: 'fail', message: `${dir} is ${what}, not a folder: OpenComms refuses every call until it is removed or moved.` }];
   }
-  const stat = lstatOf(path);
+  const stat = lstatOrNone(path);
   if (stat === undefined) {
     checks.push({ name: 'state', status: 'ok', message: 'no state.json yet (the first opencomms_create writes it)' });
   } else if (!stat.isFile()) {
@@ -220,7 +220,7 @@ function checkState(projectDir: string): Check[] {
       });
     }
   }
-  const corrupt = lstatOf(dir)?.isDirectory() ? readdirSync(dir).filter((f) => /^state\.corrupt-\d+.*\.json$/.test(f)) : [];
+  const corrupt = lstatOrNone(dir)?.isDirectory() ? readdirSync(dir).filter((f) => /^state\.corrupt-\d+.*\.json$/.test(f)) : [];
   if (corrupt.length > 0) {
     checks.push({
       name: 'preserved state',
@@ -250,7 +250,7 @@ function walkStateDir(projectDir: string): Entry[] {
   const root = stateDirOf(projectDir);
   const entries: Entry[] = [];
   const visit = (path: string, rel: string, depth: number): void => {
-    const stat = lstatOf(path);
+    const stat = lstatOrNone(path);
     if (stat === undefined) return;
     entries.push({ shown: rel === '' ? STATE_DIR_NAME : join(STATE_DIR_NAME, rel), path, rel, stat });
     if (!stat.isDirectory() || depth >= WALK_DEPTH) return;
@@ -346,10 +346,10 @@ function checkLeftovers(projectDir: string, fix: boolean): Check {
 // installs with whether a session has adopted them yet.
 function checkMembers(projectDir: string, state: State | undefined): Check[] {
   const checks: Check[] = [];
-  const pinsDir = join(stateDirOf(projectDir), 'pins');
-  const pins = lstatOf(pinsDir)?.isDirectory() ? listPins(projectDir) : [];
-  if (lstatOf(pinsDir)?.isDirectory()) {
-    const files = readdirSync(pinsDir).filter((f) => f.endsWith('.json'));
+  const pinsFolder = join(stateDirOf(projectDir), 'pins');
+  const pins = lstatOrNone(pinsFolder)?.isDirectory() ? listPins(projectDir) : [];
+  if (lstatOrNone(pinsFolder)?.isDirectory()) {
+    const files = readdirSync(pinsFolder).filter((f) => f.endsWith('.json'));
     const broken = files.filter((f) => !pins.some((p) => `${p.member_id}.json` === f));
     if (broken.length > 0) {
       checks.push({
@@ -390,7 +390,7 @@ function checkMembers(projectDir: string, state: State | undefined): Check[] {
     if (sessions.length > 0) {
       const seen = Math.max(...sessions.map((l) => l.last_seen));
       parts.push(`${sessions.length} host session link(s), last seen ${formatIsoTime(seen)}`);
-    } else if (pin && isSpokenFor(state, pin.member_id)) {
+    } else if (pin && isPinSpokenFor(state, pin.member_id)) {
       parts.push('pinned by an older install; a live process speaks as it through OPENCOMMS_MEMBER_ID, so no new session adopts it');
     } else if (pin && (unclaimed.get(pin.host)?.length ?? 0) > 1) {
       parts.push(`pinned by an older install; not adopted: host ${pin.host} has several unclaimed pins (see pins ${pin.host})`);
@@ -409,7 +409,7 @@ function checkMembers(projectDir: string, state: State | undefined): Check[] {
 }
 
 /** Whether a live process speaks as `memberId` through OPENCOMMS_MEMBER_ID (engine/speaker-leases). */
-function isSpokenFor(state: State | undefined, memberId: string): boolean {
+function isPinSpokenFor(state: State | undefined, memberId: string): boolean {
   if (state === undefined) return false;
   return isSpokenForIn(state, memberId, (lease) => (lease.host === processHostTag() ? isPidAlive(lease.pid) : Date.now() <= lease.until));
 }
@@ -419,7 +419,7 @@ function unclaimedPinsByHost(pins: readonly PinRecord[], state: State | undefine
   const taken = new Set(Object.values(state?.session_links ?? {}).map((l) => l.member_id));
   const byHost = new Map<string, PinRecord[]>();
   for (const pin of pins) {
-    if (taken.has(pin.member_id) || isSpokenFor(state, pin.member_id)) continue;
+    if (taken.has(pin.member_id) || isPinSpokenFor(state, pin.member_id)) continue;
     byHost.set(pin.host, [...(byHost.get(pin.host) ?? []), pin]);
   }
   return byHost;
@@ -427,7 +427,7 @@ function unclaimedPinsByHost(pins: readonly PinRecord[], state: State | undefine
 
 function readConfigValue(projectDir: string, config: (typeof HOST_CONFIGS)[number]): { args?: string[]; env?: unknown; error?: string } | undefined {
   const path = join(projectDir, config.file);
-  if (lstatOf(path) === undefined) return undefined;
+  if (lstatOrNone(path) === undefined) return undefined;
   let text: string | undefined;
   try {
     // Read as install would: a link only when it leads to a file inside the project.

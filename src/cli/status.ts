@@ -33,16 +33,16 @@ export function runStatus(options: StatusOptions): number | Promise<number> {
   const { config } = options.selection as Extract<StoreSelection, { kind: 'redis' }>;
   const where: StoreView = { kind: 'redis', url: displayUrl(config), project_id: config.projectId };
   return store.readLatest(view).then(
-    (report) => printStatus(options, report, where),
+    (result) => printStatus(options, result, where),
   ).finally(() => store.close());
 }
 
-function printStatus(options: StatusOptions, report: engine.ToolResult, store: StoreView): number {
+function printStatus(options: StatusOptions, result: engine.ToolResult, store: StoreView): number {
   if (options.json) {
-    options.write(`${JSON.stringify({ project: options.projectDir, store, ...report }, null, 2)}\n`);
-    return report.ok ? 0 : 1;
+    options.write(`${JSON.stringify({ project: options.projectDir, store, ...result }, null, 2)}\n`);
+    return result.ok ? 0 : 1;
   }
-  const data = (report.data ?? {}) as { channels?: ChannelView[]; pending_messages?: number; errors?: { at: number; message: string }[] };
+  const data = (result.data ?? {}) as { channels?: ChannelView[]; pending_messages?: number; errors?: { at: number; message: string }[] };
   const lines = [`OpenComms project ${options.projectDir}`];
   lines.push(store.kind === 'file'
     ? `store: file ${join(options.projectDir, STATE_DIR_NAME)}`

@@ -162,10 +162,10 @@ export async function runWatch(options: WatchOptions): Promise<number> {
     }
 
     if (memberId !== undefined) {
-      const watch = startMailWatch({
+      const mailWatch = startMailWatch({
         stateDir: store.stateDir, memberId, snapshot: () => store.snapshot(), write: options.write, log, watch: () => watchStore(store, { log }),
       });
-      cleanups.push(() => watch.close());
+      cleanups.push(() => mailWatch.close());
       return;
     }
     const output: PeopleOutput = options.json ? 'json' : stdout.isTTY ? 'screen' : 'lines';
@@ -176,7 +176,7 @@ export async function runWatch(options: WatchOptions): Promise<number> {
       write = probe.write;
       cleanups.push(probe.stop);
     }
-    const watch = startPeopleWatch({
+    const peopleWatch = startPeopleWatch({
       project: store.projectDir, stateDir: store.stateDir, snapshot: () => store.snapshot(), history: store.history,
       store: options.selection?.kind === 'redis' ? `${displayUrl(options.selection.config)}, project ${options.selection.config.projectId}` : 'file',
       output, write, now: Date.now, log,
@@ -184,9 +184,9 @@ export async function runWatch(options: WatchOptions): Promise<number> {
       watch: () => watchStore(store, { log, load: () => store.readLatest((state, ctx) => takeView(state, ctx.history)) }),
       size: () => ({ columns: stdout.columns ?? 80, rows: stdout.rows ?? 24 }),
     });
-    cleanups.push(() => watch.close());
+    cleanups.push(() => peopleWatch.close());
     if (output === 'screen') {
-      const onResize = (): void => watch.redraw();
+      const onResize = (): void => peopleWatch.redraw();
       stdout.on('resize', onResize);
       cleanups.push(() => stdout.off('resize', onResize));
     }

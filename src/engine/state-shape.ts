@@ -55,8 +55,8 @@ function fill(obj: Obj, key: string, fallback: unknown, where: string, notes: st
   }
 }
 
-function requireType(ok: boolean, where: string, key: string, expected: string): void {
-  if (!ok) rejectShape(`${where}.${key} must be ${expected}`);
+function requireType(holds: boolean, where: string, key: string, expected: string): void {
+  if (!holds) rejectShape(`${where}.${key} must be ${expected}`);
 }
 
 function stringOrNull(obj: Obj, key: string, where: string, notes: string[]): void {

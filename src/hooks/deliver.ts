@@ -56,7 +56,7 @@ export function needsDelivery(state: State, memberId: string, now: number): bool
   if (membershipsOf(state, memberId).some((m) => m.stale)) return true;
   if (deliverableMail(state, memberId, now).length > 0) return true;
   return Object.values(state.messages).some((envelope) => envelope.recipient_session_id === memberId
-    && isAbandonedDelivery(envelope, now, (owner) => isHolderRunning(owner)));
+    && isAbandonedDelivery(envelope, now, (holder) => isHolderRunning(holder)));
 }
 
 /** What the first locked step produced for the answer. */
@@ -83,7 +83,7 @@ export function prepareDelivery(
 ): PreparedDelivery {
   const now = ctx.now();
   clearStale(state, memberId);
-  sweepInFlight(state, (owner) => isHolderRunning(owner), now);
+  sweepInFlight(state, (holder) => isHolderRunning(holder), now);
   // The hook runs at a boundary the host chose, like an explicit pull, so
   // the push cooldown (which spaces out unsolicited pushes) does not apply.
   const drainOptions = { owner, now, ignoreCooldown: true };

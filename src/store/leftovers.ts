@@ -32,7 +32,7 @@ export interface LeftoverOptions {
 
 /** Paths of leftovers in the state folder and its history, archives and pins folders. */
 export function findLeftovers(options: LeftoverOptions): string[] {
-  const { port, stateDir, isPidAlive, now, deadHolderPid } = options;
+  const { port, stateDir, isPidAlive: isPidRunning, now, deadHolderPid } = options;
   const found: string[] = [];
   const liveness = new Map<number, boolean>();
   for (const sub of SUBDIRS) {
@@ -56,7 +56,7 @@ export function findLeftovers(options: LeftoverOptions): string[] {
       if (pid === process.pid) continue;
       let isAlive = liveness.get(pid);
       if (isAlive === undefined) {
-        isAlive = isPidAlive(pid);
+        isAlive = isPidRunning(pid);
         liveness.set(pid, isAlive);
       }
       if (isAlive) continue;

@@ -17,7 +17,7 @@ import {
 export const MAX_QUEUED_COMMANDS = 10_000;
 /** Bytes the socket may hold unsent before new commands are refused. */
 export const MAX_UNSENT_BYTES = 64 * 1024 * 1024;
-/** First reconnect delay after a failed connection, doubled per failure up to RECONNECT_MAX_MS, with jitter. */
+/** First reconnect delay after a gaveUp connection, doubled per failure up to RECONNECT_MAX_MS, with jitter. */
 export const RECONNECT_BASE_MS = 50;
 export const RECONNECT_MAX_MS = 1_000;
 
@@ -267,7 +267,7 @@ export class RedisClient {
     this.socket!.write(call.bytes);
   }
 
-  // Opens a connection now, or after the backoff when the last one failed.
+  // Opens a connection now, or after the backoff when the last one gaveUp.
   private open(): void {
     if (this.failures === 0) {
       this.connect();
@@ -402,13 +402,13 @@ export class RedisClient {
       return;
     }
     let left = steps.length;
-    let failed = false;
+    let gaveUp = false;
     const pendings = steps.map((step): Pending => ({
       name: String(step[0]),
       resolve: (value) => {
-        if (failed) return;
+        if (gaveUp) return;
         if (value instanceof RespError) {
-          failed = true;
+          gaveUp = true;
           this.failures = 0; // a refusal is an answer: no backoff before the next try
           this.teardown(this.faultForReply(value, String(step[0])));
           return;
