@@ -1,10 +1,27 @@
 // Every argument of every tool, given a value of the wrong type (or left
 // out when required): a tool error naming the argument, never a coercion,
-// and state.json keeps every byte.
+// and state.json keeps every byte. The table runs in-process against the
+// catalog the server dispatches to; one test sends a wrong argument through
+// a real server process, so the path over stdio is covered once.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { tempProject, type Json, type ServerProcess } from '../helpers/server';
-import { callRaw, channelOf, ok, stateBytes } from './tools-support';
+import { callRaw, channelOf, stateBytes } from '../e2e/tools-support';
+import { buildTools } from '../../src/tools/catalog';
+import { ToolRegistry } from '../../src/tools/registry';
+import { ToolServices } from '../../src/tools/services';
+
+/** One member's tools, in this process: the registry a server built for OPENCOMMS_MEMBER_ID=memberId. */
+function toolsOf(projectDir: string, memberId: string): ToolRegistry {
+  const env: NodeJS.ProcessEnv = { OPENCOMMS_NO_SPAWN: '1', OPENCOMMS_MEMBER_ID: memberId };
+  return new ToolRegistry(buildTools(new ToolServices({ projectDir, host: 'test', env, log: () => undefined })));
+}
+
+async function ok(registry: ToolRegistry, name: string, args: Json): Promise<Json> {
+  const raw = await registry.call(name, args);
+  assert.equal(raw.isError, false, `${name} ${JSON.stringify(args)}: ${JSON.stringify(raw.structuredContent)}`);
+  return raw.structuredContent as Json;
+}
 
 /** Arguments each tool accepts, so that only the one argument under test is wrong. */
 const VALID: Record<string, Json> = {
@@ -41,17 +58,23 @@ function wrongValues(type: string): [string, unknown][] {
   }
 }
 
-async function setUp(t: TestContext): Promise<{ project: string; writer: ServerProcess; tools: Json[] }> {
+async function setUp(t: TestContext): Promise<{ project: string; writer: ToolRegistry; tools: Json[] }> {
   const project = tempProject(t);
-  const [writer, reviewer] = await channelOf(t, project, 'c', ['writer', 'reviewer']);
-  await ok(reviewer!, 'opencomms_send', { channel: 'c', content: 'some mail so the state is not trivial' });
-  const tools: Json[] = (await writer!.request('tools/list')).result.tools;
-  return { project, writer: writer!, tools };
+  const writer = toolsOf(project, 'writer-1');
+  const reviewer = toolsOf(project, 'reviewer-1');
+  await ok(writer, 'opencomms_create', { channel: 'c', role: 'writer', role_prompt: 'write' });
+  await ok(reviewer, 'opencomms_join', { channel: 'c', role: 'reviewer', role_prompt: 'review' });
+  await ok(reviewer, 'opencomms_send', { channel: 'c', content: 'some mail so the state is not trivial' });
+  return { project, writer, tools: writer.list() as Json[] };
 }
 
-async function assertRefusedUntouched(project: string, server: ServerProcess, name: string, args: Json, argument: string): Promise<void> {
+type Caller = ToolRegistry | ServerProcess;
+const callOf = (caller: Caller, name: string, args: Json): Promise<Json> =>
+  caller instanceof ToolRegistry ? caller.call(name, args) : callRaw(caller, name, args);
+
+async function assertRefusedUntouched(project: string, caller: Caller, name: string, args: Json, argument: string): Promise<void> {
   const before = stateBytes(project);
-  const raw = await callRaw(server, name, args);
+  const raw = await callOf(caller, name, args);
   const shown = `${name} ${JSON.stringify(args)}`;
   assert.equal(raw.isError, true, `${shown} was accepted: ${JSON.stringify(raw.structuredContent)}`);
   assert.equal(raw.structuredContent.ok, false, shown);
@@ -99,8 +122,19 @@ test('the valid argument sets really are accepted, so each refusal above is abou
     await ok(writer, name, VALID[name]);
   }
   for (const [name, reason] of [['opencomms_kick', 'no_target'], ['opencomms_resume_session', 'not_found']] as const) {
-    const raw = await callRaw(writer, name, VALID[name]!);
-    assert.equal(raw.structuredContent.data.reason, reason, name);
+    const raw = await writer.call(name, VALID[name]! as Record<string, unknown>);
+    assert.equal(raw.structuredContent.data?.reason, reason, name);
   }
   assert.ok(stateBytes(project).length > 0);
+});
+
+test('through a real server process, a wrong or missing argument is the same tool error and state.json keeps every byte', async (t) => {
+  const project = tempProject(t);
+  const [writer, reviewer] = await channelOf(t, project, 'c', ['writer', 'reviewer']);
+  await callRaw(reviewer!, 'opencomms_send', { channel: 'c', content: 'some mail so the state is not trivial' });
+  const tools: Json[] = (await writer!.request('tools/list')).result.tools;
+  assert.deepEqual(tools.map((tool) => tool.name), Object.keys(VALID));
+  await assertRefusedUntouched(project, writer!, 'opencomms_send', { channel: 'c', content: 42 }, 'content');
+  await assertRefusedUntouched(project, writer!, 'opencomms_send', { channel: 'c' }, 'content');
+  await assertRefusedUntouched(project, writer!, 'opencomms_reserve', { channel: 'c', paths: [1] }, 'paths');
 });
