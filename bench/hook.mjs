@@ -1,6 +1,7 @@
 // Hook no-op benchmark (a report, not a test): what `opencomms hook` costs a
 // host on every prompt when there is no mail, against a bare Node process
-// that reads stdin and prints {}. Two projects: one with no history, and a
+// that reads stdin and prints {}, under each runtime of bench/lib/nodes.mjs
+// (this Node; Node 22 without and with its compile cache). Two projects: one with no history, and a
 // busy one with 2000 delivered 1 KB messages retained in history, which shows
 // the fast path never reads history. Interleaved repetitions (hook, floor,
 // hook, floor, ...), medians, the ratio to the floor measured in this same run.
@@ -14,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import { benchRuntimes, removeCacheDirs, targetFor } from './lib/nodes.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -21,7 +23,6 @@ const SERVER = process.env.BENCH_BUNDLE ? resolve(process.env.BENCH_BUNDLE) : jo
 const REPS = Math.max(15, Number(process.env.BENCH_REPS ?? 21) || 21);
 const WARMUP = 2;
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 10_000) || 10_000;
-const TARGET = 1.15;
 const RETAINED = [0, 2000];
 const MESSAGE_BYTES = 1024;
 
@@ -79,11 +80,11 @@ const EVENT = JSON.stringify({
 });
 const FLOOR_SCRIPT = `let b='';process.stdin.setEncoding('utf8');process.stdin.on('data',c=>{b+=c});process.stdin.on('end',()=>{JSON.parse(b);process.stdout.write('{}\\n')});`;
 
-function runOnce(kind, dir, event = EVENT) {
+function runOnce(kind, runtime, dir, event = EVENT) {
   const args = kind === 'hook' ? [SERVER, 'hook', '--project', dir] : ['-e', FLOOR_SCRIPT];
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env: CHILD_ENV });
+    const child = spawn(runtime.bin, args, { stdio: ['pipe', 'pipe', 'pipe'], env: runtime.env });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (c) => { out += c; });
@@ -105,36 +106,49 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-let allUnchanged = true;
-console.log(`hook no-op: UserPromptSubmit, member with no mail; node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu?'}, ${REPS} interleaved repetitions after ${WARMUP} warm-up`);
-for (const messages of RETAINED) {
-  const project = await buildProject(messages);
-  const stateBefore = fs.readFileSync(join(project.dir, '.opencomms', 'state.json'));
+// Interleaved (hook, floor, floor, hook, ...) so drift hits both sides alike.
+async function timeHook(runtime, dir, event) {
   const times = { hook: [], floor: [] };
   for (let i = 0; i < WARMUP + REPS; i += 1) {
     for (const kind of i % 2 === 0 ? ['hook', 'floor'] : ['floor', 'hook']) {
-      const ms = await runOnce(kind, project.dir);
+      const ms = await runOnce(kind, runtime, dir, event);
       if (i >= WARMUP) times[kind].push(ms);
     }
   }
-  const unchanged = stateBefore.equals(fs.readFileSync(join(project.dir, '.opencomms', 'state.json')));
-  allUnchanged &&= unchanged;
-  fs.rmSync(project.dir, { recursive: true, force: true });
+  return times;
+}
 
+const verdicts = [];
+function printRatio(runtime, what, times) {
   const hook = median(times.hook);
   const floor = median(times.floor);
   const ratio = hook / floor;
   const paired = median(times.hook.map((h, i) => h / times.floor[i]));
-  console.log(`${project.historyRecords} delivered 1 KB messages in history, state.json ${project.stateBytes} bytes`);
-  console.log(`  opencomms hook   median ${hook.toFixed(1)} ms  (min ${Math.min(...times.hook).toFixed(1)}, max ${Math.max(...times.hook).toFixed(1)})`);
-  console.log(`  node floor       median ${floor.toFixed(1)} ms  (min ${Math.min(...times.floor).toFixed(1)}, max ${Math.max(...times.floor).toFixed(1)})`);
-  console.log(`  ratio ${ratio.toFixed(3)}× (median of per-pair ratios ${paired.toFixed(3)}×)  target ≤ ${TARGET.toFixed(2)}×  ${ratio <= TARGET ? 'PASS' : 'MISS'}`);
-  console.log(`  state.json untouched by the no-op hooks: ${unchanged ? 'yes' : 'NO'}`);
+  const target = targetFor(runtime, 'hook');
+  const verdict = target === null ? '(report)' : `target ≤ ${target.toFixed(2)}×  ${ratio <= target ? 'PASS' : 'MISS'}`;
+  console.log(`  ${runtime.label}: hook median ${hook.toFixed(1)} ms (${Math.min(...times.hook).toFixed(1)}–${Math.max(...times.hook).toFixed(1)}), ` +
+    `floor ${floor.toFixed(1)} ms (${Math.min(...times.floor).toFixed(1)}–${Math.max(...times.floor).toFixed(1)})`);
+  console.log(`    ratio ${ratio.toFixed(3)}× (median of per-pair ratios ${paired.toFixed(3)}×)  ${verdict}`);
+  if (target !== null) verdicts.push(`${runtime.label}: ${what} ${ratio.toFixed(2)}× (≤ ${target.toFixed(2)}×) ${ratio <= target ? 'PASS' : 'MISS'}`);
 }
-// The reservation check at the tool call (PreToolUse before an Edit): one
-// lock-free read and a glob match. Another member holds src/a.ts; the edit
-// is of a free file, so the answer is {} like the no-op above.
-{
+
+const { runtimes, skipped } = benchRuntimes(CHILD_ENV);
+let allUnchanged = true;
+console.log(`hook no-op: UserPromptSubmit, member with no mail; ${os.cpus()[0]?.model ?? 'cpu?'}, ${REPS} interleaved repetitions after ${WARMUP} warm-up, each Node against bare node of the same binary`);
+try {
+  for (const messages of RETAINED) {
+    const project = await buildProject(messages);
+    const stateBefore = fs.readFileSync(join(project.dir, '.opencomms', 'state.json'));
+    console.log(`${project.historyRecords} delivered 1 KB messages in history, state.json ${project.stateBytes} bytes`);
+    for (const runtime of runtimes) printRatio(runtime, `hook, ${messages} in history`, await timeHook(runtime, project.dir, EVENT));
+    const unchanged = stateBefore.equals(fs.readFileSync(join(project.dir, '.opencomms', 'state.json')));
+    allUnchanged &&= unchanged;
+    fs.rmSync(project.dir, { recursive: true, force: true });
+    console.log(`  state.json untouched by the no-op hooks: ${unchanged ? 'yes' : 'NO'}`);
+  }
+  // The reservation check at the tool call (PreToolUse before an Edit): one
+  // lock-free read and a glob match. Another member holds src/a.ts; the edit
+  // is of a free file, so the answer is {} like the no-op above.
   const project = await buildProject(0);
   const engine = require(join(root, 'build/src/engine/index.js'));
   const { openStore } = require(join(root, 'build/src/store/index.js'));
@@ -145,20 +159,15 @@ for (const messages of RETAINED) {
     hook_event_name: 'PreToolUse', session_id: 'reader-session', cwd: project.dir, tool_name: 'Edit',
     tool_input: { file_path: join(project.dir, 'src', 'free.ts'), old_string: 'a', new_string: 'b' },
   });
-  const times = { hook: [], floor: [] };
-  for (let i = 0; i < WARMUP + REPS; i += 1) {
-    for (const kind of i % 2 === 0 ? ['hook', 'floor'] : ['floor', 'hook']) {
-      const ms = await runOnce(kind, project.dir, preTool);
-      if (i >= WARMUP) times[kind].push(ms);
-    }
-  }
-  fs.rmSync(project.dir, { recursive: true, force: true });
-  const hook = median(times.hook);
-  const floor = median(times.floor);
   console.log('PreToolUse reservation check (Edit of a free file, 2 reservations held by another member)');
-  console.log(`  opencomms hook   median ${hook.toFixed(1)} ms;  node floor median ${floor.toFixed(1)} ms`);
-  console.log(`  ratio ${(hook / floor).toFixed(3)}×  target ≤ ${TARGET.toFixed(2)}×  ${hook / floor <= TARGET ? 'PASS' : 'MISS'}`);
+  for (const runtime of runtimes) printRatio(runtime, 'PreToolUse check', await timeHook(runtime, project.dir, preTool));
+  fs.rmSync(project.dir, { recursive: true, force: true });
+} finally {
+  removeCacheDirs(runtimes);
 }
+console.log('');
+if (skipped) console.log(`not measured: ${skipped}`);
+for (const line of verdicts) console.log(line);
 
 // A report, not a gate: a missed target exits 0; only a hook that changed state.json fails.
 process.exitCode = allUnchanged ? 0 : 1;

@@ -52,6 +52,21 @@ function dropOutputWhenReaderGoes(stream: NodeJS.WriteStream): void {
   });
 }
 
+/**
+ * The user's home folder when this Node keeps compiled code in a cache
+ * (module.enableCompileCache, Node ≥ 22.1): install then names a cache folder
+ * there in every config it writes. Only then: older Nodes ignore the variable,
+ * and a config should hold nothing that does no work.
+ * OPENCOMMS_COMPILE_CACHE=0 writes none; =1 writes one on any Node (tests).
+ */
+function compileCacheHome(): string | undefined {
+  const wanted = process.env.OPENCOMMS_COMPILE_CACHE;
+  if (wanted === '0') return undefined;
+  const { enableCompileCache } = require('node:module') as { enableCompileCache?: unknown };
+  if (wanted !== '1' && typeof enableCompileCache !== 'function') return undefined;
+  return process.env.HOME || (require('node:os') as typeof import('node:os')).homedir();
+}
+
 /** Commands that open a project's store, and so take --store / OPENCOMMS_STORE. */
 const STORE_COMMANDS: ReadonlySet<CommandName> = new Set(['serve', 'status', 'hook', 'doctor', 'watch']);
 // The store is chosen (and a Redis configuration checked: credentials, TLS,
@@ -122,6 +137,7 @@ async function runCommand(argv: string[]): Promise<number | undefined> {
       return (require('../hosts') as typeof import('../hosts')).runInstall({
         projectDir, host: parsed.positionals[0], memberId: flags.member, dryRun: flags.dryRun, plugin: flags.plugin,
         apply: flags.apply, store: flags.store, bundlePath: resolvePath(process.argv[1]), version: VERSION, env: process.env, write: writeStdout, warn: warnLine,
+        compileCacheHome: compileCacheHome(),
       });
     case 'uninstall':
       return (require('../hosts') as typeof import('../hosts')).runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, write: writeStdout, warn: warnLine });

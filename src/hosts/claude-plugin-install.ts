@@ -12,8 +12,8 @@ import {
 } from './claude-plugin';
 import { displayCommand, findOnPath, runProgram } from './host-cli';
 import {
-  chooseFixedIdentity, describeBundleCopy, describeIdentity, describePath, InstallFailure, planBundleCopy, readOwnBytes, writeBundleCopy,
-  writeOwnFile,
+  chooseFixedIdentity, compileCacheFrom, describeBundleCopy, describeCompileCache, describeIdentity, describePath, ensureCompileCacheDir, InstallFailure,
+  planBundleCopy, readOwnBytes, writeBundleCopy, writeOwnFile,
 } from './install-common';
 import { CONFIG_EDITS } from './config-edits';
 import { Launch, storeOfEnv, type StoreChoice } from './launch';
@@ -31,6 +31,8 @@ export interface PluginInstallOptions {
   bundlePath: string;
   version: string;
   env: NodeJS.ProcessEnv;
+  /** As InstallOptions.compileCacheHome. */
+  compileCacheHome?: string;
   write: (text: string) => void;
   warn: (text: string) => void;
 }
@@ -85,7 +87,9 @@ export function installClaudePlugin(options: PluginInstallOptions): number {
   const plainFiles = plainInstallFiles(projectDir);
   const fixed = options.memberId === undefined ? undefined : chooseFixedIdentity(projectDir, options.memberId);
   const store = chooseStore(options.store, options.env, [pluginStore(readText(projectDir, join(pluginDir, '.mcp.json')))]);
-  const launch: Launch = { host: HOST, projectDir, memberId: fixed?.memberId, isAbsolute: true, store: store.choice };
+  const launch: Launch = {
+    host: HOST, projectDir, memberId: fixed?.memberId, isAbsolute: true, store: store.choice, compileCache: compileCacheFrom(options.compileCacheHome),
+  };
   const texts = pluginFileTexts(launch, options.version);
   const changes = PLUGIN_FILES
     .map((rel) => ({ path: join(pluginDir, rel), after: texts[rel], before: readText(projectDir, join(pluginDir, rel)) }))
@@ -102,6 +106,7 @@ export function installClaudePlugin(options: PluginInstallOptions): number {
     write(`Dry run: install ${HOST} --plugin in ${projectDir}; nothing is written.\n`);
     write(describeIdentity(HOST, fixed, true));
     write(describeStore(HOST, store));
+    write(describeCompileCache(launch.compileCache));
     describeBundleCopy(copy, write);
     for (const change of changes) write(`would write ${change.path}:\n${change.after}`);
     write(`${options.apply ? 'would run' : 'then run'}, from ${projectDir}:\n${claudeCommandLines(commands)}`);
@@ -110,9 +115,11 @@ export function installClaudePlugin(options: PluginInstallOptions): number {
 
   writeBundleCopy(projectDir, copy);
   if (fixed?.needsPin) writePin(projectDir, { member_id: fixed.memberId, host: HOST });
+  ensureCompileCacheDir(launch.compileCache);
   for (const change of changes) writeOwnFile(projectDir, change.path, change.after);
   write(describeIdentity(HOST, fixed, false));
   write(describeStore(HOST, store));
+  write(describeCompileCache(launch.compileCache));
   if (changes.length === 0 && copy.isCurrent && fixed?.needsPin !== true) write(`${HOST} plugin: already written in ${describePath(projectDir, pluginDir)}; nothing changed.\n`);
   else for (const change of changes) write(`wrote ${describePath(projectDir, change.path)}\n`);
   write(`note: the plugin names the project by its absolute path (Claude Code registers it per project path); install it again after moving the project.${fixed ? '' : ' It has no mail monitor (that needs a fixed --member); the rewake hook wakes each idle session for its own mail.'}\n`);

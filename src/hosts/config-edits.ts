@@ -7,7 +7,7 @@ import { listUserAdditions, locateOurServer, OUR_ENV_NAMES, readOurServer, remov
 import { dropOurEnvVars, dropOurTomlVariable } from './toml-env';
 import { isJsoncOnly } from './jsonc';
 import {
-  addUnique, hookCommand, HostName, Launch, OurParts, readHookCommand, serverArgs, serverEnv, STORE_SECRET_VARIABLES, STORE_VARIABLES, storeOfEnv,
+  addUnique, COMPILE_CACHE_VARIABLE, hookCommand, HostName, Launch, OurParts, readHookCommand, serverArgs, serverEnv, STORE_SECRET_VARIABLES, STORE_VARIABLES, storeOfEnv,
 } from './launch';
 
 export const OPENCODE_SCHEMA = 'https://opencode.ai/config.json';
@@ -124,6 +124,7 @@ function jsonEdit(spec: JsonEditSpec): ConfigEdit {
         const entry = getEntry(doc, spec.container, 'opencomms');
         if (launch.memberId === undefined) dropVariables(entry, spec.envKey ?? 'env', ['OPENCOMMS_MEMBER_ID']);
         if (launch.store === undefined) dropVariables(entry, spec.envKey ?? 'env', STORE_VARIABLES);
+        if (launch.compileCache === undefined) dropVariables(entry, spec.envKey ?? 'env', [COMPILE_CACHE_VARIABLE]);
       }
       if (spec.events && spec.hookEntry) mergeHooks(doc, spec.events, (event) => spec.hookEntry!(launch, event));
       return renderChanged(text, before, doc);
@@ -159,7 +160,7 @@ function ourHookCommands(doc: JsonObject): string[] {
 }
 
 // Only the keys of our entry matter here, not its values (a fixed id, so `env` counts as ours).
-const SAMPLE_LAUNCH: Launch = { host: 'claude-code', projectDir: '/p', memberId: 'x' };
+const SAMPLE_LAUNCH: Launch = { host: 'claude-code', projectDir: '/p', memberId: 'x', compileCache: { home: '/h' } };
 
 /** The keys of `entry` (one level into tables such as env) that ours does not have. */
 function additionsTo(entry: JsonObject, ours: JsonObject): string[] {
@@ -242,6 +243,7 @@ function tomlEdit(file: string): ConfigEdit {
         command: 'node', args: serverArgs(launch), env: serverEnv(launch) ?? {}, envVars: launch.store === undefined ? [] : [...STORE_SECRET_VARIABLES],
       });
       if (launch.memberId === undefined) written = dropOurTomlVariable(written, 'OPENCOMMS_MEMBER_ID');
+      if (launch.compileCache === undefined) written = dropOurTomlVariable(written, COMPILE_CACHE_VARIABLE);
       if (launch.store === undefined) {
         for (const name of STORE_VARIABLES) written = dropOurTomlVariable(written, name);
         written = dropOurEnvVars(written, STORE_SECRET_VARIABLES);

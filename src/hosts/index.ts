@@ -9,7 +9,7 @@ import { readPin, STATE_DIR_NAME, writePin } from '../store';
 import { tryReadBytes } from './bundle';
 import { installClaudePlugin, uninstallClaudePlugin } from './claude-plugin-install';
 import {
-  checkHost, chooseFixedIdentity, describeBundleCopy, describeIdentity, describePath, ensureDir, failureOf, InstallFailure,
+  checkHost, chooseFixedIdentity, compileCacheFrom, describeBundleCopy, describeCompileCache, describeIdentity, ensureCompileCacheDir, describePath, ensureDir, failureOf, InstallFailure,
   planBundleCopy, readOwnBytes, writeBundleCopy,
 } from './install-common';
 import { GitignoreInstall, planGitignoreInstall, planGitignoreUninstall } from './gitignore';
@@ -44,6 +44,8 @@ export interface InstallOptions {
   version: string;
   /** The environment (for PATH, to find the host CLI that --apply runs); defaults to an empty one. */
   env?: NodeJS.ProcessEnv;
+  /** The user's home folder, given when the Node running install has a compile cache (Node ≥ 22.1): the configs then name one there. */
+  compileCacheHome?: string;
   write: (text: string) => void;
   warn: (text: string) => void;
 }
@@ -161,7 +163,7 @@ function install(options: InstallOptions): number {
   const files = readConfigs(projectDir, host, 'install');
   const fixed = options.memberId === undefined ? undefined : chooseFixedIdentity(projectDir, options.memberId);
   const store = chooseStore(options.store, options.env ?? {}, files.flatMap((f) => (f.before === undefined ? [] : [f.edit.ours(f.before).store])));
-  const launch: Launch = { host, projectDir, memberId: fixed?.memberId, store: store.choice };
+  const launch: Launch = { host, projectDir, memberId: fixed?.memberId, store: store.choice, compileCache: compileCacheFrom(options.compileCacheHome) };
 
   const changes: FileChange[] = [];
   const droppedIds: string[] = [];
@@ -186,6 +188,7 @@ function install(options: InstallOptions): number {
     write(`Dry run: install ${host} in ${projectDir}; nothing is written.\n`);
     write(describeIdentity(host, fixed, true));
     write(describeStore(host, store));
+    write(describeCompileCache(launch.compileCache));
     describeBundleCopy(copy, write);
     for (const change of changes) printDryRun(change, write);
     for (const file of files) if (file.before !== undefined && !changes.some((c) => c.path === file.path)) write(`unchanged ${file.path}\n`);
@@ -198,11 +201,13 @@ function install(options: InstallOptions): number {
 
   writeBundleCopy(projectDir, copy);
   if (fixed?.needsPin) writePin(projectDir, { member_id: fixed.memberId, host });
+  ensureCompileCacheDir(launch.compileCache);
   for (const change of changes) applyFileChange(change);
   for (const plugin of opencodePlugin.copies) writePluginCopy(projectDir, plugin);
 
   write(describeIdentity(host, fixed, false));
   write(describeStore(host, store));
+  write(describeCompileCache(launch.compileCache));
   if (isNoop) write(`${host}: already installed in ${projectDir}; nothing changed.\n`);
   else {
     if (!copy.isCurrent) write(`wrote ${describePath(projectDir, copy.path)}\n`);

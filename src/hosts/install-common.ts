@@ -6,7 +6,7 @@ import {
   checkOwnDir, ensureOwnDir, isValidMemberId, NODE_FS, PROGRAM_MODE, readPin, replaceFile, STATE_DIR_NAME, tryReadFile,
 } from '../store';
 import { bundlePackageJsonPathIn, bundlePathIn, BUNDLE_PACKAGE_JSON, tryReadBytes } from './bundle';
-import { HOST_NAMES, HostName, isHostName } from './launch';
+import { COMPILE_CACHE_UNDER_HOME, COMPILE_CACHE_VARIABLE, CompileCacheHome, HOST_NAMES, HostName, isHostName } from './launch';
 
 export class InstallFailure extends Error {
   constructor(message: string, readonly exitCode: 1 | 2) {
@@ -42,6 +42,25 @@ export function describeIdentity(host: string, fixed: FixedIdentity | undefined,
   if (!fixed) return `identity: each ${host} session gets a member of its own when it starts; the config names none\n`;
   const pinned = fixed.needsPin ? (dryRun ? `; would pin it as ${host}` : `, pinned as ${host}`) : '';
   return `member id ${fixed.memberId} (from --member${pinned}): every ${host} session here speaks as ${fixed.memberId}; leave --member out to give each session its own\n`;
+}
+
+/** The compile cache a written config names, when the Node running install has one (see COMPILE_CACHE_VARIABLE). */
+export function compileCacheFrom(home: string | undefined): CompileCacheHome | undefined {
+  return home === undefined ? undefined : { home };
+}
+
+/**
+ * Makes the compile cache folder ahead of the first server or hook, 0700: the
+ * code Node keeps there is run by our processes, so only the user may write it.
+ */
+export function ensureCompileCacheDir(cache: CompileCacheHome | undefined): void {
+  if (cache !== undefined) mkdirSync(join(cache.home, COMPILE_CACHE_UNDER_HOME), { recursive: true, mode: 0o700 });
+}
+
+/** The install output's compile cache line; '' when none is written. */
+export function describeCompileCache(cache: CompileCacheHome | undefined): string {
+  if (cache === undefined) return '';
+  return `compile cache: ${COMPILE_CACHE_VARIABLE} names ${join(cache.home, COMPILE_CACHE_UNDER_HOME)} (yours, outside the project): Node 22.1 and later keep the compiled server there and start it faster\n`;
 }
 
 /** Makes one of the user's folders (host configs): the default mode, as any tool would. */

@@ -23,6 +23,13 @@ export interface Launch {
   isAbsolute?: boolean;
   /** --store: the Redis store every server and hook of the host uses (never its password). */
   store?: StoreChoice;
+  /** Set when the Node that runs install caches compiled code (Node ≥ 22.1): NODE_COMPILE_CACHE is written, under this home folder. */
+  compileCache?: CompileCacheHome;
+}
+
+/** The user's home folder (absolute), under which Node keeps our compiled code. */
+export interface CompileCacheHome {
+  home: string;
 }
 
 /** A Redis store as a host config names it: the URL (no password) and the project id. */
@@ -40,6 +47,17 @@ export interface StoreChoice {
 export const STORE_SECRET_VARIABLES = ['OPENCOMMS_STORE_PASSWORD_FILE', 'OPENCOMMS_STORE_PASSWORD', 'OPENCOMMS_STORE_CA'] as const;
 /** The store's two variables, taken out of an entry whose install names no store. */
 export const STORE_VARIABLES = ['OPENCOMMS_STORE', 'OPENCOMMS_PROJECT_ID'] as const;
+
+/**
+ * Node ≥ 22.1 keeps the V8 code it compiled for a script in the folder
+ * NODE_COMPILE_CACHE names, so every later start skips reading and compiling
+ * the whole bundle (start-up, README). The folder is per user and outside the
+ * project: a repository must not be able to ship compiled code that our
+ * processes would run. Older Nodes ignore the variable.
+ */
+export const COMPILE_CACHE_VARIABLE = 'NODE_COMPILE_CACHE';
+/** The cache folder, under the user's home folder. */
+export const COMPILE_CACHE_UNDER_HOME = '.cache/opencomms/node-compile-cache';
 
 /**
  * How a host's config can name the project without its absolute path:
@@ -98,13 +116,39 @@ export function serverArgs(launch: Launch): string[] {
   return [bundle, '--project', project, '--host', launch.host];
 }
 
-/** Our variables for the server entry: a fixed --member id and the --store choice; undefined when there is neither. */
+/**
+ * NODE_COMPILE_CACHE for the server entry, with the home folder named as the
+ * host expands it, so a config inside the project holds no user's path:
+ * Claude Code and Gemini CLI expand `${HOME}` in an entry's variables, Cursor
+ * and VS Code `${userHome}`; a config in the user's own files gets the path.
+ * Residual risk: a host that left the name unexpanded would hand Node a
+ * relative path, which it resolves in the server's working folder (the project).
+ */
+function compileCacheOf(launch: Launch, home: string): string {
+  switch (refOf(launch)) {
+    case 'claude':
+    case 'gemini':
+      return `\${HOME}/${COMPILE_CACHE_UNDER_HOME}`;
+    case 'workspace':
+      return `\${userHome}/${COMPILE_CACHE_UNDER_HOME}`;
+    case 'absolute':
+      return `${home}/${COMPILE_CACHE_UNDER_HOME}`;
+  }
+}
+
+/** Our variables for the server entry: a fixed --member id, the --store choice and the compile cache; undefined when there is none. */
 export function serverEnv(launch: Launch): Record<string, string> | undefined {
-  if (launch.memberId === undefined && launch.store === undefined) return undefined;
+  if (launch.memberId === undefined && launch.store === undefined && launch.compileCache === undefined) return undefined;
   return {
     ...(launch.memberId === undefined ? {} : { OPENCOMMS_MEMBER_ID: launch.memberId }),
     ...(launch.store === undefined ? {} : { OPENCOMMS_STORE: launch.store.url, OPENCOMMS_PROJECT_ID: launch.store.projectId }),
+    ...(launch.compileCache === undefined ? {} : { [COMPILE_CACHE_VARIABLE]: compileCacheOf(launch, launch.compileCache.home) }),
   };
+}
+
+/** The shell assignment that hands a hook Node's compile cache; '' without one. Hooks run through sh, which expands $HOME. */
+export function compileCachePrefix(launch: Launch): string {
+  return launch.compileCache === undefined ? '' : `${COMPILE_CACHE_VARIABLE}="$HOME/${COMPILE_CACHE_UNDER_HOME}" `;
 }
 
 /** The shell assignments that hand the store to a hook (or watch) process; '' without one. */
@@ -126,8 +170,9 @@ export function shellQuote(text: string): string {
  * command into a single-quoted path, which inside our double quotes would keep
  * the quotes, so the braced form is used. Hosts give hooks no env from the
  * MCP config, so the host (which the runner cannot always tell from the event),
- * a fixed --member id and the --store choice travel as shell assignment
- * prefixes; the host and id are [A-Za-z0-9_-] only, the store URL is quoted.
+ * a fixed --member id, the --store choice and the compile cache travel as
+ * shell assignment prefixes; the host and id are [A-Za-z0-9_-] only, the
+ * store URL is quoted, the cache folder is "$HOME/…" for the shell to expand.
  * Residual risk: a host that ran hooks through cmd.exe or
  * PowerShell would understand neither the prefixes nor the variables; the ones
  * we write for run them through sh/bash.
@@ -136,7 +181,7 @@ export function hookCommand(launch: Launch, verb = 'hook'): string {
   const ref = refOf(launch);
   const project = ref === 'claude' ? '$CLAUDE_PROJECT_DIR' : ref === 'gemini' ? '${GEMINI_PROJECT_DIR:-.}' : undefined;
   const bundle = project === undefined ? shellQuote(bundlePathIn(launch.projectDir)) : `"${project}/${BUNDLE_REL}"`;
-  const prefix = `${launch.memberId === undefined ? '' : `OPENCOMMS_MEMBER_ID=${launch.memberId} `}${storePrefix(launch)}`;
+  const prefix = `${launch.memberId === undefined ? '' : `OPENCOMMS_MEMBER_ID=${launch.memberId} `}${storePrefix(launch)}${compileCachePrefix(launch)}`;
   return `${prefix}OPENCOMMS_HOST=${launch.host} node ${bundle} ${verb} --project ${project === undefined ? shellQuote(launch.projectDir) : `"${project}"`}`;
 }
 

@@ -238,7 +238,7 @@ export function locateOurServer(text: string): boolean {
 }
 
 /** Variables our installs write into a server entry: ours, not the user's (uninstall does not list them as additions). */
-export const OUR_ENV_NAMES: ReadonlySet<string> = new Set(['OPENCOMMS_MEMBER_ID', 'OPENCOMMS_HOST', 'OPENCOMMS_STORE', 'OPENCOMMS_PROJECT_ID']);
+export const OUR_ENV_NAMES: ReadonlySet<string> = new Set(['OPENCOMMS_MEMBER_ID', 'OPENCOMMS_HOST', 'OPENCOMMS_STORE', 'OPENCOMMS_PROJECT_ID', 'NODE_COMPILE_CACHE']);
 
 /**
  * The lines in our tables that install did not write (a `startup_timeout_sec`,

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DIST, tempProject, WAIT_MS } from '../helpers/server';
 
@@ -59,4 +59,56 @@ test('a hook with no mail to deliver loads no costly module', async (t) => {
   // stdin and stdout go through plain read(2)/write(2): no stream machinery is even loaded
   assert.deepEqual(loaded.filter((m) => m === 'NativeModule net' || m === 'NativeModule stream'), []);
   assert.deepEqual(loaded.filter((m) => m === 'NativeModule vm' || m === 'NativeModule zlib'), []);
+});
+
+// Modules only a rarely used command needs (install/uninstall, doctor, migrate,
+// watch) are required where that command runs, so their initialisers never
+// run on the server or hook path. V8's own coverage of the process counts the
+// calls of each esbuild module initialiser, which is named by its source path.
+const COLD_MODULES = /^src\/(hosts\/|cli\/doctor|cli\/migrate\.ts$|cli\/watch\.ts$|watch\/)/;
+
+function initialisersRunBy(project: string, args: string[], input: string): Promise<string[]> {
+  const coverage = join(project, 'coverage');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [DIST, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NODE_V8_COVERAGE: coverage } });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('the process did not exit'));
+    }, WAIT_MS);
+    child.stdout.resume();
+    child.stderr.resume();
+    child.on('exit', () => {
+      clearTimeout(timer);
+      const ran: string[] = [];
+      for (const name of readdirSync(coverage)) {
+        const { result } = JSON.parse(readFileSync(join(coverage, name), 'utf8')) as { result: { url: string; functions: { functionName: string; ranges: { count: number }[] }[] }[] };
+        for (const script of result.filter((s) => s.url.endsWith('opencomms.js'))) {
+          for (const fn of script.functions) if (/^src\//.test(fn.functionName) && fn.ranges[0]!.count > 0) ran.push(fn.functionName);
+        }
+      }
+      resolve(ran);
+    });
+    child.stdin.end(input);
+  });
+}
+
+test('a hook runs no initialiser of the installer, doctor, migrate or watch', async (t) => {
+  const project = tempProject(t);
+  const event = JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 's1', cwd: project, prompt: 'hi' });
+  const ran = await initialisersRunBy(project, ['hook', '--project', project], event);
+  assert.ok(ran.includes('src/hooks/index.ts'), 'the probe sees the initialisers that ran');
+  assert.deepEqual(ran.filter((name) => COLD_MODULES.test(name)), []);
+});
+
+test('initialize and tools/list run no initialiser of the installer, doctor, migrate or watch', async (t) => {
+  const project = tempProject(t);
+  const ran = await initialisersRunBy(project, ['--project', project], `${INITIALIZE}{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n`);
+  assert.ok(ran.includes('src/tools/catalog.ts'), 'the probe sees the initialisers that ran');
+  assert.deepEqual(ran.filter((name) => COLD_MODULES.test(name)), []);
+});
+
+test('install runs the installer initialisers the probe looks for', async (t) => {
+  const project = tempProject(t);
+  const ran = await initialisersRunBy(project, ['install', 'cursor', '--project', project, '--dry-run'], '');
+  assert.ok(ran.some((name) => COLD_MODULES.test(name)));
 });
