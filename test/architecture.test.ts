@@ -40,3 +40,69 @@ test('the store imports nothing from tools or mcp', () => {
     }
   }
 });
+
+/** Every relative import of a source file: `from '…'`, `require('…')` and `import('…')`, type-only ones included. */
+function relativeImports(text: string): string[] {
+  return [...text.matchAll(/(?:\bfrom\s+|\brequire\(\s*|\bimport\(\s*)'(\.[^']*)'/g)].map((m) => m[1]!);
+}
+
+/** The source file a relative import names: `<path>.ts`, or `<path>/index.ts`; undefined when neither exists. */
+function resolveImport(fromFile: string, spec: string): string | undefined {
+  const base = join(fromFile, '..', spec);
+  for (const candidate of [`${base}.ts`, join(base, 'index.ts')]) if (existsSync(candidate)) return candidate;
+  return undefined;
+}
+
+const SRC = join(ROOT, 'src');
+const STORE_DIR = join(SRC, 'store');
+const STORE_DOOR = join(STORE_DIR, 'index.ts');
+const isInStore = (file: string): boolean => file.startsWith(STORE_DIR + '/');
+
+test('outside src/store, nothing branches on which store it has: no store.kind, selection.kind or isRedisStore', () => {
+  // `store.kind`, `this.store.kind`, `options.selection?.kind`, `storeSelection.kind`, and reaching into a
+  // Redis selection's config (`selection.config.projectId`), which only a branch on its kind can do.
+  const branch = /\bisRedisStore\b|\b\w*(?:store|selection)\w*\)?\??\.kind\b|\bselection\)?\??\.config\b/gi;
+  for (const file of sourceFiles(SRC).filter((f) => !isInStore(f))) {
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines.forEach((line, i) => {
+      const found = line.match(branch);
+      assert.equal(found, null, `${relative(ROOT, file)}:${i + 1} branches on the store kind (${found?.join(', ')}): ask the store (src/store/contract.ts) instead`);
+    });
+  }
+});
+
+test('outside src/store, the store is imported only through src/store/index.ts', () => {
+  for (const file of sourceFiles(SRC).filter((f) => !isInStore(f))) {
+    for (const spec of relativeImports(readFileSync(file, 'utf8'))) {
+      const target = resolveImport(file, spec);
+      if (target === undefined || !isInStore(target)) continue;
+      assert.equal(target, STORE_DOOR, `${relative(ROOT, file)} imports ${spec}: import it from the store's door, src/store/index.ts`);
+    }
+  }
+});
+
+test('no import circle anywhere in src', () => {
+  const files = sourceFiles(SRC);
+  const edges = new Map(files.map((file) => [
+    file,
+    relativeImports(readFileSync(file, 'utf8')).map((spec) => resolveImport(file, spec)).filter((t): t is string => t !== undefined),
+  ]));
+  assert.equal(edges.size, files.length);
+  // Depth-first search; a path that reaches a file still on the stack closes a circle.
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (file: string): void => {
+    state.set(file, 'open');
+    stack.push(file);
+    for (const next of edges.get(file) ?? []) {
+      if (state.get(next) === 'open') {
+        const circle = [...stack.slice(stack.indexOf(next)), next].map((f) => relative(ROOT, f));
+        assert.fail(`import circle: ${circle.join(' -> ')}`);
+      }
+      if (state.get(next) === undefined) visit(next);
+    }
+    stack.pop();
+    state.set(file, 'done');
+  };
+  for (const file of [...files].sort()) if (state.get(file) === undefined) visit(file);
+});

@@ -1,7 +1,6 @@
 // argv → a command and its flags. Usage errors carry exit code 2. Hand-written
 // rather than node:util's parseArgs, which costs start-up time to load.
-import { isValidMemberId } from '../store/member-id';
-import { parseStoreUrl } from '../store/redis/url';
+import { isValidMemberId, parseStoreUrl } from '../store';
 
 export const COMMANDS = ['serve', 'status', 'pin', 'install', 'uninstall', 'hook', 'doctor', 'watch', 'migrate'] as const;
 export type CommandName = (typeof COMMANDS)[number];

@@ -1,7 +1,7 @@
 // The executable: argv and env in, exit code out. The only module that reads
 // process.env / process.argv or calls process.exit.
 import { HELP_TEXT, parseCommandLine, UsageError, type CommandName } from './args';
-import { resolveStoreSelection, type StoreSelection } from '../store/redis/config';
+import { resolveStoreSelection, type StoreSelection } from '../store';
 import { runServe } from './serve';
 import { readAll, writeFully } from './sync-io';
 import { resolve as resolvePath } from 'node:path';

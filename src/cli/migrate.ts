@@ -4,13 +4,10 @@
 // success is reported, and the source is left as it was (PROTOCOL.md
 // "Migrating a project"). Pins stay on each machine either way.
 import { join } from 'node:path';
-import { DEFAULT_CODEC } from '../store/default-codec';
-import { MigrationRefused, readFileProject, refuseHeldFileTarget, writeFileProject, type ProjectCopy } from '../store/project-copy';
-import { resolveStoreSelection, type StoreEnv } from '../store/redis/config';
-import { compareRedisProject, copyBytes, migrationClient, readRedisProject, writeRedisProject } from '../store/redis/project-copy';
-import { keysOf } from '../store/redis/redis-store';
-import { displayUrl } from '../store/redis/url';
-import { STATE_DIR_NAME } from '../store/store';
+import {
+  DEFAULT_CODEC, MigrationRefused, readFileProject, redisSideOf, refuseHeldFileTarget, resolveStoreSelection, STATE_DIR_NAME, writeFileProject,
+  type ProjectCopy, type StoreEnv,
+} from '../store';
 
 export interface MigrateOptions {
   projectDir: string;
@@ -27,63 +24,46 @@ export async function runMigrate(options: MigrateOptions): Promise<number> {
 
 async function intoRedis(options: MigrateOptions): Promise<number> {
   // The target's configuration (project id, password, TLS) is checked before anything is read.
-  const target = resolveStoreSelection({ flag: options.to, env: options.env });
-  if (target.kind !== 'redis') throw new Error('migrate --to needs a redis:// or rediss:// URL, or file');
-  const { config } = target;
+  const target = redisSideOf(resolveStoreSelection({ flag: options.to, env: options.env }));
+  if (target === undefined) throw new Error('migrate --to needs a redis:// or rediss:// URL, or file');
   const stateDir = join(options.projectDir, STATE_DIR_NAME);
   const copy = await readFileProject({ projectDir: options.projectDir, codec: DEFAULT_CODEC });
   if (!copy) {
     throw new MigrationRefused('source_empty',
       `Nothing to migrate: ${stateDir} holds no state.json, history or archive. Run migrate in the project whose .opencomms/ holds the channels (or pass --project DIR)`);
   }
-  const keys = keysOf(config.keyPrefix);
-  const client = migrationClient(config, copyBytes(copy));
-  let mismatches: string[];
-  try {
-    const version = await writeRedisProject(client, keys, copy);
-    mismatches = await compareRedisProject(client, keys, copy, version);
-  } finally {
-    await client.close();
-  }
-  const where = `${displayUrl(config)}, project ${config.projectId}`;
+  const mismatches = await target.writeAndCompare(copy);
+  const { where } = target;
   refuseMismatches(mismatches, `The copy in ${where} did not read back as written`,
-    `The source files were not changed. Check the server, then delete the keys ${keys.pattern} it wrote and run migrate again`);
+    `The source files were not changed. Check the server, then delete the keys ${target.keyPattern} it wrote and run migrate again`);
   options.write(reportCopy(copy, `Copied the project in ${stateDir} to ${where}, and read it back: identical.`, [
     `pins: left in ${join(stateDir, 'pins')}; they belong to this machine, and the Redis store reads them there`,
     `source: ${stateDir} was not changed`,
-  ], `Next: set OPENCOMMS_STORE=${displayUrl(config)} and OPENCOMMS_PROJECT_ID=${config.projectId} in every host's environment, with the password in OPENCOMMS_STORE_PASSWORD or OPENCOMMS_STORE_PASSWORD_FILE, then restart the hosts. Until then they keep using the files, and what they change there is not in Redis.`));
+  ], `Next: set OPENCOMMS_STORE=${target.url} and OPENCOMMS_PROJECT_ID=${target.projectId} in every host's environment, with the password in OPENCOMMS_STORE_PASSWORD or OPENCOMMS_STORE_PASSWORD_FILE, then restart the hosts. Until then they keep using the files, and what they change there is not in Redis.`));
   return 0;
 }
 
 async function intoFiles(options: MigrateOptions): Promise<number> {
-  const source = resolveStoreSelection({ env: options.env });
-  if (source.kind !== 'redis') {
+  const source = redisSideOf(resolveStoreSelection({ env: options.env }));
+  if (source === undefined) {
     throw new MigrationRefused('source_empty',
       'migrate --to file copies a Redis project into this project\'s files, and OPENCOMMS_STORE names no Redis store: set OPENCOMMS_STORE=redis://user@host:port/db (or rediss://…), OPENCOMMS_PROJECT_ID and the password (OPENCOMMS_STORE_PASSWORD or OPENCOMMS_STORE_PASSWORD_FILE), then run it again');
   }
-  const { config } = source;
   const stateDir = join(options.projectDir, STATE_DIR_NAME);
   refuseHeldFileTarget({ projectDir: options.projectDir });
-  const keys = keysOf(config.keyPrefix);
-  const client = migrationClient(config, 0);
-  let copy: ProjectCopy | undefined;
-  try {
-    copy = await readRedisProject(client, keys, DEFAULT_CODEC);
-  } finally {
-    await client.close();
-  }
-  const where = `${displayUrl(config)}, project ${config.projectId}`;
+  const copy = await source.read(DEFAULT_CODEC);
+  const { where } = source;
   if (!copy) {
     throw new MigrationRefused('source_empty',
-      `Nothing to migrate: ${where} holds no state and no archive under ${keys.pattern}. Check OPENCOMMS_PROJECT_ID and the URL in OPENCOMMS_STORE`);
+      `Nothing to migrate: ${where} holds no state and no archive under ${source.keyPattern}. Check OPENCOMMS_PROJECT_ID and the URL in OPENCOMMS_STORE`);
   }
   const mismatches = await writeFileProject({ projectDir: options.projectDir, codec: DEFAULT_CODEC }, copy);
   refuseMismatches(mismatches, `The copy in ${stateDir} did not read back as written`,
     `Redis was not changed. Move state.json, history/ and archives/ out of ${stateDir}, then run migrate again`);
   options.write(reportCopy(copy, `Copied ${where} into ${stateDir}, and read it back: identical.`, [
     `pins: Redis holds none; each machine keeps its own in ${join(STATE_DIR_NAME, 'pins')}, and this one's stay where they are`,
-    `source: the keys ${keys.pattern} were not changed`,
-  ], `Next: unset OPENCOMMS_STORE (or set it to file) in every host's environment on this machine, then restart the hosts. Machines still set to ${displayUrl(config)} keep using Redis, and what they change there is not in these files; once none uses it, its keys can be deleted.`));
+    `source: the keys ${source.keyPattern} were not changed`,
+  ], `Next: unset OPENCOMMS_STORE (or set it to file) in every host's environment on this machine, then restart the hosts. Machines still set to ${source.url} keep using Redis, and what they change there is not in these files; once none uses it, its keys can be deleted.`));
   return 0;
 }
 

@@ -6,8 +6,7 @@ import { ToolRegistry } from '../tools/registry';
 import { buildTools } from '../tools/catalog';
 import { ToolServices } from '../tools/services';
 import { startDoorbell, type Doorbell } from '../delivery/doorbell';
-import { watchStore, type StateWatcher } from '../delivery/watcher';
-import type { StoreSelection } from '../store/redis/config';
+import type { StateWatcher, StoreSelection } from '../store';
 
 export interface ServeRuntimeOptions {
   projectDir: string;
@@ -42,11 +41,10 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
       // so at once, before its first call, so no new session adopts that pin.
       void services.claimOverride();
       // One watch of the state serves both push paths of this process.
-      const shared = watchStore(store, { log });
+      const shared = store.watch({ log });
       watcher = shared;
-      // A network store is read once before the doorbell's first look (files are read on every look).
-      if (store.kind === 'file') startRinging(shared);
-      else store.refresh().catch((err: unknown) => log(`could not load the state: ${err instanceof Error ? err.message : String(err)}`)).finally(() => startRinging(shared));
+      // The store is brought up to date before the doorbell's first look (files, read on every look, at once).
+      store.refresh().catch((err: unknown) => log(`could not load the state: ${err instanceof Error ? err.message : String(err)}`)).finally(() => startRinging(shared));
     },
     close() {
       if (isClosed) return;

@@ -9,7 +9,7 @@ import { CHANNEL_CAPABILITY } from '../delivery/channel-capability';
 import { describeEnvIdentity } from '../tools/env-identity';
 import type { MethodTable } from '../jsonrpc/dispatcher';
 import type { ServeRuntime } from './serve-runtime';
-import type { StoreSelection } from '../store/redis/config';
+import { describeSelection, type StoreSelection } from '../store';
 
 export interface ServeOptions {
   projectDir: string;
@@ -84,7 +84,7 @@ export function runServe(options: ServeOptions): void {
   if (isInteractive()) {
     log('this is an MCP stdio server: add it to a host config (see README "Set up in one minute"); it is serving stdin now');
   }
-  const where = options.selection?.kind === 'redis' ? ` (state in the Redis store ${options.selection.config.keyPrefix.slice(0, -1)})` : '';
+  const where = describeSelection(options.selection, options.projectDir).banner;
   log(`serving project ${options.projectDir}${where} as host "${options.host}"; ${describeEnvIdentity(options.env.OPENCOMMS_MEMBER_ID, options.host)}`);
 }
 

@@ -1,8 +1,6 @@
 // `opencomms status`: the operator's full view of a project, read lock-free.
-import { join } from 'node:path';
 import * as engine from '../engine';
-import { isRedisStore, openStore, STATE_DIR_NAME, type StoreSelection } from '../store';
-import { displayUrl } from '../store/redis/url';
+import { openStore, type StoreDescription, type StoreSelection } from '../store';
 import { printable } from '../watch/format';
 
 export interface StatusOptions {
@@ -22,31 +20,23 @@ interface ChannelView {
   name: string; id: string; paused: boolean; members: MemberView[]; queue_lengths?: Record<string, number>; reservations?: ReservationView[];
 }
 
-/** Which store a report came from, as `status --json` gives it: never a password (the URL holds none). */
-type StoreView = { kind: 'file' } | { kind: 'redis'; url: string; project_id: string };
-
-/** Prints a project's status. Synchronous on the file store; a Redis store is read over the network first. */
-export function runStatus(options: StatusOptions): number | Promise<number> {
+/** Prints a project's status, read as it is now (a network store is asked over the network). */
+export function runStatus(options: StatusOptions): Promise<number> {
   const store = openStore({ projectDir: options.projectDir, selection: options.selection });
   const view = (state: engine.State, ctx: engine.EngineCtx): engine.ToolResult => engine.channelStatus(state, { session_id: null }, ctx);
-  if (!isRedisStore(store)) return printStatus(options, store.read(view), { kind: 'file' });
-  const { config } = options.selection as Extract<StoreSelection, { kind: 'redis' }>;
-  const where: StoreView = { kind: 'redis', url: displayUrl(config), project_id: config.projectId };
   return store.readLatest(view).then(
-    (result) => printStatus(options, result, where),
+    (result) => printStatus(options, result, store.describe()),
   ).finally(() => store.close());
 }
 
-function printStatus(options: StatusOptions, result: engine.ToolResult, store: StoreView): number {
+function printStatus(options: StatusOptions, result: engine.ToolResult, store: StoreDescription): number {
   if (options.json) {
-    options.write(`${JSON.stringify({ project: options.projectDir, store, ...result }, null, 2)}\n`);
+    options.write(`${JSON.stringify({ project: options.projectDir, store: store.json, ...result }, null, 2)}\n`);
     return result.ok ? 0 : 1;
   }
   const data = (result.data ?? {}) as { channels?: ChannelView[]; pending_messages?: number; errors?: { at: number; message: string }[] };
   const lines = [`OpenComms project ${options.projectDir}`];
-  lines.push(store.kind === 'file'
-    ? `store: file ${join(options.projectDir, STATE_DIR_NAME)}`
-    : `store: redis ${store.url}, project ${printable(store.project_id)}`);
+  lines.push(`store: ${store.line}`);
   const channels = data.channels ?? [];
   if (channels.length === 0) lines.push('No channels yet. An agent creates one with opencomms_create.');
   for (const channel of channels) {

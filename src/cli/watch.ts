@@ -4,9 +4,7 @@
 // the parent going away, stdout closing).
 import { fstatSync } from 'node:fs';
 import { isValidMemberId, openStore, type StoreSelection } from '../store';
-import { watchStore } from '../delivery/watcher';
 import { takeView } from '../watch/view';
-import { displayUrl } from '../store/redis/url';
 import { startMailWatch, startPeopleWatch, type PeopleOutput } from '../watch';
 import { isPidAlive } from '../process/liveness';
 
@@ -103,14 +101,12 @@ export async function runWatch(options: WatchOptions): Promise<number> {
   }
   const store = openStore({ projectDir: options.projectDir, selection: options.selection });
   const log = (line: string): void => warn(line);
-  if (store.kind !== 'file') {
-    // The first view needs a loaded state; later ones are loaded by the watch before it wakes them.
-    try {
-      await store.readLatest((state, ctx) => takeView(state, ctx.history));
-    } catch (err) {
-      warn(`opencomms watch: ${err instanceof Error ? err.message : String(err)}`);
-      return 1;
-    }
+  // The first view needs a loaded state (with the history it shows); later ones are loaded by the watch before it wakes them.
+  try {
+    await store.readLatest((state, ctx) => takeView(state, ctx.history));
+  } catch (err) {
+    warn(`opencomms watch: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
   }
 
   return new Promise<number>((resolve) => {
@@ -163,7 +159,7 @@ export async function runWatch(options: WatchOptions): Promise<number> {
 
     if (memberId !== undefined) {
       const mailWatch = startMailWatch({
-        stateDir: store.stateDir, memberId, snapshot: () => store.snapshot(), write: options.write, log, watch: () => watchStore(store, { log }),
+        stateDir: store.stateDir, memberId, snapshot: () => store.snapshot(), write: options.write, log, watch: () => store.watch({ log }),
       });
       cleanups.push(() => mailWatch.close());
       return;
@@ -178,10 +174,10 @@ export async function runWatch(options: WatchOptions): Promise<number> {
     }
     const peopleWatch = startPeopleWatch({
       project: store.projectDir, stateDir: store.stateDir, snapshot: () => store.snapshot(), history: store.history,
-      store: options.selection?.kind === 'redis' ? `${displayUrl(options.selection.config)}, project ${options.selection.config.projectId}` : 'file',
+      store: store.describe().label,
       output, write, now: Date.now, log,
       // The view reads every channel's history: a Redis watch loads those too before each look.
-      watch: () => watchStore(store, { log, load: () => store.readLatest((state, ctx) => takeView(state, ctx.history)) }),
+      watch: () => store.watch({ log, load: () => store.readLatest((state, ctx) => takeView(state, ctx.history)) }),
       size: () => ({ columns: stdout.columns ?? 80, rows: stdout.rows ?? 24 }),
     });
     cleanups.push(() => peopleWatch.close());

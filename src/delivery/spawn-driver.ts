@@ -31,7 +31,7 @@ export const LEASE_RECHECK_MS = 15_000;
 /** A commit or requeue that cannot get the lock is tried this many times before the lease is left to expire. */
 const FINISH_TRIES = 3;
 
-/** What the driver needs of the state watcher (src/delivery/watcher.ts). */
+/** What the driver needs of the state watcher (Store.watch). */
 export interface StateWatcherLike {
   onChange(listener: () => void): () => void;
   close(): void;

@@ -7,12 +7,12 @@
 // taken. Whatever goes wrong, the host gets `{}` and exit code 0: a hook must
 // never break the session it runs in.
 import { existsSync } from 'node:fs';
-import { join, resolve as resolvePath } from 'node:path';
+import { resolve as resolvePath } from 'node:path';
 import {
   addError, findLinkedMember, hasReminderDue, linkSession, markStale, needsLink, noteEdit, recordMemberError, reminderText, dueReminders, markReminded, type DeliveryOwner, type State, type ToolResult,
 } from '../engine';
 import { randomHex } from '../process/crypto';
-import { isRedisStore, listPins, openStore, STATE_DIR_NAME, StoreFault, type PinRecord, type Store, type StoreSelection } from '../store';
+import { listPins, openStore, StoreFault, type PinRecord, type Store, type StoreSelection } from '../store';
 import { contextAnswer, EMPTY_ANSWER, guidanceAnswer, stopAnswer, type HookAnswer } from './answer';
 import {
   bindablePins, bindEnvMember, bindPin, choosePinMessage, isEnvBindingStale, linkRefsOf, memberBySession, memberFromEnv, sessionRefsOf,
@@ -55,10 +55,10 @@ interface Outcome {
 
 const NOTHING: Outcome = { answer: EMPTY_ANSWER };
 
-// Whether the project may have mail: its state file exists. A Redis project
-// is asked after it is loaded (see decide), so it counts here.
-function hasState(options: HookOptions, projectDir: string): boolean {
-  return options.selection?.kind === 'redis' || existsSync(join(projectDir, STATE_DIR_NAME, 'state.json'));
+// The project's store, opened without touching it: the file store reads
+// nothing and a Redis store connects only on its first call.
+function storeOf(options: HookOptions, projectDir: string): Store {
+  return openStore({ projectDir, selection: options.selection });
 }
 
 /**
@@ -69,9 +69,11 @@ function hasState(options: HookOptions, projectDir: string): boolean {
  */
 async function report(options: HookOptions, projectDir: string | undefined, message: string, cause?: unknown): Promise<void> {
   options.warn(`opencomms: ${message}`);
-  if (projectDir === undefined || cause instanceof StoreFault || !hasState(options, projectDir)) return;
+  if (projectDir === undefined || cause instanceof StoreFault) return;
+  const store = storeOf(options, projectDir);
+  if (!store.hasState()) return;
   try {
-    await openStore({ projectDir, selection: options.selection }).mutate((state) => {
+    await store.mutate((state) => {
       addError(state, Date.now(), message);
       return { ok: true, message: 'recorded' };
     });
@@ -256,7 +258,10 @@ async function recordEdits(options: HookOptions, store: Store, state: State, eve
 }
 
 async function decide(options: HookOptions, event: HookEvent, projectDir: string): Promise<Outcome> {
-  if (!hasState(options, projectDir)) {
+  // Whether the project may have mail: its state file exists. A Redis project
+  // can tell only once it is loaded (below), so it may have until then.
+  const store = storeOf(options, projectDir);
+  if (!store.hasState()) {
     // A project without OpenComms state has no mail: say nothing, create nothing.
     if (options.explicitProjectDir !== undefined && !existsSync(projectDir)) {
       options.warn(`opencomms: hook: project directory ${projectDir} does not exist`);
@@ -268,11 +273,10 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
     await report(options, projectDir, env.problem);
     return NOTHING;
   }
-  const store = openStore({ projectDir, selection: options.selection });
   await store.refresh();
   const snapshot = store.snapshot();
   // A Redis project nobody has written to yet has no mail either.
-  if (isRedisStore(store) && store.loadedVersion() === '') return NOTHING;
+  if (!store.hasState()) return NOTHING;
   if (event.kind === 'end') return endSession(store, snapshot, event, env);
   if (event.kind === 'pre_tool') return decidePreTool(snapshot, event, env, projectDir, options.cwd);
   // A headless run (`claude -p`, the SDK) waits for a background Stop hook

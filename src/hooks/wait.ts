@@ -12,11 +12,10 @@
 // turn, and without the lease waiters would pile up and wake the agent once
 // each for the same mail.
 import { processHostTag } from '../process/place';
-import { watchStore, type StateWatcher } from '../delivery/watcher';
 import {
   activeWaitLease, releaseWaitLease, renewWaitLease, replaceWaitLease, type State,
 } from '../engine';
-import type { Store } from '../store';
+import type { StateWatcher, Store } from '../store';
 import { randomHex } from '../process/crypto';
 import { isHolderRunning, isPidAlive } from '../process/liveness';
 import { EMPTY_ANSWER } from './answer';
@@ -187,7 +186,7 @@ function waitHoldingLease(
       parentPoll.unref();
     }
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) options.onSignal?.(signal, () => stop('ended'));
-    watcher = watchStore(store, { pollMs: WAIT_POLL_MS });
+    watcher = store.watch({ pollMs: WAIT_POLL_MS });
     watcher.onChange(recheck);
     // Mail may have come between the locked start and the watch.
     recheck();

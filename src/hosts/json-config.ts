@@ -6,10 +6,10 @@
 // keys (except integer-like keys, which JSON itself does not order), so
 // unrelated entries keep their place.
 
-import { blankJsonc, isJsoncOnly } from './jsonc';
+import { blankJsonc, isJsoncOnly, type JsonObject } from './jsonc';
 import { spliceJsonc } from './jsonc-splice';
 
-export type JsonObject = Record<string, unknown>;
+export type { JsonObject } from './jsonc';
 
 export class ConfigError extends Error {}
 

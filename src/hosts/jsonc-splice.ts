@@ -4,8 +4,7 @@
 // arrays and objects. What is added is written in the file's own style, and an
 // addition followed by its removal gives the original text back. The result is
 // checked to mean exactly the intended document, or the edit is refused.
-import type { JsonObject } from './json-config';
-import { blankComments, blankJsonc, stringEnd } from './jsonc';
+import { blankComments, blankJsonc, stringEnd, type JsonObject } from './jsonc';
 
 /** One member of an object (with its key) or one element of an array. */
 interface Item {

@@ -3,6 +3,9 @@
 // blanked out (same length, newlines kept), so every offset in the blanked
 // text is the offset in the original (jsonc-splice.ts writes through them).
 
+/** A parsed JSON object, as the config readers and the splice see one. */
+export type JsonObject = Record<string, unknown>;
+
 /** `text` with comments and trailing commas replaced by spaces; newlines stay. */
 export function blankJsonc(text: string): string {
   return blank(text, true);

@@ -4,8 +4,7 @@
 // keeps a store: quietly dropping it would send that host's sessions back to
 // this machine's files and split the project without anyone noticing.
 // `--store file` is how to take it out.
-import { StoreFault } from '../store/faults';
-import { resolveStoreTarget, type StoreEnv } from '../store/redis/config';
+import { resolveStoreTarget, StoreFault, type StoreEnv } from '../store';
 import { InstallFailure } from './install-common';
 import { shellQuote, type HostName, type StoreChoice } from './launch';
 

@@ -4,7 +4,7 @@
 import type { Hooks, Plugin } from '@opencode-ai/plugin/dist/index.js';
 import type { HostPluginInput, SchemaKit } from './host-types';
 import { startOpenComms } from './plugin';
-import { resolveStoreSelection, type StoreSelection } from '../store/redis/config';
+import { resolveStoreSelection, type StoreSelection } from '../store';
 
 // An explicit project wins over the search from OpenCode's directory.
 function projectDirFromEnv(): string | undefined {

@@ -5,9 +5,8 @@
 // through which each session speaks as its own member (session-members.ts).
 import { processHostTag } from '../process/place';
 import { markStale, pendingRecipients, succeed, sweepInFlight, type DeliveryOwner, type State } from '../engine';
-import { openStore, type Store, type StoreSelection } from '../store';
+import { openStore, type StateWatcher, type Store, type StoreSelection } from '../store';
 import { isHolderRunning } from '../process/liveness';
-import { watchStore, type StateWatcher } from '../delivery/watcher';
 import type { HostEvent, HostPluginInput, HostToolDefinition, SchemaKit } from './host-types';
 import { locationOf } from './identity';
 import { findProjectDir } from './project-dir';
@@ -109,8 +108,7 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
   // A store fault here (lock_timeout, state_unwritable) must not keep the
   // plugin from loading: every push sweeps again before it drains.
   try {
-    if (store.kind !== 'file') await store.refresh(); // a network store is read once before anything looks at it
-    const atStart = store.snapshot();
+    const atStart = await store.readLatest((state) => state);
     if (Object.values(atStart.messages).some((e) => e.delivery_status === 'in_flight')) {
       const swept = await store.mutate((state, ctx) => succeed('swept', { ...sweepInFlight(state, isOwnerAlive, ctx.now()) }));
       const requeued = (swept.data?.requeued as string[] | undefined)?.length ?? 0;
@@ -120,11 +118,9 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
     log(`start-up sweep failed; the next push sweeps instead: ${err instanceof Error ? err.message : String(err)}`);
   }
 
-  // Whether a member is in any channel: files read in this very tick (the push
-  // bookkeeping relies on no wait here); a network store asked for its latest.
-  function isMember(memberId: string): boolean | Promise<boolean> {
-    const look = (state: State): boolean => isInChannels(state, memberId);
-    return store.kind === 'file' ? store.read(look) : store.readLatest(look);
+  // Whether a member is in any channel, in the latest state there is.
+  function isMember(memberId: string): Promise<boolean> {
+    return store.readLatest((state: State): boolean => isInChannels(state, memberId));
   }
 
   // Idle is where a session comes back: its member is seen now and no longer away (an old
@@ -133,8 +129,7 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
     busy.delete(sessionId);
     const memberId = await members.touch(sessionId);
     if (memberId === undefined) return;
-    const member = isMember(memberId);
-    if (!(typeof member === 'boolean' ? member : await member)) return;
+    if (!(await isMember(memberId))) return;
     await delivery.deliver(memberId);
   }
 
@@ -146,8 +141,7 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
     if (memberId === undefined) return;
     // A retry scheduled before the deletion must not prompt the deleted session.
     delivery.forget(memberId);
-    const member = isMember(memberId);
-    if (!(typeof member === 'boolean' ? member : await member)) return;
+    if (!(await isMember(memberId))) return;
     await store.mutate((s, ctx) => succeed('marked', { changed: markStale(s, memberId, ctx.now()) }));
   }
 
@@ -187,7 +181,7 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
   }
 
   // On Redis the watch loads the state before it wakes onStateChange, so its read sees the change.
-  const watcher = deps.watch ? deps.watch(store.stateDir, log) : watchStore(store, { log });
+  const watcher = deps.watch ? deps.watch(store.stateDir, log) : store.watch({ log });
   const unsubscribe = watcher.onChange(onStateChange);
 
   const schema = deps.loadSchema ? await deps.loadSchema() : undefined;
@@ -218,7 +212,7 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
         const memberId = members.learn(state, sessionId);
         return memberId === undefined ? [] : roleSections(state, memberId);
       };
-      output.system.push(...(store.kind === 'file' ? store.read(sections) : await store.readLatest(sections)));
+      output.system.push(...(await store.readLatest(sections)));
     },
 
     async dispose() {
@@ -229,8 +223,8 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
   };
   if (schema) {
     // On Redis the project is the Redis project, shared with every machine's members (PROTOCOL 10.1).
-    const redis = deps.selection?.kind === 'redis' ? deps.selection.config.projectId : undefined;
-    const location = redis === undefined ? locationOf(input) : { project_id: redis, worktree: `redis:${redis}` };
+    const shared = store.describe().shared;
+    const location = shared === undefined ? locationOf(input) : { project_id: shared.projectId, worktree: store.location };
     hooks.tool = buildTools({ store, client: input.client, location, members, noteSession, onSent: pushSent, log }, schema);
   }
 

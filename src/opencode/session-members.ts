@@ -91,8 +91,7 @@ export class SessionMembers {
     const refs = [sessionRefOf(sessionId)];
     // Lock-free first: most of the time the link is there and nothing is due.
     const look = (state: State, ctx: EngineCtx): { memberId: string | undefined; isDue: boolean } => ({ memberId: memberInState(state, sessionId), isDue: needsLink(state, refs, ctx.now()) });
-    // Files are read right here, in this tick; a network store is asked for its latest.
-    const seen = this.store.kind === 'file' ? this.store.read(look) : await this.store.readLatest(look);
+    const seen = await this.store.readLatest(look);
     let memberId = seen.memberId;
     if (seen.isDue && (mayMint || memberId !== undefined)) {
       await this.store.mutate((state, ctx) => {

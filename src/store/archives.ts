@@ -8,7 +8,7 @@ import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, NODE_FS, tryReadFile } from
 import { StoreFault, unwritable } from './faults';
 import { isValidChannelId } from './history';
 import { replaceFile } from './replace-file';
-import { STATE_DIR_NAME } from './store';
+import { STATE_DIR_NAME } from './state-dir';
 
 /** A saved session as the engine builds it; the store validates only what listing and lookup rely on. */
 export type ArchiveRecord = SessionArchive;

@@ -1,7 +1,9 @@
-// The store's public surface. `openStore` wires in the engine's codec; tests
-// and tools that need another codec call `createStore` directly.
+// The store's public surface: the one module outside src/store imports.
+// `openStore` picks the store a selection names and wires in the engine's
+// codec; tests and tools that need another codec call `createStore` directly.
 import { DEFAULT_CODEC } from './default-codec';
-import { createStore, Store, StoreOptions } from './store';
+import type { Store } from './contract';
+import { createStore, type StoreOptions } from './store';
 import type { StoreSelection } from './redis/config';
 import { createRedisStore } from './redis/redis-store';
 
@@ -28,23 +30,37 @@ export function openStore(options: OpenStoreOptions): Store {
   return createStore({ ...fileOptions, codec });
 }
 
-export { createStore, createEngineCtx, STATE_DIR_NAME } from './store';
-export type { ArchiveShelf, Store, StoreOptions, StoreTx } from './store';
+export type { ArchiveShelf, Store, StoreTx, StoreWatchOptions } from './contract';
+export { createStore, createEngineCtx } from './store';
+export type { StoreOptions } from './store';
+export { STATE_DIR_NAME } from './state-dir';
+export { describeSelection } from './describe';
+export type { StoreDescription, StoreJson } from './describe';
+export { guardCheck, printableLabel } from './check';
+export type { Check, CheckStatus, StoreCheckOptions, StoreCheckReport } from './check';
+export { checkUnconfiguredStore } from './redis/self-check';
+export { watchStateDir, DEFAULT_DEBOUNCE_MS, DEFAULT_POLL_MS } from './state-dir-watch';
+export type { DirWatch, StateWatcher, WatchDir, WatchStateDirOptions } from './state-dir-watch';
 export type { StateCodec, ParseStateResult, MigrateResult } from './codec';
+export { DEFAULT_CODEC } from './default-codec';
 export { StoreFault } from './faults';
-export { resolveStoreSelection, STORE_TIMEOUT_MS } from './redis/config';
-export type { StoreSelection, RedisStoreConfig } from './redis/config';
-export { isRedisStore } from './redis/redis-store';
-export type { RedisStore } from './redis/redis-store';
 export type { StoreFaultCode } from './faults';
+export { resolveStoreSelection, resolveStoreTarget, STORE_TIMEOUT_MS } from './redis/config';
+export type { StoreSelection, RedisStoreConfig, StoreEnv } from './redis/config';
+export { parseStoreUrl } from './redis/url';
 export { NODE_FS, FILE_MODE, DIR_MODE, PROGRAM_MODE, checkOwnDir, ensureOwnDir, tryReadFile } from './fs-port';
 export type { FsPort } from './fs-port';
 export { replaceFile, replaceUserFile } from './replace-file';
 export { HistoryLog, isValidChannelId, CHANNEL_ID_PATTERN, HISTORY_KEEP_RECORDS, HISTORY_COMPACT_LINES } from './history';
 export { LOCK_TIMEOUT_MS, LOCK_STALE_MS } from './lock';
 export { findLeftovers, removeLeftovers, LEFTOVER_MIN_AGE_MS } from './leftovers';
-export { isValidMemberId, writePin, readPin, listPins, removePin } from './pins';
+export { isValidMemberId } from './member-id';
+export { writePin, readPin, listPins, removePin } from './pins';
 export type { PinRecord } from './pins';
 export { writeArchive, readArchive, listArchives, findArchiveByName, deleteArchive } from './archives';
 export type { ArchiveRecord } from './archives';
 export { realPathOf } from './real-path';
+export { MigrationRefused, readFileProject, refuseHeldFileTarget, writeFileProject } from './project-copy';
+export type { ProjectCopy } from './project-copy';
+export { redisSideOf } from './redis/project-copy';
+export type { RedisProjectSide } from './redis/project-copy';

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, NODE_FS, tryReadFile } from './fs-port';
 import { StoreFault, unwritable } from './faults';
 import { replaceFile } from './replace-file';
-import { STATE_DIR_NAME } from './store';
+import { STATE_DIR_NAME } from './state-dir';
 import { isValidMemberId } from './member-id';
 
 export { isValidMemberId };

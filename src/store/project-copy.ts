@@ -14,7 +14,7 @@ import { HistoryLog, isValidChannelId } from './history';
 import { readState, splitGeneration, withGeneration } from './load';
 import { claimLock, releaseLock } from './lock';
 import { replaceFile } from './replace-file';
-import { STATE_DIR_NAME } from './store';
+import { STATE_DIR_NAME } from './state-dir';
 
 /** A project in transit. Every text is exactly what the target store will hold. */
 export interface ProjectCopy {

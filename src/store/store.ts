@@ -5,6 +5,11 @@ import { randomHex, sha256Hex } from '../process/crypto';
 import { hostname } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import type { EngineCtx, HistoryView, State, ToolResult } from '../engine/types';
+import type { Store, StoreTx } from './contract';
+import { describeSelection } from './describe';
+import { checkFileStore } from './file-check';
+import { STATE_DIR_NAME } from './state-dir';
+import { watchStateDir } from './state-dir-watch';
 import type { StateCodec } from './codec';
 import { encodeReusing, errnoOf, FILE_MODE, FsPort, NODE_FS } from './fs-port';
 import { StoreFault, unwritable } from './faults';
@@ -14,11 +19,8 @@ import { applyChange, type ChangeWrite } from './change';
 import { takeFinished } from '../engine/finished';
 import { claimLock, LockHandle, refreshLock, releaseLock } from './lock';
 import { migrateV1IfPresent, migrationPaths, writeMarker } from './migrate-v1';
-import { deleteArchive, listArchives, readArchive, writeArchive, type ArchiveRecord } from './archives';
+import { deleteArchive, listArchives, readArchive, writeArchive } from './archives';
 import { fsyncDirectory, renameIntoPlace } from './replace-file';
-
-/** Name of the state directory inside a project. */
-export const STATE_DIR_NAME = '.opencomms';
 
 /** A change whose commit fence fails this many times in a row gives up with `lock_timeout`. */
 export const FENCE_ATTEMPTS = 5;
@@ -49,58 +51,6 @@ export interface StoreOptions {
   historyKeep?: number;
   historyCompactLines?: number;
   isPidAlive?: (pid: number) => boolean;
-}
-
-/** Saved sessions, read as they are now (a network store asks its server). */
-export interface ArchiveShelf {
-  /** Every readable archive, newest first. */
-  list(): Promise<ArchiveRecord[]>;
-  /** One archive by its channel id; undefined when absent, invalid or broken. */
-  get(channelId: string): Promise<ArchiveRecord | undefined>;
-}
-
-/**
- * What a change may do besides editing the state, as part of the same
- * commit: the file store does it at once under the lock (before the state is
- * saved); the Redis store does it in the commit script, so it happens exactly
- * when the state change does.
- */
-export interface StoreTx {
-  putArchive(archive: ArchiveRecord): void;
-  deleteArchive(channelId: string): void;
-}
-
-/** A project's state, shared safely between processes. */
-export interface Store {
-  /** Where the state lives: this project's .opencomms folder, or a Redis server. */
-  readonly kind: 'file' | 'redis';
-  readonly projectDir: string;
-  readonly stateDir: string;
-  readonly statePath: string;
-  readonly lockPath: string;
-  readonly history: HistoryView;
-  /**
-   * Runs `fn` on the current state under the lock. The state is saved only
-   * when the result is ok and the state text changed. Rejects with a fault
-   * (`lock_timeout`, `state_unwritable`) on I/O trouble; whatever `fn` throws
-   * propagates and nothing is saved.
-   */
-  mutate<T extends ToolResult>(fn: (state: State, ctx: EngineCtx, tx: StoreTx) => T): Promise<T>;
-  /**
-   * Runs `fn` on a fresh lock-free snapshot. Changes `fn` makes are never
-   * saved. On Redis this is the state of the last load or commit of this
-   * process (see refresh); use readLatest where the caller can wait.
-   */
-  read<T>(fn: (state: State, ctx: EngineCtx) => T): T;
-  /** The current state, lock-free. A file that cannot be loaded reads as empty with an entry in `errors`. */
-  snapshot(): State;
-  /** Runs `fn` on the latest state (and history) there is; nothing is saved. */
-  readLatest<T>(fn: (state: State, ctx: EngineCtx) => T): Promise<T>;
-  /** Makes `read` and `snapshot` see the latest state (nothing to do for files, which are read each time). */
-  refresh(): Promise<void>;
-  readonly archives: ArchiveShelf;
-  /** Deletes a channel's history log under the lock (after the channel itself is gone). */
-  dropHistory(channelId: string): Promise<void>;
 }
 
 /** Builds the EngineCtx the store hands to engine operations. */
@@ -266,12 +216,13 @@ export function createStore(options: StoreOptions): Store {
     deleteArchive: (channelId) => void deleteArchive(projectDir, channelId, port),
   };
 
+  const description = describeSelection(undefined, projectDir);
   return {
-    kind: 'file',
     projectDir,
     stateDir,
     statePath,
     lockPath,
+    location: description.location,
     history,
     archives: {
       list: async () => listArchives(projectDir, port),
@@ -298,6 +249,24 @@ export function createStore(options: StoreOptions): Store {
 
     async refresh(): Promise<void> {
       // Files are read afresh by every read.
+    },
+
+    describe: () => description,
+
+    hasState(): boolean {
+      try {
+        return port.statIfExists(statePath) !== undefined;
+      } catch {
+        return false; // .opencomms is not a folder: nothing here to read either
+      }
+    },
+
+    watch: (watchOptions) => watchStateDir(stateDir, watchOptions),
+
+    check: (checkOptions) => checkFileStore(projectDir, stateDir, checkOptions),
+
+    async close(): Promise<void> {
+      // Nothing is held open between calls.
     },
 
     snapshot(): State {

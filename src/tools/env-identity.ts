@@ -1,6 +1,6 @@
 // Who a server is, as far as OPENCOMMS_MEMBER_ID says: the part of identity
 // the start-up log needs, kept apart so it loads without the store.
-import { isValidMemberId } from '../store/member-id';
+import { isValidMemberId } from '../store';
 
 export type Identity =
   | { kind: 'pinned'; memberId: string; source: 'env' | 'pin' | 'session' }

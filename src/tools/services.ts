@@ -5,11 +5,10 @@ import { processHostTag } from '../process/place';
 import * as engine from '../engine';
 import type { DeliveryOwner, EngineCtx, SessionArchive, State, ToolResult } from '../engine';
 import type { ToolCall } from './registry';
-import { openStore, type Store, type StoreSelection, type StoreTx } from '../store';
+import { listPins, openStore, readPin, type Store, type StoreSelection, type StoreTx } from '../store';
 import { isHolderRunning, isLeaseAlive } from '../process/liveness';
 import { createSpawnDriver, type SpawnDriver } from '../delivery/spawn-driver';
 import { archiveByIdIn, findArchiveIn } from './archive-context';
-import { listPins, readPin } from '../store/pins';
 import { hostProcessId } from './host-process';
 import { identityFromEnv, identityFromPins, type Identity } from './identity';
 
@@ -118,8 +117,7 @@ export class ToolServices {
    */
   get worktree(): string {
     if (this.options.embedding) return this.options.embedding.worktree;
-    const { selection } = this.options;
-    return selection?.kind === 'redis' ? `redis:${selection.config.projectId}` : this.options.projectDir;
+    return this.store.location;
   }
 
   get store(): Store {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { watchStateDir } from '../../src/delivery/watcher';
+import { watchStateDir } from '../../src/store/state-dir-watch';
 import { replaceFile } from '../../src/store/replace-file';
 import { NODE_FS } from '../../src/store/fs-port';
 import { envelope, setup } from './spawn-support';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as engine from '../../src/engine';
 import { openStore, type Store } from '../../src/store';
-import type { StateWatcher } from '../../src/delivery/watcher';
+import type { StateWatcher } from '../../src/store/state-dir-watch';
 import {
   memberOptionsFor, sessionRefOf, startOpenComms, type HostSession, type OpenCommsInstance, type SchemaKit, type SchemaNode,
 } from '../../src/opencode';
@@ -39,6 +39,8 @@ export class FakeClient {
   gets: string[] = [];
   /** When set, prompts wait for this before answering. */
   gate: Promise<void> | undefined;
+  /** Called as each prompt arrives, before it waits for the gate. */
+  onPrompt: (() => void) | undefined;
 
   session = {
     get: async ({ path }: { path: { id: string } }): Promise<{ data?: HostSession; error?: unknown }> => {
@@ -50,6 +52,7 @@ export class FakeClient {
     },
     prompt: async ({ path, body }: { path: { id: string }; body: { parts: Array<{ type: 'text'; text: string }> } }): Promise<unknown> => {
       this.prompts.push({ id: path.id, text: body.parts.map((p) => p.text).join('') });
+      this.onPrompt?.();
       if (this.gate) await this.gate;
       if (this.failNext > 0) {
         this.failNext -= 1;

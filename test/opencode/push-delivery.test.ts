@@ -94,7 +94,10 @@ test('one push at a time per session: an idle during a running push adds no seco
   await send(h.store, a, 'slow host');
   let open!: () => void;
   h.client.gate = new Promise<void>((resolve) => { open = resolve; });
+  const isPrompting = new Promise<void>((resolve) => { h.client.onPrompt = resolve; });
   await h.plugin.hooks.event(idle('ses_A'));
+  // The idle's reads are asynchronous: the push is running once its prompt reaches the host.
+  await isPrompting;
   await h.plugin.hooks.event(idle('ses_A'));
   const second = await h.plugin.delivery.deliver(a);
   assert.equal(second.kind, 'already_delivering');

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import type { Envelope } from '../../src/engine/types';
 import { FsPort, NODE_FS } from '../../src/store/fs-port';
-import { createStore, Store, StoreOptions } from '../../src/store/store';
+import { createStore, StoreOptions } from '../../src/store/store';
+import type { Store } from '../../src/store/contract';
 import { TEST_CODEC } from './test-codec';
 
 /** A fresh project dir under the OS temp dir, removed after the test. */

@@ -9,9 +9,13 @@ import { randomHex } from '../../process/crypto';
 import { StoreFault } from '../faults';
 import { assembleCopy, MigrationRefused, parseArchiveText, type ProjectCopy } from '../project-copy';
 import { RedisClient } from './client';
-import type { RedisStoreConfig } from './config';
+import type { RedisStoreConfig, StoreSelection } from './config';
 import { RECORD_FIELD } from './history-cache';
-import { clientFor, HISTORY_PAGE, REMEMBERED_COMMITS, textOf, type RedisKeys } from './redis-store';
+import { clientFor, keysOf, type RedisKeys } from './keys';
+import { REMEMBERED_COMMITS } from './redis-store';
+import { textOf } from './replies';
+import { HISTORY_PAGE } from './state-load';
+import { displayUrl } from './url';
 import type { RespArg, RespValue } from './resp';
 
 /** Each call's bound grows by this much per MiB the copy carries (the script sends it all at once). */
@@ -223,4 +227,49 @@ function hashOf(value: RespValue): Map<string, string> {
 
 function copyProtocolFault(client: RedisClient, what: string): StoreFault {
   return new StoreFault('store_protocol_error', `The Redis store at ${client.where}: ${what}`, undefined, true);
+}
+
+/** The Redis side of a migration, as `migrate` names and uses it. */
+export interface RedisProjectSide {
+  url: string;
+  projectId: string;
+  /** `<url>, project <id>`, as messages name the project. */
+  where: string;
+  /** The pattern of every key the project has (`oc:{<project id>}:*`). */
+  keyPattern: string;
+  /** Writes `copy` into the project, which must hold none yet, and reads it back: what did not read back as written. */
+  writeAndCompare(copy: ProjectCopy): Promise<string[]>;
+  /** The whole project, or undefined when it holds no state and no archive. */
+  read(codec: StateCodec): Promise<ProjectCopy | undefined>;
+}
+
+/** The Redis project `selection` names, to migrate into or out of; undefined when it names the file store. */
+export function redisSideOf(selection: StoreSelection): RedisProjectSide | undefined {
+  if (selection.kind !== 'redis') return undefined;
+  const { config } = selection;
+  const keys = keysOf(config.keyPrefix);
+  const url = displayUrl(config);
+  return {
+    url,
+    projectId: config.projectId,
+    where: `${url}, project ${config.projectId}`,
+    keyPattern: keys.pattern,
+    async writeAndCompare(copy) {
+      const client = migrationClient(config, copyBytes(copy));
+      try {
+        const version = await writeRedisProject(client, keys, copy);
+        return await compareRedisProject(client, keys, copy, version);
+      } finally {
+        await client.close();
+      }
+    },
+    async read(codec) {
+      const client = migrationClient(config, 0);
+      try {
+        return await readRedisProject(client, keys, codec);
+      } finally {
+        await client.close();
+      }
+    },
+  };
 }

@@ -14,8 +14,11 @@ import { isValidChannelId } from '../history';
 import { addError, parseStateText, rejectionNote, type ParsedText, type ParseMemo } from '../load';
 import { applyChange } from '../change';
 import { LOCK_TIMEOUT_MS } from '../lock';
-import { createEngineCtx, STATE_DIR_NAME, type ArchiveShelf, type Store, type StoreTx } from '../store';
-import { archiveOfText, isArchiveRecord, type ArchiveRecord } from '../archives';
+import { createEngineCtx } from '../store';
+import type { Store, StoreTx } from '../contract';
+import { describeSelection } from '../describe';
+import { STATE_DIR_NAME } from '../state-dir';
+import { isArchiveRecord } from '../archives';
 import { HISTORY_KEEP_RECORDS } from '../history';
 import { RedisClient } from './client';
 import type { RedisStoreConfig } from './config';
@@ -24,9 +27,13 @@ import { HistoryCache, HistoryNotLoaded, type StreamEntry } from './history-cach
 import type { RespArg, RespValue } from './resp';
 import { COMMIT_SCRIPT, commitScriptSha1 } from './scripts';
 import { RespError } from './resp';
+import { clientFor, keysOf, type RedisKeys } from './keys';
+import { protocolFault, textOf, wrongTypeAt } from './replies';
+import { loadRedisState, type LoadedState } from './state-load';
+import { redisArchiveShelf } from './archive-shelf';
+import { subscribeToCommits, watchRedisState, type CommitListener } from './commit-watch';
+import { checkRedisStore } from './self-check';
 
-/** Stream entries read per XRANGE page. */
-export const HISTORY_PAGE = 500;
 /** Commit tokens the server remembers, to settle a commit whose reply was lost. */
 export const REMEMBERED_COMMITS = 256;
 /** Conflict backoff: full jitter under a ceiling that doubles from the base up to the cap. */
@@ -34,47 +41,6 @@ export const CONFLICT_BASE_MS = 2;
 export const CONFLICT_MAX_MS = 100;
 /** An operation that keeps meeting channels it has not loaded stops here (a bug guard). */
 const MAX_HISTORY_ROUNDS = 1_000;
-
-/** The keys of one project: all under `oc:{<project id>}:`, one hash slot. */
-export interface RedisKeys {
-  state: string;
-  version: string;
-  commits: string;
-  epoch: string;
-  /** Hash: archive (channel) id → the archive record's JSON, as the file store's archive file holds it. */
-  archives: string;
-  /** Pub/sub channel: every commit publishes the new version here. */
-  notices: string;
-  history(channelId: string): string;
-  corrupt(at: number): string;
-  /** The pattern an ACL user needs on keys (and pub/sub channels). */
-  pattern: string;
-}
-
-export function keysOf(prefix: string): RedisKeys {
-  return {
-    state: `${prefix}state`,
-    version: `${prefix}version`,
-    commits: `${prefix}commits`,
-    epoch: `${prefix}history-epoch`,
-    archives: `${prefix}archives`,
-    notices: `${prefix}notices`,
-    history: (channelId) => `${prefix}history:${channelId}`,
-    corrupt: (at) => `${prefix}state.corrupt-${at}`,
-    pattern: `${prefix}*`,
-  };
-}
-
-/**
- * The commands the store's ACL user needs (besides the key pattern
- * ~oc:{<project id>}:*); PROTOCOL.md gives the same list to operators.
- */
-export const STORE_ACL_COMMANDS = '-@all +@connection +select +get +mget +set +del +incr +lpush +ltrim +lrange +hget +hgetall +hset +hdel +multi +exec +discard +eval +evalsha +xadd +xrange +xrevrange +publish +subscribe';
-
-/** What a user of this store needs from the server, for NOPERM messages. */
-export function aclHint(keys: RedisKeys): string {
-  return `~${keys.pattern} and ${STORE_ACL_COMMANDS} (PROTOCOL.md, "Redis store")`;
-}
 
 export interface RedisStoreOptions {
   config: RedisStoreConfig;
@@ -94,7 +60,6 @@ export interface RedisStoreOptions {
 
 /** A Store on Redis. Reads that must see the server's latest state are asynchronous: `readLatest`, or `refresh` then `read`. */
 export interface RedisStore extends Store {
-  readonly kind: 'redis';
   readonly keys: RedisKeys;
   readonly client: RedisClient;
   /** The version of the last load or commit of this process ('' before any, or for a project with no state yet). */
@@ -106,46 +71,6 @@ export interface RedisStore extends Store {
    * announced, so a listener looks at the state then.
    */
   watchCommits(listener: CommitListener): { close(): void };
-  close(): Promise<void>;
-}
-
-export interface CommitListener {
-  /** A commit was published, with the version it made. */
-  onCommit(version: string): void;
-  onSubscribed(): void;
-  log(line: string): void;
-}
-
-/** Re-subscription delays after a lost or refused subscription: doubling from the base to the cap. */
-export const RESUBSCRIBE_BASE_MS = 100;
-export const RESUBSCRIBE_MAX_MS = 5_000;
-
-/** A client for a project's store configuration (its own connection); `timeoutMs` replaces the configured bound. */
-export function clientFor(config: RedisStoreConfig, options: { timeoutMs?: number; random?: () => number } = {}): RedisClient {
-  return new RedisClient({
-    host: config.host,
-    port: config.port,
-    isTls: config.isTls,
-    ca: config.ca,
-    username: config.username,
-    password: config.password,
-    db: config.db,
-    timeoutMs: options.timeoutMs ?? config.timeoutMs,
-    permissionHint: aclHint(keysOf(config.keyPrefix)),
-    random: options.random,
-  });
-}
-
-/** Whether a store is a Redis store (its reads can be made fresh with refresh/readLatest). */
-export function isRedisStore(store: Store): store is RedisStore {
-  return (store as Partial<RedisStore>).kind === 'redis';
-}
-
-// One atomic read: the version, the state text (null when absent), the
-// history epoch, and whatever the tracked channels gained.
-interface Loaded {
-  version: string;
-  text: string | null;
 }
 
 export function createRedisStore(options: RedisStoreOptions): RedisStore {
@@ -167,7 +92,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const history = cache.view(() => isInOperation);
   const ctx = createEngineCtx(now, history);
   const memo: ParseMemo = {};
-  let current: Loaded | undefined;
+  let current: LoadedState | undefined;
   // One change at a time per process, as with the file store: conflicts are
   // for other processes, not for our own calls.
   let queue: Promise<unknown> = Promise.resolve();
@@ -178,56 +103,9 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     return turn;
   }
 
-  async function load(): Promise<Loaded> {
-    const tracked = cache.tracked();
-    // Nothing of history to catch up on: one MGET is already an atomic read.
-    if (tracked.length === 0) return loadPlain();
-    const commands: RespArg[][] = [['MULTI'], ['GET', keys.version], ['GET', keys.state], ['GET', keys.epoch]];
-    for (const { channelId, lastId } of tracked) {
-      commands.push(['XRANGE', keys.history(channelId), `(${lastId}`, '+', 'COUNT', HISTORY_PAGE]);
-      commands.push(['XREVRANGE', keys.history(channelId), '+', '-', 'COUNT', 1]);
-    }
-    commands.push(['EXEC']);
-    const replies = await client.pipeline(commands);
-    for (let i = 0; i < replies.length - 1; i++) client.check(replies[i]!, String(commands[i]![0]));
-    const exec = client.check(replies[replies.length - 1]!, 'EXEC');
-    if (!Array.isArray(exec) || exec.length !== commands.length - 2) throw protocolFault('EXEC answered an unexpected shape');
-    const wrong = exec.findIndex((value) => value instanceof RespError && value.prefix === 'WRONGTYPE');
-    if (wrong >= 0) throw await wrongTypeAt(String(commands[wrong + 1]![1]), String(commands[wrong + 1]![0]));
-    const results = exec.map((value, i) => client.check(value, String(commands[i + 1]![0])));
-    const loaded: Loaded = { version: textOf(results[0]!) ?? '', text: textOf(results[1]!) };
-    cache.checkEpoch(textOf(results[2]!) ?? '0');
-    for (let i = 0; i < tracked.length; i++) {
-      const { channelId } = tracked[i]!;
-      if (!cache.isTracked(channelId)) continue; // the epoch changed: read again on demand
-      const entries = streamEntries(results[3 + 2 * i]!);
-      cache.apply(channelId, entries);
-      const top = streamEntries(results[4 + 2 * i]!)[0]?.id;
-      if (entries.length === HISTORY_PAGE && top !== undefined) await pageUpTo(channelId, top);
-    }
-    current = loaded;
-    return loaded;
-  }
-
-  async function loadPlain(): Promise<Loaded> {
-    const reply = client.check(await client.command(['MGET', keys.version, keys.state, keys.epoch]), 'MGET');
-    if (!Array.isArray(reply) || reply.length !== 3) throw protocolFault('MGET answered an unexpected shape');
-    cache.checkEpoch(textOf(reply[2]!) ?? '0');
-    current = { version: textOf(reply[0]!) ?? '', text: textOf(reply[1]!) };
+  async function load(): Promise<LoadedState> {
+    current = await loadRedisState({ client, keys, cache, where });
     return current;
-  }
-
-  // Entries up to `top` are settled (streams only grow at the end, and are
-  // trimmed at the start), so the rest of a long catch-up can be read in
-  // pages outside the atomic read and still match the state it loaded.
-  async function pageUpTo(channelId: string, top: string): Promise<void> {
-    for (;;) {
-      const lastId = cache.lastIdOf(channelId);
-      if (lastId === undefined || compareStreamIds(lastId, top) >= 0) return;
-      const page = streamEntries(await client.command(['XRANGE', keys.history(channelId), `(${lastId}`, top, 'COUNT', HISTORY_PAGE]));
-      if (page.length === 0) return;
-      cache.apply(channelId, page);
-    }
   }
 
   // `learn` (parseStateText): worth its extra serialization for views that
@@ -279,7 +157,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
   interface Run<R> {
     outcome: R;
-    loaded: Loaded;
+    loaded: LoadedState;
     /** The rejected state text, which the commit preserves before replacing it. */
     rejectedText: string | undefined;
     /** Archive writes and deletes the change asked for, committed with it. */
@@ -316,9 +194,9 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       if (!(err instanceof StoreFault) || err.code !== 'store_unreachable') throw err;
       return settleUnknown(err, token);
     }
-    if (!Array.isArray(reply) || (reply[0] !== 0 && reply[0] !== 1 && reply[0] !== 2)) throw protocolFault('the commit script answered an unexpected shape');
+    if (!Array.isArray(reply) || (reply[0] !== 0 && reply[0] !== 1 && reply[0] !== 2)) throw protocolFault(where, 'the commit script answered an unexpected shape');
     if (reply[0] === 0) return { isCommitted: false };
-    if (reply[0] === 2) throw await wrongTypeAt(textOf(reply[1]!) ?? '', 'the commit', textOf(reply[2]!) ?? undefined);
+    if (reply[0] === 2) throw await wrongTypeAt(client, textOf(reply[1]!) ?? '', 'the commit', textOf(reply[2]!) ?? undefined);
     const version = textOf(reply[1]!) ?? '';
     const ids = Array.isArray(reply[2]) ? reply[2].map((id) => textOf(id) ?? '') : [];
     // Our stream entries directly follow what the load read (the version
@@ -364,23 +242,6 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     return { isCommitted: Array.isArray(tokens) && tokens.some((t) => textOf(t) === token) };
   }
 
-  // A key of the project holds another type than the store keeps there, and
-  // nothing was written. What it holds is told by which of our reads does not
-  // meet WRONGTYPE: TYPE is not among the commands the store's ACL user has.
-  async function wrongTypeAt(key: string, commandName: string, expected?: string): Promise<StoreFault> {
-    const probes: [string, RespArg[]][] = [
-      ['string', ['GET', key]], ['hash', ['HGET', key, '']], ['list', ['LRANGE', key, 0, 0]], ['stream', ['XREVRANGE', key, '+', '-', 'COUNT', 1]],
-    ];
-    let found: string | undefined;
-    try {
-      const replies = await client.pipeline(probes.map(([, command]) => command));
-      found = probes[replies.findIndex((r) => !(r instanceof RespError))]?.[0];
-    } catch {
-      found = undefined; // the refusal stands without the type
-    }
-    return client.wrongTypeFault(key, commandName, expected, found);
-  }
-
   function lockTimeout(attempts: number): StoreFault {
     return new StoreFault('lock_timeout', `gave up after ${attempts} attempts in ${lockTimeoutMs} ms: other writers kept committing to ${keys.state} on ${where}`);
   }
@@ -395,39 +256,21 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     await new Promise<void>((done) => setTimeout(done, ms));
   }
 
-  function protocolFault(what: string): StoreFault {
-    return new StoreFault('store_protocol_error', `The Redis store at ${where}: ${what}`, undefined, true);
-  }
-
-  // Saved sessions: one hash, read as it is now; written only by commits.
-  const archives: ArchiveShelf = {
-    async list(): Promise<ArchiveRecord[]> {
-      const reply = client.check(await client.command(['HGETALL', keys.archives]), 'HGETALL');
-      const fields = Array.isArray(reply) ? reply : [];
-      const found: ArchiveRecord[] = [];
-      for (let i = 0; i + 1 < fields.length; i += 2) {
-        const [id, text] = [textOf(fields[i]!), textOf(fields[i + 1]!)];
-        const record = id === null || text === null ? undefined : archiveOfText(text, id);
-        if (record) found.push(record);
-      }
-      return found.sort((a, b) => b.saved_at - a.saved_at);
-    },
-    async get(channelId: string): Promise<ArchiveRecord | undefined> {
-      if (!isValidChannelId(channelId)) return undefined;
-      const text = textOf(client.check(await client.command(['HGET', keys.archives, channelId]), 'HGET'));
-      return text === null ? undefined : archiveOfText(text, channelId);
-    },
-  };
-
+  const description = describeSelection({ kind: 'redis', config }, projectDir);
   const store: RedisStore = {
-    kind: 'redis',
     keys,
     client,
     projectDir,
     stateDir,
     statePath: `${where} ${keys.state}`,
     lockPath: `${where} ${keys.version}`,
+    location: description.location,
     history,
+    archives: redisArchiveShelf(client, keys),
+
+    describe: () => description,
+
+    hasState: () => current?.version !== '',
 
     mutate<T extends ToolResult>(fn: (state: State, ctx: EngineCtx, tx: StoreTx) => T): Promise<T> {
       return enqueue(async () => {
@@ -474,45 +317,13 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     loadedVersion: () => current?.version,
 
     watchCommits(listener: CommitListener): { close(): void } {
-      const subscriber = newClient();
-      let isClosed = false;
-      let failures = 0;
-      let timer: NodeJS.Timeout | undefined;
-      const subscribe = (): void => {
-        timer = undefined;
-        if (isClosed) return;
-        subscriber.subscribe(keys.notices, (_channel, version) => listener.onCommit(version)).then(
-          () => {
-            failures = 0;
-            if (!isClosed) listener.onSubscribed();
-          },
-          () => undefined, // onConnectionLost has logged it and scheduled the next try
-        );
-      };
-      // Our own backoff too: a refused AUTH is an answer the client retries at once.
-      const again = (): void => {
-        if (isClosed || timer) return;
-        failures++;
-        const delay = Math.min(RESUBSCRIBE_MAX_MS, RESUBSCRIBE_BASE_MS * 2 ** Math.min(failures - 1, 10));
-        timer = setTimeout(subscribe, delay);
-        timer.unref();
-      };
-      subscriber.onConnectionLost = (fault) => {
-        if (isClosed) return;
-        listener.log(`lost the commit notices of ${where} (${fault.code}): ${fault.message}; subscribing again`);
-        again();
-      };
-      subscribe();
-      return {
-        close() {
-          isClosed = true;
-          if (timer) clearTimeout(timer);
-          void subscriber.close();
-        },
-      };
+      return subscribeToCommits({ newClient, channel: keys.notices, where }, listener);
     },
 
-    archives,
+    watch: (watchOptions) => watchRedisState(store, watchOptions),
+
+    check: (checkOptions) => checkRedisStore({ ...checkOptions, config, projectDir }),
+
 
     dropHistory(channelId: string): Promise<void> {
       return enqueue(async () => {
@@ -530,31 +341,3 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   return store;
 }
 
-/** A reply as text: bulk and simple strings, numbers; null for a null reply and anything else. */
-export function textOf(value: RespValue): string | null {
-  if (value === null) return null;
-  if (Buffer.isBuffer(value)) return value.toString('utf8');
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') return String(value);
-  return null;
-}
-
-function streamEntries(value: RespValue): StreamEntry[] {
-  if (!Array.isArray(value)) return [];
-  const entries: StreamEntry[] = [];
-  for (const item of value) {
-    if (!Array.isArray(item) || item.length !== 2 || !Array.isArray(item[1])) continue;
-    const id = textOf(item[0]!);
-    if (id === null) continue;
-    entries.push({ id, fields: item[1].map((f) => textOf(f) ?? '') });
-  }
-  return entries;
-}
-
-/** Orders stream ids (`<ms>-<seq>`) numerically. */
-export function compareStreamIds(a: string, b: string): number {
-  const [am, as] = a.split('-').map((p) => BigInt(p || '0'));
-  const [bm, bs] = b.split('-').map((p) => BigInt(p || '0'));
-  if (am !== bm) return am! < bm! ? -1 : 1;
-  if (as !== bs) return (as ?? 0n) < (bs ?? 0n) ? -1 : 1;
-  return 0;
-}

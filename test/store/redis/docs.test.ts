@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REASONS } from '../../../src/engine/reasons';
-import { STORE_ACL_COMMANDS } from '../../../src/store/redis/redis-store';
+import { STORE_ACL_COMMANDS } from '../../../src/store/redis/keys';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 const PROTOCOL = readFileSync(join(ROOT, 'PROTOCOL.md'), 'utf8');

@@ -11,8 +11,9 @@ import { runCli, tempProject } from '../../helpers/server';
 import * as engine from '../../../src/engine/index';
 import { RedisClient } from '../../../src/store/redis/client';
 import { keyPrefixOf } from '../../../src/store/redis/config';
-import { createRedisStore, STORE_ACL_COMMANDS } from '../../../src/store/redis/redis-store';
-import { probedCommands } from '../../../src/cli/doctor-store';
+import { createRedisStore } from '../../../src/store/redis/redis-store';
+import { STORE_ACL_COMMANDS } from '../../../src/store/redis/keys';
+import { probedCommands } from '../../../src/store/redis/self-check';
 import { DEFAULT_CODEC } from '../../../src/store/default-codec';
 import { MINIMAL_PROJECT, SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer } from './server';
 

@@ -17,7 +17,8 @@ import { readFileProject, writeFileProject } from '../../../src/store/project-co
 import { RedisClient } from '../../../src/store/redis/client';
 import { keyPrefixOf } from '../../../src/store/redis/config';
 import { compareRedisProject, migrationClient, readRedisProject, writeRedisProject } from '../../../src/store/redis/project-copy';
-import { createRedisStore, keysOf } from '../../../src/store/redis/redis-store';
+import { createRedisStore } from '../../../src/store/redis/redis-store';
+import { keysOf } from '../../../src/store/redis/keys';
 import { runCli, tempProject } from '../../helpers/server';
 import { configFor, MINIMAL_PROJECT, SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer, type User } from './server';
 

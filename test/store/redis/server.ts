@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { STORE_ACL_COMMANDS } from '../../../src/store/redis/redis-store';
+import { STORE_ACL_COMMANDS } from '../../../src/store/redis/keys';
 import { keyPrefixOf, type RedisStoreConfig } from '../../../src/store/redis/config';
 import { until } from '../../helpers/wait';
 

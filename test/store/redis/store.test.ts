@@ -11,13 +11,14 @@ import { join } from 'node:path';
 import type { Envelope, State } from '../../../src/engine/types';
 import { RedisClient } from '../../../src/store/redis/client';
 import { keyPrefixOf } from '../../../src/store/redis/config';
-import { compareStreamIds, createRedisStore, type RedisStore, type RedisStoreOptions } from '../../../src/store/redis/redis-store';
+import { createRedisStore, type RedisStore, type RedisStoreOptions } from '../../../src/store/redis/redis-store';
+import { compareStreamIds } from '../../../src/store/redis/replies';
 import { randomHex } from '../../../src/process/crypto';
 import { commitScriptSha1 } from '../../../src/store/redis/scripts';
 import { envelope, OK, REFUSED } from '../helpers';
 import * as engine from '../../../src/engine/index';
 import { DEFAULT_CODEC } from '../../../src/store/default-codec';
-import { isRedisStore, openStore } from '../../../src/store/index';
+import { openStore } from '../../../src/store/index';
 import { TEST_CODEC } from '../test-codec';
 import { configFor, MINIMAL_PROJECT, SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer, type User } from './server';
 
@@ -524,17 +525,19 @@ test('openStore opens the Redis store when the selection says redis, and the fil
   const dir = mkdtempSync(join(tmpdir(), 'oc-open-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const redis = openStore({ projectDir: dir, selection: { kind: 'redis', config: configFor(server.port, projectId) } });
-  t.after(() => (isRedisStore(redis) ? redis.close() : undefined));
-  assert.equal(isRedisStore(redis), true);
+  t.after(() => redis.close());
+  assert.equal(redis.describe().json.kind, 'redis');
+  assert.equal(redis.location, `redis:${projectId}`);
   assert.equal(redis.stateDir, join(dir, '.opencomms'));
   await redis.mutate((s) => {
     s.errors.push({ at: 1, message: 'on redis' });
     return OK;
   });
   const file = openStore({ projectDir: dir, selection: { kind: 'file' } });
-  assert.equal(isRedisStore(file), false);
+  assert.equal(file.describe().json.kind, 'file');
+  assert.equal(file.location, dir);
   assert.deepEqual(file.snapshot().errors, [], 'the file store is a separate world');
-  assert.equal(isRedisStore(openStore({ projectDir: dir })), false);
+  assert.equal(openStore({ projectDir: dir }).describe().json.kind, 'file');
 });
 
 test('stream ids order numerically', () => {

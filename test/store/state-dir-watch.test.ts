@@ -9,7 +9,7 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { watchStateDir, type DirWatch, type StateWatcher, type WatchDir } from '../../src/delivery/watcher';
+import { watchStateDir, type DirWatch, type StateWatcher, type WatchDir } from '../../src/store/state-dir-watch';
 import { replaceFile } from '../../src/store/replace-file';
 import { NODE_FS } from '../../src/store/fs-port';
 

@@ -6,7 +6,6 @@
 // server alone decides when to exit.
 import { existsSync, statSync, watch } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { isRedisStore, type Store } from '../store';
 
 /** After a wake-up, changes within this window fold into one more wake-up at its end. */
 export const DEFAULT_DEBOUNCE_MS = 5;
@@ -61,7 +60,8 @@ function isMissing(err: unknown): boolean {
 }
 
 /**
- * Watches `stateDir` (the project's `.opencomms`) for changes to state.json.
+ * Watches `stateDir` (the project's `.opencomms`) for changes to state.json:
+ * the file store's way of watching (Store.watch).
  * Listeners run at most once per debounce window. When the directory does not
  * exist yet, its parent is watched until it appears.
  */
@@ -243,85 +243,4 @@ export function watchStateDir(stateDir: string, options: WatchStateDirOptions = 
       listeners.clear();
     },
   };
-}
-
-export interface WatchStoreOptions extends WatchStateDirOptions {
-  /**
-   * How a Redis watcher loads before it wakes anyone: `refresh` by default;
-   * a listener that reads history passes a `readLatest` of what it reads,
-   * so the channels it consults are loaded too.
-   */
-  load?: () => Promise<unknown>;
-}
-
-/** How often a Redis watcher loads the state even without a notice (a safety net under pub/sub). */
-export const REDIS_SAFETY_POLL_MS = 15_000;
-
-/**
- * Wakes listeners when the project's state changes, whichever store holds
- * it: the file store's folder is watched as above; a Redis store is told by
- * the notice every commit publishes, and the watcher loads the new state
- * (`refresh`) before it wakes anyone, so a listener's synchronous
- * `snapshot()` sees it. Loads never overlap: notices that arrive during one
- * fold into one more load after it.
- */
-export function watchStore(store: Store, options: WatchStoreOptions = {}): StateWatcher {
-  if (!isRedisStore(store)) return watchStateDir(store.stateDir, options);
-  const load = options.load ?? (() => store.refresh());
-  const log = options.log ?? (() => undefined);
-  const listeners = new Set<() => void>();
-  let isClosed = false;
-  let isLoading = false;
-  let isDirty = false;
-  let lastVersion: string | undefined;
-  const wake = (): void => {
-    if (isClosed) return;
-    if (isLoading) {
-      isDirty = true;
-      return;
-    }
-    isLoading = true;
-    load().then(
-      () => {
-        isLoading = false;
-        if (isClosed) return;
-        const version = store.loadedVersion();
-        const isNew = version !== lastVersion;
-        lastVersion = version;
-        if (isNew) for (const listener of [...listeners]) callSafely(listener, log);
-        if (isDirty) {
-          isDirty = false;
-          wake();
-        }
-      },
-      (err: unknown) => {
-        isLoading = false;
-        isDirty = false;
-        log(`could not load the state after a change: ${errorText(err)}`);
-      },
-    );
-  };
-  const notices = store.watchCommits({ onCommit: wake, onSubscribed: wake, log });
-  const poll = setInterval(wake, options.pollMs ?? REDIS_SAFETY_POLL_MS);
-  poll.unref();
-  return {
-    onChange(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    close() {
-      isClosed = true;
-      clearInterval(poll);
-      notices.close();
-      listeners.clear();
-    },
-  };
-}
-
-function callSafely(listener: () => void, log: (line: string) => void): void {
-  try {
-    listener();
-  } catch (err) {
-    log(`state watcher listener failed: ${errorText(err)}`);
-  }
 }

@@ -1,20 +1,22 @@
-// `opencomms doctor` on a Redis store: one line per thing that must hold for
-// the store to work (reachable, TLS, authenticated, the server, the round
-// trip, every command the store uses allowed on this project's keys, the
-// state loads), each failure with its reason code and what to check. It
-// connects with the client the store itself uses (RedisClient, configured as
-// createRedisStore does), so what doctor sees is what the store will see;
-// every call is bounded by the store's timeout (5 s), so doctor never hangs.
-import { sha1Hex } from '../process/crypto';
-import type { State } from '../engine';
-import { DEFAULT_CODEC } from '../store/default-codec';
-import { StoreFault } from '../store/faults';
-import type { RedisClient } from '../store/redis/client';
-import type { RedisStoreConfig } from '../store/redis/config';
-import { aclHint, clientFor, keysOf, STORE_ACL_COMMANDS, type RedisKeys } from '../store/redis/redis-store';
-import { RespError, type RespArg, type RespValue } from '../store/redis/resp';
-import { describeEndpoint, displayUrl } from '../store/redis/url';
-import type { Check } from './doctor';
+// The Redis store's self-check (`opencomms doctor` on a Redis store): one line
+// per thing that must hold for the store to work (reachable, TLS,
+// authenticated, the server, the round trip, every command the store uses
+// allowed on this project's keys, the state loads), each failure with its
+// reason code and what to check. It connects with the client the store
+// itself uses (RedisClient, configured as createRedisStore does), so what
+// doctor sees is what the store will see; every call is bounded by the
+// store's timeout (5 s), so doctor never hangs.
+import { sha1Hex } from '../../process/crypto';
+import type { State } from '../../engine/types';
+import { faultCheck, guardCheck, type Check, type StoreCheckReport } from '../check';
+import { DEFAULT_CODEC } from '../default-codec';
+import { StoreFault } from '../faults';
+import { checkEntries, checkModes } from '../folder-check';
+import type { RedisClient } from './client';
+import type { RedisStoreConfig } from './config';
+import { aclHint, clientFor, keysOf, STORE_ACL_COMMANDS, type RedisKeys } from './keys';
+import { RespError, type RespArg, type RespValue } from './resp';
+import { describeEndpoint, displayUrl } from './url';
 
 /** PINGs timed for the round-trip line; the median is reported. */
 export const RTT_PINGS = 5;
@@ -26,28 +28,20 @@ const PROBE_SCRIPT = "return redis.call('GET', KEYS[1]) and 1 or 0";
 /** The probe key and field: under the project's prefix, never written (see probePermissions). */
 const PROBE_NAME = 'doctor-probe';
 
-export interface StoreDoctorOptions {
+export interface RedisCheckOptions {
   config: RedisStoreConfig;
+  /** The local project folder, whose .opencomms (pins, local files) is checked as with files. */
+  projectDir: string;
+  /** doctor --fix: narrow modes under .opencomms. */
+  fix: boolean;
   /** Where OPENCOMMS_STORE_CA points, to name it in the TLS line. */
   caPath?: string;
   /** A client to use instead of one made from `config` (tests). */
   client?: RedisClient;
 }
 
-export interface StoreDoctorReport {
-  checks: Check[];
-  /** The live state as loaded, for the members check; undefined when it could not be read or did not load. */
-  state: State | undefined;
-}
-
 function passed(name: string, message: string): Check {
   return { name, status: 'ok', message };
-}
-
-// A fault as a finding: the reason code first, then the client's sentence,
-// which names the server and what to check (never the password).
-function storeFailed(name: string, fault: StoreFault): Check {
-  return { name, status: 'fail', reason: fault.code, message: `${fault.code}: ${fault.message}` };
 }
 
 function asFault(err: unknown): StoreFault {
@@ -62,22 +56,49 @@ function replyText(value: RespValue | undefined): string | undefined {
   return undefined;
 }
 
-/** Runs every store check, in order; a check that cannot run because an earlier one failed is left out. */
-export async function checkRedisStore(options: StoreDoctorOptions): Promise<StoreDoctorReport> {
+/**
+ * Runs every store check, in order (a check that cannot run because an
+ * earlier one failed is left out), then what stays on this machine: the
+ * state, its lock and its temp files are the server's, but pins and the
+ * modes under .opencomms/ are checked as with files.
+ */
+export async function checkRedisStore(options: RedisCheckOptions): Promise<StoreCheckReport> {
   const { config } = options;
   const keys = keysOf(config.keyPrefix);
   const client = options.client ?? clientFor(config);
   const checks: Check[] = [passed('store', `redis ${displayUrl(config)}, project ${config.projectId}`)];
+  let state: State | undefined;
   try {
-    const state = await runChecks(client, options, keys, checks);
-    return { checks, state };
+    state = await runChecks(client, options, keys, checks);
   } finally {
     // Also ends anything the probes left open on the server (a MULTI whose DISCARD was refused is dropped unrun).
     await client.close();
   }
+  return { checks: [...checks, ...localChecks(options.projectDir, options.fix)], state, store: { kind: 'redis', url: displayUrl(config), project_id: config.projectId } };
 }
 
-async function runChecks(client: RedisClient, options: StoreDoctorOptions, keys: RedisKeys, checks: Check[]): Promise<State | undefined> {
+/**
+ * The findings when the selected store could not even be configured (a
+ * StoreFault from resolveStoreSelection), beside what can still be checked
+ * on this machine.
+ */
+export function checkUnconfiguredStore(problem: unknown, projectDir: string, fix: boolean): StoreCheckReport {
+  const first: Check = problem instanceof StoreFault
+    ? faultCheck('store', problem)
+    : { name: 'store', status: 'fail', message: `the store could not be set up (${problem instanceof Error ? problem.message : String(problem)})` };
+  // Named a Redis store: only a Redis store has a configuration that can fail.
+  return { checks: [first, ...localChecks(projectDir, fix)], state: undefined, store: { kind: 'redis' } };
+}
+
+function localChecks(projectDir: string, fix: boolean): Check[] {
+  return [
+    { name: 'state', status: 'ok', message: 'in Redis, see the store checks' },
+    ...guardCheck('entries', () => checkEntries(projectDir)),
+    ...guardCheck('modes', () => checkModes(projectDir, fix)),
+  ];
+}
+
+async function runChecks(client: RedisClient, options: RedisCheckOptions, keys: RedisKeys, checks: Check[]): Promise<State | undefined> {
   const { config } = options;
   const where = describeEndpoint(config);
   const tlsLine = config.isTls
@@ -97,17 +118,17 @@ async function runChecks(client: RedisClient, options: StoreDoctorOptions, keys:
     const fault = asFault(err);
     switch (fault.code) {
       case 'store_unreachable':
-        checks.push(storeFailed('store reachable', fault));
+        checks.push(faultCheck('store reachable', fault));
         break;
       case 'store_tls_failed':
       case 'store_tls_required':
-        checks.push(passed('store reachable', `${where} accepts connections`), storeFailed('store tls', fault));
+        checks.push(passed('store reachable', `${where} accepts connections`), faultCheck('store tls', fault));
         break;
       case 'store_auth_failed':
-        checks.push(passed('store reachable', `${where} answers`), passed('store tls', tlsLine), storeFailed('store auth', fault));
+        checks.push(passed('store reachable', `${where} answers`), passed('store tls', tlsLine), faultCheck('store auth', fault));
         break;
       default:
-        checks.push(passed('store reachable', `${where} accepts connections`), storeFailed('store auth', fault));
+        checks.push(passed('store reachable', `${where} accepts connections`), faultCheck('store auth', fault));
     }
     return undefined;
   }
@@ -130,7 +151,7 @@ async function runChecks(client: RedisClient, options: StoreDoctorOptions, keys:
     checks.push(check);
     return state;
   } catch (err) {
-    checks.push(storeFailed(step, asFault(err)));
+    checks.push(faultCheck(step, asFault(err)));
     return undefined;
   }
 }

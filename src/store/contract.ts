@@ -1,0 +1,95 @@
+// The Store contract: everything a caller needs from a project's state,
+// whichever store holds it. Callers ask the store; they never ask which
+// store it is. The file store (store.ts) and the Redis store
+// (redis/redis-store.ts) are two implementations of these methods.
+import type { EngineCtx, HistoryView, State, ToolResult } from '../engine/types';
+import type { ArchiveRecord } from './archives';
+import type { StoreCheckOptions, StoreCheckReport } from './check';
+import type { StoreDescription } from './describe';
+import type { StateWatcher, WatchStateDirOptions } from './state-dir-watch';
+
+/** Saved sessions, read as they are now (a network store asks its server). */
+export interface ArchiveShelf {
+  /** Every readable archive, newest first. */
+  list(): Promise<ArchiveRecord[]>;
+  /** One archive by its channel id; undefined when absent, invalid or broken. */
+  get(channelId: string): Promise<ArchiveRecord | undefined>;
+}
+
+/**
+ * What a change may do besides editing the state, as part of the same
+ * commit: the file store does it at once under the lock (before the state is
+ * saved); the Redis store does it in the commit script, so it happens exactly
+ * when the state change does.
+ */
+export interface StoreTx {
+  putArchive(archive: ArchiveRecord): void;
+  deleteArchive(channelId: string): void;
+}
+
+export interface StoreWatchOptions extends WatchStateDirOptions {
+  /**
+   * What a store that must load before it wakes anyone loads: `refresh` by
+   * default; a listener that reads history passes a `readLatest` of what it
+   * reads, so the channels it consults are loaded too. The file store, read
+   * afresh by every read, needs none.
+   */
+  load?: () => Promise<unknown>;
+}
+
+/** A project's state, shared safely between processes. */
+export interface Store {
+  readonly projectDir: string;
+  /** This project's .opencomms folder: pins and local files live there whichever store holds the state. */
+  readonly stateDir: string;
+  readonly statePath: string;
+  readonly lockPath: string;
+  /**
+   * Where this project's channels live, as channels record it (their
+   * worktree) and as caches key it: the project folder for files,
+   * `redis:<project id>` for a Redis project shared by several machines.
+   */
+  readonly location: string;
+  readonly history: HistoryView;
+  readonly archives: ArchiveShelf;
+  /** How status, watch, serve and doctor name this store. */
+  describe(): StoreDescription;
+  /**
+   * Whether the project may hold state: false only when the store knows it
+   * holds none (no state.json; a Redis project whose last load found no
+   * state). A Redis store not loaded yet cannot know, and says true.
+   */
+  hasState(): boolean;
+  /**
+   * Runs `fn` on the current state under the lock. The state is saved only
+   * when the result is ok and the state text changed. Rejects with a fault
+   * (`lock_timeout`, `state_unwritable`) on I/O trouble; whatever `fn` throws
+   * propagates and nothing is saved.
+   */
+  mutate<T extends ToolResult>(fn: (state: State, ctx: EngineCtx, tx: StoreTx) => T): Promise<T>;
+  /** Runs `fn` on the latest state (and history) there is; nothing is saved. The read every caller that can wait uses. */
+  readLatest<T>(fn: (state: State, ctx: EngineCtx) => T): Promise<T>;
+  /**
+   * Runs `fn` on a lock-free snapshot, at once. Changes `fn` makes are never
+   * saved. For files that is the file as it is now; on Redis it is the state
+   * of the last load or commit of this process: a listener woken by `watch`
+   * (which loads first) or a caller after `refresh` sees the latest.
+   */
+  read<T>(fn: (state: State, ctx: EngineCtx) => T): T;
+  /** The state as `read` sees it. A state that cannot be loaded reads as empty with an entry in `errors`. */
+  snapshot(): State;
+  /** Makes `read` and `snapshot` see the latest state (nothing to do for files, which are read each time). */
+  refresh(): Promise<void>;
+  /**
+   * Wakes listeners when the project's state changes (any process, any
+   * machine), at most once per debounce window. By the time a listener runs,
+   * `read` and `snapshot` see the change. Nothing here keeps the process alive.
+   */
+  watch(options?: StoreWatchOptions): StateWatcher;
+  /** Checks that this store can work here, one finding per thing that must hold (doctor prints them). */
+  check(options: StoreCheckOptions): Promise<StoreCheckReport>;
+  /** Deletes a channel's history log under the lock (after the channel itself is gone). */
+  dropHistory(channelId: string): Promise<void>;
+  /** Lets go of what the store holds open (a network connection); the file store holds nothing. */
+  close(): Promise<void>;
+}

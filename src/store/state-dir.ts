@@ -1,0 +1,2 @@
+/** Name of the state directory inside a project. */
+export const STATE_DIR_NAME = '.opencomms';
