@@ -106,3 +106,32 @@ test('no import circle anywhere in src', () => {
   };
   for (const file of [...files].sort()) if (state.get(file) === undefined) visit(file);
 });
+
+/** The rooms ARCHITECTURE.md lists: `| \`src/<room>/\` | <floor> | … |`. */
+function documentedRooms(): Map<string, number> {
+  const text = readFileSync(join(ROOT, 'ARCHITECTURE.md'), 'utf8');
+  return new Map([...text.matchAll(/^\| `src\/([a-z]+)\/` \| (\d+) \|/gm)].map((m) => [m[1]!, Number(m[2])]));
+}
+
+test('ARCHITECTURE.md lists every folder of src once, and says how many there are', () => {
+  const rooms = documentedRooms();
+  const folders = readdirSync(SRC).filter((name) => statSync(join(SRC, name)).isDirectory()).sort();
+  assert.deepEqual([...rooms.keys()].sort(), folders);
+  const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen'];
+  assert.match(readFileSync(join(ROOT, 'ARCHITECTURE.md'), 'utf8'), new RegExp(`one program in ${words[folders.length]} folders`));
+});
+
+test('every import between rooms goes to a lower floor, as ARCHITECTURE.md draws them', () => {
+  const rooms = documentedRooms();
+  const roomOf = (file: string): string => relative(SRC, file).split('/')[0]!;
+  for (const file of sourceFiles(SRC)) {
+    const from = roomOf(file);
+    for (const spec of relativeImports(readFileSync(file, 'utf8'))) {
+      const target = resolveImport(file, spec);
+      if (target === undefined || roomOf(target) === from) continue;
+      const to = roomOf(target);
+      assert.ok(rooms.get(to)! < rooms.get(from)!,
+        `${relative(ROOT, file)} imports ${spec}: src/${from}/ is on floor ${rooms.get(from)} and src/${to}/ on floor ${rooms.get(to)}; imports go only down (ARCHITECTURE.md)`);
+    }
+  }
+});
