@@ -9,7 +9,7 @@
 // waiter may delete a dead one without a breaker. The queue is advisory:
 // exclusion rests on the lock file alone, and a build that knows only
 // `.state.lock` is still excluded.
-import * as fs from 'node:fs';
+import { watch } from 'node:fs';
 import { join } from 'node:path';
 import { randomHex } from '../process/crypto';
 import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, unlinkQuietly } from './fs-port';
@@ -110,7 +110,7 @@ export function ticketAhead(options: LockOptions, ticket: Ticket, at: number): s
 /** Watches with node:fs; undefined when the path is gone (or cannot be watched). */
 export const watchWithNodeFs: WatchPath = (path, onChange) => {
   try {
-    const watcher = fs.watch(path, { persistent: true }, () => onChange());
+    const watcher = watch(path, { persistent: true }, () => onChange());
     watcher.on('error', () => onChange());
     return watcher;
   } catch {
@@ -136,13 +136,13 @@ export function sleepUntilChanged(options: LockOptions, path: string, ms: number
       resolve(isChanged);
     };
     const timer = setTimeout(() => settle(false), ms);
-    const watch = options.watch ?? watchWithNodeFs;
-    watcher = watch(path, () => settle(true));
-    if (watcher === undefined && !exists(options.port, path)) settle(true);
+    const watchFor = options.watch ?? watchWithNodeFs;
+    watcher = watchFor(path, () => settle(true));
+    if (watcher === undefined && !isPathPresent(options.port, path)) settle(true);
   });
 }
 
-function exists(port: FsPort, path: string): boolean {
+function isPathPresent(port: FsPort, path: string): boolean {
   try {
     return port.statIfExists(path) !== undefined;
   } catch {
