@@ -2,8 +2,10 @@
 // on projects of different shapes, against a raw lock+read+parse+write+rename
 // floor, plus 4-process contended throughput against the same floor and
 // against a bare durable bound (the save steps alone, on a copy of the state
-// the store kept live). Run after `npx tsc -p tsconfig.test.json`:
-//   node bench/store.mjs [repetitions]
+// the store kept live), and bursts of sender processes all sending at once:
+// throughput with 48 writers against 4 in the same run, and the send times
+// of a 64 x 10 burst. Run after `npx tsc -p tsconfig.test.json`:
+//   node bench/store.mjs [repetitions] [--bursts (the bursts alone)]
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -14,6 +16,7 @@ import * as os from 'node:os';
 const require = createRequire(import.meta.url);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { openStore } = require(join(root, 'build/src/store/index.js'));
+const { runBurst, quantileOf } = require(join(root, 'build/test/store/burst.js'));
 const engine = require(join(root, 'build/src/engine/index.js'));
 
 // Engine time runs 1000x faster than the wall clock: the per-minute rate limit
@@ -133,7 +136,36 @@ async function contended(kind, dir, durationMs) {
 }
 
 // ---- main ------------------------------------------------------------------
-const REPS = Number(process.argv[2] ?? 41);
+// Bursts of sender processes on a fresh project each, all sending at once
+// (test/store/burst.ts): throughput with 4 and with 48 writers in this same
+// run, and the send times of a 64 x 10 burst.
+async function burst(writers, sendsEach) {
+  const dir = fs.mkdtempSync(join(os.tmpdir(), 'oc-bench-burst-'));
+  try {
+    const o = await runBurst({ dir, writers, sendsEach });
+    const refused = Object.values(o.refused).reduce((a, b) => a + b, 0);
+    return { ...o, refused, rate: o.acked / (o.wallMs / 1000), p50: quantileOf(o.sendMs, 0.5), p99: quantileOf(o.sendMs, 0.99) };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+process.stderr.write('bursts: 4 x 60, 48 x 5, 64 x 10 sender processes…\n');
+const few = await burst(4, 60);
+const many = await burst(48, 5);
+const big = await burst(64, 10);
+const burstLine = (name, b) => `  ${name.padEnd(22)} ${b.rate.toFixed(0).padStart(4)} sends/s, send p50 ${b.p50.toFixed(0)} ms, p99 ${b.p99.toFixed(0)} ms, ${b.refused} refused, ${b.lost} lost, ${b.duplicated} duplicated`;
+console.log('bursts (sender processes all sending at once, each on a fresh project):');
+console.log(burstLine('4 writers x 60 sends', few));
+console.log(burstLine('48 writers x 5 sends', many));
+console.log(burstLine('64 writers x 10 sends', big));
+const ratio = many.rate / few.rate;
+console.log('burst targets:');
+console.log(`  48 writers ≥ 80% of 4 writers' rate:    ${(100 * ratio).toFixed(0)}%  ${ratio >= 0.8 ? 'PASS' : 'FAIL'}`);
+const isBurstClean = [few, many, big].every((b) => b.refused === 0 && b.lost === 0 && b.duplicated === 0);
+console.log(`  bursts: 0 refused, 0 lost, 0 duplicated: ${isBurstClean ? 'PASS' : 'FAIL'}`);
+if (process.argv.includes('--bursts')) process.exit(0);
+console.log('');
+const REPS = Number(process.argv.find((a, i) => i >= 2 && /^\d+$/.test(a)) ?? 41);
 const scenarios = [
   { name: 'empty', setup: async (p) => p },
   { name: '500 retained 1 KB', setup: async (p) => { await retained(p.store, 500, KB); return p; } },
@@ -195,6 +227,7 @@ console.log('targets:');
 console.log(`  send with 2000 retained ≤ 1.5× empty:   ${(m2000 / empty).toFixed(2)}×  ${m2000 / empty <= 1.5 ? 'PASS' : 'FAIL'}`);
 console.log(`  send empty ≤ 2× floor:                  ${(empty / floor).toFixed(2)}×  ${empty / floor <= 2 ? 'PASS' : 'FAIL'}`);
 console.log(`  contended ≥ 50% of contended floor:     ${(100 * storeRate / floorRate).toFixed(0)}%  ${storeRate / floorRate >= 0.5 ? 'PASS' : 'FAIL'}`);
+
 for (const s of scenarios) fs.rmSync(s.project.dir, { recursive: true, force: true });
 fs.rmSync(floorDir, { recursive: true, force: true });
 fs.rmSync(contDir, { recursive: true, force: true });

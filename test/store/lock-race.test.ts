@@ -6,11 +6,12 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { OK, tempFilesIn, tempProject, testStore } from './helpers';
 import { until } from '../helpers/wait';
+import { queueDirOf } from '../../src/store/lock';
 
 const RACE_WORKER = join(__dirname, '..', '..', '..', 'test', 'store', 'fixtures', 'race-worker.cjs');
 
@@ -58,8 +59,12 @@ function startRaceWorker(command: string, args: string[]): RaceWorker {
   };
 }
 
-async function untilExists(path: string, ms: number, what: string): Promise<void> {
-  await until(what, () => existsSync(path), { timeoutMs: ms, everyMs: 1 });
+function ticketsIn(queueDir: string): number {
+  try {
+    return readdirSync(queueDir).length;
+  } catch {
+    return 0;
+  }
 }
 
 const isSettled = (label: string) => (line: string) => line === `ack ${label}` || line.startsWith(`fail ${label} `);
@@ -82,8 +87,8 @@ test('six waiters breaking a dead holder\'s lock at once, 400 rounds: one holder
     await once(holder, 'spawn');
     writeFileSync(lockPath, JSON.stringify({ pid: holder.pid, host: hostname(), t: Date.now(), token: randomBytes(16).toString('hex') }));
     for (let w = 0; w < WAITERS; w++) workers[w].child.stdin!.write(`go r${round}w${w}\n`);
-    // a waiter that has waited a while asks for the next turn: the waiters are polling now
-    await untilExists(`${lockPath}.next`, 20_000, `round ${round}: waiters polling`);
+    // every waiter has found the lock taken and queued: they are all waiting now
+    await until(`round ${round}: waiters queued`, () => ticketsIn(queueDirOf(lockPath)) === WAITERS, { timeoutMs: 20_000, everyMs: 1 });
     holder.kill('SIGKILL');
     await holderExit;
     await Promise.all(workers.map((w, i) => w.until(isSettled(`r${round}w${i}`), 30_000, `round ${round} worker ${i}`)));

@@ -2,10 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { claimLock, LOCK_REFRESH_MS, parseLockOwner, refreshLock, releaseLock } from '../../src/store/lock';
+import { claimLock, LOCK_REFRESH_MS, parseLockOwner, queueDirOf, refreshLock, releaseLock } from '../../src/store/lock';
+import { until } from '../helpers/wait';
 import { isPidAlive } from '../../src/process/liveness';
 import { FsPort, NODE_FS } from '../../src/store/fs-port';
 import { processStartTicks } from '../../src/process/place';
@@ -294,29 +295,63 @@ test('parseLockOwner rejects partial or foreign stamps', () => {
   assert.equal(parseLockOwner(Buffer.from('{"pid":"1","host":"h","t":1,"token":"x"}')), undefined);
 });
 
-test('claimers stand back while a live waiter holds the turn, and ignore an expired or dead one', async (t) => {
+function ticketsIn(dir: string): string[] {
+  try {
+    return readdirSync(queueDirOf(lockIn(dir))).sort();
+  } catch {
+    return [];
+  }
+}
+
+function ticket(dir: string, owner: { pid: number; host: string; t: number; token?: string }): string {
+  const queue = queueDirOf(lockIn(dir));
+  mkdirSync(queue, { recursive: true, mode: 0o700 });
+  const path = join(queue, `${String(owner.t).padStart(15, '0')}.${owner.pid}.0000abcd`);
+  stamp(path, owner);
+  return path;
+}
+
+test('a claimer queues behind a live waiter\'s ticket and leaves the free lock to it until that ticket goes', async (t) => {
   const dir = tempProject(t);
-  const next = `${lockIn(dir)}.next`;
-  stamp(next, { pid: process.pid, host: HOST, t: Date.now(), token: '7'.repeat(32) });
-  await assert.rejects(claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 60 }), { code: 'lock_timeout' });
-  assert.equal(existsSync(lockIn(dir)), false, 'the free lock was left for the turn holder');
-  stamp(next, { pid: process.pid, host: HOST, t: Date.now() - 60_000, token: '7'.repeat(32) });
-  releaseLock(NODE_FS, await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 60 }));
-  stamp(next, { pid: await deadPid(), host: HOST, t: Date.now(), token: '7'.repeat(32) });
-  releaseLock(NODE_FS, await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 60 }));
+  const ahead = ticket(dir, { pid: (await liveChild(t)).pid as number, host: HOST, t: Date.now() - 1_000, token: '7'.repeat(32) });
+  const claiming = claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 2_000 });
+  await until('the claimer\'s own ticket', () => ticketsIn(dir).length === 2, { everyMs: 1 });
+  assert.equal(existsSync(lockIn(dir)), false, 'the free lock was left for the waiter ahead');
+  unlinkSync(ahead);
+  releaseLock(NODE_FS, await claiming);
+  assert.deepEqual(ticketsIn(dir), []);
 });
 
-test('a starving waiter takes the turn, gets the lock at the next release, and gives the turn back', async (t) => {
+test('a dead waiter\'s ticket, or one from an earlier process with our pid, never holds up the queue', async (t) => {
   const dir = tempProject(t);
-  const next = `${lockIn(dir)}.next`;
+  ticket(dir, { pid: await deadPid(), host: HOST, t: Date.now() - 2_000, token: '6'.repeat(32) });
+  ticket(dir, { pid: process.pid, host: HOST, t: Date.now() - 1_000, token: '5'.repeat(32) });
+  releaseLock(NODE_FS, await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 60 }));
+  assert.deepEqual(ticketsIn(dir), [], 'the dead tickets were deleted');
+});
+
+test('the first waiter in the queue is woken by the release, and a holder claiming again queues behind it', async (t) => {
+  const dir = tempProject(t);
   const held = await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST });
-  const waiting = claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 2_000 });
-  while (!existsSync(next)) await new Promise((resolve) => setImmediate(resolve));
-  const turn = parseLockOwner(readFileSync(next));
-  assert.equal(turn?.pid, process.pid);
-  assert.notEqual(turn?.token, held.owner.token);
+  const order: string[] = [];
+  const first = claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 2_000 }).then((lock) => (order.push('waiter'), lock));
+  await until('the waiter\'s ticket', () => ticketsIn(dir).length === 1, { everyMs: 1 });
   releaseLock(NODE_FS, held);
-  const mine = await waiting;
-  assert.equal(existsSync(next), false);
-  releaseLock(NODE_FS, mine);
+  const again = claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 2_000 }).then((lock) => (order.push('holder again'), lock));
+  releaseLock(NODE_FS, await first);
+  releaseLock(NODE_FS, await again);
+  assert.deepEqual(order, ['waiter', 'holder again']);
+  assert.deepEqual(ticketsIn(dir), []);
+});
+
+test('a holder stuck past the timeout ends the wait in lock_timeout saying who holds it and that it looks stuck', async (t) => {
+  const dir = tempProject(t);
+  const child = await liveChild(t);
+  stamp(lockIn(dir), { pid: child.pid as number, host: HOST, t: Date.now(), token: '4'.repeat(32) });
+  await assert.rejects(claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 80 }), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'lock_timeout');
+    assert.match(err.message, new RegExp(`pid ${child.pid} on ${HOST}.*stuck`));
+    return true;
+  });
+  assert.deepEqual(ticketsIn(dir), [], 'the waiter left the queue');
 });

@@ -1,0 +1,151 @@
+// The waiters' queue, `<lock>.queue/`: a claimer that finds the lock taken
+// takes a ticket there and waits its turn. Only the first live ticket (the
+// head) contends for the lock; every other waiter sleeps until the ticket
+// just ahead of it goes (a watch on that one file, so a release wakes one
+// process, not all of them), with a slow poll behind the watch. A holder
+// leaves the queue as soon as it has the lock, so its successor is already
+// watching the lock when it is released. Tickets are stamped like the lock
+// and judged by the same rule, and a ticket's name is never reused, so any
+// waiter may delete a dead one without a breaker. The queue is advisory:
+// exclusion rests on the lock file alone, and a build that knows only
+// `.state.lock` is still excluded.
+import { watch } from 'node:fs';
+import { join } from 'node:path';
+import { randomHex } from '../process/crypto';
+import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, unlinkQuietly } from './fs-port';
+import { isAbandoned, LockHandle, LockOptions, WatchPath } from './lock-stamp';
+import { discardStaged, linkStaged, LockFile, readLockFile, releaseLock, stageStamp } from './lock-file';
+
+// `<15-digit epoch ms>.<pid>.<8 hex>`: names sort in the order tickets were taken.
+const TICKET_NAME = /^\d{15}\.\d+\.[0-9a-f]{8}$/;
+
+/** A waiter's place in the queue. */
+export interface Ticket {
+  readonly name: string;
+  readonly handle: LockHandle;
+}
+
+/** The queue folder beside a lock file. */
+export function queueDirOf(lockPath: string): string {
+  return `${lockPath}.queue`;
+}
+
+function ticketNamesIn(port: FsPort, queueDir: string): string[] {
+  let names: string[];
+  try {
+    // a linked or foreign queue folder is refused before anything in it is read
+    if (!checkOwnDir(port, queueDir, false)) return [];
+    names = port.readdirSync(queueDir);
+  } catch (err) {
+    if (errnoOf(err) === 'ENOENT') return [];
+    throw err;
+  }
+  return names.filter((name) => TICKET_NAME.test(name)).sort();
+}
+
+/** Whether anyone waits in the queue: with nobody there, a claimer tries the lock at once. */
+export function hasWaiters(options: LockOptions): boolean {
+  return ticketNamesIn(options.port, queueDirOf(options.lockPath)).length > 0;
+}
+
+/**
+ * Takes a ticket at the tail of the queue, or returns undefined when the
+ * queue cannot be used (a read-only or full folder): the caller then polls
+ * the lock as a build without the queue would. A linked or foreign queue
+ * folder is refused with state_unwritable.
+ */
+export function takeTicket(options: LockOptions, at: number): Ticket | undefined {
+  const { port, lockPath } = options;
+  const queueDir = queueDirOf(lockPath);
+  ensureOwnDir(port, queueDir);
+  const name = `${String(Math.max(0, Math.floor(at))).padStart(15, '0')}.${process.pid}.${randomHex(4)}`;
+  const path = join(queueDir, name);
+  // staged beside the lock, so a waiter killed before the link leaves a temp file the leftover sweep knows
+  let staged;
+  try {
+    staged = stageStamp(options, path, at, lockPath);
+  } catch {
+    return undefined;
+  }
+  let handle: LockHandle | undefined;
+  try {
+    const linked = linkStaged(options, path, staged, at);
+    handle = linked === 'restage' ? undefined : linked;
+  } catch {
+    handle = undefined;
+  } finally {
+    if (!handle) discardStaged(port, staged);
+  }
+  return handle && { name, handle };
+}
+
+/** Leaves the queue: deletes our ticket if it is still ours. Never throws. */
+export function leaveQueue(port: FsPort, ticket: Ticket): void {
+  releaseLock(port, ticket.handle);
+}
+
+/**
+ * The path of the live ticket just ahead of ours, or undefined when ours is
+ * the first. Dead tickets met on the way are deleted.
+ */
+export function ticketAhead(options: LockOptions, ticket: Ticket, at: number): string | undefined {
+  const { port } = options;
+  const queueDir = queueDirOf(options.lockPath);
+  const ahead = ticketNamesIn(port, queueDir).filter((name) => name < ticket.name);
+  for (let i = ahead.length - 1; i >= 0; i--) {
+    const path = join(queueDir, ahead[i]!);
+    let file: LockFile | undefined;
+    try {
+      file = readLockFile(port, path);
+    } catch {
+      file = undefined; // gone between the listing and the read, or unreadable: judged below by its absence
+    }
+    if (file === undefined) continue;
+    if (!isAbandoned(options, file.owner, file, at)) return path;
+    unlinkQuietly(port, path);
+  }
+  return undefined;
+}
+
+/** Watches with node:fs; undefined when the path is gone (or cannot be watched). */
+export const watchWithNodeFs: WatchPath = (path, onChange) => {
+  try {
+    const watcher = watch(path, { persistent: true }, () => onChange());
+    watcher.on('error', () => onChange());
+    return watcher;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Sleeps until the file at `path` changes or goes, or `ms` pass. Resolves
+ * true when woken by a change, false at the end of the time. A path that is
+ * already gone (the watch cannot start) wakes at once; without any watch
+ * the sleep is just `ms`.
+ */
+export function sleepUntilChanged(options: LockOptions, path: string, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    let watcher: { close(): void } | undefined;
+    let isSettled = false;
+    const settle = (isChanged: boolean): void => {
+      if (isSettled) return;
+      isSettled = true;
+      clearTimeout(timer);
+      watcher?.close();
+      resolve(isChanged);
+    };
+    const timer = setTimeout(() => settle(false), ms);
+    const watchFor = options.watch ?? watchWithNodeFs;
+    watcher = watchFor(path, () => settle(true));
+    if (watcher === undefined && !isPathPresent(options.port, path)) settle(true);
+  });
+}
+
+function isPathPresent(port: FsPort, path: string): boolean {
+  try {
+    return port.statIfExists(path) !== undefined;
+  } catch {
+    return true; // cannot tell: sleep the whole time rather than spin
+  }
+}

@@ -1,0 +1,158 @@
+// The stamp in `.state.lock` (and in the breaker file and the waiters'
+// tickets) and the judgement of its holder. Liveness, not age, decides
+// whether a holder in our own pid namespace is gone; age is only the fallback
+// for holders elsewhere (another machine, another container).
+import { processStartEpochMs, processStartTicks, ProcessPlace, thisProcessPlace } from '../process/place';
+import { isPidAlive } from '../process/liveness';
+import type { FsPort } from './fs-port';
+
+/** Give up waiting after the lock has been held this long by one holder, without a release. */
+export const LOCK_TIMEOUT_MS = 5_000;
+/** A holder elsewhere (another machine or pid namespace) whose stamp is older than this is presumed gone. */
+export const LOCK_STALE_MS = 15_000;
+/** A long holder re-stamps `t` this often, so peers elsewhere never judge it stale. */
+export const LOCK_REFRESH_MS = 4_000;
+/**
+ * An empty lock file older than this is abandoned. This build never leaves
+ * one (the stamp is linked into place whole); older builds did for a few ms.
+ */
+export const EMPTY_LOCK_STALE_MS = 2_000;
+// /proc gives boot time in whole seconds: a live pid whose process started more
+// than this after a stamp without `start` was written is a reused pid.
+const START_SLACK_MS = 1_500;
+
+// The tokens this process holds right now: its locks (several stores in one
+// process may each hold a lock of their own project) and its waiting
+// tickets. A stamp with our own pid but none of these tokens was left by an
+// earlier process that had our pid (a container restarted after a crash often
+// gets the same pid): its holder is gone, however alive "our" pid looks.
+const HELD_TOKENS = new Set<string>();
+
+/** Marks a token as held by this process (before its file can be seen), or no longer held. */
+export function markHeld(token: string, isHeld: boolean): void {
+  if (isHeld) HELD_TOKENS.add(token);
+  else HELD_TOKENS.delete(token);
+}
+
+/** What `.state.lock` holds. `token`, `ns` and `start` are absent in the documented three-field stamp. */
+export interface LockOwner {
+  pid: number;
+  host: string;
+  t: number;
+  token?: string;
+  /** `<boot id>/<pid namespace id>` of the holder (process/place.ts). */
+  ns?: string;
+  /** The holder's start time in clock ticks since boot. */
+  start?: number;
+}
+
+/** A held lock. Only `releaseLock` and `refreshLock` should touch it. */
+export interface LockHandle {
+  readonly path: string;
+  readonly owner: LockOwner;
+  fd: number | undefined;
+  stampedAt: number;
+}
+
+/** When a pid on this machine started: ticks since boot, or epoch ms (about a second's accuracy). */
+export type ProcessStartOf = (pid: number, unit: 'ticks' | 'epoch_ms') => number | undefined;
+
+/** Wakes `onChange` when the file or folder at a path changes; undefined when it cannot watch (then waiters poll). */
+export type WatchPath = (path: string, onChange: () => void) => { close(): void } | undefined;
+
+export interface LockOptions {
+  port: FsPort;
+  lockPath: string;
+  host: string;
+  /** Give up once one holder has kept the lock this long without a release (LOCK_TIMEOUT_MS by default). */
+  timeoutMs?: number;
+  now?: () => number;
+  /** Tells whether a pid in our namespace is alive; injectable for tests. */
+  isPidAlive?: (pid: number) => boolean;
+  /** This process's place (machine and pid namespace); read from /proc by default. */
+  place?: ProcessPlace;
+  /** Start times of local pids; read from /proc by default when /proc shows our namespace. */
+  processStart?: ProcessStartOf;
+  /** How a waiter sleeps until the file ahead of it goes; node:fs watch by default. */
+  watch?: WatchPath;
+}
+
+function defaultProcessStart(place: ProcessPlace): ProcessStartOf {
+  if (!place.isProcOurs) return () => undefined;
+  return (pid, unit) => (unit === 'ticks' ? processStartTicks(pid) : processStartEpochMs(pid));
+}
+
+/** Parses lock file bytes into an owner, or undefined when they are not at least the three-field stamp. */
+export function parseLockOwner(bytes: Buffer): LockOwner | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const o = value as Partial<LockOwner> | null;
+  if (!o || typeof o !== 'object' || Array.isArray(o)) return undefined;
+  if (!Number.isSafeInteger(o.pid) || typeof o.host !== 'string' || typeof o.t !== 'number' || !Number.isFinite(o.t)) return undefined;
+  const owner: LockOwner = { pid: o.pid as number, host: o.host, t: o.t };
+  if (typeof o.token === 'string') owner.token = o.token;
+  if (typeof o.ns === 'string') owner.ns = o.ns;
+  if (Number.isSafeInteger(o.start)) owner.start = o.start;
+  return owner;
+}
+
+/** This process's stamp at `t` with `token`. */
+export function stampFor(options: LockOptions, t: number, token: string): LockOwner {
+  const place = options.place ?? thisProcessPlace();
+  const owner: LockOwner = { pid: process.pid, host: options.host, t, token };
+  if (place.ns !== undefined) owner.ns = place.ns;
+  if (place.start !== undefined) owner.start = place.start;
+  return owner;
+}
+
+/**
+ * Whether a stamp was written in our own pid namespace on this machine, where
+ * `kill(pid, 0)` reaches the very process it names. A stamp without `ns`
+ * (the documented three-field stamp, or an older build) from our host counts
+ * as ours; one carrying another namespace never does, whatever its host says.
+ */
+export function isSameNamespace(owner: LockOwner, host: string, place: ProcessPlace): boolean {
+  if (owner.host !== host) return false;
+  return owner.ns === undefined || owner.ns === place.ns;
+}
+
+/** Whether a stamp comes from our own namespace, judged with the options' place. */
+export function isLocalStamp(options: LockOptions, owner: LockOwner): boolean {
+  return isSameNamespace(owner, options.host, options.place ?? thisProcessPlace());
+}
+
+/**
+ * Whether the holder a stamp from our own namespace names is gone: its pid
+ * names no single process (0, negative), it is our pid without a token this
+ * process holds, it is dead, or it now belongs to a process that started
+ * after the stamp was written (a reused pid).
+ */
+function isLocalHolderGone(options: LockOptions, owner: LockOwner): boolean {
+  if (!(owner.pid > 0)) return true;
+  if (owner.pid === process.pid) return !(owner.token !== undefined && HELD_TOKENS.has(owner.token));
+  if (!(options.isPidAlive ?? isPidAlive)(owner.pid)) return true;
+  const startOf = options.processStart ?? defaultProcessStart(options.place ?? thisProcessPlace());
+  if (owner.start !== undefined) {
+    const ticks = startOf(owner.pid, 'ticks');
+    return ticks !== undefined && ticks !== owner.start;
+  }
+  const startedAt = startOf(owner.pid, 'epoch_ms');
+  return startedAt !== undefined && startedAt > owner.t + START_SLACK_MS;
+}
+
+/**
+ * Whether a lock (or breaker, or ticket) file is abandoned at `at`. A stamp
+ * from our own namespace is judged by its holder's liveness alone, however
+ * old; any other by age: `max(t, mtime)` older than LOCK_STALE_MS, or, for a
+ * file that holds no stamp at all, its mtime (EMPTY_LOCK_STALE_MS when it is
+ * empty).
+ */
+export function isAbandoned(options: LockOptions, owner: LockOwner | undefined, file: { mtimeMs: number; size: number }, at: number): boolean {
+  if (!owner) return at - file.mtimeMs > (file.size === 0 ? EMPTY_LOCK_STALE_MS : LOCK_STALE_MS);
+  if (isLocalStamp(options, owner)) return isLocalHolderGone(options, owner);
+  return at - Math.max(owner.t, file.mtimeMs) > LOCK_STALE_MS;
+}
