@@ -1,7 +1,7 @@
 // Runs every compiled *.test.js under build/test with node:test. (Node 20's
 // `node --test <dir>` would also run helper modules and fixtures as tests.)
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 
@@ -15,7 +15,12 @@ function findTests(dir) {
   return found;
 }
 
-const files = findTests(process.argv[2] ?? 'build/test').sort();
+// Files that spawn processes (end-to-end, store) take longest: they start
+// first, biggest first, and the quick in-process files fill the cores at the
+// end, so no long file starts last and runs alone.
+const isSlow = (path) => /[/\\](e2e|store)[/\\]/.test(path);
+const weightOf = (path) => (isSlow(path) ? 1e9 : 0) + statSync(path).size;
+const files = findTests(process.argv[2] ?? 'build/test').sort().sort((a, b) => weightOf(b) - weightOf(a));
 // One test file per core by default; OPENCOMMS_TEST_CONCURRENCY (a whole number >= 1) overrides it,
 // for a CI runner whose cores are shared or a machine where fewer files at once is steadier.
 const override = process.env.OPENCOMMS_TEST_CONCURRENCY?.trim();
