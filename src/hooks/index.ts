@@ -217,8 +217,8 @@ function decidePreTool(state: State, event: HookEvent, env: EnvMember, projectDi
     .map((file) => repoPath(file, projectDir, event.cwd ?? cwd))
     .filter((file): file is string => file !== undefined);
   if (files.length === 0) return NOTHING;
+  // A session with no member yet, or in no channel, is bound like any other.
   const memberId = env.kind === 'id' ? env.memberId : memberBySession(state, event);
-  if (memberId === undefined) return NOTHING;
   const verdict = judgeEvent(state, memberId, files, Date.now());
   return { answer: preToolAnswer(event, state, memberId, verdict, () => randomHex(8)) };
 }
