@@ -22,8 +22,8 @@ export interface ServeRuntime {
   readonly tools: ToolRegistry;
   /** Starts the watch, the doorbell and the spawn driver; once only. */
   startPush(): void;
-  /** Stops whatever startPush started. */
-  close(): void;
+  /** Stops whatever startPush started; resolves once this process has left its members' presence (bounded). */
+  close(): Promise<void>;
 }
 
 export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
@@ -41,6 +41,8 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
       // A server speaking as a pinned member through OPENCOMMS_MEMBER_ID says
       // so at once, before its first call, so no new session adopts that pin.
       void services.claimOverride();
+      // A resumed session's member is present from the start, not only from its first call.
+      void services.keepProcessPresent().catch((err: unknown) => log(`presence not recorded: ${err instanceof Error ? err.message : String(err)}`));
       // One watch of the state serves both push paths of this process.
       const shared = watchStore(store, { log });
       watcher = shared;
@@ -49,12 +51,13 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
       else store.refresh().catch((err: unknown) => log(`could not load the state: ${err instanceof Error ? err.message : String(err)}`)).finally(() => startRinging(shared));
     },
     close() {
-      if (isClosed) return;
+      if (isClosed) return Promise.resolve();
       isClosed = true;
       doorbell?.close();
       // Only a server that got as far as its watch has a spawn driver to stop.
       if (watcher) services.spawnDriver?.close();
       watcher?.close();
+      return services.presence.leave();
     },
   };
 

@@ -37,7 +37,7 @@ export {
   reservePaths, releasePaths, judgeEdit, noteEdit, COLLISION_WINDOW_MS, describeVerdict, liveReservations, pruneReservations, isMemberOfChannel,
   isLiveReservation, holderAwaySince, reservationId, HOLDER_AWAY_GRACE_MS, RESERVATION_LIFETIME_RULE,
 } from './reservations';
-export { listHeldReservations, releaseForPerson } from './reservation-admin';
+export { channelsAsJudged, listHeldReservations, releaseForPerson } from './reservation-admin';
 export type { HeldReservation, ReleaseTarget } from './reservation-admin';
 export {
   presenceOf, isPresent, isProcessLive, recordPresence, leavePresence, tidyPresence, forgetAwayStrangers, judgedChannels,

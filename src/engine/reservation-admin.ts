@@ -6,6 +6,7 @@
 import { queueEnvelopes, rootThread } from './compose';
 import { recordMemberError } from './spawn-leases';
 import { refuse, succeed } from './reasons';
+import { judgedChannels } from './presence';
 import { holderAwaySince, liveReservations, reservationId } from './reservations';
 import type { Channel, EngineCtx, ProcessCheck, Reservation, State, ToolResult } from './types';
 
@@ -84,4 +85,19 @@ export function releaseForPerson(state: State, target: ReleaseTarget, ctx: Engin
     return refuse('not_found', `Nothing released: ${what}; \`opencomms reservations\` lists those that hold.`);
   }
   return succeed(`Released ${released.length} reservation(s).`, { released });
+}
+
+/**
+ * The channels as a view shows them at `now`: each member's away mark from
+ * the presence judgement and only the reservations that hold, exactly as the
+ * hooks judge them. Copies; the state is not changed.
+ */
+export function channelsAsJudged(state: State, now: number, isAlive: ProcessCheck): State['channels'] {
+  const judged = judgedChannels(state, now, isAlive);
+  for (const [name, channel] of Object.entries(judged)) {
+    const live = liveReservations(state, state.channels[name]!, now, isAlive);
+    if (live.length > 0) channel.reservations = live;
+    else delete channel.reservations;
+  }
+  return judged;
 }

@@ -267,8 +267,8 @@ export function describeVerdict(verdict: EditVerdict, isMemberOf: (channel: stri
     const reach = isMemberOf(c.channel)
       ? `To ask them: opencomms_send with channel "${c.channel}", to "${c.holder}".`
       : `You are not in channel "${c.channel}": to ask them, join it (opencomms_join with channel "${c.channel}", a role and a role_prompt), then opencomms_send to "${c.holder}".`;
-    return `${c.path} is reserved ${c.exclusive ? 'exclusively' : 'shared'} by ${c.role} (${c.holder}) in channel "${c.channel}"`
-      + ` until ${formatIsoTime(c.expires_at)} (reserved as ${shownHeldPath(c)})${framed === undefined ? '' : '; their words are in the peer data below'}. ${reach}`;
+    return `${c.path} is reserved ${c.exclusive ? 'exclusively' : 'shared'} by ${c.role} (${c.holder})`
+      + ` until ${formatIsoTime(c.expires_at)} (reserved as ${shownHeldPath(c)} in channel "${c.channel}")${framed === undefined ? '' : '; their words are in the peer data below'}. ${reach}`;
   });
   const summary = verdict.kind === 'deny'
     ? `OpenComms: this edit is blocked by another agent's reservation. ${lines.join(' ')} Wait until they release it (opencomms_release), it expires, or they have been away 10 minutes; a person can free it with \`opencomms reservations --release ID\`.`

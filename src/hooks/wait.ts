@@ -14,11 +14,11 @@
 import { processHostTag } from '../process/place';
 import { watchStore, type StateWatcher } from '../delivery/watcher';
 import {
-  activeWaitLease, releaseWaitLease, renewWaitLease, replaceWaitLease, type State,
+  activeWaitLease, leavePresence, recordPresence, releaseWaitLease, renewWaitLease, replaceWaitLease, type PresenceClaim, type State,
 } from '../engine';
 import type { Store } from '../store';
 import { randomHex } from '../process/crypto';
-import { isHolderRunning, isPidAlive } from '../process/liveness';
+import { isHolderRunning, isPidAlive, thisRecordedProcess } from '../process/liveness';
 import { EMPTY_ANSWER } from './answer';
 import { memberBySession, type EnvMember } from './bind';
 import { membershipsOf } from './deliver';
@@ -58,6 +58,11 @@ const QUIET: WaitOutcome = { answer: EMPTY_ANSWER, exitCode: 0 };
 type StopReason = 'mail' | 'timeout' | 'ended' | 'lost';
 
 
+/** This waiter as a presence record names it. */
+function waiterClaim(): PresenceClaim {
+  return { ...thisRecordedProcess(), kind: 'waiter' };
+}
+
 function woken(notice: string): WaitOutcome {
   return { answer: EMPTY_ANSWER, exitCode: 2, notice };
 }
@@ -92,7 +97,11 @@ export async function waitForMail(store: Store, snapshot: State, event: HookEven
     else if (mail) start = woken(mail.notice);
     // This turn's waiter covers the member from now on: an earlier one here
     // sees its lease gone and ends quietly, instead of timing out first.
-    else replaceWaitLease(state, memberId, { pid: process.pid, host: processHostTag(), token, until: now + WAIT_LEASE_MS });
+    else {
+      replaceWaitLease(state, memberId, { pid: process.pid, host: processHostTag(), token, until: now + WAIT_LEASE_MS });
+      // A waiting session is a present one (engine/presence), whatever its host.
+      recordPresence(state, memberId, waiterClaim(), now, LEASE_RENEW_MS);
+    }
     return { ok: true, message: start ? 'not waiting' : 'lease taken' };
   });
   if (start) return start;
@@ -118,6 +127,7 @@ function waitHoldingLease(
       try {
         await store.mutate((state, ctx) => {
           releaseWaitLease(state, memberId, token);
+          leavePresence(state, memberId, waiterClaim(), ctx.now());
           outcome = QUIET;
           if (reason === 'mail' || reason === 'timeout') {
             // Under the lock, so a rival that stood down because we held the lease cannot miss mail that came meanwhile.
@@ -167,6 +177,7 @@ function waitHoldingLease(
     const renew = (): void => {
       store.mutate((state, ctx) => {
         const kept = renewWaitLease(state, memberId, token, ctx.now() + WAIT_LEASE_MS);
+        if (kept) recordPresence(state, memberId, waiterClaim(), ctx.now(), LEASE_RENEW_MS);
         return { ok: kept, message: kept ? 'lease renewed' : 'lease lost' };
       }).then((result) => {
         if (!result.ok) stop('lost');
