@@ -42,7 +42,8 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
       // so at once, before its first call, so no new session adopts that pin.
       void services.claimOverride();
       // A resumed session's member is present from the start, not only from its first call.
-      void services.keepProcessPresent().catch((err: unknown) => log(`presence not recorded: ${err instanceof Error ? err.message : String(err)}`));
+      const resumed = services.processMember(store.snapshot());
+      if (resumed !== undefined) void services.presence.keep(resumed);
       // One watch of the state serves both push paths of this process.
       const shared = watchStore(store, { log });
       watcher = shared;

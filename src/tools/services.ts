@@ -97,8 +97,7 @@ export class ToolServices {
   private speakerToken: string | undefined;
   /** This process's machine (hostname, boot id, pid namespace): where its pids and host sessions live. */
   readonly machine = processHostTag();
-  /** This process on the presence record of each member it speaks for. */
-  readonly presence: PresenceKeeper;
+  readonly presence: PresenceKeeper; // this process on the presence record of each member it speaks for
   /** Whether this process's doorbell announced a message (set once the doorbell runs). */
   isAnnounced: (messageId: string) => boolean = () => false;
   /** Pulls whose reply is on its way and whose mail is not yet committed or given back. */
@@ -154,13 +153,6 @@ export class ToolServices {
    * The caller hands the identity on to whatever acts for the call.
    */
   async identify(call: ToolCall): Promise<Identity> {
-    const identity = await this.findIdentity(call);
-    // The member this process speaks for is present while it runs (engine/presence).
-    if (identity.kind === 'pinned') await this.presence.keep(identity.memberId);
-    return identity;
-  }
-
-  private async findIdentity(call: ToolCall): Promise<Identity> {
     if (this.options.embedding) return this.options.embedding.identify(call);
     if (this.identity !== undefined) {
       // OPENCOMMS_MEMBER_ID, right or wrong, decides alone.
@@ -274,12 +266,6 @@ export class ToolServices {
     const identity = this.identity ?? this.processIdentity;
     if (identity !== undefined) return identity.kind === 'pinned' ? identity.memberId : undefined;
     return engine.findLinkedMember(state, this.sessionRefs(PROCESS_CALL));
-  }
-
-  /** Records this process for the member its own session already has (a resumed session), before any call. */
-  async keepProcessPresent(): Promise<void> {
-    const memberId = this.processMember(this.store.snapshot());
-    if (memberId !== undefined) await this.presence.keep(memberId);
   }
 
   /** Runs a locked change as the caller's member. */
