@@ -40,7 +40,7 @@ export {
 export { channelsAsJudged, listHeldReservations, releaseForPerson } from './reservation-admin';
 export type { HeldReservation, ReleaseTarget } from './reservation-admin';
 export {
-  presenceOf, isPresent, isProcessLive, recordPresence, leavePresence, tidyPresence, forgetAwayStrangers, judgedChannels,
+  presenceOf, isPresent, hasSessionEnded, isProcessLive, recordPresence, leavePresence, tidyPresence, forgetAwayStrangers, judgedChannels,
   PRESENCE_LEASE_MS, PRESENCE_RENEW_MS, LOCAL_PRESENCE_RENEW_MS, UNCHANNELLED_AWAY_MS, JUDGE_BY_LEASE,
 } from './presence';
 export type { PresenceJudgement, PresenceClaim } from './presence';

@@ -34,6 +34,11 @@ export function isProcessLive(proc: PresenceProcess, now: number, isAlive: Proce
   return local === undefined ? now <= proc.until : local;
 }
 
+// A process speaks for its member while it runs, unless the host said the session ended after it last spoke.
+function isSpeaking(record: Presence, p: PresenceProcess, now: number, isAlive: ProcessCheck): boolean {
+  return (record.ended_at === undefined || p.renewed_at > record.ended_at) && isProcessLive(p, now, isAlive);
+}
+
 function presenceRecord(state: State, memberId: string): Presence | undefined {
   return state.presence ? ownValue(state.presence, memberId) : undefined;
 }
@@ -56,8 +61,9 @@ function membershipsOfMember(state: State, memberId: string): Member[] {
 export function presenceOf(state: State, memberId: string, now: number, isAlive: ProcessCheck): PresenceJudgement {
   const record = presenceRecord(state, memberId);
   if (record) {
-    if (record.processes.some((p) => isProcessLive(p, now, isAlive))) return { present: true, away_since: null };
-    let since = record.left_at;
+    if (record.processes.some((p) => isSpeaking(record, p, now, isAlive))) return { present: true, away_since: null };
+    let since = record.ended_at ?? record.left_at;
+    if (record.left_at !== null && since !== null) since = Math.max(since, record.left_at);
     for (const p of record.processes) since = since === null ? p.renewed_at : Math.max(since, p.renewed_at);
     return { present: false, away_since: since };
   }
@@ -72,6 +78,19 @@ export function presenceOf(state: State, memberId: string, now: number, isAlive:
     if (link.member_id === memberId) seen = seen === null ? link.last_seen : Math.max(seen, link.last_seen);
   }
   return { present: false, away_since: seen };
+}
+
+/**
+ * Whether the host said `memberId`'s session ended (SessionEnd, session.deleted)
+ * and nothing spoke for it since: for a member with a presence record, its end
+ * mark; for one without, an away mark in every channel. Being away because
+ * no process runs is not an end: a waiter that starts is the session, back.
+ */
+export function hasSessionEnded(state: State, memberId: string): boolean {
+  const record = presenceRecord(state, memberId);
+  if (record) return record.ended_at !== undefined;
+  const memberships = membershipsOfMember(state, memberId);
+  return memberships.length > 0 && memberships.every((m) => m.stale);
 }
 
 /** Whether `memberId` is present at `now` (presenceOf). */
@@ -104,6 +123,8 @@ export function recordPresence(state: State, memberId: string, claim: PresenceCl
   const until = now + Math.max(PRESENCE_LEASE_MS, 3 * renewMs);
   const held = record.processes.find((p) => isSameProcess(p, claim));
   if (held && now - held.renewed_at < renewMs && now >= held.renewed_at) return false;
+  // A process of a session the host ended does not bring it back by renewing; a new process does.
+  if (held && record.ended_at !== undefined && held.renewed_at <= record.ended_at) return false;
   if (held) {
     held.renewed_at = now;
     held.until = until;
@@ -111,6 +132,7 @@ export function recordPresence(state: State, memberId: string, claim: PresenceCl
     record.processes.push({ ...claim, renewed_at: now, until });
   }
   record.left_at = null;
+  delete record.ended_at;
   return true;
 }
 
@@ -134,7 +156,7 @@ export function leavePresence(state: State, memberId: string, claim: PresenceCla
  */
 export function tidyPresence(state: State, now: number, isAlive: ProcessCheck): void {
   for (const [memberId, record] of Object.entries(state.presence ?? {})) {
-    const live = record.processes.filter((p) => isProcessLive(p, now, isAlive));
+    const live = record.processes.filter((p) => isSpeaking(record, p, now, isAlive));
     if (live.length === record.processes.length) continue;
     if (live.length === 0) record.left_at = presenceOf(state, memberId, now, isAlive).away_since;
     record.processes = live;

@@ -116,6 +116,7 @@ function checkPresence(root: Obj, notes: string[]): Record<string, Presence> | u
     }));
     if (processes.length !== record.processes.length) notes.push(`presence["${memberId}"]: dropped ${record.processes.length - processes.length} malformed process(es)`);
     kept[memberId] = { processes, left_at: record.left_at as number | null };
+    if (typeof record.ended_at === 'number' && Number.isFinite(record.ended_at)) kept[memberId]!.ended_at = record.ended_at;
   }
   return Object.keys(kept).length > 0 ? kept : undefined;
 }

@@ -268,6 +268,8 @@ export interface PresenceProcess {
 export interface Presence {
   processes: PresenceProcess[];
   left_at: number | null;
+  /** When the host said the session ended (SessionEnd, session.deleted): processes last renewed before it no longer count. */
+  ended_at?: number;
 }
 
 /**

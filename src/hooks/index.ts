@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
 import {
-  addError, findLinkedMember, hasReminderDue, linkSession, markStale, needsLink, noteEdit, recordMemberError, reminderText, dueReminders, markReminded, type DeliveryOwner, type State, type ToolResult,
+  addError, findLinkedMember, hasReminderDue, hasSessionEnded, linkSession, markStale, needsLink, noteEdit, recordMemberError, reminderText, dueReminders, markReminded, type DeliveryOwner, type State, type ToolResult,
 } from '../engine';
 import { randomHex } from '../process/crypto';
 import { isRedisStore, listPins, openStore, STATE_DIR_NAME, StoreFault, type PinRecord, type Store, type StoreSelection } from '../store';
@@ -197,7 +197,7 @@ function isBoundElsewhere(state: State, memberId: string, event: HookEvent): boo
 
 async function endSession(store: Store, state: State, event: HookEvent, env: EnvMember): Promise<Outcome> {
   const memberId = env.kind === 'id' ? env.memberId : memberBySession(state, event);
-  if (memberId === undefined || !membershipsOf(state, memberId).some((m) => !m.stale) || isResumable(state, memberId)) return NOTHING;
+  if (memberId === undefined || membershipsOf(state, memberId).length === 0 || hasSessionEnded(state, memberId) || isResumable(state, memberId)) return NOTHING;
   if (isBoundElsewhere(state, memberId, event)) return NOTHING;
   await store.mutate((locked, ctx) => {
     // Re-resolved under the lock: the binding may have moved to another session meanwhile.

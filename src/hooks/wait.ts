@@ -14,7 +14,7 @@
 import { processHostTag } from '../process/place';
 import { watchStore, type StateWatcher } from '../delivery/watcher';
 import {
-  activeWaitLease, leavePresence, recordPresence, releaseWaitLease, renewWaitLease, replaceWaitLease, type PresenceClaim, type State,
+  activeWaitLease, hasSessionEnded, leavePresence, recordPresence, releaseWaitLease, renewWaitLease, replaceWaitLease, type PresenceClaim, type State,
 } from '../engine';
 import type { Store } from '../store';
 import { randomHex } from '../process/crypto';
@@ -76,7 +76,7 @@ export async function waitForMail(store: Store, snapshot: State, event: HookEven
   // by session id, bound to another session since.
   const hasEnded = (state: State): boolean => {
     const memberships = membershipsOf(state, memberId);
-    if (memberships.length === 0 || memberships.every((m) => m.stale)) return true;
+    if (memberships.length === 0 || hasSessionEnded(state, memberId)) return true;
     return env.kind !== 'id' && memberBySession(state, event) !== memberId;
   };
   if (hasEnded(snapshot)) return QUIET;
