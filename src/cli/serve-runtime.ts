@@ -41,9 +41,6 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
       // A server speaking as a pinned member through OPENCOMMS_MEMBER_ID says
       // so at once, before its first call, so no new session adopts that pin.
       void services.claimOverride();
-      // A resumed session's member is present from the start, not only from its first call.
-      const resumed = services.processMember(store.snapshot());
-      if (resumed !== undefined) void services.presence.keep(resumed);
       // One watch of the state serves both push paths of this process.
       const shared = watchStore(store, { log });
       watcher = shared;
@@ -65,6 +62,9 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
   // The doorbell and the spawn driver, on the shared watch.
   function startRinging(shared: StateWatcher): void {
     if (isClosed) return;
+    // A resumed session's member is present from the start, not only from its first call (read once the store is loaded).
+    const resumed = services.processMember(services.store.snapshot());
+    if (resumed !== undefined) void services.presence.keep(resumed);
     services.spawnDriver?.attach(shared);
     doorbell = startDoorbell({
       watch: () => shared,
