@@ -2,11 +2,12 @@
 // rather than node:util's parseArgs, which costs start-up time to load.
 import { isValidMemberId, parseStoreUrl } from '../store';
 
-export const COMMANDS = ['serve', 'status', 'pin', 'install', 'uninstall', 'hook', 'doctor', 'watch', 'migrate'] as const;
+export const COMMANDS = ['serve', 'status', 'pin', 'install', 'uninstall', 'hook', 'doctor', 'watch', 'migrate', 'reservations'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 type FlagName =
-  | 'project' | 'host' | 'id' | 'member' | 'timeout' | 'store' | 'to' | 'json' | 'help' | 'version' | 'dry-run' | 'plugin' | 'wait' | 'fix' | 'apply';
+  | 'project' | 'host' | 'id' | 'member' | 'timeout' | 'store' | 'to' | 'json' | 'help' | 'version' | 'dry-run' | 'plugin' | 'wait' | 'fix' | 'apply'
+  | 'release' | 'release-member';
 
 /** Flags each command accepts; anything else is a usage error. */
 const FLAGS_BY_COMMAND: Record<CommandName, readonly FlagName[]> = {
@@ -19,6 +20,7 @@ const FLAGS_BY_COMMAND: Record<CommandName, readonly FlagName[]> = {
   doctor: ['project', 'fix', 'json', 'store'],
   watch: ['project', 'member', 'json', 'store'],
   migrate: ['project', 'to'],
+  reservations: ['project', 'json', 'store', 'release', 'release-member'],
 };
 
 /** How many positionals each command takes (install and uninstall name a host). */
@@ -32,9 +34,10 @@ const POSITIONALS_BY_COMMAND: Record<CommandName, { min: number; max: number; wh
   doctor: { min: 0, max: 0, what: '' },
   watch: { min: 0, max: 0, what: '' },
   migrate: { min: 0, max: 0, what: '' },
+  reservations: { min: 0, max: 0, what: '' },
 };
 
-const VALUE_FLAGS: readonly FlagName[] = ['project', 'host', 'id', 'member', 'timeout', 'store', 'to'];
+const VALUE_FLAGS: readonly FlagName[] = ['project', 'host', 'id', 'member', 'timeout', 'store', 'to', 'release', 'release-member'];
 const BOOLEAN_FLAGS: readonly FlagName[] = ['json', 'help', 'version', 'dry-run', 'plugin', 'wait', 'fix', 'apply'];
 const SHORT_FLAGS: Record<string, FlagName> = { '-h': 'help', '-v': 'version' };
 
@@ -99,6 +102,9 @@ export interface CommandFlags {
   store?: string;
   /** migrate: where the project goes, `file` or a redis:// / rediss:// URL (the shape checked here). */
   to?: string;
+  /** reservations: the id of a reservation to release, or the member whose reservations all go. */
+  release?: string;
+  releaseMember?: string;
   json: boolean;
   dryRun: boolean;
   plugin: boolean;
@@ -168,6 +174,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     const parsed = parseStoreUrl((values.to as string).trim());
     if (!parsed.ok) throw new UsageError(`--to: ${parsed.message}`);
   }
+  if (values.release !== undefined && values['release-member'] !== undefined) {
+    throw new UsageError('Give --release ID or --release-member ID, not both: run the command once for each.');
+  }
   if (command === 'migrate' && values.to === undefined) {
     throw new UsageError('The migrate command needs --to: --to redis://user@host:port/db (or rediss://…) copies this project\'s files into Redis, --to file copies the Redis project named by OPENCOMMS_STORE into this project\'s files.');
   }
@@ -179,6 +188,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     timeoutMs,
     store: values.store === undefined ? undefined : (values.store as string).trim(),
     to: values.to === undefined ? undefined : (values.to as string).trim(),
+    release: values.release === undefined ? undefined : (values.release as string).trim(),
+    releaseMember: values['release-member'] === undefined ? undefined : (values['release-member'] as string).trim(),
     json: values.json === true,
     dryRun: values['dry-run'] === true,
     plugin: values.plugin === true,
@@ -208,6 +219,9 @@ Usage:
       Show the channels, members, pending mail and recent errors of a project.
   opencomms watch [--project DIR] [--member ID] [--json] [--store URL]
       A live view of the project; with --member, one line per new mail batch.
+  opencomms reservations [--json] [--release ID] [--release-member ID] [--project DIR] [--store URL]
+      List every edit reservation that holds (as the hooks judge it); --release
+      frees one by id, --release-member all of one member's.
   opencomms hook [--project DIR] [--wait] [--timeout 30m] [--store URL]
       Run a host hook: reads the event JSON on stdin, answers on stdout.
       --wait: wait for new mail and exit 2 when it comes (asyncRewake).

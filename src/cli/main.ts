@@ -68,7 +68,7 @@ function compileCacheHome(): string | undefined {
 }
 
 /** Commands that open a project's store, and so take --store / OPENCOMMS_STORE. */
-const STORE_COMMANDS: ReadonlySet<CommandName> = new Set(['serve', 'status', 'hook', 'doctor', 'watch']);
+const STORE_COMMANDS: ReadonlySet<CommandName> = new Set(['serve', 'status', 'hook', 'doctor', 'watch', 'reservations']);
 // The store is chosen (and a Redis configuration checked: credentials, TLS,
 // project id) before anything opens, so a wrong one is refused before a
 // byte is read or written anywhere.
@@ -131,6 +131,10 @@ async function runCommand(argv: string[]): Promise<number | undefined> {
       return undefined; // runs until stdin closes or a signal arrives
     case 'status':
       return (require('./status') as typeof import('./status')).runStatus({ projectDir, json: flags.json, write: writeStdout, selection: store });
+    case 'reservations':
+      return (require('./reservations') as typeof import('./reservations')).runReservations({
+        projectDir, json: flags.json, release: flags.release, releaseMember: flags.releaseMember, write: writeStdout, warn: warnLine, selection: store,
+      });
     case 'pin':
       return (require('./pin') as typeof import('./pin')).runPin({ projectDir, host: flags.host ?? 'mcp', id: flags.id, write: writeStdout });
     case 'install':

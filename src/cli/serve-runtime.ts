@@ -21,8 +21,8 @@ export interface ServeRuntime {
   readonly tools: ToolRegistry;
   /** Starts the watch, the doorbell and the spawn driver; once only. */
   startPush(): void;
-  /** Stops whatever startPush started. */
-  close(): void;
+  /** Stops whatever startPush started; resolves once this process has left its members' presence (bounded). */
+  close(): Promise<void>;
 }
 
 export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
@@ -47,18 +47,22 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
       store.refresh().catch((err: unknown) => log(`could not load the state: ${err instanceof Error ? err.message : String(err)}`)).finally(() => startRinging(shared));
     },
     close() {
-      if (isClosed) return;
+      if (isClosed) return Promise.resolve();
       isClosed = true;
       doorbell?.close();
       // Only a server that got as far as its watch has a spawn driver to stop.
       if (watcher) services.spawnDriver?.close();
       watcher?.close();
+      return services.presence.leave();
     },
   };
 
   // The doorbell and the spawn driver, on the shared watch.
   function startRinging(shared: StateWatcher): void {
     if (isClosed) return;
+    // A resumed session's member is present from the start, not only from its first call (read once the store is loaded).
+    const resumed = services.processMember(services.store.snapshot());
+    if (resumed !== undefined) void services.presence.keep(resumed);
     services.spawnDriver?.attach(shared);
     doorbell = startDoorbell({
       watch: () => shared,

@@ -75,8 +75,8 @@ export function runServe(options: ServeOptions): void {
     onClosed: () => {
       if (isClosed) return;
       isClosed = true;
-      runtime?.close();
-      options.exit(0);
+      // Leaving presence is one bounded write, so the member is away from this moment (engine/presence).
+      void (runtime?.close() ?? Promise.resolve()).finally(() => options.exit(0));
     },
   });
   options.onSignal('SIGTERM', () => server.stop('SIGTERM'));

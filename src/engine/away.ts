@@ -7,7 +7,8 @@ import { pruneReservations } from './reservations';
 import { pruneRequests } from './requests';
 import { recordMemberError } from './spawn-leases';
 import { formatIsoTime } from './times';
-import type { Channel, Member, State } from './types';
+import { JUDGE_BY_LEASE, tidyPresence } from './presence';
+import type { Channel, Member, ProcessCheck, State } from './types';
 
 /** A channel's retention for absent members in days, to one decimal, as messages say it. */
 export function retentionDays(retentionMs: number): number {
@@ -54,9 +55,15 @@ export function expireAwayMembers(state: State, now: number): number {
   return removed;
 }
 
-/** The time-driven upkeep the store runs before every change: away members past retention leave, dead reservations go. */
-export function tidyState(state: State, now: number): void {
+/**
+ * The time-driven upkeep the store runs before every change: presence first
+ * (ended processes leave, away marks follow the judgement, long-away members
+ * in no channel are forgotten), then away members past retention leave and
+ * reservations that no longer hold go. `isAlive` tells this machine's processes.
+ */
+export function tidyState(state: State, now: number, isAlive: ProcessCheck = JUDGE_BY_LEASE): void {
+  tidyPresence(state, now, isAlive);
   expireAwayMembers(state, now);
-  pruneReservations(state, now);
+  pruneReservations(state, now, isAlive);
   pruneRequests(state);
 }

@@ -2,7 +2,7 @@
 // lookups hooks use to map a host session to a member.
 import { stopClock } from './timer-clock';
 import { refuse, succeed } from './reasons';
-import { findChannel } from './validate';
+import { findChannel, ownValue } from './validate';
 import type { State, ToolResult } from './types';
 
 /**
@@ -32,6 +32,9 @@ export function authorizeMember(state: State, memberId: string | null, channel?:
 /** Marks a member stale in every channel; a clock they hold stops. Returns how many memberships changed. */
 export function markStale(state: State, memberId: string, now: number): number {
   let changed = 0;
+  // The host said the session ended: its processes recorded until now no longer count (engine/presence).
+  const record = state.presence ? ownValue(state.presence, memberId) : undefined;
+  if (record) record.ended_at = now;
   for (const channel of Object.values(state.channels)) {
     for (const member of channel.members) {
       if (member.session_id !== memberId) continue;
@@ -47,6 +50,8 @@ export function markStale(state: State, memberId: string, now: number): number {
 /** Clears a member's stale mark in every channel. Returns how many memberships changed. */
 export function clearStale(state: State, memberId: string): number {
   let changed = 0;
+  const record = state.presence ? ownValue(state.presence, memberId) : undefined;
+  if (record) delete record.ended_at;
   for (const channel of Object.values(state.channels)) {
     for (const member of channel.members) {
       if (member.session_id !== memberId || !member.stale) continue;

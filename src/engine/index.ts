@@ -34,8 +34,16 @@ export {
 } from './identity';
 export { expireAwayMembers, isAwayTooLong, tidyState } from './away';
 export {
-  reservePaths, releasePaths, judgeEdit, noteEdit, COLLISION_WINDOW_MS, describeVerdict, liveReservations, pruneReservations, sharedChannelName,
+  reservePaths, releasePaths, judgeEdit, noteEdit, COLLISION_WINDOW_MS, describeVerdict, liveReservations, pruneReservations, isMemberOfChannel,
+  isLiveReservation, holderAwaySince, reservationId, HOLDER_AWAY_GRACE_MS, RESERVATION_LIFETIME_RULE,
 } from './reservations';
+export { channelsAsJudged, listHeldReservations, releaseForPerson } from './reservation-admin';
+export type { HeldReservation, ReleaseTarget } from './reservation-admin';
+export {
+  presenceOf, isPresent, hasSessionEnded, isProcessLive, recordPresence, leavePresence, tidyPresence, forgetAwayStrangers, judgedChannels,
+  PRESENCE_LEASE_MS, PRESENCE_RENEW_MS, LOCAL_PRESENCE_RENEW_MS, UNCHANNELLED_AWAY_MS, JUDGE_BY_LEASE,
+} from './presence';
+export type { PresenceJudgement, PresenceClaim } from './presence';
 export type { ReserveInput, ReleaseInput, EditVerdict, Conflict } from './reservations';
 export { normalizePattern, patternsOverlap } from './globs';
 export { dueReminders, hasReminderDue, markReminded, reminderText, requestsOf, pruneRequests } from './requests';

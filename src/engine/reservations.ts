@@ -9,7 +9,8 @@ import { normalizePattern, patternsOverlap, type PathProblem } from './globs';
 import { refuse, succeed } from './reasons';
 import { formatIsoTime } from './times';
 import { requireMembership } from './validate';
-import type { Channel, EngineCtx, Reservation, State, ToolResult } from './types';
+import { JUDGE_BY_LEASE, presenceOf } from './presence';
+import type { Channel, EngineCtx, ProcessCheck, Reservation, State, ToolResult } from './types';
 
 export interface ReserveInput {
   channel: string;
@@ -29,24 +30,56 @@ export interface ReleaseInput {
   project_dir: string;
 }
 
-/** Whether a reservation still holds at `now`: not expired, and its holder a present member of the channel. */
-export function isLiveReservation(channel: Channel, reservation: Reservation, now: number): boolean {
+/** A reservation outlives its holder's presence by this much (PROTOCOL 5.6). */
+export const HOLDER_AWAY_GRACE_MS = 10 * 60_000;
+
+/** The one lifetime rule, in words, for the reserve reply and the docs. */
+export const RESERVATION_LIFETIME_RULE = 'It holds until then, until released (by you with opencomms_release, or by a person with `opencomms reservations --release`), '
+  + 'or until you have been away 10 minutes (no process of your session running), whichever comes first.';
+
+/** A reservation's id: its own, or for a record of an older version one derived from what it holds. */
+export function reservationId(channel: Channel, r: Reservation): string {
+  if (typeof r.id === 'string' && r.id !== '') return r.id;
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193;
+  for (const ch of `${channel.id}\n${r.member_id}\n${r.path}\n${r.created_at}`) {
+    const code = ch.charCodeAt(0);
+    h1 = Math.imul(h1 ^ code, 0x01000193) >>> 0;
+    h2 = Math.imul(h2 ^ code, 0x5bd1e995) >>> 0;
+  }
+  return `rsv_${h1.toString(16).padStart(8, '0')}${h2.toString(16).padStart(8, '0')}`;
+}
+
+/** When a reservation's holder went away (presenceOf), or null while it is present. */
+export function holderAwaySince(state: State, r: Reservation, now: number, isAlive: ProcessCheck): number | null {
+  const judged = presenceOf(state, r.member_id, now, isAlive);
+  return judged.present ? null : (judged.away_since ?? Number.NEGATIVE_INFINITY);
+}
+
+/**
+ * The one lifetime rule: a reservation holds while `now < expires_at`, its
+ * holder is still a member of the channel, and the holder is present or went
+ * away less than HOLDER_AWAY_GRACE_MS ago. A holder whose away time is
+ * unknown counts as away long ago.
+ */
+export function isLiveReservation(state: State, channel: Channel, reservation: Reservation, now: number, isAlive: ProcessCheck): boolean {
   if (now >= reservation.expires_at) return false;
-  const holder = channel.members.find((m) => m.session_id === reservation.member_id);
-  return holder !== undefined && !holder.stale;
+  if (!channel.members.some((m) => m.session_id === reservation.member_id)) return false;
+  const since = holderAwaySince(state, reservation, now, isAlive);
+  return since === null || now - since < HOLDER_AWAY_GRACE_MS;
 }
 
 /** The live reservations of a channel. */
-export function liveReservations(channel: Channel, now: number): Reservation[] {
-  return (channel.reservations ?? []).filter((r) => isLiveReservation(channel, r, now));
+export function liveReservations(state: State, channel: Channel, now: number, isAlive: ProcessCheck): Reservation[] {
+  return (channel.reservations ?? []).filter((r) => isLiveReservation(state, channel, r, now, isAlive));
 }
 
-/** Drops expired reservations and those of members who left or are away; returns how many went. */
-export function pruneReservations(state: State, now: number): number {
+/** Drops every reservation that no longer holds; returns how many went. */
+export function pruneReservations(state: State, now: number, isAlive: ProcessCheck = JUDGE_BY_LEASE): number {
   let dropped = 0;
   for (const channel of Object.values(state.channels)) {
     if (!channel.reservations) continue;
-    const kept = liveReservations(channel, now);
+    const kept = liveReservations(state, channel, now, isAlive);
     dropped += channel.reservations.length - kept.length;
     if (kept.length > 0) channel.reservations = kept;
     else delete channel.reservations;
@@ -57,6 +90,8 @@ export function pruneReservations(state: State, now: number): number {
 /** One conflict as the tool and the hooks report it. */
 export interface Conflict {
   path: string;
+  /** The channel the reservation lives in: where to ask its holder. */
+  channel: string;
   held_path: string;
   holder: string;
   role: string;
@@ -65,8 +100,8 @@ export interface Conflict {
   expires_at: number;
 }
 
-function conflictOf(path: string, r: Reservation): Conflict {
-  return { path, held_path: r.path, holder: r.member_id, role: r.role, exclusive: r.exclusive, reason: r.reason, expires_at: r.expires_at };
+function conflictOf(path: string, channel: Channel, r: Reservation): Conflict {
+  return { path, channel: channel.name, held_path: r.path, holder: r.member_id, role: r.role, exclusive: r.exclusive, reason: r.reason, expires_at: r.expires_at };
 }
 
 // A holder's reason is peer text, and so is the glob it reserved: our own
@@ -130,17 +165,18 @@ export function reservePaths(state: State, input: ReserveInput, ctx: EngineCtx):
   const exclusive = input.exclusive !== false;
   const ttl = Math.min(Math.max(Math.floor(input.ttl_minutes ?? DEFAULT_RESERVATION_TTL_MINUTES), 1), MAX_RESERVATION_TTL_MINUTES);
   const reason = typeof input.reason === 'string' && input.reason.trim() !== '' ? input.reason.replace(/\s+/g, ' ').trim().slice(0, 200) : null;
-  const live = liveReservations(channel, now);
+  const isAlive = ctx.isProcessAlive ?? JUDGE_BY_LEASE;
+  const live = liveReservations(state, channel, now, isAlive);
   const granted: Reservation[] = [];
   const conflicts: Conflict[] = [];
   for (const path of patterns) {
     const blocking = live.filter((r) => r.member_id !== member.session_id && (exclusive || r.exclusive) && patternsOverlap(path, r.path));
     if (blocking.length > 0) {
-      conflicts.push(...blocking.map((r) => conflictOf(path, r)));
+      conflicts.push(...blocking.map((r) => conflictOf(path, channel, r)));
       continue;
     }
     granted.push({
-      path, member_id: member.session_id, role: member.role, exclusive, reason, created_at: now, expires_at: now + ttl * 60_000,
+      id: ctx.newId('rsv_'), path, member_id: member.session_id, role: member.role, exclusive, reason, created_at: now, expires_at: now + ttl * 60_000,
     });
   }
   const kept = live.filter((r) => !(r.member_id === member.session_id && granted.some((g) => g.path === r.path)));
@@ -151,7 +187,7 @@ export function reservePaths(state: State, input: ReserveInput, ctx: EngineCtx):
   if (channel.reservations.length === 0) delete channel.reservations;
   const until = formatIsoTime(now + ttl * 60_000);
   const parts: string[] = [];
-  if (granted.length > 0) parts.push(`Reserved ${granted.map((g) => g.path).join(', ')} (${exclusive ? 'exclusive' : 'shared'}) until ${until}.`);
+  if (granted.length > 0) parts.push(`Reserved ${granted.map((g) => g.path).join(', ')} (${exclusive ? 'exclusive' : 'shared'}) until ${until}. ${RESERVATION_LIFETIME_RULE}`);
   const framed = conflicts.map((c) => frameHolderText(c, ctx.nonce()));
   conflicts.forEach((c, i) => {
     parts.push(`Not reserved: ${c.path} overlaps ${shownHeldPath(c)}, held ${c.exclusive ? 'exclusively' : 'shared'} by ${c.role} (${c.holder})`
@@ -160,7 +196,8 @@ export function reservePaths(state: State, input: ReserveInput, ctx: EngineCtx):
   const blocks = framed.filter((f): f is string => f !== undefined);
   const message = [parts.join(' '), ...blocks].join('\n');
   const data = {
-    granted: granted.map((g) => ({ path: g.path, exclusive: g.exclusive, expires_at: g.expires_at })),
+    granted: granted.map((g) => ({ id: g.id, path: g.path, exclusive: g.exclusive, expires_at: g.expires_at })),
+    lifetime: RESERVATION_LIFETIME_RULE,
     // The reason as the model reads it: framed, as in the message.
     conflicts: conflicts.map((c, i) => ({ ...c, reason: c.reason === null ? null : framed[i]! })),
   };
@@ -191,24 +228,25 @@ export function releasePaths(state: State, input: ReleaseInput, ctx: EngineCtx):
   return succeed(message, { released, live_released: live.length, not_held: notHeld });
 }
 
-/** What another member's reservations say about one file this member is about to write. */
+/** What other sessions' reservations say about one file a session is about to write. */
 export interface EditVerdict {
   kind: 'pass' | 'warn' | 'deny';
   conflicts: Conflict[];
 }
 
 /**
- * The pre-tool decision for `memberId` writing `file` (repo-relative,
- * normalised): denied when another present member holds it exclusively in
- * any channel they share, warned when held shared, passed otherwise (own
- * reservations and free files alike).
+ * The pre-tool decision for a session writing `file` (repo-relative,
+ * normalised), as member `memberId` or with no member yet (undefined): denied
+ * when a reservation of another member that holds (the lifetime rule) covers
+ * it exclusively, in any channel of the project, whether or not the writer is
+ * in that channel; warned when held shared; passed otherwise.
  */
-export function judgeEdit(state: State, memberId: string, file: string, now: number): EditVerdict {
+export function judgeEdit(state: State, memberId: string | undefined, file: string, now: number, isAlive: ProcessCheck): EditVerdict {
   const conflicts: Conflict[] = [];
   for (const channel of Object.values(state.channels)) {
-    if (!channel.reservations || !channel.members.some((m) => m.session_id === memberId)) continue;
-    for (const r of liveReservations(channel, now)) {
-      if (r.member_id !== memberId && patternsOverlap(file, r.path)) conflicts.push(conflictOf(file, r));
+    if (!channel.reservations) continue;
+    for (const r of liveReservations(state, channel, now, isAlive)) {
+      if (r.member_id !== memberId && patternsOverlap(file, r.path)) conflicts.push(conflictOf(file, channel, r));
     }
   }
   if (conflicts.some((c) => c.exclusive)) return { kind: 'deny', conflicts: conflicts.filter((c) => c.exclusive) };
@@ -216,29 +254,31 @@ export function judgeEdit(state: State, memberId: string, file: string, now: num
 }
 
 /**
- * The reason a denied or warned edit gives: who holds the file, until when,
- * and how to ask them, in one line of our own; then the holders' reasons,
+ * The reason a denied or warned edit gives: who holds the file, in which
+ * channel, until when, and how to reach them (a session outside that channel
+ * is told how to join it), in lines of our own; then the holders' reasons,
  * each framed as peer data with a fresh nonce from `nonce`.
  */
-export function describeVerdict(verdict: EditVerdict, channelOf: (memberId: string) => string | undefined, nonce: () => string): string {
+export function describeVerdict(verdict: EditVerdict, isMemberOf: (channel: string) => boolean, nonce: () => string): string {
   const blocks: string[] = [];
   const lines = verdict.conflicts.map((c) => {
-    const channel = channelOf(c.holder);
     const framed = frameHolderText(c, nonce());
     if (framed !== undefined) blocks.push(framed);
+    const reach = isMemberOf(c.channel)
+      ? `To ask them: opencomms_send with channel "${c.channel}", to "${c.holder}".`
+      : `You are not in channel "${c.channel}": to ask them, join it (opencomms_join with channel "${c.channel}", a role and a role_prompt), then opencomms_send to "${c.holder}".`;
     return `${c.path} is reserved ${c.exclusive ? 'exclusively' : 'shared'} by ${c.role} (${c.holder})`
-      + ` until ${formatIsoTime(c.expires_at)} (reserved as ${shownHeldPath(c)})${framed === undefined ? '' : '; their words are in the peer data below'}.`
-      + ` To ask them: opencomms_send with channel "${channel ?? '?'}", to "${c.holder}".`;
+      + ` until ${formatIsoTime(c.expires_at)} (reserved as ${shownHeldPath(c)} in channel "${c.channel}")${framed === undefined ? '' : '; their words are in the peer data below'}. ${reach}`;
   });
   const summary = verdict.kind === 'deny'
-    ? `OpenComms: this edit is blocked by another agent's reservation. ${lines.join(' ')} Wait until they release it (opencomms_release) or it expires.`
+    ? `OpenComms: this edit is blocked by another agent's reservation. ${lines.join(' ')} Wait until they release it (opencomms_release), it expires, or they have been away 10 minutes; a person can free it with \`opencomms reservations --release ID\`.`
     : `OpenComms: note that another agent shares this file. ${lines.join(' ')}`;
   return [summary, ...blocks].join('\n');
 }
 
-/** The channel name in which `holder` and `memberId` share a reservation-holding channel (for the ask hint). */
-export function sharedChannelName(state: State, memberId: string, holder: string): string | undefined {
-  return Object.values(state.channels).find((c) => c.members.some((m) => m.session_id === memberId) && c.members.some((m) => m.session_id === holder))?.name;
+/** Whether `memberId` is a member of the channel named `name`. */
+export function isMemberOfChannel(state: State, memberId: string | undefined, name: string): boolean {
+  return memberId !== undefined && Object.values(state.channels).some((c) => c.name === name && c.members.some((m) => m.session_id === memberId));
 }
 
 /** How long an edit is remembered for collision notices, and how often one pair hears about one file. */
@@ -260,7 +300,7 @@ export function noteEdit(state: State, memberId: string, file: string, ctx: Engi
     if (!me) continue;
     const recent = (channel.recent_edits ?? []).filter((e) => now - e.at < COLLISION_WINDOW_MS && now >= e.at);
     const noticed = (channel.collision_notices ?? []).filter((n) => now - n.at < COLLISION_WINDOW_MS && now >= n.at);
-    const live = liveReservations(channel, now);
+    const live = liveReservations(state, channel, now, ctx.isProcessAlive ?? JUDGE_BY_LEASE);
     const holds = (id: string): boolean => live.some((r) => r.member_id === id && patternsOverlap(file, r.path));
     for (const other of new Set(recent.filter((e) => e.file === file && e.member_id !== memberId).map((e) => e.member_id))) {
       const peer = channel.members.find((m) => m.session_id === other);

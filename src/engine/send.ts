@@ -12,6 +12,7 @@ import { noteRequestTraffic } from './requests';
 import { recordSeen, seenWithin, sweepSeen } from './seen-recent';
 import { handOverClock, isClockRunning } from './timer-clock';
 import { awaySinceText, retentionDays } from './away';
+import { JUDGE_BY_LEASE, presenceOf } from './presence';
 import { findChannel, isNonBlank, memberOf, normalizeChannelName, ownValue } from './validate';
 import type { Channel, EngineCtx, Member, MessageType, State, ToolResult } from './types';
 
@@ -134,7 +135,10 @@ export function sendMessage(state: State, input: SendMessageInput, ctx: EngineCt
     delivery_status: 'pending',
   };
   if (recordedDescription) data.session_description = description;
-  const away = recipients.filter((m) => m.stale);
+  // The presence judgement (presenceOf), as status and watch show it; tidy already set the marks from it.
+  const isAlive = ctx.isProcessAlive ?? JUDGE_BY_LEASE;
+  const away = recipients.map((m) => ({ m, judged: presenceOf(state, m.session_id, now, isAlive) }))
+    .filter(({ judged }) => !judged.present).map(({ m, judged }) => ({ ...m, stale: true, stale_at: judged.away_since }));
   if (away.length > 0) data.away = away.map((m) => ({ member: m.session_id, role: m.role, since: m.stale_at }));
   const queued = recipients.length === 1
     ? `Message queued for ${first.role} (${first.session_id}).`

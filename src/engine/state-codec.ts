@@ -8,7 +8,7 @@ import { isDateTime } from './times';
 import { upgradedLinkKey } from './session-links';
 import { isValidHostLabel } from './validate';
 import { SCHEMA_VERSION } from './types';
-import type { Channel, Envelope, ErrorEntry, SessionLink, State } from './types';
+import type { Channel, Envelope, ErrorEntry, Presence, PresenceProcess, SessionLink, State } from './types';
 import type { Lease, LeaseField } from './leases';
 
 /** A state with nothing in it. */
@@ -87,6 +87,40 @@ function checkSessionLinks(root: Obj, notes: string[]): Record<string, SessionLi
   return Object.keys(kept).length > 0 ? kept : undefined;
 }
 
+const PRESENCE_KINDS: readonly string[] = ['server', 'waiter', 'plugin'];
+
+function isPresenceProcess(p: unknown): p is PresenceProcess {
+  const isTime = (t: unknown): t is number => typeof t === 'number' && Number.isFinite(t);
+  return isObj(p) && Number.isSafeInteger(p.pid) && typeof p.machine === 'string' && (p.start === null || Number.isSafeInteger(p.start))
+    && typeof p.kind === 'string' && PRESENCE_KINDS.includes(p.kind) && isTime(p.renewed_at) && isTime(p.until);
+}
+
+/**
+ * Presence records are soft like leases: a malformed process is dropped (its
+ * member may look away until its process renews), a malformed record goes,
+ * a map that is not an object is a rejection.
+ */
+function checkPresence(root: Obj, notes: string[]): Record<string, Presence> | undefined {
+  const value = root.presence;
+  if (value === undefined) return undefined;
+  if (!isObj(value)) rejectShape('presence is not an object');
+  checkKeys(value, 'presence');
+  const kept: Record<string, Presence> = {};
+  for (const [memberId, record] of Object.entries(value)) {
+    if (!isObj(record) || !Array.isArray(record.processes) || !(record.left_at === null || (typeof record.left_at === 'number' && Number.isFinite(record.left_at)))) {
+      notes.push(`presence["${memberId}"]: dropped a malformed record`);
+      continue;
+    }
+    const processes = record.processes.filter(isPresenceProcess).map((p) => ({
+      pid: p.pid, machine: p.machine, start: p.start, kind: p.kind, renewed_at: p.renewed_at, until: p.until,
+    }));
+    if (processes.length !== record.processes.length) notes.push(`presence["${memberId}"]: dropped ${record.processes.length - processes.length} malformed process(es)`);
+    kept[memberId] = { processes, left_at: record.left_at as number | null };
+    if (typeof record.ended_at === 'number' && Number.isFinite(record.ended_at)) kept[memberId]!.ended_at = record.ended_at;
+  }
+  return Object.keys(kept).length > 0 ? kept : undefined;
+}
+
 /**
  * Links written before they were keyed by host (`sid:<id>`) are moved under
  * the host their link names; one whose new key is taken already, or whose
@@ -162,6 +196,8 @@ function checkRoot(root: unknown, now: number, expectedSchema: number, legacy: b
   if (speakerLeases) state.speaker_leases = speakerLeases;
   const links = checkSessionLinks(root, notes);
   if (links) state.session_links = links;
+  const presence = checkPresence(root, notes);
+  if (presence) state.presence = presence;
   const channelIds = new Set<string>();
   for (const [key, raw] of Object.entries(root.channels)) {
     const channel = checkChannel(key, raw, now, notes, legacy);

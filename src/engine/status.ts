@@ -4,7 +4,8 @@ import { threadIdOf } from './compose';
 import { channelEnvelopes, isLive } from './envelopes';
 import { frameMessage, peerLine, UNTRUSTED_NOTICE } from './framing';
 import { refuse, succeed } from './reasons';
-import { frameHolderText, liveReservations } from './reservations';
+import { JUDGE_BY_LEASE, presenceOf } from './presence';
+import { frameHolderText, liveReservations, reservationId } from './reservations';
 import { requestsOf } from './requests';
 import { lastSeenByMember } from './session-links';
 import { timerReport } from './timer';
@@ -20,6 +21,9 @@ export interface StatusInput {
 function describeChannel(state: State, channel: Channel, ctx: EngineCtx, isMemberView: boolean): Record<string, unknown> {
   const seen = lastSeenByMember(state);
   const now = ctx.now();
+  // Presence and reservations are judged as the hooks judge them (presenceOf, isLiveReservation).
+  const isAlive = ctx.isProcessAlive ?? JUDGE_BY_LEASE;
+  const presence = new Map(channel.members.map((m) => [m.session_id, presenceOf(state, m.session_id, now, isAlive)]));
   const queueLengths: Record<string, number> = {};
   const inFlight: Record<string, number> = {};
   for (const member of channel.members) {
@@ -57,8 +61,8 @@ function describeChannel(state: State, channel: Channel, ctx: EngineCtx, isMembe
     members: channel.members.map((m) => ({
       session_id: m.session_id,
       role: m.role,
-      stale: m.stale,
-      away_since: m.stale ? m.stale_at : null,
+      stale: !presence.get(m.session_id)!.present,
+      away_since: presence.get(m.session_id)!.away_since,
       last_seen: seen.get(m.session_id) ?? null,
       joined_at: m.joined_at,
       host: m.host,
@@ -72,8 +76,10 @@ function describeChannel(state: State, channel: Channel, ctx: EngineCtx, isMembe
     last_message_at: lastMessageAt,
     timer: timerReport(channel, now),
     // A member's model reads the holder's reason: framed, like any peer text (the operator's view keeps it plain).
-    reservations: liveReservations(channel, now).map((r) => ({
+    reservations: liveReservations(state, channel, now, isAlive).map((r) => ({
       ...r,
+      id: reservationId(channel, r),
+      holder_away_since: presence.get(r.member_id)?.away_since ?? null,
       reason: !isMemberView || r.reason === null ? r.reason
         : frameHolderText({ held_path: r.path, holder: r.member_id, role: r.role, reason: r.reason }, ctx.nonce())!,
     })),

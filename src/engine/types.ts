@@ -240,7 +240,43 @@ export interface State {
    * looked up to find a process's own member; never a routing key.
    */
   session_links?: Record<string, SessionLink>;
+  /**
+   * Presence by member id (our addition; absent when empty): the processes
+   * that speak for each member's host session (engine/presence).
+   */
+  presence?: Record<string, Presence>;
 }
+
+/** What kind of process speaks for a member's session: its MCP server, a `hook --wait` waiter, the OpenCode plugin. */
+export type PresenceKind = 'server' | 'waiter' | 'plugin';
+
+/** One process that speaks for a member while it runs (our addition). */
+export interface PresenceProcess {
+  pid: number;
+  /** Its machine tag (hostname, and boot id / pid namespace where known), as lock stamps write it. */
+  machine: string;
+  /** Its start time in clock ticks where the machine tells it, so a reused pid is not taken for it; else null. */
+  start: number | null;
+  kind: PresenceKind;
+  /** When it last said it was there (epoch ms). */
+  renewed_at: number;
+  /** Seen from another machine, where its pid means nothing, it counts as there until then (epoch ms). */
+  until: number;
+}
+
+/** A member's presence record (our addition): its processes, and when the last one was last seen once none is left. */
+export interface Presence {
+  processes: PresenceProcess[];
+  left_at: number | null;
+  /** When the host said the session ended (SessionEnd, session.deleted): processes last renewed before it no longer count. */
+  ended_at?: number;
+}
+
+/**
+ * Whether a process runs, as this machine can tell: true or false for one of
+ * its own processes, undefined for another machine's (judged by `until`).
+ */
+export type ProcessCheck = (proc: PresenceProcess) => boolean | undefined;
 
 /** A review request still waiting for answers (our addition). */
 export interface OpenRequest {
@@ -257,6 +293,8 @@ export interface OpenRequest {
 
 /** One edit reservation: a repo-relative file or glob a member is about to change (our addition). */
 export interface Reservation {
+  /** `rsv_` + 32 hex (our addition; older records have none and are named by reservationId). */
+  id?: string;
   path: string;
   member_id: string;
   role: string;
@@ -294,12 +332,14 @@ export interface HistoryView {
 export interface EngineCtx {
   now(): number;
   /** A fresh id: prefix + 32 lowercase hex. */
-  newId(prefix: 'chn_' | 'ocm_' | 'cor_' | 'sess_'): string;
+  newId(prefix: 'chn_' | 'ocm_' | 'cor_' | 'sess_' | 'rsv_'): string;
   /** A fresh unguessable nonce for untrusted framing. */
   nonce(): string;
   /** First 32 hex chars of sha256(text). */
   hash32(text: string): string;
   history: HistoryView;
+  /** Whether a recorded process runs (presence); without it every process is judged by its lease. */
+  isProcessAlive?: ProcessCheck;
 }
 
 export type ReasonCode = string;

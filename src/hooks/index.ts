@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import {
-  addError, findLinkedMember, hasReminderDue, linkSession, markStale, needsLink, noteEdit, recordMemberError, reminderText, dueReminders, markReminded, type DeliveryOwner, type State, type ToolResult,
+  addError, findLinkedMember, hasReminderDue, hasSessionEnded, linkSession, markStale, needsLink, noteEdit, recordMemberError, reminderText, dueReminders, markReminded, type DeliveryOwner, type State, type ToolResult,
 } from '../engine';
 import { randomHex } from '../process/crypto';
 import { listPins, openStore, StoreFault, type PinRecord, type Store, type StoreSelection } from '../store';
@@ -199,7 +199,7 @@ function isBoundElsewhere(state: State, memberId: string, event: HookEvent): boo
 
 async function endSession(store: Store, state: State, event: HookEvent, env: EnvMember): Promise<Outcome> {
   const memberId = env.kind === 'id' ? env.memberId : memberBySession(state, event);
-  if (memberId === undefined || !membershipsOf(state, memberId).some((m) => !m.stale) || isResumable(state, memberId)) return NOTHING;
+  if (memberId === undefined || membershipsOf(state, memberId).length === 0 || hasSessionEnded(state, memberId) || isResumable(state, memberId)) return NOTHING;
   if (isBoundElsewhere(state, memberId, event)) return NOTHING;
   await store.mutate((locked, ctx) => {
     // Re-resolved under the lock: the binding may have moved to another session meanwhile.
@@ -219,8 +219,8 @@ function decidePreTool(state: State, event: HookEvent, env: EnvMember, projectDi
     .map((file) => repoPath(file, projectDir, event.cwd ?? cwd))
     .filter((file): file is string => file !== undefined);
   if (files.length === 0) return NOTHING;
+  // A session with no member yet, or in no channel, is bound like any other.
   const memberId = env.kind === 'id' ? env.memberId : memberBySession(state, event);
-  if (memberId === undefined) return NOTHING;
   const verdict = judgeEvent(state, memberId, files, Date.now());
   return { answer: preToolAnswer(event, state, memberId, verdict, () => randomHex(8)) };
 }

@@ -4,7 +4,8 @@
 // otherwise. It costs one lock-free read; anything that goes wrong lets the
 // edit proceed (fail open) and says why on stderr.
 import { isAbsolute, join, relative, resolve as resolvePath } from 'node:path';
-import { describeVerdict, judgeEdit, normalizePattern, sharedChannelName, type EditVerdict, type State } from '../engine';
+import { describeVerdict, isMemberOfChannel, judgeEdit, normalizePattern, type EditVerdict, type State } from '../engine';
+import { isRecordedProcessAlive } from '../process/liveness';
 import { realPathOf } from '../store';
 import type { HookAnswer } from './answer';
 import { HOST_GEMINI, type HookEvent } from './events';
@@ -85,9 +86,13 @@ export function repoPath(file: string, projectDir: string, cwd: string): string 
   return typeof normalized === 'string' ? normalized : undefined;
 }
 
-/** The verdict for every file this event writes; the strictest wins. */
-export function judgeEvent(state: State, memberId: string, files: readonly string[], now: number): EditVerdict {
-  const verdicts = files.map((file) => judgeEdit(state, memberId, file, now));
+/**
+ * The verdict for every file this event writes; the strictest wins. Every
+ * session is judged, member of a channel or not (`memberId` undefined when
+ * its session has no member yet).
+ */
+export function judgeEvent(state: State, memberId: string | undefined, files: readonly string[], now: number): EditVerdict {
+  const verdicts = files.map((file) => judgeEdit(state, memberId, file, now, (proc) => isRecordedProcessAlive(proc)));
   const deny = verdicts.filter((v) => v.kind === 'deny');
   if (deny.length > 0) return { kind: 'deny', conflicts: deny.flatMap((v) => v.conflicts) };
   const warn = verdicts.filter((v) => v.kind === 'warn');
@@ -95,9 +100,9 @@ export function judgeEvent(state: State, memberId: string, files: readonly strin
 }
 
 /** The host's own answer for a verdict: its deny format, a warning the agent reads, or nothing. `nonce` frames the holders' reasons. */
-export function preToolAnswer(event: HookEvent, state: State, memberId: string, verdict: EditVerdict, nonce: () => string): HookAnswer {
+export function preToolAnswer(event: HookEvent, state: State, memberId: string | undefined, verdict: EditVerdict, nonce: () => string): HookAnswer {
   if (verdict.kind === 'pass') return {};
-  const text = describeVerdict(verdict, (holder) => sharedChannelName(state, memberId, holder), nonce);
+  const text = describeVerdict(verdict, (channel) => isMemberOfChannel(state, memberId, channel), nonce);
   const isGemini = event.hosts.length === 1 && event.hosts[0] === HOST_GEMINI;
   if (verdict.kind === 'deny') {
     return isGemini

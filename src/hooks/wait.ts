@@ -13,11 +13,11 @@
 // each for the same mail.
 import { processHostTag } from '../process/place';
 import {
-  activeWaitLease, releaseWaitLease, renewWaitLease, replaceWaitLease, type State,
+  activeWaitLease, hasSessionEnded, leavePresence, recordPresence, releaseWaitLease, renewWaitLease, replaceWaitLease, type PresenceClaim, type State,
 } from '../engine';
 import type { StateWatcher, Store } from '../store';
 import { randomHex } from '../process/crypto';
-import { isHolderRunning, isPidAlive } from '../process/liveness';
+import { isHolderRunning, isPidAlive, thisRecordedProcess } from '../process/liveness';
 import { EMPTY_ANSWER } from './answer';
 import { memberBySession, type EnvMember } from './bind';
 import { membershipsOf } from './deliver';
@@ -57,6 +57,11 @@ const QUIET: WaitOutcome = { answer: EMPTY_ANSWER, exitCode: 0 };
 type StopReason = 'mail' | 'timeout' | 'ended' | 'lost';
 
 
+/** This waiter as a presence record names it. */
+function waiterClaim(): PresenceClaim {
+  return { ...thisRecordedProcess(), kind: 'waiter' };
+}
+
 function woken(notice: string): WaitOutcome {
   return { answer: EMPTY_ANSWER, exitCode: 2, notice };
 }
@@ -70,7 +75,7 @@ export async function waitForMail(store: Store, snapshot: State, event: HookEven
   // by session id, bound to another session since.
   const hasEnded = (state: State): boolean => {
     const memberships = membershipsOf(state, memberId);
-    if (memberships.length === 0 || memberships.every((m) => m.stale)) return true;
+    if (memberships.length === 0 || hasSessionEnded(state, memberId)) return true;
     return env.kind !== 'id' && memberBySession(state, event) !== memberId;
   };
   if (hasEnded(snapshot)) return QUIET;
@@ -91,7 +96,11 @@ export async function waitForMail(store: Store, snapshot: State, event: HookEven
     else if (mail) start = woken(mail.notice);
     // This turn's waiter covers the member from now on: an earlier one here
     // sees its lease gone and ends quietly, instead of timing out first.
-    else replaceWaitLease(state, memberId, { pid: process.pid, host: processHostTag(), token, until: now + WAIT_LEASE_MS });
+    else {
+      replaceWaitLease(state, memberId, { pid: process.pid, host: processHostTag(), token, until: now + WAIT_LEASE_MS });
+      // A waiting session is a present one (engine/presence), whatever its host.
+      recordPresence(state, memberId, waiterClaim(), now, LEASE_RENEW_MS);
+    }
     return { ok: true, message: start ? 'not waiting' : 'lease taken' };
   });
   if (start) return start;
@@ -117,6 +126,7 @@ function waitHoldingLease(
       try {
         await store.mutate((state, ctx) => {
           releaseWaitLease(state, memberId, token);
+          leavePresence(state, memberId, waiterClaim(), ctx.now());
           outcome = QUIET;
           if (reason === 'mail' || reason === 'timeout') {
             // Under the lock, so a rival that stood down because we held the lease cannot miss mail that came meanwhile.
@@ -166,6 +176,7 @@ function waitHoldingLease(
     const renew = (): void => {
       store.mutate((state, ctx) => {
         const kept = renewWaitLease(state, memberId, token, ctx.now() + WAIT_LEASE_MS);
+        if (kept) recordPresence(state, memberId, waiterClaim(), ctx.now(), LEASE_RENEW_MS);
         return { ok: kept, message: kept ? 'lease renewed' : 'lease lost' };
       }).then((result) => {
         if (!result.ok) stop('lost');

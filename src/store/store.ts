@@ -3,6 +3,7 @@
 // synchronous so nothing can nest or interleave inside the critical section.
 import { randomHex, sha256Hex } from '../process/crypto';
 import { hostname } from 'node:os';
+import { isRecordedProcessAlive } from '../process/liveness';
 import { join, resolve as resolvePath } from 'node:path';
 import type { EngineCtx, HistoryView, State, ToolResult } from '../engine/types';
 import type { Store, StoreTx } from './contract';
@@ -61,6 +62,7 @@ export function createEngineCtx(now: () => number, history: HistoryView): Engine
     nonce: () => randomHex(8),
     hash32: (text) => sha256Hex(text).slice(0, 32),
     history,
+    isProcessAlive: (proc) => isRecordedProcessAlive(proc),
   };
 }
 

@@ -28,12 +28,14 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
   // give back) their mail, so what it reads or changes is as the host saw it.
   // Each call then finds who is calling (its host session's member, found
   // once and then kept) and hands that on, so every handler acts for the
-  // member of its own call.
+  // member of its own call. That member is present while this process runs
+  // (engine/presence): the first call records it, later ones renew when due.
   return tools.map((tool) => ({
     ...tool,
     handler: async (args: Record<string, unknown>, call: ToolCall = DIRECT_CALL) => {
       await s.whenPullsSettled();
       const identity = await s.identify(call);
+      if (identity.kind === 'pinned') await s.presence.keep(identity.memberId);
       return tool.handler(args, { call, identity });
     },
   }));

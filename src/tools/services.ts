@@ -10,6 +10,7 @@ import { isHolderRunning, isLeaseAlive } from '../process/liveness';
 import { createSpawnDriver, type SpawnDriver } from '../delivery/spawn-driver';
 import { archiveByIdIn, findArchiveIn } from './archive-context';
 import { hostProcessId } from './host-process';
+import { PresenceKeeper } from './presence-keeper';
 import { identityFromEnv, identityFromPins, type Identity } from './identity';
 
 /**
@@ -95,12 +96,14 @@ export class ToolServices {
   private speakerToken: string | undefined;
   /** This process's machine (hostname, boot id, pid namespace): where its pids and host sessions live. */
   readonly machine = processHostTag();
+  readonly presence: PresenceKeeper; // this process on the presence record of each member it speaks for
   /** Whether this process's doorbell announced a message (set once the doorbell runs). */
   isAnnounced: (messageId: string) => boolean = () => false;
   /** Pulls whose reply is on its way and whose mail is not yet committed or given back. */
   private readonly unsettledPulls = new Set<Promise<void>>();
 
   constructor(readonly options: ToolServicesOptions) {
+    this.presence = new PresenceKeeper(() => this.store, options.embedding ? 'plugin' : 'server', (line) => options.log(line));
     this.identity = options.embedding ? undefined : identityFromEnv(options.env.OPENCOMMS_MEMBER_ID);
   }
 

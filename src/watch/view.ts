@@ -2,7 +2,8 @@
 // envelope still in its channel's history log. Finished mail leaves
 // state.json on the same save that finishes it, so without the history a
 // pull would look like the message simply vanished.
-import { lastSeenByMember } from '../engine';
+import { channelsAsJudged, lastSeenByMember } from '../engine';
+import { isRecordedProcessAlive } from '../process/liveness';
 import type { Channel, Envelope, ErrorEntry, HistoryView, State } from '../engine';
 
 export interface WatchView {
@@ -19,14 +20,16 @@ export interface WatchView {
 
 /** Builds a view from a fresh snapshot; the history log caches, so this only reads what grew. */
 export function takeView(state: State, history: HistoryView): WatchView {
+  const now = Date.now();
   const channels = new Map<string, Channel>();
-  for (const channel of Object.values(state.channels)) channels.set(channel.id, channel);
+  // Members' away marks and the reservations shown are the hooks' own judgement (engine/presence, isLiveReservation).
+  for (const channel of Object.values(channelsAsJudged(state, now, (proc) => isRecordedProcessAlive(proc)))) channels.set(channel.id, channel);
   const mail = new Map<string, Envelope>();
   for (const id of channels.keys()) for (const record of history.list(id)) mail.set(record.message_id, record);
   // A crash between the history append and the state save can leave an
   // envelope in both; the live copy is the newer word on it.
   for (const envelope of Object.values(state.messages)) mail.set(envelope.message_id, envelope);
-  return { channels, mail, errors: [...state.errors], lastSeen: lastSeenByMember(state), now: Date.now() };
+  return { channels, mail, errors: [...state.errors], lastSeen: lastSeenByMember(state), now };
 }
 
 /** The view before any state exists. */

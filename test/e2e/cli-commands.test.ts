@@ -192,7 +192,8 @@ test('doctor lists each agent session\'s member with its host, sessions, last se
     const created = await server.callTool(sessions.length === 0 ? 'opencomms_create' : 'opencomms_join', { channel: 'review', role: sessions.length === 0 ? 'writer' : 'reviewer', role_prompt: 'x' });
     assert.equal(created.ok, true, JSON.stringify(created));
     sessions.push(created.data.session_id);
-    await server.close();
+    // A's session ends; B's server keeps running, so B is present (PROTOCOL 6.3).
+    if (sid === 'claude-A') await server.close();
   }
   const end = await runCli(['hook', '--project', project], { input: JSON.stringify({ hook_event_name: 'SessionEnd', session_id: 'claude-A' }), env: { OPENCOMMS_HOST: 'claude-code', OPENCOMMS_MEMBER_ID: undefined } });
   assert.equal(end.code, 0, end.stderr);

@@ -245,6 +245,12 @@ test('a send to a member who is away is accepted and queued, and the reply says 
     for (const entry of state.channels.c.members) {
       if (entry.session_id === 'sess_reviewer') Object.assign(entry, { stale: true, stale_at: since });
     }
+    // Its session ended (as a SessionEnd hook records it): its server, last heard before then, no longer counts.
+    const record = state.presence?.sess_reviewer;
+    if (record) {
+      record.ended_at = since;
+      for (const p of record.processes) p.renewed_at = since - 1;
+    }
   });
   const sent = await ok(writer!, 'opencomms_send', { channel: 'c', content: 'are you there?' });
   assert.deepEqual(sent.data.away, [{ member: 'sess_reviewer', role: 'reviewer', since }]);

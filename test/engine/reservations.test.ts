@@ -2,7 +2,7 @@
 // pre-tool verdict.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { disconnectChannel, judgeEdit, kickChannel, liveReservations, markStale, normalizePattern, patternsOverlap, pruneReservations, releasePaths, reservePaths, channelStatus as status, noteEdit, COLLISION_WINDOW_MS, type State } from '../../src/engine/index';
+import { disconnectChannel, judgeEdit, kickChannel, liveReservations, markStale, normalizePattern, patternsOverlap, pruneReservations, releasePaths, reservePaths, channelStatus as status, noteEdit, COLLISION_WINDOW_MS, JUDGE_BY_LEASE, type State } from '../../src/engine/index';
 import { parseFrames } from '../../src/engine/framing';
 import { channelWith, fakeCtx, mustOk, reasonOf, type FakeCtx } from './helpers';
 
@@ -51,7 +51,7 @@ test('reserve grants what is free and reports each conflict with holder, role, r
   assert.deepEqual((second.data!.granted as Array<{ path: string }>).map((g) => g.path), ['README.md']);
   const [conflict] = second.data!.conflicts as Array<Record<string, unknown>>;
   const { reason, ...rest } = conflict!;
-  assert.deepEqual(rest, { path: 'src/lib/x.ts', held_path: 'src/lib/**', holder: 'a', role: 'R0', exclusive: true, expires_at: ctx.now() + 3_600_000 });
+  assert.deepEqual(rest, { path: 'src/lib/x.ts', held_path: 'src/lib/**', channel: 'dev', holder: 'a', role: 'R0', exclusive: true, expires_at: ctx.now() + 3_600_000 });
   assert.match(reason as string, /\n<<<UNTRUSTED_PEER_MESSAGE nonce=\w+>>>\nrefactor parser\n<<<END_UNTRUSTED_PEER_MESSAGE nonce=\w+>>>\n/, 'the reason, framed');
   assert.match(second.message, /Not reserved: src\/lib\/x\.ts overlaps src\/lib\/\*\*, held exclusively by R0 \(a\) until .*opencomms_send/);
   assert.ok(second.message.includes(reason as string), 'the message carries the same frame');
@@ -72,22 +72,27 @@ test('a reservation expires at exactly its expiry millisecond, and ttl is clampe
   const state = channelWith(ctx, ['a', 'b']);
   mustOk(reserve(state, ctx, 'a', ['src/a.ts'], { ttl_minutes: 1 }));
   ctx.advance(59_999);
-  assert.equal(judgeEdit(state, 'b', 'src/a.ts', ctx.now()).kind, 'deny');
+  assert.equal(judgeEdit(state, 'b', 'src/a.ts', ctx.now(), JUDGE_BY_LEASE).kind, 'deny');
   ctx.advance(1);
-  assert.equal(judgeEdit(state, 'b', 'src/a.ts', ctx.now()).kind, 'pass');
+  assert.equal(judgeEdit(state, 'b', 'src/a.ts', ctx.now(), JUDGE_BY_LEASE).kind, 'pass');
   mustOk(reserve(state, ctx, 'b', ['src/a.ts'], { ttl_minutes: 10_000 }));
-  assert.equal(liveReservations(state.channels.dev!, ctx.now())[0]!.expires_at, ctx.now() + 24 * 3_600_000);
+  assert.equal(liveReservations(state, state.channels.dev!, ctx.now(), JUDGE_BY_LEASE)[0]!.expires_at, ctx.now() + 24 * 3_600_000);
 });
 
-test('reservations go when their holder leaves, is kicked, or is away', () => {
+test('reservations go when their holder leaves, is kicked, or has been away 10 minutes', () => {
   for (const end of ['leave', 'kick', 'away'] as const) {
     const ctx = fakeCtx();
     const state = channelWith(ctx, ['a', 'b', 'c']);
     mustOk(reserve(state, ctx, 'b', ['src/a.ts']));
     if (end === 'leave') mustOk(disconnectChannel(state, { channel: 'dev', session_id: 'b' }, ctx));
     if (end === 'kick') mustOk(kickChannel(state, { channel: 'dev', session_id: 'a', target_session_id: 'b' }, ctx));
-    if (end === 'away') markStale(state, 'b', ctx.now());
-    assert.equal(judgeEdit(state, 'c', 'src/a.ts', ctx.now()).kind, 'pass', end);
+    if (end === 'away') {
+      markStale(state, 'b', ctx.now());
+      ctx.advance(10 * 60_000 - 1);
+      assert.equal(judgeEdit(state, 'c', 'src/a.ts', ctx.now(), JUDGE_BY_LEASE).kind, 'deny', 'away for less than 10 minutes: still held');
+      ctx.advance(1);
+    }
+    assert.equal(judgeEdit(state, 'c', 'src/a.ts', ctx.now(), JUDGE_BY_LEASE).kind, 'pass', end);
     pruneReservations(state, ctx.now());
     assert.equal(state.channels.dev?.reservations, undefined, end);
   }
@@ -106,17 +111,18 @@ test('release gives back the named paths or all, and says what was not held', ()
   assert.equal(reasonOf(releasePaths(state, { channel: 'dev', session_id: 'a', paths: ['../x'], project_dir: ROOT }, ctx)), 'invalid_path');
 });
 
-test('the pre-tool verdict: another\'s exclusive denies, shared warns, own and free pass; only shared channels count', () => {
+test('the pre-tool verdict: another\'s exclusive denies, shared warns, own and free pass, in every channel of the project', () => {
   const ctx = fakeCtx();
   const state = channelWith(ctx, ['a', 'b']);
   channelWith(ctx, ['c', 'd'], 'other', state);
   mustOk(reserve(state, ctx, 'a', ['src/a.ts']));
   mustOk(reserve(state, ctx, 'a', ['docs/**'], { exclusive: false }));
-  assert.equal(judgeEdit(state, 'b', 'src/a.ts', ctx.now()).kind, 'deny');
-  assert.equal(judgeEdit(state, 'b', 'docs/x.md', ctx.now()).kind, 'warn');
-  assert.equal(judgeEdit(state, 'a', 'src/a.ts', ctx.now()).kind, 'pass');
-  assert.equal(judgeEdit(state, 'b', 'src/b.ts', ctx.now()).kind, 'pass');
-  assert.equal(judgeEdit(state, 'c', 'src/a.ts', ctx.now()).kind, 'pass', 'c shares no channel with a');
+  assert.equal(judgeEdit(state, 'b', 'src/a.ts', ctx.now(), JUDGE_BY_LEASE).kind, 'deny');
+  assert.equal(judgeEdit(state, 'b', 'docs/x.md', ctx.now(), JUDGE_BY_LEASE).kind, 'warn');
+  assert.equal(judgeEdit(state, 'a', 'src/a.ts', ctx.now(), JUDGE_BY_LEASE).kind, 'pass');
+  assert.equal(judgeEdit(state, 'b', 'src/b.ts', ctx.now(), JUDGE_BY_LEASE).kind, 'pass');
+  assert.equal(judgeEdit(state, 'c', 'src/a.ts', ctx.now(), JUDGE_BY_LEASE).kind, 'deny', 'c shares no channel with a and is bound all the same');
+  assert.equal(judgeEdit(state, undefined, 'src/a.ts', ctx.now(), JUDGE_BY_LEASE).kind, 'deny', 'a session with no member is bound too');
 });
 
 test('status lists the live reservations of each channel', () => {
@@ -144,7 +150,7 @@ test('property: whatever members reserve, no two live exclusive reservations of 
       ctx.advance(next(120_000));
       if (next(5) === 0) releasePaths(state, { channel: 'dev', session_id: who, project_dir: ROOT }, ctx);
       else reserve(state, ctx, who, [randomPath(), randomPath()], { exclusive: next(3) !== 0, ttl_minutes: 1 + next(5) });
-      const live = liveReservations(state.channels.dev!, ctx.now());
+      const live = liveReservations(state, state.channels.dev!, ctx.now(), JUDGE_BY_LEASE);
       for (const r of live) {
         for (const o of live) {
           if (r === o || r.member_id === o.member_id || !(r.exclusive || o.exclusive)) continue;

@@ -46,9 +46,10 @@ test('a plugin session sends as its member and the other member receives it from
 
 // Was: nothing is written at all. Now a session's first tool call links it to a member of its own
 // (issue 14), so the one write allowed is that link; channels, mail and errors stay as they were.
-test('a session that is no member is refused not_member, on every member tool but status, and nothing but its link is written', async (t) => {
+test('a session that is no member is refused not_member, on every member tool but status, and nothing but its link and presence is written', async (t) => {
   const h = await startHarness(t, { setup: async ({ store, dir }) => { await channelWith(store, dir, ['ses_A']); } });
-  const withoutLinks = (): string => JSON.stringify({ ...h.store.snapshot(), session_links: undefined });
+  // The session's link and its presence record (the plugin process speaks for it) are its own bookkeeping.
+  const withoutLinks = (): string => JSON.stringify({ ...h.store.snapshot(), session_links: undefined, presence: undefined });
   const before = withoutLinks();
   const calls: Array<[string, Record<string, unknown>]> = [
     ['opencomms_send', { channel: 'review', content: 'let me in' }],
