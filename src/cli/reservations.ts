@@ -2,7 +2,7 @@
 // holds, judged by the rule the hooks enforce with (engine isLiveReservation),
 // and a person's release of one by id or of all one member holds.
 import * as engine from '../engine';
-import { isRedisStore, openStore, type Store, type StoreSelection } from '../store';
+import { openStore, type Store, type StoreSelection } from '../store';
 import { printable } from '../watch/format';
 
 export interface ReservationsOptions {
@@ -26,7 +26,7 @@ export async function runReservations(options: ReservationsOptions): Promise<num
       : options.releaseMember !== undefined ? { member_id: options.releaseMember } : undefined;
     return target === undefined ? await listHeld(store, options) : await releaseHeld(store, target, options);
   } finally {
-    if (isRedisStore(store)) await store.close();
+    await store.close();
   }
 }
 

@@ -27,7 +27,8 @@ export class PresenceKeeper {
 
   /** How often a renewal is due: each minute where only this machine looks, else PRESENCE_RENEW_MS. */
   get renewMs(): number {
-    return this.store().kind === 'file' ? engine.LOCAL_PRESENCE_RENEW_MS : engine.PRESENCE_RENEW_MS;
+    // only a store other machines share needs the lease renewed often; on this machine pids are judged
+    return this.store().describe().shared === undefined ? engine.LOCAL_PRESENCE_RENEW_MS : engine.PRESENCE_RENEW_MS;
   }
 
   /** Records this process for `memberId` when it is new here or its renewal is due; trouble is logged, never thrown. */
