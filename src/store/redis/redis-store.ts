@@ -2,9 +2,9 @@
 // Valkey) that several machines share. A change loads the live state, its
 // version and the history it needs in one atomic read, runs the engine on
 // it (pure and synchronous, as with files), and commits with one Lua script
-// that applies it only if the version is still the one loaded; a conflict is
-// run again after a jittered backoff, up to the lock timeout (PROTOCOL.md
-// "Redis store").
+// that applies it only if the version is still the one loaded; a conflict
+// puts the writer in line (turns.ts) and runs it again on its turn, up to the
+// lock timeout (PROTOCOL.md "Redis store").
 import { join, resolve as resolvePath } from 'node:path';
 import type { EngineCtx, HistoryRecord, State, ToolResult } from '../../engine/types';
 import type { StateCodec } from '../codec';
@@ -24,14 +24,12 @@ import { HistoryCache, HistoryNotLoaded, type StreamEntry } from './history-cach
 import type { RespArg, RespValue } from './resp';
 import { COMMIT_SCRIPT, commitScriptSha1 } from './scripts';
 import { RespError } from './resp';
+import { commitTurnArgs, createTurnLine, turnAnswerOf, turnKeysOf, type Place, type TurnAnswer } from './turns';
 
 /** Stream entries read per XRANGE page. */
 export const HISTORY_PAGE = 500;
 /** Commit tokens the server remembers, to settle a commit whose reply was lost. */
 export const REMEMBERED_COMMITS = 256;
-/** Conflict backoff: full jitter under a ceiling that doubles from the base up to the cap. */
-export const CONFLICT_BASE_MS = 2;
-export const CONFLICT_MAX_MS = 100;
 /** An operation that keeps meeting channels it has not loaded stops here (a bug guard). */
 const MAX_HISTORY_ROUNDS = 1_000;
 
@@ -69,7 +67,7 @@ export function keysOf(prefix: string): RedisKeys {
  * The commands the store's ACL user needs (besides the key pattern
  * ~oc:{<project id>}:*); PROTOCOL.md gives the same list to operators.
  */
-export const STORE_ACL_COMMANDS = '-@all +@connection +select +get +mget +set +del +incr +lpush +ltrim +lrange +hget +hgetall +hset +hdel +multi +exec +discard +eval +evalsha +xadd +xrange +xrevrange +publish +subscribe';
+export const STORE_ACL_COMMANDS = '-@all +@connection +select +get +mget +set +del +incr +lpush +ltrim +lrange +blpop +pexpire +hget +hgetall +hset +hdel +multi +exec +discard +eval +evalsha +xadd +xrange +xrevrange +publish +subscribe';
 
 /** What a user of this store needs from the server, for NOPERM messages. */
 export function aclHint(keys: RedisKeys): string {
@@ -84,6 +82,8 @@ export interface RedisStoreOptions {
   now?: () => number;
   /** How long a change keeps retrying conflicts before `lock_timeout`. */
   lockTimeoutMs?: number;
+  /** How long the writer whose turn it is may take before the turn passes on (turns.ts). */
+  turnLeaseMs?: number;
   historyKeep?: number;
   /** A client to use instead of one made from `config` (tests). */
   client?: RedisClient;
@@ -146,6 +146,8 @@ export function isRedisStore(store: Store): store is RedisStore {
 interface Loaded {
   version: string;
   text: string | null;
+  /** Writers wait in line (turns.ts): a change without a ticket joins it rather than run. */
+  isLineBusy: boolean;
 }
 
 export function createRedisStore(options: RedisStoreOptions): RedisStore {
@@ -161,6 +163,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const newClient = (): RedisClient => clientFor(config, { random });
   const client = options.client ?? newClient();
   const cache = new HistoryCache(keep);
+  const turnKeys = turnKeysOf(config.keyPrefix);
+  const turns = createTurnLine({ client, openWaiter: newClient, keys: turnKeys, leaseMs: options.turnLeaseMs });
   // Strict while the store runs an engine operation: a channel not loaded
   // then stops the operation (HistoryNotLoaded) instead of reading as empty.
   let isInOperation = false;
@@ -187,7 +191,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       commands.push(['XRANGE', keys.history(channelId), `(${lastId}`, '+', 'COUNT', HISTORY_PAGE]);
       commands.push(['XREVRANGE', keys.history(channelId), '+', '-', 'COUNT', 1]);
     }
-    commands.push(['EXEC']);
+    commands.push(['GET', turnKeys.next], ['GET', turnKeys.serving], ['EXEC']);
     const replies = await client.pipeline(commands);
     for (let i = 0; i < replies.length - 1; i++) client.check(replies[i]!, String(commands[i]![0]));
     const exec = client.check(replies[replies.length - 1]!, 'EXEC');
@@ -195,7 +199,9 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     const wrong = exec.findIndex((value) => value instanceof RespError && value.prefix === 'WRONGTYPE');
     if (wrong >= 0) throw await wrongTypeAt(String(commands[wrong + 1]![1]), String(commands[wrong + 1]![0]));
     const results = exec.map((value, i) => client.check(value, String(commands[i + 1]![0])));
-    const loaded: Loaded = { version: textOf(results[0]!) ?? '', text: textOf(results[1]!) };
+    const loaded: Loaded = {
+      version: textOf(results[0]!) ?? '', text: textOf(results[1]!), isLineBusy: isLineBusy(results[results.length - 2]!, results[results.length - 1]!),
+    };
     cache.checkEpoch(textOf(results[2]!) ?? '0');
     for (let i = 0; i < tracked.length; i++) {
       const { channelId } = tracked[i]!;
@@ -210,10 +216,10 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   }
 
   async function loadPlain(): Promise<Loaded> {
-    const reply = client.check(await client.command(['MGET', keys.version, keys.state, keys.epoch]), 'MGET');
-    if (!Array.isArray(reply) || reply.length !== 3) throw protocolFault('MGET answered an unexpected shape');
+    const reply = client.check(await client.command(['MGET', keys.version, keys.state, keys.epoch, turnKeys.next, turnKeys.serving]), 'MGET');
+    if (!Array.isArray(reply) || reply.length !== 5) throw protocolFault('MGET answered an unexpected shape');
     cache.checkEpoch(textOf(reply[2]!) ?? '0');
-    current = { version: textOf(reply[0]!) ?? '', text: textOf(reply[1]!) };
+    current = { version: textOf(reply[0]!) ?? '', text: textOf(reply[1]!), isLineBusy: isLineBusy(reply[3]!, reply[4]!) };
     return current;
   }
 
@@ -243,9 +249,17 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
   // Runs `step` on a fresh parse of the loaded state; a channel whose
   // history is not loaded yet is loaded (with a fresh, consistent state) and
-  // `step` runs again from scratch.
-  async function runLoaded<R>(step: (parsed: ParsedText, tx: StoreTx, staged: StagedArchives) => R, isChange: boolean): Promise<Run<R>> {
+  // `step` runs again from scratch. With `isSkipped`, a first load it judges
+  // runs nothing and answers undefined.
+  async function runLoaded<R>(step: (parsed: ParsedText, tx: StoreTx, staged: StagedArchives) => R, isChange: boolean): Promise<Run<R>>;
+  async function runLoaded<R>(
+    step: (parsed: ParsedText, tx: StoreTx, staged: StagedArchives) => R, isChange: boolean, isSkipped: (loaded: Loaded) => boolean,
+  ): Promise<Run<R> | undefined>;
+  async function runLoaded<R>(
+    step: (parsed: ParsedText, tx: StoreTx, staged: StagedArchives) => R, isChange: boolean, isSkipped?: (loaded: Loaded) => boolean,
+  ): Promise<Run<R> | undefined> {
     let loaded = await load();
+    if (isSkipped?.(loaded)) return undefined;
     for (let round = 0; ; round++) {
       const staged: StagedArchives = { puts: new Map(), deletes: new Set() };
       const tx: StoreTx = {
@@ -293,15 +307,18 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
   interface CommitOutcome {
     isCommitted: boolean;
+    /** A refused commit's place in line. */
+    turn?: TurnAnswer;
   }
 
   async function commit(
-    expected: string, text: string, moved: Map<string, HistoryRecord[]>, rejectedText: string | undefined, staged: StagedArchives,
+    expected: string, text: string, moved: Map<string, HistoryRecord[]>, rejectedText: string | undefined, staged: StagedArchives, place: Place,
   ): Promise<CommitOutcome> {
     const token = randomHex(12);
     const streams = [...moved.keys()];
-    const keyList = [keys.version, keys.state, keys.commits, keys.corrupt(now()), keys.archives, ...streams.map((c) => keys.history(c))];
-    const args: RespArg[] = [expected, token, text, keep, rejectedText ?? '', REMEMBERED_COMMITS, keys.notices];
+    const turn = commitTurnArgs(turns, place);
+    const keyList = [keys.version, keys.state, keys.commits, keys.corrupt(now()), keys.archives, ...turn.keys, ...streams.map((c) => keys.history(c))];
+    const args: RespArg[] = [expected, token, text, keep, rejectedText ?? '', REMEMBERED_COMMITS, keys.notices, ...turn.args];
     args.push(staged.puts.size);
     for (const [id, record] of staged.puts) args.push(id, record);
     args.push(staged.deletes.size, ...staged.deletes);
@@ -317,7 +334,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       return settleUnknown(err, token);
     }
     if (!Array.isArray(reply) || (reply[0] !== 0 && reply[0] !== 1 && reply[0] !== 2)) throw protocolFault('the commit script answered an unexpected shape');
-    if (reply[0] === 0) return { isCommitted: false };
+    if (reply[0] === 0) return { isCommitted: false, turn: turnAnswerOf(reply) };
     if (reply[0] === 2) throw await wrongTypeAt(textOf(reply[1]!) ?? '', 'the commit', textOf(reply[2]!) ?? undefined);
     const version = textOf(reply[1]!) ?? '';
     const ids = Array.isArray(reply[2]) ? reply[2].map((id) => textOf(id) ?? '') : [];
@@ -331,7 +348,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       }
       at += records.length;
     }
-    current = { version, text };
+    current = { version, text, isLineBusy: false };
     // The codec wrote this text from a state that was valid: the next load of it (the usual case
     // without contention) needs no validation.
     if (codec.reparse && rejectedText === undefined) memo.text = text;
@@ -385,16 +402,6 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     return new StoreFault('lock_timeout', `gave up after ${attempts} attempts in ${lockTimeoutMs} ms: other writers kept committing to ${keys.state} on ${where}`);
   }
 
-  // The ceiling starts at the time the lost attempt took (at least the
-  // base): a retry sooner than one attempt's length would only meet the same
-  // rivals mid-commit again. It doubles per further loss, up to the cap.
-  async function backoff(attempt: number, attemptMs: number): Promise<void> {
-    const base = Math.max(CONFLICT_BASE_MS, attemptMs);
-    const ceiling = Math.min(CONFLICT_MAX_MS, base * 2 ** Math.min(attempt - 1, 20));
-    const ms = Math.floor(random() * ceiling);
-    await new Promise<void>((done) => setTimeout(done, ms));
-  }
-
   function protocolFault(what: string): StoreFault {
     return new StoreFault('store_protocol_error', `The Redis store at ${where}: ${what}`, undefined, true);
   }
@@ -432,20 +439,33 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     mutate<T extends ToolResult>(fn: (state: State, ctx: EngineCtx, tx: StoreTx) => T): Promise<T> {
       return enqueue(async () => {
         const started = Date.now();
-        for (let attempt = 1; ; attempt++) {
-          const attemptStarted = Date.now();
-          const run = await runLoaded((parsed, tx, staged) => applyChange(
-            parsed, codec, now(), (state) => fn(state, ctx, tx), () => staged.puts.size > 0 || staged.deletes.size > 0,
-          ), true);
-          const { result, write } = run.outcome;
-          if (!write) return result;
-          await options.beforeCommit?.();
-          // A refused change saves only the fallback text, never its archive work.
-          const work = write.isFallback ? { puts: new Map(), deletes: new Set<string>() } : run.staged;
-          const outcome = await commit(run.loaded.version, write.text, write.finished, run.rejectedText, work);
-          if (outcome.isCommitted) return result;
-          if (Date.now() - started >= lockTimeoutMs) throw lockTimeout(attempt);
-          await backoff(attempt, Date.now() - attemptStarted);
+        const place: Place = { ticket: undefined };
+        try {
+          for (let attempt = 1; ; attempt++) {
+            const run = await runLoaded((parsed, tx, staged) => applyChange(
+              parsed, codec, now(), (state) => fn(state, ctx, tx), () => staged.puts.size > 0 || staged.deletes.size > 0,
+            ), true, (loaded) => place.ticket === undefined && loaded.isLineBusy);
+            if (!run) {
+              // Others wait in line: running the change now would only be refused.
+              if (!(await turns.join(place, started + lockTimeoutMs))) throw lockTimeout(attempt);
+              continue;
+            }
+            const { result, write } = run.outcome;
+            if (!write) return result;
+            await options.beforeCommit?.();
+            // A refused change saves only the fallback text, never its archive work.
+            const work = write.isFallback ? { puts: new Map(), deletes: new Set<string>() } : run.staged;
+            const outcome = await commit(run.loaded.version, write.text, write.finished, run.rejectedText, work, place);
+            if (outcome.isCommitted) {
+              place.ticket = undefined; // the commit passed our turn on
+              return result;
+            }
+            if (Date.now() - started >= lockTimeoutMs || !(await turns.waitForTurn(place, outcome.turn, started + lockTimeoutMs))) {
+              throw lockTimeout(attempt);
+            }
+          }
+        } finally {
+          await turns.leave(place);
         }
       });
     },
@@ -523,8 +543,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       });
     },
 
-    close(): Promise<void> {
-      return client.close();
+    async close(): Promise<void> {
+      await Promise.all([client.close(), turns.close()]);
     },
   };
   return store;
@@ -536,6 +556,14 @@ export function textOf(value: RespValue): string | null {
   if (Buffer.isBuffer(value)) return value.toString('utf8');
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') return String(value);
   return null;
+}
+
+// Tickets were handed out that are not all served: the last ticket is at or past the one served.
+// An absent serving key means one past the last ticket (turn-scripts.ts).
+function isLineBusy(next: RespValue, serving: RespValue): boolean {
+  const last = Number(textOf(next) ?? '0');
+  const servingText = textOf(serving);
+  return servingText !== null && last >= Number(servingText);
 }
 
 function streamEntries(value: RespValue): StreamEntry[] {
