@@ -41,6 +41,11 @@ const engine = require(join(root, 'build/src/engine/index.js'));
 const fastClock = () => Date.now() * 1000;
 const KB = 'x'.repeat(1024);
 const WRITERS = 4;
+/** The burst: BURST_LARGE writers of BURST_LARGE_SENDS sends each against BURST_SMALL writers, same run. */
+const BURST_SMALL = 4;
+const BURST_SMALL_SENDS = 60;
+const BURST_LARGE = Number(process.env.BENCH_BURST_WRITERS ?? 48) || 48;
+const BURST_LARGE_SENDS = 5;
 const FLOOR_KEY = 'bench:floor';
 const READY_TIMEOUT_MS = 15_000;
 const ok = (r) => { if (!r.ok) throw new Error(`refused: ${r.message}`); return r; };
@@ -83,8 +88,8 @@ async function pull(store, who) {
   return ids.length;
 }
 
-async function makeChannel(store, members) {
-  const base = { channel: 'bench', role_prompt: 'p', delivery_mode: 'pull', project_id: 'bench', worktree: '/w' };
+async function makeChannel(store, members, channel = 'bench') {
+  const base = { channel, role_prompt: 'p', delivery_mode: 'pull', project_id: 'bench', worktree: '/w' };
   ok(await store.mutate((s, ctx) => engine.createChannel(s, { ...base, role: 'r0', session_id: members[0], rate_limit: 1000, max_members: 32 }, ctx)));
   for (let i = 1; i < members.length; i++) {
     ok(await store.mutate((s, ctx) => engine.joinChannel(s, { ...base, role: `r${i}`, session_id: members[i] }, ctx)));
@@ -92,9 +97,9 @@ async function makeChannel(store, members) {
 }
 
 // ---- contended children ----------------------------------------------------
-// argv: --child store|floor <projectId> <me> <peer> <mutations> <pull every>; BENCH_REDIS_PORT / BENCH_REDIS_PASSWORD.
+// argv: --child store|floor <projectId> <me> <peer> <mutations> <pull every> <channel>; BENCH_REDIS_PORT / BENCH_REDIS_PASSWORD.
 if (process.argv[2] === '--child') {
-  const [, , , kind, projectId, me, peer, countText, pullEveryText] = process.argv;
+  const [, , , kind, projectId, me, peer, countText, pullEveryText, channel] = process.argv;
   const pullEvery = Number(pullEveryText);
   const port = Number(process.env.BENCH_REDIS_PORT);
   const password = process.env.BENCH_REDIS_PASSWORD;
@@ -112,22 +117,29 @@ if (process.argv[2] === '--child') {
   let conflicts = 0;
   // Runs of the change: one per attempt, so runs beyond one per send are conflicts retried.
   let runs = 0;
+  // Per send: how long it took, and how many runs of the change it needed.
+  const sendMs = [];
+  let mostRuns = 0;
   for (let n = 0; n < count; n++) {
     if (store) {
+      const sendStarted = performance.now();
+      const runsBefore = runs;
       // pullEvery 0: the peer's pull of this very send is part of the change, so the live
       // state keeps one size; N: every Nth change also takes in this writer's own mail.
       const isPulling = pullEvery > 0 && n % pullEvery === pullEvery - 1;
       ok(await store.mutate((s, ctx) => {
         runs++;
-        const r = engine.sendMessage(s, { channel: 'bench', session_id: me, to: peer, content: contentOf(`${me}-${n}`) }, ctx);
+        const r = engine.sendMessage(s, { channel, session_id: me, to: peer, content: contentOf(`${me}-${n}`) }, ctx);
         const reader = pullEvery === 0 ? peer : isPulling ? me : undefined;
         if (reader) {
           const handed = owner(ctx.now());
-          const pulled = engine.pullMessages(s, reader, { channel: 'bench', limit: 100, owner: handed }, ctx);
+          const pulled = engine.pullMessages(s, reader, { channel, limit: 100, owner: handed }, ctx);
           if (pulled.ok) engine.commitDelivery(s, reader, pulled.data.message_ids, 'pull', ctx.now(), handed);
         }
         return r;
       }));
+      sendMs.push(performance.now() - sendStarted);
+      mostRuns = Math.max(mostRuns, runs - runsBefore);
     } else {
       // The bare optimistic loop: read under WATCH, write in MULTI/EXEC, again on a conflict.
       for (;;) {
@@ -143,7 +155,7 @@ if (process.argv[2] === '--child') {
   }
   const ms = performance.now() - started;
   if (store) conflicts = runs - count;
-  process.stdout.write(`done ${count} ${ms.toFixed(1)} ${conflicts}\n`);
+  process.stdout.write(`done ${count} ${ms.toFixed(1)} ${conflicts} ${mostRuns} ${sendMs.map((x) => x.toFixed(2)).join(',')}\n`);
   await (store ? store.close() : client.close());
   process.exit(0);
 }
@@ -243,12 +255,22 @@ const redisP50 = quantile(samples.redis, 0.5);
 await redisSender.close();
 await redisRecipient.close();
 
-// 2. Contended: 4 writers of the store, then 4 bare WATCH loops on a key of the store's live state size.
-async function contended(kind, projectId, pullEvery) {
-  const names = Array.from({ length: WRITERS }, (_, i) => `p${i}`);
+// 2. Contended: `writers` writer processes of the store (or of the bare floor), `mutations` each.
+/** The channel a writer sends on: at most CHANNEL_WRITERS per channel (a channel holds at most 32 members). */
+const CHANNEL_WRITERS = 16;
+const channelOf = (w) => (w < CHANNEL_WRITERS ? 'bench' : `bench-${Math.floor(w / CHANNEL_WRITERS)}`);
+/** The peer writer w sends to: the next one in its own channel. */
+function peerOf(w, writers) {
+  const first = w - (w % CHANNEL_WRITERS);
+  const size = Math.min(CHANNEL_WRITERS, writers - first);
+  return `p${first + ((w - first + 1) % size)}`;
+}
+
+async function contended(kind, projectId, pullEvery, writers, mutations) {
+  const names = Array.from({ length: writers }, (_, i) => `p${i}`);
   const env = { ...process.env, BENCH_REDIS_PORT: String(port), BENCH_REDIS_PASSWORD: password };
   const kids = names.map((me, i) => spawn(process.execPath, [
-    fileURLToPath(import.meta.url), '--child', kind, projectId, me, names[(i + 1) % WRITERS], String(MUTATIONS), String(pullEvery),
+    fileURLToPath(import.meta.url), '--child', kind, projectId, me, peerOf(i, writers), String(mutations), String(pullEvery), channelOf(i),
   ], { env }));
   const outputs = kids.map((kid) => new Promise((resolve, reject) => {
     let out = '';
@@ -270,13 +292,19 @@ async function contended(kind, projectId, pullEvery) {
   const texts = await Promise.all(outputs);
   const wallMs = performance.now() - t0;
   const cpu1 = redisCpuMs();
-  const done = texts.map((t) => /done \d+ ([\d.]+) (\d+)/.exec(t));
+  const done = texts.map((t) => /done \d+ ([\d.]+) (\d+) (\d+) ?([\d.,]*)/.exec(t));
   const conflicts = done.reduce((sum, m) => sum + Number(m[2]), 0);
   // The fastest and the slowest writer: optimistic commits are not fair.
   const spans = done.map((m) => Number(m[1]));
+  const sendMs = done.flatMap((m) => (m[4] ? m[4].split(',').map(Number) : []));
   return {
-    rate: (WRITERS * MUTATIONS) / (wallMs / 1000), wallMs, conflicts, redisCpu: cpu0 === undefined ? undefined : cpu1 - cpu0,
+    writers, mutations,
+    rate: (writers * mutations) / (wallMs / 1000), wallMs, conflicts, redisCpu: cpu0 === undefined ? undefined : cpu1 - cpu0,
     fastestMs: Math.min(...spans), slowestMs: Math.max(...spans),
+    mostRuns: Math.max(...done.map((m) => Number(m[3]))),
+    sendP50: sendMs.length ? quantile(sendMs, 0.5) : undefined,
+    sendP99: sendMs.length ? quantile(sendMs, 0.99) : undefined,
+    sendMax: sendMs.length ? Math.max(...sendMs) : undefined,
   };
 }
 
@@ -290,11 +318,45 @@ function redisCpuMs() {
   }
 }
 
+/** A project with its channels made for `writers` writers; closed by the caller. */
+async function setUpProject(projectId, writers) {
+  const setupStore = createRedisStore({ config: redisConfig(port, password, projectId), codec: DEFAULT_CODEC, projectDir: tempDir('oc-bench-redis-'), now: fastClock });
+  const names = Array.from({ length: writers }, (_, i) => `p${i}`);
+  for (let first = 0; first < writers; first += CHANNEL_WRITERS) {
+    await makeChannel(setupStore, names.slice(first, first + CHANNEL_WRITERS), channelOf(first));
+  }
+  return setupStore;
+}
+
+/** 0 lost: every writer's sends, once each, in the live state or its channel's history stream. */
+async function countSends(setupStore, projectId, writers, mutations) {
+  const finalState = await setupStore.readLatest((s) => s);
+  const contents = Object.values(finalState.messages).map((m) => m.content);
+  for (const channel of Object.values(finalState.channels)) {
+    const stream = await raw.command(['XRANGE', `${keyPrefixOf(projectId)}history:${channel.id}`, '-', '+']);
+    for (const [, fields] of stream) contents.push(JSON.parse(String(fields[1])).content);
+  }
+  const seen = new Map();
+  for (const content of contents) {
+    const tag = content.slice(0, content.indexOf(':'));
+    seen.set(tag, (seen.get(tag) ?? 0) + 1);
+  }
+  let lost = 0;
+  let duplicated = 0;
+  for (let w = 0; w < writers; w++) {
+    for (let n = 0; n < mutations; n++) {
+      const count = seen.get(`p${w}-${n}`) ?? 0;
+      if (count === 0) lost++;
+      if (count > 1) duplicated += count - 1;
+    }
+  }
+  return { lost, duplicated };
+}
+
 /** One contended shape: the store's writers, then the floor on a key of the size the store's state had; and the loss check. */
 async function contendedShape(projectId, pullEvery) {
   const stateKey = `${keyPrefixOf(projectId)}state`;
-  const setupStore = createRedisStore({ config: redisConfig(port, password, projectId), codec: DEFAULT_CODEC, projectDir: tempDir('oc-bench-redis-'), now: fastClock });
-  await makeChannel(setupStore, Array.from({ length: WRITERS }, (_, i) => `p${i}`));
+  const setupStore = await setUpProject(projectId, WRITERS);
   // The live state's size while the writers run, sampled for the floor's key.
   const sizes = [];
   let isSampling = true;
@@ -306,37 +368,26 @@ async function contendedShape(projectId, pullEvery) {
     }
     await sampler.close();
   })();
-  const store = await contended('store', projectId, pullEvery);
+  const store = await contended('store', projectId, pullEvery, WRITERS, MUTATIONS);
   isSampling = false;
   await sampling;
   const liveSize = Math.max(16, quantile(sizes, 0.5));
   await raw.command(['SET', FLOOR_KEY, `0:${'y'.repeat(liveSize - 2)}`]);
-  const floor = await contended('floor', projectId, pullEvery);
+  const floor = await contended('floor', projectId, pullEvery, WRITERS, MUTATIONS);
   const floorText = String(await raw.command(['GET', FLOOR_KEY]));
   const floorCount = Number(floorText.slice(0, floorText.indexOf(':')));
-
-  // 0 lost: every writer's M sends, once each, in the live state or its channel's history stream.
-  const finalState = await setupStore.readLatest((s) => s);
-  const channelId = Object.values(finalState.channels)[0].id;
-  const contents = Object.values(finalState.messages).map((m) => m.content);
-  const stream = await raw.command(['XRANGE', `${keyPrefixOf(projectId)}history:${channelId}`, '-', '+']);
-  for (const [, fields] of stream) contents.push(JSON.parse(String(fields[1])).content);
-  const seen = new Map();
-  for (const content of contents) {
-    const tag = content.slice(0, content.indexOf(':'));
-    seen.set(tag, (seen.get(tag) ?? 0) + 1);
-  }
-  let lost = 0;
-  let duplicated = 0;
-  for (let w = 0; w < WRITERS; w++) {
-    for (let n = 0; n < MUTATIONS; n++) {
-      const count = seen.get(`p${w}-${n}`) ?? 0;
-      if (count === 0) lost++;
-      if (count > 1) duplicated += count - 1;
-    }
-  }
+  const { lost, duplicated } = await countSends(setupStore, projectId, WRITERS, MUTATIONS);
   await setupStore.close();
-  return { pullEvery, store, floor, liveSize, lost, duplicated, floorCount };
+  return { pullEvery, store, floor, liveSize, lost, duplicated, floorCount, sends: WRITERS * MUTATIONS };
+}
+
+/** A burst: `writers` processes, `mutations` steady sends each, on a fresh project; and the loss check. */
+async function burst(projectId, writers, mutations) {
+  const setupStore = await setUpProject(projectId, writers);
+  const run = await contended('store', projectId, 0, writers, mutations);
+  const { lost, duplicated } = await countSends(setupStore, projectId, writers, mutations);
+  await setupStore.close();
+  return { run, lost, duplicated, sends: writers * mutations };
 }
 
 process.stderr.write(`contended: ${WRITERS} processes x ${MUTATIONS} mutations, store then floor, two state sizes…\n`);
@@ -344,6 +395,10 @@ process.stderr.write(`contended: ${WRITERS} processes x ${MUTATIONS} mutations, 
 // so the state keeps one small size. Own mail: each writer takes in its mail every 20th send,
 // so the state holds what the writers have not read yet (more when one writer falls behind).
 const shapes = [await contendedShape('bench-contended-steady', 0), await contendedShape('bench-contended-own', 20)];
+// 3. A burst of many writers against a few, in the same run and the same steady shape:
+// the throughput of many must stay at least half of the throughput of a few.
+process.stderr.write(`burst: ${BURST_SMALL} writers x ${BURST_SMALL_SENDS} sends, then ${BURST_LARGE} writers x ${BURST_LARGE_SENDS} sends…\n`);
+const bursts = [await burst('bench-burst-small', BURST_SMALL, BURST_SMALL_SENDS), await burst('bench-burst-large', BURST_LARGE, BURST_LARGE_SENDS)];
 await raw.close();
 
 const fmt = (x) => x.toFixed(3);
@@ -364,6 +419,14 @@ for (const shape of shapes) {
 }
 printTable(rows);
 console.log('');
+const ms = (x) => (x === undefined ? '' : x.toFixed(1));
+const burstRows = [['burst, steady sends', 'sends/s', 'wall ms', 'send p50 ms', 'send p99 ms', 'send max ms', 'most runs/send', 'conflicts']];
+for (const b of bursts) {
+  const r = b.run;
+  burstRows.push([`${r.writers} writers × ${r.mutations}`, r.rate.toFixed(0), r.wallMs.toFixed(0), ms(r.sendP50), ms(r.sendP99), ms(r.sendMax), String(r.mostRuns), String(r.conflicts)]);
+}
+printTable(burstRows);
+console.log('');
 console.log('targets:');
 let isWhole = true;
 for (const shape of shapes) {
@@ -373,6 +436,14 @@ for (const shape of shapes) {
   console.log(`  contended store ≥ 50% of the WATCH floor (${shape.liveSize} B state):  ${(100 * ratio).toFixed(0)}%  ${ratio >= 0.5 ? 'PASS' : 'MISS'}`);
   console.log(`  0 lost: ${WRITERS * MUTATIONS} sends in state + history:  ${shape.lost} lost, ${shape.duplicated} duplicated (floor counter ${shape.floorCount})  ${whole ? 'PASS' : 'FAIL'}`);
 }
+const [few, many] = bursts;
+const burstRatio = many.run.rate / few.run.rate;
+for (const b of bursts) {
+  const whole = b.lost === 0 && b.duplicated === 0;
+  isWhole &&= whole;
+  console.log(`  0 lost: ${b.run.writers} writers x ${b.run.mutations} sends in state + history:  ${b.lost} lost, ${b.duplicated} duplicated  ${whole ? 'PASS' : 'FAIL'}`);
+}
+console.log(`  burst: ${many.run.writers} writers ≥ 50% of ${few.run.writers} writers' sends/s:  ${(100 * burstRatio).toFixed(0)}%  ${burstRatio >= 0.5 ? 'PASS' : 'FAIL'}`);
 for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 redis.child.kill('SIGTERM');
 // A lost change is a broken promise, not a missed target.
