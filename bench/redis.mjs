@@ -24,7 +24,7 @@
 // Run after `npx tsc -p tsconfig.test.json` (npm run bench does it):
 //   node bench/redis.mjs [repetitions=200] [mutations-per-writer=250]
 // BENCH_REDIS_PARTS=latency,contended,burst picks sections (all by default);
-// BENCH_BURST_WRITERS sets the many (48); BENCH_LINE_AFTER goes to the store.
+// BENCH_BURST_WRITERS sets the many (48).
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
@@ -370,7 +370,7 @@ if (PARTS.has('burst')) {
   targets.push(`  burst: ${many.run.writers} writers ≥ 50% of ${few.run.writers} writers' sends/s:  ${(100 * burstRatio).toFixed(0)}%  ${burstRatio >= 0.5 ? 'PASS' : 'FAIL'}`);
 }
 await raw.close();
-if (targets.length) console.log(`targets${process.env.BENCH_LINE_AFTER ? ` (line after ${process.env.BENCH_LINE_AFTER} conflicts)` : ''}:\n${targets.join('\n')}`);
+if (targets.length) console.log(`targets:\n${targets.join('\n')}`);
 for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 redis.child.kill('SIGTERM');
 // A lost change is a broken promise, not a missed target.

@@ -6,8 +6,7 @@
 // at once), makes its counted sends one after another, and prints
 //   done <sends> <ms> <conflicts> <most runs of one send> <last ack, epoch ms> <per-send ms,…>
 // argv: store|floor <projectId> <me> <peer> <sends> <pull every> <channel>;
-// BENCH_REDIS_PORT / BENCH_REDIS_PASSWORD; BENCH_LINE_AFTER (optional) is
-// passed to the store as lineAfterConflicts.
+// BENCH_REDIS_PORT / BENCH_REDIS_PASSWORD.
 import { performance } from 'node:perf_hooks';
 import * as os from 'node:os';
 import { bareClient, createRedisStore, DEFAULT_CODEC, fastClock, FLOOR_KEY, ok, redisConfig, sendChange } from './redis-common.mjs';
@@ -17,11 +16,10 @@ const pullEvery = Number(pullEveryText);
 const port = Number(process.env.BENCH_REDIS_PORT);
 const password = process.env.BENCH_REDIS_PASSWORD;
 const count = Number(countText);
-const lineAfter = process.env.BENCH_LINE_AFTER ? Number(process.env.BENCH_LINE_AFTER) : undefined;
 const store = kind === 'store'
   ? createRedisStore({
     config: redisConfig(port, password, projectId), codec: DEFAULT_CODEC, projectDir: os.tmpdir(), now: fastClock,
-    historyKeep: 1_000_000, lineAfterConflicts: lineAfter,
+    historyKeep: 1_000_000,
   })
   : undefined;
 const client = kind === 'floor' ? bareClient(port, password) : undefined;

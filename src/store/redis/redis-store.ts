@@ -2,10 +2,9 @@
 // Valkey) that several machines share. A change loads the live state, its
 // version and the history it needs in one atomic read, runs the engine on
 // it (pure and synchronous, as with files), and commits with one Lua script
-// that applies it only if the version is still the one loaded. A first
-// conflict is run again after a jittered backoff; a second in a row puts the
-// writer in line (turns.ts), where it runs again on its turn, up to the lock
-// timeout (PROTOCOL.md "Redis store").
+// that applies it only if the version is still the one loaded; a conflict
+// puts the writer in line (turns.ts) and runs it again on its turn, up to the
+// lock timeout (PROTOCOL.md "Redis store").
 import { join, resolve as resolvePath } from 'node:path';
 import type { EngineCtx, HistoryRecord, State, ToolResult } from '../../engine/types';
 import type { StateCodec } from '../codec';
@@ -38,11 +37,6 @@ import { commitTurnArgs, createTurnLine, turnAnswerOf, turnKeysOf, type Place, t
 
 /** Commit tokens the server remembers, to settle a commit whose reply was lost. */
 export const REMEMBERED_COMMITS = 256;
-/** Conflict backoff: full jitter under a ceiling that doubles from the base up to the cap. */
-export const CONFLICT_BASE_MS = 2;
-export const CONFLICT_MAX_MS = 100;
-/** Refused commits in a row a change retries optimistically before it joins the line. */
-export const LINE_AFTER_CONFLICTS = 2;
 /** An operation that keeps meeting channels it has not loaded stops here (a bug guard). */
 const MAX_HISTORY_ROUNDS = 1_000;
 
@@ -56,8 +50,6 @@ export interface RedisStoreOptions {
   lockTimeoutMs?: number;
   /** How long the writer whose turn it is may take before the turn passes on (turns.ts). */
   turnLeaseMs?: number;
-  /** Refused commits in a row before a change joins the line (LINE_AFTER_CONFLICTS; 1: at the first). */
-  lineAfterConflicts?: number;
   historyKeep?: number;
   /** A client to use instead of one made from `config` (tests). */
   client?: RedisClient;
@@ -90,7 +82,6 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const lockTimeoutMs = options.lockTimeoutMs ?? LOCK_TIMEOUT_MS;
-  const lineAfter = Math.max(1, options.lineAfterConflicts ?? LINE_AFTER_CONFLICTS);
   const keep = options.historyKeep ?? HISTORY_KEEP_RECORDS;
   const newClient = (): RedisClient => clientFor(config, { random });
   const client = options.client ?? newClient();
@@ -195,12 +186,11 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   }
 
   async function commit(
-    expected: string, text: string, moved: Map<string, HistoryRecord[]>, rejectedText: string | undefined, staged: StagedArchives,
-    place: Place, isJoining: boolean,
+    expected: string, text: string, moved: Map<string, HistoryRecord[]>, rejectedText: string | undefined, staged: StagedArchives, place: Place,
   ): Promise<CommitOutcome> {
     const token = randomHex(12);
     const streams = [...moved.keys()];
-    const turn = commitTurnArgs(turns, place, isJoining);
+    const turn = commitTurnArgs(turns, place);
     const keyList = [keys.version, keys.state, keys.commits, keys.corrupt(now()), keys.archives, ...turn.keys, ...streams.map((c) => keys.history(c))];
     const args: RespArg[] = [expected, token, text, keep, rejectedText ?? '', REMEMBERED_COMMITS, keys.notices, ...turn.args];
     args.push(staged.puts.size);
@@ -269,15 +259,6 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     return new StoreFault('lock_timeout', `gave up after ${attempts} attempts in ${lockTimeoutMs} ms: other writers kept committing to ${keys.state} on ${where}`);
   }
 
-  // The ceiling starts at the time the lost attempt took (at least the
-  // base): a retry sooner than one attempt's length would only meet the same
-  // rivals mid-commit again. It doubles per further loss, up to the cap.
-  async function backoff(attempt: number, attemptMs: number): Promise<void> {
-    const base = Math.max(CONFLICT_BASE_MS, attemptMs);
-    const ceiling = Math.min(CONFLICT_MAX_MS, base * 2 ** Math.min(attempt - 1, 20));
-    await new Promise<void>((done) => setTimeout(done, Math.floor(random() * ceiling)));
-  }
-
   const description = describeSelection({ kind: 'redis', config }, projectDir);
   const store: RedisStore = {
     keys,
@@ -300,7 +281,6 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         const place: Place = { ticket: undefined };
         try {
           for (let attempt = 1; ; attempt++) {
-            const attemptStarted = Date.now();
             const run = await runLoaded((parsed, tx, staged) => applyChange(
               parsed, codec, now(), (state) => fn(state, ctx, tx), () => staged.puts.size > 0 || staged.deletes.size > 0,
             ), true, (loaded) => place.ticket === undefined && loaded.isLineBusy);
@@ -314,16 +294,14 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
             await options.beforeCommit?.();
             // A refused change saves only the fallback text, never its archive work.
             const work = write.isFallback ? { puts: new Map(), deletes: new Set<string>() } : run.staged;
-            // A few writers seldom collide twice in a row: they stay optimistic. Many queue at their second loss.
-            const isJoining = attempt >= lineAfter;
-            const outcome = await commit(run.loaded.version, write.text, write.finished, run.rejectedText, work, place, isJoining);
+            const outcome = await commit(run.loaded.version, write.text, write.finished, run.rejectedText, work, place);
             if (outcome.isCommitted) {
               place.ticket = undefined; // the commit passed our turn on
               return result;
             }
-            if (Date.now() - started >= lockTimeoutMs) throw lockTimeout(attempt);
-            if (place.ticket === undefined && !isJoining) await backoff(attempt, Date.now() - attemptStarted);
-            else if (!(await turns.waitForTurn(place, outcome.turn, started + lockTimeoutMs))) throw lockTimeout(attempt);
+            if (Date.now() - started >= lockTimeoutMs || !(await turns.waitForTurn(place, outcome.turn, started + lockTimeoutMs))) {
+              throw lockTimeout(attempt);
+            }
           }
         } finally {
           await turns.leave(place);

@@ -17,8 +17,7 @@
 // Turns (turn-scripts.ts): a commit is refused, as a conflict, when its
 // version is stale or when writers are taking turns and the caller does not
 // hold the ticket being served. A refused caller gets a ticket (or keeps the
-// one it holds while it is still ahead), and learns whether its turn is now;
-// a caller still retrying optimistically ('-') gets none.
+// one it holds while it is still ahead), and learns whether its turn is now.
 // A commit by the holder of the served ticket passes the turn on.
 //
 // KEYS: 1 version, 2 state, 3 recent commit tokens, 4 quarantine copy of a
@@ -27,7 +26,7 @@
 // ARGV: 1 expected version ('' = none yet), 2 commit token, 3 state text,
 //       4 records kept per stream, 5 rejected state text ('' = none),
 //       6 tokens remembered, 7 notices channel, 8 the caller's ticket ('' =
-//       none, take one if refused; '-' = none, take none), 9 turn lease ms, 10 archives written (n), then n pairs (id,
+//       none), 9 turn lease ms, 10 archives written (n), then n pairs (id,
 //       record), then archives deleted (m), then m ids, then for each stream:
 //       how many records, then the records.
 // Returns {1, new version, {stream ids…}} on commit, {0, current version,
@@ -51,7 +50,6 @@ local nextT, serving, hasServing = readTurns(KEYS[6], KEYS[7])
 local ticket = tonumber(ARGV[8])
 local isServed = ticket ~= nil and ticket == serving
 if (current or '') ~= ARGV[1] or (nextT >= serving and not isServed) then
-  if ARGV[8] == '-' then return {0, current or '', 0, 0} end
   local isNow = 0
   if ticket == nil or ticket < serving then
     ticket, isNow = takeTicket(KEYS[6], KEYS[7], KEYS[8], serving, hasServing, ARGV[9])

@@ -59,14 +59,11 @@ export interface TurnLine {
   close(): Promise<void>;
 }
 
-/**
- * The keys and arguments the commit script takes for a place (KEYS 6-9, ARGV
- * 8-9). Without a ticket, `isJoining` says whether a refusal hands one out.
- */
-export function commitTurnArgs(line: TurnLine, place: Place, isJoining: boolean): { keys: string[]; args: RespArg[] } {
+/** The keys and arguments the commit script takes for a place (KEYS 6-9, ARGV 8-9). */
+export function commitTurnArgs(line: TurnLine, place: Place): { keys: string[]; args: RespArg[] } {
   const { keys } = line;
   const bell = place.ticket === undefined ? keys.lease : keys.bell(place.ticket + 1);
-  return { keys: [keys.next, keys.serving, keys.lease, bell], args: [place.ticket ?? (isJoining ? '' : '-'), line.leaseMs] };
+  return { keys: [keys.next, keys.serving, keys.lease, bell], args: [place.ticket ?? '', line.leaseMs] };
 }
 
 /** Reads a refused commit's ticket and turn ({0, version, ticket, 0|1}). */
