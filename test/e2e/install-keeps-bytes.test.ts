@@ -46,18 +46,16 @@ const HOST_FILES: Record<string, Record<string, string>> = {
   },
 };
 
-const runInThisProcess = cli;
-
 // OpenCode gets its tools from the plugin: install writes no server entry there (see below).
 for (const [host, files] of Object.entries(HOST_FILES).filter(([host]) => host !== 'opencode')) {
   test(`${host}: install then uninstall gives back the original bytes of every pre-filled config file`, async (t) => {
-    const cli = host === 'claude-code' ? cliProcess : runInThisProcess;
+    const run = host === 'claude-code' ? cliProcess : cli;
     const project = tempProject(t);
     writeFiles(project, files);
-    const installed = await cli('install', host, '--project', project);
+    const installed = await run('install', host, '--project', project);
     assert.equal(installed.code, 0, installed.stderr);
     for (const rel of Object.keys(files)) assert.notEqual(readFileSync(join(project, rel), 'utf8'), files[rel], `${rel} did not get our entry`);
-    const removed = await cli('uninstall', host, '--project', project);
+    const removed = await run('uninstall', host, '--project', project);
     assert.equal(removed.code, 0, removed.stderr);
     for (const [rel, text] of Object.entries(files)) assert.equal(readFileSync(join(project, rel), 'utf8'), text, `${rel} changed`);
   });

@@ -91,14 +91,12 @@ function writtenLaunch(host: string, project: string): { args: string[]; env: Js
   }
 }
 
-const runInThisProcess = install;
-
 for (const host of ['claude-code', 'codex', 'gemini-cli']) {
   test(`${host}: install over a pinned-id install rewrites it to the new form, says what it changed and keeps the pin`, async (t) => {
-    const install = host === 'claude-code' ? installByCli : runInThisProcess;
+    const run = host === 'claude-code' ? installByCli : install;
     const project = tempProject(t);
     writeFiles(project, { ...oldStyleFiles(host, project), [`.opencomms/pins/${OLD_ID}.json`]: PIN });
-    const { code, stdout, stderr } = await install(host, project);
+    const { code, stdout, stderr } = await run(host, project);
     assert.equal(code, 0, stderr);
     const written = writtenLaunch(host, project);
     assert.deepEqual(written.args, expectedArgs(host, project));
@@ -113,7 +111,7 @@ for (const host of ['claude-code', 'codex', 'gemini-cli']) {
     }
     assert.ok(stdout.includes(`.opencomms/pins/${OLD_ID}.json`), `install says the pin stays:\n${stdout}`);
     assert.equal(readFileSync(join(project, '.opencomms', 'pins', `${OLD_ID}.json`), 'utf8'), PIN, 'the pin is left as it was');
-    const again = await install(host, project);
+    const again = await run(host, project);
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /already installed/);
   });
