@@ -783,6 +783,8 @@ function authorizeMember(state, memberId, channel) {
 }
 function markStale(state, memberId, now) {
   let changed = 0;
+  const record = state.presence ? ownValue(state.presence, memberId) : void 0;
+  if (record) record.ended_at = now;
   for (const channel of Object.values(state.channels)) {
     for (const member of channel.members) {
       if (member.session_id !== memberId) continue;
@@ -796,6 +798,8 @@ function markStale(state, memberId, now) {
 }
 function clearStale(state, memberId) {
   let changed = 0;
+  const record = state.presence ? ownValue(state.presence, memberId) : void 0;
+  if (record) delete record.ended_at;
   for (const channel of Object.values(state.channels)) {
     for (const member of channel.members) {
       if (member.session_id !== memberId || !member.stale) continue;
@@ -983,6 +987,36 @@ function checkSessionLinks(root, notes) {
   upgradeLinkKeys(kept);
   return Object.keys(kept).length > 0 ? kept : void 0;
 }
+var PRESENCE_KINDS = ["server", "waiter", "plugin"];
+function isPresenceProcess(p) {
+  const isTime = (t) => typeof t === "number" && Number.isFinite(t);
+  return isObj(p) && Number.isSafeInteger(p.pid) && typeof p.machine === "string" && (p.start === null || Number.isSafeInteger(p.start)) && typeof p.kind === "string" && PRESENCE_KINDS.includes(p.kind) && isTime(p.renewed_at) && isTime(p.until);
+}
+function checkPresence(root, notes) {
+  const value = root.presence;
+  if (value === void 0) return void 0;
+  if (!isObj(value)) rejectShape("presence is not an object");
+  checkKeys(value, "presence");
+  const kept = {};
+  for (const [memberId, record] of Object.entries(value)) {
+    if (!isObj(record) || !Array.isArray(record.processes) || !(record.left_at === null || typeof record.left_at === "number" && Number.isFinite(record.left_at))) {
+      notes.push(`presence["${memberId}"]: dropped a malformed record`);
+      continue;
+    }
+    const processes = record.processes.filter(isPresenceProcess).map((p) => ({
+      pid: p.pid,
+      machine: p.machine,
+      start: p.start,
+      kind: p.kind,
+      renewed_at: p.renewed_at,
+      until: p.until
+    }));
+    if (processes.length !== record.processes.length) notes.push(`presence["${memberId}"]: dropped ${record.processes.length - processes.length} malformed process(es)`);
+    kept[memberId] = { processes, left_at: record.left_at };
+    if (typeof record.ended_at === "number" && Number.isFinite(record.ended_at)) kept[memberId].ended_at = record.ended_at;
+  }
+  return Object.keys(kept).length > 0 ? kept : void 0;
+}
 function upgradeLinkKeys(links) {
   for (const [key, link] of Object.entries(links)) {
     const upgraded = upgradedLinkKey(key, link.host);
@@ -1044,6 +1078,8 @@ function checkRoot(root, now, expectedSchema, legacy) {
   if (speakerLeases) state.speaker_leases = speakerLeases;
   const links = checkSessionLinks(root, notes);
   if (links) state.session_links = links;
+  const presence = checkPresence(root, notes);
+  if (presence) state.presence = presence;
   const channelIds = /* @__PURE__ */ new Set();
   for (const [key, raw] of Object.entries(root.channels)) {
     const channel = checkChannel(key, raw, now, notes, legacy);
@@ -1674,28 +1710,165 @@ function patternsOverlap(a, b) {
   return visit(0, 0);
 }
 
+// src/engine/presence.ts
+var PRESENCE_LEASE_MS = 3e4;
+var PRESENCE_RENEW_MS = 1e4;
+var LOCAL_PRESENCE_RENEW_MS = 6e4;
+var UNCHANNELLED_AWAY_MS = 24 * 36e5;
+var JUDGE_BY_LEASE = () => void 0;
+function isProcessLive(proc, now, isAlive) {
+  const local = isAlive(proc);
+  return local === void 0 ? now <= proc.until : local;
+}
+function isSpeaking(record, p, now, isAlive) {
+  return (record.ended_at === void 0 || p.renewed_at > record.ended_at) && isProcessLive(p, now, isAlive);
+}
+function presenceRecord(state, memberId) {
+  return state.presence ? ownValue(state.presence, memberId) : void 0;
+}
+function membershipsOfMember(state, memberId) {
+  const found = [];
+  for (const channel of Object.values(state.channels)) {
+    for (const m of channel.members) if (m.session_id === memberId) found.push(m);
+  }
+  return found;
+}
+function presenceOf(state, memberId, now, isAlive) {
+  const record = presenceRecord(state, memberId);
+  if (record) {
+    if (record.processes.some((p) => isSpeaking(record, p, now, isAlive))) return { present: true, away_since: null };
+    let since = record.ended_at ?? record.left_at;
+    if (record.left_at !== null && since !== null) since = Math.max(since, record.left_at);
+    for (const p of record.processes) since = since === null ? p.renewed_at : Math.max(since, p.renewed_at);
+    return { present: false, away_since: since };
+  }
+  const memberships = membershipsOfMember(state, memberId);
+  if (memberships.length > 0) {
+    if (memberships.some((m) => !m.stale)) return { present: true, away_since: null };
+    const times = memberships.map((m) => m.stale_at).filter((t) => t !== null);
+    return { present: false, away_since: times.length > 0 ? Math.max(...times) : null };
+  }
+  let seen = null;
+  for (const link of Object.values(state.session_links ?? {})) {
+    if (link.member_id === memberId) seen = seen === null ? link.last_seen : Math.max(seen, link.last_seen);
+  }
+  return { present: false, away_since: seen };
+}
+function isSameProcess(p, claim) {
+  return p.pid === claim.pid && p.machine === claim.machine && p.start === claim.start && p.kind === claim.kind;
+}
+function recordPresence(state, memberId, claim, now, renewMs) {
+  const presence = state.presence ??= {};
+  const record = ownValue(presence, memberId) ?? { processes: [], left_at: null };
+  presence[memberId] = record;
+  const until = now + Math.max(PRESENCE_LEASE_MS, 3 * renewMs);
+  const held = record.processes.find((p) => isSameProcess(p, claim));
+  if (held && now - held.renewed_at < renewMs && now >= held.renewed_at) return false;
+  if (held && record.ended_at !== void 0 && held.renewed_at <= record.ended_at) return false;
+  if (held) {
+    held.renewed_at = now;
+    held.until = until;
+  } else {
+    record.processes.push({ ...claim, renewed_at: now, until });
+  }
+  record.left_at = null;
+  delete record.ended_at;
+  return true;
+}
+function leavePresence(state, memberId, claim, now) {
+  const record = presenceRecord(state, memberId);
+  if (!record) return false;
+  const kept = record.processes.filter((p) => !isSameProcess(p, claim));
+  if (kept.length === record.processes.length) return false;
+  record.processes = kept;
+  if (kept.length === 0) record.left_at = Math.max(record.left_at ?? now, now);
+  return true;
+}
+function tidyPresence(state, now, isAlive) {
+  for (const [memberId, record] of Object.entries(state.presence ?? {})) {
+    const live = record.processes.filter((p) => isSpeaking(record, p, now, isAlive));
+    if (live.length === record.processes.length) continue;
+    if (live.length === 0) record.left_at = presenceOf(state, memberId, now, isAlive).away_since;
+    record.processes = live;
+  }
+  for (const channel of Object.values(state.channels)) {
+    for (const member of channel.members) {
+      if (!presenceRecord(state, member.session_id)) continue;
+      const judged = presenceOf(state, member.session_id, now, isAlive);
+      if (judged.present && member.stale) {
+        member.stale = false;
+        member.stale_at = null;
+      } else if (!judged.present && !member.stale) {
+        member.stale = true;
+        member.stale_at = judged.away_since;
+      }
+    }
+  }
+  forgetAwayStrangers(state, now, isAlive);
+}
+function forgetAwayStrangers(state, now, isAlive) {
+  const inChannels = /* @__PURE__ */ new Set();
+  for (const channel of Object.values(state.channels)) for (const m of channel.members) inChannels.add(m.session_id);
+  const known = /* @__PURE__ */ new Set([...Object.keys(state.presence ?? {}), ...Object.values(state.session_links ?? {}).map((l) => l.member_id)]);
+  const forgotten = [];
+  for (const memberId of known) {
+    if (inChannels.has(memberId)) continue;
+    const judged = presenceOf(state, memberId, now, isAlive);
+    if (judged.present || judged.away_since === null || now - judged.away_since <= UNCHANNELLED_AWAY_MS) continue;
+    forgotten.push(memberId);
+  }
+  if (forgotten.length === 0) return forgotten;
+  const gone = new Set(forgotten);
+  for (const [key, link] of Object.entries(state.session_links ?? {})) if (gone.has(link.member_id)) delete state.session_links[key];
+  for (const memberId of forgotten) if (state.presence) delete state.presence[memberId];
+  if (state.session_links && Object.keys(state.session_links).length === 0) delete state.session_links;
+  if (state.presence && Object.keys(state.presence).length === 0) delete state.presence;
+  return forgotten;
+}
+
 // src/engine/reservations.ts
-function isLiveReservation(channel, reservation, now) {
+var HOLDER_AWAY_GRACE_MS = 10 * 6e4;
+var RESERVATION_LIFETIME_RULE = "It holds until then, until released (by you with opencomms_release, or by a person with `opencomms reservations --release`), or until you have been away 10 minutes (no process of your session running), whichever comes first.";
+function reservationId(channel, r) {
+  if (typeof r.id === "string" && r.id !== "") return r.id;
+  let h1 = 2166136261;
+  let h2 = 16777619;
+  for (const ch of `${channel.id}
+${r.member_id}
+${r.path}
+${r.created_at}`) {
+    const code = ch.charCodeAt(0);
+    h1 = Math.imul(h1 ^ code, 16777619) >>> 0;
+    h2 = Math.imul(h2 ^ code, 1540483477) >>> 0;
+  }
+  return `rsv_${h1.toString(16).padStart(8, "0")}${h2.toString(16).padStart(8, "0")}`;
+}
+function holderAwaySince(state, r, now, isAlive) {
+  const judged = presenceOf(state, r.member_id, now, isAlive);
+  return judged.present ? null : judged.away_since ?? Number.NEGATIVE_INFINITY;
+}
+function isLiveReservation(state, channel, reservation, now, isAlive) {
   if (now >= reservation.expires_at) return false;
-  const holder = channel.members.find((m) => m.session_id === reservation.member_id);
-  return holder !== void 0 && !holder.stale;
+  if (!channel.members.some((m) => m.session_id === reservation.member_id)) return false;
+  const since = holderAwaySince(state, reservation, now, isAlive);
+  return since === null || now - since < HOLDER_AWAY_GRACE_MS;
 }
-function liveReservations(channel, now) {
-  return (channel.reservations ?? []).filter((r) => isLiveReservation(channel, r, now));
+function liveReservations(state, channel, now, isAlive) {
+  return (channel.reservations ?? []).filter((r) => isLiveReservation(state, channel, r, now, isAlive));
 }
-function pruneReservations(state, now) {
+function pruneReservations(state, now, isAlive = JUDGE_BY_LEASE) {
   let dropped = 0;
   for (const channel of Object.values(state.channels)) {
     if (!channel.reservations) continue;
-    const kept = liveReservations(channel, now);
+    const kept = liveReservations(state, channel, now, isAlive);
     dropped += channel.reservations.length - kept.length;
     if (kept.length > 0) channel.reservations = kept;
     else delete channel.reservations;
   }
   return dropped;
 }
-function conflictOf(path, r) {
-  return { path, held_path: r.path, holder: r.member_id, role: r.role, exclusive: r.exclusive, reason: r.reason, expires_at: r.expires_at };
+function conflictOf(path, channel, r) {
+  return { path, channel: channel.name, held_path: r.path, holder: r.member_id, role: r.role, exclusive: r.exclusive, reason: r.reason, expires_at: r.expires_at };
 }
 var PLAIN_PATTERN = /^[A-Za-z0-9._/*?@+=,~%#-]+$/;
 function shownHeldPath(c) {
@@ -1738,16 +1911,18 @@ function reservePaths(state, input, ctx) {
   const exclusive = input.exclusive !== false;
   const ttl = Math.min(Math.max(Math.floor(input.ttl_minutes ?? DEFAULT_RESERVATION_TTL_MINUTES), 1), MAX_RESERVATION_TTL_MINUTES);
   const reason = typeof input.reason === "string" && input.reason.trim() !== "" ? input.reason.replace(/\s+/g, " ").trim().slice(0, 200) : null;
-  const live = liveReservations(channel, now);
+  const isAlive = ctx.isProcessAlive ?? JUDGE_BY_LEASE;
+  const live = liveReservations(state, channel, now, isAlive);
   const granted = [];
   const conflicts = [];
   for (const path of patterns) {
     const blocking = live.filter((r) => r.member_id !== member.session_id && (exclusive || r.exclusive) && patternsOverlap(path, r.path));
     if (blocking.length > 0) {
-      conflicts.push(...blocking.map((r) => conflictOf(path, r)));
+      conflicts.push(...blocking.map((r) => conflictOf(path, channel, r)));
       continue;
     }
     granted.push({
+      id: ctx.newId("rsv_"),
       path,
       member_id: member.session_id,
       role: member.role,
@@ -1765,7 +1940,7 @@ function reservePaths(state, input, ctx) {
   if (channel.reservations.length === 0) delete channel.reservations;
   const until = formatIsoTime(now + ttl * 6e4);
   const parts = [];
-  if (granted.length > 0) parts.push(`Reserved ${granted.map((g) => g.path).join(", ")} (${exclusive ? "exclusive" : "shared"}) until ${until}.`);
+  if (granted.length > 0) parts.push(`Reserved ${granted.map((g) => g.path).join(", ")} (${exclusive ? "exclusive" : "shared"}) until ${until}. ${RESERVATION_LIFETIME_RULE}`);
   const framed = conflicts.map((c) => frameHolderText(c, ctx.nonce()));
   conflicts.forEach((c, i) => {
     parts.push(`Not reserved: ${c.path} overlaps ${shownHeldPath(c)}, held ${c.exclusive ? "exclusively" : "shared"} by ${c.role} (${c.holder}) until ${formatIsoTime(c.expires_at)}${framed[i] === void 0 ? "" : " (their words are in the peer data below)"}; ask them with opencomms_send.`);
@@ -1773,7 +1948,8 @@ function reservePaths(state, input, ctx) {
   const blocks = framed.filter((f) => f !== void 0);
   const message = [parts.join(" "), ...blocks].join("\n");
   const data = {
-    granted: granted.map((g) => ({ path: g.path, exclusive: g.exclusive, expires_at: g.expires_at })),
+    granted: granted.map((g) => ({ id: g.id, path: g.path, exclusive: g.exclusive, expires_at: g.expires_at })),
+    lifetime: RESERVATION_LIFETIME_RULE,
     // The reason as the model reads it: framed, as in the message.
     conflicts: conflicts.map((c, i) => ({ ...c, reason: c.reason === null ? null : framed[i] }))
   };
@@ -1912,9 +2088,10 @@ function expireAwayMembers(state, now) {
   }
   return removed;
 }
-function tidyState(state, now) {
+function tidyState(state, now, isAlive = JUDGE_BY_LEASE) {
+  tidyPresence(state, now, isAlive);
   expireAwayMembers(state, now);
-  pruneReservations(state, now);
+  pruneReservations(state, now, isAlive);
   pruneRequests(state);
 }
 
@@ -2009,7 +2186,8 @@ function sendMessage(state, input, ctx) {
     delivery_status: "pending"
   };
   if (recordedDescription) data.session_description = description;
-  const away = recipients.filter((m) => m.stale);
+  const isAlive = ctx.isProcessAlive ?? JUDGE_BY_LEASE;
+  const away = recipients.map((m) => ({ m, judged: presenceOf(state, m.session_id, now, isAlive) })).filter(({ judged }) => !judged.present).map(({ m, judged }) => ({ ...m, stale: true, stale_at: judged.away_since }));
   if (away.length > 0) data.away = away.map((m) => ({ member: m.session_id, role: m.role, since: m.stale_at }));
   const queued = recipients.length === 1 ? `Message queued for ${first.role} (${first.session_id}).` : `Message queued for ${recipients.length} members.`;
   return succeed(away.length === 0 ? queued : `${queued} ${describeAway(away, channel.away_retention_ms)}`, data);
@@ -2340,6 +2518,8 @@ function timerAction(state, input, ctx) {
 function describeChannel(state, channel, ctx, isMemberView) {
   const seen = lastSeenByMember(state);
   const now = ctx.now();
+  const isAlive = ctx.isProcessAlive ?? JUDGE_BY_LEASE;
+  const presence = new Map(channel.members.map((m) => [m.session_id, presenceOf(state, m.session_id, now, isAlive)]));
   const queueLengths = {};
   const inFlight = {};
   for (const member of channel.members) {
@@ -2377,8 +2557,8 @@ function describeChannel(state, channel, ctx, isMemberView) {
     members: channel.members.map((m) => ({
       session_id: m.session_id,
       role: m.role,
-      stale: m.stale,
-      away_since: m.stale ? m.stale_at : null,
+      stale: !presence.get(m.session_id).present,
+      away_since: presence.get(m.session_id).away_since,
       last_seen: seen.get(m.session_id) ?? null,
       joined_at: m.joined_at,
       host: m.host,
@@ -2392,8 +2572,10 @@ function describeChannel(state, channel, ctx, isMemberView) {
     last_message_at: lastMessageAt,
     timer: timerReport(channel, now),
     // A member's model reads the holder's reason: framed, like any peer text (the operator's view keeps it plain).
-    reservations: liveReservations(channel, now).map((r) => ({
+    reservations: liveReservations(state, channel, now, isAlive).map((r) => ({
       ...r,
+      id: reservationId(channel, r),
+      holder_away_since: presence.get(r.member_id)?.away_since ?? null,
       reason: !isMemberView || r.reason === null ? r.reason : frameHolderText({ held_path: r.path, holder: r.member_id, role: r.role, reason: r.reason }, ctx.nonce())
     }))
   };
@@ -2683,8 +2865,43 @@ function viewArchive(archive, input, ctx) {
   });
 }
 
+// src/process/liveness.ts
+function isPidAlive(pid) {
+  if (!(pid > 0)) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err?.code !== "ESRCH";
+  }
+}
+function isHolderRunning(holder, machine = processHostTag(), isAlive = isPidAlive) {
+  return holder.host === machine ? isAlive(holder.pid) : true;
+}
+function isLeaseAlive(holder, now, machine = processHostTag()) {
+  return holder.host === machine ? isPidAlive(holder.pid) : now <= holder.until;
+}
+function isRecordedProcessAlive(proc, machine = processHostTag()) {
+  if (proc.machine !== machine) return void 0;
+  if (!isPidAlive(proc.pid)) return false;
+  if (proc.start === null || !thisProcessPlace().isProcOurs) return true;
+  const start = processStartTicks(proc.pid);
+  return start === void 0 || start === proc.start;
+}
+function thisRecordedProcess() {
+  return { pid: process.pid, machine: processHostTag(), start: thisProcessPlace().start ?? null };
+}
+
 // src/store/default-codec.ts
-var DEFAULT_CODEC = { emptyState, parseState, serializeState, migrateV1, reparse: reparseState, tidy: tidyState };
+var DEFAULT_CODEC = {
+  emptyState,
+  parseState,
+  serializeState,
+  migrateV1,
+  reparse: reparseState,
+  // Presence judges this machine's processes by their pids (engine/presence).
+  tidy: (state, now) => tidyState(state, now, (proc) => isRecordedProcessAlive(proc))
+};
 
 // src/process/crypto.ts
 var nodeCrypto;
@@ -2716,12 +2933,123 @@ function sha1Hex(text) {
 }
 
 // src/store/store.ts
+import { hostname as hostname3 } from "node:os";
+import { join as join15, resolve as resolvePath2 } from "node:path";
+
+// src/store/describe.ts
+import { join, resolve as resolvePath } from "node:path";
+
+// src/store/redis/url.ts
+var REDIS_DEFAULT_PORT = 6379;
+function isLoopbackAddress(address) {
+  const lower = address.toLowerCase();
+  const v4 = /^(?:::ffff:)?(127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.exec(lower);
+  if (v4) return v4[1].split(".").every((part) => Number(part) <= 255);
+  return lower === "::1" || lower === "0:0:0:0:0:0:0:1";
+}
+function describeEndpoint(endpoint) {
+  return `${endpoint.host.includes(":") ? `[${endpoint.host}]` : endpoint.host}:${endpoint.port}`;
+}
+function displayUrl(endpoint) {
+  const user = endpoint.username === void 0 ? "" : `${encodeURIComponent(endpoint.username)}@`;
+  return `${endpoint.isTls ? "rediss" : "redis"}://${user}${describeEndpoint(endpoint)}/${endpoint.db}`;
+}
+function keyPrefixOf(projectId) {
+  return `oc:{${projectId}}:`;
+}
+function parseStoreUrl(text) {
+  const bad = (why) => ({ ok: false, message: `The store URL ${JSON.stringify(redactUrl(text))} ${why}` });
+  let url;
+  try {
+    url = new URL(text);
+  } catch {
+    return bad("is not a URL: use redis://user@host:port/db or rediss://user@host:port/db.");
+  }
+  if (url.protocol !== "redis:" && url.protocol !== "rediss:") {
+    return bad("has an unknown scheme: use file, redis://\u2026 (loopback only) or rediss://\u2026 (TLS).");
+  }
+  if (url.password !== "") {
+    return bad("carries a password: remove it from the URL and put it in OPENCOMMS_STORE_PASSWORD or OPENCOMMS_STORE_PASSWORD_FILE.");
+  }
+  if (url.search !== "" || url.hash !== "") return bad("has a query or fragment, which the store does not use: remove it.");
+  const host = url.hostname.startsWith("[") && url.hostname.endsWith("]") ? url.hostname.slice(1, -1) : url.hostname;
+  if (host === "") return bad("names no host: use redis://user@host:port/db.");
+  const dbMatch = /^\/?(\d{0,9})$/.exec(url.pathname);
+  if (!dbMatch) return bad("has a path other than a database number: use /0, /1, \u2026 at the end.");
+  let username;
+  try {
+    username = url.username === "" ? void 0 : decodeURIComponent(url.username);
+  } catch {
+    return bad("has a user name that is not valid percent-encoding.");
+  }
+  if (username !== void 0 && /[\x00-\x20\x7f]/.test(username)) return bad("has a user name with spaces or control characters.");
+  return {
+    ok: true,
+    endpoint: {
+      isTls: url.protocol === "rediss:",
+      host,
+      port: url.port === "" ? REDIS_DEFAULT_PORT : Number(url.port),
+      db: dbMatch[1] === "" ? 0 : Number(dbMatch[1]),
+      username
+    }
+  };
+}
+function redactUrl(text) {
+  const clipped = text.length > 200 ? `${text.slice(0, 200)}...` : text;
+  return clipped.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^@/]*):([^@/]*)@/i, "$1$2:***@");
+}
+
+// src/store/state-dir.ts
+var STATE_DIR_NAME = ".opencomms";
+
+// src/store/describe.ts
+function describeSelection(selection, projectDir) {
+  if (selection?.kind !== "redis") {
+    const folder = resolvePath(projectDir);
+    return { line: `file ${join(folder, STATE_DIR_NAME)}`, json: { kind: "file" }, label: "file", banner: "", location: folder };
+  }
+  const { config } = selection;
+  const url = displayUrl(config);
+  return {
+    line: `redis ${url}, project ${config.projectId}`,
+    json: { kind: "redis", url, project_id: config.projectId },
+    label: `${url}, project ${config.projectId}`,
+    banner: ` (state in the Redis store ${config.keyPrefix.slice(0, -1)})`,
+    shared: { url, projectId: config.projectId },
+    location: `redis:${config.projectId}`
+  };
+}
+
+// src/store/file-check.ts
+import { readdirSync as readdirSync3, readlinkSync as readlinkSync3 } from "node:fs";
 import { hostname as hostname2 } from "node:os";
-import { join as join9, resolve as resolvePath } from "node:path";
+import { join as join8 } from "node:path";
+
+// src/store/check.ts
+function guardCheck(name, run) {
+  try {
+    const result = run();
+    return Array.isArray(result) ? result : [result];
+  } catch (err) {
+    const detail = err instanceof Error ? err.message : String(err);
+    return [{ name, status: "fail", message: `could not check (${detail}); fix or move what it names, then run doctor again` }];
+  }
+}
+function printableLabel(text) {
+  const clean = text.replace(/[^\x20-\x7e]/g, "?");
+  return clean.length > 64 ? `${clean.slice(0, 64)}\u2026` : clean;
+}
+function faultCheck(name, fault) {
+  return { name, status: "fail", reason: fault.code, message: `${fault.code}: ${fault.message}` };
+}
+
+// src/store/folder-check.ts
+import { lstatSync as lstatSync2, readdirSync as readdirSync2, readlinkSync as readlinkSync2 } from "node:fs";
+import { dirname, join as join3 } from "node:path";
 
 // src/store/fs-port.ts
 import * as fs from "node:fs";
-import { basename, join } from "node:path";
+import { basename, join as join2 } from "node:path";
 
 // src/store/faults.ts
 var StoreFault = class extends Error {
@@ -2894,6 +3222,9 @@ function ensureOwnDir(port, dir) {
 function isOwnedByUs(stat) {
   return UID === void 0 || stat.uid === UID;
 }
+function isShared(stat) {
+  return IS_POSIX && (stat.mode & SHARED_BITS) !== 0;
+}
 function narrowEntry(port, path) {
   let fd;
   try {
@@ -2925,7 +3256,7 @@ function narrowTree(port, dir, depth) {
     return;
   }
   for (const name of names) {
-    const path = join(dir, name);
+    const path = join2(dir, name);
     const stat = port.lstatIfExists(path);
     if (stat === void 0 || stat.isSymbolicLink() || !isOwnedByUs(stat)) continue;
     if (stat.isDirectory()) {
@@ -2987,11 +3318,904 @@ function closeQuietly(port, fd) {
   }
 }
 
+// src/store/folder-check.ts
+function lstatOrNone(path) {
+  return lstatSync2(path, { throwIfNoEntry: false });
+}
+var WALK_DEPTH = 3;
+var OWN_FOLDERS = /* @__PURE__ */ new Set(["history", "pins", "archives", "claude-plugin"]);
+var FILE_FOLDERS = /* @__PURE__ */ new Set(["history", "pins", "archives"]);
+function walkStateDir(projectDir) {
+  const root = join3(projectDir, STATE_DIR_NAME);
+  const entries = [];
+  const visit = (path, rel, depth) => {
+    const stat = lstatOrNone(path);
+    if (stat === void 0) return;
+    entries.push({ shown: rel === "" ? STATE_DIR_NAME : join3(STATE_DIR_NAME, rel), path, rel, stat });
+    if (!stat.isDirectory() || depth >= WALK_DEPTH) return;
+    for (const name of readdirSync2(path).sort()) visit(join3(path, name), rel === "" ? name : join3(rel, name), depth + 1);
+  };
+  visit(root, "", 0);
+  return entries;
+}
+function entryProblem(entry) {
+  const { stat, rel } = entry;
+  if (stat.isSymbolicLink()) return `${entry.shown} is a link to ${readlinkSync2(entry.path)}`;
+  if ((rel === "" || OWN_FOLDERS.has(rel)) && !stat.isDirectory()) return `${entry.shown} is ${kindOf(stat)} where a folder belongs`;
+  if (FILE_FOLDERS.has(dirname(rel)) && !stat.isFile()) return `${entry.shown} is ${kindOf(stat)} where a file belongs`;
+  if (!stat.isFile() && !stat.isDirectory()) return `${entry.shown} is ${kindOf(stat)}`;
+  if (!isOwnedByUs(stat)) return `${entry.shown} belongs to another user (uid ${stat.uid})`;
+  return void 0;
+}
+function checkEntries(projectDir) {
+  const problems = walkStateDir(projectDir).filter((e) => e.rel !== "state.json").map(entryProblem).filter((p) => p !== void 0);
+  if (problems.length === 0) return { name: "entries", status: "ok", message: "no links, misplaced or foreign entries under .opencomms" };
+  return {
+    name: "entries",
+    status: "fail",
+    message: `OpenComms refuses these (it never follows a link under .opencomms, and uses only its own files): ${problems.join("; ")}. Find out how they got there, then remove or move them; doctor leaves them alone.`
+  };
+}
+function checkModes(projectDir, fix) {
+  if (process.platform === "win32") return { name: "modes", status: "ok", message: "not checked on Windows" };
+  const entries = walkStateDir(projectDir);
+  if (entries.length === 0) return { name: "modes", status: "ok", message: "no .opencomms folder yet" };
+  const wide = entries.filter((e) => (e.stat.isFile() || e.stat.isDirectory()) && isOwnedByUs(e.stat) && isShared(e.stat));
+  if (wide.length === 0) return { name: "modes", status: "ok", message: "folders and files under .opencomms are private to you" };
+  const list = wide.slice(0, 5).map((e) => `${e.shown} ${(e.stat.mode & 511).toString(8)}`).join(", ") + (wide.length > 5 ? ", \u2026" : "");
+  const what = `${wide.length} folder(s) or file(s) under .opencomms that other users can read or enter (${list})`;
+  if (!fix) return { name: "modes", status: "warn", message: `${what}; run doctor --fix to make folders 0700 and files 0600` };
+  const left = wide.filter((e) => !narrowEntry(NODE_FS, e.path));
+  if (left.length > 0) return { name: "modes", status: "warn", message: `${what}; could not narrow ${left.map((e) => e.shown).join(", ")}: chmod go-rwx them` };
+  return { name: "modes", status: "ok", message: `narrowed ${what}`, fixed: true };
+}
+
+// src/store/leftovers.ts
+import { join as join4 } from "node:path";
+var LEFTOVER_MIN_AGE_MS = 6e4;
+var LEFTOVER_NAME = /^\.(?:.+\.(\d+)\.[0-9a-f]{8}\.tmp|state\.lock(?:\.break)?\.(\d+)\.[0-9a-f]{8}\.stale)$/;
+var SUBDIRS = ["", "history", "archives", "pins"];
+function leftoverPidOf(name) {
+  const match = LEFTOVER_NAME.exec(name);
+  if (!match) return void 0;
+  return Number(match[1] ?? match[2]);
+}
+function findLeftovers(options) {
+  const { port, stateDir, isPidAlive: isPidRunning, now, deadHolderPid } = options;
+  const found = [];
+  const liveness = /* @__PURE__ */ new Map();
+  for (const sub of SUBDIRS) {
+    const dir = sub === "" ? stateDir : join4(stateDir, sub);
+    let names;
+    try {
+      if (!checkOwnDir(port, dir, false)) continue;
+      names = port.readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const pid = leftoverPidOf(name);
+      if (pid === void 0) continue;
+      const path = join4(dir, name);
+      if (pid === deadHolderPid) {
+        found.push(path);
+        continue;
+      }
+      if (pid === process.pid) continue;
+      let isAlive = liveness.get(pid);
+      if (isAlive === void 0) {
+        isAlive = isPidRunning(pid);
+        liveness.set(pid, isAlive);
+      }
+      if (isAlive) continue;
+      try {
+        const stat = port.lstatIfExists(path);
+        if (stat === void 0 || now - stat.mtimeMs < LEFTOVER_MIN_AGE_MS) continue;
+      } catch {
+        continue;
+      }
+      found.push(path);
+    }
+  }
+  return found;
+}
+function removeLeftovers(options) {
+  const found = findLeftovers(options);
+  for (const path of found) unlinkQuietly(options.port, path);
+  return found.length;
+}
+
+// src/store/lock-stamp.ts
+var LOCK_TIMEOUT_MS = 5e3;
+var LOCK_STALE_MS = 15e3;
+var LOCK_REFRESH_MS = 4e3;
+var EMPTY_LOCK_STALE_MS = 2e3;
+var START_SLACK_MS = 1500;
+var HELD_TOKENS = /* @__PURE__ */ new Set();
+function markHeld(token, isHeld) {
+  if (isHeld) HELD_TOKENS.add(token);
+  else HELD_TOKENS.delete(token);
+}
+function defaultProcessStart(place) {
+  if (!place.isProcOurs) return () => void 0;
+  return (pid, unit) => unit === "ticks" ? processStartTicks(pid) : processStartEpochMs(pid);
+}
+function parseLockOwner(bytes) {
+  let value;
+  try {
+    value = JSON.parse(bytes.toString("utf8"));
+  } catch {
+    return void 0;
+  }
+  const o = value;
+  if (!o || typeof o !== "object" || Array.isArray(o)) return void 0;
+  if (!Number.isSafeInteger(o.pid) || typeof o.host !== "string" || typeof o.t !== "number" || !Number.isFinite(o.t)) return void 0;
+  const owner = { pid: o.pid, host: o.host, t: o.t };
+  if (typeof o.token === "string") owner.token = o.token;
+  if (typeof o.ns === "string") owner.ns = o.ns;
+  if (Number.isSafeInteger(o.start)) owner.start = o.start;
+  return owner;
+}
+function stampFor(options, t, token) {
+  const place = options.place ?? thisProcessPlace();
+  const owner = { pid: process.pid, host: options.host, t, token };
+  if (place.ns !== void 0) owner.ns = place.ns;
+  if (place.start !== void 0) owner.start = place.start;
+  return owner;
+}
+function isSameNamespace(owner, host, place) {
+  if (owner.host !== host) return false;
+  return owner.ns === void 0 || owner.ns === place.ns;
+}
+function isLocalStamp(options, owner) {
+  return isSameNamespace(owner, options.host, options.place ?? thisProcessPlace());
+}
+function isLocalHolderGone(options, owner) {
+  if (!(owner.pid > 0)) return true;
+  if (owner.pid === process.pid) return !(owner.token !== void 0 && HELD_TOKENS.has(owner.token));
+  if (!(options.isPidAlive ?? isPidAlive)(owner.pid)) return true;
+  const startOf = options.processStart ?? defaultProcessStart(options.place ?? thisProcessPlace());
+  if (owner.start !== void 0) {
+    const ticks = startOf(owner.pid, "ticks");
+    return ticks !== void 0 && ticks !== owner.start;
+  }
+  const startedAt = startOf(owner.pid, "epoch_ms");
+  return startedAt !== void 0 && startedAt > owner.t + START_SLACK_MS;
+}
+function isAbandoned(options, owner, file, at) {
+  if (!owner) return at - file.mtimeMs > (file.size === 0 ? EMPTY_LOCK_STALE_MS : LOCK_STALE_MS);
+  if (isLocalStamp(options, owner)) return isLocalHolderGone(options, owner);
+  return at - Math.max(owner.t, file.mtimeMs) > LOCK_STALE_MS;
+}
+
+// src/store/lock-file.ts
+import { basename as basename2, dirname as dirname2, join as join5 } from "node:path";
+var RESTAMP_BEFORE_LINK_MS = 1e3;
+var NO_LINK_CODES = /* @__PURE__ */ new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
+function stagingPathFor(beside) {
+  return join5(dirname2(beside), `.${basename2(beside).replace(/^\./, "")}.${process.pid}.${randomHex(4)}.tmp`);
+}
+function stageStamp(options, target, at, beside = target) {
+  const { port } = options;
+  const dir = dirname2(beside);
+  const temp = stagingPathFor(beside);
+  let fd;
+  try {
+    if (!checkOwnDir(port, dir, true)) ensureOwnDir(port, dir);
+    fd = openOwnFile(port, temp, "create");
+  } catch (err) {
+    if (err instanceof StoreFault) throw err;
+    throw unwritable("create the lock", target, err);
+  }
+  const owner = stampFor(options, at, randomHex(16));
+  try {
+    writeAll(port, fd, Buffer.from(JSON.stringify(owner)), 0);
+  } catch (err) {
+    discardStaged(port, { temp, fd, owner });
+    throw unwritable("write the lock", target, err);
+  }
+  return { temp, fd, owner };
+}
+function discardStaged(port, staged) {
+  try {
+    port.closeSync(staged.fd);
+  } catch {
+  }
+  unlinkQuietly(port, staged.temp);
+}
+function restamp(port, fd, owner) {
+  const bytes = Buffer.from(JSON.stringify(owner));
+  writeAll(port, fd, bytes, 0);
+  port.ftruncateSync(fd, bytes.length);
+}
+function linkStaged(options, target, staged, at) {
+  const { port } = options;
+  if (at - staged.owner.t >= RESTAMP_BEFORE_LINK_MS) {
+    staged.owner.t = at;
+    try {
+      restamp(port, staged.fd, staged.owner);
+    } catch (err) {
+      throw unwritable("write the lock", target, err);
+    }
+  }
+  const token = staged.owner.token;
+  markHeld(token, true);
+  try {
+    port.linkSync(staged.temp, target);
+  } catch (err) {
+    markHeld(token, false);
+    const code = errnoOf(err);
+    if (code === "EEXIST") return void 0;
+    if (code === "ENOENT") {
+      discardStaged(port, staged);
+      return "restage";
+    }
+    if (code !== void 0 && NO_LINK_CODES.has(code)) return createWithoutLink(options, target, staged);
+    throw unwritable("create the lock", target, err);
+  }
+  unlinkQuietly(port, staged.temp);
+  return { path: target, owner: staged.owner, fd: staged.fd, stampedAt: staged.owner.t };
+}
+function createWithoutLink(options, target, staged) {
+  const { port } = options;
+  discardStaged(port, staged);
+  let fd;
+  try {
+    fd = openOwnFile(port, target, "create");
+  } catch (err) {
+    if (errnoOf(err) === "EEXIST") return void 0;
+    if (err instanceof StoreFault) throw err;
+    throw unwritable("create the lock", target, err);
+  }
+  const owner = stampFor(options, staged.owner.t, staged.owner.token);
+  markHeld(owner.token, true);
+  try {
+    writeAll(port, fd, Buffer.from(JSON.stringify(owner)), 0);
+  } catch (err) {
+    try {
+      port.closeSync(fd);
+    } catch {
+    }
+    unlinkQuietly(port, target);
+    markHeld(owner.token, false);
+    throw unwritable("write the lock", target, err);
+  }
+  return { path: target, owner, fd, stampedAt: owner.t };
+}
+function readLockFile(port, path) {
+  const bytes = tryReadFile(port, path);
+  if (bytes === void 0) return void 0;
+  const stat = port.statSync(path);
+  return { bytes, owner: parseLockOwner(bytes), ino: stat.ino, mtimeMs: stat.mtimeMs, size: bytes.length };
+}
+function isSameLockFile(current, judged) {
+  if (judged.owner?.token !== void 0) return current.owner?.token === judged.owner.token;
+  return current.bytes.equals(judged.bytes) && current.ino === judged.ino && current.mtimeMs === judged.mtimeMs;
+}
+function refreshLock(port, handle, at) {
+  if (handle.fd === void 0 || at - handle.stampedAt < LOCK_REFRESH_MS) return;
+  try {
+    restamp(port, handle.fd, { ...handle.owner, t: at });
+    handle.stampedAt = at;
+  } catch {
+  }
+}
+function releaseLock(port, handle) {
+  if (handle.owner.token !== void 0) markHeld(handle.owner.token, false);
+  if (handle.fd !== void 0) {
+    try {
+      port.closeSync(handle.fd);
+    } catch {
+    }
+    handle.fd = void 0;
+  }
+  let bytes;
+  try {
+    bytes = tryReadFile(port, handle.path);
+  } catch {
+    return;
+  }
+  if (bytes !== void 0 && parseLockOwner(bytes)?.token === handle.owner.token) unlinkQuietly(port, handle.path);
+}
+
+// src/store/lock-break.ts
+import { basename as basename3, dirname as dirname3, join as join6 } from "node:path";
+var RECHECK_MS = 20;
+function holdingKeyOf(file) {
+  return file.owner?.token ?? `${file.ino}:${file.bytes.toString("base64")}`;
+}
+function displaceIfAbandoned(options, now, seen) {
+  const { port, lockPath } = options;
+  let file;
+  try {
+    const last = seen.lock;
+    if (last) {
+      const stat = port.statIfExists(lockPath);
+      if (stat === void 0) return "vanished";
+      if (stat.ino === last.ino && stat.mtimeMs === last.mtimeMs && now() - last.at < RECHECK_MS) return last.verdict;
+    }
+    file = readLockFile(port, lockPath);
+  } catch (err) {
+    if (errnoOf(err) === "ENOENT") return "vanished";
+    throw unwritable("read the lock", lockPath, err);
+  }
+  if (file === void 0) return "vanished";
+  const at = now();
+  const verdict = { holder: file.owner, key: holdingKeyOf(file) };
+  if (!isAbandoned(options, file.owner, file, at)) {
+    seen.lock = { ino: file.ino, mtimeMs: file.mtimeMs, at, verdict };
+    return verdict;
+  }
+  seen.lock = void 0;
+  return breakLock(options, file, now) ? "displaced" : verdict;
+}
+function breakLock(options, judged, now) {
+  const { port, lockPath } = options;
+  const breakerPath = `${lockPath}.break`;
+  const breaker = claimBreaker(options, breakerPath, now);
+  if (!breaker) return false;
+  try {
+    let current;
+    try {
+      current = readLockFile(port, lockPath);
+    } catch (err) {
+      if (errnoOf(err) === "ENOENT") return true;
+      throw unwritable("read the lock", lockPath, err);
+    }
+    if (current === void 0) return true;
+    if (!isSameLockFile(current, judged) || !isAbandoned(options, current.owner, current, now())) return false;
+    try {
+      port.unlinkSync(lockPath);
+    } catch (err) {
+      if (errnoOf(err) !== "ENOENT") throw unwritable("break the lock", lockPath, err);
+    }
+    const { owner } = judged;
+    removeLeftovers({
+      port,
+      stateDir: dirname3(lockPath),
+      isPidAlive: options.isPidAlive ?? isPidAlive,
+      now: Date.now(),
+      deadHolderPid: owner && owner.pid > 0 && owner.pid !== process.pid && isLocalStamp(options, owner) ? owner.pid : void 0
+    });
+    return true;
+  } finally {
+    releaseLock(port, breaker);
+  }
+}
+function claimBreaker(options, breakerPath, now) {
+  const { port } = options;
+  const staged = stageStamp(options, breakerPath, now());
+  let handle;
+  try {
+    const linked = linkStaged(options, breakerPath, staged, now());
+    handle = linked === "restage" ? void 0 : linked;
+  } finally {
+    if (!handle) discardStaged(port, staged);
+  }
+  if (handle) return handle;
+  let file;
+  try {
+    file = readLockFile(port, breakerPath);
+  } catch {
+    return void 0;
+  }
+  if (file && isAbandoned(options, file.owner, file, now())) removeAbandonedBreaker(port, breakerPath, file);
+  return void 0;
+}
+function removeAbandonedBreaker(port, breakerPath, judged) {
+  const aside = join6(dirname3(breakerPath), `${basename3(breakerPath)}.${process.pid}.${randomHex(4)}.stale`);
+  try {
+    port.renameSync(breakerPath, aside);
+  } catch {
+    return;
+  }
+  let moved;
+  try {
+    moved = readLockFile(port, aside);
+  } catch {
+    moved = void 0;
+  }
+  if (!moved || !isSameLockFile(moved, judged)) {
+    try {
+      port.linkSync(aside, breakerPath);
+    } catch {
+    }
+  }
+  unlinkQuietly(port, aside);
+}
+function inspectLock(options) {
+  const file = readLockFile(options.port, options.lockPath);
+  if (!file) return void 0;
+  const at = (options.now ?? Date.now)();
+  return {
+    owner: file.owner,
+    ageMs: at - Math.max(file.owner?.t ?? 0, file.mtimeMs),
+    isAbandoned: isAbandoned(options, file.owner, file, at),
+    isLocal: file.owner !== void 0 && isLocalStamp(options, file.owner)
+  };
+}
+function breakAbandonedLock(options) {
+  const now = options.now ?? Date.now;
+  const file = readLockFile(options.port, options.lockPath);
+  if (!file || !isAbandoned(options, file.owner, file, now())) return false;
+  return breakLock(options, file, now);
+}
+
+// src/store/lock-queue.ts
+import { watch } from "node:fs";
+import { join as join7 } from "node:path";
+var TICKET_NAME = /^\d{15}\.\d+\.[0-9a-f]{8}$/;
+function queueDirOf(lockPath) {
+  return `${lockPath}.queue`;
+}
+function ticketNamesIn(port, queueDir) {
+  let names;
+  try {
+    if (!checkOwnDir(port, queueDir, false)) return [];
+    names = port.readdirSync(queueDir);
+  } catch (err) {
+    if (errnoOf(err) === "ENOENT") return [];
+    throw err;
+  }
+  return names.filter((name) => TICKET_NAME.test(name)).sort();
+}
+function hasWaiters(options) {
+  return ticketNamesIn(options.port, queueDirOf(options.lockPath)).length > 0;
+}
+function takeTicket(options, at) {
+  const { port, lockPath } = options;
+  const queueDir = queueDirOf(lockPath);
+  ensureOwnDir(port, queueDir);
+  const name = `${String(Math.max(0, Math.floor(at))).padStart(15, "0")}.${process.pid}.${randomHex(4)}`;
+  const path = join7(queueDir, name);
+  let staged;
+  try {
+    staged = stageStamp(options, path, at, lockPath);
+  } catch {
+    return void 0;
+  }
+  let handle;
+  try {
+    const linked = linkStaged(options, path, staged, at);
+    handle = linked === "restage" ? void 0 : linked;
+  } catch {
+    handle = void 0;
+  } finally {
+    if (!handle) discardStaged(port, staged);
+  }
+  return handle && { name, handle };
+}
+function leaveQueue(port, ticket) {
+  releaseLock(port, ticket.handle);
+}
+function ticketAhead(options, ticket, at) {
+  const { port } = options;
+  const queueDir = queueDirOf(options.lockPath);
+  const ahead = ticketNamesIn(port, queueDir).filter((name) => name < ticket.name);
+  for (let i = ahead.length - 1; i >= 0; i--) {
+    const path = join7(queueDir, ahead[i]);
+    let file;
+    try {
+      file = readLockFile(port, path);
+    } catch {
+      file = void 0;
+    }
+    if (file === void 0) continue;
+    if (!isAbandoned(options, file.owner, file, at)) return path;
+    unlinkQuietly(port, path);
+  }
+  return void 0;
+}
+var watchWithNodeFs = (path, onChange) => {
+  try {
+    const watcher = watch(path, { persistent: true }, () => onChange());
+    watcher.on("error", () => onChange());
+    return watcher;
+  } catch {
+    return void 0;
+  }
+};
+function sleepUntilChanged(options, path, ms) {
+  return new Promise((resolve) => {
+    let watcher;
+    let isSettled = false;
+    const settle = (isChanged) => {
+      if (isSettled) return;
+      isSettled = true;
+      clearTimeout(timer);
+      watcher?.close();
+      resolve(isChanged);
+    };
+    const timer = setTimeout(() => settle(false), ms);
+    const watchFor = options.watch ?? watchWithNodeFs;
+    watcher = watchFor(path, () => settle(true));
+    if (watcher === void 0 && !isPathPresent(options.port, path)) settle(true);
+  });
+}
+function isPathPresent(port, path) {
+  try {
+    return port.statIfExists(path) !== void 0;
+  } catch {
+    return true;
+  }
+}
+
+// src/store/lock.ts
+var HEAD_POLL_MS = 20;
+var QUEUE_POLL_MS = 200;
+var POLL_MIN_MS = 5;
+var POLL_JITTER_MS = 5;
+var Progress = class {
+  constructor(now) {
+    this.now = now;
+    this.since = now();
+  }
+  now;
+  key;
+  since;
+  holder;
+  see(key, holder) {
+    if (key === this.key) return;
+    this.key = key;
+    this.holder = holder;
+    this.since = this.now();
+  }
+  heldForMs() {
+    return this.now() - this.since;
+  }
+};
+function stuckFault(options, timeoutMs, progress) {
+  const holder = progress.holder;
+  const who = holder ? `pid ${holder.pid} on ${holder.host}` : "an unknown holder";
+  return new StoreFault(
+    "lock_timeout",
+    `timed out after ${timeoutMs} ms waiting for ${options.lockPath}: held by ${who}, which has not released it for ${progress.heldForMs()} ms and looks stuck. If that process is not an OpenComms server busy with a change, stop it; a lock whose holder has exited is removed by the next claimer, and \`opencomms doctor --fix\` removes one it judges abandoned.`
+  );
+}
+function peekHolding(options) {
+  let file;
+  try {
+    file = readLockFile(options.port, options.lockPath);
+  } catch {
+    file = void 0;
+  }
+  if (file === void 0) return { key: "free", holder: void 0 };
+  return { key: file.owner?.token ?? `${file.ino}:${file.mtimeMs}`, holder: file.owner };
+}
+async function claimLock(options) {
+  const now = options.now ?? Date.now;
+  const timeoutMs = options.timeoutMs ?? LOCK_TIMEOUT_MS;
+  const progress = new Progress(now);
+  const seen = {};
+  let staged;
+  let ticket;
+  let isQueueUsable = true;
+  let mayContend = !hasWaiters(options);
+  try {
+    for (; ; ) {
+      if (mayContend) {
+        staged ??= stageStamp(options, options.lockPath, now());
+        const linked = linkStaged(options, options.lockPath, staged, now());
+        if (linked === "restage") staged = void 0;
+        else if (linked) {
+          staged = void 0;
+          return linked;
+        }
+        const verdict = displaceIfAbandoned(options, now, seen);
+        if (verdict === "displaced" || verdict === "vanished") continue;
+        progress.see(verdict.key, verdict.holder);
+      } else {
+        const holding = peekHolding(options);
+        progress.see(holding.key, holding.holder);
+      }
+      if (progress.heldForMs() >= timeoutMs) throw stuckFault(options, timeoutMs, progress);
+      if (ticket === void 0 && isQueueUsable) {
+        ticket = takeTicket(options, now());
+        isQueueUsable = ticket !== void 0;
+      }
+      if (ticket === void 0) {
+        await new Promise((resolve) => setTimeout(resolve, POLL_MIN_MS + Math.random() * POLL_JITTER_MS));
+        mayContend = true;
+        continue;
+      }
+      refreshLock(options.port, ticket.handle, now());
+      const ahead = ticketAhead(options, ticket, now());
+      if (ahead === void 0) {
+        if (mayContend) await sleepUntilChanged(options, options.lockPath, HEAD_POLL_MS);
+        mayContend = true;
+      } else {
+        const isWoken = await sleepUntilChanged(options, ahead, QUEUE_POLL_MS + Math.random() * QUEUE_POLL_MS / 4);
+        mayContend = !isWoken;
+      }
+    }
+  } finally {
+    if (ticket) leaveQueue(options.port, ticket);
+    if (staged) discardStaged(options.port, staged);
+  }
+}
+
+// src/store/file-check.ts
+var OLD_LOCK_MS = 15e3;
+async function checkFileStore(projectDir, stateDir, options) {
+  const checks = [
+    ...guardCheck("state", () => checkState(projectDir, stateDir)),
+    ...guardCheck("entries", () => checkEntries(projectDir)),
+    ...guardCheck("modes", () => checkModes(projectDir, options.fix)),
+    ...guardCheck("lock", () => checkLock(stateDir, options.fix)),
+    ...guardCheck("leftovers", () => checkLeftovers(stateDir, options.fix))
+  ];
+  return { checks, state: loadStateQuietly(stateDir), store: { kind: "file" } };
+}
+function loadStateQuietly(stateDir) {
+  try {
+    const bytes = tryReadFile(NODE_FS, join8(stateDir, "state.json"));
+    const parsed = bytes === void 0 ? void 0 : parseState(bytes.toString("utf8"), Date.now());
+    return parsed?.ok ? parsed.state : void 0;
+  } catch {
+    return void 0;
+  }
+}
+function checkState(projectDir, dir) {
+  const path = join8(dir, "state.json");
+  const checks = [];
+  const dirStat = lstatOrNone(dir);
+  if (dirStat !== void 0 && !dirStat.isDirectory()) {
+    const what = dirStat.isSymbolicLink() ? `a link to ${readlinkSync3(dir)}` : kindOf(dirStat);
+    return [{ name: "state", status: "fail", message: `${dir} is ${what}, not a folder: OpenComms refuses every call until it is removed or moved.` }];
+  }
+  const stat = lstatOrNone(path);
+  if (stat === void 0) {
+    checks.push({ name: "state", status: "ok", message: "no state.json yet (the first opencomms_create writes it)" });
+  } else if (!stat.isFile()) {
+    const what = stat.isSymbolicLink() ? `a link to ${readlinkSync3(path)}` : kindOf(stat);
+    const how = stat.isSymbolicLink() ? `remove the link (rm "${path}"), after finding out how it got there` : `move it out of .opencomms/ (mv "${path}" "${join8(projectDir, "opencomms-state-moved-aside")}")`;
+    checks.push({
+      name: "state",
+      status: "fail",
+      message: `${path} is ${what}, not a file. OpenComms neither reads nor replaces it, so every call is refused until you ${how}; the next change then starts an empty state.`
+    });
+  } else {
+    let problem;
+    let isUnreadable = false;
+    try {
+      const parsed = parseState((tryReadFile(NODE_FS, path) ?? Buffer.alloc(0)).toString("utf8"), Date.now());
+      if (!parsed.ok) problem = parsed.reason.replace(/\s+/g, " ");
+    } catch (err) {
+      problem = err.message.replace(/\s+/g, " ");
+      isUnreadable = true;
+    }
+    if (problem === void 0) checks.push({ name: "state", status: "ok", message: `${path} loads` });
+    else if (isUnreadable) {
+      checks.push({ name: "state", status: "fail", message: `${path} cannot be read (${problem}); every call that needs the state fails until that is fixed.` });
+    } else {
+      checks.push({
+        name: "state",
+        status: "fail",
+        message: `${path} cannot be loaded (${problem}). The next change will preserve it as state.corrupt-<time>.json and start empty; restore a good copy first if you have one.`
+      });
+    }
+  }
+  const corrupt = lstatOrNone(dir)?.isDirectory() ? readdirSync3(dir).filter((f) => /^state\.corrupt-\d+.*\.json$/.test(f)) : [];
+  if (corrupt.length > 0) {
+    checks.push({
+      name: "preserved state",
+      status: "warn",
+      message: `${corrupt.length} state file(s) that failed to load were preserved: ${corrupt.join(", ")}. Inspect them, then delete them when done.`
+    });
+  }
+  return checks;
+}
+function checkLock(stateDir, fix) {
+  const options = { port: NODE_FS, lockPath: join8(stateDir, ".state.lock"), host: hostname2() };
+  let seen;
+  try {
+    seen = inspectLock(options);
+  } catch {
+    return { name: "lock", status: "warn", message: "the lock file cannot be read safely; see the entries check" };
+  }
+  if (!seen) return { name: "lock", status: "ok", message: "not held" };
+  const { owner } = seen;
+  const who = owner ? `process ${owner.pid} on ${printableLabel(owner.host)}` : "an unreadable stamp";
+  if (seen.isAbandoned) {
+    const what = `left behind by ${who}, which is gone`;
+    if (!fix) return { name: "lock", status: "warn", message: `${what}; the next writer breaks it at once (or run doctor --fix)` };
+    if (breakAbandonedLock(options)) return { name: "lock", status: "ok", message: `${what}; removed`, fixed: true };
+    return { name: "lock", status: "ok", message: "released or taken over by another process while checking" };
+  }
+  if (seen.isLocal) return { name: "lock", status: "ok", message: `held right now by live ${who}` };
+  const ageS = Math.round(seen.ageMs / 1e3);
+  if (seen.ageMs < OLD_LOCK_MS) return { name: "lock", status: "ok", message: `held right now by ${who}` };
+  return {
+    name: "lock",
+    status: "warn",
+    message: `held by ${who} for ${ageS} s; writers break it after ${LOCK_STALE_MS / 1e3} s without a refresh. If that machine is gone, delete ${options.lockPath}.`
+  };
+}
+function checkLeftovers(stateDir, fix) {
+  const options = { port: NODE_FS, stateDir, isPidAlive, now: Date.now() };
+  const found = findLeftovers(options);
+  if (found.length === 0) return { name: "leftovers", status: "ok", message: "no temp or lock files left by dead processes" };
+  const what = `${found.length} temp or lock file(s) left by processes that died mid-save (${found.slice(0, 3).map((p) => p.slice(options.stateDir.length + 1)).join(", ")}${found.length > 3 ? ", \u2026" : ""})`;
+  if (!fix) return { name: "leftovers", status: "warn", message: `${what}; harmless, but run doctor --fix to delete them` };
+  removeLeftovers(options);
+  return { name: "leftovers", status: "ok", message: `deleted ${what}`, fixed: true };
+}
+
+// src/store/state-dir-watch.ts
+import { existsSync, statSync as statSync2, watch as watch2 } from "node:fs";
+import { basename as basename4, dirname as dirname4, join as join9 } from "node:path";
+var DEFAULT_DEBOUNCE_MS = 5;
+var DEFAULT_POLL_MS = 2e3;
+var STATE_FILE = "state.json";
+var watchWithNode = (dir, onEvent) => watch2(dir, { persistent: false }, (_event, filename) => onEvent(filename == null ? null : String(filename)));
+function signatureOf(path) {
+  try {
+    const stat = statSync2(path);
+    return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+  } catch {
+    return "absent";
+  }
+}
+function errorText(err) {
+  return err instanceof Error ? err.message : String(err);
+}
+function isMissing(err) {
+  return err?.code === "ENOENT";
+}
+function watchStateDir(stateDir, options = {}) {
+  const debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
+  const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
+  const log = options.log ?? (() => void 0);
+  const watchDir = options.watch ?? watchWithNode;
+  const statePath = join9(stateDir, STATE_FILE);
+  const dirName = basename4(stateDir);
+  const listeners = /* @__PURE__ */ new Set();
+  let isClosed = false;
+  let current;
+  let debounce;
+  let isLeadingQueued = false;
+  let isDirty = false;
+  let poll;
+  let lastSignature = signatureOf(statePath);
+  const fire = () => {
+    isDirty = false;
+    if (isClosed) return;
+    for (const listener of [...listeners]) {
+      try {
+        listener();
+      } catch (err) {
+        log(`state watcher listener failed: ${errorText(err)}`);
+      }
+    }
+  };
+  const openWindow = () => {
+    debounce = setTimeout(endWindow, debounceMs);
+    debounce.unref();
+  };
+  const endWindow = () => {
+    debounce = void 0;
+    if (isClosed || !isDirty) return;
+    openWindow();
+    fire();
+  };
+  const schedule = () => {
+    if (isClosed) return;
+    if (debounce || isLeadingQueued) {
+      isDirty = true;
+      return;
+    }
+    openWindow();
+    isLeadingQueued = true;
+    queueMicrotask(() => {
+      isLeadingQueued = false;
+      fire();
+    });
+  };
+  const fireIfChanged = () => {
+    const signature = signatureOf(statePath);
+    if (signature === lastSignature) return;
+    lastSignature = signature;
+    schedule();
+  };
+  const stopCurrent = () => {
+    const watcher = current;
+    current = void 0;
+    try {
+      watcher?.close();
+    } catch {
+    }
+  };
+  const startPolling = (isAwaitingDir) => {
+    stopCurrent();
+    if (isClosed || poll) return;
+    poll = setInterval(() => {
+      if (isAwaitingDir && existsSync(stateDir)) {
+        clearInterval(poll);
+        poll = void 0;
+        isAwaitingDir = false;
+        watchStateFile();
+        fireIfChanged();
+        return;
+      }
+      fireIfChanged();
+    }, pollMs);
+    poll.unref();
+  };
+  const onWatchError = (watcher, where) => (err) => {
+    if (isClosed || current !== watcher) return;
+    log(`watching ${where} failed (${err.message}); polling state.json every ${pollMs} ms instead`);
+    startPolling(false);
+  };
+  function watchStateFile() {
+    if (isClosed) return;
+    let watcher;
+    try {
+      watcher = watchDir(stateDir, (filename) => {
+        if (isClosed || current !== watcher) return;
+        if (filename === null || filename === STATE_FILE) schedule();
+        else if (filename === dirName) rewatchStateDir();
+      });
+    } catch (err) {
+      if (isMissing(err)) return awaitStateDir();
+      log(`cannot watch ${stateDir} (${errorText(err)}); polling state.json every ${pollMs} ms instead`);
+      return startPolling(false);
+    }
+    current = watcher;
+    watcher.on("error", onWatchError(watcher, stateDir));
+  }
+  function rewatchStateDir() {
+    if (!existsSync(stateDir)) return awaitStateDir();
+    stopCurrent();
+    watchStateFile();
+    schedule();
+  }
+  function awaitStateDir() {
+    stopCurrent();
+    if (isClosed) return;
+    const parent = dirname4(stateDir);
+    const handOver = () => {
+      if (isClosed || !existsSync(stateDir)) return;
+      stopCurrent();
+      watchStateFile();
+      fireIfChanged();
+    };
+    let watcher;
+    try {
+      watcher = watchDir(parent, (filename) => {
+        if (filename === null || filename === dirName) handOver();
+      });
+    } catch {
+      return startPolling(true);
+    }
+    current = watcher;
+    watcher.on("error", onWatchError(watcher, parent));
+    handOver();
+  }
+  watchStateFile();
+  return {
+    onChange(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+    close() {
+      isClosed = true;
+      stopCurrent();
+      if (debounce) clearTimeout(debounce);
+      if (poll) clearInterval(poll);
+      debounce = void 0;
+      poll = void 0;
+      listeners.clear();
+    }
+  };
+}
+
 // src/store/history.ts
-import { dirname as dirname2, join as join3 } from "node:path";
+import { dirname as dirname6, join as join11 } from "node:path";
 
 // src/store/replace-file.ts
-import { basename as basename2, dirname, join as join2 } from "node:path";
+import { basename as basename5, dirname as dirname5, join as join10 } from "node:path";
 var RENAME_RETRY_CODES = /* @__PURE__ */ new Set(["EPERM", "EBUSY", "EACCES"]);
 var RENAME_BACKOFF_MS = [2, 8, 25];
 var DIR_FSYNC_UNSUPPORTED = /* @__PURE__ */ new Set(["EISDIR", "EPERM", "EINVAL", "EBADF", "ENOTSUP", "EACCES"]);
@@ -3000,15 +4224,15 @@ function sleepSync(ms) {
   Atomics.wait(SLEEP_CELL, 0, 0, ms);
 }
 function tempPathFor(target) {
-  const stem = basename2(target).replace(/\.json$/, "");
-  return join2(dirname(target), `.${stem}.${process.pid}.${randomHex(4)}.tmp`);
+  const stem = basename5(target).replace(/\.json$/, "");
+  return join10(dirname5(target), `.${stem}.${process.pid}.${randomHex(4)}.tmp`);
 }
 function replaceFile(port, target, data, mode = FILE_MODE) {
   renameIntoPlace(port, target, data, mode);
-  fsyncDirectory(port, dirname(target));
+  fsyncDirectory(port, dirname5(target));
 }
 function renameIntoPlace(port, target, data, mode = FILE_MODE, beforeRename) {
-  checkOwnDir(port, dirname(target), true);
+  checkOwnDir(port, dirname5(target), true);
   writeAndRename(port, target, data, (temp) => openOwnFile(port, temp, "create", mode), beforeRename);
 }
 function writeAndRename(port, target, data, openTemp, beforeRename) {
@@ -3098,7 +4322,7 @@ function createFileExclusive(port, target, data) {
   } finally {
     unlinkQuietly(port, temp);
   }
-  fsyncDirectory(port, dirname(target));
+  fsyncDirectory(port, dirname5(target));
 }
 var LINK_UNSUPPORTED = /* @__PURE__ */ new Set(["EPERM", "ENOTSUP", "ENOSYS", "EOPNOTSUPP"]);
 function writeDurably(port, path, data) {
@@ -3140,14 +4364,14 @@ var HistoryLog = class {
   constructor(options) {
     this.port = options.port;
     this.dir = options.historyDir;
-    this.parentDir = dirname2(options.historyDir);
+    this.parentDir = dirname6(options.historyDir);
     this.keep = options.keepRecords ?? HISTORY_KEEP_RECORDS;
     this.compactAt = Math.max(options.compactLines ?? HISTORY_COMPACT_LINES, this.keep);
   }
   /** The file of a channel; the id must already be valid. */
   pathOf(channelId) {
     if (!isValidChannelId(channelId)) throw new Error(`invalid channel id: ${JSON.stringify(channelId)}`);
-    return join3(this.dir, `${channelId}.jsonl`);
+    return join11(this.dir, `${channelId}.jsonl`);
   }
   find(channelId, messageId) {
     if (!isValidChannelId(channelId)) return void 0;
@@ -3191,7 +4415,7 @@ var HistoryLog = class {
   ensureDir() {
     ensureOwnDir(this.port, this.parentDir);
     const created = ensureOwnDir(this.port, this.dir);
-    if (created !== void 0) fsyncDirectory(this.port, dirname2(created));
+    if (created !== void 0) fsyncDirectory(this.port, dirname6(created));
   }
   // The log opened for appending, never through a link; a history folder
   // removed under a running process (a reset of .opencomms) is made again
@@ -3368,7 +4592,7 @@ function sortOldestFirst(records) {
 }
 
 // src/store/load.ts
-import { dirname as dirname3, join as join4 } from "node:path";
+import { dirname as dirname7, join as join12 } from "node:path";
 var QUARANTINE_ATTEMPTS = 20;
 var GENERATION_HEAD = /^\{"generation":(\d{1,15})(?:,|(?=\}))/;
 var GENERATION_HEAD_BYTES = 32;
@@ -3403,7 +4627,7 @@ function rejectionNote(what, reason, preservedAs) {
 function readState(port, statePath, codec, now, memo, learn = false) {
   let bytes;
   try {
-    bytes = checkOwnDir(port, dirname3(statePath), false) ? tryReadFileReusing(port, statePath) : void 0;
+    bytes = checkOwnDir(port, dirname7(statePath), false) ? tryReadFileReusing(port, statePath) : void 0;
   } catch (err) {
     throw unwritable("read", statePath, err);
   }
@@ -3419,7 +4643,7 @@ function readState(port, statePath, codec, now, memo, learn = false) {
 function quarantineState(port, stateDir, bytes, now) {
   for (let attempt = 0; attempt < QUARANTINE_ATTEMPTS; attempt++) {
     const name = attempt === 0 ? `state.corrupt-${now}.json` : `state.corrupt-${now}-${attempt}.json`;
-    const path = join4(stateDir, name);
+    const path = join12(stateDir, name);
     try {
       createFileExclusive(port, path, bytes);
       return name;
@@ -3444,479 +4668,12 @@ function applyChange(loaded, codec, now, change, hasStagedWork = () => false) {
   return { result, write: { text, finished, isFallback: false } };
 }
 
-// src/store/lock.ts
-import { basename as basename3, dirname as dirname4, join as join6 } from "node:path";
-
-// src/store/leftovers.ts
-import { join as join5 } from "node:path";
-var LEFTOVER_MIN_AGE_MS = 6e4;
-var LEFTOVER_NAME = /^\.(?:.+\.(\d+)\.[0-9a-f]{8}\.tmp|state\.lock(?:\.break)?\.(\d+)\.[0-9a-f]{8}\.stale)$/;
-var SUBDIRS = ["", "history", "archives", "pins"];
-function leftoverPidOf(name) {
-  const match = LEFTOVER_NAME.exec(name);
-  if (!match) return void 0;
-  return Number(match[1] ?? match[2]);
-}
-function findLeftovers(options) {
-  const { port, stateDir, isPidAlive: isPidRunning, now, deadHolderPid } = options;
-  const found = [];
-  const liveness = /* @__PURE__ */ new Map();
-  for (const sub of SUBDIRS) {
-    const dir = sub === "" ? stateDir : join5(stateDir, sub);
-    let names;
-    try {
-      if (!checkOwnDir(port, dir, false)) continue;
-      names = port.readdirSync(dir);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      const pid = leftoverPidOf(name);
-      if (pid === void 0) continue;
-      const path = join5(dir, name);
-      if (pid === deadHolderPid) {
-        found.push(path);
-        continue;
-      }
-      if (pid === process.pid) continue;
-      let isAlive = liveness.get(pid);
-      if (isAlive === void 0) {
-        isAlive = isPidRunning(pid);
-        liveness.set(pid, isAlive);
-      }
-      if (isAlive) continue;
-      try {
-        const stat = port.lstatIfExists(path);
-        if (stat === void 0 || now - stat.mtimeMs < LEFTOVER_MIN_AGE_MS) continue;
-      } catch {
-        continue;
-      }
-      found.push(path);
-    }
-  }
-  return found;
-}
-function removeLeftovers(options) {
-  const found = findLeftovers(options);
-  for (const path of found) unlinkQuietly(options.port, path);
-  return found.length;
-}
-
-// src/process/liveness.ts
-function isPidAlive(pid) {
-  if (!(pid > 0)) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err?.code !== "ESRCH";
-  }
-}
-function isHolderRunning(holder, machine = processHostTag(), isAlive = isPidAlive) {
-  return holder.host === machine ? isAlive(holder.pid) : true;
-}
-function isLeaseAlive(holder, now, machine = processHostTag()) {
-  return holder.host === machine ? isPidAlive(holder.pid) : now <= holder.until;
-}
-
-// src/store/lock.ts
-var LOCK_TIMEOUT_MS = 5e3;
-var LOCK_STALE_MS = 15e3;
-var LOCK_REFRESH_MS = 4e3;
-var EMPTY_LOCK_STALE_MS = 2e3;
-var START_SLACK_MS = 1500;
-var RESTAMP_BEFORE_LINK_MS = 1e3;
-var POLL_MIN_MS = 5;
-var TURN_POLL_MS = 1;
-var STARVING_AFTER_MS = 25;
-var TURN_TTL_MS = 2e3;
-var POLL_JITTER_MS = 5;
-var RECHECK_MS = 20;
-var NO_LINK_CODES = /* @__PURE__ */ new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
-var HELD_TOKENS = /* @__PURE__ */ new Set();
-function defaultProcessStart(place) {
-  if (!place.isProcOurs) return () => void 0;
-  return (pid, unit) => unit === "ticks" ? processStartTicks(pid) : processStartEpochMs(pid);
-}
-function parseLockOwner(bytes) {
-  let value;
-  try {
-    value = JSON.parse(bytes.toString("utf8"));
-  } catch {
-    return void 0;
-  }
-  const o = value;
-  if (!o || typeof o !== "object" || Array.isArray(o)) return void 0;
-  if (!Number.isSafeInteger(o.pid) || typeof o.host !== "string" || typeof o.t !== "number" || !Number.isFinite(o.t)) return void 0;
-  const owner = { pid: o.pid, host: o.host, t: o.t };
-  if (typeof o.token === "string") owner.token = o.token;
-  if (typeof o.ns === "string") owner.ns = o.ns;
-  if (Number.isSafeInteger(o.start)) owner.start = o.start;
-  return owner;
-}
-function stampFor(options, t, token) {
-  const place = options.place ?? thisProcessPlace();
-  const owner = { pid: process.pid, host: options.host, t, token };
-  if (place.ns !== void 0) owner.ns = place.ns;
-  if (place.start !== void 0) owner.start = place.start;
-  return owner;
-}
-function isSameNamespace(owner, host, place) {
-  if (owner.host !== host) return false;
-  return owner.ns === void 0 || owner.ns === place.ns;
-}
-function isLocalHolderGone(options, owner) {
-  if (!(owner.pid > 0)) return true;
-  if (owner.pid === process.pid) return !(owner.token !== void 0 && HELD_TOKENS.has(owner.token));
-  if (!(options.isPidAlive ?? isPidAlive)(owner.pid)) return true;
-  const startOf = options.processStart ?? defaultProcessStart(options.place ?? thisProcessPlace());
-  if (owner.start !== void 0) {
-    const ticks = startOf(owner.pid, "ticks");
-    return ticks !== void 0 && ticks !== owner.start;
-  }
-  const startedAt = startOf(owner.pid, "epoch_ms");
-  return startedAt !== void 0 && startedAt > owner.t + START_SLACK_MS;
-}
-function isAbandoned(options, owner, file, at) {
-  if (!owner) return at - file.mtimeMs > (file.size === 0 ? EMPTY_LOCK_STALE_MS : LOCK_STALE_MS);
-  if (isSameNamespace(owner, options.host, options.place ?? thisProcessPlace())) return isLocalHolderGone(options, owner);
-  return at - Math.max(owner.t, file.mtimeMs) > LOCK_STALE_MS;
-}
-async function claimLock(options) {
-  const now = options.now ?? Date.now;
-  const timeoutMs = options.timeoutMs ?? LOCK_TIMEOUT_MS;
-  const startedAt = now();
-  const deadline = startedAt + timeoutMs;
-  const turn = new Turn(options, now);
-  const seen = {};
-  let staged;
-  try {
-    for (; ; ) {
-      const mayClaim = turn.mayClaim();
-      if (mayClaim) {
-        staged ??= stageStamp(options, options.lockPath, now());
-        const linked = linkStaged(options, options.lockPath, staged, now());
-        if (linked === "restage") staged = void 0;
-        else if (linked) {
-          staged = void 0;
-          return linked;
-        }
-      }
-      const verdict = displaceIfAbandoned(options, now, seen);
-      if (mayClaim && (verdict === "displaced" || verdict === "vanished")) continue;
-      const holder = typeof verdict === "string" ? void 0 : verdict;
-      if (now() >= deadline) {
-        const who = holder ? `pid ${holder.pid} on ${holder.host}` : "an unknown holder";
-        throw new StoreFault("lock_timeout", `timed out after ${timeoutMs} ms waiting for ${options.lockPath}, held by ${who}`);
-      }
-      if (now() - startedAt >= STARVING_AFTER_MS) turn.request();
-      const pause = turn.isMine ? TURN_POLL_MS : POLL_MIN_MS + Math.random() * POLL_JITTER_MS;
-      await new Promise((resolve) => setTimeout(resolve, pause));
-    }
-  } finally {
-    turn.give();
-    if (staged) discardStaged(options.port, staged);
-  }
-}
-var Turn = class {
-  constructor(options, now) {
-    this.options = options;
-    this.now = now;
-    this.path = `${options.lockPath}.next`;
-  }
-  options;
-  now;
-  isMine = false;
-  path;
-  // Made when this claimer first asks for the turn: most claims never wait.
-  token;
-  mayClaim() {
-    return this.isMine || this.readLive() === void 0;
-  }
-  request() {
-    if (this.isMine) return;
-    const { port } = this.options;
-    if (this.readLive() !== void 0) return;
-    unlinkQuietly(port, this.path);
-    let fd;
-    try {
-      fd = openOwnFile(port, this.path, "create");
-    } catch {
-      return;
-    }
-    try {
-      this.token ??= randomHex(16);
-      const owner = stampFor(this.options, this.now(), this.token);
-      writeAll(port, fd, Buffer.from(JSON.stringify(owner)), 0);
-      this.isMine = true;
-    } catch {
-      unlinkQuietly(port, this.path);
-    } finally {
-      try {
-        port.closeSync(fd);
-      } catch {
-      }
-    }
-  }
-  give() {
-    if (!this.isMine) return;
-    this.isMine = false;
-    try {
-      const bytes = tryReadFile(this.options.port, this.path);
-      if (bytes && parseLockOwner(bytes)?.token === this.token) unlinkQuietly(this.options.port, this.path);
-    } catch {
-    }
-  }
-  // The live turn holder other than us, or undefined when nobody (valid) waits.
-  readLive() {
-    let bytes;
-    try {
-      if (this.options.port.statIfExists(this.path) === void 0) return void 0;
-      bytes = tryReadFile(this.options.port, this.path);
-    } catch {
-      return void 0;
-    }
-    if (bytes === void 0) return void 0;
-    const other = parseLockOwner(bytes);
-    if (!other || this.token !== void 0 && other.token === this.token) return void 0;
-    const age = this.now() - other.t;
-    if (age > TURN_TTL_MS || age < -TURN_TTL_MS) return void 0;
-    const place = this.options.place ?? thisProcessPlace();
-    if (isSameNamespace(other, this.options.host, place) && !(this.options.isPidAlive ?? isPidAlive)(other.pid)) return void 0;
-    return other;
-  }
-};
-function stagingPathFor(target) {
-  return join6(dirname4(target), `.${basename3(target).replace(/^\./, "")}.${process.pid}.${randomHex(4)}.tmp`);
-}
-function stageStamp(options, target, at) {
-  const { port } = options;
-  const dir = dirname4(target);
-  const temp = stagingPathFor(target);
-  let fd;
-  try {
-    if (!checkOwnDir(port, dir, true)) ensureOwnDir(port, dir);
-    fd = openOwnFile(port, temp, "create");
-  } catch (err) {
-    if (err instanceof StoreFault) throw err;
-    throw unwritable("create the lock", target, err);
-  }
-  const owner = stampFor(options, at, randomHex(16));
-  try {
-    writeAll(port, fd, Buffer.from(JSON.stringify(owner)), 0);
-  } catch (err) {
-    discardStaged(port, { temp, fd, owner });
-    throw unwritable("write the lock", target, err);
-  }
-  return { temp, fd, owner };
-}
-function discardStaged(port, staged) {
-  try {
-    port.closeSync(staged.fd);
-  } catch {
-  }
-  unlinkQuietly(port, staged.temp);
-}
-function restamp(port, fd, owner) {
-  const bytes = Buffer.from(JSON.stringify(owner));
-  writeAll(port, fd, bytes, 0);
-  port.ftruncateSync(fd, bytes.length);
-}
-function linkStaged(options, target, staged, at) {
-  const { port } = options;
-  if (at - staged.owner.t >= RESTAMP_BEFORE_LINK_MS) {
-    staged.owner.t = at;
-    try {
-      restamp(port, staged.fd, staged.owner);
-    } catch (err) {
-      throw unwritable("write the lock", target, err);
-    }
-  }
-  const token = staged.owner.token;
-  HELD_TOKENS.add(token);
-  try {
-    port.linkSync(staged.temp, target);
-  } catch (err) {
-    HELD_TOKENS.delete(token);
-    const code = errnoOf(err);
-    if (code === "EEXIST") return void 0;
-    if (code === "ENOENT") {
-      discardStaged(port, staged);
-      return "restage";
-    }
-    if (code !== void 0 && NO_LINK_CODES.has(code)) return createWithoutLink(options, target, staged);
-    throw unwritable("create the lock", target, err);
-  }
-  unlinkQuietly(port, staged.temp);
-  return { path: target, owner: staged.owner, fd: staged.fd, stampedAt: staged.owner.t };
-}
-function createWithoutLink(options, target, staged) {
-  const { port } = options;
-  discardStaged(port, staged);
-  let fd;
-  try {
-    fd = openOwnFile(port, target, "create");
-  } catch (err) {
-    if (errnoOf(err) === "EEXIST") return void 0;
-    if (err instanceof StoreFault) throw err;
-    throw unwritable("create the lock", target, err);
-  }
-  const owner = stampFor(options, staged.owner.t, staged.owner.token);
-  HELD_TOKENS.add(owner.token);
-  try {
-    writeAll(port, fd, Buffer.from(JSON.stringify(owner)), 0);
-  } catch (err) {
-    try {
-      port.closeSync(fd);
-    } catch {
-    }
-    unlinkQuietly(port, target);
-    HELD_TOKENS.delete(owner.token);
-    throw unwritable("write the lock", target, err);
-  }
-  return { path: target, owner, fd, stampedAt: owner.t };
-}
-function readLockFile(port, path) {
-  const bytes = tryReadFile(port, path);
-  if (bytes === void 0) return void 0;
-  const stat = port.statSync(path);
-  return { bytes, owner: parseLockOwner(bytes), ino: stat.ino, mtimeMs: stat.mtimeMs, size: bytes.length };
-}
-function displaceIfAbandoned(options, now, seen) {
-  const { port, lockPath } = options;
-  let file;
-  try {
-    const last = seen.lock;
-    if (last) {
-      const stat = port.statIfExists(lockPath);
-      if (stat === void 0) return "vanished";
-      if (stat.ino === last.ino && stat.mtimeMs === last.mtimeMs && now() - last.at < RECHECK_MS) return last.owner;
-    }
-    file = readLockFile(port, lockPath);
-  } catch (err) {
-    if (errnoOf(err) === "ENOENT") return "vanished";
-    throw unwritable("read the lock", lockPath, err);
-  }
-  if (file === void 0) return "vanished";
-  const at = now();
-  if (!isAbandoned(options, file.owner, file, at)) {
-    seen.lock = { ino: file.ino, mtimeMs: file.mtimeMs, at, owner: file.owner };
-    return file.owner;
-  }
-  seen.lock = void 0;
-  return breakLock(options, file, now) ? "displaced" : file.owner;
-}
-function isSameLockFile(current, judged) {
-  if (judged.owner?.token !== void 0) return current.owner?.token === judged.owner.token;
-  return current.bytes.equals(judged.bytes) && current.ino === judged.ino && current.mtimeMs === judged.mtimeMs;
-}
-function breakLock(options, judged, now) {
-  const { port, lockPath } = options;
-  const breakerPath = `${lockPath}.break`;
-  const breaker = claimBreaker(options, breakerPath, now);
-  if (!breaker) return false;
-  try {
-    let current;
-    try {
-      current = readLockFile(port, lockPath);
-    } catch (err) {
-      if (errnoOf(err) === "ENOENT") return true;
-      throw unwritable("read the lock", lockPath, err);
-    }
-    if (current === void 0) return true;
-    if (!isSameLockFile(current, judged) || !isAbandoned(options, current.owner, current, now())) return false;
-    try {
-      port.unlinkSync(lockPath);
-    } catch (err) {
-      if (errnoOf(err) !== "ENOENT") throw unwritable("break the lock", lockPath, err);
-    }
-    const { owner } = judged;
-    const place = options.place ?? thisProcessPlace();
-    removeLeftovers({
-      port,
-      stateDir: dirname4(lockPath),
-      isPidAlive: options.isPidAlive ?? isPidAlive,
-      now: Date.now(),
-      deadHolderPid: owner && owner.pid > 0 && owner.pid !== process.pid && isSameNamespace(owner, options.host, place) ? owner.pid : void 0
-    });
-    return true;
-  } finally {
-    releaseLock(port, breaker);
-  }
-}
-function claimBreaker(options, breakerPath, now) {
-  const { port } = options;
-  const staged = stageStamp(options, breakerPath, now());
-  let handle;
-  try {
-    const linked = linkStaged(options, breakerPath, staged, now());
-    handle = linked === "restage" ? void 0 : linked;
-  } finally {
-    if (!handle) discardStaged(port, staged);
-  }
-  if (handle) return handle;
-  let file;
-  try {
-    file = readLockFile(port, breakerPath);
-  } catch {
-    return void 0;
-  }
-  if (file && isAbandoned(options, file.owner, file, now())) removeAbandonedBreaker(port, breakerPath, file);
-  return void 0;
-}
-function removeAbandonedBreaker(port, breakerPath, judged) {
-  const aside = join6(dirname4(breakerPath), `${basename3(breakerPath)}.${process.pid}.${randomHex(4)}.stale`);
-  try {
-    port.renameSync(breakerPath, aside);
-  } catch {
-    return;
-  }
-  let moved;
-  try {
-    moved = readLockFile(port, aside);
-  } catch {
-    moved = void 0;
-  }
-  if (!moved || !isSameLockFile(moved, judged)) {
-    try {
-      port.linkSync(aside, breakerPath);
-    } catch {
-    }
-  }
-  unlinkQuietly(port, aside);
-}
-function refreshLock(port, handle, at) {
-  if (handle.fd === void 0 || at - handle.stampedAt < LOCK_REFRESH_MS) return;
-  try {
-    restamp(port, handle.fd, { ...handle.owner, t: at });
-    handle.stampedAt = at;
-  } catch {
-  }
-}
-function releaseLock(port, handle) {
-  if (handle.owner.token !== void 0) HELD_TOKENS.delete(handle.owner.token);
-  if (handle.fd !== void 0) {
-    try {
-      port.closeSync(handle.fd);
-    } catch {
-    }
-    handle.fd = void 0;
-  }
-  let bytes;
-  try {
-    bytes = tryReadFile(port, handle.path);
-  } catch {
-    return;
-  }
-  if (bytes !== void 0 && parseLockOwner(bytes)?.token === handle.owner.token) unlinkQuietly(port, handle.path);
-}
-
 // src/store/migrate-v1.ts
-import { join as join7 } from "node:path";
+import { join as join13 } from "node:path";
 var MIGRATION_MARKER = "MIGRATED_FROM_V1";
 var LEGACY_DIR_NAME = [".opencode", "comms"].join("-");
 function migrationPaths(projectDir, stateDir) {
-  return { legacy: join7(projectDir, LEGACY_DIR_NAME, "state.json"), marker: join7(stateDir, MIGRATION_MARKER) };
+  return { legacy: join13(projectDir, LEGACY_DIR_NAME, "state.json"), marker: join13(stateDir, MIGRATION_MARKER) };
 }
 function migrateV1IfPresent(input) {
   const { port, codec, now, loaded } = input;
@@ -3944,8 +4701,8 @@ function migrateV1IfPresent(input) {
   }
   const state = migrated.state;
   try {
-    replaceFile(port, join7(input.stateDir, "state.v1.bak.json"), legacyBytes);
-    if (input.hadStateFile && loaded.baseline !== null) replaceFile(port, join7(input.stateDir, "state.v2.empty.bak.json"), loaded.baseline);
+    replaceFile(port, join13(input.stateDir, "state.v1.bak.json"), legacyBytes);
+    if (input.hadStateFile && loaded.baseline !== null) replaceFile(port, join13(input.stateDir, "state.v2.empty.bak.json"), loaded.baseline);
   } catch (err) {
     throw unwritable("back up the legacy state into", input.stateDir, err);
   }
@@ -3973,19 +4730,19 @@ function isEmptyOperatorState(state) {
 }
 
 // src/store/archives.ts
-import { dirname as dirname5, join as join8 } from "node:path";
+import { dirname as dirname8, join as join14 } from "node:path";
 function archivesDir(projectDir) {
-  return join8(projectDir, STATE_DIR_NAME, "archives");
+  return join14(projectDir, STATE_DIR_NAME, "archives");
 }
 function archivePath(projectDir, channelId) {
   if (!isValidChannelId(channelId)) throw new Error(`invalid channel id: ${JSON.stringify(channelId)}`);
-  return join8(archivesDir(projectDir), `${channelId}.json`);
+  return join14(archivesDir(projectDir), `${channelId}.json`);
 }
 function writeArchive(projectDir, archive, port = NODE_FS) {
   if (!isArchiveRecord(archive)) throw new Error("not a valid archive record");
   const path = archivePath(projectDir, archive.channel_id);
   try {
-    ensureOwnDir(port, dirname5(archivesDir(projectDir)));
+    ensureOwnDir(port, dirname8(archivesDir(projectDir)));
     ensureOwnDir(port, archivesDir(projectDir));
     replaceFile(port, path, JSON.stringify(archive));
   } catch (err) {
@@ -4022,7 +4779,7 @@ function listArchives(projectDir, port = NODE_FS) {
 }
 function hasArchivesDir(projectDir, port) {
   const dir = archivesDir(projectDir);
-  return checkOwnDir(port, dirname5(dir), false) && checkOwnDir(port, dir, false);
+  return checkOwnDir(port, dirname8(dir), false) && checkOwnDir(port, dir, false);
 }
 function readArchiveIn(projectDir, channelId, port) {
   let bytes;
@@ -4061,7 +4818,6 @@ function isArchiveRecord(value) {
 }
 
 // src/store/store.ts
-var STATE_DIR_NAME = ".opencomms";
 var FENCE_ATTEMPTS = 5;
 var FenceLost = class extends Error {
 };
@@ -4071,21 +4827,22 @@ function createEngineCtx(now, history) {
     newId: (prefix) => prefix + randomHex(16),
     nonce: () => randomHex(8),
     hash32: (text) => sha256Hex(text).slice(0, 32),
-    history
+    history,
+    isProcessAlive: (proc) => isRecordedProcessAlive(proc)
   };
 }
 function createStore(options) {
-  const projectDir = resolvePath(options.projectDir);
-  const stateDir = join9(projectDir, STATE_DIR_NAME);
-  const statePath = join9(stateDir, "state.json");
-  const lockPath = join9(stateDir, ".state.lock");
+  const projectDir = resolvePath2(options.projectDir);
+  const stateDir = join15(projectDir, STATE_DIR_NAME);
+  const statePath = join15(stateDir, "state.json");
+  const lockPath = join15(stateDir, ".state.lock");
   const port = options.fs ?? NODE_FS;
   const codec = options.codec;
   const now = options.now ?? Date.now;
-  const host = options.host ?? hostname2();
+  const host = options.host ?? hostname3();
   const history = new HistoryLog({
     port,
-    historyDir: join9(stateDir, "history"),
+    historyDir: join15(stateDir, "history"),
     keepRecords: options.historyKeep,
     compactLines: options.historyCompactLines
   });
@@ -4131,7 +4888,7 @@ function createStore(options) {
     try {
       history.appendFinished(write.finished);
     } catch (err) {
-      throw unwritable("append to the history in", join9(stateDir, "history"), err);
+      throw unwritable("append to the history in", join15(stateDir, "history"), err);
     }
     writeState(lock, write.text, fence);
   }
@@ -4195,12 +4952,13 @@ function createStore(options) {
     putArchive: (archive) => writeArchive(projectDir, archive, port),
     deleteArchive: (channelId) => void deleteArchive(projectDir, channelId, port)
   };
+  const description = describeSelection(void 0, projectDir);
   return {
-    kind: "file",
     projectDir,
     stateDir,
     statePath,
     lockPath,
+    location: description.location,
     history,
     archives: {
       list: async () => listArchives(projectDir, port),
@@ -4221,6 +4979,18 @@ function createStore(options) {
       return fn(this.snapshot(), ctx);
     },
     async refresh() {
+    },
+    describe: () => description,
+    hasState() {
+      try {
+        return port.statIfExists(statePath) !== void 0;
+      } catch {
+        return false;
+      }
+    },
+    watch: (watchOptions) => watchStateDir(stateDir, watchOptions),
+    check: (checkOptions) => checkFileStore(projectDir, stateDir, checkOptions),
+    async close() {
     },
     snapshot() {
       const at = now();
@@ -4243,66 +5013,163 @@ function createStore(options) {
 }
 
 // src/store/redis/redis-store.ts
-import { join as join10, resolve as resolvePath2 } from "node:path";
+import { join as join16, resolve as resolvePath3 } from "node:path";
 
-// src/store/redis/url.ts
-var REDIS_DEFAULT_PORT = 6379;
-function isLoopbackAddress(address) {
-  const lower = address.toLowerCase();
-  const v4 = /^(?:::ffff:)?(127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.exec(lower);
-  if (v4) return v4[1].split(".").every((part) => Number(part) <= 255);
-  return lower === "::1" || lower === "0:0:0:0:0:0:0:1";
-}
-function describeEndpoint(endpoint) {
-  return `${endpoint.host.includes(":") ? `[${endpoint.host}]` : endpoint.host}:${endpoint.port}`;
-}
-function displayUrl(endpoint) {
-  const user = endpoint.username === void 0 ? "" : `${encodeURIComponent(endpoint.username)}@`;
-  return `${endpoint.isTls ? "rediss" : "redis"}://${user}${describeEndpoint(endpoint)}/${endpoint.db}`;
-}
-function keyPrefixOf(projectId) {
-  return `oc:{${projectId}}:`;
-}
-function parseStoreUrl(text) {
-  const bad = (why) => ({ ok: false, message: `The store URL ${JSON.stringify(redactUrl(text))} ${why}` });
-  let url;
-  try {
-    url = new URL(text);
-  } catch {
-    return bad("is not a URL: use redis://user@host:port/db or rediss://user@host:port/db.");
+// src/store/redis/history-cache.ts
+var HistoryNotLoaded = class extends Error {
+  constructor(channelId) {
+    super(`history of ${channelId} is not loaded`);
+    this.channelId = channelId;
+    this.name = "HistoryNotLoaded";
   }
-  if (url.protocol !== "redis:" && url.protocol !== "rediss:") {
-    return bad("has an unknown scheme: use file, redis://\u2026 (loopback only) or rediss://\u2026 (TLS).");
+  channelId;
+};
+var RECORD_FIELD = "r";
+var HistoryCache = class {
+  constructor(keep) {
+    this.keep = keep;
   }
-  if (url.password !== "") {
-    return bad("carries a password: remove it from the URL and put it in OPENCOMMS_STORE_PASSWORD or OPENCOMMS_STORE_PASSWORD_FILE.");
+  keep;
+  channels = /* @__PURE__ */ new Map();
+  /** The history epoch (bumped by every drop) the loaded channels belong to. */
+  epoch = "";
+  /** Channels loaded, with the id to continue each from. */
+  tracked() {
+    return [...this.channels].map(([channelId, entry]) => ({ channelId, lastId: entry.lastId }));
   }
-  if (url.search !== "" || url.hash !== "") return bad("has a query or fragment, which the store does not use: remove it.");
-  const host = url.hostname.startsWith("[") && url.hostname.endsWith("]") ? url.hostname.slice(1, -1) : url.hostname;
-  if (host === "") return bad("names no host: use redis://user@host:port/db.");
-  const dbMatch = /^\/?(\d{0,9})$/.exec(url.pathname);
-  if (!dbMatch) return bad("has a path other than a database number: use /0, /1, \u2026 at the end.");
-  let username;
-  try {
-    username = url.username === "" ? void 0 : decodeURIComponent(url.username);
-  } catch {
-    return bad("has a user name that is not valid percent-encoding.");
+  /** The id to continue a tracked channel from, or undefined. */
+  lastIdOf(channelId) {
+    return this.channels.get(channelId)?.lastId;
   }
-  if (username !== void 0 && /[\x00-\x20\x7f]/.test(username)) return bad("has a user name with spaces or control characters.");
-  return {
-    ok: true,
-    endpoint: {
-      isTls: url.protocol === "rediss:",
-      host,
-      port: url.port === "" ? REDIS_DEFAULT_PORT : Number(url.port),
-      db: dbMatch[1] === "" ? 0 : Number(dbMatch[1]),
-      username
+  isTracked(channelId) {
+    return this.channels.has(channelId);
+  }
+  /** A drop happened since the channels were loaded: everything is read again from scratch. */
+  checkEpoch(epoch) {
+    if (epoch === this.epoch) return;
+    this.epoch = epoch;
+    this.channels.clear();
+  }
+  /** Starts tracking a channel (its entries come with the next load). */
+  track(channelId) {
+    if (!this.channels.has(channelId)) this.channels.set(channelId, { lastId: "0-0", byId: /* @__PURE__ */ new Map(), sorted: void 0 });
+  }
+  forget(channelId) {
+    this.channels.delete(channelId);
+  }
+  /** Adds entries read after `lastId`, oldest first; the cache keeps the newest `keep`, as the stream does. */
+  apply(channelId, entries) {
+    const entry = this.channels.get(channelId);
+    if (!entry || entries.length === 0) return;
+    for (const { id, fields } of entries) {
+      entry.lastId = id;
+      const record = parseEntry(fields, channelId);
+      if (!record) continue;
+      entry.byId.delete(record.message_id);
+      entry.byId.set(record.message_id, record);
     }
-  };
+    for (const key of entry.byId.keys()) {
+      if (entry.byId.size <= this.keep) break;
+      entry.byId.delete(key);
+    }
+    entry.sorted = void 0;
+  }
+  /**
+   * A HistoryView over the cache. Strict (inside an operation the store
+   * runs): an untracked channel throws HistoryNotLoaded. Lenient (a caller
+   * outside the store): an untracked channel reads as empty and is tracked
+   * from the next load on.
+   */
+  view(isStrict) {
+    const lookup = (channelId) => {
+      if (!isValidChannelId(channelId)) return void 0;
+      const entry = this.channels.get(channelId);
+      if (entry) return entry;
+      if (isStrict()) throw new HistoryNotLoaded(channelId);
+      this.track(channelId);
+      return void 0;
+    };
+    return {
+      find: (channelId, messageId) => lookup(channelId)?.byId.get(messageId),
+      list: (channelId) => {
+        const entry = lookup(channelId);
+        if (!entry) return [];
+        entry.sorted ??= [...entry.byId.values()].sort((a, b) => a.timestamp - b.timestamp);
+        return entry.sorted.slice();
+      }
+    };
+  }
+};
+function parseEntry(fields, channelId) {
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    if (fields[i] !== RECORD_FIELD) continue;
+    let value;
+    try {
+      value = JSON.parse(fields[i + 1]);
+    } catch {
+      return void 0;
+    }
+    const record = parseHistoryRecord(value);
+    return record && record.channel_id === channelId ? record : void 0;
+  }
+  return void 0;
 }
-function redactUrl(text) {
-  const clipped = text.length > 200 ? `${text.slice(0, 200)}...` : text;
-  return clipped.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^@/]*):([^@/]*)@/i, "$1$2:***@");
+
+// src/store/redis/scripts.ts
+var COMMIT_SCRIPT = `
+local function isWrongType(reply)
+  if type(reply) ~= 'table' or not reply.err then return false end
+  if string.sub(reply.err, 1, 9) == 'WRONGTYPE' then return true end
+  error(reply)
+end
+local current = redis.pcall('GET', KEYS[1])
+if isWrongType(current) then return {2, KEYS[1], 'string'} end
+if (current or '') ~= ARGV[1] then
+  return {0, current or ''}
+end
+local puts = tonumber(ARGV[8])
+local dels = tonumber(ARGV[9 + 2 * puts])
+if isWrongType(redis.pcall('GET', KEYS[2])) then return {2, KEYS[2], 'string'} end
+if isWrongType(redis.pcall('LRANGE', KEYS[3], 0, 0)) then return {2, KEYS[3], 'list'} end
+if ARGV[5] ~= '' and isWrongType(redis.pcall('GET', KEYS[4])) then return {2, KEYS[4], 'string'} end
+if puts + dels > 0 and isWrongType(redis.pcall('HGET', KEYS[5], '')) then return {2, KEYS[5], 'hash'} end
+for k = 6, #KEYS do
+  if isWrongType(redis.pcall('XREVRANGE', KEYS[k], '+', '-', 'COUNT', 1)) then return {2, KEYS[k], 'stream'} end
+end
+local n = 0
+if current then n = tonumber(string.match(current, '^(%d+):')) or 0 end
+local version = string.format('%d', n + 1) .. ':' .. ARGV[2]
+if ARGV[5] ~= '' then redis.call('SET', KEYS[4], ARGV[5]) end
+redis.call('SET', KEYS[2], ARGV[3])
+local a = 9
+for j = 1, puts do
+  redis.call('HSET', KEYS[5], ARGV[a], ARGV[a + 1])
+  a = a + 2
+end
+a = a + 1
+for j = 1, dels do
+  redis.call('HDEL', KEYS[5], ARGV[a])
+  a = a + 1
+end
+local ids = {}
+for k = 6, #KEYS do
+  local count = tonumber(ARGV[a])
+  a = a + 1
+  for j = 1, count do
+    ids[#ids + 1] = redis.call('XADD', KEYS[k], 'MAXLEN', ARGV[4], '*', 'r', ARGV[a])
+    a = a + 1
+  end
+end
+redis.call('SET', KEYS[1], version)
+redis.call('LPUSH', KEYS[3], ARGV[2])
+redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[6]) - 1)
+redis.call('PUBLISH', ARGV[7], version)
+return {1, version, ids}
+`;
+var commitSha1;
+function commitScriptSha1() {
+  commitSha1 ??= sha1Hex(COMMIT_SCRIPT);
+  return commitSha1;
 }
 
 // src/store/redis/resp.ts
@@ -5016,169 +5883,7 @@ function isNoResp3(reply) {
   return reply.prefix === "ERR" && /unknown command/i.test(reply.message);
 }
 
-// src/store/redis/history-cache.ts
-var HistoryNotLoaded = class extends Error {
-  constructor(channelId) {
-    super(`history of ${channelId} is not loaded`);
-    this.channelId = channelId;
-    this.name = "HistoryNotLoaded";
-  }
-  channelId;
-};
-var RECORD_FIELD = "r";
-var HistoryCache = class {
-  constructor(keep) {
-    this.keep = keep;
-  }
-  keep;
-  channels = /* @__PURE__ */ new Map();
-  /** The history epoch (bumped by every drop) the loaded channels belong to. */
-  epoch = "";
-  /** Channels loaded, with the id to continue each from. */
-  tracked() {
-    return [...this.channels].map(([channelId, entry]) => ({ channelId, lastId: entry.lastId }));
-  }
-  /** The id to continue a tracked channel from, or undefined. */
-  lastIdOf(channelId) {
-    return this.channels.get(channelId)?.lastId;
-  }
-  isTracked(channelId) {
-    return this.channels.has(channelId);
-  }
-  /** A drop happened since the channels were loaded: everything is read again from scratch. */
-  checkEpoch(epoch) {
-    if (epoch === this.epoch) return;
-    this.epoch = epoch;
-    this.channels.clear();
-  }
-  /** Starts tracking a channel (its entries come with the next load). */
-  track(channelId) {
-    if (!this.channels.has(channelId)) this.channels.set(channelId, { lastId: "0-0", byId: /* @__PURE__ */ new Map(), sorted: void 0 });
-  }
-  forget(channelId) {
-    this.channels.delete(channelId);
-  }
-  /** Adds entries read after `lastId`, oldest first; the cache keeps the newest `keep`, as the stream does. */
-  apply(channelId, entries) {
-    const entry = this.channels.get(channelId);
-    if (!entry || entries.length === 0) return;
-    for (const { id, fields } of entries) {
-      entry.lastId = id;
-      const record = parseEntry(fields, channelId);
-      if (!record) continue;
-      entry.byId.delete(record.message_id);
-      entry.byId.set(record.message_id, record);
-    }
-    for (const key of entry.byId.keys()) {
-      if (entry.byId.size <= this.keep) break;
-      entry.byId.delete(key);
-    }
-    entry.sorted = void 0;
-  }
-  /**
-   * A HistoryView over the cache. Strict (inside an operation the store
-   * runs): an untracked channel throws HistoryNotLoaded. Lenient (a caller
-   * outside the store): an untracked channel reads as empty and is tracked
-   * from the next load on.
-   */
-  view(isStrict) {
-    const lookup = (channelId) => {
-      if (!isValidChannelId(channelId)) return void 0;
-      const entry = this.channels.get(channelId);
-      if (entry) return entry;
-      if (isStrict()) throw new HistoryNotLoaded(channelId);
-      this.track(channelId);
-      return void 0;
-    };
-    return {
-      find: (channelId, messageId) => lookup(channelId)?.byId.get(messageId),
-      list: (channelId) => {
-        const entry = lookup(channelId);
-        if (!entry) return [];
-        entry.sorted ??= [...entry.byId.values()].sort((a, b) => a.timestamp - b.timestamp);
-        return entry.sorted.slice();
-      }
-    };
-  }
-};
-function parseEntry(fields, channelId) {
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    if (fields[i] !== RECORD_FIELD) continue;
-    let value;
-    try {
-      value = JSON.parse(fields[i + 1]);
-    } catch {
-      return void 0;
-    }
-    const record = parseHistoryRecord(value);
-    return record && record.channel_id === channelId ? record : void 0;
-  }
-  return void 0;
-}
-
-// src/store/redis/scripts.ts
-var COMMIT_SCRIPT = `
-local function isWrongType(reply)
-  if type(reply) ~= 'table' or not reply.err then return false end
-  if string.sub(reply.err, 1, 9) == 'WRONGTYPE' then return true end
-  error(reply)
-end
-local current = redis.pcall('GET', KEYS[1])
-if isWrongType(current) then return {2, KEYS[1], 'string'} end
-if (current or '') ~= ARGV[1] then
-  return {0, current or ''}
-end
-local puts = tonumber(ARGV[8])
-local dels = tonumber(ARGV[9 + 2 * puts])
-if isWrongType(redis.pcall('GET', KEYS[2])) then return {2, KEYS[2], 'string'} end
-if isWrongType(redis.pcall('LRANGE', KEYS[3], 0, 0)) then return {2, KEYS[3], 'list'} end
-if ARGV[5] ~= '' and isWrongType(redis.pcall('GET', KEYS[4])) then return {2, KEYS[4], 'string'} end
-if puts + dels > 0 and isWrongType(redis.pcall('HGET', KEYS[5], '')) then return {2, KEYS[5], 'hash'} end
-for k = 6, #KEYS do
-  if isWrongType(redis.pcall('XREVRANGE', KEYS[k], '+', '-', 'COUNT', 1)) then return {2, KEYS[k], 'stream'} end
-end
-local n = 0
-if current then n = tonumber(string.match(current, '^(%d+):')) or 0 end
-local version = string.format('%d', n + 1) .. ':' .. ARGV[2]
-if ARGV[5] ~= '' then redis.call('SET', KEYS[4], ARGV[5]) end
-redis.call('SET', KEYS[2], ARGV[3])
-local a = 9
-for j = 1, puts do
-  redis.call('HSET', KEYS[5], ARGV[a], ARGV[a + 1])
-  a = a + 2
-end
-a = a + 1
-for j = 1, dels do
-  redis.call('HDEL', KEYS[5], ARGV[a])
-  a = a + 1
-end
-local ids = {}
-for k = 6, #KEYS do
-  local count = tonumber(ARGV[a])
-  a = a + 1
-  for j = 1, count do
-    ids[#ids + 1] = redis.call('XADD', KEYS[k], 'MAXLEN', ARGV[4], '*', 'r', ARGV[a])
-    a = a + 1
-  end
-end
-redis.call('SET', KEYS[1], version)
-redis.call('LPUSH', KEYS[3], ARGV[2])
-redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[6]) - 1)
-redis.call('PUBLISH', ARGV[7], version)
-return {1, version, ids}
-`;
-var commitSha1;
-function commitScriptSha1() {
-  commitSha1 ??= sha1Hex(COMMIT_SCRIPT);
-  return commitSha1;
-}
-
-// src/store/redis/redis-store.ts
-var HISTORY_PAGE = 500;
-var REMEMBERED_COMMITS = 256;
-var CONFLICT_BASE_MS = 2;
-var CONFLICT_MAX_MS = 100;
-var MAX_HISTORY_ROUNDS = 1e3;
+// src/store/redis/keys.ts
 function keysOf(prefix) {
   return {
     state: `${prefix}state`,
@@ -5196,8 +5901,6 @@ var STORE_ACL_COMMANDS = "-@all +@connection +select +get +mget +set +del +incr 
 function aclHint(keys) {
   return `~${keys.pattern} and ${STORE_ACL_COMMANDS} (PROTOCOL.md, "Redis store")`;
 }
-var RESUBSCRIBE_BASE_MS = 100;
-var RESUBSCRIBE_MAX_MS = 5e3;
 function clientFor(config, options = {}) {
   return new RedisClient({
     host: config.host,
@@ -5212,13 +5915,462 @@ function clientFor(config, options = {}) {
     random: options.random
   });
 }
-function isRedisStore(store) {
-  return store.kind === "redis";
+
+// src/store/redis/replies.ts
+function textOf(value) {
+  if (value === null) return null;
+  if (Buffer.isBuffer(value)) return value.toString("utf8");
+  if (typeof value === "string" || typeof value === "number" || typeof value === "bigint") return String(value);
+  return null;
 }
+function streamEntries(value) {
+  if (!Array.isArray(value)) return [];
+  const entries = [];
+  for (const item of value) {
+    if (!Array.isArray(item) || item.length !== 2 || !Array.isArray(item[1])) continue;
+    const id = textOf(item[0]);
+    if (id === null) continue;
+    entries.push({ id, fields: item[1].map((f) => textOf(f) ?? "") });
+  }
+  return entries;
+}
+function compareStreamIds(a, b) {
+  const [am, as] = a.split("-").map((p) => BigInt(p || "0"));
+  const [bm, bs] = b.split("-").map((p) => BigInt(p || "0"));
+  if (am !== bm) return am < bm ? -1 : 1;
+  if (as !== bs) return (as ?? 0n) < (bs ?? 0n) ? -1 : 1;
+  return 0;
+}
+function protocolFault(where, what) {
+  return new StoreFault("store_protocol_error", `The Redis store at ${where}: ${what}`, void 0, true);
+}
+async function wrongTypeAt(client, key, commandName, expected) {
+  const probes = [
+    ["string", ["GET", key]],
+    ["hash", ["HGET", key, ""]],
+    ["list", ["LRANGE", key, 0, 0]],
+    ["stream", ["XREVRANGE", key, "+", "-", "COUNT", 1]]
+  ];
+  let found;
+  try {
+    const replies = await client.pipeline(probes.map(([, command]) => command));
+    found = probes[replies.findIndex((r) => !(r instanceof RespError))]?.[0];
+  } catch {
+    found = void 0;
+  }
+  return client.wrongTypeFault(key, commandName, expected, found);
+}
+
+// src/store/redis/state-load.ts
+var HISTORY_PAGE = 500;
+async function loadRedisState(source) {
+  const { client, keys, cache, where } = source;
+  const tracked = cache.tracked();
+  if (tracked.length === 0) return loadPlain(source);
+  const commands = [["MULTI"], ["GET", keys.version], ["GET", keys.state], ["GET", keys.epoch]];
+  for (const { channelId, lastId } of tracked) {
+    commands.push(["XRANGE", keys.history(channelId), `(${lastId}`, "+", "COUNT", HISTORY_PAGE]);
+    commands.push(["XREVRANGE", keys.history(channelId), "+", "-", "COUNT", 1]);
+  }
+  commands.push(["EXEC"]);
+  const replies = await client.pipeline(commands);
+  for (let i = 0; i < replies.length - 1; i++) client.check(replies[i], String(commands[i][0]));
+  const exec = client.check(replies[replies.length - 1], "EXEC");
+  if (!Array.isArray(exec) || exec.length !== commands.length - 2) throw protocolFault(where, "EXEC answered an unexpected shape");
+  const wrong = exec.findIndex((value) => value instanceof RespError && value.prefix === "WRONGTYPE");
+  if (wrong >= 0) throw await wrongTypeAt(client, String(commands[wrong + 1][1]), String(commands[wrong + 1][0]));
+  const results = exec.map((value, i) => client.check(value, String(commands[i + 1][0])));
+  const loaded = { version: textOf(results[0]) ?? "", text: textOf(results[1]) };
+  cache.checkEpoch(textOf(results[2]) ?? "0");
+  for (let i = 0; i < tracked.length; i++) {
+    const { channelId } = tracked[i];
+    if (!cache.isTracked(channelId)) continue;
+    const entries = streamEntries(results[3 + 2 * i]);
+    cache.apply(channelId, entries);
+    const top = streamEntries(results[4 + 2 * i])[0]?.id;
+    if (entries.length === HISTORY_PAGE && top !== void 0) await pageUpTo(source, channelId, top);
+  }
+  return loaded;
+}
+async function loadPlain({ client, keys, cache, where }) {
+  const reply = client.check(await client.command(["MGET", keys.version, keys.state, keys.epoch]), "MGET");
+  if (!Array.isArray(reply) || reply.length !== 3) throw protocolFault(where, "MGET answered an unexpected shape");
+  cache.checkEpoch(textOf(reply[2]) ?? "0");
+  return { version: textOf(reply[0]) ?? "", text: textOf(reply[1]) };
+}
+async function pageUpTo({ client, keys, cache }, channelId, top) {
+  for (; ; ) {
+    const lastId = cache.lastIdOf(channelId);
+    if (lastId === void 0 || compareStreamIds(lastId, top) >= 0) return;
+    const page = streamEntries(await client.command(["XRANGE", keys.history(channelId), `(${lastId}`, top, "COUNT", HISTORY_PAGE]));
+    if (page.length === 0) return;
+    cache.apply(channelId, page);
+  }
+}
+
+// src/store/redis/archive-shelf.ts
+function redisArchiveShelf(client, keys) {
+  return {
+    async list() {
+      const reply = client.check(await client.command(["HGETALL", keys.archives]), "HGETALL");
+      const fields = Array.isArray(reply) ? reply : [];
+      const found = [];
+      for (let i = 0; i + 1 < fields.length; i += 2) {
+        const [id, text] = [textOf(fields[i]), textOf(fields[i + 1])];
+        const record = id === null || text === null ? void 0 : archiveOfText(text, id);
+        if (record) found.push(record);
+      }
+      return found.sort((a, b) => b.saved_at - a.saved_at);
+    },
+    async get(channelId) {
+      if (!isValidChannelId(channelId)) return void 0;
+      const text = textOf(client.check(await client.command(["HGET", keys.archives, channelId]), "HGET"));
+      return text === null ? void 0 : archiveOfText(text, channelId);
+    }
+  };
+}
+
+// src/store/redis/commit-watch.ts
+var RESUBSCRIBE_BASE_MS = 100;
+var RESUBSCRIBE_MAX_MS = 5e3;
+var REDIS_SAFETY_POLL_MS = 15e3;
+function subscribeToCommits(notices, listener) {
+  const subscriber = notices.newClient();
+  let isClosed = false;
+  let failures = 0;
+  let timer;
+  const subscribe = () => {
+    timer = void 0;
+    if (isClosed) return;
+    subscriber.subscribe(notices.channel, (_channel, version) => listener.onCommit(version)).then(
+      () => {
+        failures = 0;
+        if (!isClosed) listener.onSubscribed();
+      },
+      () => void 0
+      // onConnectionLost has logged it and scheduled the next try
+    );
+  };
+  const again = () => {
+    if (isClosed || timer) return;
+    failures++;
+    const delay = Math.min(RESUBSCRIBE_MAX_MS, RESUBSCRIBE_BASE_MS * 2 ** Math.min(failures - 1, 10));
+    timer = setTimeout(subscribe, delay);
+    timer.unref();
+  };
+  subscriber.onConnectionLost = (fault) => {
+    if (isClosed) return;
+    listener.log(`lost the commit notices of ${notices.where} (${fault.code}): ${fault.message}; subscribing again`);
+    again();
+  };
+  subscribe();
+  return {
+    close() {
+      isClosed = true;
+      if (timer) clearTimeout(timer);
+      void subscriber.close();
+    }
+  };
+}
+function watchRedisState(source, options = {}) {
+  const load = options.load ?? (() => source.refresh());
+  const log = options.log ?? (() => void 0);
+  const listeners = /* @__PURE__ */ new Set();
+  let isClosed = false;
+  let isLoading = false;
+  let isDirty = false;
+  let lastVersion;
+  const wake = () => {
+    if (isClosed) return;
+    if (isLoading) {
+      isDirty = true;
+      return;
+    }
+    isLoading = true;
+    load().then(
+      () => {
+        isLoading = false;
+        if (isClosed) return;
+        const version = source.loadedVersion();
+        const isNew = version !== lastVersion;
+        lastVersion = version;
+        if (isNew) for (const listener of [...listeners]) callListener(listener, log);
+        if (isDirty) {
+          isDirty = false;
+          wake();
+        }
+      },
+      (err) => {
+        isLoading = false;
+        isDirty = false;
+        log(`could not load the state after a change: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    );
+  };
+  const notices = source.watchCommits({ onCommit: wake, onSubscribed: wake, log });
+  const poll = setInterval(wake, options.pollMs ?? REDIS_SAFETY_POLL_MS);
+  poll.unref();
+  return {
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close() {
+      isClosed = true;
+      clearInterval(poll);
+      notices.close();
+      listeners.clear();
+    }
+  };
+}
+function callListener(listener, log) {
+  try {
+    listener();
+  } catch (err) {
+    log(`state watcher listener failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+// src/store/redis/self-check.ts
+var RTT_PINGS = 5;
+var SLOW_RTT_MS = 100;
+var PROBE_SCRIPT = "return redis.call('GET', KEYS[1]) and 1 or 0";
+var PROBE_NAME = "doctor-probe";
+function passed(name, message) {
+  return { name, status: "ok", message };
+}
+function asFault(err) {
+  if (err instanceof StoreFault) return err;
+  return new StoreFault("store_protocol_error", `The Redis store answered in a way doctor could not read (${err instanceof Error ? err.message : String(err)})`, err, true);
+}
+function replyText(value) {
+  if (typeof value === "string") return value;
+  if (Buffer.isBuffer(value)) return value.toString("utf8");
+  if (typeof value === "number" || typeof value === "bigint") return String(value);
+  return void 0;
+}
+async function checkRedisStore(options) {
+  const { config } = options;
+  const keys = keysOf(config.keyPrefix);
+  const client = options.client ?? clientFor(config);
+  const checks = [passed("store", `redis ${displayUrl(config)}, project ${config.projectId}`)];
+  let state;
+  try {
+    state = await runChecks(client, options, keys, checks);
+  } finally {
+    await client.close();
+  }
+  return { checks: [...checks, ...localChecks(options.projectDir, options.fix)], state, store: { kind: "redis", url: displayUrl(config), project_id: config.projectId } };
+}
+function localChecks(projectDir, fix) {
+  return [
+    { name: "state", status: "ok", message: "in Redis, see the store checks" },
+    ...guardCheck("entries", () => checkEntries(projectDir)),
+    ...guardCheck("modes", () => checkModes(projectDir, fix))
+  ];
+}
+async function runChecks(client, options, keys, checks) {
+  const { config } = options;
+  const where = describeEndpoint(config);
+  const tlsLine = config.isTls ? `on, the server's certificate verified for ${config.host} against ${options.caPath ? `OPENCOMMS_STORE_CA (${options.caPath})` : "this machine's trusted roots"}` : "off: plain text, loopback only (redis:// is refused for any other host)";
+  let hello;
+  let info;
+  try {
+    [hello, info] = await client.pipeline([["HELLO"], ["CLIENT", "INFO"]]);
+  } catch (err) {
+    const fault = asFault(err);
+    switch (fault.code) {
+      case "store_unreachable":
+        checks.push(faultCheck("store reachable", fault));
+        break;
+      case "store_tls_failed":
+      case "store_tls_required":
+        checks.push(passed("store reachable", `${where} accepts connections`), faultCheck("store tls", fault));
+        break;
+      case "store_auth_failed":
+        checks.push(passed("store reachable", `${where} answers`), passed("store tls", tlsLine), faultCheck("store auth", fault));
+        break;
+      default:
+        checks.push(passed("store reachable", `${where} accepts connections`), faultCheck("store auth", fault));
+    }
+    return void 0;
+  }
+  const user = /(?:^|\s)user=(\S+)/.exec(replyText(info) ?? "")?.[1] ?? config.username ?? "default";
+  checks.push(
+    passed("store reachable", `${where} answers`),
+    passed("store tls", tlsLine),
+    passed("store auth", `authenticated as ACL user ${user}${config.db === 0 ? "" : `, database ${config.db}`}`),
+    serverCheck(hello)
+  );
+  let step = "store round trip";
+  try {
+    checks.push(await roundTripCheck(client));
+    step = "store permissions";
+    checks.push(await probePermissions(client, config, keys));
+    step = "store state";
+    const { check, state } = await stateCheck(client, keys);
+    checks.push(check);
+    return state;
+  } catch (err) {
+    checks.push(faultCheck(step, asFault(err)));
+    return void 0;
+  }
+}
+function serverCheck(hello) {
+  if (!Array.isArray(hello)) {
+    const why = hello instanceof RespError ? hello.message : "no answer it could read";
+    return { name: "store server", status: "warn", message: `could not tell the server's version (HELLO: ${why}); the store needs Redis 7 or Valkey` };
+  }
+  const fields = /* @__PURE__ */ new Map();
+  for (let i = 0; i + 1 < hello.length; i += 2) {
+    const name = replyText(hello[i]);
+    const value = replyText(hello[i + 1]);
+    if (name !== void 0 && value !== void 0) fields.set(name, value);
+  }
+  const server = fields.get("server") ?? "unknown server";
+  const version = fields.get("version") ?? "unknown version";
+  const extra = [fields.get("mode"), fields.get("role")].filter((v) => v !== void 0).join(", ");
+  const line = `${server} ${version}${extra ? ` (${extra})` : ""}`;
+  const major = Number(/^(\d+)\./.exec(version)?.[1] ?? NaN);
+  if (server === "redis" && major < 7) return { name: "store server", status: "fail", message: `${line}: the store needs Redis 7 or newer (or Valkey)` };
+  return passed("store server", line);
+}
+async function roundTripCheck(client) {
+  const times = [];
+  for (let i = 0; i < RTT_PINGS; i++) {
+    const started = process.hrtime.bigint();
+    await client.command(["PING"]);
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  const median = times[Math.floor(times.length / 2)];
+  const shown = median < 10 ? median.toFixed(1) : String(Math.round(median));
+  const message = `${shown} ms (median of ${RTT_PINGS} PINGs)`;
+  if (median <= SLOW_RTT_MS) return passed("store round trip", message);
+  return { name: "store round trip", status: "warn", message: `${message}: every change costs at least two round trips, so each tool call waits that long; a closer server helps` };
+}
+function probesFor(config, keys) {
+  const probeKey = `${config.keyPrefix}${PROBE_NAME}`;
+  const probeStream = keys.history(PROBE_NAME);
+  const reads = [
+    { name: "SELECT", args: ["SELECT", config.db] },
+    { name: "GET", args: ["GET", keys.version] },
+    { name: "LRANGE", args: ["LRANGE", keys.commits, 0, 0] },
+    { name: "HGET", args: ["HGET", keys.archives, PROBE_NAME] },
+    { name: "XRANGE", args: ["XRANGE", probeStream, "-", "+", "COUNT", 1] },
+    { name: "XREVRANGE", args: ["XREVRANGE", probeStream, "+", "-", "COUNT", 1] },
+    { name: "MGET", args: ["MGET", keys.version, keys.epoch] },
+    { name: "EVAL", args: ["EVAL", PROBE_SCRIPT, 1, keys.version] },
+    // The EVAL just before makes the server know the script, so this runs it again by its SHA1.
+    { name: "EVALSHA", args: ["EVALSHA", sha1Hex(PROBE_SCRIPT), 1, keys.version] },
+    { name: "EXEC", args: ["EXEC"] }
+  ];
+  const queued = [
+    { name: "SET", args: ["SET", probeKey, "1"] },
+    { name: "DEL", args: ["DEL", probeKey] },
+    { name: "INCR", args: ["INCR", probeKey] },
+    { name: "LPUSH", args: ["LPUSH", probeKey, "1"] },
+    { name: "LTRIM", args: ["LTRIM", probeKey, 0, 0] },
+    { name: "HGETALL", args: ["HGETALL", keys.archives] },
+    { name: "HSET", args: ["HSET", probeKey, PROBE_NAME, "1"] },
+    { name: "HDEL", args: ["HDEL", probeKey, PROBE_NAME] },
+    { name: "XADD", args: ["XADD", probeStream, "MAXLEN", 1, "*", "r", "1"] },
+    { name: "PUBLISH", args: ["PUBLISH", keys.notices, "doctor"] },
+    { name: "SUBSCRIBE", args: ["SUBSCRIBE", keys.notices] }
+  ];
+  return { reads, queued };
+}
+async function probePermissions(client, config, keys) {
+  const { reads, queued } = probesFor(config, keys);
+  const refused = { command: [], key: [], channel: [] };
+  const unclear = [];
+  const judge = (name, reply, isAllowed) => {
+    if (reply instanceof RespError && reply.prefix === "NOPERM") refused[deniedWhat(reply)].push(name);
+    else if (!isAllowed(reply)) unclear.push(`${name} (${reply instanceof RespError ? reply.message.slice(0, 120) : "an unexpected answer"})`);
+  };
+  const readReplies = await client.pipeline(reads.map((p) => p.args));
+  reads.forEach((probe, i) => judge(probe.name, readReplies[i], (reply) => probe.name === "EXEC" ? reply instanceof RespError && /without MULTI/i.test(reply.message) : !(reply instanceof RespError)));
+  const [multi] = await client.pipeline([["MULTI"]]);
+  judge("MULTI", multi, (reply) => reply === "OK");
+  let tested = reads.length + 1;
+  if (multi === "OK") {
+    const replies = await client.pipeline([...queued.map((p) => p.args), ["DISCARD"]]);
+    queued.forEach((probe, i) => judge(probe.name, replies[i], (reply) => reply === "QUEUED"));
+    judge("DISCARD", replies[queued.length], (reply) => reply === "OK");
+    tested += queued.length + 1;
+  } else {
+    unclear.push(`${queued.map((p) => p.name).join(", ")} and DISCARD (probed only inside a MULTI)`);
+  }
+  const scope = `on ${keys.pattern} and the channel ${keys.notices}`;
+  if (refused.command.length + refused.key.length + refused.channel.length > 0) {
+    const what = [];
+    const grant = [];
+    if (refused.command.length > 0) {
+      what.push(`run ${refused.command.join(", ")}`);
+      grant.push(...refused.command.map((name) => `+${name.toLowerCase()}`));
+    }
+    if (refused.key.length > 0) {
+      what.push(`use the keys ${keys.pattern} (refused: ${refused.key.join(", ")})`);
+      grant.push(`~${keys.pattern}`);
+    }
+    if (refused.channel.length > 0) {
+      what.push(`use the channel ${keys.notices} (refused: ${refused.channel.join(", ")})`);
+      grant.push(`&${keys.notices}`);
+    }
+    return {
+      name: "store permissions",
+      status: "fail",
+      reason: "store_forbidden",
+      message: `store_forbidden: the ACL user may not ${what.join("; nor ")}. Grant it ${grant.join(" ")} (ACL SETUSER on the server); everything the store needs is ${aclHint(keys)}`
+    };
+  }
+  if (unclear.length > 0) {
+    return { name: "store permissions", status: "warn", message: `could not confirm ${unclear.join("; ")}; the store needs ${STORE_ACL_COMMANDS} ${scope}` };
+  }
+  return passed("store permissions", `all ${tested} commands the store uses are allowed ${scope} (checked without changing anything)`);
+}
+function deniedWhat(reply) {
+  if (/\bkeys?\b/i.test(reply.message)) return "key";
+  if (/\bchannels?\b/i.test(reply.message)) return "channel";
+  return "command";
+}
+async function stateCheck(client, keys) {
+  const [version, text] = await client.pipeline([["GET", keys.version], ["GET", keys.state]]);
+  const versionText = replyText(client.check(version, "GET"));
+  const stateText = replyText(client.check(text, "GET"));
+  const commits = versionText === void 0 ? "" : `, commit ${versionText.split(":")[0]}`;
+  if (stateText === void 0) {
+    return { check: passed("store state", `no state in ${keys.state} yet${commits} (the first opencomms_create writes it)`), state: void 0 };
+  }
+  let parsed;
+  try {
+    parsed = DEFAULT_CODEC.parseState(stateText, Date.now());
+  } catch (err) {
+    parsed = { ok: false, reason: `parser failed: ${err?.message ?? String(err)}` };
+  }
+  if (!parsed.ok) {
+    return {
+      check: {
+        name: "store state",
+        status: "fail",
+        message: `${keys.state} cannot be loaded (${parsed.reason.replace(/\s+/g, " ")}). The next change will preserve it as ${keys.corrupt(0).replace(/0$/, "<time>")} and start empty; restore a good copy first if you have one.`
+      },
+      state: void 0
+    };
+  }
+  const channels = Object.keys(parsed.state.channels).length;
+  return { check: passed("store state", `${keys.state} loads (${channels} channel${channels === 1 ? "" : "s"}${commits})`), state: parsed.state };
+}
+
+// src/store/redis/redis-store.ts
+var REMEMBERED_COMMITS = 256;
+var CONFLICT_BASE_MS = 2;
+var CONFLICT_MAX_MS = 100;
+var MAX_HISTORY_ROUNDS = 1e3;
 function createRedisStore(options) {
   const { config, codec } = options;
-  const projectDir = resolvePath2(options.projectDir);
-  const stateDir = join10(projectDir, STATE_DIR_NAME);
+  const projectDir = resolvePath3(options.projectDir);
+  const stateDir = join16(projectDir, STATE_DIR_NAME);
   const keys = keysOf(config.keyPrefix);
   const where = displayUrl(config);
   const now = options.now ?? Date.now;
@@ -5240,49 +6392,8 @@ function createRedisStore(options) {
     return turn;
   }
   async function load() {
-    const tracked = cache.tracked();
-    if (tracked.length === 0) return loadPlain();
-    const commands = [["MULTI"], ["GET", keys.version], ["GET", keys.state], ["GET", keys.epoch]];
-    for (const { channelId, lastId } of tracked) {
-      commands.push(["XRANGE", keys.history(channelId), `(${lastId}`, "+", "COUNT", HISTORY_PAGE]);
-      commands.push(["XREVRANGE", keys.history(channelId), "+", "-", "COUNT", 1]);
-    }
-    commands.push(["EXEC"]);
-    const replies = await client.pipeline(commands);
-    for (let i = 0; i < replies.length - 1; i++) client.check(replies[i], String(commands[i][0]));
-    const exec = client.check(replies[replies.length - 1], "EXEC");
-    if (!Array.isArray(exec) || exec.length !== commands.length - 2) throw protocolFault("EXEC answered an unexpected shape");
-    const wrong = exec.findIndex((value) => value instanceof RespError && value.prefix === "WRONGTYPE");
-    if (wrong >= 0) throw await wrongTypeAt(String(commands[wrong + 1][1]), String(commands[wrong + 1][0]));
-    const results = exec.map((value, i) => client.check(value, String(commands[i + 1][0])));
-    const loaded = { version: textOf(results[0]) ?? "", text: textOf(results[1]) };
-    cache.checkEpoch(textOf(results[2]) ?? "0");
-    for (let i = 0; i < tracked.length; i++) {
-      const { channelId } = tracked[i];
-      if (!cache.isTracked(channelId)) continue;
-      const entries = streamEntries(results[3 + 2 * i]);
-      cache.apply(channelId, entries);
-      const top = streamEntries(results[4 + 2 * i])[0]?.id;
-      if (entries.length === HISTORY_PAGE && top !== void 0) await pageUpTo(channelId, top);
-    }
-    current = loaded;
-    return loaded;
-  }
-  async function loadPlain() {
-    const reply = client.check(await client.command(["MGET", keys.version, keys.state, keys.epoch]), "MGET");
-    if (!Array.isArray(reply) || reply.length !== 3) throw protocolFault("MGET answered an unexpected shape");
-    cache.checkEpoch(textOf(reply[2]) ?? "0");
-    current = { version: textOf(reply[0]) ?? "", text: textOf(reply[1]) };
+    current = await loadRedisState({ client, keys, cache, where });
     return current;
-  }
-  async function pageUpTo(channelId, top) {
-    for (; ; ) {
-      const lastId = cache.lastIdOf(channelId);
-      if (lastId === void 0 || compareStreamIds(lastId, top) >= 0) return;
-      const page = streamEntries(await client.command(["XRANGE", keys.history(channelId), `(${lastId}`, top, "COUNT", HISTORY_PAGE]));
-      if (page.length === 0) return;
-      cache.apply(channelId, page);
-    }
   }
   function parse(text, learn) {
     if (text === null) {
@@ -5342,9 +6453,9 @@ function createRedisStore(options) {
       if (!(err instanceof StoreFault) || err.code !== "store_unreachable") throw err;
       return settleUnknown(err, token);
     }
-    if (!Array.isArray(reply) || reply[0] !== 0 && reply[0] !== 1 && reply[0] !== 2) throw protocolFault("the commit script answered an unexpected shape");
+    if (!Array.isArray(reply) || reply[0] !== 0 && reply[0] !== 1 && reply[0] !== 2) throw protocolFault(where, "the commit script answered an unexpected shape");
     if (reply[0] === 0) return { isCommitted: false };
-    if (reply[0] === 2) throw await wrongTypeAt(textOf(reply[1]) ?? "", "the commit", textOf(reply[2]) ?? void 0);
+    if (reply[0] === 2) throw await wrongTypeAt(client, textOf(reply[1]) ?? "", "the commit", textOf(reply[2]) ?? void 0);
     const version = textOf(reply[1]) ?? "";
     const ids = Array.isArray(reply[2]) ? reply[2].map((id) => textOf(id) ?? "") : [];
     let at = 0;
@@ -5373,22 +6484,6 @@ function createRedisStore(options) {
     }
     return { isCommitted: Array.isArray(tokens) && tokens.some((t) => textOf(t) === token) };
   }
-  async function wrongTypeAt(key, commandName, expected) {
-    const probes = [
-      ["string", ["GET", key]],
-      ["hash", ["HGET", key, ""]],
-      ["list", ["LRANGE", key, 0, 0]],
-      ["stream", ["XREVRANGE", key, "+", "-", "COUNT", 1]]
-    ];
-    let found;
-    try {
-      const replies = await client.pipeline(probes.map(([, command]) => command));
-      found = probes[replies.findIndex((r) => !(r instanceof RespError))]?.[0];
-    } catch {
-      found = void 0;
-    }
-    return client.wrongTypeFault(key, commandName, expected, found);
-  }
   function lockTimeout(attempts) {
     return new StoreFault("lock_timeout", `gave up after ${attempts} attempts in ${lockTimeoutMs} ms: other writers kept committing to ${keys.state} on ${where}`);
   }
@@ -5398,36 +6493,19 @@ function createRedisStore(options) {
     const ms = Math.floor(random() * ceiling);
     await new Promise((done) => setTimeout(done, ms));
   }
-  function protocolFault(what) {
-    return new StoreFault("store_protocol_error", `The Redis store at ${where}: ${what}`, void 0, true);
-  }
-  const archives = {
-    async list() {
-      const reply = client.check(await client.command(["HGETALL", keys.archives]), "HGETALL");
-      const fields = Array.isArray(reply) ? reply : [];
-      const found = [];
-      for (let i = 0; i + 1 < fields.length; i += 2) {
-        const [id, text] = [textOf(fields[i]), textOf(fields[i + 1])];
-        const record = id === null || text === null ? void 0 : archiveOfText(text, id);
-        if (record) found.push(record);
-      }
-      return found.sort((a, b) => b.saved_at - a.saved_at);
-    },
-    async get(channelId) {
-      if (!isValidChannelId(channelId)) return void 0;
-      const text = textOf(client.check(await client.command(["HGET", keys.archives, channelId]), "HGET"));
-      return text === null ? void 0 : archiveOfText(text, channelId);
-    }
-  };
+  const description = describeSelection({ kind: "redis", config }, projectDir);
   const store = {
-    kind: "redis",
     keys,
     client,
     projectDir,
     stateDir,
     statePath: `${where} ${keys.state}`,
     lockPath: `${where} ${keys.version}`,
+    location: description.location,
     history,
+    archives: redisArchiveShelf(client, keys),
+    describe: () => description,
+    hasState: () => current?.version !== "",
     mutate(fn) {
       return enqueue(async () => {
         const started = Date.now();
@@ -5470,44 +6548,10 @@ function createRedisStore(options) {
     },
     loadedVersion: () => current?.version,
     watchCommits(listener) {
-      const subscriber = newClient();
-      let isClosed = false;
-      let failures = 0;
-      let timer;
-      const subscribe = () => {
-        timer = void 0;
-        if (isClosed) return;
-        subscriber.subscribe(keys.notices, (_channel, version) => listener.onCommit(version)).then(
-          () => {
-            failures = 0;
-            if (!isClosed) listener.onSubscribed();
-          },
-          () => void 0
-          // onConnectionLost has logged it and scheduled the next try
-        );
-      };
-      const again = () => {
-        if (isClosed || timer) return;
-        failures++;
-        const delay = Math.min(RESUBSCRIBE_MAX_MS, RESUBSCRIBE_BASE_MS * 2 ** Math.min(failures - 1, 10));
-        timer = setTimeout(subscribe, delay);
-        timer.unref();
-      };
-      subscriber.onConnectionLost = (fault) => {
-        if (isClosed) return;
-        listener.log(`lost the commit notices of ${where} (${fault.code}): ${fault.message}; subscribing again`);
-        again();
-      };
-      subscribe();
-      return {
-        close() {
-          isClosed = true;
-          if (timer) clearTimeout(timer);
-          void subscriber.close();
-        }
-      };
+      return subscribeToCommits({ newClient, channel: keys.notices, where }, listener);
     },
-    archives,
+    watch: (watchOptions) => watchRedisState(store, watchOptions),
+    check: (checkOptions) => checkRedisStore({ ...checkOptions, config, projectDir }),
     dropHistory(channelId) {
       return enqueue(async () => {
         if (!isValidChannelId(channelId)) return;
@@ -5521,30 +6565,6 @@ function createRedisStore(options) {
     }
   };
   return store;
-}
-function textOf(value) {
-  if (value === null) return null;
-  if (Buffer.isBuffer(value)) return value.toString("utf8");
-  if (typeof value === "string" || typeof value === "number" || typeof value === "bigint") return String(value);
-  return null;
-}
-function streamEntries(value) {
-  if (!Array.isArray(value)) return [];
-  const entries = [];
-  for (const item of value) {
-    if (!Array.isArray(item) || item.length !== 2 || !Array.isArray(item[1])) continue;
-    const id = textOf(item[0]);
-    if (id === null) continue;
-    entries.push({ id, fields: item[1].map((f) => textOf(f) ?? "") });
-  }
-  return entries;
-}
-function compareStreamIds(a, b) {
-  const [am, as] = a.split("-").map((p) => BigInt(p || "0"));
-  const [bm, bs] = b.split("-").map((p) => BigInt(p || "0"));
-  if (am !== bm) return am < bm ? -1 : 1;
-  if (as !== bs) return (as ?? 0n) < (bs ?? 0n) ? -1 : 1;
-  return 0;
 }
 
 // src/store/redis/config.ts
@@ -5670,9 +6690,6 @@ function readSmallFile(path, variable) {
   }
 }
 
-// src/store/pins.ts
-import { dirname as dirname6, join as join11 } from "node:path";
-
 // src/store/member-id.ts
 var MEMBER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 function isValidMemberId(id) {
@@ -5680,8 +6697,9 @@ function isValidMemberId(id) {
 }
 
 // src/store/pins.ts
+import { dirname as dirname9, join as join17 } from "node:path";
 function pinsDir(projectDir) {
-  return join11(projectDir, STATE_DIR_NAME, "pins");
+  return join17(projectDir, STATE_DIR_NAME, "pins");
 }
 function readPin(projectDir, memberId, port = NODE_FS) {
   if (!isValidMemberId(memberId) || !hasPinsDir(projectDir, port)) return void 0;
@@ -5707,12 +6725,12 @@ function listPins(projectDir, host, port = NODE_FS) {
 }
 function hasPinsDir(projectDir, port) {
   const dir = pinsDir(projectDir);
-  return checkOwnDir(port, dirname6(dir), false) && checkOwnDir(port, dir, false);
+  return checkOwnDir(port, dirname9(dir), false) && checkOwnDir(port, dir, false);
 }
 function readPinIn(dir, memberId, port) {
   let bytes;
   try {
-    bytes = tryReadFile(port, join11(dir, `${memberId}.json`));
+    bytes = tryReadFile(port, join17(dir, `${memberId}.json`));
   } catch (err) {
     if (err instanceof StoreFault) throw err;
     return void 0;
@@ -5733,16 +6751,16 @@ function parsePin(text, expectedId) {
 
 // src/store/real-path.ts
 import { realpathSync } from "node:fs";
-import { basename as basename4, dirname as dirname7, join as join12, resolve as resolvePath3 } from "node:path";
+import { basename as basename6, dirname as dirname10, join as join18, resolve as resolvePath4 } from "node:path";
 function realPathOf(path) {
-  const absolute = resolvePath3(path);
+  const absolute = resolvePath4(path);
   const missing = [];
-  for (let head = absolute; ; head = dirname7(head)) {
+  for (let head = absolute; ; head = dirname10(head)) {
     try {
-      return join12(realpathSync.native(head), ...missing);
+      return join18(realpathSync.native(head), ...missing);
     } catch {
-      if (dirname7(head) === head) return absolute;
-      missing.unshift(basename4(head));
+      if (dirname10(head) === head) return absolute;
+      missing.unshift(basename6(head));
     }
   }
 }
@@ -5762,236 +6780,6 @@ function openStore(options) {
   }
   const { selection: _selection, ...fileOptions } = options;
   return createStore({ ...fileOptions, codec });
-}
-
-// src/delivery/watcher.ts
-import { existsSync, statSync as statSync2, watch } from "node:fs";
-import { basename as basename5, dirname as dirname8, join as join13 } from "node:path";
-var DEFAULT_DEBOUNCE_MS = 5;
-var DEFAULT_POLL_MS = 2e3;
-var STATE_FILE = "state.json";
-var watchWithNode = (dir, onEvent) => watch(dir, { persistent: false }, (_event, filename) => onEvent(filename == null ? null : String(filename)));
-function signatureOf(path) {
-  try {
-    const stat = statSync2(path);
-    return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
-  } catch {
-    return "absent";
-  }
-}
-function errorText(err) {
-  return err instanceof Error ? err.message : String(err);
-}
-function isMissing(err) {
-  return err?.code === "ENOENT";
-}
-function watchStateDir(stateDir, options = {}) {
-  const debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
-  const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
-  const log = options.log ?? (() => void 0);
-  const watchDir = options.watch ?? watchWithNode;
-  const statePath = join13(stateDir, STATE_FILE);
-  const dirName = basename5(stateDir);
-  const listeners = /* @__PURE__ */ new Set();
-  let isClosed = false;
-  let current;
-  let debounce;
-  let isLeadingQueued = false;
-  let isDirty = false;
-  let poll;
-  let lastSignature = signatureOf(statePath);
-  const fire = () => {
-    isDirty = false;
-    if (isClosed) return;
-    for (const listener of [...listeners]) {
-      try {
-        listener();
-      } catch (err) {
-        log(`state watcher listener failed: ${errorText(err)}`);
-      }
-    }
-  };
-  const openWindow = () => {
-    debounce = setTimeout(endWindow, debounceMs);
-    debounce.unref();
-  };
-  const endWindow = () => {
-    debounce = void 0;
-    if (isClosed || !isDirty) return;
-    openWindow();
-    fire();
-  };
-  const schedule = () => {
-    if (isClosed) return;
-    if (debounce || isLeadingQueued) {
-      isDirty = true;
-      return;
-    }
-    openWindow();
-    isLeadingQueued = true;
-    queueMicrotask(() => {
-      isLeadingQueued = false;
-      fire();
-    });
-  };
-  const fireIfChanged = () => {
-    const signature = signatureOf(statePath);
-    if (signature === lastSignature) return;
-    lastSignature = signature;
-    schedule();
-  };
-  const stopCurrent = () => {
-    const watcher = current;
-    current = void 0;
-    try {
-      watcher?.close();
-    } catch {
-    }
-  };
-  const startPolling = (isAwaitingDir) => {
-    stopCurrent();
-    if (isClosed || poll) return;
-    poll = setInterval(() => {
-      if (isAwaitingDir && existsSync(stateDir)) {
-        clearInterval(poll);
-        poll = void 0;
-        isAwaitingDir = false;
-        watchStateFile();
-        fireIfChanged();
-        return;
-      }
-      fireIfChanged();
-    }, pollMs);
-    poll.unref();
-  };
-  const onWatchError = (watcher, where) => (err) => {
-    if (isClosed || current !== watcher) return;
-    log(`watching ${where} failed (${err.message}); polling state.json every ${pollMs} ms instead`);
-    startPolling(false);
-  };
-  function watchStateFile() {
-    if (isClosed) return;
-    let watcher;
-    try {
-      watcher = watchDir(stateDir, (filename) => {
-        if (isClosed || current !== watcher) return;
-        if (filename === null || filename === STATE_FILE) schedule();
-        else if (filename === dirName) rewatchStateDir();
-      });
-    } catch (err) {
-      if (isMissing(err)) return awaitStateDir();
-      log(`cannot watch ${stateDir} (${errorText(err)}); polling state.json every ${pollMs} ms instead`);
-      return startPolling(false);
-    }
-    current = watcher;
-    watcher.on("error", onWatchError(watcher, stateDir));
-  }
-  function rewatchStateDir() {
-    if (!existsSync(stateDir)) return awaitStateDir();
-    stopCurrent();
-    watchStateFile();
-    schedule();
-  }
-  function awaitStateDir() {
-    stopCurrent();
-    if (isClosed) return;
-    const parent = dirname8(stateDir);
-    const handOver = () => {
-      if (isClosed || !existsSync(stateDir)) return;
-      stopCurrent();
-      watchStateFile();
-      fireIfChanged();
-    };
-    let watcher;
-    try {
-      watcher = watchDir(parent, (filename) => {
-        if (filename === null || filename === dirName) handOver();
-      });
-    } catch {
-      return startPolling(true);
-    }
-    current = watcher;
-    watcher.on("error", onWatchError(watcher, parent));
-    handOver();
-  }
-  watchStateFile();
-  return {
-    onChange(listener) {
-      listeners.add(listener);
-      return () => {
-        listeners.delete(listener);
-      };
-    },
-    close() {
-      isClosed = true;
-      stopCurrent();
-      if (debounce) clearTimeout(debounce);
-      if (poll) clearInterval(poll);
-      debounce = void 0;
-      poll = void 0;
-      listeners.clear();
-    }
-  };
-}
-var REDIS_SAFETY_POLL_MS = 15e3;
-function watchStore(store, options = {}) {
-  if (!isRedisStore(store)) return watchStateDir(store.stateDir, options);
-  const load = options.load ?? (() => store.refresh());
-  const log = options.log ?? (() => void 0);
-  const listeners = /* @__PURE__ */ new Set();
-  let isClosed = false;
-  let isLoading = false;
-  let isDirty = false;
-  let lastVersion;
-  const wake = () => {
-    if (isClosed) return;
-    if (isLoading) {
-      isDirty = true;
-      return;
-    }
-    isLoading = true;
-    load().then(
-      () => {
-        isLoading = false;
-        if (isClosed) return;
-        const version = store.loadedVersion();
-        const isNew = version !== lastVersion;
-        lastVersion = version;
-        if (isNew) for (const listener of [...listeners]) callSafely(listener, log);
-        if (isDirty) {
-          isDirty = false;
-          wake();
-        }
-      },
-      (err) => {
-        isLoading = false;
-        isDirty = false;
-        log(`could not load the state after a change: ${errorText(err)}`);
-      }
-    );
-  };
-  const notices = store.watchCommits({ onCommit: wake, onSubscribed: wake, log });
-  const poll = setInterval(wake, options.pollMs ?? REDIS_SAFETY_POLL_MS);
-  poll.unref();
-  return {
-    onChange(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    close() {
-      isClosed = true;
-      clearInterval(poll);
-      notices.close();
-      listeners.clear();
-    }
-  };
-}
-function callSafely(listener, log) {
-  try {
-    listener();
-  } catch (err) {
-    log(`state watcher listener failed: ${errorText(err)}`);
-  }
 }
 
 // src/opencode/error-log.ts
@@ -6047,17 +6835,17 @@ async function checkRootSession(client, sessionId) {
 
 // src/opencode/project-dir.ts
 import { existsSync as existsSync2 } from "node:fs";
-import { dirname as dirname9, join as join14, resolve as resolvePath4 } from "node:path";
+import { dirname as dirname11, join as join19, resolve as resolvePath5 } from "node:path";
 var OPENCODE_PLUGIN_FILE = ".opencode/plugin/opencomms.js";
 function isProjectRoot(dir) {
-  return existsSync2(join14(dir, STATE_DIR_NAME)) || existsSync2(join14(dir, OPENCODE_PLUGIN_FILE));
+  return existsSync2(join19(dir, STATE_DIR_NAME)) || existsSync2(join19(dir, OPENCODE_PLUGIN_FILE));
 }
 function findProjectDir(directory, worktree) {
-  const start = resolvePath4(directory);
-  const stop = worktree && worktree !== "/" ? resolvePath4(worktree) : void 0;
-  for (let dir = start; ; dir = dirname9(dir)) {
+  const start = resolvePath5(directory);
+  const stop = worktree && worktree !== "/" ? resolvePath5(worktree) : void 0;
+  for (let dir = start; ; dir = dirname11(dir)) {
     if (isProjectRoot(dir)) return dir;
-    if (dir === stop || dirname9(dir) === dir) return start;
+    if (dir === stop || dirname11(dir) === dir) return start;
   }
 }
 
@@ -6287,7 +7075,7 @@ var SessionMembers = class {
   async refresh(sessionId, mayMint) {
     const refs = [sessionRefOf(sessionId)];
     const look = (state, ctx) => ({ memberId: memberInState(state, sessionId), isDue: needsLink(state, refs, ctx.now()) });
-    const seen = this.store.kind === "file" ? this.store.read(look) : await this.store.readLatest(look);
+    const seen = await this.store.readLatest(look);
     let memberId = seen.memberId;
     if (seen.isDue && (mayMint || memberId !== void 0)) {
       await this.store.mutate((state, ctx) => {
@@ -6867,7 +7655,7 @@ function storeFaultResult(fault) {
 }
 
 // src/tools/reserve-paths.ts
-import { isAbsolute, join as join15, relative } from "node:path";
+import { isAbsolute, join as join20, relative } from "node:path";
 var WILDCARD = /[*?]/;
 function realPatterns(paths, projectDir) {
   const root = realPathOf(projectDir);
@@ -6881,7 +7669,7 @@ function realPattern(raw, projectDir, root) {
   const wild = segments.findIndex((segment) => WILDCARD.test(segment));
   const literal = wild === -1 ? segments : segments.slice(0, wild);
   if (literal.length === 0) return lexical;
-  const real = realPathOf(join15(root, ...literal));
+  const real = realPathOf(join20(root, ...literal));
   const inside = relative(root, real);
   if (inside.startsWith("..") || isAbsolute(inside)) return real.split("\\").join("/");
   return [...inside === "" ? [] : inside.split(/[\\/]/), ...segments.slice(literal.length)].join("/");
@@ -7070,6 +7858,7 @@ function buildTools(s) {
     handler: async (args, call = DIRECT_CALL) => {
       await s.whenPullsSettled();
       const identity = await s.identify(call);
+      if (identity.kind === "pinned") await s.presence.keep(identity.memberId);
       return tool.handler(args, { call, identity });
     }
   }));
@@ -7470,6 +8259,86 @@ function readPsFacts(pid) {
   return { ppid: Number(match[1]), start: match[2].replace(/\s+/g, "_"), name: match[3] };
 }
 
+// src/tools/presence-keeper.ts
+var LEAVE_WAIT_MS = 2e3;
+var PresenceKeeper = class {
+  constructor(store, kind, log) {
+    this.store = store;
+    this.kind = kind;
+    this.log = log;
+  }
+  store;
+  kind;
+  log;
+  /** Members this process speaks for, with when it last renewed each (this process's clock). */
+  renewedAt = /* @__PURE__ */ new Map();
+  timer;
+  isLeaving = false;
+  /** How often a renewal is due: each minute where only this machine looks, else PRESENCE_RENEW_MS. */
+  get renewMs() {
+    return this.store().describe().shared === void 0 ? LOCAL_PRESENCE_RENEW_MS : PRESENCE_RENEW_MS;
+  }
+  /** Records this process for `memberId` when it is new here or its renewal is due; trouble is logged, never thrown. */
+  async keep(memberId) {
+    if (this.isLeaving) return;
+    const at = this.renewedAt.get(memberId);
+    const now = Date.now();
+    if (at !== void 0 && now - at < this.renewMs && now >= at) return;
+    this.renewedAt.set(memberId, now);
+    this.startTimer();
+    await this.write([memberId]);
+  }
+  /** Takes this process off every record it is on; resolves within LEAVE_WAIT_MS whatever the store does. */
+  leave() {
+    this.isLeaving = true;
+    if (this.timer) clearInterval(this.timer);
+    const ids = [...this.renewedAt.keys()];
+    if (ids.length === 0) return Promise.resolve();
+    const claim = { ...thisRecordedProcess(), kind: this.kind };
+    const done = this.store().mutate((state, ctx) => {
+      let changed = false;
+      for (const id of ids) changed = leavePresence(state, id, claim, ctx.now()) || changed;
+      return { ok: changed, message: "left" };
+    }).then(() => void 0, (err) => this.log(`could not record that this process ends: ${describeFault(err)}`));
+    return new Promise((resolve) => {
+      const cap = setTimeout(resolve, LEAVE_WAIT_MS);
+      cap.unref();
+      void done.finally(() => {
+        clearTimeout(cap);
+        resolve();
+      });
+    });
+  }
+  startTimer() {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.renewAll(), this.renewMs);
+    this.timer.unref();
+  }
+  async renewAll() {
+    const now = Date.now();
+    const due = [...this.renewedAt].filter(([, at]) => now - at >= this.renewMs || now < at).map(([id]) => id);
+    if (due.length === 0 || this.isLeaving) return;
+    for (const id of due) this.renewedAt.set(id, now);
+    await this.write(due);
+  }
+  async write(ids) {
+    const claim = { ...thisRecordedProcess(), kind: this.kind };
+    try {
+      await this.store().mutate((state, ctx) => {
+        let changed = false;
+        for (const id of ids) changed = recordPresence(state, id, claim, ctx.now(), this.renewMs) || changed;
+        return { ok: changed, message: changed ? "present" : "already present" };
+      });
+    } catch (err) {
+      for (const id of ids) this.renewedAt.delete(id);
+      this.log(`could not record this process as present: ${describeFault(err)}`);
+    }
+  }
+};
+function describeFault(err) {
+  return err instanceof Error ? err.message : String(err);
+}
+
 // src/tools/env-identity.ts
 var HOW_TO_PIN = "Run `opencomms pin --host <host>` (or `opencomms install <host>`) to mint a member id, and put it in OPENCOMMS_MEMBER_ID.";
 function identityFromEnv(raw) {
@@ -7508,6 +8377,7 @@ var SETTLE_TRIES = 3;
 var ToolServices = class {
   constructor(options) {
     this.options = options;
+    this.presence = new PresenceKeeper(() => this.store, options.embedding ? "plugin" : "server", (line) => options.log(line));
     this.identity = options.embedding ? void 0 : identityFromEnv(options.env.OPENCOMMS_MEMBER_ID);
   }
   options;
@@ -7524,6 +8394,8 @@ var ToolServices = class {
   speakerToken;
   /** This process's machine (hostname, boot id, pid namespace): where its pids and host sessions live. */
   machine = processHostTag();
+  presence;
+  // this process on the presence record of each member it speaks for
   /** Whether this process's doorbell announced a message (set once the doorbell runs). */
   isAnnounced = () => false;
   /** Pulls whose reply is on its way and whose mail is not yet committed or given back. */
@@ -7540,8 +8412,7 @@ var ToolServices = class {
    */
   get worktree() {
     if (this.options.embedding) return this.options.embedding.worktree;
-    const { selection } = this.options;
-    return selection?.kind === "redis" ? `redis:${selection.config.projectId}` : this.options.projectDir;
+    return this.store.location;
   }
   get store() {
     this.openedStore ??= this.options.store ?? openStore({ projectDir: this.options.projectDir, selection: this.options.selection });
@@ -7964,8 +8835,7 @@ async function startOpenComms(input, deps = {}) {
     local.add(sessionId);
   }
   try {
-    if (store.kind !== "file") await store.refresh();
-    const atStart = store.snapshot();
+    const atStart = await store.readLatest((state) => state);
     if (Object.values(atStart.messages).some((e) => e.delivery_status === "in_flight")) {
       const swept = await store.mutate((state, ctx) => succeed("swept", { ...sweepInFlight(state, isOwnerAlive, ctx.now()) }));
       const requeued = swept.data?.requeued?.length ?? 0;
@@ -7975,15 +8845,13 @@ async function startOpenComms(input, deps = {}) {
     log(`start-up sweep failed; the next push sweeps instead: ${err instanceof Error ? err.message : String(err)}`);
   }
   function isMember(memberId) {
-    const look = (state) => isInChannels(state, memberId);
-    return store.kind === "file" ? store.read(look) : store.readLatest(look);
+    return store.readLatest((state) => isInChannels(state, memberId));
   }
   async function onIdle(sessionId) {
     busy.delete(sessionId);
     const memberId = await members.touch(sessionId);
     if (memberId === void 0) return;
-    const member = isMember(memberId);
-    if (!(typeof member === "boolean" ? member : await member)) return;
+    if (!await isMember(memberId)) return;
     await delivery.deliver(memberId);
   }
   async function onDeleted(sessionId) {
@@ -7992,8 +8860,7 @@ async function startOpenComms(input, deps = {}) {
     const memberId = members.find(sessionId);
     if (memberId === void 0) return;
     delivery.forget(memberId);
-    const member = isMember(memberId);
-    if (!(typeof member === "boolean" ? member : await member)) return;
+    if (!await isMember(memberId)) return;
     await store.mutate((s, ctx) => succeed("marked", { changed: markStale(s, memberId, ctx.now()) }));
   }
   function pushToLocal(memberIds) {
@@ -8024,7 +8891,7 @@ async function startOpenComms(input, deps = {}) {
     }
     pushToLocal(memberIds);
   }
-  const watcher = deps.watch ? deps.watch(store.stateDir, log) : watchStore(store, { log });
+  const watcher = deps.watch ? deps.watch(store.stateDir, log) : store.watch({ log });
   const unsubscribe = watcher.onChange(onStateChange);
   const schema = deps.loadSchema ? await deps.loadSchema() : void 0;
   if (!schema) log("OpenCode tool schema builder not found; no opencomms_* tools are offered here");
@@ -8052,7 +8919,7 @@ async function startOpenComms(input, deps = {}) {
         const memberId = members.learn(state, sessionId);
         return memberId === void 0 ? [] : roleSections(state, memberId);
       };
-      output.system.push(...store.kind === "file" ? store.read(sections) : await store.readLatest(sections));
+      output.system.push(...await store.readLatest(sections));
     },
     async dispose() {
       unsubscribe();
@@ -8061,8 +8928,8 @@ async function startOpenComms(input, deps = {}) {
     }
   };
   if (schema) {
-    const redis = deps.selection?.kind === "redis" ? deps.selection.config.projectId : void 0;
-    const location = redis === void 0 ? locationOf(input) : { project_id: redis, worktree: `redis:${redis}` };
+    const shared = store.describe().shared;
+    const location = shared === void 0 ? locationOf(input) : { project_id: shared.projectId, worktree: store.location };
     hooks.tool = buildTools2({ store, client: input.client, location, members, noteSession, onSent: pushSent, log }, schema);
   }
   return {

@@ -57,11 +57,21 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
     },
   };
 
+  function memberAtStart(): string | undefined {
+    try {
+      return services.processMember(services.store.snapshot());
+    } catch (err) {
+      log(`could not read the state to find this session's member: ${err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    }
+  }
+
   // The doorbell and the spawn driver, on the shared watch.
   function startRinging(shared: StateWatcher): void {
     if (isClosed) return;
     // A resumed session's member is present from the start, not only from its first call (read once the store is loaded).
-    const resumed = services.processMember(services.store.snapshot());
+    // A state that cannot be read leaves that to the first call, which reports the trouble to the agent.
+    const resumed = memberAtStart();
     if (resumed !== undefined) void services.presence.keep(resumed);
     services.spawnDriver?.attach(shared);
     doorbell = startDoorbell({

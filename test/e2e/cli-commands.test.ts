@@ -4,6 +4,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { DIST, runCli, startServer, tempProject } from '../helpers/server';
+import { runCliInProcess } from '../helpers/cli-in-process';
+
+// pin, status and doctor run in this process (runCliInProcess) except in one test of each path, which
+// goes through the shipped CLI, and in the tests that need the command to be a process of its own:
+// a live process's pid that is not the command's own, a session that ended before the command ran.
 
 const PIN_PATTERN = /^sess_[0-9a-f]{24}$/;
 
@@ -21,7 +26,7 @@ test('pin mints a sess_ id, writes its pin file and prints the id', async (t) =>
 
 test('pin takes a given valid id', async (t) => {
   const project = tempProject(t);
-  const { code, stdout } = await runCli(['pin', '--project', project, '--id', 'reviewer-1']);
+  const { code, stdout } = await runCliInProcess(['pin', '--project', project, '--id', 'reviewer-1']);
   assert.equal(code, 0);
   assert.equal(stdout.trim(), 'reviewer-1');
   assert.ok(existsSync(join(project, '.opencomms', 'pins', 'reviewer-1.json')));
@@ -30,7 +35,8 @@ test('pin takes a given valid id', async (t) => {
 for (const bad of ['has space', '../escape', '-dash-first', 'x'.repeat(65), '<set by: opencomms install-member>']) {
   test(`pin refuses the malformed id ${JSON.stringify(bad.slice(0, 20))} with exit 2 and writes nothing`, async (t) => {
     const project = tempProject(t);
-    const { code, stderr } = await runCli(['pin', '--project', project, `--id=${bad}`]);
+    const run = bad === 'has space' ? runCli : runCliInProcess;
+    const { code, stderr } = await run(['pin', '--project', project, `--id=${bad}`]);
     assert.equal(code, 2);
     assert.equal(stderr.trim().split('\n').length, 1);
     assert.equal(existsSync(join(project, '.opencomms', 'pins')), false);
@@ -39,8 +45,8 @@ for (const bad of ['has space', '../escape', '-dash-first', 'x'.repeat(65), '<se
 
 test('two pins minted in a row differ', async (t) => {
   const project = tempProject(t);
-  const a = (await runCli(['pin', '--project', project])).stdout.trim();
-  const b = (await runCli(['pin', '--project', project])).stdout.trim();
+  const a = (await runCliInProcess(['pin', '--project', project])).stdout.trim();
+  const b = (await runCliInProcess(['pin', '--project', project])).stdout.trim();
   assert.notEqual(a, b);
 });
 
@@ -70,7 +76,7 @@ test('status --json reports channels, members and pending counts as stable JSON'
 
 test('status prints a readable view with each member and their pending mail', async (t) => {
   const project = await projectWithConversation(t);
-  const { code, stdout } = await runCli(['status', '--project', project]);
+  const { code, stdout } = await runCliInProcess(['status', '--project', project]);
   assert.equal(code, 0);
   assert.match(stdout, /channel review/);
   assert.match(stdout, /reviewer\s+sess_reviewer.*1 pending/);
@@ -80,17 +86,17 @@ test('status prints a readable view with each member and their pending mail', as
 test('status names the store it read: the project\'s .opencomms folder, in its text and as store.kind file in --json', async (t) => {
   const project = tempProject(t);
   const env = { OPENCOMMS_STORE: undefined };
-  const text = await runCli(['status', '--project', project], { env });
+  const text = await runCliInProcess(['status', '--project', project], { env });
   assert.equal(text.code, 0, text.stderr);
   assert.ok(text.stdout.split('\n').includes(`store: file ${join(project, '.opencomms')}`), text.stdout);
-  const json = await runCli(['status', '--project', project, '--json'], { env });
+  const json = await runCliInProcess(['status', '--project', project, '--json'], { env });
   assert.equal(json.code, 0, json.stderr);
   assert.deepEqual(JSON.parse(json.stdout).store, { kind: 'file' });
 });
 
 test('status works on a fresh project that has no .opencomms folder', async (t) => {
   const project = tempProject(t);
-  const { code, stdout } = await runCli(['status', '--project', project]);
+  const { code, stdout } = await runCliInProcess(['status', '--project', project]);
   assert.equal(code, 0);
   assert.match(stdout, /No channels yet/);
   assert.equal(existsSync(join(project, '.opencomms')), false);
@@ -107,7 +113,7 @@ test('doctor --json fails on a state file that cannot be loaded and leaves it un
   const project = tempProject(t);
   mkdirSync(join(project, '.opencomms'));
   writeFileSync(join(project, '.opencomms', 'state.json'), '{"schema_version": 9}');
-  const { code, stdout } = await runCli(['doctor', '--project', project, '--json']);
+  const { code, stdout } = await runCliInProcess(['doctor', '--project', project, '--json']);
   assert.equal(code, 1);
   const report = JSON.parse(stdout);
   assert.equal(report.ok, false);
@@ -119,7 +125,7 @@ test('doctor lists preserved corrupt state files', async (t) => {
   const project = tempProject(t);
   mkdirSync(join(project, '.opencomms'));
   writeFileSync(join(project, '.opencomms', 'state.corrupt-1700000000000.json'), 'x');
-  const { stdout } = await runCli(['doctor', '--project', project]);
+  const { stdout } = await runCliInProcess(['doctor', '--project', project]);
   assert.match(stdout, /state\.corrupt-1700000000000\.json/);
 });
 
@@ -153,10 +159,10 @@ test('doctor --fix removes a lock left by a dead process, and only then', async 
   mkdirSync(join(project, '.opencomms'));
   const lock = join(project, '.opencomms', '.state.lock');
   writeFileSync(lock, JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), t: 1, token: 'dead' }));
-  const plain = await runCli(['doctor', '--project', project]);
+  const plain = await runCliInProcess(['doctor', '--project', project]);
   assert.match(plain.stdout, /dead process/);
   assert.ok(existsSync(lock));
-  const fixed = await runCli(['doctor', '--project', project, '--fix']);
+  const fixed = await runCliInProcess(['doctor', '--project', project, '--fix']);
   assert.match(fixed.stdout, /\(fixed\)/);
   assert.equal(existsSync(lock), false);
 });
@@ -175,9 +181,9 @@ test('doctor never removes a lock held by a live process', async (t) => {
 
 test('doctor reports members with their channels, and pins whose file was tampered with', async (t) => {
   const project = await projectWithConversation(t);
-  await runCli(['pin', '--project', project, '--id', 'sess_writer']);
+  await runCliInProcess(['pin', '--project', project, '--id', 'sess_writer']);
   writeFileSync(join(project, '.opencomms', 'pins', 'sess_forged.json'), JSON.stringify({ member_id: 'sess_other', host: 'mcp', saved_at: 1 }));
-  const { stdout } = await runCli(['doctor', '--project', project]);
+  const { stdout } = await runCliInProcess(['doctor', '--project', project]);
   assert.match(stdout, /member sess_writer: host mcp; member of review/);
   assert.match(stdout, /sess_forged\.json/);
   assert.ok(readdirSync(join(project, '.opencomms', 'pins')).includes('sess_forged.json'));
@@ -207,7 +213,7 @@ test('doctor lists each agent session\'s member with its host, sessions, last se
 test('doctor fails a host config that is not valid JSON, naming the file', async (t) => {
   const project = tempProject(t);
   writeFileSync(join(project, '.mcp.json'), '{"mcpServers": {');
-  const { code, stdout } = await runCli(['doctor', '--project', project]);
+  const { code, stdout } = await runCliInProcess(['doctor', '--project', project]);
   assert.equal(code, 1);
   assert.match(stdout, /\.mcp\.json/);
 });
@@ -274,8 +280,8 @@ test('a state file the store cannot read is a tool error with reason state_unwri
 
 test('doctor checks a Claude Code plugin install: server entry, bundle and hooks', async (t) => {
   const project = tempProject(t);
-  assert.equal((await runCli(['install', 'claude-code', '--plugin', '--project', project])).code, 0);
-  const { code, stdout } = await runCli(['doctor', '--project', project]);
+  assert.equal((await runCliInProcess(['install', 'claude-code', '--plugin', '--project', project])).code, 0);
+  const { code, stdout } = await runCliInProcess(['doctor', '--project', project]);
   assert.equal(code, 0, stdout);
   assert.match(stdout, /ok {3}claude-code plugin \(\.opencomms\/claude-plugin\/\.mcp\.json\)/);
   assert.match(stdout, /ok {3}claude-code plugin hooks/);
@@ -284,16 +290,16 @@ test('doctor checks a Claude Code plugin install: server entry, bundle and hooks
 
 test('doctor --fix refreshes an outdated project copy of opencomms.js but never a copy outside the project', async (t) => {
   const project = tempProject(t);
-  assert.equal((await runCli(['install', 'cursor', '--project', project])).code, 0);
+  assert.equal((await runCliInProcess(['install', 'cursor', '--project', project])).code, 0);
   const copy = join(project, '.opencomms', 'opencomms.js');
   writeFileSync(copy, '// an older opencomms\n');
   const outside = join(tempProject(t), 'opencomms.js');
   writeFileSync(outside, '// someone else\'s opencomms\n');
   mkdirSync(join(project, '.vscode'));
   writeFileSync(join(project, '.vscode', 'mcp.json'), JSON.stringify({ servers: { opencomms: { type: 'stdio', command: 'node', args: [outside] } } }));
-  const plain = await runCli(['doctor', '--project', project]);
+  const plain = await runCliInProcess(['doctor', '--project', project]);
   assert.match(plain.stdout, /run doctor --fix/);
-  const fixed = await runCli(['doctor', '--project', project, '--fix']);
+  const fixed = await runCliInProcess(['doctor', '--project', project, '--fix']);
   assert.match(fixed.stdout, /\(fixed\)/);
   assert.equal(readFileSync(copy, 'utf8'), readFileSync(DIST, 'utf8'));
   assert.match(fixed.stdout, /outside this project/);

@@ -9,7 +9,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { runCli, tempProject, type Json } from '../helpers/server';
+import { runCli, tempProject, type Finished, type Json } from '../helpers/server';
+import { runCliInProcess } from '../helpers/cli-in-process';
 import { json, readJson, runHookCommand, snapshot, writeFiles } from '../hosts/install-support';
 import { readOurServer } from '../../src/hosts/toml';
 
@@ -22,9 +23,17 @@ function tempHome(t: TestContext): string {
   return home;
 }
 
-function install(host: string, project: string, home: string, cache: '0' | '1' | undefined) {
-  return runCli(['install', host, '--project', project], { cwd: tmpdir(), env: { HOME: home, OPENCOMMS_COMPILE_CACHE: cache } });
+type Run = (args: string[], options: { cwd?: string; env?: Record<string, string | undefined> }) => Promise<Finished>;
+
+function commandsVia(run: Run) {
+  return {
+    install: (host: string, project: string, home: string, cache: '0' | '1' | undefined) =>
+      run(['install', host, '--project', project], { cwd: tmpdir(), env: { HOME: home, OPENCOMMS_COMPILE_CACHE: cache } }),
+    uninstall: (host: string, project: string, home: string) => run(['uninstall', host, '--project', project], { cwd: tmpdir(), env: { HOME: home } }),
+  };
 }
+
+const { install } = commandsVia(runCliInProcess);
 
 function commandsIn(path: string): string[] {
   const hooks = (readJson(path).hooks ?? {}) as Record<string, Json[]>;
@@ -76,6 +85,9 @@ const CASES: HostCase[] = [
 ];
 
 for (const c of CASES) {
+  // The first host's tests go through the shipped CLI; the other hosts run in this process.
+  const { install, uninstall } = commandsVia(c === CASES[0] ? runCli : runCliInProcess);
+
   test(`install ${c.host} on a Node with a compile cache names a per-user cache folder in the server entry and every hook`, async (t) => {
     const project = tempProject(t);
     const home = tempHome(t);
@@ -92,7 +104,7 @@ for (const c of CASES) {
     writeFiles(project, c.existing);
     const before = snapshot(project);
     assert.equal((await install(c.host, project, home, '1')).code, 0);
-    const done = await runCli(['uninstall', c.host, '--project', project], { cwd: tmpdir(), env: { HOME: home } });
+    const done = await uninstall(c.host, project, home);
     assert.equal(done.code, 0, done.stderr);
     const after = snapshot(project);
     for (const rel of Object.keys(c.existing)) assert.equal(after[rel], before[rel], rel);

@@ -7,18 +7,24 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { runCli, tempProject } from '../helpers/server';
+import { runCli, tempProject, type Finished } from '../helpers/server';
+import { runCliInProcess } from '../helpers/cli-in-process';
 import { writeFiles } from '../hosts/install-support';
 
 const LINES = '.opencomms/*\n!.opencomms/opencomms.js\n!.opencomms/package.json\n';
 
-function install(host: string, project: string, ...extra: string[]) {
-  return runCli(['install', host, '--project', project, ...extra], { cwd: tmpdir() });
+type Run = (args: string[], options: { cwd?: string }) => Promise<Finished>;
+
+function commandsVia(run: Run) {
+  return {
+    install: (host: string, project: string, ...extra: string[]) => run(['install', host, '--project', project, ...extra], { cwd: tmpdir() }),
+    uninstall: (host: string, project: string) => run(['uninstall', host, '--project', project], { cwd: tmpdir() }),
+  };
 }
 
-function uninstall(host: string, project: string) {
-  return runCli(['uninstall', host, '--project', project], { cwd: tmpdir() });
-}
+const { install, uninstall } = commandsVia(runCliInProcess);
+/** The shipped CLI, for one test of each path (install, uninstall, --dry-run): the rest run in this process. */
+const throughCli = commandsVia(runCli);
 
 /** A project that is a git repository: `.git` is a folder, as `git init` makes it, or a file, as in a worktree. */
 function gitProject(t: Parameters<typeof tempProject>[0], kind: 'dir' | 'file' = 'dir'): string {
@@ -33,7 +39,7 @@ const HAS_GIT = spawnSync('git', ['--version']).status === 0;
 test('in a git repository install adds the ignore lines to .gitignore and says so; git then ignores the state but not the server copy', { skip: !HAS_GIT }, async (t) => {
   const project = tempProject(t);
   execFileSync('git', ['init', '-q', project]);
-  const { code, stdout, stderr } = await install('claude-code', project);
+  const { code, stdout, stderr } = await throughCli.install('claude-code', project);
   assert.equal(code, 0, stderr);
   const text = readFileSync(join(project, '.gitignore'), 'utf8');
   assert.ok(text.endsWith(LINES), text);
@@ -70,6 +76,7 @@ for (const [name, before] of [
   ['a .gitignore ending in a blank line', '# mine\n*.log\n\n'],
 ] as const) {
   test(`uninstall gives back ${name} byte for byte`, async (t) => {
+    const { install, uninstall } = before === undefined ? throughCli : commandsVia(runCliInProcess);
     const project = gitProject(t);
     if (before !== undefined) writeFiles(project, { '.gitignore': before });
     assert.equal((await install('gemini-cli', project)).code, 0);
@@ -126,7 +133,7 @@ test('a .gitignore that ignores all of .opencomms/ is left alone, and install sa
 test('--dry-run prints the .gitignore it would write and writes nothing', async (t) => {
   const project = gitProject(t);
   writeFiles(project, { '.gitignore': 'node_modules\n' });
-  const { code, stdout } = await install('claude-code', project, '--dry-run');
+  const { code, stdout } = await throughCli.install('claude-code', project, '--dry-run');
   assert.equal(code, 0);
   assert.ok(stdout.includes(`would write ${join(project, '.gitignore')}:\nnode_modules\n\n`), stdout);
   assert.equal(readFileSync(join(project, '.gitignore'), 'utf8'), 'node_modules\n');

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { runCli, tempProject, type Json } from '../helpers/server';
+import { runCli, tempProject, type Finished, type Json } from '../helpers/server';
+import { runCliInProcess } from '../helpers/cli-in-process';
 import {
   expectedArgs, expectedHook, initializeWith, json, launchAsHost, readJson, runHookCommand, snapshot, writeFiles, type Launch,
 } from '../hosts/install-support';
@@ -135,15 +136,23 @@ const CASES: HostCase[] = [
   },
 ];
 
-function install(host: string, project: string, ...extra: string[]) {
-  return runCli(['install', host, '--project', project, ...extra], { cwd: tmpdir() });
+type Run = (args: string[], options: { cwd?: string }) => Promise<Finished>;
+
+function commandsVia(run: Run) {
+  return {
+    install: (host: string, project: string, ...extra: string[]) => run(['install', host, '--project', project, ...extra], { cwd: tmpdir() }),
+    uninstall: (host: string, project: string, ...extra: string[]) => run(['uninstall', host, '--project', project, ...extra], { cwd: tmpdir() }),
+    doctor: (project: string) => run(['doctor', '--project', project], { cwd: tmpdir() }),
+  };
 }
 
-function uninstall(host: string, project: string, ...extra: string[]) {
-  return runCli(['uninstall', host, '--project', project, ...extra], { cwd: tmpdir() });
-}
+const { install } = commandsVia(runCliInProcess);
 
 for (const c of CASES) {
+  // The first host's table goes through the executable, so each path (install, uninstall, --dry-run,
+  // a refusal, doctor) is also checked through the shipped CLI; the other hosts run in this process.
+  const { install, uninstall, doctor } = commandsVia(c === CASES[0] ? runCli : runCliInProcess);
+
   test(`${c.host}: a fresh install writes no member id, no pin, and no absolute path where the host expands variables`, async (t) => {
     const project = tempProject(t);
     const { code, stdout, stderr } = await install(c.host, project);
@@ -257,7 +266,7 @@ for (const c of CASES) {
   test(`${c.host}: doctor finds the server copy the written config starts`, async (t) => {
     const project = tempProject(t);
     assert.equal((await install(c.host, project)).code, 0);
-    const { code, stdout } = await runCli(['doctor', '--project', project], { cwd: tmpdir() });
+    const { code, stdout } = await doctor(project);
     assert.equal(code, 0, stdout);
     assert.match(stdout, new RegExp(`ok {3}${c.host} \\(`));
     assert.doesNotMatch(stdout, /FAIL|WARN/);

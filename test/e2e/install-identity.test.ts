@@ -5,9 +5,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { runCli, tempProject } from '../helpers/server';
+import { runCliInProcess } from '../helpers/cli-in-process';
 import { json, readJson, snapshot, writeFiles } from '../hosts/install-support';
 
 const opts = { cwd: tmpdir() };
+// Tests of the executable's paths (install, --dry-run, the two usage refusals) use runCli; the rest run in this process.
+const inProcess = runCliInProcess;
 
 function pinsOf(project: string): string[] {
   const dir = join(project, '.opencomms', 'pins');
@@ -33,16 +36,16 @@ test('a malformed --member exits 2 with one line and writes nothing', async (t) 
 
 test('install mints no id and writes no pin; the pins already there stay as they were', async (t) => {
   const project = tempProject(t);
-  assert.equal((await runCli(['pin', '--project', project, '--host', 'codex', '--id', 'bob'], opts)).code, 0);
+  assert.equal((await inProcess(['pin', '--project', project, '--host', 'codex', '--id', 'bob'], opts)).code, 0);
   const pin = readFileSync(join(project, '.opencomms/pins/bob.json'), 'utf8');
-  const { code, stdout } = await runCli(['install', 'codex', '--project', project], opts);
+  const { code, stdout } = await inProcess(['install', 'codex', '--project', project], opts);
   assert.equal(code, 0);
   assert.doesNotMatch(stdout, /bob|member id/);
   assert.deepEqual(pinsOf(project), ['bob.json']);
   assert.equal(readFileSync(join(project, '.opencomms/pins/bob.json'), 'utf8'), pin);
   assert.doesNotMatch(readFileSync(join(project, '.codex/config.toml'), 'utf8'), /OPENCOMMS_MEMBER_ID/);
   const files = snapshot(project);
-  const again = await runCli(['install', 'codex', '--project', project], opts);
+  const again = await inProcess(['install', 'codex', '--project', project], opts);
   assert.match(again.stdout, /already installed/);
   assert.deepEqual(snapshot(project), files);
 });
@@ -50,8 +53,8 @@ test('install mints no id and writes no pin; the pins already there stay as they
 test('re-installing with another --member replaces our entry in place', async (t) => {
   const project = tempProject(t);
   writeFiles(project, { '.mcp.json': json({ mcpServers: { a: { command: 'a' }, z: { command: 'z' } } }) });
-  await runCli(['install', 'claude-code', '--project', project, '--member', 'first'], opts);
-  await runCli(['install', 'claude-code', '--project', project, '--member', 'second'], opts);
+  await inProcess(['install', 'claude-code', '--project', project, '--member', 'first'], opts);
+  await inProcess(['install', 'claude-code', '--project', project, '--member', 'second'], opts);
   const config = readJson(join(project, '.mcp.json'));
   assert.deepEqual(Object.keys(config.mcpServers), ['a', 'z', 'opencomms']);
   assert.equal(config.mcpServers.opencomms.env.OPENCOMMS_MEMBER_ID, 'second');
@@ -85,7 +88,7 @@ test('an unknown host exits 2 and lists the hosts', async (t) => {
 for (const [host, marker] of [['claude-desktop', '"mcpServers"'], ['windsurf', '"mcpServers"'], ['goose', 'extensions:\n  opencomms:']] as const) {
   test(`${host}: prints the entry to paste and where, with no member id, writing only the bundle copy`, async (t) => {
     const project = tempProject(t);
-    const { code, stdout } = await runCli(['install', host, '--project', project], opts);
+    const { code, stdout } = await inProcess(['install', host, '--project', project], opts);
     assert.equal(code, 0);
     assert.ok(stdout.includes(marker), stdout);
     assert.ok(stdout.includes(join(project, '.opencomms', 'opencomms.js')));
@@ -99,7 +102,7 @@ for (const [host, marker] of [['claude-desktop', '"mcpServers"'], ['windsurf', '
       assert.equal(pasted.mcpServers.opencomms.env, undefined);
       assert.equal(pasted.mcpServers.opencomms.args.at(-1), host);
     }
-    const un = await runCli(['uninstall', host, '--project', project], opts);
+    const un = await inProcess(['uninstall', host, '--project', project], opts);
     assert.equal(un.code, 0);
     assert.match(un.stdout, /remove the opencomms entry/);
   });
@@ -108,7 +111,7 @@ for (const [host, marker] of [['claude-desktop', '"mcpServers"'], ['windsurf', '
 test('the copied bundle runs inside a "type": "module" project', async (t) => {
   const project = tempProject(t);
   writeFiles(project, { 'package.json': json({ type: 'module' }) });
-  assert.equal((await runCli(['install', 'cursor', '--project', project], opts)).code, 0);
+  assert.equal((await inProcess(['install', 'cursor', '--project', project], opts)).code, 0);
   const { spawnSync } = await import('node:child_process');
   const run = spawnSync(process.execPath, [join(project, '.opencomms', 'opencomms.js'), '--version'], { encoding: 'utf8', timeout: 10_000 });
   assert.equal(run.status, 0, run.stderr);
@@ -116,22 +119,22 @@ test('the copied bundle runs inside a "type": "module" project', async (t) => {
 
 test('the bundle copy is rewritten only when its content differs', async (t) => {
   const project = tempProject(t);
-  await runCli(['install', 'cursor', '--project', project], opts);
+  await inProcess(['install', 'cursor', '--project', project], opts);
   writeFiles(project, { '.opencomms/opencomms.js': '// stale\n' });
-  const { stdout } = await runCli(['install', 'cursor', '--project', project], opts);
+  const { stdout } = await inProcess(['install', 'cursor', '--project', project], opts);
   assert.match(stdout, /wrote \.opencomms[/\\]opencomms\.js/);
   assert.notEqual(readFileSync(join(project, '.opencomms/opencomms.js'), 'utf8'), '// stale\n');
-  const again = await runCli(['install', 'cursor', '--project', project], opts);
+  const again = await inProcess(['install', 'cursor', '--project', project], opts);
   assert.match(again.stdout, /already installed/);
 });
 
 test('uninstall takes our hook out of a mixed entry and keeps the other hook', async (t) => {
   const project = tempProject(t);
-  await runCli(['install', 'claude-code', '--project', project, '--member', 'm1'], opts);
+  await inProcess(['install', 'claude-code', '--project', project, '--member', 'm1'], opts);
   const settings = readJson(join(project, '.claude/settings.json'));
   settings.hooks.Stop[0].hooks.push({ type: 'command', command: 'echo mine' });
   writeFiles(project, { '.claude/settings.json': json(settings) });
-  await runCli(['uninstall', 'claude-code', '--project', project], opts);
+  await inProcess(['uninstall', 'claude-code', '--project', project], opts);
   assert.deepEqual(readJson(join(project, '.claude/settings.json')), { hooks: { Stop: [{ hooks: [{ type: 'command', command: 'echo mine' }] }] } });
   assert.equal(existsSync(join(project, '.mcp.json')), false);
 });

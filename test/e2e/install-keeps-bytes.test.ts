@@ -7,9 +7,15 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { runCli, tempProject } from '../helpers/server';
+import { runCliInProcess } from '../helpers/cli-in-process';
 import { snapshot, writeFiles } from '../hosts/install-support';
 
 function cli(...args: string[]) {
+  return runCliInProcess(args, { cwd: tmpdir() });
+}
+
+/** The shipped CLI, for one test of each path (install, uninstall, uninstall --dry-run): the rest run in this process. */
+function cliProcess(...args: string[]) {
   return runCli(args, { cwd: tmpdir() });
 }
 
@@ -43,12 +49,13 @@ const HOST_FILES: Record<string, Record<string, string>> = {
 // OpenCode gets its tools from the plugin: install writes no server entry there (see below).
 for (const [host, files] of Object.entries(HOST_FILES).filter(([host]) => host !== 'opencode')) {
   test(`${host}: install then uninstall gives back the original bytes of every pre-filled config file`, async (t) => {
+    const run = host === 'claude-code' ? cliProcess : cli;
     const project = tempProject(t);
     writeFiles(project, files);
-    const installed = await cli('install', host, '--project', project);
+    const installed = await run('install', host, '--project', project);
     assert.equal(installed.code, 0, installed.stderr);
     for (const rel of Object.keys(files)) assert.notEqual(readFileSync(join(project, rel), 'utf8'), files[rel], `${rel} did not get our entry`);
-    const removed = await cli('uninstall', host, '--project', project);
+    const removed = await run('uninstall', host, '--project', project);
     assert.equal(removed.code, 0, removed.stderr);
     for (const [rel, text] of Object.entries(files)) assert.equal(readFileSync(join(project, rel), 'utf8'), text, `${rel} changed`);
   });
@@ -113,7 +120,7 @@ test('codex: uninstall names every key the user had added to our entry that it r
   const path = join(project, '.codex/config.toml');
   writeFileSync(path, readFileSync(path, 'utf8')
     .replace(/^(args = .*)$/m, '$1\nstartup_timeout_sec = 30\n\n[mcp_servers.opencomms.env]\nOPENCOMMS_NO_SPAWN = "1"'));
-  const dry = await cli('uninstall', 'codex', '--project', project, '--dry-run');
+  const dry = await cliProcess('uninstall', 'codex', '--project', project, '--dry-run');
   assert.match(dry.stdout, /startup_timeout_sec = 30 \(in \[mcp_servers\.opencomms\]\)/);
   const { code, stdout } = await cli('uninstall', 'codex', '--project', project);
   assert.equal(code, 0);

@@ -8,10 +8,13 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, tempProject } from '../helpers/server';
+import { runCliInProcess } from '../helpers/cli-in-process';
 import { json, readJson } from '../hosts/install-support';
 
 const OTHER = { mcpServers: { other: { type: 'stdio', command: 'other-srv', args: ['x'] } } };
 const IS_POSIX = process.platform !== 'win32';
+// One test of each path (install, --dry-run, uninstall, a refusal) goes through the shipped CLI (runCli); the rest run in this process.
+const run = runCliInProcess;
 
 test('install writes through a config link whose target is a file in the project, keeping the link and saying so', async (t) => {
   const project = tempProject(t);
@@ -46,7 +49,7 @@ test('uninstall writes through a config link too, and keeps the link even when n
   const target = join(project, 'shared', 'mcp.json');
   symlinkSync(join('shared', 'mcp.json'), join(project, '.mcp.json'));
   writeFileSync(target, '{}\n');
-  assert.equal((await runCli(['install', 'claude-code', '--project', project])).code, 0);
+  assert.equal((await run(['install', 'claude-code', '--project', project])).code, 0);
   assert.ok(readJson(target).mcpServers.opencomms);
   const { code, stdout } = await runCli(['uninstall', 'claude-code', '--project', project]);
   assert.equal(code, 0);
@@ -76,7 +79,7 @@ test('install refuses a config link that leads out of the project, and the file 
   writeFileSync(outside, json({ permissions: { allow: [] } }));
   mkdirSync(join(project, '.claude'));
   symlinkSync(outside, join(project, '.claude', 'settings.json'));
-  const { code, stderr } = await runCli(['install', 'claude-code', '--project', project]);
+  const { code, stderr } = await run(['install', 'claude-code', '--project', project]);
   assert.equal(code, 1);
   assert.match(stderr, /settings\.json is a link to .* outside the project/);
   assert.equal(readFileSync(outside, 'utf8'), json({ permissions: { allow: [] } }));
@@ -87,7 +90,7 @@ test('install refuses a config folder that is a link out of the project', async 
   const home = mkdtempSync(join(tmpdir(), 'oc-home-'));
   t.after(() => rmSync(home, { recursive: true, force: true }));
   symlinkSync(home, join(project, '.claude'));
-  const { code, stderr } = await runCli(['install', 'claude-code', '--project', project]);
+  const { code, stderr } = await run(['install', 'claude-code', '--project', project]);
   assert.equal(code, 1);
   assert.match(stderr, /\.claude[/\\]settings\.json .*outside the project/);
   assert.deepEqual(readdirSync(home), []);
@@ -99,7 +102,7 @@ test('install keeps the mode of an existing host config file', { skip: !IS_POSIX
   const path = join(project, '.mcp.json');
   writeFileSync(path, json(OTHER));
   chmodSync(path, 0o640);
-  assert.equal((await runCli(['install', 'claude-code', '--project', project])).code, 0);
+  assert.equal((await run(['install', 'claude-code', '--project', project])).code, 0);
   assert.ok(readJson(path).mcpServers.opencomms);
   assert.equal(statSync(path).mode & 0o777, 0o640);
 });
@@ -109,7 +112,7 @@ test('under umask 022 install leaves .opencomms private: folders 0700, the serve
   t.after(() => void process.umask(previous));
   const project = tempProject(t);
   for (const args of [['claude-code'], ['claude-code', '--plugin'], ['opencode']]) {
-    const { code, stderr } = await runCli(['install', ...args, '--project', project]);
+    const { code, stderr } = await run(['install', ...args, '--project', project]);
     assert.equal(code, 0, stderr);
   }
   const stateDir = join(project, '.opencomms');

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { runCli, tempProject, type Json } from '../helpers/server';
+import { runCliInProcess } from '../helpers/cli-in-process';
 import { expectedArgs, expectedHook, json, readJson, writeFiles } from '../hosts/install-support';
 
 const OLD_ID = 'sess_0123456789abcdef01234567';
@@ -58,6 +59,11 @@ function oldStyleFiles(host: string, root: string): Record<string, string> {
 const PIN = json({ member_id: OLD_ID, host: 'x', saved_at: '2026-01-01T00:00:00.000Z' });
 
 function install(host: string, project: string) {
+  return runCliInProcess(['install', host, '--project', project], { cwd: tmpdir() });
+}
+
+/** The shipped CLI, for the first host's migration: the rest run in this process. */
+function installByCli(host: string, project: string) {
   return runCli(['install', host, '--project', project], { cwd: tmpdir() });
 }
 
@@ -87,9 +93,10 @@ function writtenLaunch(host: string, project: string): { args: string[]; env: Js
 
 for (const host of ['claude-code', 'codex', 'gemini-cli']) {
   test(`${host}: install over a pinned-id install rewrites it to the new form, says what it changed and keeps the pin`, async (t) => {
+    const run = host === 'claude-code' ? installByCli : install;
     const project = tempProject(t);
     writeFiles(project, { ...oldStyleFiles(host, project), [`.opencomms/pins/${OLD_ID}.json`]: PIN });
-    const { code, stdout, stderr } = await install(host, project);
+    const { code, stdout, stderr } = await run(host, project);
     assert.equal(code, 0, stderr);
     const written = writtenLaunch(host, project);
     assert.deepEqual(written.args, expectedArgs(host, project));
@@ -104,7 +111,7 @@ for (const host of ['claude-code', 'codex', 'gemini-cli']) {
     }
     assert.ok(stdout.includes(`.opencomms/pins/${OLD_ID}.json`), `install says the pin stays:\n${stdout}`);
     assert.equal(readFileSync(join(project, '.opencomms', 'pins', `${OLD_ID}.json`), 'utf8'), PIN, 'the pin is left as it was');
-    const again = await install(host, project);
+    const again = await run(host, project);
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /already installed/);
   });
@@ -147,7 +154,7 @@ test('codex: a second install keeps the variables the user put in the env table,
 
 test('re-installing without --member over a --member install takes the fixed id out and says so', async (t) => {
   const project = tempProject(t);
-  assert.equal((await runCli(['install', 'claude-code', '--project', project, '--member', 'alice-1'], { cwd: tmpdir() })).code, 0);
+  assert.equal((await runCliInProcess(['install', 'claude-code', '--project', project, '--member', 'alice-1'], { cwd: tmpdir() })).code, 0);
   assert.equal(readJson(join(project, '.mcp.json')).mcpServers.opencomms.env.OPENCOMMS_MEMBER_ID, 'alice-1');
   const { code, stdout } = await install('claude-code', project);
   assert.equal(code, 0);

@@ -8,15 +8,23 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { runCli, startServer, tempProject, type Json } from '../helpers/server';
+import { runCli, startServer, tempProject, type Finished, type Json } from '../helpers/server';
+import { runCliInProcess } from '../helpers/cli-in-process';
 import { launchAsHost, readJson, runHookCommand, type Launch } from '../hosts/install-support';
 
-/** A git project installed for `host` in one folder, then moved to another (with a space in its name). */
-async function installedThenMoved(t: Parameters<typeof tempProject>[0], host: string): Promise<{ parent: string; moved: string; before: string }> {
+type Run = (args: string[], options: { cwd?: string }) => Promise<Finished>;
+
+/**
+ * A git project installed for `host` in one folder, then moved to another (with a space in its name).
+ * Installed in this process unless `run` says otherwise: what these tests check is the launch after the move.
+ */
+async function installedThenMoved(
+  t: Parameters<typeof tempProject>[0], host: string, run: Run = runCliInProcess,
+): Promise<{ parent: string; moved: string; before: string }> {
   const parent = tempProject(t);
   const before = join(parent, 'before');
   mkdirSync(join(before, '.git'), { recursive: true });
-  const installed = await runCli(['install', host, '--project', before], { cwd: tmpdir() });
+  const installed = await run(['install', host, '--project', before], { cwd: tmpdir() });
   assert.equal(installed.code, 0, installed.stderr);
   const moved = join(parent, 'moved here');
   renameSync(before, moved);
@@ -43,7 +51,7 @@ function sessionLinks(project: string): Record<string, { member_id: string }> {
 }
 
 test('claude-code: after the project moves, .mcp.json still starts the server there, and each session gets its member in the moved project', async (t) => {
-  const { parent, moved } = await installedThenMoved(t, 'claude-code');
+  const { parent, moved } = await installedThenMoved(t, 'claude-code', runCli);
   const entry = readJson(join(moved, '.mcp.json')).mcpServers.opencomms as Launch;
   // As Claude Code starts it: ${CLAUDE_PROJECT_DIR:-.} expanded, CLAUDE_PROJECT_DIR and the session id in the environment.
   const { launch, cwd } = launchAsHost('claude-code', entry, moved);
@@ -94,8 +102,8 @@ test('codex: after the project moves, doctor names the stale absolute path, and 
   const doctor = await runCli(['doctor', '--project', moved], { cwd: tmpdir() });
   assert.equal(doctor.code, 1);
   assert.ok(doctor.stdout.includes(`${before}/.opencomms/opencomms.js, which does not exist`), doctor.stdout);
-  const again = await runCli(['install', 'codex', '--project', moved], { cwd: tmpdir() });
+  const again = await runCliInProcess(['install', 'codex', '--project', moved], { cwd: tmpdir() });
   assert.equal(again.code, 0, again.stderr);
   assert.ok(again.stdout.includes(`server ${before}/.opencomms/opencomms.js → ${moved}/.opencomms/opencomms.js`), again.stdout);
-  assert.equal((await runCli(['doctor', '--project', moved], { cwd: tmpdir() })).code, 0);
+  assert.equal((await runCliInProcess(['doctor', '--project', moved], { cwd: tmpdir() })).code, 0);
 });

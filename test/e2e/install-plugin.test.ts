@@ -7,11 +7,17 @@ import { dirname, join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { createHash } from 'node:crypto';
 import { DIST, runCli, tempProject, type Json } from '../helpers/server';
+import { runCliInProcess } from '../helpers/cli-in-process';
 import { json, readJson, snapshot, writeFiles } from '../hosts/install-support';
 
 const PLUGIN_REL = join('.opencomms', 'claude-plugin');
 
 function install(project: string, extra: string[] = [], env?: Record<string, string | undefined>) {
+  return runCliInProcess(['install', 'claude-code', '--plugin', '--project', project, ...extra], { cwd: tmpdir(), env });
+}
+
+/** The shipped CLI, for one test of each path (install, --dry-run, uninstall, a refusal): the rest run in this process. */
+function installByCli(project: string, extra: string[] = [], env?: Record<string, string | undefined>) {
   return runCli(['install', 'claude-code', '--plugin', '--project', project, ...extra], { cwd: tmpdir(), env });
 }
 
@@ -37,7 +43,7 @@ function fakeBin(t: TestContext, withClaude: boolean): { dir: string; log: strin
 
 test('--plugin writes the plugin folder with no member id, absolute paths and no monitor, and prints the two commands', async (t) => {
   const project = tempProject(t);
-  const { code, stdout, stderr } = await install(project);
+  const { code, stdout, stderr } = await installByCli(project);
   assert.equal(code, 0, stderr);
   assert.doesNotMatch(stdout, /member id|sess_/);
   assert.match(stdout, /each claude-code session gets a member of its own/);
@@ -74,7 +80,7 @@ test('--plugin writes the plugin folder with no member id, absolute paths and no
 
 test('--plugin: a second run is byte-identical; --member writes the fixed id, pins it and adds the mail monitor', async (t) => {
   const project = tempProject(t);
-  assert.equal((await runCli(['install', 'claude-code', '--project', project], { cwd: tmpdir() })).code, 0);
+  assert.equal((await runCliInProcess(['install', 'claude-code', '--project', project], { cwd: tmpdir() })).code, 0);
   const first = await install(project);
   assert.equal(first.code, 0, first.stderr);
   assert.match(first.stderr, /uninstall claude-code/, 'warns that the plain install would run too');
@@ -99,7 +105,7 @@ test('--plugin: a second run is byte-identical; --member writes the fixed id, pi
 
 test('--plugin --dry-run writes nothing and prints the exact bytes', async (t) => {
   const project = tempProject(t);
-  const dry = await install(project, ['--member', 'dry_member', '--dry-run']);
+  const dry = await installByCli(project, ['--member', 'dry_member', '--dry-run']);
   assert.equal(dry.code, 0, dry.stderr);
   assert.deepEqual(snapshot(project), {});
   assert.equal((await install(project, ['--member', 'dry_member'])).code, 0);
@@ -127,7 +133,7 @@ test('uninstall claude-code removes only the plugin files (and the plain entries
 test('--plugin --apply with no claude on PATH explains, exits 1 and writes nothing', async (t) => {
   const project = tempProject(t);
   const bin = fakeBin(t, false);
-  const { code, stdout, stderr } = await install(project, ['--apply'], { PATH: `${bin.dir}:${dirname(process.execPath)}` });
+  const { code, stdout, stderr } = await installByCli(project, ['--apply'], { PATH: `${bin.dir}:${dirname(process.execPath)}` });
   assert.equal(code, 1);
   assert.equal(stdout, '');
   assert.match(stderr, /claude CLI.*not.*found on PATH|none was found on PATH/);
@@ -149,21 +155,21 @@ test('--plugin --apply runs exactly the two claude commands, argv only, from the
 
 test('install opencode copies the OpenCode plugin byte for byte; a second run changes nothing; uninstall removes it', async (t) => {
   const project = tempProject(t);
-  const first = await runCli(['install', 'opencode', '--project', project], { cwd: tmpdir() });
+  const first = await runCliInProcess(['install', 'opencode', '--project', project], { cwd: tmpdir() });
   assert.equal(first.code, 0, first.stderr);
   const plugin = join(project, '.opencode', 'plugin', 'opencomms.js');
   const expected = readFileSync(join(dirname(DIST), 'opencode-plugin.js'));
   assert.ok(readFileSync(plugin).equals(expected));
   assert.ok(readFileSync(join(project, '.opencomms', 'opencode-plugin.js')).equals(expected));
   const files = snapshot(project);
-  const again = await runCli(['install', 'opencode', '--project', project], { cwd: tmpdir() });
+  const again = await runCliInProcess(['install', 'opencode', '--project', project], { cwd: tmpdir() });
   assert.match(again.stdout, /already installed/);
   assert.deepEqual(snapshot(project), files);
   // Installing from the project's own copy (.opencomms/opencomms.js) finds the plugin kept next to it.
   const other = tempProject(t);
   execFileSync(process.execPath, [join(project, '.opencomms', 'opencomms.js'), 'install', 'opencode', '--project', other], { cwd: tmpdir(), stdio: 'pipe' });
   assert.ok(readFileSync(join(other, '.opencode', 'plugin', 'opencomms.js')).equals(expected));
-  const removed = await runCli(['uninstall', 'opencode', '--project', project], { cwd: tmpdir() });
+  const removed = await runCliInProcess(['uninstall', 'opencode', '--project', project], { cwd: tmpdir() });
   assert.equal(removed.code, 0, removed.stderr);
   assert.ok(!existsSync(join(project, '.opencode')), '.opencode/ went with the plugin');
 });
@@ -173,7 +179,7 @@ test('each host prints its trust reminder after install', async (t) => {
     'claude-code': /approve the project \.mcp\.json server/, 'gemini-cli': /trust this folder/, codex: /trust this project/,
   };
   for (const [host, pattern] of Object.entries(expect)) {
-    const { stdout } = await runCli(['install', host, '--project', tempProject(t)], { cwd: tmpdir() });
+    const { stdout } = await runCliInProcess(['install', host, '--project', tempProject(t)], { cwd: tmpdir() });
     assert.match(stdout, pattern, host);
   }
 });

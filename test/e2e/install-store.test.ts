@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { runCli, tempProject, type Json } from '../helpers/server';
+import { runCli, tempProject, type Finished, type Json } from '../helpers/server';
+import { runCliInProcess } from '../helpers/cli-in-process';
 import { json, readJson, runHookCommand, snapshot, writeFiles } from '../hosts/install-support';
 import { readOurServer } from '../../src/hosts/toml';
 
@@ -25,13 +26,19 @@ const ENV = {
   OPENCOMMS_STORE_PASSWORD: PASSWORD, OPENCOMMS_PROJECT_ID: PROJECT_ID,
 };
 
-function install(host: string, project: string, extra: string[] = [], env: Record<string, string | undefined> = ENV) {
-  return runCli(['install', host, '--project', project, ...extra], { cwd: tmpdir(), env });
+type Run = (args: string[], options: { cwd?: string; env?: Record<string, string | undefined> }) => Promise<Finished>;
+
+function commandsVia(run: Run) {
+  return {
+    install: (host: string, project: string, extra: string[] = [], env: Record<string, string | undefined> = ENV) =>
+      run(['install', host, '--project', project, ...extra], { cwd: tmpdir(), env }),
+    uninstall: (host: string, project: string) => run(['uninstall', host, '--project', project], { cwd: tmpdir(), env: ENV }),
+  };
 }
 
-function uninstall(host: string, project: string) {
-  return runCli(['uninstall', host, '--project', project], { cwd: tmpdir(), env: ENV });
-}
+const { install } = commandsVia(runCliInProcess);
+/** The shipped CLI, for one test of each path: the rest run in this process. */
+const throughCli = commandsVia(runCli);
 
 interface HostCase {
   host: string;
@@ -123,6 +130,8 @@ function storeEcho(t: TestContext): string {
 
 for (const c of CASES) {
   const name = [c.host, ...(c.extra ?? [])].join(' ');
+  // The first host's table goes through the executable; the others run in this process.
+  const { install, uninstall } = c === CASES[0] ? throughCli : commandsVia(runCliInProcess);
 
   test(`${name}: install --store writes the store into the server entry and every hook command, and no password`, async (t) => {
     const project = tempProject(t);
@@ -229,6 +238,7 @@ test('opencode: install --store writes the plugin as without it and says which v
 test('install --store needs no password (it connects to nothing), but OPENCOMMS_PROJECT_ID, and refuses plain text off this machine, writing nothing', async (t) => {
   const project = tempProject(t);
   const noSecrets = { ...ENV, OPENCOMMS_STORE_PASSWORD: undefined };
+  const { install } = throughCli;
   const ok = await install('cursor', project, ['--store', 'redis://oc-agent@127.0.0.1:6379/0'], noSecrets);
   assert.equal(ok.code, 0, ok.stderr);
   assert.match(ok.stdout, /plain text, loopback only/);
@@ -247,7 +257,7 @@ test('install --store needs no password (it connects to nothing), but OPENCOMMS_
 
 test('install --store --dry-run prints the exact bytes with the store and writes nothing', async (t) => {
   const project = tempProject(t);
-  const dry = await install('claude-code', project, ['--store', URL, '--dry-run']);
+  const dry = await throughCli.install('claude-code', project, ['--store', URL, '--dry-run']);
   assert.equal(dry.code, 0, dry.stderr);
   assert.deepEqual(snapshot(project), {});
   assert.match(dry.stdout, /store: redis /);

@@ -369,11 +369,11 @@ function numbersBySender(contents: readonly string[]): Map<string, number[]> {
 }
 
 const SENDERS = 6;
-const SENDS_EACH = 100;
+const SENDS_EACH = 50;
 /** Calls each sender keeps in flight on its pipe: replies come in request order, so they stay numbered. */
 const WINDOW = 8;
 
-bothStores('six sender processes x 100 sends reach one receiver: none lost, none twice, each sender in order', { timeout: 240_000 }, async (t, rig) => {
+bothStores('six sender processes x 50 sends reach one receiver: none lost, none twice, each sender in order', { timeout: 240_000 }, async (t, rig) => {
   const receiver = await rig.member('sess_receiver');
   await create(receiver, 'flood', 'receiver', { rate_limit: 1000 });
   const senders: ServerProcess[] = [];
@@ -423,7 +423,7 @@ bothStores('six sender processes x 100 sends reach one receiver: none lost, none
 // ---- a SIGKILL storm -------------------------------------------------------
 
 const STORM_SLOTS = 4;
-const STORM_MS = 4_000;
+const STORM_MS = 2_500;
 const STORM_MAX_MS = 20_000;
 const MIN_KILLS = 20;
 /** A server is killed a few milliseconds after one of its first sends was written: before, during or after its commit. */

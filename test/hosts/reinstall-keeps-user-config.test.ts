@@ -6,9 +6,15 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { runCli, tempProject } from '../helpers/server';
+import { runCliInProcess } from '../helpers/cli-in-process';
 import { json, readJson, writeFiles } from './install-support';
 
 function install(host: string, project: string) {
+  return runCliInProcess(['install', host, '--project', project], { cwd: tmpdir() });
+}
+
+/** The shipped CLI, for one test of each path (install, uninstall, a refusal): the rest run in this process. */
+function installByCli(host: string, project: string) {
   return runCli(['install', host, '--project', project], { cwd: tmpdir() });
 }
 
@@ -17,7 +23,7 @@ function install(host: string, project: string) {
 // var such as OPENCOMMS_NO_SPAWN=1) silently disappears.
 test('codex: a second install keeps the keys and env vars the user added to [mcp_servers.opencomms]', async (t) => {
   const project = tempProject(t);
-  assert.equal((await install('codex', project)).code, 0);
+  assert.equal((await installByCli('codex', project)).code, 0);
   const path = join(project, '.codex/config.toml');
   const edited = readFileSync(path, 'utf8')
     .replace(/^(args = .*)$/m, '$1\nstartup_timeout_sec = 30\n\n[mcp_servers.opencomms.env]\nOPENCOMMS_NO_SPAWN = "1"');
@@ -76,7 +82,7 @@ test('gemini-cli: a .gemini/settings.json with comments and a trailing comma get
   assert.match(text, /\/\/ theme/);
   assert.match(text, /"mcpServers"/);
   assert.match(text, /"hooks"/);
-  assert.equal((await runCli(['uninstall', 'gemini-cli', '--project', project], { cwd: tmpdir() })).code, 0);
+  assert.equal((await runCliInProcess(['uninstall', 'gemini-cli', '--project', project], { cwd: tmpdir() })).code, 0);
   assert.equal(readFileSync(path, 'utf8'), original, 'uninstall takes out exactly what install put in');
 });
 
@@ -84,7 +90,7 @@ test('a config that is neither JSON nor JSON with comments is still refused and 
   const project = tempProject(t);
   const broken = '{\n  // half a file\n  "servers": {\n';
   writeFiles(project, { '.vscode/mcp.json': broken });
-  const { code, stderr } = await install('vscode', project);
+  const { code, stderr } = await installByCli('vscode', project);
   assert.equal(code, 1);
   assert.match(stderr, /not valid JSON, with or without comments/);
   assert.equal(readFileSync(join(project, '.vscode/mcp.json'), 'utf8'), broken);
