@@ -5,10 +5,14 @@
 // call bounded by one timeout that covers backoff, connect, handshake and
 // reply; a lost connection reopened on the next call after a jittered
 // backoff. Every failure is a StoreFault with a stable code whose message
-// names the server and what to check (PROTOCOL.md "Authentication").
-import type { LookupFunction, Socket } from 'node:net';
-import { StoreFault, type StoreFaultCode } from '../faults';
-import { describeEndpoint, isLoopbackAddress } from './url';
+// names the server and what to check (client-faults.ts); where the socket
+// may go is client-address.ts.
+import type { Socket } from 'node:net';
+import type { StoreFault } from '../faults';
+import { openSocket } from './client-address';
+import { ClientFaults, KEY_TYPE_READ_BY, type Phase } from './client-faults';
+import type { RedisClientOptions } from './client-options';
+import { describeEndpoint } from './url';
 import {
   encodeCommand, RespError, RespParser, RespProtocolError, RespPush, type RespArg, type RespValue,
 } from './resp';
@@ -21,34 +25,7 @@ export const MAX_UNSENT_BYTES = 64 * 1024 * 1024;
 export const RECONNECT_BASE_MS = 50;
 export const RECONNECT_MAX_MS = 1_000;
 
-export interface RedisClientOptions {
-  host: string;
-  port: number;
-  isTls: boolean;
-  /** PEM CA bundle for a private CA; the system roots otherwise. Verification is never disabled. */
-  ca?: string;
-  /** The ACL user; Redis's `default` user when undefined. */
-  username?: string;
-  password: string;
-  db: number;
-  /** Bound on each call, from the moment it is made to its reply. */
-  timeoutMs: number;
-  maxReplyBytes?: number;
-  /** What to grant a user that gets NOPERM (the key pattern and commands this caller needs). */
-  permissionHint?: string;
-  /** Jitter source; Math.random by default (tests pass a fixed one). */
-  random?: () => number;
-  /** How a host name is resolved for plain text; the system resolver by default (tests pass their own). */
-  lookup?: HostLookup;
-}
-
-export interface ResolvedAddress {
-  address: string;
-  family: number;
-}
-
-/** Every address a host name resolves to, as node:dns `lookup` with `all: true` answers. */
-export type HostLookup = (host: string) => Promise<readonly ResolvedAddress[]>;
+export type { HostLookup, RedisClientOptions, ResolvedAddress } from './client-options';
 
 // One command on its way: settled by its reply, by the connection's end, or
 // by its call's timeout.
@@ -64,29 +41,12 @@ interface Call {
   pendings: Pending[];
 }
 
-type Phase = 'idle' | 'waiting' | 'connecting' | 'handshake' | 'ready' | 'closed';
-
-/**
- * The type of key each single-key read of the store works on. A WRONGTYPE
- * reply to one of these wrote nothing, so it is store_key_wrong_type; one to
- * a script or a write may come after other writes, and stays state_unwritable.
- */
-const KEY_TYPE_READ_BY: Readonly<Record<string, string>> = {
-  GET: 'string', HGET: 'hash', HGETALL: 'hash', LRANGE: 'list', XRANGE: 'stream', XREVRANGE: 'stream',
-};
-
-/** TLS errors that mean the server's certificate was not accepted. */
-const CERT_ERRORS = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID',
-  'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_UNTRUSTED', 'CERT_REVOKED', 'CERT_SIGNATURE_FAILURE', 'HOSTNAME_MISMATCH',
-]);
-
 export class RedisClient {
   /** `host:port`, as messages name the server. */
   readonly where: string;
   private readonly options: RedisClientOptions;
   private readonly random: () => number;
+  private readonly faults: ClientFaults;
   private phase: Phase = 'idle';
   private socket: Socket | undefined;
   /** Written, awaiting replies, oldest first (handshake replies included). */
@@ -112,6 +72,7 @@ export class RedisClient {
     this.options = options;
     this.random = options.random ?? Math.random;
     this.where = describeEndpoint(options);
+    this.faults = new ClientFaults(options, this.where, () => ({ phase: this.phase, isTcpConnected: this.isTcpConnected, sawTlsBytes: this.sawTlsBytes }));
   }
 
   /** The RESP version of the current connection once it is ready (3 when the server offered it). */
@@ -136,10 +97,10 @@ export class RedisClient {
    * not hide the others; a transport failure rejects the whole call.
    */
   pipeline(commands: readonly (readonly RespArg[])[]): Promise<RespValue[]> {
-    if (this.phase === 'closed') return Promise.reject(this.fault('store_unreachable', 'this client was closed'));
+    if (this.phase === 'closed') return Promise.reject(this.faults.fault('store_unreachable', 'this client was closed'));
     if (commands.length === 0) return Promise.resolve([]);
     if (this.queued.length >= MAX_QUEUED_COMMANDS || (this.socket?.writableLength ?? 0) > MAX_UNSENT_BYTES) {
-      return Promise.reject(this.fault('store_unreachable', `${MAX_QUEUED_COMMANDS} commands are already waiting for it (or its connection is not draining): check the server's load and the network`));
+      return Promise.reject(this.faults.fault('store_unreachable', `${MAX_QUEUED_COMMANDS} commands are already waiting for it (or its connection is not draining): check the server's load and the network`));
     }
     let bytes: Buffer;
     try {
@@ -170,7 +131,7 @@ export class RedisClient {
       // The bound covers everything: the wait for a connection, the handshake and the reply.
       const timer = setTimeout(() => {
         if (isSettled) return;
-        const fault = this.faultForTimeout();
+        const fault = this.faults.faultForTimeout();
         // Replies come in order, so a connection with a missing reply is of no further use.
         this.teardown(fault);
         settle(fault);
@@ -191,8 +152,8 @@ export class RedisClient {
     // RESP3 confirms with a push, RESP2 with an array: the same items.
     const reply = answer instanceof RespPush ? answer.items : answer;
     if (!Array.isArray(reply) || textOfReply(reply[0]) !== 'subscribe') {
-      this.teardown(this.fault('store_protocol_error', 'answered SUBSCRIBE with something other than a subscription: check that the URL names a Redis (or Valkey) server'));
-      throw this.fault('store_protocol_error', 'answered SUBSCRIBE unexpectedly');
+      this.teardown(this.faults.fault('store_protocol_error', 'answered SUBSCRIBE with something other than a subscription: check that the URL names a Redis (or Valkey) server'));
+      throw this.faults.fault('store_protocol_error', 'answered SUBSCRIBE unexpectedly');
     }
   }
 
@@ -209,47 +170,21 @@ export class RedisClient {
    * before its first write.
    */
   wrongTypeFault(key: string | undefined, commandName: string, expected = KEY_TYPE_READ_BY[commandName.toUpperCase()], found?: string): StoreFault {
-    const which = key ?? 'a key of this project';
-    const holding = found === undefined ? 'a value of another type' : `a ${found}`;
-    const keeps = expected === undefined ? '' : ` where OpenComms keeps a ${expected}`;
-    const inspect = found === undefined && key !== undefined ? ` (TYPE ${key} shows what it holds)` : '';
-    return this.fault('store_key_wrong_type',
-      `has ${which} holding ${holding}${keeps}${inspect}, written by a hand edit, another tool or a bad restore; so ${commandName} was refused and nothing was written. Restore that key from a backup, or delete it (redis-cli DEL ${key ?? '<key>'}) if what it holds is not needed, then try again`);
+    return this.faults.wrongTypeFault(key, commandName, expected, found);
+  }
+
+  /** The fault an error reply stands for: auth, permission, or the server refusing to do it. */
+  faultForReply(reply: RespError, commandName: string, key?: string): StoreFault {
+    return this.faults.faultForReply(reply, commandName, key);
   }
 
   /** Closes the connection; calls still waiting fail with store_unreachable. */
   close(): Promise<void> {
     const socket = this.socket;
-    this.teardown(this.fault('store_unreachable', 'this client was closed'));
+    this.teardown(this.faults.fault('store_unreachable', 'this client was closed'));
     this.phase = 'closed';
     if (!socket || socket.destroyed) return Promise.resolve();
     return new Promise((resolve) => socket.once('close', () => resolve()));
-  }
-
-  /** The fault an error reply stands for: auth, permission, or the server refusing to do it. */
-  faultForReply(reply: RespError, commandName: string, key?: string): StoreFault {
-    const user = this.options.username === undefined ? 'the default user' : `ACL user ${JSON.stringify(this.options.username)}`;
-    switch (reply.prefix) {
-      case 'WRONGPASS':
-        return this.fault('store_auth_failed', `refused the credentials of ${user} (${reply.message}): check the user in the URL and OPENCOMMS_STORE_PASSWORD(_FILE), and that the user is enabled on the server`);
-      case 'NOAUTH':
-        return this.fault('store_auth_failed', `requires authentication before ${commandName} (${reply.message}): check OPENCOMMS_STORE_PASSWORD(_FILE)`);
-      case 'NOPERM': {
-        const hint = this.options.permissionHint ? ` Grant that user ${this.options.permissionHint}.` : '';
-        return this.fault('store_forbidden', `does not let ${user} run ${commandName} on these keys (${reply.message}).${hint}`);
-      }
-      default:
-        // `key` is the command's first argument: the key, for the reads listed.
-        if (reply.prefix === 'WRONGTYPE' && KEY_TYPE_READ_BY[commandName.toUpperCase()] !== undefined) return this.wrongTypeFault(key, commandName);
-        if (/^ERR invalid password|^ERR AUTH .*without any password configured/i.test(reply.message)) {
-          return this.fault('store_auth_failed', `refused the credentials of ${user} (${reply.message}): check OPENCOMMS_STORE_PASSWORD(_FILE) and the server's ACL`);
-        }
-        return this.fault('state_unwritable', `refused ${commandName}: ${reply.message.slice(0, 300)}. Check the server (memory limit, read-only replica, persistence errors) and try again`);
-    }
-  }
-
-  private fault(code: StoreFaultCode, what: string, cause?: unknown): StoreFault {
-    return new StoreFault(code, `The Redis store at ${this.where} ${what}`, cause, true);
   }
 
   private send(call: Call): void {
@@ -287,58 +222,13 @@ export class RedisClient {
     this.connectionNumber++;
     this.sawTlsBytes = false;
     this.protocol = undefined;
-    const { host, port } = this.options;
-    // Required here, not at the top: node:net, node:tls and node:dns cost
-    // start-up time, and most processes never open a Redis connection.
-    const net = require('node:net') as typeof import('node:net');
-    if (this.options.isTls) {
-      this.attach((require('node:tls') as typeof import('node:tls')).connect({
-        host,
-        port,
-        // SNI carries names only; an IP address is checked against the certificate's IP entries.
-        servername: net.isIP(host) === 0 ? host : undefined,
-        ca: this.options.ca === undefined ? undefined : [this.options.ca],
-        minVersion: 'TLSv1.2',
-        rejectUnauthorized: true,
-      }));
-      return;
-    }
-    // Plain text carries the password and every message in clear, so it goes
-    // only to loopback, judged on the addresses the connection will use, not
-    // on the name: a resolver may answer anything for a *.localhost name (or
-    // for localhost itself). A name is resolved once, here, and the socket is
-    // given only those addresses, so a second answer cannot differ.
-    if (net.isIP(host) !== 0) {
-      if (isLoopbackAddress(host)) this.attach(net.connect({ host, port }));
-      else this.teardown(this.offMachineFault(undefined));
-      return;
-    }
     const attempt = this.connectionNumber;
-    const isCurrent = (): boolean => this.phase === 'connecting' && this.connectionNumber === attempt && this.socket === undefined;
-    (this.options.lookup ?? lookupAll)(host).then(
-      (found) => {
-        if (!isCurrent()) return; // closed, timed out or reopened meanwhile
-        if (found.length === 0 || !found.every((a) => isLoopbackAddress(a.address))) {
-          this.teardown(this.offMachineFault(found.map((a) => a.address)));
-          return;
-        }
-        this.attach(net.connect({ host, port, lookup: pinnedLookup(found) }));
-      },
-      (err: NodeJS.ErrnoException) => {
-        if (isCurrent()) this.teardown(this.faultForSocketError(err));
-      },
-    );
-  }
-
-  // Plain text to anything but loopback: refused before a byte is sent.
-  // `addresses` is what the name resolved to (undefined for an address).
-  private offMachineFault(addresses: string[] | undefined): StoreFault {
-    const { host } = this.options;
-    const what = addresses === undefined ? `${host} is not a loopback address`
-      : addresses.length === 0 ? `${host} resolves to no address`
-        : `${host} resolves to ${addresses.join(', ')}, not only to loopback`;
-    return this.fault('store_tls_required',
-      `was not contacted: ${what}, and redis:// (plain text: the password and every message in clear) goes only to this machine (127.0.0.0/8, ::1). Name 127.0.0.1 or ::1 in the URL for a server on this machine, or use rediss://… with TLS for one elsewhere`);
+    openSocket(this.options, this.faults, {
+      isCurrent: () => this.phase === 'connecting' && this.connectionNumber === attempt && this.socket === undefined,
+      attach: (socket) => this.attach(socket),
+      refuse: (fault) => this.teardown(fault),
+      lookupFailed: (err) => this.teardown(this.faults.faultForSocketError(err)),
+    });
   }
 
   private attach(socket: Socket): void {
@@ -358,10 +248,10 @@ export class RedisClient {
       if (this.socket === socket) this.receive(parser, chunk);
     });
     socket.on('error', (err: NodeJS.ErrnoException) => {
-      if (this.socket === socket) this.teardown(this.faultForSocketError(err));
+      if (this.socket === socket) this.teardown(this.faults.faultForSocketError(err));
     });
     socket.on('close', () => {
-      if (this.socket === socket) this.teardown(this.faultForClose());
+      if (this.socket === socket) this.teardown(this.faults.faultForClose());
     });
   }
 
@@ -437,8 +327,8 @@ export class RedisClient {
     } catch (err) {
       if (!(err instanceof RespProtocolError)) throw err;
       this.teardown(this.sawTlsBytes
-        ? this.tlsPortFault()
-        : this.fault('store_protocol_error', `sent bytes that are not a Redis reply (${err.message}): check that the URL names a Redis (or Valkey) server`, err));
+        ? this.faults.tlsPortFault()
+        : this.faults.fault('store_protocol_error', `sent bytes that are not a Redis reply (${err.message}): check that the URL names a Redis (or Valkey) server`, err));
       return;
     }
     for (const reply of replies) {
@@ -449,52 +339,11 @@ export class RedisClient {
       }
       const pending = this.inflight.shift();
       if (!pending) {
-        this.teardown(this.fault('store_protocol_error', 'sent a reply to no command: check that the URL names a Redis (or Valkey) server'));
+        this.teardown(this.faults.fault('store_protocol_error', 'sent a reply to no command: check that the URL names a Redis (or Valkey) server'));
         return;
       }
       pending.resolve(reply);
     }
-  }
-
-  private tlsPortFault(): StoreFault {
-    return this.fault('store_tls_required', 'answered with TLS: that port expects TLS, so use rediss://… (with OPENCOMMS_STORE_CA for a private CA)');
-  }
-
-  // Redis answers anything on its plain port, if only with an error; a
-  // connection dropped before AUTH got any answer is what a TLS port does
-  // to a plain-text client.
-  private plainAtTlsPortFault(): StoreFault {
-    return this.fault('store_tls_required', 'closed the connection without answering AUTH, as a TLS port does with plain text: use rediss://… (with OPENCOMMS_STORE_CA for a private CA); if that port is not a TLS port, check the server log');
-  }
-
-  private faultForSocketError(err: NodeJS.ErrnoException): StoreFault {
-    const code = err.code ?? '';
-    if (this.phase === 'handshake' && !this.options.isTls && (code === 'ECONNRESET' || code === 'EPIPE')) return this.plainAtTlsPortFault();
-    if (CERT_ERRORS.has(code)) {
-      return this.fault('store_tls_failed', `presented a certificate that could not be verified (${code}): if it is signed by a private CA, set OPENCOMMS_STORE_CA to that CA's PEM file; check that the certificate names ${this.options.host} and has not expired`, err);
-    }
-    if (this.options.isTls && this.phase === 'connecting' && (code.startsWith('ERR_SSL') || code === 'ECONNRESET' || code === 'EPROTO')) {
-      return this.fault('store_tls_failed', `did not complete a TLS handshake (${code}): check that the port is the server's tls-port (a plain port needs redis:// on loopback)`, err);
-    }
-    const why = code === 'ECONNREFUSED' ? 'refused the connection: check that redis-server is running and listening on that host and port'
-      : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? `cannot be found: check the host name ${JSON.stringify(this.options.host)} in OPENCOMMS_STORE`
-        : `cannot be reached (${code || err.message}): check that the server is up and the network path to it`;
-    return this.fault('store_unreachable', why, err);
-  }
-
-  private faultForTimeout(): StoreFault {
-    const ms = this.options.timeoutMs;
-    if (this.phase === 'connecting' && this.isTcpConnected) {
-      // TCP is up but no TLS handshake came back: most likely a plain-text port.
-      return this.fault('store_tls_failed', `accepted the connection but completed no TLS handshake within ${ms} ms: check that the port is the server's tls-port (a plain port needs redis:// on loopback)`);
-    }
-    return this.fault('store_unreachable', `did not answer within ${ms} ms: check that the server is up and not overloaded, and the network path to it (firewall, VPN)`);
-  }
-
-  private faultForClose(): StoreFault {
-    if (this.sawTlsBytes) return this.tlsPortFault();
-    if (this.phase === 'handshake' && !this.options.isTls) return this.plainAtTlsPortFault();
-    return this.fault('store_unreachable', 'closed the connection: check that the server is running (a command in flight may or may not have been applied)');
   }
 
   // The connection is over: every command on it, and every call waiting for
@@ -523,21 +372,6 @@ export class RedisClient {
     if (this.inflight.length === 0 && this.queued.length === 0) this.socket.unref();
     else this.socket.ref();
   }
-}
-
-// The system resolver: every address of the name, in its order.
-function lookupAll(host: string): Promise<readonly ResolvedAddress[]> {
-  return (require('node:dns') as typeof import('node:dns')).promises.lookup(host, { all: true, verbatim: true });
-}
-
-// net.connect's lookup hook, answering only the addresses already resolved and
-// judged (all of them, so a name with both ::1 and 127.0.0.1 still reaches a
-// server listening on either).
-function pinnedLookup(found: readonly ResolvedAddress[]): LookupFunction {
-  return (_host, options, callback) => {
-    if (options.all) callback(null, found.map((a) => ({ address: a.address, family: a.family })));
-    else callback(null, found[0]!.address, found[0]!.family);
-  };
 }
 
 // A pub/sub delivery: ["message", channel, payload] (a RESP2 array; a RESP3 push has the same items).

@@ -2,9 +2,9 @@
 // Valkey) that several machines share. A change loads the live state, its
 // version and the history it needs in one atomic read, runs the engine on
 // it (pure and synchronous, as with files), and commits with one Lua script
-// that applies it only if the version is still the one loaded; a conflict is
-// run again after a jittered backoff, up to the lock timeout (PROTOCOL.md
-// "Redis store").
+// that applies it only if the version is still the one loaded; a conflict
+// puts the writer in line (turns.ts) and runs it again on its turn, up to the
+// lock timeout (PROTOCOL.md "Redis store").
 import { join, resolve as resolvePath } from 'node:path';
 import type { EngineCtx, HistoryRecord, State, ToolResult } from '../../engine/types';
 import type { StateCodec } from '../codec';
@@ -33,12 +33,10 @@ import { loadRedisState, type LoadedState } from './state-load';
 import { redisArchiveShelf } from './archive-shelf';
 import { subscribeToCommits, watchRedisState, type CommitListener } from './commit-watch';
 import { checkRedisStore } from './self-check';
+import { commitTurnArgs, createTurnLine, turnAnswerOf, turnKeysOf, type Place, type TurnAnswer } from './turns';
 
 /** Commit tokens the server remembers, to settle a commit whose reply was lost. */
 export const REMEMBERED_COMMITS = 256;
-/** Conflict backoff: full jitter under a ceiling that doubles from the base up to the cap. */
-export const CONFLICT_BASE_MS = 2;
-export const CONFLICT_MAX_MS = 100;
 /** An operation that keeps meeting channels it has not loaded stops here (a bug guard). */
 const MAX_HISTORY_ROUNDS = 1_000;
 
@@ -50,6 +48,8 @@ export interface RedisStoreOptions {
   now?: () => number;
   /** How long a change keeps retrying conflicts before `lock_timeout`. */
   lockTimeoutMs?: number;
+  /** How long the writer whose turn it is may take before the turn passes on (turns.ts). */
+  turnLeaseMs?: number;
   historyKeep?: number;
   /** A client to use instead of one made from `config` (tests). */
   client?: RedisClient;
@@ -86,6 +86,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const newClient = (): RedisClient => clientFor(config, { random });
   const client = options.client ?? newClient();
   const cache = new HistoryCache(keep);
+  const turnKeys = turnKeysOf(config.keyPrefix);
+  const turns = createTurnLine({ client, openWaiter: newClient, keys: turnKeys, leaseMs: options.turnLeaseMs });
   // Strict while the store runs an engine operation: a channel not loaded
   // then stops the operation (HistoryNotLoaded) instead of reading as empty.
   let isInOperation = false;
@@ -104,7 +106,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   }
 
   async function load(): Promise<LoadedState> {
-    current = await loadRedisState({ client, keys, cache, where });
+    current = await loadRedisState({ client, keys, cache, where, turnKeys });
     return current;
   }
 
@@ -121,9 +123,17 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
   // Runs `step` on a fresh parse of the loaded state; a channel whose
   // history is not loaded yet is loaded (with a fresh, consistent state) and
-  // `step` runs again from scratch.
-  async function runLoaded<R>(step: (parsed: ParsedText, tx: StoreTx, staged: StagedArchives) => R, isChange: boolean): Promise<Run<R>> {
+  // `step` runs again from scratch. With `isSkipped`, a first load it judges
+  // runs nothing and answers undefined.
+  async function runLoaded<R>(step: (parsed: ParsedText, tx: StoreTx, staged: StagedArchives) => R, isChange: boolean): Promise<Run<R>>;
+  async function runLoaded<R>(
+    step: (parsed: ParsedText, tx: StoreTx, staged: StagedArchives) => R, isChange: boolean, isSkipped: (loaded: LoadedState) => boolean,
+  ): Promise<Run<R> | undefined>;
+  async function runLoaded<R>(
+    step: (parsed: ParsedText, tx: StoreTx, staged: StagedArchives) => R, isChange: boolean, isSkipped?: (loaded: LoadedState) => boolean,
+  ): Promise<Run<R> | undefined> {
     let loaded = await load();
+    if (isSkipped?.(loaded)) return undefined;
     for (let round = 0; ; round++) {
       const staged: StagedArchives = { puts: new Map(), deletes: new Set() };
       const tx: StoreTx = {
@@ -171,15 +181,18 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
   interface CommitOutcome {
     isCommitted: boolean;
+    /** A refused commit's place in line. */
+    turn?: TurnAnswer;
   }
 
   async function commit(
-    expected: string, text: string, moved: Map<string, HistoryRecord[]>, rejectedText: string | undefined, staged: StagedArchives,
+    expected: string, text: string, moved: Map<string, HistoryRecord[]>, rejectedText: string | undefined, staged: StagedArchives, place: Place,
   ): Promise<CommitOutcome> {
     const token = randomHex(12);
     const streams = [...moved.keys()];
-    const keyList = [keys.version, keys.state, keys.commits, keys.corrupt(now()), keys.archives, ...streams.map((c) => keys.history(c))];
-    const args: RespArg[] = [expected, token, text, keep, rejectedText ?? '', REMEMBERED_COMMITS, keys.notices];
+    const turn = commitTurnArgs(turns, place);
+    const keyList = [keys.version, keys.state, keys.commits, keys.corrupt(now()), keys.archives, ...turn.keys, ...streams.map((c) => keys.history(c))];
+    const args: RespArg[] = [expected, token, text, keep, rejectedText ?? '', REMEMBERED_COMMITS, keys.notices, ...turn.args];
     args.push(staged.puts.size);
     for (const [id, record] of staged.puts) args.push(id, record);
     args.push(staged.deletes.size, ...staged.deletes);
@@ -195,7 +208,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       return settleUnknown(err, token);
     }
     if (!Array.isArray(reply) || (reply[0] !== 0 && reply[0] !== 1 && reply[0] !== 2)) throw protocolFault(where, 'the commit script answered an unexpected shape');
-    if (reply[0] === 0) return { isCommitted: false };
+    if (reply[0] === 0) return { isCommitted: false, turn: turnAnswerOf(reply) };
     if (reply[0] === 2) throw await wrongTypeAt(client, textOf(reply[1]!) ?? '', 'the commit', textOf(reply[2]!) ?? undefined);
     const version = textOf(reply[1]!) ?? '';
     const ids = Array.isArray(reply[2]) ? reply[2].map((id) => textOf(id) ?? '') : [];
@@ -209,7 +222,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       }
       at += records.length;
     }
-    current = { version, text };
+    current = { version, text, isLineBusy: false };
     // The codec wrote this text from a state that was valid: the next load of it (the usual case
     // without contention) needs no validation.
     if (codec.reparse && rejectedText === undefined) memo.text = text;
@@ -246,16 +259,6 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     return new StoreFault('lock_timeout', `gave up after ${attempts} attempts in ${lockTimeoutMs} ms: other writers kept committing to ${keys.state} on ${where}`);
   }
 
-  // The ceiling starts at the time the lost attempt took (at least the
-  // base): a retry sooner than one attempt's length would only meet the same
-  // rivals mid-commit again. It doubles per further loss, up to the cap.
-  async function backoff(attempt: number, attemptMs: number): Promise<void> {
-    const base = Math.max(CONFLICT_BASE_MS, attemptMs);
-    const ceiling = Math.min(CONFLICT_MAX_MS, base * 2 ** Math.min(attempt - 1, 20));
-    const ms = Math.floor(random() * ceiling);
-    await new Promise<void>((done) => setTimeout(done, ms));
-  }
-
   const description = describeSelection({ kind: 'redis', config }, projectDir);
   const store: RedisStore = {
     keys,
@@ -275,20 +278,33 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     mutate<T extends ToolResult>(fn: (state: State, ctx: EngineCtx, tx: StoreTx) => T): Promise<T> {
       return enqueue(async () => {
         const started = Date.now();
-        for (let attempt = 1; ; attempt++) {
-          const attemptStarted = Date.now();
-          const run = await runLoaded((parsed, tx, staged) => applyChange(
-            parsed, codec, now(), (state) => fn(state, ctx, tx), () => staged.puts.size > 0 || staged.deletes.size > 0,
-          ), true);
-          const { result, write } = run.outcome;
-          if (!write) return result;
-          await options.beforeCommit?.();
-          // A refused change saves only the fallback text, never its archive work.
-          const work = write.isFallback ? { puts: new Map(), deletes: new Set<string>() } : run.staged;
-          const outcome = await commit(run.loaded.version, write.text, write.finished, run.rejectedText, work);
-          if (outcome.isCommitted) return result;
-          if (Date.now() - started >= lockTimeoutMs) throw lockTimeout(attempt);
-          await backoff(attempt, Date.now() - attemptStarted);
+        const place: Place = { ticket: undefined };
+        try {
+          for (let attempt = 1; ; attempt++) {
+            const run = await runLoaded((parsed, tx, staged) => applyChange(
+              parsed, codec, now(), (state) => fn(state, ctx, tx), () => staged.puts.size > 0 || staged.deletes.size > 0,
+            ), true, (loaded) => place.ticket === undefined && loaded.isLineBusy);
+            if (!run) {
+              // Others wait in line: running the change now would only be refused.
+              if (!(await turns.join(place, started + lockTimeoutMs))) throw lockTimeout(attempt);
+              continue;
+            }
+            const { result, write } = run.outcome;
+            if (!write) return result;
+            await options.beforeCommit?.();
+            // A refused change saves only the fallback text, never its archive work.
+            const work = write.isFallback ? { puts: new Map(), deletes: new Set<string>() } : run.staged;
+            const outcome = await commit(run.loaded.version, write.text, write.finished, run.rejectedText, work, place);
+            if (outcome.isCommitted) {
+              place.ticket = undefined; // the commit passed our turn on
+              return result;
+            }
+            if (Date.now() - started >= lockTimeoutMs || !(await turns.waitForTurn(place, outcome.turn, started + lockTimeoutMs))) {
+              throw lockTimeout(attempt);
+            }
+          }
+        } finally {
+          await turns.leave(place);
         }
       });
     },
@@ -334,8 +350,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       });
     },
 
-    close(): Promise<void> {
-      return client.close();
+    async close(): Promise<void> {
+      await Promise.all([client.close(), turns.close()]);
     },
   };
   return store;

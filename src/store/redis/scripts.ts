@@ -14,18 +14,28 @@
 // state was replaced; it is answered instead, with nothing written. The reads
 // are commands the store's ACL user has anyway (PROTOCOL.md 10.7).
 //
+// Turns (turn-scripts.ts): a commit is refused, as a conflict, when its
+// version is stale or when writers are taking turns and the caller does not
+// hold the ticket being served. A refused caller gets a ticket (or keeps the
+// one it holds while it is still ahead), and learns whether its turn is now.
+// A commit by the holder of the served ticket passes the turn on.
+//
 // KEYS: 1 version, 2 state, 3 recent commit tokens, 4 quarantine copy of a
-//       rejected state, 5 archives hash, 6.. history streams
+//       rejected state, 5 archives hash, 6 turn-next, 7 turn-serving,
+//       8 turn-lease, 9 the bell of the caller's ticket + 1, 10.. history streams
 // ARGV: 1 expected version ('' = none yet), 2 commit token, 3 state text,
 //       4 records kept per stream, 5 rejected state text ('' = none),
-//       6 tokens remembered, 7 notices channel, 8 archives written (n),
-//       then n pairs (id, record), then archives deleted (m), then m ids,
-//       then for each stream: how many records, then the records.
-// Returns {1, new version, {stream ids…}} on commit, {0, current version} on
-// conflict, {2, key, type kept there} for a key of another type (nothing written).
+//       6 tokens remembered, 7 notices channel, 8 the caller's ticket ('' =
+//       none), 9 turn lease ms, 10 archives written (n), then n pairs (id,
+//       record), then archives deleted (m), then m ids, then for each stream:
+//       how many records, then the records.
+// Returns {1, new version, {stream ids…}} on commit, {0, current version,
+// ticket, 1 if it is served now else 0} on conflict (only the turn keys
+// written), {2, key, type kept there} for a key of another type (nothing written).
 import { sha1Hex } from '../../process/crypto';
+import { TURN_LUA } from './turn-scripts';
 
-export const COMMIT_SCRIPT = `
+export const COMMIT_SCRIPT = `${TURN_LUA}
 local function isWrongType(reply)
   if type(reply) ~= 'table' or not reply.err then return false end
   if string.sub(reply.err, 1, 9) == 'WRONGTYPE' then return true end
@@ -33,16 +43,30 @@ local function isWrongType(reply)
 end
 local current = redis.pcall('GET', KEYS[1])
 if isWrongType(current) then return {2, KEYS[1], 'string'} end
-if (current or '') ~= ARGV[1] then
-  return {0, current or ''}
+for k = 6, 8 do
+  if isWrongType(redis.pcall('GET', KEYS[k])) then return {2, KEYS[k], 'string'} end
 end
-local puts = tonumber(ARGV[8])
-local dels = tonumber(ARGV[9 + 2 * puts])
+local nextT, serving, hasServing = readTurns(KEYS[6], KEYS[7])
+local ticket = tonumber(ARGV[8])
+local isServed = ticket ~= nil and ticket == serving
+if (current or '') ~= ARGV[1] or (nextT >= serving and not isServed) then
+  local isNow = 0
+  if ticket == nil or ticket < serving then
+    ticket, isNow = takeTicket(KEYS[6], KEYS[7], KEYS[8], serving, hasServing, ARGV[9])
+  elseif ticket == serving then
+    redis.call('SET', KEYS[8], ticket, 'PX', ARGV[9])
+    isNow = 1
+  end
+  return {0, current or '', ticket, isNow}
+end
+local puts = tonumber(ARGV[10])
+local dels = tonumber(ARGV[11 + 2 * puts])
 if isWrongType(redis.pcall('GET', KEYS[2])) then return {2, KEYS[2], 'string'} end
 if isWrongType(redis.pcall('LRANGE', KEYS[3], 0, 0)) then return {2, KEYS[3], 'list'} end
 if ARGV[5] ~= '' and isWrongType(redis.pcall('GET', KEYS[4])) then return {2, KEYS[4], 'string'} end
 if puts + dels > 0 and isWrongType(redis.pcall('HGET', KEYS[5], '')) then return {2, KEYS[5], 'hash'} end
-for k = 6, #KEYS do
+if isServed and isWrongType(redis.pcall('LRANGE', KEYS[9], 0, 0)) then return {2, KEYS[9], 'list'} end
+for k = 10, #KEYS do
   if isWrongType(redis.pcall('XREVRANGE', KEYS[k], '+', '-', 'COUNT', 1)) then return {2, KEYS[k], 'stream'} end
 end
 local n = 0
@@ -50,7 +74,7 @@ if current then n = tonumber(string.match(current, '^(%d+):')) or 0 end
 local version = string.format('%d', n + 1) .. ':' .. ARGV[2]
 if ARGV[5] ~= '' then redis.call('SET', KEYS[4], ARGV[5]) end
 redis.call('SET', KEYS[2], ARGV[3])
-local a = 9
+local a = 11
 for j = 1, puts do
   redis.call('HSET', KEYS[5], ARGV[a], ARGV[a + 1])
   a = a + 2
@@ -61,7 +85,7 @@ for j = 1, dels do
   a = a + 1
 end
 local ids = {}
-for k = 6, #KEYS do
+for k = 10, #KEYS do
   local count = tonumber(ARGV[a])
   a = a + 1
   for j = 1, count do
@@ -72,6 +96,7 @@ end
 redis.call('SET', KEYS[1], version)
 redis.call('LPUSH', KEYS[3], ARGV[2])
 redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[6]) - 1)
+if isServed then passTurn(KEYS[7], KEYS[8], KEYS[9], nextT, ticket, ARGV[9]) end
 redis.call('PUBLISH', ARGV[7], version)
 return {1, version, ids}
 `;
