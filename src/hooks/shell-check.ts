@@ -7,7 +7,7 @@
 // and, as a `system` message, to its holder. Nothing held by others: nothing
 // is read, walked or written.
 import { readdirSync, statSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, sep } from 'node:path';
 import { judgeEdit, patternsHeldByOthers, patternsOverlap, type Conflict, type State } from '../engine';
 import { isRecordedProcessAlive } from '../process/liveness';
 import { sha256Hex } from '../process/crypto';
@@ -62,12 +62,12 @@ function markOf(path: string): FileMark {
 // for a glob, the files under its fixed leading folders that it matches,
 // walking at most `budget.left` entries.
 function filesOf(root: string, pattern: string, budget: { left: number }, out: Set<string>): void {
-  const segments = pattern.split('/');
-  const firstGlob = segments.findIndex((s) => /[*?]/.test(s));
-  if (firstGlob === -1) {
+  if (!/[*?]/.test(pattern)) {
     out.add(pattern);
     return;
   }
+  const segments = pattern.split('/');
+  const firstGlob = segments.findIndex((s) => /[*?]/.test(s));
   const walk = (rel: string): void => {
     let entries;
     try {
@@ -94,7 +94,9 @@ function marksOf(projectDir: string, patterns: readonly string[]): Record<string
   const budget = { left: MAX_WALK_ENTRIES };
   for (const pattern of patterns) filesOf(root, pattern, budget, files);
   const marks: Record<string, FileMark> = {};
-  for (const file of files) marks[file] = markOf(join(root, file));
+  // Repo paths are normalised (`/`-separated, no `.` or `..`): joined by hand, 2,000 path.join calls would cost more than the stats.
+  const prefix = root.endsWith(sep) ? root : root + sep;
+  for (const file of files) marks[file] = markOf(prefix + (sep === '/' ? file : file.split('/').join(sep)));
   return marks;
 }
 
