@@ -34,10 +34,14 @@ export {
 } from './identity';
 export { expireAwayMembers, isAwayTooLong, tidyState } from './away';
 export {
-  reservePaths, releasePaths, judgeEdit, noteEdit, COLLISION_WINDOW_MS, describeVerdict, liveReservations, pruneReservations, isMemberOfChannel,
+  reservePaths, releasePaths, judgeEdit, describeVerdict, liveReservations, pruneReservations, isMemberOfChannel,
   isLiveReservation, holderAwaySince, reservationId, HOLDER_AWAY_GRACE_MS, RESERVATION_LIFETIME_RULE,
 } from './reservations';
 export { channelsAsJudged, listHeldReservations, releaseForPerson } from './reservation-admin';
+export { COLLISION_WINDOW_MS, dueCollisions, noteCollisions } from './collisions';
+export type { Collision, EditRecord } from './collisions';
+export { describeShellWriter, noteShellWrite, patternsHeldByOthers } from './shell-writes';
+export type { ShellWriter } from './shell-writes';
 export type { HeldReservation, ReleaseTarget } from './reservation-admin';
 export {
   presenceOf, isPresent, hasSessionEnded, isProcessLive, recordPresence, leavePresence, tidyPresence, forgetAwayStrangers, judgedChannels,

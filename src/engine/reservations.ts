@@ -3,7 +3,6 @@
 // is attempted. A reservation lives in its channel, expires on time, and goes
 // when its holder leaves, is kicked or is away.
 import { MAX_RESERVATION_TTL_MINUTES, DEFAULT_RESERVATION_TTL_MINUTES, MAX_RESERVATIONS_PER_CHANNEL } from './constants';
-import { queueEnvelopes, rootThread } from './compose';
 import { framePeerText } from './framing';
 import { normalizePattern, patternsOverlap, type PathProblem } from './globs';
 import { refuse, succeed } from './reasons';
@@ -279,46 +278,4 @@ export function describeVerdict(verdict: EditVerdict, isMemberOf: (channel: stri
 /** Whether `memberId` is a member of the channel named `name`. */
 export function isMemberOfChannel(state: State, memberId: string | undefined, name: string): boolean {
   return memberId !== undefined && Object.values(state.channels).some((c) => c.name === name && c.members.some((m) => m.session_id === memberId));
-}
-
-/** How long an edit is remembered for collision notices, and how often one pair hears about one file. */
-export const COLLISION_WINDOW_MS = 15 * 60_000;
-const MAX_RECENT_EDITS = 500;
-
-/**
- * Records that `memberId` wrote `file` (repo-relative), and when another
- * member of the same channel wrote it within the window while neither holds
- * a reservation covering it, tells both, once per file and pair per window:
- * a system notice queued to each, delivered like any mail. Returns how many
- * notices were queued.
- */
-export function noteEdit(state: State, memberId: string, file: string, ctx: EngineCtx): number {
-  const now = ctx.now();
-  let queued = 0;
-  for (const channel of Object.values(state.channels)) {
-    const me = channel.members.find((m) => m.session_id === memberId);
-    if (!me) continue;
-    const recent = (channel.recent_edits ?? []).filter((e) => now - e.at < COLLISION_WINDOW_MS && now >= e.at);
-    const noticed = (channel.collision_notices ?? []).filter((n) => now - n.at < COLLISION_WINDOW_MS && now >= n.at);
-    const live = liveReservations(state, channel, now, ctx.isProcessAlive ?? JUDGE_BY_LEASE);
-    const holds = (id: string): boolean => live.some((r) => r.member_id === id && patternsOverlap(file, r.path));
-    for (const other of new Set(recent.filter((e) => e.file === file && e.member_id !== memberId).map((e) => e.member_id))) {
-      const peer = channel.members.find((m) => m.session_id === other);
-      if (!peer || holds(memberId) || holds(other)) continue;
-      const pair = [memberId, other].sort().join(' ');
-      if (noticed.some((n) => n.file === file && n.pair === pair)) continue;
-      noticed.push({ file, pair, at: now });
-      for (const [to, them] of [[me, peer], [peer, me]] as const) {
-        const content = `OpenComms notice: you and ${them.role} (${them.session_id}) both edited ${file} in the last 15 minutes, and neither of you holds a reservation of it. `
-          + `Agree who changes it (opencomms_send to ${them.session_id}), or reserve it first with opencomms_reserve.`;
-        queueEnvelopes(state, channel, { session_id: them.session_id, role: them.role }, [to], { message_type: 'system', content, thread: rootThread(ctx) }, ctx);
-        queued += 1;
-      }
-    }
-    recent.push({ file, member_id: memberId, at: now });
-    channel.recent_edits = recent.slice(-MAX_RECENT_EDITS);
-    if (noticed.length > 0) channel.collision_notices = noticed;
-    else delete channel.collision_notices;
-  }
-  return queued;
 }

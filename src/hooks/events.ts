@@ -32,6 +32,8 @@ export interface HookEvent {
   /** Pre-tool events: the tool about to run and its input. */
   toolName?: string;
   toolInput?: Record<string, unknown>;
+  /** The host's id of this tool call (`tool_use_id`), when it sends one: a call's pre and post events share it. */
+  toolUseId?: string;
 }
 
 export type ParsedEvent =
@@ -116,6 +118,7 @@ export function parseHookEvent(input: string, env: NodeJS.ProcessEnv): ParsedEve
       toolInput: fields.tool_input !== null && typeof fields.tool_input === 'object' && !Array.isArray(fields.tool_input)
         ? fields.tool_input as Record<string, unknown>
         : undefined,
+      toolUseId: stringField(fields.tool_use_id) ?? stringField(fields.call_id),
     },
   };
 }

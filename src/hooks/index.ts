@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import {
-  addError, findLinkedMember, hasReminderDue, hasSessionEnded, linkSession, markStale, needsLink, noteEdit, recordMemberError, reminderText, dueReminders, markReminded, type DeliveryOwner, type State, type ToolResult,
+  addError, findLinkedMember, hasReminderDue, hasSessionEnded, linkSession, markStale, needsLink, recordMemberError, reminderText, dueReminders, markReminded, type DeliveryOwner, type State, type ToolResult,
 } from '../engine';
 import { randomHex } from '../process/crypto';
 import { listPins, openStore, StoreFault, type PinRecord, type Store, type StoreSelection } from '../store';
@@ -22,7 +22,10 @@ import {
   commitHookDelivery, hookOwner, membershipsOf, needsDelivery, prepareDelivery, requeueHookDelivery, type PreparedDelivery,
 } from './deliver';
 import { parseHookEvent, type HookEvent } from './events';
+import { noteEdits, reportShellWrites } from './post-tool';
 import { filesWritten, judgeEvent, preToolAnswer, repoPath } from './pre-tool';
+import { shellWrites } from './shell-parse';
+import { recordHeldFiles, shellCallOf, shellRecordKey } from './shell-check';
 import { waitForMail, type WaitSignal } from './wait';
 
 export interface HookOptions {
@@ -213,15 +216,27 @@ async function endSession(store: Store, state: State, event: HookEvent, env: Env
 }
 
 // Before a file-writing tool runs: stop an edit of a file another member
-// holds exclusively (one lock-free read; see pre-tool.ts).
-function decidePreTool(state: State, event: HookEvent, env: EnvMember, projectDir: string, cwd: string): Outcome {
-  const files = filesWritten(event)
-    .map((file) => repoPath(file, projectDir, event.cwd ?? cwd))
+// holds exclusively (one lock-free read; see pre-tool.ts). Before a shell
+// call, the same for what its command plainly writes, and, when it may go
+// ahead and others hold files, a record of those files (shell-check.ts).
+function decidePreTool(options: HookOptions, state: State, event: HookEvent, env: EnvMember, projectDir: string): Outcome {
+  const shell = shellCallOf(event, options.cwd);
+  const named = [...filesWritten(event), ...(shell === undefined ? [] : shellWrites(shell.command, shell.dir))];
+  const files = named
+    .map((file) => repoPath(file, projectDir, event.cwd ?? options.cwd))
     .filter((file): file is string => file !== undefined);
-  if (files.length === 0) return NOTHING;
   // A session with no member yet, or in no channel, is bound like any other.
   const memberId = env.kind === 'id' ? env.memberId : memberBySession(state, event);
-  const verdict = judgeEvent(state, memberId, files, Date.now());
+  const now = Date.now();
+  const verdict = files.length === 0 ? undefined : judgeEvent(state, memberId, files, now);
+  if (shell !== undefined && verdict?.kind !== 'deny') {
+    try {
+      recordHeldFiles(state, memberId, projectDir, shellRecordKey(event, memberId), now);
+    } catch (err) {
+      options.warn(`opencomms: hook could not record the held files before a shell call: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  if (verdict === undefined) return NOTHING;
   return { answer: preToolAnswer(event, state, memberId, verdict, () => randomHex(8)) };
 }
 
@@ -235,26 +250,35 @@ export function isHeadless(env: NodeJS.ProcessEnv): boolean {
   return entry !== undefined && entry !== '' && entry !== 'cli';
 }
 
-// After a file-writing tool ran: remember the edit, and tell both members when
-// another wrote the same file within the window with no reservation (noteEdit).
-// The lock is taken only for a member in some channel and a file in the
-// project; any trouble is a warning, never a broken hook.
-async function recordEdits(options: HookOptions, store: Store, state: State, event: HookEvent, env: EnvMember, projectDir: string): Promise<void> {
+// After a tool ran: log the edits (collision notices, post-tool.ts) and,
+// after a shell call, report held files it changed. Returns the text for the
+// writer's answer, if any; trouble is a warning, never a broken hook.
+async function afterTool(options: HookOptions, store: Store, state: State, event: HookEvent, env: EnvMember, projectDir: string): Promise<string | undefined> {
+  const memberId = env.kind === 'id' ? env.memberId : memberBySession(state, event);
+  const now = Date.now();
   const files = filesWritten(event)
     .map((file) => repoPath(file, projectDir, event.cwd ?? options.cwd))
     .filter((file): file is string => file !== undefined);
-  if (files.length === 0) return;
-  const memberId = env.kind === 'id' ? env.memberId : memberBySession(state, event);
-  if (memberId === undefined || membershipsOf(state, memberId).length === 0) return;
   try {
-    await store.mutate((locked, ctx) => {
-      let queued = 0;
-      for (const file of new Set(files)) queued += noteEdit(locked, memberId, file, ctx);
-      return { ok: true, message: `${queued} collision notice(s)` };
-    });
+    if (files.length > 0 && memberId !== undefined) await noteEdits(store, state, memberId, files, projectDir, now);
   } catch (err) {
     options.warn(`opencomms: hook could not record an edit: ${err instanceof Error ? err.message : String(err)}`);
   }
+  if (shellCallOf(event, options.cwd) === undefined) return undefined;
+  try {
+    return await reportShellWrites(store, state, event, memberId, projectDir, now);
+  } catch (err) {
+    options.warn(`opencomms: hook could not check held files after a shell call: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
+}
+
+/** The answer with `notice` added to the model's context before whatever it already carries. */
+function withNotice(event: HookEvent, outcome: Outcome, notice: string | undefined): Outcome {
+  if (notice === undefined) return outcome;
+  const output = outcome.answer.hookSpecificOutput as { additionalContext?: unknown } | undefined;
+  const text = typeof output?.additionalContext === 'string' ? `${notice}\n\n${output.additionalContext}` : notice;
+  return { ...outcome, answer: contextAnswer(event, text) };
 }
 
 async function decide(options: HookOptions, event: HookEvent, projectDir: string): Promise<Outcome> {
@@ -278,7 +302,7 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
   // A Redis project nobody has written to yet has no mail either.
   if (!store.hasState()) return NOTHING;
   if (event.kind === 'end') return endSession(store, snapshot, event, env);
-  if (event.kind === 'pre_tool') return decidePreTool(snapshot, event, env, projectDir, options.cwd);
+  if (event.kind === 'pre_tool') return decidePreTool(options, snapshot, event, env, projectDir);
   // A headless run (`claude -p`, the SDK) waits for a background Stop hook
   // before it exits, so a waiter there would only delay the exit: the turn
   // is over and nobody is idle to wake. The waiter answers at once.
@@ -291,9 +315,14 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
     if (waited.notice !== undefined) options.warn(waited.notice);
     return { answer: waited.answer, exitCode: waited.exitCode };
   }
-  if (event.toolName !== undefined && (event.name === 'PostToolUse' || event.name === 'AfterTool')) {
-    await recordEdits(options, store, snapshot, event, env, projectDir);
-  }
+  const notice = event.toolName !== undefined && (event.name === 'PostToolUse' || event.name === 'AfterTool')
+    ? await afterTool(options, store, snapshot, event, env, projectDir)
+    : undefined;
+  return withNotice(event, await deliverMail(options, store, snapshot, event, env, projectDir), notice);
+}
+
+// Mail for this moment: planned on the lock-free snapshot, drained under the lock.
+async function deliverMail(options: HookOptions, store: Store, snapshot: State, event: HookEvent, env: EnvMember, projectDir: string): Promise<Outcome> {
   const plan = planMember(snapshot, event, env, projectDir, Date.now());
   if (plan.kind === 'done') {
     if (plan.problem) {

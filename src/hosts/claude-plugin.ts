@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { STATE_DIR_NAME } from '../store';
 import { bundlePathIn } from './bundle';
 import { JsonObject, renderJson } from './json-config';
+import { CLAUDE_WRITE_TOOLS } from './config-edits';
 import { hookCommand, Launch, serverArgs, serverEnv, shellQuote, storePrefix } from './launch';
 
 export const PLUGIN_NAME = 'opencomms';
@@ -67,7 +68,7 @@ function hooksJson(launch: Launch): JsonObject {
   const hooks: JsonObject = {};
   for (const event of PLAIN_HOOK_EVENTS) {
     // The reservation check runs only for Claude Code's file-writing tools.
-    const matcher = event === 'PreToolUse' ? { matcher: 'Edit|Write|MultiEdit|NotebookEdit' } : {};
+    const matcher = event === 'PreToolUse' ? { matcher: CLAUDE_WRITE_TOOLS } : {};
     hooks[event] = [{ ...matcher, hooks: event === 'Stop' ? [plain, rewake] : [plain] }];
   }
   return { description: 'OpenComms: deliver pending mail; wake an idle session when mail arrives.', hooks };

@@ -189,10 +189,10 @@ function hookEntryWithTimeout(timeout: number, matchers: Readonly<Record<string,
   };
 }
 
-/** Claude Code's file-writing tools, for its PreToolUse reservation check. */
-export const CLAUDE_WRITE_TOOLS = 'Edit|Write|MultiEdit|NotebookEdit';
-/** Gemini CLI's file-writing tools, for BeforeTool (reservations) and AfterTool (collision notices). */
-export const GEMINI_WRITE_TOOLS = 'write_file|replace';
+/** Claude Code's file-writing tools and its shell, for its PreToolUse reservation and shell-write checks. */
+export const CLAUDE_WRITE_TOOLS = 'Edit|Write|MultiEdit|NotebookEdit|Bash';
+/** Gemini CLI's file-writing tools and its shell, for BeforeTool (reservations, shell writes) and AfterTool (collision notices, shell writes). */
+export const GEMINI_WRITE_TOOLS = 'write_file|replace|run_shell_command';
 
 /** A server entry: `command` and `args`, plus `env` only for a fixed --member id. */
 function stdioEntry(launch: Launch, extra: JsonObject = {}): JsonObject {

@@ -64,3 +64,5 @@ export { MigrationRefused, readFileProject, refuseHeldFileTarget, writeFileProje
 export type { ProjectCopy } from './project-copy';
 export { redisSideOf } from './redis/project-copy';
 export type { RedisProjectSide } from './redis/project-copy';
+export { appendEdits, readEdits, writeShellRecord, takeShellRecord, EDIT_LOG_MAX_BYTES } from './side-files';
+export type { LoggedEdit } from './side-files';

@@ -304,12 +304,12 @@ test('the reservation hooks run only for the host\'s file-writing tools: Claude 
   const claude = tempProject(t);
   assert.equal((await install('claude-code', claude)).code, 0);
   const settings = readJson(join(claude, '.claude/settings.json'));
-  assert.deepEqual(settings.hooks.PreToolUse.map((e: Json) => e.matcher), ['Edit|Write|MultiEdit|NotebookEdit']);
+  assert.deepEqual(settings.hooks.PreToolUse.map((e: Json) => e.matcher), ['Edit|Write|MultiEdit|NotebookEdit|Bash']);
   assert.equal(settings.hooks.PostToolUse[0].matcher, undefined, 'mail still arrives after any tool');
   const gemini = tempProject(t);
   assert.equal((await install('gemini-cli', gemini)).code, 0);
   const gem = readJson(join(gemini, '.gemini/settings.json'));
-  assert.deepEqual([gem.hooks.BeforeTool[0].matcher, gem.hooks.AfterTool[0].matcher], ['write_file|replace', 'write_file|replace']);
+  assert.deepEqual([gem.hooks.BeforeTool[0].matcher, gem.hooks.AfterTool[0].matcher], ['write_file|replace|run_shell_command', 'write_file|replace|run_shell_command']);
   const codex = tempProject(t);
   assert.equal((await install('codex', codex)).code, 0);
   const hooks = readJson(join(codex, '.codex/hooks.json'));

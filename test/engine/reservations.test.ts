@@ -2,7 +2,7 @@
 // pre-tool verdict.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { disconnectChannel, judgeEdit, kickChannel, liveReservations, markStale, normalizePattern, patternsOverlap, pruneReservations, releasePaths, reservePaths, channelStatus as status, noteEdit, COLLISION_WINDOW_MS, JUDGE_BY_LEASE, type State } from '../../src/engine/index';
+import { disconnectChannel, judgeEdit, kickChannel, liveReservations, markStale, normalizePattern, patternsOverlap, pruneReservations, releasePaths, reservePaths, channelStatus as status, noteCollisions, COLLISION_WINDOW_MS, JUDGE_BY_LEASE, type State } from '../../src/engine/index';
 import { parseFrames } from '../../src/engine/framing';
 import { channelWith, fakeCtx, mustOk, reasonOf, type FakeCtx } from './helpers';
 
@@ -161,8 +161,19 @@ test('property: whatever members reserve, no two live exclusive reservations of 
   }
 });
 
+// What a hook does after an edit: judge against the others' logged edits, then log its own.
+function edits(ctx: ReturnType<typeof fakeCtx>): (state: State, memberId: string, file: string, c: typeof ctx) => number {
+  const log: { file: string; member_id: string; at: number }[] = [];
+  return (state, memberId, file, c) => {
+    const queued = noteCollisions(state, memberId, file, log, c, JUDGE_BY_LEASE);
+    log.push({ file, member_id: memberId, at: c.now() });
+    return queued;
+  };
+}
+
 test('two members editing one file within 15 minutes without a reservation are both told once per file and pair per window', () => {
   const ctx = fakeCtx();
+  const noteEdit = edits(ctx);
   const state = channelWith(ctx, ['a', 'b', 'c']);
   assert.equal(noteEdit(state, 'a', 'src/x.ts', ctx), 0);
   ctx.advance(60_000);
@@ -180,6 +191,7 @@ test('two members editing one file within 15 minutes without a reservation are b
 
 test('no collision notice when either member holds a reservation of the file', () => {
   const ctx = fakeCtx();
+  const noteEdit = edits(ctx);
   const state = channelWith(ctx, ['a', 'b']);
   mustOk(reserve(state, ctx, 'a', ['src/x.ts'], { exclusive: false }));
   noteEdit(state, 'a', 'src/x.ts', ctx);

@@ -1,0 +1,60 @@
+// After a tool ran (PostToolUse; Gemini CLI AfterTool): the edit goes into
+// the member's own edit log, and the lock is taken only when that edit
+// collides with another member's (a notice is due); after a shell call, held
+// files that changed are reported. Any trouble is a warning, never a broken hook.
+import { dueCollisions, noteCollisions, noteShellWrite, COLLISION_WINDOW_MS, type EditRecord, type State } from '../engine';
+import { isRecordedProcessAlive } from '../process/liveness';
+import { appendEdits, readEdits, type Store } from '../store';
+import { membershipsOf } from './deliver';
+import type { HookEvent } from './events';
+import { changedHeldFiles, shellRecordKey, shellWriteText } from './shell-check';
+
+/** The other members of every channel `memberId` is in. */
+function peersOf(state: State, memberId: string): string[] {
+  const peers = new Set<string>();
+  for (const channel of Object.values(state.channels)) {
+    if (!channel.members.some((m) => m.session_id === memberId)) continue;
+    for (const m of channel.members) if (m.session_id !== memberId) peers.add(m.session_id);
+  }
+  return [...peers];
+}
+
+/**
+ * Logs the edit of `files` (repo-relative) by `memberId`, then reads its
+ * peers' logs: only when a collision notice is due is the state changed
+ * (under the lock, where it is judged again). The own edit is logged first,
+ * so of two members editing at once at least the later one sees the other.
+ */
+export async function noteEdits(store: Store, state: State, memberId: string, files: readonly string[], projectDir: string, now: number): Promise<number> {
+  if (membershipsOf(state, memberId).length === 0) return 0;
+  const unique = [...new Set(files)];
+  appendEdits(projectDir, memberId, unique.map((file) => ({ file, at: now })), now - COLLISION_WINDOW_MS);
+  const edits: EditRecord[] = peersOf(state, memberId).flatMap((peer) => readEdits(projectDir, peer)
+    .filter((e) => unique.includes(e.file) && now - e.at < COLLISION_WINDOW_MS)
+    .map((e) => ({ file: e.file, member_id: peer, at: e.at })));
+  const isAlive = (proc: Parameters<typeof isRecordedProcessAlive>[0]): boolean | undefined => isRecordedProcessAlive(proc);
+  if (!unique.some((file) => dueCollisions(state, memberId, file, edits, now, isAlive).length > 0)) return 0;
+  const result = await store.mutate((locked, ctx) => {
+    let queued = 0;
+    for (const file of unique) queued += noteCollisions(locked, memberId, file, edits, ctx, isAlive);
+    return { ok: true, message: `${queued} collision notice(s)`, data: { queued } };
+  });
+  return typeof result.data?.queued === 'number' ? result.data.queued : 0;
+}
+
+/**
+ * After a shell call: the held files that changed during it. Their holders
+ * get a `system` message each (one locked change, only when there is one to
+ * send); the returned text is for the writer's answer, or undefined.
+ */
+export async function reportShellWrites(store: Store, state: State, event: HookEvent, memberId: string | undefined, projectDir: string, now: number): Promise<string | undefined> {
+  const changed = changedHeldFiles(state, memberId, projectDir, shellRecordKey(event, memberId), now);
+  if (changed.length === 0) return undefined;
+  const writer = { memberId, host: event.hosts[0] ?? 'unknown' };
+  await store.mutate((locked, ctx) => {
+    let told = 0;
+    for (const { file, holders } of changed) told += noteShellWrite(locked, writer, file, holders, ctx).length;
+    return { ok: true, message: `${told} holder(s) told` };
+  });
+  return shellWriteText(changed);
+}
