@@ -1975,7 +1975,6 @@ function releasePaths(state, input, ctx) {
   const message = released.length === 0 ? `You held no reservation${wanted ? ` of ${wanted.join(", ")}` : ""} in "${channel.name}".` : `Released ${released.join(", ")}.${notHeld.length > 0 ? ` You held no reservation of ${notHeld.join(", ")}.` : ""}`;
   return succeed(message, { released, live_released: live.length, not_held: notHeld });
 }
-var COLLISION_WINDOW_MS = 15 * 6e4;
 
 // src/engine/error-log.ts
 function addError(state, at, message, memberId) {
@@ -3323,8 +3322,8 @@ function lstatOrNone(path) {
   return lstatSync2(path, { throwIfNoEntry: false });
 }
 var WALK_DEPTH = 3;
-var OWN_FOLDERS = /* @__PURE__ */ new Set(["history", "pins", "archives", "claude-plugin"]);
-var FILE_FOLDERS = /* @__PURE__ */ new Set(["history", "pins", "archives"]);
+var OWN_FOLDERS = /* @__PURE__ */ new Set(["history", "pins", "archives", "claude-plugin", "edits", "shell"]);
+var FILE_FOLDERS = /* @__PURE__ */ new Set(["history", "pins", "archives", "edits", "shell"]);
 function walkStateDir(projectDir) {
   const root = join3(projectDir, STATE_DIR_NAME);
   const entries = [];
@@ -3374,7 +3373,7 @@ function checkModes(projectDir, fix) {
 import { join as join4 } from "node:path";
 var LEFTOVER_MIN_AGE_MS = 6e4;
 var LEFTOVER_NAME = /^\.(?:.+\.(\d+)\.[0-9a-f]{8}\.tmp|state\.lock(?:\.break)?\.(\d+)\.[0-9a-f]{8}\.stale)$/;
-var SUBDIRS = ["", "history", "archives", "pins"];
+var SUBDIRS = ["", "history", "archives", "pins", "edits", "shell"];
 function leftoverPidOf(name) {
   const match = LEFTOVER_NAME.exec(name);
   if (!match) return void 0;
@@ -5115,8 +5114,67 @@ function parseEntry(fields, channelId) {
   return void 0;
 }
 
+// src/store/redis/turn-scripts.ts
+var TURN_LUA = `
+local function readTurns(nextKey, servingKey)
+  local nextText = redis.call('GET', nextKey)
+  local nextT = tonumber(nextText or '0') or 0
+  local servingText = redis.call('GET', servingKey)
+  local serving = tonumber(servingText or '') or (nextT + 1)
+  return nextT, serving, servingText ~= false
+end
+local function takeTicket(nextKey, servingKey, leaseKey, serving, hasServing, leaseMs)
+  if not hasServing then redis.call('SET', servingKey, serving) end
+  local ticket = redis.call('INCR', nextKey)
+  if ticket == serving then
+    redis.call('SET', leaseKey, ticket, 'PX', leaseMs)
+    return ticket, 1
+  end
+  return ticket, 0
+end
+local function passTurn(servingKey, leaseKey, bellKey, nextT, ticket, leaseMs)
+  redis.call('SET', servingKey, ticket + 1)
+  if nextT >= ticket + 1 then
+    redis.call('SET', leaseKey, ticket + 1, 'PX', leaseMs)
+    redis.call('LPUSH', bellKey, '1')
+    redis.call('PEXPIRE', bellKey, leaseMs)
+  else
+    redis.call('DEL', leaseKey)
+  end
+end
+`;
+var TURN_SCRIPT = `${TURN_LUA}
+local nextT, serving, hasServing = readTurns(KEYS[1], KEYS[2])
+if ARGV[1] == 'take' then
+  local ticket, isNow = takeTicket(KEYS[1], KEYS[2], KEYS[3], serving, hasServing, ARGV[3])
+  return {ticket, isNow}
+end
+local ticket = tonumber(ARGV[2])
+if ARGV[1] == 'release' then
+  if ticket == serving then passTurn(KEYS[2], KEYS[3], KEYS[4], nextT, ticket, ARGV[3]) end
+  return 0
+end
+if ticket < serving then return -1 end
+if ticket == serving then
+  redis.call('SET', KEYS[3], ticket, 'PX', ARGV[3])
+  return 1
+end
+if not redis.call('GET', KEYS[3]) then
+  serving = serving + 1
+  redis.call('SET', KEYS[2], serving)
+  redis.call('SET', KEYS[3], serving, 'PX', ARGV[3])
+  if ticket == serving then return 1 end
+end
+return 0
+`;
+var turnSha1;
+function turnScriptSha1() {
+  turnSha1 ??= sha1Hex(TURN_SCRIPT);
+  return turnSha1;
+}
+
 // src/store/redis/scripts.ts
-var COMMIT_SCRIPT = `
+var COMMIT_SCRIPT = `${TURN_LUA}
 local function isWrongType(reply)
   if type(reply) ~= 'table' or not reply.err then return false end
   if string.sub(reply.err, 1, 9) == 'WRONGTYPE' then return true end
@@ -5124,16 +5182,30 @@ local function isWrongType(reply)
 end
 local current = redis.pcall('GET', KEYS[1])
 if isWrongType(current) then return {2, KEYS[1], 'string'} end
-if (current or '') ~= ARGV[1] then
-  return {0, current or ''}
+for k = 6, 8 do
+  if isWrongType(redis.pcall('GET', KEYS[k])) then return {2, KEYS[k], 'string'} end
 end
-local puts = tonumber(ARGV[8])
-local dels = tonumber(ARGV[9 + 2 * puts])
+local nextT, serving, hasServing = readTurns(KEYS[6], KEYS[7])
+local ticket = tonumber(ARGV[8])
+local isServed = ticket ~= nil and ticket == serving
+if (current or '') ~= ARGV[1] or (nextT >= serving and not isServed) then
+  local isNow = 0
+  if ticket == nil or ticket < serving then
+    ticket, isNow = takeTicket(KEYS[6], KEYS[7], KEYS[8], serving, hasServing, ARGV[9])
+  elseif ticket == serving then
+    redis.call('SET', KEYS[8], ticket, 'PX', ARGV[9])
+    isNow = 1
+  end
+  return {0, current or '', ticket, isNow}
+end
+local puts = tonumber(ARGV[10])
+local dels = tonumber(ARGV[11 + 2 * puts])
 if isWrongType(redis.pcall('GET', KEYS[2])) then return {2, KEYS[2], 'string'} end
 if isWrongType(redis.pcall('LRANGE', KEYS[3], 0, 0)) then return {2, KEYS[3], 'list'} end
 if ARGV[5] ~= '' and isWrongType(redis.pcall('GET', KEYS[4])) then return {2, KEYS[4], 'string'} end
 if puts + dels > 0 and isWrongType(redis.pcall('HGET', KEYS[5], '')) then return {2, KEYS[5], 'hash'} end
-for k = 6, #KEYS do
+if isServed and isWrongType(redis.pcall('LRANGE', KEYS[9], 0, 0)) then return {2, KEYS[9], 'list'} end
+for k = 10, #KEYS do
   if isWrongType(redis.pcall('XREVRANGE', KEYS[k], '+', '-', 'COUNT', 1)) then return {2, KEYS[k], 'stream'} end
 end
 local n = 0
@@ -5141,7 +5213,7 @@ if current then n = tonumber(string.match(current, '^(%d+):')) or 0 end
 local version = string.format('%d', n + 1) .. ':' .. ARGV[2]
 if ARGV[5] ~= '' then redis.call('SET', KEYS[4], ARGV[5]) end
 redis.call('SET', KEYS[2], ARGV[3])
-local a = 9
+local a = 11
 for j = 1, puts do
   redis.call('HSET', KEYS[5], ARGV[a], ARGV[a + 1])
   a = a + 2
@@ -5152,7 +5224,7 @@ for j = 1, dels do
   a = a + 1
 end
 local ids = {}
-for k = 6, #KEYS do
+for k = 10, #KEYS do
   local count = tonumber(ARGV[a])
   a = a + 1
   for j = 1, count do
@@ -5163,6 +5235,7 @@ end
 redis.call('SET', KEYS[1], version)
 redis.call('LPUSH', KEYS[3], ARGV[2])
 redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[6]) - 1)
+if isServed then passTurn(KEYS[7], KEYS[8], KEYS[9], nextT, ticket, ARGV[9]) end
 redis.call('PUBLISH', ARGV[7], version)
 return {1, version, ids}
 `;
@@ -5430,11 +5503,52 @@ function parseDouble(body) {
   return value;
 }
 
-// src/store/redis/client.ts
-var MAX_QUEUED_COMMANDS = 1e4;
-var MAX_UNSENT_BYTES = 64 * 1024 * 1024;
-var RECONNECT_BASE_MS = 50;
-var RECONNECT_MAX_MS = 1e3;
+// src/store/redis/client-address.ts
+function openSocket(options, faults, target) {
+  const { host, port } = options;
+  const net = __require("node:net");
+  if (options.isTls) {
+    target.attach(__require("node:tls").connect({
+      host,
+      port,
+      // SNI carries names only; an IP address is checked against the certificate's IP entries.
+      servername: net.isIP(host) === 0 ? host : void 0,
+      ca: options.ca === void 0 ? void 0 : [options.ca],
+      minVersion: "TLSv1.2",
+      rejectUnauthorized: true
+    }));
+    return;
+  }
+  if (net.isIP(host) !== 0) {
+    if (isLoopbackAddress(host)) target.attach(net.connect({ host, port }));
+    else target.refuse(faults.offMachineFault(void 0));
+    return;
+  }
+  (options.lookup ?? lookupAll)(host).then(
+    (found) => {
+      if (!target.isCurrent()) return;
+      if (found.length === 0 || !found.every((a) => isLoopbackAddress(a.address))) {
+        target.refuse(faults.offMachineFault(found.map((a) => a.address)));
+        return;
+      }
+      target.attach(net.connect({ host, port, lookup: pinnedLookup(found) }));
+    },
+    (err) => {
+      if (target.isCurrent()) target.lookupFailed(err);
+    }
+  );
+}
+function lookupAll(host) {
+  return __require("node:dns").promises.lookup(host, { all: true, verbatim: true });
+}
+function pinnedLookup(found) {
+  return (_host, options, callback) => {
+    if (options.all) callback(null, found.map((a) => ({ address: a.address, family: a.family })));
+    else callback(null, found[0].address, found[0].family);
+  };
+}
+
+// src/store/redis/client-faults.ts
 var KEY_TYPE_READ_BY = {
   GET: "string",
   HGET: "hash",
@@ -5457,11 +5571,111 @@ var CERT_ERRORS = /* @__PURE__ */ new Set([
   "CERT_SIGNATURE_FAILURE",
   "HOSTNAME_MISMATCH"
 ]);
+var ClientFaults = class {
+  /** `host:port`, as messages name the server. */
+  where;
+  options;
+  moment;
+  constructor(options, where, moment) {
+    this.options = options;
+    this.where = where;
+    this.moment = moment;
+  }
+  fault(code, what, cause) {
+    return new StoreFault(code, `The Redis store at ${this.where} ${what}`, cause, true);
+  }
+  /** The fault an error reply stands for: auth, permission, or the server refusing to do it. */
+  faultForReply(reply, commandName, key) {
+    const user = this.options.username === void 0 ? "the default user" : `ACL user ${JSON.stringify(this.options.username)}`;
+    switch (reply.prefix) {
+      case "WRONGPASS":
+        return this.fault("store_auth_failed", `refused the credentials of ${user} (${reply.message}): check the user in the URL and OPENCOMMS_STORE_PASSWORD(_FILE), and that the user is enabled on the server`);
+      case "NOAUTH":
+        return this.fault("store_auth_failed", `requires authentication before ${commandName} (${reply.message}): check OPENCOMMS_STORE_PASSWORD(_FILE)`);
+      case "NOPERM": {
+        const hint = this.options.permissionHint ? ` Grant that user ${this.options.permissionHint}.` : "";
+        return this.fault("store_forbidden", `does not let ${user} run ${commandName} on these keys (${reply.message}).${hint}`);
+      }
+      default:
+        if (reply.prefix === "WRONGTYPE" && KEY_TYPE_READ_BY[commandName.toUpperCase()] !== void 0) return this.wrongTypeFault(key, commandName);
+        if (/^ERR invalid password|^ERR AUTH .*without any password configured/i.test(reply.message)) {
+          return this.fault("store_auth_failed", `refused the credentials of ${user} (${reply.message}): check OPENCOMMS_STORE_PASSWORD(_FILE) and the server's ACL`);
+        }
+        return this.fault("state_unwritable", `refused ${commandName}: ${reply.message.slice(0, 300)}. Check the server (memory limit, read-only replica, persistence errors) and try again`);
+    }
+  }
+  /**
+   * A key of the project holds another type than the store keeps there
+   * (`expected`, by default the type `commandName` works on), and `found`
+   * when it could be told. Nothing was written: a commit checks every key
+   * before its first write.
+   */
+  wrongTypeFault(key, commandName, expected = KEY_TYPE_READ_BY[commandName.toUpperCase()], found) {
+    const which = key ?? "a key of this project";
+    const holding = found === void 0 ? "a value of another type" : `a ${found}`;
+    const keeps = expected === void 0 ? "" : ` where OpenComms keeps a ${expected}`;
+    const inspect = found === void 0 && key !== void 0 ? ` (TYPE ${key} shows what it holds)` : "";
+    return this.fault(
+      "store_key_wrong_type",
+      `has ${which} holding ${holding}${keeps}${inspect}, written by a hand edit, another tool or a bad restore; so ${commandName} was refused and nothing was written. Restore that key from a backup, or delete it (redis-cli DEL ${key ?? "<key>"}) if what it holds is not needed, then try again`
+    );
+  }
+  /** Plain text to anything but loopback: refused before a byte is sent. */
+  // `addresses` is what the name resolved to (undefined for an address).
+  offMachineFault(addresses) {
+    const { host } = this.options;
+    const what = addresses === void 0 ? `${host} is not a loopback address` : addresses.length === 0 ? `${host} resolves to no address` : `${host} resolves to ${addresses.join(", ")}, not only to loopback`;
+    return this.fault(
+      "store_tls_required",
+      `was not contacted: ${what}, and redis:// (plain text: the password and every message in clear) goes only to this machine (127.0.0.0/8, ::1). Name 127.0.0.1 or ::1 in the URL for a server on this machine, or use rediss://\u2026 with TLS for one elsewhere`
+    );
+  }
+  tlsPortFault() {
+    return this.fault("store_tls_required", "answered with TLS: that port expects TLS, so use rediss://\u2026 (with OPENCOMMS_STORE_CA for a private CA)");
+  }
+  // Redis answers anything on its plain port, if only with an error; a
+  // connection dropped before AUTH got any answer is what a TLS port does
+  // to a plain-text client.
+  plainAtTlsPortFault() {
+    return this.fault("store_tls_required", "closed the connection without answering AUTH, as a TLS port does with plain text: use rediss://\u2026 (with OPENCOMMS_STORE_CA for a private CA); if that port is not a TLS port, check the server log");
+  }
+  faultForSocketError(err) {
+    const code = err.code ?? "";
+    if (this.moment().phase === "handshake" && !this.options.isTls && (code === "ECONNRESET" || code === "EPIPE")) return this.plainAtTlsPortFault();
+    if (CERT_ERRORS.has(code)) {
+      return this.fault("store_tls_failed", `presented a certificate that could not be verified (${code}): if it is signed by a private CA, set OPENCOMMS_STORE_CA to that CA's PEM file; check that the certificate names ${this.options.host} and has not expired`, err);
+    }
+    if (this.options.isTls && this.moment().phase === "connecting" && (code.startsWith("ERR_SSL") || code === "ECONNRESET" || code === "EPROTO")) {
+      return this.fault("store_tls_failed", `did not complete a TLS handshake (${code}): check that the port is the server's tls-port (a plain port needs redis:// on loopback)`, err);
+    }
+    const why = code === "ECONNREFUSED" ? "refused the connection: check that redis-server is running and listening on that host and port" : code === "ENOTFOUND" || code === "EAI_AGAIN" ? `cannot be found: check the host name ${JSON.stringify(this.options.host)} in OPENCOMMS_STORE` : `cannot be reached (${code || err.message}): check that the server is up and the network path to it`;
+    return this.fault("store_unreachable", why, err);
+  }
+  faultForTimeout() {
+    const ms = this.options.timeoutMs;
+    if (this.moment().phase === "connecting" && this.moment().isTcpConnected) {
+      return this.fault("store_tls_failed", `accepted the connection but completed no TLS handshake within ${ms} ms: check that the port is the server's tls-port (a plain port needs redis:// on loopback)`);
+    }
+    return this.fault("store_unreachable", `did not answer within ${ms} ms: check that the server is up and not overloaded, and the network path to it (firewall, VPN)`);
+  }
+  faultForClose() {
+    if (this.moment().sawTlsBytes) return this.tlsPortFault();
+    if (this.moment().phase === "handshake" && !this.options.isTls) return this.plainAtTlsPortFault();
+    return this.fault("store_unreachable", "closed the connection: check that the server is running (a command in flight may or may not have been applied)");
+  }
+};
+
+// src/store/redis/client.ts
+var MAX_QUEUED_COMMANDS = 1e4;
+var MAX_UNSENT_BYTES = 64 * 1024 * 1024;
+var RECONNECT_BASE_MS = 50;
+var RECONNECT_MAX_MS = 1e3;
 var RedisClient = class {
   /** `host:port`, as messages name the server. */
   where;
   options;
   random;
+  faults;
   phase = "idle";
   socket;
   /** Written, awaiting replies, oldest first (handshake replies included). */
@@ -5486,6 +5700,7 @@ var RedisClient = class {
     this.options = options;
     this.random = options.random ?? Math.random;
     this.where = describeEndpoint(options);
+    this.faults = new ClientFaults(options, this.where, () => ({ phase: this.phase, isTcpConnected: this.isTcpConnected, sawTlsBytes: this.sawTlsBytes }));
   }
   /** The RESP version of the current connection once it is ready (3 when the server offered it). */
   get protocolVersion() {
@@ -5506,10 +5721,10 @@ var RedisClient = class {
    * not hide the others; a transport failure rejects the whole call.
    */
   pipeline(commands) {
-    if (this.phase === "closed") return Promise.reject(this.fault("store_unreachable", "this client was closed"));
+    if (this.phase === "closed") return Promise.reject(this.faults.fault("store_unreachable", "this client was closed"));
     if (commands.length === 0) return Promise.resolve([]);
     if (this.queued.length >= MAX_QUEUED_COMMANDS || (this.socket?.writableLength ?? 0) > MAX_UNSENT_BYTES) {
-      return Promise.reject(this.fault("store_unreachable", `${MAX_QUEUED_COMMANDS} commands are already waiting for it (or its connection is not draining): check the server's load and the network`));
+      return Promise.reject(this.faults.fault("store_unreachable", `${MAX_QUEUED_COMMANDS} commands are already waiting for it (or its connection is not draining): check the server's load and the network`));
     }
     let bytes;
     try {
@@ -5539,7 +5754,7 @@ var RedisClient = class {
       }));
       const timer = setTimeout(() => {
         if (isSettled) return;
-        const fault = this.faultForTimeout();
+        const fault = this.faults.faultForTimeout();
         this.teardown(fault);
         settle(fault);
       }, this.options.timeoutMs);
@@ -5557,8 +5772,8 @@ var RedisClient = class {
     const answer = await this.command(["SUBSCRIBE", channel]);
     const reply = answer instanceof RespPush ? answer.items : answer;
     if (!Array.isArray(reply) || textOfReply(reply[0]) !== "subscribe") {
-      this.teardown(this.fault("store_protocol_error", "answered SUBSCRIBE with something other than a subscription: check that the URL names a Redis (or Valkey) server"));
-      throw this.fault("store_protocol_error", "answered SUBSCRIBE unexpectedly");
+      this.teardown(this.faults.fault("store_protocol_error", "answered SUBSCRIBE with something other than a subscription: check that the URL names a Redis (or Valkey) server"));
+      throw this.faults.fault("store_protocol_error", "answered SUBSCRIBE unexpectedly");
     }
   }
   /** The value, or the fault an error reply stands for; `key` is the key the command named, for WRONGTYPE. */
@@ -5573,45 +5788,19 @@ var RedisClient = class {
    * before its first write.
    */
   wrongTypeFault(key, commandName, expected = KEY_TYPE_READ_BY[commandName.toUpperCase()], found) {
-    const which = key ?? "a key of this project";
-    const holding = found === void 0 ? "a value of another type" : `a ${found}`;
-    const keeps = expected === void 0 ? "" : ` where OpenComms keeps a ${expected}`;
-    const inspect = found === void 0 && key !== void 0 ? ` (TYPE ${key} shows what it holds)` : "";
-    return this.fault(
-      "store_key_wrong_type",
-      `has ${which} holding ${holding}${keeps}${inspect}, written by a hand edit, another tool or a bad restore; so ${commandName} was refused and nothing was written. Restore that key from a backup, or delete it (redis-cli DEL ${key ?? "<key>"}) if what it holds is not needed, then try again`
-    );
+    return this.faults.wrongTypeFault(key, commandName, expected, found);
+  }
+  /** The fault an error reply stands for: auth, permission, or the server refusing to do it. */
+  faultForReply(reply, commandName, key) {
+    return this.faults.faultForReply(reply, commandName, key);
   }
   /** Closes the connection; calls still waiting fail with store_unreachable. */
   close() {
     const socket = this.socket;
-    this.teardown(this.fault("store_unreachable", "this client was closed"));
+    this.teardown(this.faults.fault("store_unreachable", "this client was closed"));
     this.phase = "closed";
     if (!socket || socket.destroyed) return Promise.resolve();
     return new Promise((resolve) => socket.once("close", () => resolve()));
-  }
-  /** The fault an error reply stands for: auth, permission, or the server refusing to do it. */
-  faultForReply(reply, commandName, key) {
-    const user = this.options.username === void 0 ? "the default user" : `ACL user ${JSON.stringify(this.options.username)}`;
-    switch (reply.prefix) {
-      case "WRONGPASS":
-        return this.fault("store_auth_failed", `refused the credentials of ${user} (${reply.message}): check the user in the URL and OPENCOMMS_STORE_PASSWORD(_FILE), and that the user is enabled on the server`);
-      case "NOAUTH":
-        return this.fault("store_auth_failed", `requires authentication before ${commandName} (${reply.message}): check OPENCOMMS_STORE_PASSWORD(_FILE)`);
-      case "NOPERM": {
-        const hint = this.options.permissionHint ? ` Grant that user ${this.options.permissionHint}.` : "";
-        return this.fault("store_forbidden", `does not let ${user} run ${commandName} on these keys (${reply.message}).${hint}`);
-      }
-      default:
-        if (reply.prefix === "WRONGTYPE" && KEY_TYPE_READ_BY[commandName.toUpperCase()] !== void 0) return this.wrongTypeFault(key, commandName);
-        if (/^ERR invalid password|^ERR AUTH .*without any password configured/i.test(reply.message)) {
-          return this.fault("store_auth_failed", `refused the credentials of ${user} (${reply.message}): check OPENCOMMS_STORE_PASSWORD(_FILE) and the server's ACL`);
-        }
-        return this.fault("state_unwritable", `refused ${commandName}: ${reply.message.slice(0, 300)}. Check the server (memory limit, read-only replica, persistence errors) and try again`);
-    }
-  }
-  fault(code, what, cause) {
-    return new StoreFault(code, `The Redis store at ${this.where} ${what}`, cause, true);
   }
   send(call) {
     if (this.phase === "ready") {
@@ -5645,50 +5834,13 @@ var RedisClient = class {
     this.connectionNumber++;
     this.sawTlsBytes = false;
     this.protocol = void 0;
-    const { host, port } = this.options;
-    const net = __require("node:net");
-    if (this.options.isTls) {
-      this.attach(__require("node:tls").connect({
-        host,
-        port,
-        // SNI carries names only; an IP address is checked against the certificate's IP entries.
-        servername: net.isIP(host) === 0 ? host : void 0,
-        ca: this.options.ca === void 0 ? void 0 : [this.options.ca],
-        minVersion: "TLSv1.2",
-        rejectUnauthorized: true
-      }));
-      return;
-    }
-    if (net.isIP(host) !== 0) {
-      if (isLoopbackAddress(host)) this.attach(net.connect({ host, port }));
-      else this.teardown(this.offMachineFault(void 0));
-      return;
-    }
     const attempt = this.connectionNumber;
-    const isCurrent = () => this.phase === "connecting" && this.connectionNumber === attempt && this.socket === void 0;
-    (this.options.lookup ?? lookupAll)(host).then(
-      (found) => {
-        if (!isCurrent()) return;
-        if (found.length === 0 || !found.every((a) => isLoopbackAddress(a.address))) {
-          this.teardown(this.offMachineFault(found.map((a) => a.address)));
-          return;
-        }
-        this.attach(net.connect({ host, port, lookup: pinnedLookup(found) }));
-      },
-      (err) => {
-        if (isCurrent()) this.teardown(this.faultForSocketError(err));
-      }
-    );
-  }
-  // Plain text to anything but loopback: refused before a byte is sent.
-  // `addresses` is what the name resolved to (undefined for an address).
-  offMachineFault(addresses) {
-    const { host } = this.options;
-    const what = addresses === void 0 ? `${host} is not a loopback address` : addresses.length === 0 ? `${host} resolves to no address` : `${host} resolves to ${addresses.join(", ")}, not only to loopback`;
-    return this.fault(
-      "store_tls_required",
-      `was not contacted: ${what}, and redis:// (plain text: the password and every message in clear) goes only to this machine (127.0.0.0/8, ::1). Name 127.0.0.1 or ::1 in the URL for a server on this machine, or use rediss://\u2026 with TLS for one elsewhere`
-    );
+    openSocket(this.options, this.faults, {
+      isCurrent: () => this.phase === "connecting" && this.connectionNumber === attempt && this.socket === void 0,
+      attach: (socket) => this.attach(socket),
+      refuse: (fault) => this.teardown(fault),
+      lookupFailed: (err) => this.teardown(this.faults.faultForSocketError(err))
+    });
   }
   attach(socket) {
     const parser = new RespParser({ maxReplyBytes: this.options.maxReplyBytes });
@@ -5707,10 +5859,10 @@ var RedisClient = class {
       if (this.socket === socket) this.receive(parser, chunk);
     });
     socket.on("error", (err) => {
-      if (this.socket === socket) this.teardown(this.faultForSocketError(err));
+      if (this.socket === socket) this.teardown(this.faults.faultForSocketError(err));
     });
     socket.on("close", () => {
-      if (this.socket === socket) this.teardown(this.faultForClose());
+      if (this.socket === socket) this.teardown(this.faults.faultForClose());
     });
   }
   // HELLO 3 with the credentials goes out first: RESP3 where the server
@@ -5783,7 +5935,7 @@ var RedisClient = class {
       replies = parser.push(chunk);
     } catch (err) {
       if (!(err instanceof RespProtocolError)) throw err;
-      this.teardown(this.sawTlsBytes ? this.tlsPortFault() : this.fault("store_protocol_error", `sent bytes that are not a Redis reply (${err.message}): check that the URL names a Redis (or Valkey) server`, err));
+      this.teardown(this.sawTlsBytes ? this.faults.tlsPortFault() : this.faults.fault("store_protocol_error", `sent bytes that are not a Redis reply (${err.message}): check that the URL names a Redis (or Valkey) server`, err));
       return;
     }
     for (const reply of replies) {
@@ -5794,44 +5946,11 @@ var RedisClient = class {
       }
       const pending = this.inflight.shift();
       if (!pending) {
-        this.teardown(this.fault("store_protocol_error", "sent a reply to no command: check that the URL names a Redis (or Valkey) server"));
+        this.teardown(this.faults.fault("store_protocol_error", "sent a reply to no command: check that the URL names a Redis (or Valkey) server"));
         return;
       }
       pending.resolve(reply);
     }
-  }
-  tlsPortFault() {
-    return this.fault("store_tls_required", "answered with TLS: that port expects TLS, so use rediss://\u2026 (with OPENCOMMS_STORE_CA for a private CA)");
-  }
-  // Redis answers anything on its plain port, if only with an error; a
-  // connection dropped before AUTH got any answer is what a TLS port does
-  // to a plain-text client.
-  plainAtTlsPortFault() {
-    return this.fault("store_tls_required", "closed the connection without answering AUTH, as a TLS port does with plain text: use rediss://\u2026 (with OPENCOMMS_STORE_CA for a private CA); if that port is not a TLS port, check the server log");
-  }
-  faultForSocketError(err) {
-    const code = err.code ?? "";
-    if (this.phase === "handshake" && !this.options.isTls && (code === "ECONNRESET" || code === "EPIPE")) return this.plainAtTlsPortFault();
-    if (CERT_ERRORS.has(code)) {
-      return this.fault("store_tls_failed", `presented a certificate that could not be verified (${code}): if it is signed by a private CA, set OPENCOMMS_STORE_CA to that CA's PEM file; check that the certificate names ${this.options.host} and has not expired`, err);
-    }
-    if (this.options.isTls && this.phase === "connecting" && (code.startsWith("ERR_SSL") || code === "ECONNRESET" || code === "EPROTO")) {
-      return this.fault("store_tls_failed", `did not complete a TLS handshake (${code}): check that the port is the server's tls-port (a plain port needs redis:// on loopback)`, err);
-    }
-    const why = code === "ECONNREFUSED" ? "refused the connection: check that redis-server is running and listening on that host and port" : code === "ENOTFOUND" || code === "EAI_AGAIN" ? `cannot be found: check the host name ${JSON.stringify(this.options.host)} in OPENCOMMS_STORE` : `cannot be reached (${code || err.message}): check that the server is up and the network path to it`;
-    return this.fault("store_unreachable", why, err);
-  }
-  faultForTimeout() {
-    const ms = this.options.timeoutMs;
-    if (this.phase === "connecting" && this.isTcpConnected) {
-      return this.fault("store_tls_failed", `accepted the connection but completed no TLS handshake within ${ms} ms: check that the port is the server's tls-port (a plain port needs redis:// on loopback)`);
-    }
-    return this.fault("store_unreachable", `did not answer within ${ms} ms: check that the server is up and not overloaded, and the network path to it (firewall, VPN)`);
-  }
-  faultForClose() {
-    if (this.sawTlsBytes) return this.tlsPortFault();
-    if (this.phase === "handshake" && !this.options.isTls) return this.plainAtTlsPortFault();
-    return this.fault("store_unreachable", "closed the connection: check that the server is running (a command in flight may or may not have been applied)");
   }
   // The connection is over: every command on it, and every call waiting for
   // it, fails with `fault`. The next call opens a new one after a backoff.
@@ -5859,15 +5978,6 @@ var RedisClient = class {
     else this.socket.ref();
   }
 };
-function lookupAll(host) {
-  return __require("node:dns").promises.lookup(host, { all: true, verbatim: true });
-}
-function pinnedLookup(found) {
-  return (_host, options, callback) => {
-    if (options.all) callback(null, found.map((a) => ({ address: a.address, family: a.family })));
-    else callback(null, found[0].address, found[0].family);
-  };
-}
 function pubSubItems(reply) {
   const items = reply instanceof RespPush ? reply.items : reply;
   return Array.isArray(items) && items.length === 3 && textOfReply(items[0]) === "message" ? items : void 0;
@@ -5897,7 +6007,7 @@ function keysOf(prefix) {
     pattern: `${prefix}*`
   };
 }
-var STORE_ACL_COMMANDS = "-@all +@connection +select +get +mget +set +del +incr +lpush +ltrim +lrange +hget +hgetall +hset +hdel +multi +exec +discard +eval +evalsha +xadd +xrange +xrevrange +publish +subscribe";
+var STORE_ACL_COMMANDS = "-@all +@connection +select +get +mget +set +del +incr +lpush +ltrim +lrange +blpop +pexpire +hget +hgetall +hset +hdel +multi +exec +discard +eval +evalsha +xadd +xrange +xrevrange +publish +subscribe";
 function aclHint(keys) {
   return `~${keys.pattern} and ${STORE_ACL_COMMANDS} (PROTOCOL.md, "Redis store")`;
 }
@@ -5964,7 +6074,7 @@ async function wrongTypeAt(client, key, commandName, expected) {
 // src/store/redis/state-load.ts
 var HISTORY_PAGE = 500;
 async function loadRedisState(source) {
-  const { client, keys, cache, where } = source;
+  const { client, keys, turnKeys, cache, where } = source;
   const tracked = cache.tracked();
   if (tracked.length === 0) return loadPlain(source);
   const commands = [["MULTI"], ["GET", keys.version], ["GET", keys.state], ["GET", keys.epoch]];
@@ -5972,7 +6082,7 @@ async function loadRedisState(source) {
     commands.push(["XRANGE", keys.history(channelId), `(${lastId}`, "+", "COUNT", HISTORY_PAGE]);
     commands.push(["XREVRANGE", keys.history(channelId), "+", "-", "COUNT", 1]);
   }
-  commands.push(["EXEC"]);
+  commands.push(["GET", turnKeys.next], ["GET", turnKeys.serving], ["EXEC"]);
   const replies = await client.pipeline(commands);
   for (let i = 0; i < replies.length - 1; i++) client.check(replies[i], String(commands[i][0]));
   const exec = client.check(replies[replies.length - 1], "EXEC");
@@ -5980,7 +6090,11 @@ async function loadRedisState(source) {
   const wrong = exec.findIndex((value) => value instanceof RespError && value.prefix === "WRONGTYPE");
   if (wrong >= 0) throw await wrongTypeAt(client, String(commands[wrong + 1][1]), String(commands[wrong + 1][0]));
   const results = exec.map((value, i) => client.check(value, String(commands[i + 1][0])));
-  const loaded = { version: textOf(results[0]) ?? "", text: textOf(results[1]) };
+  const loaded = {
+    version: textOf(results[0]) ?? "",
+    text: textOf(results[1]),
+    isLineBusy: isLineBusy(results[results.length - 2], results[results.length - 1])
+  };
   cache.checkEpoch(textOf(results[2]) ?? "0");
   for (let i = 0; i < tracked.length; i++) {
     const { channelId } = tracked[i];
@@ -5992,11 +6106,16 @@ async function loadRedisState(source) {
   }
   return loaded;
 }
-async function loadPlain({ client, keys, cache, where }) {
-  const reply = client.check(await client.command(["MGET", keys.version, keys.state, keys.epoch]), "MGET");
-  if (!Array.isArray(reply) || reply.length !== 3) throw protocolFault(where, "MGET answered an unexpected shape");
+async function loadPlain({ client, keys, turnKeys, cache, where }) {
+  const reply = client.check(await client.command(["MGET", keys.version, keys.state, keys.epoch, turnKeys.next, turnKeys.serving]), "MGET");
+  if (!Array.isArray(reply) || reply.length !== 5) throw protocolFault(where, "MGET answered an unexpected shape");
   cache.checkEpoch(textOf(reply[2]) ?? "0");
-  return { version: textOf(reply[0]) ?? "", text: textOf(reply[1]) };
+  return { version: textOf(reply[0]) ?? "", text: textOf(reply[1]), isLineBusy: isLineBusy(reply[3], reply[4]) };
+}
+function isLineBusy(next, serving) {
+  const last = Number(textOf(next) ?? "0");
+  const servingText = textOf(serving);
+  return servingText !== null && last >= Number(servingText);
 }
 async function pageUpTo({ client, keys, cache }, channelId, top) {
   for (; ; ) {
@@ -6271,6 +6390,8 @@ function probesFor(config, keys) {
     { name: "INCR", args: ["INCR", probeKey] },
     { name: "LPUSH", args: ["LPUSH", probeKey, "1"] },
     { name: "LTRIM", args: ["LTRIM", probeKey, 0, 0] },
+    { name: "BLPOP", args: ["BLPOP", probeKey, 1] },
+    { name: "PEXPIRE", args: ["PEXPIRE", probeKey, 1] },
     { name: "HGETALL", args: ["HGETALL", keys.archives] },
     { name: "HSET", args: ["HSET", probeKey, PROBE_NAME, "1"] },
     { name: "HDEL", args: ["HDEL", probeKey, PROBE_NAME] },
@@ -6362,10 +6483,80 @@ async function stateCheck(client, keys) {
   return { check: passed("store state", `${keys.state} loads (${channels} channel${channels === 1 ? "" : "s"}${commits})`), state: parsed.state };
 }
 
+// src/store/redis/turns.ts
+var TURN_LEASE_MS = 1e3;
+var TURN_POLL_MS = 500;
+function turnKeysOf(prefix) {
+  return {
+    next: `${prefix}turn-next`,
+    serving: `${prefix}turn-serving`,
+    lease: `${prefix}turn-lease`,
+    bell: (ticket) => `${prefix}turn:${ticket}`
+  };
+}
+function commitTurnArgs(line, place) {
+  const { keys } = line;
+  const bell = place.ticket === void 0 ? keys.lease : keys.bell(place.ticket + 1);
+  return { keys: [keys.next, keys.serving, keys.lease, bell], args: [place.ticket ?? "", line.leaseMs] };
+}
+function turnAnswerOf(reply) {
+  const ticket = Number(reply[2]);
+  if (!Number.isSafeInteger(ticket) || ticket < 1) return void 0;
+  return { ticket, isNow: Number(reply[3]) === 1 };
+}
+function createTurnLine(options) {
+  const { client, keys } = options;
+  const leaseMs = options.leaseMs ?? TURN_LEASE_MS;
+  const pollMs = options.pollMs ?? TURN_POLL_MS;
+  let waiter;
+  async function runTurnScript(mode, ticket) {
+    const rest = [4, keys.next, keys.serving, keys.lease, keys.bell(ticket + 1), mode, ticket, leaseMs];
+    const [first] = await client.pipeline([["EVALSHA", turnScriptSha1(), ...rest]]);
+    if (first instanceof RespError && first.prefix === "NOSCRIPT") return client.command(["EVAL", TURN_SCRIPT, ...rest]);
+    return client.check(first, "EVALSHA");
+  }
+  const line = {
+    keys,
+    leaseMs,
+    async join(place, deadline) {
+      const reply = await runTurnScript("take", 0);
+      const answer = Array.isArray(reply) ? turnAnswerOf([0, "", ...reply]) : void 0;
+      if (answer === void 0) throw new StoreFault("store_protocol_error", `The Redis store at ${client.where}: the turn script answered an unexpected shape`, void 0, true);
+      return line.waitForTurn(place, answer, deadline);
+    },
+    async waitForTurn(place, answer, deadline) {
+      if (answer === void 0) return Date.now() < deadline;
+      place.ticket = answer.ticket;
+      if (answer.isNow) return true;
+      for (; ; ) {
+        const left = deadline - Date.now();
+        if (left <= 0) return false;
+        waiter ??= options.openWaiter();
+        const seconds = Math.max(0.01, Math.min(pollMs, left) / 1e3).toFixed(3);
+        const rung = await waiter.command(["BLPOP", keys.bell(answer.ticket), seconds]);
+        if (rung !== null) return true;
+        const standing = Number(await runTurnScript("check", answer.ticket));
+        if (standing !== 0) return true;
+      }
+    },
+    async leave(place) {
+      const { ticket } = place;
+      place.ticket = void 0;
+      if (ticket === void 0) return;
+      try {
+        await runTurnScript("release", ticket);
+      } catch {
+      }
+    },
+    async close() {
+      await waiter?.close();
+    }
+  };
+  return line;
+}
+
 // src/store/redis/redis-store.ts
 var REMEMBERED_COMMITS = 256;
-var CONFLICT_BASE_MS = 2;
-var CONFLICT_MAX_MS = 100;
 var MAX_HISTORY_ROUNDS = 1e3;
 function createRedisStore(options) {
   const { config, codec } = options;
@@ -6380,6 +6571,8 @@ function createRedisStore(options) {
   const newClient = () => clientFor(config, { random });
   const client = options.client ?? newClient();
   const cache = new HistoryCache(keep);
+  const turnKeys = turnKeysOf(config.keyPrefix);
+  const turns = createTurnLine({ client, openWaiter: newClient, keys: turnKeys, leaseMs: options.turnLeaseMs });
   let isInOperation = false;
   const history = cache.view(() => isInOperation);
   const ctx = createEngineCtx(now, history);
@@ -6392,7 +6585,7 @@ function createRedisStore(options) {
     return turn;
   }
   async function load() {
-    current = await loadRedisState({ client, keys, cache, where });
+    current = await loadRedisState({ client, keys, cache, where, turnKeys });
     return current;
   }
   function parse(text, learn) {
@@ -6402,8 +6595,9 @@ function createRedisStore(options) {
     }
     return parseStateText(codec, text, now(), memo, learn);
   }
-  async function runLoaded(step, isChange) {
+  async function runLoaded(step, isChange, isSkipped) {
     let loaded = await load();
+    if (isSkipped?.(loaded)) return void 0;
     for (let round = 0; ; round++) {
       const staged = { puts: /* @__PURE__ */ new Map(), deletes: /* @__PURE__ */ new Set() };
       const tx = {
@@ -6434,11 +6628,12 @@ function createRedisStore(options) {
       loaded = await load();
     }
   }
-  async function commit(expected, text, moved, rejectedText, staged) {
+  async function commit(expected, text, moved, rejectedText, staged, place) {
     const token = randomHex(12);
     const streams = [...moved.keys()];
-    const keyList = [keys.version, keys.state, keys.commits, keys.corrupt(now()), keys.archives, ...streams.map((c) => keys.history(c))];
-    const args = [expected, token, text, keep, rejectedText ?? "", REMEMBERED_COMMITS, keys.notices];
+    const turn = commitTurnArgs(turns, place);
+    const keyList = [keys.version, keys.state, keys.commits, keys.corrupt(now()), keys.archives, ...turn.keys, ...streams.map((c) => keys.history(c))];
+    const args = [expected, token, text, keep, rejectedText ?? "", REMEMBERED_COMMITS, keys.notices, ...turn.args];
     args.push(staged.puts.size);
     for (const [id, record] of staged.puts) args.push(id, record);
     args.push(staged.deletes.size, ...staged.deletes);
@@ -6454,7 +6649,7 @@ function createRedisStore(options) {
       return settleUnknown(err, token);
     }
     if (!Array.isArray(reply) || reply[0] !== 0 && reply[0] !== 1 && reply[0] !== 2) throw protocolFault(where, "the commit script answered an unexpected shape");
-    if (reply[0] === 0) return { isCommitted: false };
+    if (reply[0] === 0) return { isCommitted: false, turn: turnAnswerOf(reply) };
     if (reply[0] === 2) throw await wrongTypeAt(client, textOf(reply[1]) ?? "", "the commit", textOf(reply[2]) ?? void 0);
     const version = textOf(reply[1]) ?? "";
     const ids = Array.isArray(reply[2]) ? reply[2].map((id) => textOf(id) ?? "") : [];
@@ -6466,7 +6661,7 @@ function createRedisStore(options) {
       }
       at += records.length;
     }
-    current = { version, text };
+    current = { version, text, isLineBusy: false };
     if (codec.reparse && rejectedText === void 0) memo.text = text;
     return { isCommitted: true };
   }
@@ -6487,12 +6682,6 @@ function createRedisStore(options) {
   function lockTimeout(attempts) {
     return new StoreFault("lock_timeout", `gave up after ${attempts} attempts in ${lockTimeoutMs} ms: other writers kept committing to ${keys.state} on ${where}`);
   }
-  async function backoff(attempt, attemptMs) {
-    const base = Math.max(CONFLICT_BASE_MS, attemptMs);
-    const ceiling = Math.min(CONFLICT_MAX_MS, base * 2 ** Math.min(attempt - 1, 20));
-    const ms = Math.floor(random() * ceiling);
-    await new Promise((done) => setTimeout(done, ms));
-  }
   const description = describeSelection({ kind: "redis", config }, projectDir);
   const store = {
     keys,
@@ -6509,23 +6698,35 @@ function createRedisStore(options) {
     mutate(fn) {
       return enqueue(async () => {
         const started = Date.now();
-        for (let attempt = 1; ; attempt++) {
-          const attemptStarted = Date.now();
-          const run = await runLoaded((parsed, tx, staged) => applyChange(
-            parsed,
-            codec,
-            now(),
-            (state) => fn(state, ctx, tx),
-            () => staged.puts.size > 0 || staged.deletes.size > 0
-          ), true);
-          const { result, write } = run.outcome;
-          if (!write) return result;
-          await options.beforeCommit?.();
-          const work = write.isFallback ? { puts: /* @__PURE__ */ new Map(), deletes: /* @__PURE__ */ new Set() } : run.staged;
-          const outcome = await commit(run.loaded.version, write.text, write.finished, run.rejectedText, work);
-          if (outcome.isCommitted) return result;
-          if (Date.now() - started >= lockTimeoutMs) throw lockTimeout(attempt);
-          await backoff(attempt, Date.now() - attemptStarted);
+        const place = { ticket: void 0 };
+        try {
+          for (let attempt = 1; ; attempt++) {
+            const run = await runLoaded((parsed, tx, staged) => applyChange(
+              parsed,
+              codec,
+              now(),
+              (state) => fn(state, ctx, tx),
+              () => staged.puts.size > 0 || staged.deletes.size > 0
+            ), true, (loaded) => place.ticket === void 0 && loaded.isLineBusy);
+            if (!run) {
+              if (!await turns.join(place, started + lockTimeoutMs)) throw lockTimeout(attempt);
+              continue;
+            }
+            const { result, write } = run.outcome;
+            if (!write) return result;
+            await options.beforeCommit?.();
+            const work = write.isFallback ? { puts: /* @__PURE__ */ new Map(), deletes: /* @__PURE__ */ new Set() } : run.staged;
+            const outcome = await commit(run.loaded.version, write.text, write.finished, run.rejectedText, work, place);
+            if (outcome.isCommitted) {
+              place.ticket = void 0;
+              return result;
+            }
+            if (Date.now() - started >= lockTimeoutMs || !await turns.waitForTurn(place, outcome.turn, started + lockTimeoutMs)) {
+              throw lockTimeout(attempt);
+            }
+          }
+        } finally {
+          await turns.leave(place);
         }
       });
     },
@@ -6560,8 +6761,8 @@ function createRedisStore(options) {
         cache.forget(channelId);
       });
     },
-    close() {
-      return client.close();
+    async close() {
+      await Promise.all([client.close(), turns.close()]);
     }
   };
   return store;
