@@ -425,7 +425,7 @@ bothStores('six sender processes x 50 sends reach one receiver: none lost, none 
 const STORM_SLOTS = 4;
 const STORM_MS = 2_500;
 const STORM_MAX_MS = 20_000;
-const MIN_KILLS = 20;
+const MIN_KILLS = 12;
 /** A server is killed a few milliseconds after one of its first sends was written: before, during or after its commit. */
 const MAX_SENDS_BEFORE_KILL = 12;
 const MAX_KILL_DELAY_MS = 12;
