@@ -426,6 +426,7 @@ const STORM_SLOTS = 4;
 const STORM_MS = 2_500;
 const STORM_MAX_MS = 20_000;
 const MIN_KILLS = 12;
+const MIN_ACKED = 50;
 /** A server is killed a few milliseconds after one of its first sends was written: before, during or after its commit. */
 const MAX_SENDS_BEFORE_KILL = 12;
 const MAX_KILL_DELAY_MS = 12;
@@ -499,8 +500,9 @@ bothStores('sender processes SIGKILLed at random moments and restarted lose no a
   };
 
   const stopper = (async () => {
-    // Runs for STORM_MS and until MIN_KILLS, within STORM_MAX_MS.
-    while (Date.now() - started < STORM_MAX_MS && (Date.now() - started < STORM_MS || kills < MIN_KILLS)) {
+    // Runs for STORM_MS and until MIN_KILLS and MIN_ACKED, within STORM_MAX_MS.
+    const ackedSoFar = (): number => [...fates.values()].filter((f) => f === 'acked').length;
+    while (Date.now() - started < STORM_MAX_MS && (Date.now() - started < STORM_MS || kills < MIN_KILLS || ackedSoFar() < MIN_ACKED)) {
       await withDeadline(progress.after(progress.value), started + STORM_MAX_MS, 'a send during the storm').catch(() => undefined);
     }
     isStopping = true;
@@ -525,7 +527,7 @@ bothStores('sender processes SIGKILLed at random moments and restarted lose no a
   t.diagnostic(`${rig.kind}: ${kills} kills in ${Date.now() - started} ms; ${acked.length} acknowledged, ${unknown.length} unacknowledged ` +
     `(${unknownDelivered} of them delivered), ${refusals.length} refused; ${lost.length} lost, ${duplicated.length} duplicated`);
   assert.ok(kills >= MIN_KILLS, `only ${kills} kills`);
-  assert.ok(acked.length >= 50, `only ${acked.length} acknowledged sends`);
+  assert.ok(acked.length >= MIN_ACKED, `only ${acked.length} acknowledged sends`);
   assert.deepEqual(lost, [], 'acknowledged sends never delivered');
   assert.deepEqual(duplicated, [], 'sends delivered more than once');
   assert.deepEqual(neverSent, []);
