@@ -38,7 +38,16 @@ async function makeProject(members = ['alice', 'bob', 'carol']) {
 }
 
 const send = (store, from, to, size = KB) => store.mutate((s, ctx) => engine.sendMessage(s, { channel: 'bench', session_id: from, to, content: content(size) }, ctx));
-const pull = (store, who) => store.mutate((s, ctx) => engine.pullMessages(s, who, { channel: 'bench', limit: 100 }, ctx));
+// A pull as a server makes it: the mail goes in flight to this process, and
+// the reply counts as written at once, so it is committed as delivered.
+function takeOwnMail(s, who, ctx) {
+  const owner = { pid: process.pid, host: 'bench', lease_until: ctx.now() + 60_000 };
+  const pulled = engine.pullMessages(s, who, { channel: 'bench', limit: 100, owner }, ctx);
+  const ids = pulled.data?.message_ids ?? [];
+  if (pulled.ok && ids.length > 0) engine.commitDelivery(s, who, ids, 'pull', ctx.now(), owner);
+  return pulled;
+}
+const pull = (store, who) => store.mutate((s, ctx) => takeOwnMail(s, who, ctx));
 
 async function retained(store, count, size) {
   for (let i = 0; i < count; i++) {
@@ -107,7 +116,7 @@ if (process.argv[2] === '--child') {
       const isPulling = n % 20 === 19;
       ok(await store.mutate((s, ctx) => {
         const r = engine.sendMessage(s, { channel: 'bench', session_id: me, to: peer, content: content() }, ctx);
-        if (isPulling) engine.pullMessages(s, me, { channel: 'bench', limit: 100 }, ctx);
+        if (isPulling) takeOwnMail(s, me, ctx);
         return r;
       }));
     } else await floorOpWaiting(dir, kind === 'bound' ? boundOp : floorOp);
