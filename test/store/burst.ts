@@ -10,6 +10,7 @@ import { createChannel, joinChannel } from '../../src/engine';
 import type { ToolResult } from '../../src/engine/types';
 import { MAX_MEMBERS_CEILING } from '../../src/engine/constants';
 import { openStore } from '../../src/store';
+import { onLines } from '../helpers/lines';
 
 const WORKER = join(__dirname, '..', '..', '..', 'test', 'store', 'fixtures', 'burst-worker.cjs');
 const RECEIVER = 'inbox';
@@ -75,18 +76,11 @@ interface Writer {
 
 function startWriter(dir: string, count: number, tag: string, member: string, lines: string[], stderr: string[]): Writer {
   const child = spawn(process.execPath, [WORKER, dir, String(count), tag, member, RECEIVER], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let buffered = '';
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    let nl: number;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      if (line === 'ready') markReady();
-      else lines.push(line);
-    }
+  onLines(child.stdout!, (line) => {
+    if (line === 'ready') markReady();
+    else lines.push(line);
   });
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
   child.stdin!.on('error', () => undefined);

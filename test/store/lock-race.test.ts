@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { OK, tempFilesIn, tempProject, testStore } from './helpers';
 import { until } from '../helpers/wait';
 import { queueDirOf } from '../../src/store/lock';
+import { onLines } from '../helpers/lines';
 
 const RACE_WORKER = join(__dirname, '..', '..', '..', 'test', 'store', 'fixtures', 'race-worker.cjs');
 
@@ -28,20 +29,13 @@ function startRaceWorker(command: string, args: string[]): RaceWorker {
   const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const waiters: { match: (line: string) => boolean; resolve: () => void }[] = [];
-  let buffered = '';
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    let nl: number;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      lines.push(line);
-      for (const waiter of waiters.filter((w) => w.match(line))) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve();
-      }
+  onLines(child.stdout!, (line) => {
+    lines.push(line);
+    for (const waiter of waiters.filter((w) => w.match(line))) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
     }
   });
   const exited = once(child, 'exit');

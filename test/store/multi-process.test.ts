@@ -7,6 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OK, tempFilesIn, tempProject, testStore } from './helpers';
 import { runStorm } from './storm';
+import { onLines } from '../helpers/lines';
 
 const WORKER = join(__dirname, '..', '..', '..', 'test', 'store', 'fixtures', 'worker.cjs');
 
@@ -29,22 +30,15 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 
 function startWorker(dir: string, barrier: string, count: number, tag: string, mode: string, acks: Set<string>, stderr: string[]): Worker {
   const child = spawn(process.execPath, [WORKER, dir, barrier, String(count), tag, mode], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let buffered = '';
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   let markAcked!: () => void;
   const firstAck = new Promise<void>((resolve) => (markAcked = resolve));
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    let nl: number;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      if (line === 'ready') markReady();
-      else if (line.startsWith('ack ')) {
-        acks.add(line.slice(4));
-        markAcked();
-      }
+  onLines(child.stdout!, (line) => {
+    if (line === 'ready') markReady();
+    else if (line.startsWith('ack ')) {
+      acks.add(line.slice(4));
+      markAcked();
     }
   });
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));

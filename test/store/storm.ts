@@ -11,6 +11,7 @@ import { LEFTOVER_MIN_AGE_MS, leftoverPidOf, removeLeftovers } from '../../src/s
 import { isPidAlive } from '../../src/process/liveness';
 import { OK, tempFilesIn, testStore } from './helpers';
 import { seededRandom } from '../helpers/seeded-random';
+import { onLines } from '../helpers/lines';
 
 /** The history records a channel keeps by default (PROTOCOL 4.7). */
 const HISTORY_KEEP = 2_000;
@@ -57,22 +58,15 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 function startWriter(dir: string, barrier: string, tag: string, acks: Set<string>, stderr: string[], keepAllHistory: boolean): Writer {
   const env = keepAllHistory ? { ...process.env, OC_TEST_HISTORY_KEEP_ALL: '1' } : process.env;
   const child = spawn(process.execPath, [WORKER, dir, barrier, '1000000000', tag, 'history'], { stdio: ['ignore', 'pipe', 'pipe'], env });
-  let buffered = '';
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   let markAcked!: () => void;
   const firstAck = new Promise<void>((resolve) => (markAcked = resolve));
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    let nl: number;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      if (line === 'ready') markReady();
-      else if (line.startsWith('ack ')) {
-        acks.add(line.slice(4));
-        markAcked();
-      }
+  onLines(child.stdout!, (line) => {
+    if (line === 'ready') markReady();
+    else if (line.startsWith('ack ')) {
+      acks.add(line.slice(4));
+      markAcked();
     }
   });
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { createRedisStore } from '../../../src/store/redis/redis-store';
 import { TEST_CODEC } from '../test-codec';
 import { configFor, MINIMAL_PROJECT, SKIP_WITHOUT_REDIS, startRedis, USERS } from './server';
+import { onLines } from '../../helpers/lines';
 
 const skip = SKIP_WITHOUT_REDIS;
 const WORKER = join(__dirname, '..', '..', '..', '..', 'test', 'store', 'redis', 'fixtures', 'burst-writer.cjs');
@@ -36,16 +37,10 @@ function startWriter(config: string, tag: string): Writer {
   const stderr: string[] = [];
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
-  let buffered = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    let nl: number;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, nl).split(' ');
-      buffered = buffered.slice(nl + 1);
-      if (line[0] === 'ready') markReady();
-      else if (line[0] === 'done') done.push([Number(line[2]), Number(line[3])]);
-    }
+  onLines(child.stdout!, (text) => {
+    const line = text.split(' ');
+    if (line[0] === 'ready') markReady();
+    else if (line[0] === 'done') done.push([Number(line[2]), Number(line[3])]);
   });
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
   return { child, ready, done, stderr };
