@@ -3,7 +3,7 @@
 import { DEFAULT_STALE_EVENT_MS, LEGACY_HOST_ID, MAX_ERRORS } from './constants';
 import { insertInSendOrder, isLive } from './envelopes';
 import { capabilitiesForMode } from './members';
-import { checkChannel, checkEnvelope, checkKeys, isObj, isStringArray, rejectShape, ShapeError, type Obj } from './state-shape';
+import { checkChannel, checkEnvelope, checkKeys, isFiniteNumber, isObj, isStringArray, rejectShape, ShapeError, type Obj } from './state-shape';
 import { isDateTime } from './times';
 import { upgradedLinkKey } from './session-links';
 import { isValidHostLabel } from './validate';
@@ -76,8 +76,7 @@ function checkSessionLinks(root: Obj, notes: string[]): Record<string, SessionLi
   checkKeys(value, 'session_links');
   const kept: Record<string, SessionLink> = {};
   for (const [key, link] of Object.entries(value)) {
-    const isTime = (t: unknown): t is number => typeof t === 'number' && Number.isFinite(t);
-    if (isObj(link) && isValidHostLabel(link.member_id) && typeof link.host === 'string' && isTime(link.created_at) && isTime(link.last_seen)) {
+    if (isObj(link) && isValidHostLabel(link.member_id) && typeof link.host === 'string' && isFiniteNumber(link.created_at) && isFiniteNumber(link.last_seen)) {
       kept[key] = { member_id: link.member_id, host: link.host, created_at: link.created_at, last_seen: link.last_seen };
     } else {
       notes.push(`session_links["${key}"]: dropped a malformed link`);
@@ -90,9 +89,8 @@ function checkSessionLinks(root: Obj, notes: string[]): Record<string, SessionLi
 const PRESENCE_KINDS: readonly string[] = ['server', 'waiter', 'plugin'];
 
 function isPresenceProcess(p: unknown): p is PresenceProcess {
-  const isTime = (t: unknown): t is number => typeof t === 'number' && Number.isFinite(t);
   return isObj(p) && Number.isSafeInteger(p.pid) && typeof p.machine === 'string' && (p.start === null || Number.isSafeInteger(p.start))
-    && typeof p.kind === 'string' && PRESENCE_KINDS.includes(p.kind) && isTime(p.renewed_at) && isTime(p.until);
+    && typeof p.kind === 'string' && PRESENCE_KINDS.includes(p.kind) && isFiniteNumber(p.renewed_at) && isFiniteNumber(p.until);
 }
 
 /**
@@ -107,7 +105,7 @@ function checkPresence(root: Obj, notes: string[]): Record<string, Presence> | u
   checkKeys(value, 'presence');
   const kept: Record<string, Presence> = {};
   for (const [memberId, record] of Object.entries(value)) {
-    if (!isObj(record) || !Array.isArray(record.processes) || !(record.left_at === null || (typeof record.left_at === 'number' && Number.isFinite(record.left_at)))) {
+    if (!isObj(record) || !Array.isArray(record.processes) || !(record.left_at === null || isFiniteNumber(record.left_at))) {
       notes.push(`presence["${memberId}"]: dropped a malformed record`);
       continue;
     }
@@ -116,7 +114,7 @@ function checkPresence(root: Obj, notes: string[]): Record<string, Presence> | u
     }));
     if (processes.length !== record.processes.length) notes.push(`presence["${memberId}"]: dropped ${record.processes.length - processes.length} malformed process(es)`);
     kept[memberId] = { processes, left_at: record.left_at as number | null };
-    if (typeof record.ended_at === 'number' && Number.isFinite(record.ended_at)) kept[memberId]!.ended_at = record.ended_at;
+    if (isFiniteNumber(record.ended_at)) kept[memberId]!.ended_at = record.ended_at;
   }
   return Object.keys(kept).length > 0 ? kept : undefined;
 }
