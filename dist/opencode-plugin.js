@@ -977,8 +977,7 @@ function checkSessionLinks(root, notes) {
   checkKeys(value, "session_links");
   const kept = {};
   for (const [key, link] of Object.entries(value)) {
-    const isTime = (t) => typeof t === "number" && Number.isFinite(t);
-    if (isObj(link) && isValidHostLabel(link.member_id) && typeof link.host === "string" && isTime(link.created_at) && isTime(link.last_seen)) {
+    if (isObj(link) && isValidHostLabel(link.member_id) && typeof link.host === "string" && isFiniteNumber(link.created_at) && isFiniteNumber(link.last_seen)) {
       kept[key] = { member_id: link.member_id, host: link.host, created_at: link.created_at, last_seen: link.last_seen };
     } else {
       notes.push(`session_links["${key}"]: dropped a malformed link`);
@@ -989,8 +988,7 @@ function checkSessionLinks(root, notes) {
 }
 var PRESENCE_KINDS = ["server", "waiter", "plugin"];
 function isPresenceProcess(p) {
-  const isTime = (t) => typeof t === "number" && Number.isFinite(t);
-  return isObj(p) && Number.isSafeInteger(p.pid) && typeof p.machine === "string" && (p.start === null || Number.isSafeInteger(p.start)) && typeof p.kind === "string" && PRESENCE_KINDS.includes(p.kind) && isTime(p.renewed_at) && isTime(p.until);
+  return isObj(p) && Number.isSafeInteger(p.pid) && typeof p.machine === "string" && (p.start === null || Number.isSafeInteger(p.start)) && typeof p.kind === "string" && PRESENCE_KINDS.includes(p.kind) && isFiniteNumber(p.renewed_at) && isFiniteNumber(p.until);
 }
 function checkPresence(root, notes) {
   const value = root.presence;
@@ -999,7 +997,7 @@ function checkPresence(root, notes) {
   checkKeys(value, "presence");
   const kept = {};
   for (const [memberId, record] of Object.entries(value)) {
-    if (!isObj(record) || !Array.isArray(record.processes) || !(record.left_at === null || typeof record.left_at === "number" && Number.isFinite(record.left_at))) {
+    if (!isObj(record) || !Array.isArray(record.processes) || !(record.left_at === null || isFiniteNumber(record.left_at))) {
       notes.push(`presence["${memberId}"]: dropped a malformed record`);
       continue;
     }
@@ -1013,7 +1011,7 @@ function checkPresence(root, notes) {
     }));
     if (processes.length !== record.processes.length) notes.push(`presence["${memberId}"]: dropped ${record.processes.length - processes.length} malformed process(es)`);
     kept[memberId] = { processes, left_at: record.left_at };
-    if (typeof record.ended_at === "number" && Number.isFinite(record.ended_at)) kept[memberId].ended_at = record.ended_at;
+    if (isFiniteNumber(record.ended_at)) kept[memberId].ended_at = record.ended_at;
   }
   return Object.keys(kept).length > 0 ? kept : void 0;
 }
