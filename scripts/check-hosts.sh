@@ -14,6 +14,11 @@
 # a --resume of the first must see its member again (and the mail the second
 # sent it), and a trivial turn is timed with and without the plugin's async
 # Stop waiter (issue 15: a headless run must exit within 2 s of its turn).
+# And each host's deny, with the real Claude Code, Codex and Gemini CLI
+# against the same stub (scripts/check-hosts-deny.sh): a fresh session outside
+# the holder's channel is refused its edit tool and a plain shell write of a
+# held file, and a shell write that slips through is reported to it and to
+# the holder.
 # No login and no model call. Not part of `npm test`.
 #
 # Usage: scripts/check-hosts.sh
@@ -21,6 +26,7 @@
 #   CHECK_HOSTS_KEEP=1         keep the temp dirs for a look afterwards
 #   CHECK_HOSTS_ONLY=connect   only the connection checks (mcp list, plugin, codex app-server)
 #   CHECK_HOSTS_ONLY=turns     only the Claude Code turns against the stub model
+#   CHECK_HOSTS_ONLY=deny      only each host's deny (Claude Code, Codex, Gemini CLI) against the stub model
 #   CHECK_HOSTS_TURNS="reserve stop"  only these parts of the turns (sessions, reserve, stop, redis)
 set -uo pipefail
 
@@ -50,6 +56,7 @@ BINS=(claude gemini codex opencode)
 ONLY="${CHECK_HOSTS_ONLY:-}"
 wanted() { [ -z "$ONLY" ] || [ "$ONLY" = "$1" ]; }
 if [ "$ONLY" = turns ]; then PACKAGES=("${PACKAGES[0]}") BINS=(claude); fi
+if [ "$ONLY" = deny ]; then PACKAGES=("${PACKAGES[@]:0:3}") BINS=(claude gemini codex); fi
 status=0
 declare -A RESULT
 RESULT_ORDER=()
@@ -218,6 +225,11 @@ fi # wanted connect
 if wanted turns && command -v claude >/dev/null; then
   # shellcheck source=scripts/check-hosts-turns.sh
   . "$ROOT/scripts/check-hosts-turns.sh"
+fi
+
+if wanted deny; then
+  # shellcheck source=scripts/check-hosts-deny.sh
+  . "$ROOT/scripts/check-hosts-deny.sh"
 fi
 
 section "summary"

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// Runs one `claude -p … --output-format stream-json --verbose` turn for
-// scripts/check-hosts.sh, times it, and reads back from the stub model's
-// request log (scripts/stub-model.mjs) what the model was shown during it.
+// Runs one host turn for scripts/check-hosts.sh (`claude -p … --output-format
+// stream-json --verbose`, or with --api responses `codex exec --json …`, with
+// --api gemini `gemini -p … --output-format json`), times it, and reads back
+// from the stub model's request log (scripts/stub-model.mjs) what the model
+// was shown during it.
 //
 //   node scripts/claude-turn.mjs --name N --out DIR --stub-log FILE [--timeout S]
-//        [--find TEXT]... -- claude ARGS...
+//        [--api anthropic|responses|gemini] [--find TEXT]... -- HOST ARGS...
 //
 // The child runs in the current folder with the current environment. Writes
 // DIR/N.stream.jsonl (Claude Code's stdout), DIR/N.stderr and DIR/N.json:
@@ -37,6 +39,7 @@ const name = option('--name', 'turn');
 const outDir = option('--out', '.');
 const stubLog = option('--stub-log');
 const timeoutMs = Number(option('--timeout', '120')) * 1000;
+const api = option('--api', 'anthropic');
 
 function stubRequests() {
   if (!stubLog || !existsSync(stubLog)) return [];
@@ -94,46 +97,77 @@ const events = stdout.join('').split('\n').filter(Boolean).flatMap((line) => {
   }
 });
 const sessionId = events.find((e) => e.type === 'system' && e.subtype === 'init')?.session_id
-  ?? events.find((e) => e.type === 'result')?.session_id ?? null;
+  ?? events.find((e) => e.type === 'result')?.session_id ?? events.find((e) => e.type === 'thread.started')?.thread_id
+  ?? (() => {
+    try {
+      return JSON.parse(stdout.join('')).session_id ?? null; // gemini --output-format json: one object
+    } catch {
+      return null;
+    }
+  })();
 const hooks = events.filter((e) => e.type === 'system' && e.subtype === 'hook_response')
   .map((e) => `${e.hook_name}${e.exit_code === 0 ? '' : ` exit ${e.exit_code}`}`);
 
 // What the model was shown in this turn: the stub's main-loop requests since the turn began.
-const requests = stubRequests().filter((r) => r.seq > seqBefore && r.path === '/v1/messages');
-const mainLoop = requests.filter((r) => Array.isArray(r.body?.tools) && r.body.tools.length > 0);
+const PATHS = { anthropic: /^\/v1\/messages$/, responses: /^\/v1\/responses$/, gemini: /:(?:stream)?[gG]enerateContent$/ };
+const requests = stubRequests().filter((r) => r.seq > seqBefore && PATHS[api].test(r.path));
+const offersTools = (body) => (api === 'gemini'
+  ? (body?.tools ?? []).some((t) => Array.isArray(t.functionDeclarations) && t.functionDeclarations.length > 0)
+  : Array.isArray(body?.tools) && body.tools.length > 0);
+const mainLoop = requests.filter((r) => offersTools(r.body));
 const last = mainLoop[mainLoop.length - 1];
-const toolResults = [];
-if (last) {
-  const messages = last.body.messages ?? [];
-  // Only this turn's tool calls: those after the last prompt that names a stub tag.
+/** A request's conversation, one entry per message or item: { role, blocks }, blocks as the API has them. */
+function messagesOf(body) {
+  if (api === 'responses') {
+    return (body?.input ?? []).map((item) => ({ role: item.role ?? item.type, blocks: item.type === 'message' ? (Array.isArray(item.content) ? item.content : [{ type: 'text', text: String(item.content) }]) : [item] }));
+  }
+  if (api === 'gemini') return (body?.contents ?? []).map((c) => ({ role: c.role, blocks: c.parts ?? [] }));
+  return (body?.messages ?? []).map((m) => ({ role: m.role, blocks: typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (Array.isArray(m.content) ? m.content : []) }));
+}
+// What a block shows the model; the model's own calls show it nothing.
+const OWN_CALLS = new Set(['tool_use', 'function_call', 'custom_tool_call', 'local_shell_call']);
+const blockText = (block) => (OWN_CALLS.has(block.type) || block.functionCall ? '' : typeof block.text === 'string' ? block.text : JSON.stringify(block));
+/** The tool results of a conversation after its last prompt that names a stub tag: [{ name, text }]. */
+function toolResultsOf(messages) {
   let from = 0;
   messages.forEach((m, i) => {
-    if (m.role === 'user' && /\[stub:[A-Za-z0-9_-]+\]/.test(JSON.stringify(m.content))) from = i;
+    if (m.role === 'user' && /\[stub:[A-Za-z0-9_-]+\]/.test(JSON.stringify(m.blocks))) from = i;
   });
   const names = new Map();
+  const results = [];
+  const outputText = (output) => (typeof output === 'string' ? output
+    : Array.isArray(output) ? output.map((c) => c.text ?? JSON.stringify(c)).join('\n') : JSON.stringify(output));
   for (const m of messages.slice(from)) {
-    if (!Array.isArray(m.content)) continue;
-    for (const block of m.content) {
+    for (const block of m.blocks) {
       if (block.type === 'tool_use') names.set(block.id, block.name);
       if (block.type === 'tool_result') {
         const text = typeof block.content === 'string' ? block.content
           : (block.content ?? []).map((c) => (c.type === 'text' ? c.text : JSON.stringify(c))).join('\n');
-        toolResults.push({ name: names.get(block.tool_use_id) ?? '?', text });
+        results.push({ name: names.get(block.tool_use_id) ?? '?', text });
+      }
+      if (block.type === 'function_call' || block.type === 'custom_tool_call') names.set(block.call_id, block.name);
+      if (block.type === 'function_call_output' || block.type === 'custom_tool_call_output') {
+        results.push({ name: names.get(block.call_id) ?? '?', text: outputText(block.output?.content ?? block.output) });
+      }
+      if (block.functionResponse) {
+        const r = block.functionResponse.response ?? {};
+        results.push({ name: block.functionResponse.name ?? '?', text: typeof r.error === 'string' ? r.error : typeof r.output === 'string' ? r.output : JSON.stringify(r) });
       }
     }
   }
+  return results;
 }
+const toolResults = last ? toolResultsOf(messagesOf(last.body)) : [];
 const found = {};
 for (const needle of finds) {
   found[needle] = null;
   // Where it was shown: the message's role and the start of the text that holds it (e.g. "SessionStart hook additional context: …").
   for (const r of mainLoop) {
-    for (const m of r.body.messages ?? []) {
-      const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (Array.isArray(m.content) ? m.content : []);
-      for (const block of blocks) {
-        const text = block.type === 'text' ? block.text : block.type === 'tool_result' ? JSON.stringify(block.content) : '';
-        if (typeof text === 'string' && text.includes(needle)) {
-          found[needle] = `${m.role} ${block.type}: ${text.slice(0, 100).replace(/\s+/g, ' ')}…`;
+    for (const m of messagesOf(r.body)) {
+      for (const block of m.blocks) {
+        const text = blockText(block);
+        if (text.includes(needle)) {
+          found[needle] = `${m.role} ${block.type ?? Object.keys(block)[0]}: ${text.slice(0, 100).replace(/\s+/g, ' ')}…`;
           break;
         }
       }
@@ -147,9 +181,8 @@ for (const needle of finds) {
 const shownTimes = {};
 for (const needle of finds) {
   shownTimes[needle] = 0;
-  for (const m of last?.body.messages ?? []) {
-    const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (Array.isArray(m.content) ? m.content : []);
-    for (const block of blocks) if (JSON.stringify(block).includes(needle)) shownTimes[needle] += 1;
+  for (const m of last ? messagesOf(last.body) : []) {
+    for (const block of m.blocks) if (blockText(block).includes(needle)) shownTimes[needle] += 1;
   }
 }
 

@@ -1,8 +1,11 @@
 #!/usr/bin/env node
-// A stand-in for the Anthropic Messages API on 127.0.0.1, so a real
-// `claude -p` can run whole turns offline: it runs its MCP servers, calls
-// their tools and runs its hooks as in real use, while the "model" answers
-// from a script. No dependencies. Used by scripts/check-hosts.sh.
+// A stand-in for a model API on 127.0.0.1, so a real host CLI can run whole
+// turns offline: it runs its MCP servers, calls their tools and runs its hooks
+// as in real use, while the "model" answers from a script. It speaks three
+// APIs: Anthropic Messages (`claude -p`, ANTHROPIC_BASE_URL), OpenAI Responses
+// (`codex exec`, a model provider whose base_url ends in /v1) and Gemini
+// (`gemini -p`, GOOGLE_GEMINI_BASE_URL). No dependencies. Used by
+// scripts/check-hosts.sh.
 //
 //   node scripts/stub-model.mjs --script FILE --log FILE [--port N]
 //
@@ -14,21 +17,25 @@
 //   { "a1": [ { "tool": "mcp__opencomms__opencomms_status", "input": {} },
 //             { "text": "done" } ] }
 // A turn picks its steps with `[stub:TAG]` in the user's prompt. The stub keeps
-// no state: the step to answer with is the number of assistant messages the
-// request already holds after the last user message that names a tag. So a
+// no state: the step to answer with is the number of model replies the
+// request already holds after the last user message that names a tag (a
+// reply is a run of assistant items with nothing else between them). So a
 // resumed session (whose history holds an older tag) follows its new prompt's
 // tag, and extra rounds the host adds (a Stop hook's feedback) simply move on
 // to the next step. Past the last step, or with no tag, the turn ends with a
 // short text. A step may be { "text": "..." } (ends the turn) or
 // { "tool": NAME, "input": {...}, "text"?: "..." } (asks for a tool call; NAME is
-// a tool the request offers, such as Claude Code's own Edit, or an mcp__ name,
-// or a short OpenComms tool name). A text step with "after_file": PATH is held
+// a tool the request offers, such as Claude Code's own Edit, Codex's
+// apply_patch or Gemini's write_file, or an mcp__ name, or a short OpenComms
+// tool name; on the Responses API a tool the request offers as `custom`, such
+// as apply_patch, is called with "input" as its text). A text step with "after_file": PATH is held
 // back until PATH exists (at most 100 s), and PATH.waiting is created meanwhile,
 // so a script can make something happen just before the turn would end.
 //
-// Only requests that offer at least one `mcp__` tool are treated as the
-// main loop; the host's side requests (titles, summaries, quota probes)
-// get a short text. POST /v1/messages/count_tokens answers a rough count.
+// Only requests that offer tools are treated as the main loop; the host's
+// side requests (titles, summaries, quota probes, Gemini's next-speaker
+// check) get a short text. POST /v1/messages/count_tokens and Gemini's
+// :countTokens answer a rough count.
 //
 // Every request is appended to the --log FILE as one JSON line
 // { seq, at, method, path, headers, body, reply }, so a check can read what
@@ -55,53 +62,84 @@ function readScript() {
   }
 }
 
-/** The text of a message's content (a string, or the text of its text blocks). */
+/** The text of a message's content (a string, or the text of its text blocks, any API's). */
 function textOf(content) {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((block) => (block && block.type === 'text' && typeof block.text === 'string' ? block.text : '')).join('\n');
+  return content.map((block) => (block && typeof block.text === 'string' ? block.text : '')).join('\n');
 }
+
+// Each API's conversation as a list of { role: 'user' | 'assistant' | 'other', text }.
+const RESPONSES_CALLS = new Set(['function_call', 'custom_tool_call', 'local_shell_call']);
+const CONVERSATION = {
+  anthropic: (body) => (Array.isArray(body.messages) ? body.messages : [])
+    .map((m) => ({ role: m.role === 'user' || m.role === 'assistant' ? m.role : 'other', text: textOf(m.content) })),
+  responses: (body) => (Array.isArray(body.input) ? body.input : []).map((item) => {
+    if (RESPONSES_CALLS.has(item.type) || (item.type === 'message' && item.role === 'assistant')) return { role: 'assistant', text: '' };
+    if (item.type === 'message' && item.role === 'user') return { role: 'user', text: textOf(item.content) };
+    return { role: 'other', text: '' };
+  }),
+  gemini: (body) => (Array.isArray(body.contents) ? body.contents : [])
+    .map((c) => ({ role: c.role === 'model' ? 'assistant' : c.role === 'user' ? 'user' : 'other', text: textOf(c.parts) })),
+};
+
+/** The tools a request offers: [{ name, custom }] (custom: a Responses API freeform tool). */
+const OFFERED = {
+  anthropic: (body) => (Array.isArray(body.tools) ? body.tools : []).map((t) => ({ name: t?.name, custom: false })),
+  responses: (body) => (Array.isArray(body.tools) ? body.tools : []).map((t) => ({ name: t?.name ?? t?.type, custom: t?.type === 'custom' })),
+  gemini: (body) => (Array.isArray(body.tools) ? body.tools : []).flatMap((t) => (Array.isArray(t?.functionDeclarations) ? t.functionDeclarations : []))
+    .map((f) => ({ name: f?.name, custom: false })),
+};
 
 const TAG = /\[stub:([A-Za-z0-9_-]+)\]/g;
 
 /** The step this request asks for: its tag's steps and how far the conversation is into them. */
-function pickStep(body) {
-  const messages = Array.isArray(body.messages) ? body.messages : [];
+function pickStep(turns) {
   let tagAt = -1;
   let tag;
-  for (let i = messages.length - 1; i >= 0 && tagAt === -1; i--) {
-    if (messages[i].role !== 'user') continue;
-    const found = [...textOf(messages[i].content).matchAll(TAG)];
+  for (let i = turns.length - 1; i >= 0 && tagAt === -1; i--) {
+    if (turns[i].role !== 'user') continue;
+    const found = [...turns[i].text.matchAll(TAG)];
     if (found.length > 0) {
       tagAt = i;
       tag = found[found.length - 1][1];
     }
   }
   if (tag === undefined) return { tag, index: 0, step: undefined };
-  const index = messages.slice(tagAt + 1).filter((m) => m.role === 'assistant').length;
+  // One reply per run of assistant items: a Responses reply may be a message and a call.
+  const index = turns.slice(tagAt + 1).filter((t, i, rest) => t.role === 'assistant' && (i === 0 || rest[i - 1].role !== 'assistant')).length;
   const steps = readScript()[tag];
   return { tag, index, step: Array.isArray(steps) ? steps[index] : undefined };
 }
 
-/** The main loop offers tools (MCP tools may be deferred behind a tool search); side requests offer none. */
-function isMainLoop(body) {
-  return Array.isArray(body.tools) && body.tools.length > 0;
+/**
+ * The offered tool a step names: the name itself; else, for a short name,
+ * the offered tool that ends with it (Claude Code and Codex name an MCP tool
+ * mcp__opencomms__NAME, Gemini CLI by its own name); else mcp__opencomms__NAME.
+ */
+function resolveTool(offered, wanted) {
+  const exact = offered.find((t) => t.name === wanted);
+  if (exact) return exact;
+  const suffixed = offered.find((t) => typeof t.name === 'string' && (t.name.endsWith(`__${wanted}`) || t.name.endsWith(`_${wanted}`)));
+  return suffixed ?? { name: wanted.startsWith('mcp__') ? wanted : `mcp__opencomms__${wanted}`, custom: false, missing: true };
 }
 
-/** The content blocks and stop reason to answer with. */
-function answerFor(body) {
-  if (!isMainLoop(body)) return { blocks: [{ type: 'text', text: 'Stub session' }], stop: 'end_turn', why: 'side request' };
-  const { tag, index, step } = pickStep(body);
+/**
+ * What to answer with: { blocks: [{ type: 'text', text } | { type: 'tool_use', id, name, input, custom }], stop, why, afterFile? }.
+ * The main loop offers tools (MCP tools may be deferred behind a tool search); side requests offer none.
+ */
+function answerFor(api, body) {
+  const offered = OFFERED[api](body);
+  if (offered.length === 0) return { blocks: [{ type: 'text', text: 'Stub session' }], stop: 'end_turn', why: 'side request' };
+  const { tag, index, step } = pickStep(CONVERSATION[api](body));
   const why = `tag ${tag ?? '(none)'} step ${index}`;
   if (step === undefined) return { blocks: [{ type: 'text', text: 'Done.' }], stop: 'end_turn', why: `${why}: past the script` };
   const blocks = [];
   if (typeof step.text === 'string') blocks.push({ type: 'text', text: step.text });
   if (typeof step.tool === 'string') {
-    // A host's own tool (Read, Edit, Write…) as named; any other short name is an OpenComms tool.
-    const offered = body.tools.some((t) => t && t.name === step.tool);
-    const name = step.tool.startsWith('mcp__') || offered ? step.tool : `mcp__opencomms__${step.tool}`;
-    blocks.push({ type: 'tool_use', id: `toolu_stub_${String(seq).padStart(6, '0')}`, name, input: step.input ?? {} });
-    return { blocks, stop: 'tool_use', why };
+    const tool = resolveTool(offered, step.tool);
+    blocks.push({ type: 'tool_use', id: `toolu_stub_${String(seq).padStart(6, '0')}`, name: tool.name, input: step.input ?? {}, custom: tool.custom });
+    return { blocks, stop: 'tool_use', why: tool.missing ? `${why}: ${step.tool} is not among the offered tools (${offered.map((t) => t.name).join(', ')})` : why };
   }
   if (blocks.length === 0) blocks.push({ type: 'text', text: 'Done.' });
   return { blocks, stop: 'end_turn', why, afterFile: typeof step.after_file === 'string' ? step.after_file : undefined };
@@ -150,6 +188,60 @@ function sendStream(res, body, answer) {
   res.end();
 }
 
+/** Anthropic content blocks (a tool_use without the stub's own fields). */
+function anthropicBlocks(blocks) {
+  return blocks.map((b) => (b.type === 'text' ? b : { type: 'tool_use', id: b.id, name: b.name, input: b.input }));
+}
+
+/**
+ * The Responses API items of an answer: an assistant message for text, a
+ * function_call (arguments as JSON text) or, for a freeform tool, a
+ * custom_tool_call (its input text: the step's "input" when a string, else its "input" field).
+ */
+function responsesItems(answer) {
+  return answer.blocks.map((b, i) => {
+    if (b.type === 'text') {
+      return { type: 'message', id: `msg_stub_${seq}_${i}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: b.text, annotations: [] }] };
+    }
+    const callId = `call_stub_${String(seq).padStart(6, '0')}_${i}`;
+    if (b.custom) {
+      const input = typeof b.input === 'string' ? b.input : typeof b.input?.input === 'string' ? b.input.input : JSON.stringify(b.input);
+      return { type: 'custom_tool_call', id: `ctc_stub_${seq}_${i}`, status: 'completed', call_id: callId, name: b.name, input };
+    }
+    return { type: 'function_call', id: `fc_stub_${seq}_${i}`, status: 'completed', call_id: callId, name: b.name, arguments: JSON.stringify(b.input ?? {}) };
+  });
+}
+
+function sendResponses(res, body, answer) {
+  const id = `resp_stub_${String(seq).padStart(6, '0')}`;
+  const items = responsesItems(answer);
+  const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
+  const response = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), model: body.model || 'stub-model', status: 'completed' };
+  if (body.stream !== true) {
+    sendJson(res, 200, { ...response, output: items, usage });
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  const event = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  event('response.created', { response: { ...response, status: 'in_progress', output: [] } });
+  items.forEach((item, index) => {
+    event('response.output_item.added', { output_index: index, item });
+    event('response.output_item.done', { output_index: index, item });
+  });
+  event('response.completed', { response: { ...response, output: items, usage } });
+  res.end();
+}
+
+/** Gemini parts of an answer: text, or a functionCall with its args. */
+function geminiChunk(body, answer) {
+  const parts = answer.blocks.map((b) => (b.type === 'text' ? { text: b.text } : { functionCall: { name: b.name, args: b.input ?? {} } }));
+  return {
+    candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+    modelVersion: 'stub-model',
+  };
+}
+
 function sendJson(res, status, value) {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(value));
@@ -187,14 +279,30 @@ const server = createServer((req, res) => {
       sendJson(res, 200, { input_tokens: Math.max(1, Math.ceil(raw.length / 4)) });
       return;
     }
-    if (req.method === 'POST' && path === '/v1/messages') {
-      const answer = answerFor(body);
+    // Gemini: /v1beta/models/MODEL:streamGenerateContent (?alt=sse), :generateContent, :countTokens.
+    const gemini = /^\/v1(?:beta|alpha)?\/models\/[^/:]+:(streamGenerateContent|generateContent|countTokens)$/.exec(path);
+    if (req.method === 'POST' && gemini && gemini[1] === 'countTokens') {
+      record({ ...entry, reply: 'count_tokens' });
+      sendJson(res, 200, { totalTokens: Math.max(1, Math.ceil(raw.length / 4)) });
+      return;
+    }
+    const api = req.method !== 'POST' ? undefined
+      : path === '/v1/messages' ? 'anthropic' : path === '/v1/responses' ? 'responses' : gemini ? 'gemini' : undefined;
+    if (api !== undefined) {
+      const answer = answerFor(api, body);
       const reply = () => {
-        record({ ...entry, reply: { why: answer.why, stop: answer.stop, blocks: answer.blocks } });
-        if (body.stream === true) {
+        record({ ...entry, api, reply: { why: answer.why, stop: answer.stop, blocks: answer.blocks } });
+        if (api === 'responses') {
+          sendResponses(res, body, answer);
+        } else if (api === 'gemini' && gemini[1] === 'streamGenerateContent') {
+          res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+          res.end(`data: ${JSON.stringify(geminiChunk(body, answer))}\r\n\r\n`);
+        } else if (api === 'gemini') {
+          sendJson(res, 200, geminiChunk(body, answer));
+        } else if (body.stream === true) {
           sendStream(res, body, answer);
         } else {
-          sendJson(res, 200, { ...messageShell(body.model), content: answer.blocks, stop_reason: answer.stop });
+          sendJson(res, 200, { ...messageShell(body.model), content: anthropicBlocks(answer.blocks), stop_reason: answer.stop });
         }
       };
       if (answer.afterFile === undefined) reply();

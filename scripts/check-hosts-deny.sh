@@ -1,0 +1,293 @@
+# Sourced by scripts/check-hosts.sh (uses its ROOT, DIST, WORK, HOME, PATH,
+# status, RESULT, RESULT_ORDER and section): each host's deny, with the real
+# CLI driven offline against scripts/stub-model.mjs (Claude Code through
+# ANTHROPIC_BASE_URL, Codex through a model provider's base_url in its own
+# CODEX_HOME, Gemini CLI through GOOGLE_GEMINI_BASE_URL).
+#
+# One project, set up by `opencomms install` for all three hosts as a user
+# would. A holder (scripts/mcp-holder.mjs: an OpenComms server driven over
+# stdio, present throughout) reserves src/a.ts and held/** exclusively in
+# channel deny-check. Then a fresh session of each host, which never joins
+# that channel, tries in one turn:
+#   its edit tool on src/a.ts (Claude Code Edit and Write, Codex apply_patch,
+#   Gemini CLI write_file): refused, the file unchanged, and the text the
+#   model was shown names the holder, its channel and how to join it;
+#   a shell command that plainly writes a held file (`echo … > held/file.txt`
+#   through Bash, exec_command, run_shell_command): refused before it runs;
+#   a shell write the check cannot see (`sh tools/w.sh HOST`, a script that
+#   appends to held/file.txt): it runs, and the model is shown a notice naming
+#   the file and its holder.
+# Finally the holder's inbox must hold a `system` notice for each host's
+# slipped write. Every check prints one PASS or FAIL line.
+
+DENY="$WORK/deny"
+DENY_PROJECT="$WORK/deny-project"
+DENY_STUB_SCRIPT="$DENY/stub-script.json"
+DENY_STUB_LOG="$DENY/stub-requests.jsonl"
+DENY_CHANNEL=deny-check
+mkdir -p "$DENY" "$DENY_PROJECT/src" "$DENY_PROJECT/held" "$DENY_PROJECT/tools"
+: >"$DENY_STUB_LOG"
+
+deny_verdict() { # name, pass|fail, text
+  local name=$1 outcome=$2 text=$3
+  RESULT_ORDER+=("$name")
+  if [ "$outcome" = pass ]; then RESULT[$name]="PASS"; printf 'PASS %s: %s\n' "$name" "$text"
+  else RESULT[$name]="FAIL"; printf 'FAIL %s: %s\n' "$name" "$text"; status=1; fi
+}
+# deny_json FILE EXPR: EXPR with `s` bound to FILE's JSON ('' for null/undefined or no file).
+deny_json() {
+  node -e 'let s; try { s = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); } catch { process.exit(0); }
+const v = eval(process.argv[2]); process.stdout.write(v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v));' "$1" "$2" 2>/dev/null
+}
+# The text of the first tool result of TURN whose tool name is NAME (exact) that holds TEXT, or of the first one named NAME.
+deny_result() { # turn, tool name, [text]
+  deny_json "$DENY/$1.json" "((f) => f.find((t) => t.text.includes('${3:-}')) || f[0] || {})(s.tool_results.filter((t) => t.name === '$2')).text"
+}
+# Whether TEXT names the holder, its channel and how to join it (a session outside the channel reads this).
+names_holder() {
+  [[ "$1" == *"$HOLDER_ID"* && "$1" == *"channel \"$DENY_CHANNEL\""* && "$1" == *"opencomms_join"* ]]
+}
+short() { printf '%s' "$1" | tr '\n' ' ' | head -c "${2:-420}"; }
+
+section "deny: one project, three hosts installed, a holder of src/a.ts and held/**"
+git -C "$DENY_PROJECT" init -q 2>/dev/null
+printf 'export const a = 1;\n' >"$DENY_PROJECT/src/a.ts"
+printf 'held\n' >"$DENY_PROJECT/held/file.txt"
+# A write no parser sees: the held path is only in the script.
+printf '#!/bin/sh\necho "${1:-someone}-slipped" >> held/file.txt\n' >"$DENY_PROJECT/tools/w.sh"
+for host in claude-code codex gemini-cli; do
+  node "$DIST" install "$host" --project "$DENY_PROJECT" >"$DENY/install-$host.out" 2>&1 \
+    && echo "opencomms install $host: $(grep -c '^wrote' "$DENY/install-$host.out") file(s) written" \
+    || { echo "opencomms install $host failed: $(tail -3 "$DENY/install-$host.out")"; status=1; }
+done
+
+node "$ROOT/scripts/stub-model.mjs" --script "$DENY_STUB_SCRIPT" --log "$DENY_STUB_LOG" >"$DENY/stub.out" 2>"$DENY/stub.err" &
+DENY_STUB_PID=$!
+DENY_PORT=
+for _ in $(seq 1 100); do
+  DENY_PORT="$(sed -n 's/^listening \([0-9]*\)$/\1/p' "$DENY/stub.out")"
+  [ -n "$DENY_PORT" ] && break
+  kill -0 "$DENY_STUB_PID" 2>/dev/null || break
+  sleep 0.1
+done
+DENY_GO="$DENY/holder-go"
+node "$ROOT/scripts/mcp-holder.mjs" --dist "$DIST" --project "$DENY_PROJECT" --channel "$DENY_CHANNEL" --out "$DENY/holder.json" \
+  --go "$DENY_GO" --host holder src/a.ts 'held/**' >"$DENY/holder.out" 2>"$DENY/holder.err" &
+DENY_HOLDER_PID=$!
+trap 'touch "$DENY_GO"; kill "$DENY_STUB_PID" "$DENY_HOLDER_PID" 2>/dev/null; [ "${CHECK_HOSTS_KEEP:-}" = 1 ] || rm -rf "$WORK"' EXIT
+for _ in $(seq 1 300); do
+  [ -s "$DENY/holder.json" ] && break
+  kill -0 "$DENY_HOLDER_PID" 2>/dev/null || break
+  sleep 0.1
+done
+HOLDER_ID="$(deny_json "$DENY/holder.json" 's.member_id')"
+if [ -z "$DENY_PORT" ] || [ -z "$HOLDER_ID" ]; then
+  deny_verdict deny-setup fail "stub model port '${DENY_PORT}' ($(head -c 200 "$DENY/stub.err")); holder '${HOLDER_ID}' ($(head -c 300 "$DENY/holder.json.error" "$DENY/holder.err" 2>/dev/null))"
+  touch "$DENY_GO"
+  kill "$DENY_STUB_PID" "$DENY_HOLDER_PID" 2>/dev/null
+  return 0
+fi
+echo "stub model on 127.0.0.1:$DENY_PORT; holder $HOLDER_ID (its server stays up): $(deny_json "$DENY/holder.json" 'JSON.parse(s.reserve).message')"
+
+# The hosts' approvals, in the throwaway HOME (Codex in a CODEX_HOME of its own:
+# its model provider is top-level config, which must come before any table).
+node -e 'const [file, project] = process.argv.slice(1); const fs = require("fs");
+let j = {}; try { j = JSON.parse(fs.readFileSync(file, "utf8")); } catch {}
+j.hasCompletedOnboarding = true; j.projects = j.projects || {};
+j.projects[project] = { hasTrustDialogAccepted: true, enabledMcpjsonServers: ["opencomms"] };
+fs.writeFileSync(file, JSON.stringify(j));' "$HOME/.claude.json" "$DENY_PROJECT"
+mkdir -p "$HOME/.gemini"
+node -e 'const [dir, project] = process.argv.slice(1); const fs = require("fs");
+const read = (f) => { try { return JSON.parse(fs.readFileSync(f, "utf8")); } catch { return {}; } };
+const trusted = read(dir + "/trustedFolders.json"); trusted[project] = "TRUST_FOLDER";
+fs.writeFileSync(dir + "/trustedFolders.json", JSON.stringify(trusted));
+const settings = read(dir + "/settings.json"); settings.security = { ...(settings.security || {}), auth: { selectedType: "gemini-api-key" } };
+fs.writeFileSync(dir + "/settings.json", JSON.stringify(settings));' "$HOME/.gemini" "$DENY_PROJECT"
+DENY_CODEX_HOME="$WORK/codex-home"
+mkdir -p "$DENY_CODEX_HOME"
+# gpt-5.5: a model Codex knows, so it offers apply_patch as its own tool (with an
+# unknown model it offers only exec_command and patches through it).
+cat >"$DENY_CODEX_HOME/config.toml" <<EOF
+model_provider = "stub"
+model = "gpt-5.5"
+
+[model_providers.stub]
+name = "stub"
+base_url = "http://127.0.0.1:$DENY_PORT/v1"
+wire_api = "responses"
+env_key = "STUB_API_KEY"
+
+[projects."$DENY_PROJECT"]
+trust_level = "trusted"
+EOF
+BASE_ENV=(env -i "PATH=$PATH" "HOME=$HOME" "TMPDIR=${TMPDIR:-/tmp}" "LANG=C.UTF-8"
+  "XDG_CONFIG_HOME=$XDG_CONFIG_HOME" "XDG_DATA_HOME=$XDG_DATA_HOME" "XDG_CACHE_HOME=$XDG_CACHE_HOME" "XDG_STATE_HOME=$XDG_STATE_HOME")
+CLAUDE_DENY_ENV=("${BASE_ENV[@]}" "ANTHROPIC_BASE_URL=http://127.0.0.1:$DENY_PORT" "ANTHROPIC_API_KEY=sk-offline-stub"
+  "DISABLE_AUTOUPDATER=1" "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+CODEX_DENY_ENV=("${BASE_ENV[@]}" "CODEX_HOME=$DENY_CODEX_HOME" "STUB_API_KEY=sk-offline-stub")
+GEMINI_DENY_ENV=("${BASE_ENV[@]}" "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:$DENY_PORT" "GEMINI_API_KEY=offline-stub")
+
+# Codex skips untrusted project hooks without a word: trust each one by the hash
+# its app-server reports (hooks/list), as a person approving them would.
+if command -v codex >/dev/null; then
+  (cd "$DENY_PROJECT" && "${CODEX_DENY_ENV[@]}" timeout 120 node - "$DENY_PROJECT" <<'EOF' >"$DENY/codex-hooks.toml" 2>"$DENY/codex-hooks.err"
+const { spawn } = require('node:child_process');
+const project = process.argv[2];
+const child = spawn('codex', ['app-server'], { cwd: project, stdio: ['pipe', 'pipe', 'ignore'] });
+const waiters = new Map();
+let buffered = '';
+let nextId = 1;
+child.stdout.setEncoding('utf8').on('data', (chunk) => {
+  buffered += chunk;
+  let nl;
+  while ((nl = buffered.indexOf('\n')) !== -1) {
+    const line = buffered.slice(0, nl);
+    buffered = buffered.slice(nl + 1);
+    try {
+      const m = JSON.parse(line);
+      if (m.id !== undefined && waiters.has(m.id)) { waiters.get(m.id)(m); waiters.delete(m.id); }
+    } catch {}
+  }
+});
+const call = (method, params) => new Promise((resolve, reject) => {
+  const id = nextId++;
+  const timer = setTimeout(() => reject(new Error(`no reply to ${method}`)), 60_000);
+  waiters.set(id, (m) => { clearTimeout(timer); resolve(m); });
+  child.stdin.write(`${JSON.stringify({ id, method, params })}\n`);
+});
+(async () => {
+  await call('initialize', { clientInfo: { name: 'opencomms-check-hosts', version: '0' } });
+  child.stdin.write(`${JSON.stringify({ method: 'initialized' })}\n`);
+  const listed = await call('hooks/list', { cwds: [project] });
+  for (const hook of (listed.result?.data ?? []).flatMap((entry) => entry.hooks)) {
+    if (hook.trustStatus !== 'trusted') console.log(`[hooks.state.${JSON.stringify(hook.key)}]\ntrusted_hash = ${JSON.stringify(hook.currentHash)}\n`);
+  }
+  child.kill();
+})().catch((err) => { console.error(err.message); child.kill(); process.exitCode = 1; });
+EOF
+  )
+  cat "$DENY/codex-hooks.toml" >>"$DENY_CODEX_HOME/config.toml"
+  echo "codex: trusted $(grep -c '^trusted_hash' "$DENY/codex-hooks.toml") project hook(s) by their hooks/list hashes $(head -c 200 "$DENY/codex-hooks.err")"
+fi
+
+deny_turn() { # name, api, env array name, host command...
+  local name=$1 api=$2 envname="$3[@]"
+  shift 3
+  (cd "$DENY_PROJECT" && "${!envname}" node "$ROOT/scripts/claude-turn.mjs" --name "$name" --out "$DENY" --api "$api" \
+    --stub-log "$DENY_STUB_LOG" --timeout 180 --find "your shell command changed" -- "$@")
+}
+deny_show() { # name: the tool results the model saw, shortened
+  deny_json "$DENY/$1.json" 's.tool_results.map((t) => "  " + t.name + " -> " + t.text.replace(/\s+/g, " ").slice(0, 200)).join("\n")'
+  echo
+}
+held_has() { grep -qx -- "$1" "$DENY_PROJECT/held/file.txt"; }
+
+A_BEFORE="$(cat "$DENY_PROJECT/src/a.ts")"
+PATCH='*** Begin Patch
+*** Update File: src/a.ts
+@@
+-export const a = 1;
++export const a = 2; // codex patched a held file
+*** End Patch
+'
+node -e 'const [file, project, patch] = process.argv.slice(1); const fs = require("fs");
+const shell = (host) => [`echo ${host}-bash > held/file.txt`, `sh tools/w.sh ${host}`];
+const [cEcho, cSlip] = shell("claude"); const [xEcho, xSlip] = shell("codex"); const [gEcho, gSlip] = shell("gemini");
+fs.writeFileSync(file, JSON.stringify({
+  claude: [
+    { tool: "Read", input: { file_path: project + "/src/a.ts" } },
+    { tool: "Edit", input: { file_path: project + "/src/a.ts", old_string: "export const a = 1;", new_string: "export const a = 3; // claude edited a held file" } },
+    { tool: "Write", input: { file_path: project + "/held/new.txt", content: "claude wrote a held path\n" } },
+    { tool: "Bash", input: { command: cEcho, description: "Write a held file" } },
+    { tool: "Bash", input: { command: cSlip, description: "Run a script that writes a held file" } },
+    { text: "Claude Code turn done." }],
+  codex: [
+    { tool: "apply_patch", input: { input: patch } },
+    { tool: "exec_command", input: { cmd: xEcho } },
+    { tool: "exec_command", input: { cmd: xSlip } },
+    { text: "Codex turn done." }],
+  gemini: [
+    { tool: "write_file", input: { file_path: "src/a.ts", content: "export const a = 4; // gemini wrote a held file\n" } },
+    { tool: "run_shell_command", input: { command: gEcho } },
+    { tool: "run_shell_command", input: { command: gSlip } },
+    { text: "Gemini CLI turn done." }],
+}, null, 1));' "$DENY_STUB_SCRIPT" "$DENY_PROJECT" "$PATCH"
+
+if command -v claude >/dev/null; then
+  section "deny: Claude Code $(claude --version 2>/dev/null | head -1), a fresh session outside the channel"
+  deny_turn claude anthropic CLAUDE_DENY_ENV claude -p "[stub:claude] Edit the held files." --allowedTools Read Edit Write Bash \
+    --output-format stream-json --verbose
+  deny_show claude
+  EDIT="$(deny_result claude Edit)"
+  [[ "$(cat "$DENY_PROJECT/src/a.ts")" == "$A_BEFORE" ]] && names_holder "$EDIT" \
+    && deny_verdict claude-deny-edit pass "Edit of src/a.ts refused, file unchanged; the model was shown: $(short "$EDIT")" \
+    || deny_verdict claude-deny-edit fail "src/a.ts now \"$(head -c 100 "$DENY_PROJECT/src/a.ts")\"; Edit result: $(short "${EDIT:-none}")"
+  WRITE="$(deny_result claude Write)"
+  [ ! -e "$DENY_PROJECT/held/new.txt" ] && names_holder "$WRITE" \
+    && deny_verdict claude-deny-write pass "Write of held/new.txt (under held/**) refused, no file made; shown: $(short "$WRITE" 200)" \
+    || deny_verdict claude-deny-write fail "held/new.txt $([ -e "$DENY_PROJECT/held/new.txt" ] && echo exists || echo 'absent'); Write result: $(short "${WRITE:-none}")"
+  BASH_DENY="$(deny_result claude Bash 'OpenComms')"
+  ! held_has claude-bash && names_holder "$BASH_DENY" \
+    && deny_verdict claude-deny-shell pass "Bash \`echo claude-bash > held/file.txt\` refused before it ran; shown: $(short "$BASH_DENY" 200)" \
+    || deny_verdict claude-deny-shell fail "held/file.txt: $(tr '\n' '|' <"$DENY_PROJECT/held/file.txt"); Bash result: $(short "${BASH_DENY:-none}")"
+  SEEN="$(deny_json "$DENY/claude.json" "s.found['your shell command changed']")"
+  held_has claude-slipped && [ -n "$SEEN" ] \
+    && deny_verdict claude-shell-notice pass "Bash \`sh tools/w.sh claude\` wrote held/file.txt; the model was then shown: $SEEN" \
+    || deny_verdict claude-shell-notice fail "file has claude-slipped: $(held_has claude-slipped && echo yes || echo no); notice shown: ${SEEN:-no}"
+fi
+
+if command -v codex >/dev/null; then
+  section "deny: Codex $(codex --version 2>/dev/null | head -1) (codex exec), a fresh session outside the channel"
+  deny_turn codex responses CODEX_DENY_ENV codex exec --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox \
+    "[stub:codex] Patch the held files."
+  deny_show codex
+  PATCHED="$(deny_result codex apply_patch)"
+  [[ "$(cat "$DENY_PROJECT/src/a.ts")" == "$A_BEFORE" ]] && names_holder "$PATCHED" \
+    && deny_verdict codex-deny-apply-patch pass "apply_patch of src/a.ts refused, file unchanged; the model was shown: $(short "$PATCHED")" \
+    || deny_verdict codex-deny-apply-patch fail "src/a.ts now \"$(head -c 100 "$DENY_PROJECT/src/a.ts")\"; apply_patch result: $(short "${PATCHED:-none}") (requests: $(grep -c . "$DENY_STUB_LOG"); stderr: $(grep -v '^WARNING\|^Reading' "$DENY/codex.stderr" | head -c 300))"
+  EXEC_DENY="$(deny_result codex exec_command 'OpenComms')"
+  ! held_has codex-bash && names_holder "$EXEC_DENY" \
+    && deny_verdict codex-deny-shell pass "exec_command \`echo codex-bash > held/file.txt\` refused before it ran; shown: $(short "$EXEC_DENY" 200)" \
+    || deny_verdict codex-deny-shell fail "held/file.txt: $(tr '\n' '|' <"$DENY_PROJECT/held/file.txt"); exec_command result: $(short "${EXEC_DENY:-none}")"
+  SEEN="$(deny_json "$DENY/codex.json" "s.found['your shell command changed']")"
+  held_has codex-slipped && [ -n "$SEEN" ] \
+    && deny_verdict codex-shell-notice pass "exec_command \`sh tools/w.sh codex\` wrote held/file.txt; the model was then shown: $SEEN" \
+    || deny_verdict codex-shell-notice fail "file has codex-slipped: $(held_has codex-slipped && echo yes || echo no); notice shown: ${SEEN:-no}"
+fi
+
+if command -v gemini >/dev/null; then
+  section "deny: Gemini CLI $(gemini --version 2>/dev/null | head -1) (gemini -p), a fresh session outside the channel"
+  # -m: with a model named, Gemini CLI asks no router model first (the stub's
+  # side answers are not the JSON the router wants, and it would retry for a minute).
+  deny_turn gemini gemini GEMINI_DENY_ENV gemini -m gemini-2.5-pro -p "[stub:gemini] Write the held files." --approval-mode yolo --output-format json
+  deny_show gemini
+  WROTE="$(deny_result gemini write_file)"
+  [[ "$(cat "$DENY_PROJECT/src/a.ts")" == "$A_BEFORE" ]] && names_holder "$WROTE" \
+    && deny_verdict gemini-deny-write-file pass "write_file of src/a.ts refused, file unchanged; the model was shown: $(short "$WROTE")" \
+    || deny_verdict gemini-deny-write-file fail "src/a.ts now \"$(head -c 100 "$DENY_PROJECT/src/a.ts")\"; write_file result: $(short "${WROTE:-none}") (stderr: $(tail -c 300 "$DENY/gemini.stderr"))"
+  RUN_DENY="$(deny_result gemini run_shell_command 'OpenComms')"
+  ! held_has gemini-bash && names_holder "$RUN_DENY" \
+    && deny_verdict gemini-deny-shell pass "run_shell_command \`echo gemini-bash > held/file.txt\` refused before it ran; shown: $(short "$RUN_DENY" 200)" \
+    || deny_verdict gemini-deny-shell fail "held/file.txt: $(tr '\n' '|' <"$DENY_PROJECT/held/file.txt"); run_shell_command result: $(short "${RUN_DENY:-none}")"
+  SEEN="$(deny_json "$DENY/gemini.json" "s.found['your shell command changed']")"
+  held_has gemini-slipped && [ -n "$SEEN" ] \
+    && deny_verdict gemini-shell-notice pass "run_shell_command \`sh tools/w.sh gemini\` wrote held/file.txt; the model was then shown: $SEEN" \
+    || deny_verdict gemini-shell-notice fail "file has gemini-slipped: $(held_has gemini-slipped && echo yes || echo no); notice shown: ${SEEN:-no}"
+fi
+
+section "deny: the holder's inbox (system notices of the shell writes that slipped through)"
+touch "$DENY_GO"
+wait "$DENY_HOLDER_PID" 2>/dev/null
+INBOX="$(deny_json "$DENY/holder.json" 's.inbox')"
+NOTICES="$(deny_json "$DENY/holder.json" '(JSON.parse(s.inbox).data.messages || []).filter((m) => m.message_type === "system").map((m) => m.framed).join("\n")')"
+printf '%s\n' "$NOTICES" | sed 's/^/  /'
+for host in claude-code codex gemini-cli; do
+  command -v "${host%%-*}" >/dev/null || continue
+  if printf '%s' "$NOTICES" | grep -q "held/file.txt, which you hold exclusively, changed during a shell command of a $host session"; then
+    deny_verdict "holder-notice-$host" pass "the holder got a system message naming held/file.txt and the $host writer"
+  else
+    deny_verdict "holder-notice-$host" fail "no system message about the $host writer in the holder's inbox: $(short "${INBOX:-none}" 600)"
+  fi
+done
+kill "$DENY_STUB_PID" 2>/dev/null
+wait "$DENY_STUB_PID" 2>/dev/null
