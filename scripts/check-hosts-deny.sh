@@ -43,9 +43,11 @@ const v = eval(process.argv[2]); process.stdout.write(v === undefined || v === n
 deny_result() { # turn, tool name, [text]
   deny_json "$DENY/$1.json" "((f) => f.find((t) => t.text.includes('${3:-}')) || f[0] || {})(s.tool_results.filter((t) => t.name === '$2')).text"
 }
-# Whether TEXT names the holder, its channel and how to join it (a session outside the channel reads this).
+# Whether a deny TEXT reads as a deliberate refusal (whatever label the host
+# puts before it: Claude Code says "PreToolUse:Edit hook error:") and names the
+# holder, its channel and how to join it (a session outside the channel reads this).
 names_holder() {
-  [[ "$1" == *"$HOLDER_ID"* && "$1" == *"channel \"$DENY_CHANNEL\""* && "$1" == *"opencomms_join"* ]]
+  [[ "$1" == *"OpenComms refused this "*" on purpose"* && "$1" == *"$HOLDER_ID"* && "$1" == *"channel \"$DENY_CHANNEL\""* && "$1" == *"opencomms_join"* ]]
 }
 short() { printf '%s' "$1" | tr '\n' ' ' | head -c "${2:-420}"; }
 

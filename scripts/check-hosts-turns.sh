@@ -38,7 +38,7 @@ status_member() { jsq "$TURNS/$1.json" '(s.tool_results.find((t) => /opencomms_s
 # The text of this turn's result of TOOL (short name).
 tool_text() { jsq "$TURNS/$1.json" "(s.tool_results.find((t) => t.name.endsWith('__$2')) || {}).text"; }
 # The member state.json links to a Claude Code session id (the server's CLAUDE_CODE_SESSION_ID).
-linked_member() { jsq "$TURN_PROJECT/.opencomms/state.json" "(s.session_links || {})['sid:$1']?.member_id"; }
+linked_member() { jsq "$TURN_PROJECT/.opencomms/state.json" "(s.session_links || {})['sid@claude-code:$1']?.member_id"; }
 # The hook events (name[:source]) that ran for a session id, and whether each saw that id in CLAUDE_CODE_SESSION_ID too.
 hooks_of() {
   node -e 'const [file, sid] = process.argv.slice(1);
@@ -213,8 +213,8 @@ for who in A B; do
   sid="${!sid_var}" member="${!member_var}"
   linked="$(linked_member "$sid")"
   [ -n "$sid" ] && [ "$linked" = "$member" ] \
-    && verdict "claude-turns-server-session-$who" pass "the server linked sid:$sid (its CLAUDE_CODE_SESSION_ID = the session id claude reports) to $member" \
-    || verdict "claude-turns-server-session-$who" fail "no session link sid:$sid -> $member (found: ${linked:-none}); was CLAUDE_CODE_SESSION_ID given to the .mcp.json server?"
+    && verdict "claude-turns-server-session-$who" pass "the server linked sid@claude-code:$sid (its CLAUDE_CODE_SESSION_ID = the session id claude reports) to $member" \
+    || verdict "claude-turns-server-session-$who" fail "no session link sid@claude-code:$sid -> $member (found: ${linked:-none}); was CLAUDE_CODE_SESSION_ID given to the .mcp.json server?"
   hooks="$(hooks_of "$sid")"
   has_all_hooks "$hooks" SessionStart UserPromptSubmit PostToolUse Stop SessionEnd && [[ "$hooks" != *"(env "* ]] \
     && verdict "claude-turns-hooks-$who" pass "hooks ran in -p with session_id $sid (and the same CLAUDE_CODE_SESSION_ID): $hooks" \

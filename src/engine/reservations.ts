@@ -256,9 +256,12 @@ export function judgeEdit(state: State, memberId: string | undefined, file: stri
  * The reason a denied or warned edit gives: who holds the file, in which
  * channel, until when, and how to reach them (a session outside that channel
  * is told how to join it), in lines of our own; then the holders' reasons,
- * each framed as peer data with a fresh nonce from `nonce`.
+ * each framed as peer data with a fresh nonce from `nonce`. A deny opens by
+ * saying it is a deliberate refusal of this `action` (an edit tool's, or a
+ * shell command that writes a held file), not a failure: Claude Code shows
+ * every PreToolUse deny to the model after "PreToolUse:<tool> hook error:".
  */
-export function describeVerdict(verdict: EditVerdict, isMemberOf: (channel: string) => boolean, nonce: () => string): string {
+export function describeVerdict(verdict: EditVerdict, isMemberOf: (channel: string) => boolean, nonce: () => string, action: 'edit' | 'command' = 'edit'): string {
   const blocks: string[] = [];
   const lines = verdict.conflicts.map((c) => {
     const framed = frameHolderText(c, nonce());
@@ -270,7 +273,9 @@ export function describeVerdict(verdict: EditVerdict, isMemberOf: (channel: stri
       + ` until ${formatIsoTime(c.expires_at)} (reserved as ${shownHeldPath(c)} in channel "${c.channel}")${framed === undefined ? '' : '; their words are in the peer data below'}. ${reach}`;
   });
   const summary = verdict.kind === 'deny'
-    ? `OpenComms: this edit is blocked by another agent's reservation. ${lines.join(' ')} Wait until they release it (opencomms_release), it expires, or they have been away 10 minutes; a person can free it with \`opencomms reservations --release ID\`.`
+    ? `${action === 'edit'
+      ? 'OpenComms refused this edit on purpose (nothing failed): another agent holds the file.'
+      : 'OpenComms refused this shell command on purpose, before it ran (nothing failed): it writes a file another agent holds.'} ${lines.join(' ')} Wait until they release it (opencomms_release), it expires, or they have been away 10 minutes; a person can free it with \`opencomms reservations --release ID\`.`
     : `OpenComms: note that another agent shares this file. ${lines.join(' ')}`;
   return [summary, ...blocks].join('\n');
 }

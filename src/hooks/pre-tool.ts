@@ -9,6 +9,7 @@ import { isRecordedProcessAlive } from '../process/liveness';
 import { realPathOf } from '../store';
 import type { HookAnswer } from './answer';
 import { HOST_GEMINI, type HookEvent } from './events';
+import { isShellTool } from './shell-check';
 
 /** Claude Code's file-writing tools and the input field naming the file. */
 const CLAUDE_WRITERS: Record<string, readonly string[]> = {
@@ -102,7 +103,8 @@ export function judgeEvent(state: State, memberId: string | undefined, files: re
 /** The host's own answer for a verdict: its deny format, a warning the agent reads, or nothing. `nonce` frames the holders' reasons. */
 export function preToolAnswer(event: HookEvent, state: State, memberId: string | undefined, verdict: EditVerdict, nonce: () => string): HookAnswer {
   if (verdict.kind === 'pass') return {};
-  const text = describeVerdict(verdict, (channel) => isMemberOfChannel(state, memberId, channel), nonce);
+  const action = event.toolName !== undefined && isShellTool(event.toolName) ? 'command' : 'edit';
+  const text = describeVerdict(verdict, (channel) => isMemberOfChannel(state, memberId, channel), nonce, action);
   const isGemini = event.hosts.length === 1 && event.hosts[0] === HOST_GEMINI;
   if (verdict.kind === 'deny') {
     return isGemini

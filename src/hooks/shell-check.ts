@@ -21,9 +21,14 @@ export const MAX_WALK_ENTRIES = 5_000;
 // Folders a glob is not looked for in unless the pattern names them.
 const SKIPPED_DIRS = new Set(['.git', 'node_modules', '.opencomms']);
 
+/** Whether a tool (as a hook event names it) is one of the hosts' shell tools. */
+export function isShellTool(name: string): boolean {
+  return SHELL_TOOLS.has(name);
+}
+
 /** The command line of a shell tool call and the folder it runs in, or undefined for any other tool. */
 export function shellCallOf(event: HookEvent, cwd: string): { command: string; dir: string } | undefined {
-  if (event.toolName === undefined || !SHELL_TOOLS.has(event.toolName)) return undefined;
+  if (event.toolName === undefined || !isShellTool(event.toolName)) return undefined;
   const input = event.toolInput ?? {};
   const raw = input.command ?? input.cmd;
   const command = typeof raw === 'string' ? raw : Array.isArray(raw) && raw.every((w) => typeof w === 'string') ? argvText(raw as string[]) : undefined;

@@ -40,6 +40,17 @@ test('Claude Code: an Edit of a file another member holds exclusively is denied 
   assert.match(out.permissionDecisionReason, /opencomms_send with channel "review", to "alice-1"/);
 });
 
+// Claude Code (2.1.332) shows every PreToolUse deny to the model as
+// "PreToolUse:Edit hook error: <reason>" (scripts/check-hosts-deny.sh), so the
+// reason itself must say at once that the refusal is deliberate.
+test('a deny reads as a deliberate refusal of the edit, not as a failure, whatever label the host puts before it', async (t) => {
+  const { project } = await reserved(t, ['src/a.ts']);
+  const claude = (await hook(project, claudeEdit(project, join(project, 'src', 'a.ts')), { OPENCOMMS_HOST: 'claude-code' })).answer.hookSpecificOutput;
+  assert.match(claude.permissionDecisionReason, /^OpenComms refused this edit on purpose \(nothing failed\): another agent holds the file\. src\/a\.ts is reserved/);
+  const gemini = geminiEvent('BeforeTool', 'gemini-session', { cwd: project, tool_name: 'write_file', tool_input: { file_path: 'src/a.ts', content: 'x' } });
+  assert.match((await hook(project, gemini, { OPENCOMMS_HOST: 'gemini-cli' })).answer.reason, /^OpenComms refused this edit on purpose \(nothing failed\)/);
+});
+
 test('Claude Code: Write, MultiEdit and NotebookEdit are checked too, with relative paths resolved against the event cwd', async (t) => {
   const { project } = await reserved(t, ['src/**']);
   for (const tool of ['Write', 'MultiEdit']) {

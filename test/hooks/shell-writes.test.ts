@@ -58,6 +58,8 @@ for (const command of [
     const out = (await hookProcess(project, bash(project, 'PreToolUse', command), CLAUDE)).hookSpecificOutput;
     assert.equal(out?.permissionDecision, 'deny');
     assert.match(out.permissionDecisionReason, /src\/a\.ts is reserved exclusively by author \(alice-1\)/);
+    // Shown after "PreToolUse:Bash hook error:" by Claude Code: it must read as a deliberate refusal of the command.
+    assert.match(out.permissionDecisionReason, /^OpenComms refused this shell command on purpose, before it ran \(nothing failed\): it writes a file another agent holds\./);
   });
 }
 
