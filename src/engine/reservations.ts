@@ -68,9 +68,24 @@ export function isLiveReservation(state: State, channel: Channel, reservation: R
   return since === null || now - since < HOLDER_AWAY_GRACE_MS;
 }
 
-/** The live reservations of a channel. */
+/**
+ * The live reservations of a channel: isLiveReservation for each, with each
+ * holder's presence judged once (a holder of 2,000 paths is one member; its
+ * presence walks the roster and the leases, and would be judged 2,000 times).
+ */
 export function liveReservations(state: State, channel: Channel, now: number, isAlive: ProcessCheck): Reservation[] {
-  return (channel.reservations ?? []).filter((r) => isLiveReservation(state, channel, r, now, isAlive));
+  const reservations = channel.reservations ?? [];
+  if (reservations.length <= 1) return reservations.filter((r) => isLiveReservation(state, channel, r, now, isAlive));
+  const verdicts = new Map<string, boolean>();
+  return reservations.filter((r) => {
+    if (now >= r.expires_at) return false;
+    let holds = verdicts.get(r.member_id);
+    if (holds === undefined) {
+      holds = isLiveReservation(state, channel, { ...r, expires_at: Number.POSITIVE_INFINITY }, now, isAlive);
+      verdicts.set(r.member_id, holds);
+    }
+    return holds;
+  });
 }
 
 /** Drops every reservation that no longer holds; returns how many went. */

@@ -231,7 +231,7 @@ function decidePreTool(options: HookOptions, state: State, event: HookEvent, env
   const verdict = files.length === 0 ? undefined : judgeEvent(state, memberId, files, now);
   if (shell !== undefined && verdict?.kind !== 'deny') {
     try {
-      recordHeldFiles(state, memberId, projectDir, shellRecordKey(event, memberId), now);
+      recordHeldFiles(state, memberId, projectDir, () => shellRecordKey(event, memberId), now);
     } catch (err) {
       options.warn(`opencomms: hook could not record the held files before a shell call: ${err instanceof Error ? err.message : String(err)}`);
     }
