@@ -67,7 +67,7 @@ async function runParsed(
         compileCacheHome: compileCacheHomeIn(env),
       });
     case 'uninstall':
-      return runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, write, warn });
+      return runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, env, write, warn });
     case 'pin':
       return runPin({ projectDir, host: flags.host ?? 'mcp', id: flags.id, write });
     case 'status':
