@@ -164,7 +164,7 @@ async function runCommand(argv: string[]): Promise<number | undefined> {
     case 'doctor':
       return (require('./doctor') as typeof import('./doctor')).runDoctor({
         projectDir, fix: flags.fix, json: flags.json, version: VERSION, bundlePath: resolvePath(process.argv[1]), write: writeStdout,
-        store, storeProblem, caPath: process.env.OPENCOMMS_STORE_CA?.trim() || undefined,
+        store, storeProblem, caPath: process.env.OPENCOMMS_STORE_CA?.trim() || undefined, env: process.env,
       });
   }
 }

@@ -83,7 +83,7 @@ async function runParsed(
       }
       return runDoctor({
         projectDir, fix: flags.fix, json: flags.json, version: VERSION, bundlePath: DIST, write,
-        store, storeProblem, caPath: env.OPENCOMMS_STORE_CA?.trim() || undefined,
+        store, storeProblem, caPath: env.OPENCOMMS_STORE_CA?.trim() || undefined, env,
       });
     }
     default:
