@@ -10,7 +10,7 @@ HOOK_LOG="$TURNS/hook-events.jsonl"
 mkdir -p "$TURNS"
 # CHECK_HOSTS_TURNS picks parts (space-separated): sessions (two sessions, resume,
 # exit timing), reserve (edit reservations), stop (Stop hook forms), redis (two
-# folders on one Redis project); default all.
+# folders on one Redis project), trust (claude -p after a plain install); default all.
 turn_part() { [ -z "${CHECK_HOSTS_TURNS:-}" ] || [[ " $CHECK_HOSTS_TURNS " == *" $1 "* ]]; }
 : >"$STUB_LOG"
 : >"$HOOK_LOG"
@@ -133,6 +133,20 @@ cat >"$STUB_SCRIPT" <<EOF
          {"text": "Channel made."}]
 }
 EOF
+
+if turn_part trust; then
+# Issue 25: after a plain `opencomms install claude-code` and nothing else (no
+# --allowedTools, no entry in ~/.claude.json), a headless claude -p may call an
+# OpenComms tool: the allow rule install wrote in .claude/settings.local.json grants it.
+section "claude-code turns: claude -p calls an OpenComms tool right after install, with no extra flag"
+ALLOW_PROJECT="$WORK/allow-project"
+mkdir -p "$ALLOW_PROJECT" && git -C "$ALLOW_PROJECT" init -q 2>/dev/null
+node "$DIST" install claude-code --project "$ALLOW_PROJECT" >/dev/null
+turn allow "$ALLOW_PROJECT" "[stub:a2] Am I on OpenComms?" >/dev/null
+ALLOW_TEXT="$(tool_text allow opencomms_status)"
+[[ "$ALLOW_TEXT" == *'"member_id"'* ]] && verdict claude-turns-allow pass "opencomms_status answered without --allowedTools: $(printf '%s' "$ALLOW_TEXT" | head -c 160)" \
+  || verdict claude-turns-allow fail "opencomms_status after install: ${ALLOW_TEXT:-no result} (stderr: $(head -c 300 "$TURNS/allow.stderr"))"
+fi
 
 if turn_part sessions; then
 # What Claude Code gives a project .mcp.json server and a project hook, whatever

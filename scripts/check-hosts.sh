@@ -60,7 +60,7 @@ if [ "$ONLY" = deny ]; then PACKAGES=("${PACKAGES[@]:0:3}") BINS=(claude gemini 
 status=0
 declare -A RESULT
 RESULT_ORDER=()
-wanted connect && RESULT_ORDER=(claude-code claude-code-plugin claude-code-plugin-validate gemini-cli opencode codex)
+wanted connect && RESULT_ORDER=(claude-code claude-code-plugin claude-code-plugin-validate gemini-cli opencode codex codex-trust)
 
 section() { printf '\n=== %s ===\n' "$1"; }
 
@@ -218,6 +218,20 @@ EOF
 )"
   printf '%s\n' "$out"
   if printf '%s' "$out" | grep -q 'codex: opencomms connected'; then RESULT[codex]=connected; else RESULT[codex]="NOT connected"; status=1; fi
+fi
+
+# Codex hook trust (issue 25): `install codex --apply` writes the trust lines
+# into the throwaway ~/.codex/config.toml; the real Codex must then list every
+# OpenComms hook of a fresh project as trusted (app-server hooks/list), which is
+# what makes `codex exec` run them instead of skipping them without a word.
+if command -v codex >/dev/null; then
+  TRUST_PROJECT="$WORK/codex-trust-project"
+  mkdir -p "$TRUST_PROJECT" && git -C "$TRUST_PROJECT" init -q 2>/dev/null
+  section "codex trust: opencomms install codex --apply, then hooks/list"
+  node "$DIST" install codex --project "$TRUST_PROJECT" --apply | sed -n '/^wrote .*config.toml/p'
+  out="$(cd "$TRUST_PROJECT" && timeout 120 node "$ROOT/scripts/codex-hooks-list.cjs" "$TRUST_PROJECT" 2>&1)"
+  printf '%s\n' "$out"
+  if printf '%s' "$out" | grep -q 'every opencomms hook trusted'; then RESULT[codex-trust]="trusted (hooks/list)"; else RESULT[codex-trust]="NOT trusted"; status=1; fi
 fi
 
 fi # wanted connect

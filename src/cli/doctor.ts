@@ -5,6 +5,7 @@
 import { checkUnconfiguredStore, guardCheck, openStore, type Check, type CheckStatus, type StoreCheckReport, type StoreJson, type StoreSelection } from '../store';
 import { checkHosts, type HostCheckOptions } from './doctor-hosts';
 import { checkMembers } from './doctor-members';
+import { checkTrust } from './doctor-trust';
 
 export interface DoctorOptions extends HostCheckOptions {
   json: boolean;
@@ -14,6 +15,8 @@ export interface DoctorOptions extends HostCheckOptions {
   storeProblem?: unknown;
   /** OPENCOMMS_STORE_CA, to name it in the TLS line. */
   caPath?: string;
+  /** HOME and CODEX_HOME, where the hosts keep the trust and approvals doctor reads; none read without it. */
+  env?: NodeJS.ProcessEnv;
   write: (text: string) => void;
 }
 
@@ -29,6 +32,7 @@ export async function runDoctor(options: DoctorOptions): Promise<number> {
     ...storeReport.checks,
     ...guardCheck('members', () => checkMembers(projectDir, storeReport.state)),
     ...guardCheck('hosts', () => checkHosts(options, storeReport.store)),
+    ...(options.env === undefined ? [] : guardCheck('host trust', () => checkTrust({ projectDir, env: options.env!, bundlePath: options.bundlePath }))),
   ]);
 }
 

@@ -144,7 +144,7 @@ async function runCommand(argv: string[]): Promise<number | undefined> {
         compileCacheHome: compileCacheHome(),
       });
     case 'uninstall':
-      return (require('../hosts') as typeof import('../hosts')).runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, write: writeStdout, warn: warnLine });
+      return (require('../hosts') as typeof import('../hosts')).runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, env: process.env, write: writeStdout, warn: warnLine });
     case 'hook':
       return (require('../hooks') as typeof import('../hooks')).runHook({
         explicitProjectDir: flags.project ?? process.env.OPENCOMMS_PROJECT_DIR, selection: store,
@@ -164,7 +164,7 @@ async function runCommand(argv: string[]): Promise<number | undefined> {
     case 'doctor':
       return (require('./doctor') as typeof import('./doctor')).runDoctor({
         projectDir, fix: flags.fix, json: flags.json, version: VERSION, bundlePath: resolvePath(process.argv[1]), write: writeStdout,
-        store, storeProblem, caPath: process.env.OPENCOMMS_STORE_CA?.trim() || undefined,
+        store, storeProblem, caPath: process.env.OPENCOMMS_STORE_CA?.trim() || undefined, env: process.env,
       });
   }
 }

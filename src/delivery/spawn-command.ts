@@ -78,9 +78,22 @@ export function resolveHostBinary(host: SpawnHost, env: Readonly<Record<string, 
   return tokens ? { file: tokens[0]!, prefix: tokens.slice(1) } : undefined;
 }
 
+/**
+ * The OpenComms tools a headless Claude Code resume may use: the plain
+ * install's server (mcp__opencomms__*) and the --plugin install's
+ * (mcp__plugin_opencomms_opencomms__*). `claude -p` refuses every MCP tool
+ * no allow rule grants; install writes the rule into the project's
+ * .claude/settings.local.json, and this flag covers a session whose settings
+ * lack it (a plugin install, a deleted local file), so the resumed session
+ * can answer its mail with a tool. Nothing beyond our own tools is granted.
+ */
+export const CLAUDE_RESUME_ALLOWED_TOOLS = 'mcp__opencomms,mcp__plugin_opencomms_opencomms';
+
 /** The arguments that resume `hostSessionId` with `batch`; the batch is always last. */
 export function resumeArgs(host: SpawnHost, hostSessionId: string, batch: string): string[] {
-  return host === 'claude-code' ? ['-p', '--resume', hostSessionId, batch] : ['exec', 'resume', hostSessionId, batch];
+  return host === 'claude-code'
+    ? ['-p', '--allowedTools', CLAUDE_RESUME_ALLOWED_TOOLS, '--resume', hostSessionId, batch]
+    : ['exec', 'resume', hostSessionId, batch];
 }
 
 /** Budget for the whole argv (command included), with room left for the environment. */

@@ -61,7 +61,7 @@ function readUserText(path: string): string | undefined {
 /** The plain install's files that still hold our entries. */
 function plainInstallFiles(projectDir: string): string[] {
   const files: string[] = [];
-  for (const edit of CONFIG_EDITS[HOST]) {
+  for (const edit of CONFIG_EDITS[HOST].filter((e) => !e.isGrant)) {
     const text = readUserText(join(projectDir, edit.file));
     if (text === undefined) continue;
     try {

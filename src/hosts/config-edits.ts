@@ -6,6 +6,7 @@ import {
 import { listUserAdditions, locateOurServer, OUR_ENV_NAMES, readOurServer, removeOurTables, TomlError, upsertOurTables } from './toml';
 import { dropOurEnvVars, dropOurTomlVariable } from './toml-env';
 import { isJsoncOnly } from './jsonc';
+import { CLAUDE_GRANTS_EDIT } from './claude-permissions';
 import {
   addUnique, COMPILE_CACHE_VARIABLE, hookCommand, HostName, Launch, OurParts, readHookCommand, serverArgs, serverEnv, STORE_SECRET_VARIABLES, STORE_VARIABLES, storeOfEnv,
 } from './launch';
@@ -45,6 +46,8 @@ export interface ConfigEdit {
   uninstall(text: string, mustKeep?: boolean): string | undefined;
   /** Printed after the file name in the summary. */
   what: string;
+  /** Set for a file that only grants permissions (no server, no hooks): the --plugin install does not count it as the plain one. */
+  isGrant?: true;
 }
 
 interface JsonEditSpec {
@@ -214,6 +217,7 @@ const CLAUDE_CODE: ConfigEdit[] = [
     events: ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop', 'SessionEnd'],
     hookEntry: hookEntryWithTimeout(CLAUDE_HOOK_TIMEOUT_S, { PreToolUse: CLAUDE_WRITE_TOOLS }),
   }),
+  CLAUDE_GRANTS_EDIT,
 ];
 
 function tomlEdit(file: string): ConfigEdit {

@@ -24,6 +24,7 @@ import { ABSOLUTE_PATH_REASON, HOST_NAMES, HostName, Launch } from './launch';
 import { chooseStore, describeStore } from './store-choice';
 import { trustReminder } from './trust-reminders';
 import { readUserFile, throughNote, writeUserFile, type UserFile } from './user-file';
+import { planUserTrust, removeUserTrust, showUserTrust } from './user-trust';
 
 export interface InstallOptions {
   /** Absolute project directory. */
@@ -54,6 +55,8 @@ export interface UninstallOptions {
   projectDir: string;
   host: string;
   dryRun: boolean;
+  /** The environment (HOME, CODEX_HOME: where --apply wrote a host's trust); defaults to an empty one. */
+  env?: NodeJS.ProcessEnv;
   write: (text: string) => void;
   warn: (text: string) => void;
 }
@@ -181,6 +184,14 @@ function install(options: InstallOptions): number {
   const copy = planBundleCopy(projectDir, options.bundlePath);
   const opencodePlugin: OpencodePluginPlan = host === 'opencode' ? planOpencodePlugin(projectDir, options.bundlePath) : { copies: [] };
   const snippet = snippetFor(host, launch);
+  const afterOf = (rel: string): string | undefined => {
+    const path = join(projectDir, rel);
+    return changes.find((c) => c.path === path)?.after ?? files.find((f) => f.path === path)?.before;
+  };
+  const userTrust = planUserTrust(host, projectDir, options.env ?? {}, afterOf);
+  if (options.apply && !options.dryRun && userTrust?.problem !== undefined) {
+    throw new InstallFailure(`--apply cannot add the ${host} trust: ${userTrust.problem}. Nothing was changed; run without --apply to see the lines to add by hand.`, 1);
+  }
   const isNoop = changes.length === 0 && copy.isCurrent && copy.isPackageJsonCurrent && fixed?.needsPin !== true &&
     opencodePlugin.copies.length === 0;
 
@@ -196,6 +207,7 @@ function install(options: InstallOptions): number {
     if (opencodePlugin.missing) options.warn(`opencomms: ${opencodePlugin.missing}`);
     if (snippet) write(`would print this for ${snippet.where}:\n${snippet.text}`);
     writeNotes(host, files.map((f) => describePath(projectDir, f.path)), gitignore, write);
+    if (userTrust) showUserTrust(userTrust, projectDir, options.apply, true, write, options.warn);
     return 0;
   }
 
@@ -232,7 +244,8 @@ function install(options: InstallOptions): number {
   }
   const reminder = trustReminder(host, false);
   if (reminder) write(`${reminder}\n`);
-  if (options.apply) options.warn(`opencomms: --apply has nothing to run for ${host}; the files above are the whole install.`);
+  if (userTrust) showUserTrust(userTrust, projectDir, options.apply, false, write, options.warn);
+  else if (options.apply) options.warn(`opencomms: --apply has nothing to run for ${host}; the files above are the whole install.`);
   return 0;
 }
 
@@ -311,6 +324,7 @@ function uninstall(options: UninstallOptions): number {
     if (hasOpencodePlugin && removeOpencodePlugin(projectDir)) write(`removed ${describePath(projectDir, opencodePluginPath)} (the OpenCode plugin)\n`);
   }
   if (gitignore && others.length > 0) write(`kept the OpenComms lines in .gitignore: ${others.join(', ')} ${others.length === 1 ? 'is' : 'are'} still installed here.\n`);
+  removeUserTrust(host, projectDir, options.env ?? {}, options.dryRun, write);
   const hadPlugin = host === 'claude-code' && uninstallClaudePlugin(projectDir, options.dryRun, write, options.warn);
   if (snippet) write(`${host} is configured outside the project: remove the opencomms entry from ${snippet.where.replace(/, then .*$/, '')}.\n`);
   else if (changes.length === 0 && !hasOpencodePlugin && !hadPlugin) write(`${host}: OpenComms is not installed in ${projectDir}; nothing changed.\n`);

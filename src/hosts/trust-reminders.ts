@@ -6,11 +6,7 @@ export function trustReminder(host: HostName, plugin: boolean): string | undefin
     case 'claude-code':
       return plugin
         ? 'Claude Code: the plugin starts with the next session in this project; check it with `claude plugin list` (and `/mcp` inside a session).'
-        : 'Claude Code: approve the project .mcp.json server "opencomms" when Claude Code asks on first start (check with `claude mcp list`).';
-    case 'gemini-cli':
-      return 'Gemini CLI: trust this folder (Gemini CLI disables MCP servers and hooks in untrusted folders).';
-    case 'codex':
-      return 'Codex: trust this project (project .codex/config.toml loads only for trusted projects) and review the hooks when Codex asks.';
+        : 'Claude Code: .claude/settings.local.json (yours, not for git) approves the .mcp.json server "opencomms" and allows its tools, so headless `claude -p` can use them too; an interactive claude still asks once whether you trust this folder (check with `claude mcp list`).';
     case 'cursor':
       return 'Cursor: enable the "opencomms" server in Settings > MCP when Cursor asks.';
     case 'vscode':

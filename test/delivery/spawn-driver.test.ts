@@ -13,8 +13,9 @@ test('resumes a claude-code member with the framed batch as the last argument an
   assert.equal(s.spawn.calls.length, 1);
   const call = s.spawn.calls[0]!;
   assert.equal(call.file, 'claude');
-  assert.deepEqual(call.args.slice(0, 3), ['-p', '--resume', 'hs-bob-1']);
-  assert.equal(call.args.length, 4);
+  // --allowedTools: headless claude refuses every MCP tool no rule grants, and the resumed session must answer with ours.
+  assert.deepEqual(call.args.slice(0, 5), ['-p', '--allowedTools', 'mcp__opencomms,mcp__plugin_opencomms_opencomms', '--resume', 'hs-bob-1']);
+  assert.equal(call.args.length, 6);
   assert.equal(call.cwd, s.project);
   assert.equal(call.env.OPENCOMMS_MEMBER_ID, undefined, 'the sender identity must not leak into the resumed host');
   const frames = parseFrames(s.spawn.batch(0));

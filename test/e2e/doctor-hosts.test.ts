@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { runCli, tempProject } from '../helpers/server';
-import { writeFiles } from '../hosts/install-support';
+import { tempHome, trustFlags, writeFiles } from '../hosts/install-support';
 
 const COMMENTED: Record<string, Record<string, string>> = {
   'gemini-cli': { '.gemini/settings.json': '{\n  // my look\n  "ui": { "theme": "Default" }, // trailing comma next\n}\n' },
@@ -20,9 +20,10 @@ for (const [host, files] of Object.entries(COMMENTED)) {
   test(`${host}: doctor passes a commented config that install edited, and finds our entry in it`, async (t) => {
     const project = tempProject(t);
     writeFiles(project, files);
-    const installed = await runCli(['install', host, '--project', project], { cwd: tmpdir() });
+    const env = { HOME: tempHome(t), CODEX_HOME: undefined };
+    const installed = await runCli(['install', host, '--project', project, ...trustFlags(host)], { cwd: tmpdir(), env });
     assert.equal(installed.code, 0, installed.stderr);
-    const { code, stdout } = await runCli(['doctor', '--project', project], { cwd: tmpdir() });
+    const { code, stdout } = await runCli(['doctor', '--project', project], { cwd: tmpdir(), env });
     assert.doesNotMatch(stdout, /FAIL/, stdout);
     assert.equal(code, 0, stdout);
     assert.match(stdout, new RegExp(`ok {3}${host} \\(`), stdout);
@@ -31,12 +32,13 @@ for (const [host, files] of Object.entries(COMMENTED)) {
 
 test('codex: doctor reads our entry as the TOML scanner does (literal strings, an array over several lines)', async (t) => {
   const project = tempProject(t);
-  assert.equal((await runCli(['install', 'codex', '--project', project], { cwd: tmpdir() })).code, 0);
+  const env = { HOME: tempHome(t), CODEX_HOME: undefined };
+  assert.equal((await runCli(['install', 'codex', '--project', project, '--apply'], { cwd: tmpdir(), env })).code, 0);
   const path = join(project, '.codex/config.toml');
   const text = readFileSync(path, 'utf8');
   const args = /^args = \[(.*)\]$/m.exec(text)![1].split(', ').map((quoted) => `'${JSON.parse(quoted)}'`);
   writeFileSync(path, text.replace(/^args = .*$/m, `args = [\n  ${args.join(',\n  ')},\n] # ours`));
-  const { code, stdout } = await runCli(['doctor', '--project', project], { cwd: tmpdir() });
+  const { code, stdout } = await runCli(['doctor', '--project', project], { cwd: tmpdir(), env });
   assert.doesNotMatch(stdout, /FAIL/, stdout);
   assert.equal(code, 0, stdout);
   assert.match(stdout, /ok {3}codex \(\.codex\/config\.toml\): starts .*opencomms\.js/);

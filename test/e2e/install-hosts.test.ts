@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { runCli, tempProject, type Finished, type Json } from '../helpers/server';
 import { runCliInProcess } from '../helpers/cli-in-process';
 import {
-  expectedArgs, expectedHook, initializeWith, json, launchAsHost, readJson, runHookCommand, snapshot, writeFiles, type Launch,
+  expectedArgs, expectedHook, initializeWith, json, launchAsHost, readJson, runHookCommand, snapshot, tempHome, trustFlags, writeFiles, type Launch,
 } from '../hosts/install-support';
 import { readOurServer } from '../../src/hosts/toml';
 
@@ -265,8 +265,9 @@ for (const c of CASES) {
 
   test(`${c.host}: doctor finds the server copy the written config starts`, async (t) => {
     const project = tempProject(t);
-    assert.equal((await install(c.host, project)).code, 0);
-    const { code, stdout } = await doctor(project);
+    const env = { HOME: tempHome(t), CODEX_HOME: undefined };
+    assert.equal((await runCliInProcess(['install', c.host, '--project', project, ...trustFlags(c.host)], { cwd: tmpdir(), env })).code, 0);
+    const { code, stdout } = await (c === CASES[0] ? runCli : runCliInProcess)(['doctor', '--project', project], { cwd: tmpdir(), env });
     assert.equal(code, 0, stdout);
     assert.match(stdout, new RegExp(`ok {3}${c.host} \\(`));
     assert.doesNotMatch(stdout, /FAIL|WARN/);

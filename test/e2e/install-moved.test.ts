@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { runCli, startServer, tempProject, type Finished, type Json } from '../helpers/server';
 import { runCliInProcess } from '../helpers/cli-in-process';
-import { launchAsHost, readJson, runHookCommand, type Launch } from '../hosts/install-support';
+import { launchAsHost, readJson, runHookCommand, tempHome, type Launch } from '../hosts/install-support';
 
 type Run = (args: string[], options: { cwd?: string }) => Promise<Finished>;
 
@@ -102,8 +102,9 @@ test('codex: after the project moves, doctor names the stale absolute path, and 
   const doctor = await runCli(['doctor', '--project', moved], { cwd: tmpdir() });
   assert.equal(doctor.code, 1);
   assert.ok(doctor.stdout.includes(`${before}/.opencomms/opencomms.js, which does not exist`), doctor.stdout);
-  const again = await runCliInProcess(['install', 'codex', '--project', moved], { cwd: tmpdir() });
+  const env = { HOME: tempHome(t), CODEX_HOME: undefined };
+  const again = await runCliInProcess(['install', 'codex', '--project', moved, '--apply'], { cwd: tmpdir(), env });
   assert.equal(again.code, 0, again.stderr);
   assert.ok(again.stdout.includes(`server ${before}/.opencomms/opencomms.js → ${moved}/.opencomms/opencomms.js`), again.stdout);
-  assert.equal((await runCliInProcess(['doctor', '--project', moved], { cwd: tmpdir() })).code, 0);
+  assert.equal((await runCliInProcess(['doctor', '--project', moved], { cwd: tmpdir(), env })).code, 0);
 });

@@ -2,7 +2,7 @@
 import { test, type TestContext } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { createHash } from 'node:crypto';
@@ -174,12 +174,15 @@ test('install opencode copies the OpenCode plugin byte for byte; a second run ch
   assert.ok(!existsSync(join(project, '.opencode')), '.opencode/ went with the plugin');
 });
 
-test('each host prints its trust reminder after install', async (t) => {
+test('each host says after install what still stands between it and our server and hooks', async (t) => {
   const expect: Record<string, RegExp> = {
-    'claude-code': /approve the project \.mcp\.json server/, 'gemini-cli': /trust this folder/, codex: /trust this project/,
+    'claude-code': /settings\.local\.json \(yours, not for git\) approves the \.mcp\.json server/,
+    'gemini-cli': /Gemini CLI trust: .*Not trusted yet: the folder/, codex: /Codex trust: .*Not trusted yet: the project, the SessionStart hook/,
   };
+  const home = mkdtempSync(join(tmpdir(), 'opencomms-home-'));
+  t.after(() => rmSync(home, { recursive: true, force: true }));
   for (const [host, pattern] of Object.entries(expect)) {
-    const { stdout } = await runCliInProcess(['install', host, '--project', tempProject(t)], { cwd: tmpdir() });
+    const { stdout } = await runCliInProcess(['install', host, '--project', tempProject(t)], { cwd: tmpdir(), env: { HOME: home, CODEX_HOME: undefined } });
     assert.match(stdout, pattern, host);
   }
 });

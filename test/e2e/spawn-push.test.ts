@@ -101,10 +101,10 @@ test('a spawn_push member on claude-code is resumed with its mail as the last ar
   const { alice } = await spawnChannel(r);
   const id = await send(alice, 'please look at PR 7');
   const [run] = await waitUntil('the fake claude to run', () => (starts(r.logFile).length > 0 ? starts(r.logFile) : undefined));
-  assert.deepEqual(run!.argv!.slice(0, 3), ['-p', '--resume', 'hs-bob-42']);
-  assert.equal(run!.argv!.length, 4);
-  assert.match(run!.argv![3]!, /please look at PR 7/);
-  assert.match(run!.argv![3]!, /UNTRUSTED_PEER_MESSAGE/);
+  assert.deepEqual(run!.argv!.slice(0, 5), ['-p', '--allowedTools', 'mcp__opencomms,mcp__plugin_opencomms_opencomms', '--resume', 'hs-bob-42']);
+  assert.equal(run!.argv!.length, 6);
+  assert.match(run!.argv![5]!, /please look at PR 7/);
+  assert.match(run!.argv![5]!, /UNTRUSTED_PEER_MESSAGE/);
   assert.equal(run!.member, null, 'the spawning server does not hand its identity to the host');
   const done = await waitUntil('the commit', () => delivered(r.project, id));
   assert.equal(done.delivery_method, 'spawn_push');
@@ -155,7 +155,7 @@ test('two servers racing to deliver to one member resume it one at a time, each 
   for (const id of ids) await waitUntil(`delivery of ${id}`, () => delivered(r.project, id));
   const all = runs(r.logFile);
   for (const id of ids) {
-    assert.equal(all.filter((run) => run.event === 'start' && run.argv![3]!.includes(id)).length, 1, `${id} resumed once`);
+    assert.equal(all.filter((run) => run.event === 'start' && run.argv!.at(-1)!.includes(id)).length, 1, `${id} resumed once`);
   }
   // No two resumes of the session overlapped: every start comes after the previous end.
   let open = 0;
@@ -178,12 +178,12 @@ test('mail held by a killed delivering server is swept and re-delivered by anoth
   await alice.exited;
   const second = await send(carol, 'sent after the crash');
   const rerun = await waitUntil('carol to resume again', () => starts(r.logFile)[1]);
-  assert.ok(rerun.argv![3]!.indexOf(first) < rerun.argv![3]!.indexOf(second), 'the swept message keeps its place ahead');
+  assert.ok(rerun.argv!.at(-1)!.indexOf(first) < rerun.argv!.at(-1)!.indexOf(second), 'the swept message keeps its place ahead');
   writeFileSync(r.gate, '');
   const done = await waitUntil('the re-delivery', () => delivered(r.project, first));
   assert.equal(done.attempts, 2, 'the abandoned attempt counts');
   await waitUntil('the second message', () => delivered(r.project, second));
-  assert.equal(starts(r.logFile).filter((run) => run.argv![3]!.includes(second)).length, 1);
+  assert.equal(starts(r.logFile).filter((run) => run.argv!.at(-1)!.includes(second)).length, 1);
 });
 
 test('the watcher of another server delivers spawn_push mail when the sender cannot spawn', async (t) => {

@@ -67,7 +67,7 @@ async function runParsed(
         compileCacheHome: compileCacheHomeIn(env),
       });
     case 'uninstall':
-      return runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, write, warn });
+      return runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, env, write, warn });
     case 'pin':
       return runPin({ projectDir, host: flags.host ?? 'mcp', id: flags.id, write });
     case 'status':
@@ -83,7 +83,7 @@ async function runParsed(
       }
       return runDoctor({
         projectDir, fix: flags.fix, json: flags.json, version: VERSION, bundlePath: DIST, write,
-        store, storeProblem, caPath: env.OPENCOMMS_STORE_CA?.trim() || undefined,
+        store, storeProblem, caPath: env.OPENCOMMS_STORE_CA?.trim() || undefined, env,
       });
     }
     default:

@@ -1,7 +1,7 @@
 // Helpers for the install e2e tests: snapshots of a project's files, and
 // starting a server exactly as a host config says.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { tmpdir } from 'node:os';
 import type { TestContext } from 'node:test';
@@ -20,6 +20,21 @@ export function snapshot(dir: string): Record<string, string> {
   };
   walk(dir);
   return out;
+}
+
+/**
+ * A throwaway HOME (removed after the test) for commands that read or write
+ * the user's host settings: install --apply (Codex, Gemini CLI trust) and doctor.
+ */
+export function tempHome(t: TestContext): string {
+  const home = mkdtempSync(join(tmpdir(), 'opencomms-home-'));
+  t.after(() => rmSync(home, { recursive: true, force: true }));
+  return home;
+}
+
+/** The install flags that also write a host's trust into the user's files (Codex, Gemini CLI). */
+export function trustFlags(host: string): string[] {
+  return host === 'codex' || host === 'gemini-cli' ? ['--apply'] : [];
 }
 
 export function writeFiles(dir: string, files: Record<string, string>): void {

@@ -1,0 +1,217 @@
+// What Codex needs in the user's ~/.codex/config.toml before it runs a
+// project's config and hooks: the project trusted, and each project hook
+// trusted by its hash. `codex exec` skips an untrusted hook without a word.
+//
+// The hash is Codex's own: sha256 over the compact JSON, keys sorted at every
+// level, of the hook's normalized identity { event_name (snake_case), matcher
+// (when the group has one), hooks: [{ type: "command", command, timeout
+// (seconds, 600 when unset), async }] }, written "sha256:<hex>". The key is
+// "<abs path of .codex/hooks.json>:<event_name>:<group index>:<hook index>".
+// Checked against `codex app-server` hooks/list (0.171.0), which reports
+// both; test/hosts/codex-trust.test.ts keeps one vector it gave.
+//
+// `install codex --apply` writes the missing lines as one block, opened by a
+// comment naming the project; uninstall takes out exactly that block (and the
+// blank line install put before it). Lines the user had written are never
+// touched, except a hook's outdated trusted_hash, which --apply brings up to
+// date where it stands (and says so).
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { isJsonObject, OUR_HOOK_MARKER, parseJsonObject } from './json-config';
+import { quoteTomlString } from './toml';
+import { KeyPath, scanSections, Section, TomlError } from './toml-scanner';
+
+/** Codex's default hook timeout, in seconds, which the hash counts when a hook names none. */
+const CODEX_DEFAULT_HOOK_TIMEOUT_S = 600;
+
+/** One table of trust: [projects."<dir>"] or [hooks.state."<key>"], and the one value it must hold. */
+export interface CodexTrustEntry {
+  path: KeyPath;
+  name: 'trust_level' | 'trusted_hash';
+  value: string;
+  /** What it trusts, for the output: "the project" or "the SessionStart hook". */
+  label: string;
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isJsonObject(value)) {
+    const keys = Object.keys(value).filter((key) => value[key] !== undefined).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** "PreToolUse" → "pre_tool_use", as Codex labels events in hashes and keys. */
+export function codexEventLabel(event: string): string {
+  return event.replace(/(?<=[a-z0-9])([A-Z])/g, '_$1').toLowerCase();
+}
+
+/** The hash Codex trusts one command hook by. */
+export function codexHookHash(event: string, hook: { command: string; timeout?: number; async?: boolean }, matcher?: string): string {
+  const identity = {
+    event_name: codexEventLabel(event),
+    matcher,
+    hooks: [{ type: 'command', command: hook.command, timeout: Math.max(1, hook.timeout ?? CODEX_DEFAULT_HOOK_TIMEOUT_S), async: hook.async === true }],
+  };
+  return `sha256:${createHash('sha256').update(canonicalJson(identity), 'utf8').digest('hex')}`;
+}
+
+/** The trust our install needs: the project, then each of our hooks in hooks.json, in file order. */
+export function codexTrustEntries(projectDir: string, hooksJsonText: string | undefined): CodexTrustEntry[] {
+  const entries: CodexTrustEntry[] = [{ path: ['projects', projectDir], name: 'trust_level', value: 'trusted', label: 'the project' }];
+  if (hooksJsonText === undefined) return entries;
+  const hooks = parseJsonObject(hooksJsonText).hooks;
+  if (!isJsonObject(hooks)) return entries;
+  const file = join(projectDir, '.codex', 'hooks.json');
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (!Array.isArray(groups)) continue;
+    groups.forEach((group, g) => {
+      const list = isJsonObject(group) && Array.isArray(group.hooks) ? group.hooks : [];
+      const matcher = isJsonObject(group) && typeof group.matcher === 'string' ? group.matcher : undefined;
+      list.forEach((hook, h) => {
+        if (!isJsonObject(hook) || typeof hook.command !== 'string' || !hook.command.includes(OUR_HOOK_MARKER)) return;
+        const timeout = typeof hook.timeout === 'number' ? hook.timeout : undefined;
+        entries.push({
+          path: ['hooks', 'state', `${file}:${codexEventLabel(event)}:${g}:${h}`],
+          name: 'trusted_hash',
+          value: codexHookHash(event, { command: hook.command, timeout, async: hook.async === true }, matcher),
+          label: `the ${event} hook`,
+        });
+      });
+    });
+  }
+  return entries;
+}
+
+function header(path: KeyPath): string {
+  return `[${path.map((part) => (/^[A-Za-z0-9_-]+$/.test(part) ? part : quoteTomlString(part))).join('.')}]`;
+}
+
+/** The lines that trust `entries`, one table each, a blank line between tables; "\n" line ends. */
+export function renderCodexTrust(entries: readonly CodexTrustEntry[]): string {
+  return entries.map((entry) => `${header(entry.path)}\n${entry.name} = ${quoteTomlString(entry.value)}\n`).join('\n');
+}
+
+export function codexTrustMarker(projectDir: string): string {
+  return `# Trust for OpenComms in ${projectDir}, added by \`opencomms install codex --apply\`; \`opencomms uninstall codex\` takes it out.`;
+}
+
+const samePath = (a: KeyPath, b: KeyPath): boolean => a.length === b.length && a.every((part, i) => part === b[i]);
+const isPrefix = (prefix: KeyPath, path: KeyPath): boolean => prefix.length <= path.length && prefix.every((part, i) => part === path[i]);
+
+interface Block {
+  start: number;
+  end: number;
+}
+
+/** Our block in `text`: the marker line and the trust tables right after it. */
+function findBlock(text: string, sections: Section[], projectDir: string): Block | undefined {
+  const marker = codexTrustMarker(projectDir);
+  let at = -1;
+  for (let from = 0; ; from = at + 1) {
+    at = text.indexOf(marker, from);
+    if (at === -1) return undefined;
+    const lineEnd = text.slice(at + marker.length).match(/^\r?\n|^$/);
+    if ((at === 0 || text[at - 1] === '\n') && lineEnd) break;
+  }
+  let end = text.indexOf('\n', at) === -1 ? text.length : text.indexOf('\n', at) + 1;
+  const hooksFile = join(projectDir, '.codex', 'hooks.json');
+  for (const section of sections.filter((s) => s.start >= end)) {
+    const isOurs = samePath(section.path, ['projects', projectDir]) ||
+      (section.path.length === 3 && isPrefix(['hooks', 'state'], section.path) && section.path[2].startsWith(`${hooksFile}:`));
+    if (!isOurs || text.slice(end, section.start).trim() !== '') break;
+    end = section.contentEnd;
+  }
+  return { start: at, end };
+}
+
+/** `text` without our block, and without the blank line install put before it. */
+function cutBlock(text: string, block: Block): string {
+  let start = block.start;
+  const before = text.slice(0, start);
+  const blank = /(\r?\n)(\r?\n)$/.exec(before);
+  if (blank) start -= blank[2].length;
+  return text.slice(0, start) + text.slice(block.end);
+}
+
+/** The user config without our block for `projectDir` (unchanged when there is none). Throws TomlError. */
+export function removeCodexTrust(text: string, projectDir: string): string {
+  const block = findBlock(text, scanSections(text).sections, projectDir);
+  return block ? cutBlock(text, block) : text;
+}
+
+/** Where one entry stands in a user config. */
+export type CodexTrustState = 'trusted' | 'missing' | 'different' | 'disabled';
+
+export interface CodexTrustFinding {
+  entry: CodexTrustEntry;
+  state: CodexTrustState;
+  /** What the config holds instead, for 'different'. */
+  found?: string;
+}
+
+/** How each entry stands in `text` (the user's config.toml). Throws TomlError when the file cannot be followed. */
+export function readCodexTrust(text: string, entries: readonly CodexTrustEntry[]): CodexTrustFinding[] {
+  const { sections, rootKeys } = scanSections(text);
+  return entries.map((entry) => {
+    const refuse = (full: KeyPath): void => {
+      if (isPrefix(full, entry.path) || isPrefix(entry.path, full)) throw new TomlError(`${full.join('.')} is set by a dotted key or an inline table`);
+    };
+    rootKeys.forEach(refuse);
+    for (const section of sections) {
+      if (!samePath(section.path, entry.path)) for (const item of section.entries) refuse([...section.path, ...item.key]);
+    }
+    const table = sections.find((section) => samePath(section.path, entry.path));
+    if (!table) return { entry, state: 'missing' };
+    const value = table.entries.find((item) => samePath(item.key, [entry.name]))?.value;
+    const enabled = table.entries.find((item) => samePath(item.key, ['enabled']));
+    if (enabled && text.slice(enabled.start, enabled.end).replace(/#.*/, '').includes('false')) return { entry, state: 'disabled' };
+    if (value === entry.value) return { entry, state: 'trusted' };
+    return { entry, state: 'different', found: typeof value === 'string' ? value : undefined };
+  });
+}
+
+export interface CodexTrustPlan {
+  /** The new text, or the old one when nothing changes. */
+  after: string;
+  /** The entries written into our block. */
+  added: CodexTrustEntry[];
+  /** Outdated hashes of the user's brought up to date in place. */
+  updated: CodexTrustEntry[];
+  /** What --apply will not change: a project the user marked otherwise, a hook the user turned off. */
+  refused: CodexTrustFinding[];
+}
+
+/**
+ * The user config with every entry trusted: our block rewritten in place (or
+ * appended after one blank line), the user's outdated hook hashes updated.
+ * Throws TomlError when the file cannot be followed safely.
+ */
+export function applyCodexTrust(text: string, projectDir: string, entries: readonly CodexTrustEntry[]): CodexTrustPlan {
+  const nl = text.includes('\r\n') ? '\r\n' : '\n';
+  const block = findBlock(text, scanSections(text).sections, projectDir);
+  const outside = block ? cutBlock(text, block) : text;
+  const findings = readCodexTrust(outside, entries);
+  const added = findings.filter((f) => f.state === 'missing').map((f) => f.entry);
+  const updated = findings.filter((f) => f.state === 'different' && f.entry.name === 'trusted_hash').map((f) => f.entry);
+  const refused = findings.filter((f) => f.state === 'disabled' || (f.state === 'different' && f.entry.name === 'trust_level'));
+  let after = outside;
+  if (added.length > 0) {
+    const ours = `${codexTrustMarker(projectDir)}\n${renderCodexTrust(added)}`.replace(/\n/g, nl);
+    if (block) {
+      // Where the old block stood (cutBlock took it and the blank line before it), so the file keeps its order.
+      const at = block.start - (text.length - outside.length - (block.end - block.start));
+      after = outside.slice(0, at) + (at > 0 ? nl : '') + ours + outside.slice(at);
+    } else if (outside.trim() === '') after = outside + ours;
+    else after = `${outside}${outside.endsWith('\n') ? '' : nl}${nl}${ours}`;
+  }
+  for (const entry of updated) {
+    // The user's own table (ours are all in `added`): its one line set where it stands.
+    const section = scanSections(after).sections.find((s) => samePath(s.path, entry.path))!;
+    const line = section.entries.find((item) => samePath(item.key, [entry.name]));
+    const set = `${entry.name} = ${quoteTomlString(entry.value)}${nl}`;
+    after = line ? after.slice(0, line.start) + set + after.slice(line.end) : after.slice(0, section.contentEnd) + set + after.slice(section.contentEnd);
+  }
+  return { after, added, updated, refused };
+}

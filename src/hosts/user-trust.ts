@@ -1,0 +1,222 @@
+// The trust a host keeps in the user's own files, outside the project:
+// Codex's ~/.codex/config.toml (the project, and each hook by its hash) and
+// Gemini CLI's ~/.gemini/trustedFolders.json. Install always shows the exact
+// lines; only --apply writes them, after showing them. Uninstall takes out
+// exactly what --apply added. Tests point HOME (and CODEX_HOME) at a temp folder.
+import { realpathSync, statSync, unlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { NODE_FS, replaceUserFile, STATE_DIR_NAME } from '../store';
+import { tryReadBytes } from './bundle';
+import { applyCodexTrust, codexTrustEntries, readCodexTrust, removeCodexTrust, renderCodexTrust, type CodexTrustEntry } from './codex-trust';
+import { applyGeminiTrust, GEMINI_TRUST_VALUE, readGeminiTrust, removeGeminiTrust } from './gemini-trust';
+import { ensureDir, InstallFailure, readOwnBytes, writeOwnFile } from './install-common';
+import { isJsonObject, parseJsonObject, renderJson } from './json-config';
+import type { HostName } from './launch';
+
+/** The user's home folder as the hosts find it. */
+export function homeOf(env: NodeJS.ProcessEnv): string {
+  return env.HOME || (require('node:os') as typeof import('node:os')).homedir();
+}
+
+/** Codex's config.toml: under CODEX_HOME when set, else ~/.codex. */
+export function codexUserConfigPath(env: NodeJS.ProcessEnv): string {
+  return join(env.CODEX_HOME || join(homeOf(env), '.codex'), 'config.toml');
+}
+
+export function geminiTrustPath(env: NodeJS.ProcessEnv): string {
+  return join(homeOf(env), '.gemini', 'trustedFolders.json');
+}
+
+/** What --apply added to a user file, kept in .opencomms/ for uninstall (Gemini's JSON can hold no marker of ours). */
+const RECORD_FILE = 'user-trust.json';
+
+interface GeminiRecord {
+  file: string;
+  key: string;
+  created: boolean;
+}
+
+function recordPath(projectDir: string): string {
+  return join(projectDir, STATE_DIR_NAME, RECORD_FILE);
+}
+
+function readRecord(projectDir: string): Record<string, unknown> {
+  try {
+    const text = readOwnBytes(projectDir, recordPath(projectDir))?.toString('utf8');
+    const doc = text === undefined ? {} : parseJsonObject(text);
+    return isJsonObject(doc) ? doc : {};
+  } catch {
+    return {};
+  }
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return tryReadBytes(path)?.toString('utf8');
+  } catch (err) {
+    throw new InstallFailure(`Cannot read ${path} (${(err as Error).message}); fix its permissions and run again. Nothing was changed.`, 1);
+  }
+}
+
+/** Writes a user file through a link (a dotfile manager's), keeping its mode. */
+function writeText(path: string, text: string): void {
+  let target = path;
+  let mode: number | undefined;
+  try {
+    target = realpathSync(path);
+    mode = statSync(target).mode & 0o7777;
+  } catch {
+    ensureDir(dirname(path));
+  }
+  replaceUserFile(NODE_FS, target, text, mode);
+}
+
+/** One planned change to a user file. */
+export interface UserTrustPlan {
+  host: 'codex' | 'gemini-cli';
+  path: string;
+  /** The lines that trust the project, to show. */
+  lines: string;
+  /** The file after --apply; undefined when it already trusts everything. */
+  after?: string;
+  /** Set when the file exists but could not be read as the host writes it: --apply refuses, the lines still show. */
+  problem?: string;
+  /** Short notes: what is missing, what --apply leaves to the user. */
+  missing: string[];
+  refusals: string[];
+  isCreated: boolean;
+}
+
+/**
+ * The trust a fresh or repeated install needs in the user's files for
+ * `host`, given the project files as install leaves them; undefined for hosts
+ * that keep no trust there.
+ */
+export function planUserTrust(host: HostName, projectDir: string, env: NodeJS.ProcessEnv, projectText: (rel: string) => string | undefined): UserTrustPlan | undefined {
+  if (host === 'codex') return planCodex(projectDir, env, projectText('.codex/hooks.json'));
+  if (host === 'gemini-cli') return planGemini(projectDir, env);
+  return undefined;
+}
+
+function planCodex(projectDir: string, env: NodeJS.ProcessEnv, hooksJson: string | undefined): UserTrustPlan {
+  const path = codexUserConfigPath(env);
+  const entries = codexTrustEntries(projectDir, hooksJson);
+  const lines = renderCodexTrust(entries);
+  const before = readText(path);
+  const plan: UserTrustPlan = { host: 'codex', path, lines, missing: [], refusals: [], isCreated: before === undefined };
+  try {
+    const applied = applyCodexTrust(before ?? '', projectDir, entries);
+    plan.missing = [...applied.added, ...applied.updated].map((entry) => entry.label);
+    plan.refusals = applied.refused.map(({ entry, state }) => (state === 'disabled'
+      ? `${entry.label} is turned off there (enabled = false); remove that line to let it run`
+      : `the project is marked trust_level = "${(readCodexTrust(before ?? '', [entry])[0]?.found) ?? '?'}" there; change it to "trusted" yourself`));
+    if (applied.after !== (before ?? '')) plan.after = applied.after;
+  } catch (err) {
+    plan.problem = `${path} is not TOML OpenComms can edit safely (${(err as Error).message})`;
+    plan.missing = entries.map((entry) => entry.label);
+  }
+  return plan;
+}
+
+function planGemini(projectDir: string, env: NodeJS.ProcessEnv): UserTrustPlan {
+  const path = geminiTrustPath(env);
+  const lines = `${JSON.stringify(projectDir)}: ${JSON.stringify(GEMINI_TRUST_VALUE)}\n`;
+  const before = readText(path);
+  const plan: UserTrustPlan = { host: 'gemini-cli', path, lines, missing: [], refusals: [], isCreated: before === undefined };
+  try {
+    const state = readGeminiTrust(before, projectDir);
+    if (state === 'distrusted') plan.refusals.push('the folder is marked DO_NOT_TRUST there; change that yourself to let Gemini CLI run OpenComms here');
+    else if (state === 'missing') {
+      plan.missing = ['the folder'];
+      plan.after = applyGeminiTrust(before, projectDir);
+    }
+  } catch (err) {
+    plan.problem = `${path} is not JSON OpenComms can edit safely (${(err as Error).message})`;
+    plan.missing = ['the folder'];
+  }
+  return plan;
+}
+
+const WHY: Record<UserTrustPlan['host'], string> = {
+  codex: 'Codex loads this project\'s .codex/config.toml and runs its hooks only when the user\'s config trusts them (`codex exec` skips an untrusted hook without a word)',
+  'gemini-cli': 'Gemini CLI starts no MCP server and runs no hook in a folder it does not trust',
+};
+
+/** Prints the plan; with --apply (and not a dry run) writes it. Returns false when --apply could not be done. */
+export function showUserTrust(plan: UserTrustPlan, projectDir: string, apply: boolean, dryRun: boolean, write: (text: string) => void, warn: (text: string) => void): boolean {
+  const name = plan.host === 'codex' ? 'Codex' : 'Gemini CLI';
+  for (const refusal of plan.refusals) warn(`opencomms: ${name} trust: ${refusal} (${plan.path}).`);
+  if (plan.after === undefined && plan.problem === undefined) {
+    if (plan.refusals.length === 0) write(`${name} trust: ${plan.path} already trusts ${plan.host === 'codex' ? 'this project and its hooks' : 'this folder'}.\n`);
+    return true;
+  }
+  const where = plan.host === 'codex' ? 'these lines in' : 'this entry in the JSON object of';
+  write(`${name} trust: ${WHY[plan.host]}. Not trusted yet: ${plan.missing.join(', ')}. ${where[0].toUpperCase()}${where.slice(1)} ${plan.path} trust ${plan.host === 'codex' ? 'them' : 'it'}:\n${plan.lines}`);
+  if (plan.problem !== undefined) {
+    warn(`opencomms: ${plan.problem}; add the lines above by hand.`);
+    return !apply;
+  }
+  if (!apply) {
+    write(`Run \`opencomms install ${plan.host} --apply\` to add ${plan.host === 'codex' ? 'them' : 'it'} (it shows them, then writes them; \`opencomms uninstall ${plan.host}\` takes them out again), or add ${plan.host === 'codex' ? 'them' : 'it'} yourself.\n`);
+    return true;
+  }
+  if (dryRun) {
+    write(`would write ${plan.path}:\n${plan.after}${plan.after!.endsWith('\n') ? '' : '\n'}`);
+    return true;
+  }
+  writeText(plan.path, plan.after!);
+  if (plan.host === 'gemini-cli') {
+    const record = readRecord(projectDir);
+    const entry: GeminiRecord = { file: plan.path, key: projectDir, created: plan.isCreated };
+    writeOwnFile(projectDir, recordPath(projectDir), renderJson({ ...record, 'gemini-cli': entry as unknown as Record<string, unknown> }));
+  }
+  write(`wrote ${plan.path} (${name} trust for ${plan.missing.join(', ')})\n`);
+  return true;
+}
+
+/** Takes out what --apply added for `host`; prints what it did. */
+export function removeUserTrust(host: HostName, projectDir: string, env: NodeJS.ProcessEnv, dryRun: boolean, write: (text: string) => void): void {
+  if (host === 'codex') {
+    const path = codexUserConfigPath(env);
+    const before = readText(path);
+    if (before === undefined) return;
+    let after: string;
+    try {
+      after = removeCodexTrust(before, projectDir);
+    } catch {
+      return; // a file we cannot follow holds no block we could have written
+    }
+    if (after === before) return;
+    if (dryRun) write(`would write ${path}:\n${after}`);
+    else {
+      writeText(path, after);
+      write(`updated ${path} (took out the Codex trust lines install --apply added for this project)\n`);
+    }
+    return;
+  }
+  if (host !== 'gemini-cli') return;
+  const record = readRecord(projectDir);
+  const entry = record['gemini-cli'];
+  if (!isJsonObject(entry) || typeof entry.file !== 'string' || typeof entry.key !== 'string') return;
+  const before = readText(entry.file);
+  let after: string | undefined = before;
+  try {
+    if (before !== undefined) after = removeGeminiTrust(before, entry.key) ?? (entry.created === true ? undefined : '{}\n');
+  } catch {
+    after = before;
+  }
+  if (dryRun) {
+    if (after !== before) write(after === undefined ? `would delete ${entry.file}\n` : `would write ${entry.file}:\n${after}`);
+    return;
+  }
+  if (after !== before) {
+    if (after === undefined) unlinkSync(entry.file);
+    else writeText(entry.file, after);
+    write(`${after === undefined ? 'removed' : 'updated'} ${entry.file} (took out the folder trust install --apply added)\n`);
+  }
+  const { 'gemini-cli': _dropped, ...rest } = record;
+  if (Object.keys(rest).length === 0) unlinkSync(recordPath(projectDir));
+  else writeOwnFile(projectDir, recordPath(projectDir), renderJson(rest));
+}
+
+export type { CodexTrustEntry };

@@ -1,0 +1,63 @@
+// Codex's hook trust: the hash is Codex's own, so the lines install prints
+// are the ones Codex accepts. The vector below came from the real Codex CLI
+// 0.171.0: `codex app-server` hooks/list reported this currentHash for our
+// SessionStart hook in /tmp/trust-exp/proj (scripts/check-hosts.sh checks the
+// same against whatever Codex it installs).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { applyCodexTrust, codexEventLabel, codexHookHash, codexTrustEntries, readCodexTrust, removeCodexTrust } from '../../src/hosts/codex-trust';
+
+const PROJECT = '/tmp/trust-exp/proj';
+const COMMAND = `OPENCOMMS_HOST=codex node "${PROJECT}/.opencomms/opencomms.js" hook --project "${PROJECT}"`;
+const HOOKS = JSON.stringify({ hooks: Object.fromEntries(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop']
+  .map((event) => [event, [{ hooks: [{ type: 'command', command: COMMAND, timeout: 15 }] }]])) });
+
+test('the hook hash equals the one the real Codex CLI reports for the same hook', () => {
+  assert.equal(codexHookHash('SessionStart', { command: COMMAND, timeout: 15 }),
+    'sha256:e0ff10776692c3016dbf3b36c9b0d66b6128d3fcc557bb5bf2218db319ce2bed');
+  assert.equal(codexHookHash('PreToolUse', { command: COMMAND, timeout: 15 }),
+    'sha256:0be3d53678e6f4593a11d5e7f5caf82153f3283d36f353c189802483f37b4042');
+  assert.equal(codexEventLabel('UserPromptSubmit'), 'user_prompt_submit');
+});
+
+test('the trust entries key each of our hooks by its file, event label and position, after the user\'s own hooks', () => {
+  const hooks = JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'echo mine' }] }, { hooks: [{ type: 'command', command: COMMAND, timeout: 15 }] }] } });
+  const entries = codexTrustEntries(PROJECT, hooks);
+  assert.deepEqual(entries.map((e) => e.path), [['projects', PROJECT], ['hooks', 'state', `${PROJECT}/.codex/hooks.json:stop:1:0`]]);
+});
+
+test('apply adds one marked block after a blank line in the file\'s line endings, a second apply changes nothing, remove gives the bytes back', () => {
+  const entries = codexTrustEntries(PROJECT, HOOKS);
+  const original = '# mine\r\nmodel = "o3"\r\n\r\n[mcp_servers.x]\r\ncommand = "x" # keep\r\n';
+  const plan = applyCodexTrust(original, PROJECT, entries);
+  assert.equal(plan.added.length, 6);
+  assert.ok(plan.after.startsWith(`${original}\r\n# Trust for OpenComms in ${PROJECT}`));
+  assert.equal(plan.after.replace(/\r\n/g, '').includes('\n'), false, 'a bare LF in a CRLF file');
+  assert.ok(readCodexTrust(plan.after, entries).every((f) => f.state === 'trusted'));
+  assert.equal(applyCodexTrust(plan.after, PROJECT, entries).after, plan.after);
+  assert.equal(removeCodexTrust(plan.after, PROJECT), original);
+});
+
+test('a project the user trusted already is left to the user: only the hooks go into our block, and remove leaves the user\'s table', () => {
+  const entries = codexTrustEntries(PROJECT, HOOKS);
+  const original = `[projects."${PROJECT}"]\ntrust_level = "trusted"\n`;
+  const plan = applyCodexTrust(original, PROJECT, entries);
+  assert.equal(plan.added.length, 5);
+  assert.equal(removeCodexTrust(plan.after, PROJECT), original);
+});
+
+test('an outdated hash of the user\'s is updated where it stands; an untrusted project and a hook turned off are refused', () => {
+  const entries = codexTrustEntries(PROJECT, HOOKS);
+  const key = `${PROJECT}/.codex/hooks.json:stop:0:0`;
+  const original = `[projects."${PROJECT}"]\ntrust_level = "untrusted"\n\n[hooks.state."${key}"]\ntrusted_hash = "sha256:old"\n\n` +
+    `[hooks.state."${PROJECT}/.codex/hooks.json:session_start:0:0"]\nenabled = false\n`;
+  const plan = applyCodexTrust(original, PROJECT, entries);
+  assert.deepEqual(plan.updated.map((e) => e.path[2]), [key]);
+  assert.deepEqual(plan.refused.map((f) => f.state).sort(), ['different', 'disabled']);
+  assert.match(plan.after, new RegExp(`\\[hooks\\.state\\."${key.replace(/[.*]/g, '\\$&')}"\\]\ntrusted_hash = "sha256:[0-9a-f]{64}"\n`));
+  assert.match(plan.after, /trust_level = "untrusted"/);
+});
+
+test('trust set by an inline table is refused rather than duplicated', () => {
+  assert.throws(() => applyCodexTrust(`projects = { "${PROJECT}" = { trust_level = "trusted" } }\n`, PROJECT, codexTrustEntries(PROJECT, HOOKS)));
+});
