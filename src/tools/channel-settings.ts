@@ -16,10 +16,7 @@ export const CHANNEL_SETTING_PROPERTIES = {
   budget_runtime_ms: { type: 'integer', minimum: MIN_BUDGET_RUNTIME_MS, maximum: MAX_BUDGET_RUNTIME_MS },
   budget_messages: { type: 'integer', minimum: MIN_BUDGET_MESSAGES, maximum: MAX_BUDGET_MESSAGES },
   away_retention_days: { type: 'integer', minimum: 1, maximum: 365, description: 'Days an absent member stays (default 7)' },
-  max_agent_streak: {
-    type: 'integer', minimum: 0, maximum: MAX_MAX_AGENT_STREAK,
-    description: 'Messages in a row with none from a person before the channel pauses for one (default 50, 0 = off)',
-  },
+  max_agent_streak: { type: 'integer', minimum: 0, maximum: MAX_MAX_AGENT_STREAK, description: 'Agent messages in a row before a person must step in (50; 0 off)' },
 } as const satisfies Readonly<Record<string, PropertySchema>>;
 
 /** The engine's limits input from create arguments already checked against CHANNEL_SETTING_PROPERTIES. */

@@ -15,7 +15,7 @@ type ChannelOp = (state: engine.State, input: engine.ChannelCall, ctx: engine.En
 export function channelTools(s: ToolServices): Record<'pause' | 'resume' | 'disconnect' | 'updateRole' | 'kick' | 'timer', CallerTool> {
   return {
     pause: channelOnlyTool(s, 'opencomms_pause', 'Pause channel', 'Pause a channel: sends are refused and nothing is delivered until resumed.', IDEMPOTENT_TOOL, engine.pauseChannel),
-    resume: channelOnlyTool(s, 'opencomms_resume', 'Resume channel', 'Resume a paused channel. A loop-guard pause (agent_streak) waits for a person.', IDEMPOTENT_TOOL, engine.resumeChannel),
+    resume: channelOnlyTool(s, 'opencomms_resume', 'Resume channel', 'Resume a paused channel.', IDEMPOTENT_TOOL, engine.resumeChannel),
     disconnect: defineTool({
       name: 'opencomms_disconnect',
       title: 'Leave channel',
