@@ -41,7 +41,7 @@ function render(messages: readonly engine.PersonMail[], remaining: number, json:
     + `Answer one with: opencomms say ${printable(first.channel, 64)} --reply-to ${printable(first.message_id, 80)} "…"\n`;
 }
 
-async function settle(store: Store, me: string, ids: readonly string[], owner: engine.DeliveryOwner, printed: boolean): Promise<void> {
+async function settleReadMail(store: Store, me: string, ids: readonly string[], owner: engine.DeliveryOwner, printed: boolean): Promise<void> {
   await store.mutate((state, ctx) => {
     if (printed) engine.commitDelivery(state, me, ids, 'pull', ctx.now(), owner);
     else engine.returnUnsentDelivery(state, me, ids, owner);
@@ -78,7 +78,7 @@ export async function runRead(options: ReadOptions): Promise<number> {
       printed = false;
       options.warn(`opencomms: could not print your mail (${err instanceof Error ? err.message : String(err)}); it stays waiting for the next read.`);
     }
-    if (ids.length > 0) await settle(store, me, ids, owner!, printed);
+    if (ids.length > 0) await settleReadMail(store, me, ids, owner!, printed);
     return printed ? 0 : 1;
   } finally {
     await store.close();

@@ -4,7 +4,6 @@
 // more arguments: the channel, the sender, and the kind (the message type, or
 // `paused` for a loop-guard pause). Never the content: that is delivered
 // only by `opencomms read`, and a notifier may show or log its arguments.
-import { spawn } from 'node:child_process';
 import type { WatchEvent } from '../watch';
 
 /** A notifier that does not end by then is stopped. */
@@ -47,11 +46,13 @@ export function createNotifier(command: string, person: string, log: (line: stri
       return;
     }
     running += 1;
+    // Required here: only a watch with --notify loads it.
+    const { spawn } = require('node:child_process') as typeof import('node:child_process');
     const child = spawn(program, [...fixed, ...args], { stdio: 'ignore', shell: false, windowsHide: true });
     const timer = setTimeout(() => child.kill('SIGKILL'), NOTIFY_TIMEOUT_MS);
     timer.unref();
     let isSettled = false;
-    const settle = (problem?: string): void => {
+    const finishRun = (problem?: string): void => {
       if (isSettled) return;
       isSettled = true;
       running -= 1;
@@ -59,8 +60,8 @@ export function createNotifier(command: string, person: string, log: (line: stri
       clearTimeout(timer);
       if (problem) log(`opencomms watch: --notify ${program}: ${problem}`);
     };
-    child.on('error', (err) => settle(err.message));
-    child.on('exit', (code, signal) => settle(code === 0 ? undefined : `ended with ${signal ?? `status ${code}`}`));
+    child.on('error', (err) => finishRun(err.message));
+    child.on('exit', (code, signal) => finishRun(code === 0 ? undefined : `ended with ${signal ?? `status ${code}`}`));
   };
   return {
     onEvents(events) {

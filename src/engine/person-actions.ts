@@ -98,22 +98,22 @@ export interface PersonReadOptions {
  * holds agents' mail, not the person's). The caller commits it as delivered
  * (commitDelivery, same owner) once it was printed, or gives it back.
  */
-export function personRead(state: State, personId: string, options: PersonReadOptions, ctx: EngineCtx): ToolResult {
+export function personRead(state: State, reader: string, options: PersonReadOptions, ctx: EngineCtx): ToolResult {
   let only: Channel | undefined;
   if (typeof options.channel === 'string' && options.channel.trim() !== '') {
     const found = channelOrRefusal(state, options.channel);
     if ('ok' in found) return found;
-    if (!memberOf(found, personId)) return refuse('not_member', `You are not a member of channel "${found.name}"; \`opencomms say ${found.name} …\` joins it.`);
+    if (!memberOf(found, reader)) return refuse('not_member', `You are not a member of channel "${found.name}"; \`opencomms say ${found.name} …\` joins it.`);
     only = found;
   }
   const now = ctx.now();
   sweepInFlight(state, options.isOwnerAlive, now);
-  const handed = drainQueue(state, personId, { channel: only?.id, owner: options.owner, now, ignoreCooldown: true, includePaused: true });
+  const handed = drainQueue(state, reader, { channel: only?.id, owner: options.owner, now, ignoreCooldown: true, includePaused: true });
   const messages: PersonMail[] = handed.map((e) => ({
     channel: channelNameOf(state, e), message_id: e.message_id, thread_id: threadIdOf(e), from: e.sender_session_id, from_role: e.sender_role,
     type: e.message_type, reply_to: e.reply_to, timestamp: e.timestamp, content: e.content,
   }));
-  const remaining = pendingFor(state, personId, only?.id).length;
+  const remaining = pendingFor(state, reader, only?.id).length;
   return succeed(messages.length === 0 ? 'No mail for you.' : `${messages.length} message(s).`, {
     messages, message_ids: messages.map((m) => m.message_id), remaining,
   });

@@ -33,7 +33,7 @@ const HOST_PACKAGES: ReadonlyArray<readonly [string, string]> = [
 ];
 const SCRIPT_RUNNERS = new Set(['node', 'nodejs', 'bun', 'deno']);
 /** How far up the tree we look; a host is rarely more than a few shells away. */
-const MAX_ANCESTOR_HOPS = 32;
+const MAX_HOST_ANCESTOR_HOPS = 32;
 
 /** A host named by the environment: a listed variable set to anything but empty, 0 or false. */
 export function agentHostFromEnv(env: NodeJS.ProcessEnv): AgentHostFinding | undefined {
@@ -85,9 +85,9 @@ function readAncestor(pid: number): Ancestor | undefined {
 }
 
 /** The first host program among the ancestors of `startPid` (our parent by default), if any. */
-export function agentHostAncestor(startPid: number = process.ppid, read: (pid: number) => Ancestor | undefined = readAncestor): AgentHostFinding | undefined {
-  for (let pid = startPid, hops = 0; pid > 1 && hops < MAX_ANCESTOR_HOPS; hops += 1) {
-    const ancestor = read(pid);
+export function agentHostAncestor(startPid: number = process.ppid, readProcess: (pid: number) => Ancestor | undefined = readAncestor): AgentHostFinding | undefined {
+  for (let pid = startPid, hops = 0; pid > 1 && hops < MAX_HOST_ANCESTOR_HOPS; hops += 1) {
+    const ancestor = readProcess(pid);
     if (!ancestor) return undefined;
     const host = hostOfCommand(ancestor.argv);
     if (host !== undefined) return { host, evidence: `the ancestor process ${baseName(ancestor.argv[0] ?? '?')} (pid ${pid})` };
