@@ -169,6 +169,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     }
   }
   const positional = POSITIONALS_BY_COMMAND[command];
+  if (command === 'say' && rest.length > positional.max) {
+    throw new UsageError('say takes the message as one argument: quote it, as in opencomms say review "Please look at the tests." (or give - and pipe it in).');
+  }
   if (rest.length > positional.max) {
     throw new UsageError(`Unexpected argument "${rest[positional.max]}" for the ${command} command.`);
   }

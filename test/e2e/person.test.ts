@@ -216,6 +216,14 @@ test('a person\'s resume lifts a loop-guard pause; pause and resume name a missi
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /reason: channel_not_found/);
   assert.equal((await runCli(['resume'], { env: personEnv() })).code, 2, 'resume without a channel is a usage error');
+  const unquoted = await runCli(['say', 'tiny', 'two', 'words'], { env: personEnv() });
+  assert.equal(unquoted.code, 2);
+  assert.match(unquoted.stderr, /takes the message as one argument: quote it/);
+  const badType = await runCli(['say', 'tiny', '--type', 'system', 'hi'], { env: personEnv() });
+  assert.equal(badType.code, 2, 'a person cannot send system notices');
+  const empty = await person(project, ['say', 'tiny', '  ']);
+  assert.equal(empty.code, 1);
+  assert.match(empty.stderr, /say needs a message/);
 });
 
 test('say - reads the message from stdin', async (t) => {
