@@ -2,12 +2,14 @@
 // rather than node:util's parseArgs, which costs start-up time to load.
 import { isValidMemberId, parseStoreUrl } from '../store';
 
-export const COMMANDS = ['serve', 'status', 'pin', 'install', 'uninstall', 'hook', 'doctor', 'watch', 'migrate', 'reservations'] as const;
+export const COMMANDS = [
+  'serve', 'status', 'pin', 'install', 'uninstall', 'hook', 'doctor', 'watch', 'migrate', 'reservations', 'say', 'read', 'pause', 'resume',
+] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 type FlagName =
   | 'project' | 'host' | 'id' | 'member' | 'timeout' | 'store' | 'to' | 'json' | 'help' | 'version' | 'dry-run' | 'plugin' | 'wait' | 'fix' | 'apply'
-  | 'release' | 'release-member';
+  | 'release' | 'release-member' | 'type' | 'reply-to' | 'role' | 'notify';
 
 /** Flags each command accepts; anything else is a usage error. */
 const FLAGS_BY_COMMAND: Record<CommandName, readonly FlagName[]> = {
@@ -18,9 +20,13 @@ const FLAGS_BY_COMMAND: Record<CommandName, readonly FlagName[]> = {
   uninstall: ['project', 'dry-run'],
   hook: ['project', 'wait', 'timeout', 'store'],
   doctor: ['project', 'fix', 'json', 'store'],
-  watch: ['project', 'member', 'json', 'store'],
+  watch: ['project', 'member', 'json', 'store', 'notify'],
   migrate: ['project', 'to'],
   reservations: ['project', 'json', 'store', 'release', 'release-member'],
+  say: ['project', 'store', 'to', 'type', 'reply-to', 'role'],
+  read: ['project', 'store', 'json'],
+  pause: ['project', 'store'],
+  resume: ['project', 'store'],
 };
 
 /** How many positionals each command takes (install and uninstall name a host). */
@@ -35,9 +41,18 @@ const POSITIONALS_BY_COMMAND: Record<CommandName, { min: number; max: number; wh
   watch: { min: 0, max: 0, what: '' },
   migrate: { min: 0, max: 0, what: '' },
   reservations: { min: 0, max: 0, what: '' },
+  say: { min: 2, max: 2, what: 'a channel and the message, quoted as one argument (or - to read the message from stdin)' },
+  read: { min: 0, max: 1, what: '' },
+  pause: { min: 1, max: 1, what: 'a channel' },
+  resume: { min: 1, max: 1, what: 'a channel' },
 };
 
-const VALUE_FLAGS: readonly FlagName[] = ['project', 'host', 'id', 'member', 'timeout', 'store', 'to', 'release', 'release-member'];
+/** The message types a person's say may name. */
+const SAY_TYPES: readonly string[] = ['manual', 'review_request', 'review_response'];
+
+const VALUE_FLAGS: readonly FlagName[] = [
+  'project', 'host', 'id', 'member', 'timeout', 'store', 'to', 'release', 'release-member', 'type', 'reply-to', 'role', 'notify',
+];
 const BOOLEAN_FLAGS: readonly FlagName[] = ['json', 'help', 'version', 'dry-run', 'plugin', 'wait', 'fix', 'apply'];
 const SHORT_FLAGS: Record<string, FlagName> = { '-h': 'help', '-v': 'version' };
 
@@ -105,6 +120,12 @@ export interface CommandFlags {
   /** reservations: the id of a reservation to release, or the member whose reservations all go. */
   release?: string;
   releaseMember?: string;
+  /** say: the message type, the message it answers, the role taken on joining. */
+  type?: string;
+  replyTo?: string;
+  role?: string;
+  /** watch: a program (and its arguments) to run when mail reaches the person or a channel pauses for one. */
+  notify?: string;
   json: boolean;
   dryRun: boolean;
   plugin: boolean;
@@ -148,6 +169,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     }
   }
   const positional = POSITIONALS_BY_COMMAND[command];
+  if (command === 'say' && rest.length > positional.max) {
+    throw new UsageError('say takes the message as one argument: quote it, as in opencomms say review "Please look at the tests." (or give - and pipe it in).');
+  }
   if (rest.length > positional.max) {
     throw new UsageError(`Unexpected argument "${rest[positional.max]}" for the ${command} command.`);
   }
@@ -170,12 +194,16 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     const parsed = parseStoreUrl((values.store as string).trim());
     if (!parsed.ok) throw new UsageError(`--store: ${parsed.message}`);
   }
-  if (values.to !== undefined && (values.to as string).trim() !== 'file') {
+  // --to names a store for migrate, a recipient for say.
+  if (command === 'migrate' && values.to !== undefined && (values.to as string).trim() !== 'file') {
     const parsed = parseStoreUrl((values.to as string).trim());
     if (!parsed.ok) throw new UsageError(`--to: ${parsed.message}`);
   }
   if (values.release !== undefined && values['release-member'] !== undefined) {
     throw new UsageError('Give --release ID or --release-member ID, not both: run the command once for each.');
+  }
+  if (values.type !== undefined && !SAY_TYPES.includes((values.type as string).trim())) {
+    throw new UsageError(`--type ${shownArg(String(values.type))} is not a message type: use ${SAY_TYPES.join(', ')}.`);
   }
   if (command === 'migrate' && values.to === undefined) {
     throw new UsageError('The migrate command needs --to: --to redis://user@host:port/db (or rediss://…) copies this project\'s files into Redis, --to file copies the Redis project named by OPENCOMMS_STORE into this project\'s files.');
@@ -190,6 +218,10 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     to: values.to === undefined ? undefined : (values.to as string).trim(),
     release: values.release === undefined ? undefined : (values.release as string).trim(),
     releaseMember: values['release-member'] === undefined ? undefined : (values['release-member'] as string).trim(),
+    type: values.type === undefined ? undefined : (values.type as string).trim(),
+    replyTo: values['reply-to'] === undefined ? undefined : (values['reply-to'] as string).trim(),
+    role: values.role === undefined ? undefined : (values.role as string).trim(),
+    notify: values.notify as string | undefined,
     json: values.json === true,
     dryRun: values['dry-run'] === true,
     plugin: values.plugin === true,
@@ -217,8 +249,22 @@ Usage:
       Mint a member id (or record --id) as a pin of this host and print it.
   opencomms status [--project DIR] [--json] [--store URL]
       Show the channels, members, pending mail and recent errors of a project.
-  opencomms watch [--project DIR] [--member ID] [--json] [--store URL]
+  opencomms watch [--project DIR] [--member ID] [--json] [--notify CMD] [--store URL]
       A live view of the project; with --member, one line per new mail batch.
+      On a terminal, keys act as the person: ? lists them (docs/person.md).
+      --notify CMD runs CMD (split at spaces, no shell) with the channel,
+      sender and kind as arguments when mail reaches you or a channel pauses for you.
+  opencomms say CHANNEL [--to ROLE|ID] [--type manual|review_request|review_response]
+                [--reply-to ID] [--role ROLE] TEXT|-
+      Post to a channel as the person of this OS user (person-<user>), joining it
+      under --role (default person) on the first say. Without --to, a reply goes
+      to the sender of the message it answers, anything else to every member.
+      Lifts a loop-guard pause. Refused inside an agent host (agents use their tools).
+  opencomms read [CHANNEL] [--json]
+      Print your own mail (as person-<user>); it counts as delivered once printed.
+  opencomms pause CHANNEL | opencomms resume CHANNEL
+      Pause a channel, or resume it (also a pause the loop guard made, which
+      only a person may lift).
   opencomms reservations [--json] [--release ID] [--release-member ID] [--project DIR] [--store URL]
       List every edit reservation that holds (as the hooks judge it); --release
       frees one by id, --release-member all of one member's.
@@ -246,6 +292,7 @@ Flags:
                   (loopback only) or rediss://user@host:port/db (TLS); wins over
                   $OPENCOMMS_STORE. The password never goes here.
   --to URL|file   migrate: the store to copy the project into (same URL rules as --store)
+  --to ROLE|ID    say: the member to write to (default: every other member)
   --json          machine-readable output
 
 Environment:

@@ -68,7 +68,7 @@ function compileCacheHome(): string | undefined {
 }
 
 /** Commands that open a project's store, and so take --store / OPENCOMMS_STORE. */
-const STORE_COMMANDS: ReadonlySet<CommandName> = new Set(['serve', 'status', 'hook', 'doctor', 'watch', 'reservations']);
+const STORE_COMMANDS: ReadonlySet<CommandName> = new Set(['serve', 'status', 'hook', 'doctor', 'watch', 'reservations', 'say', 'read', 'pause', 'resume']);
 // The store is chosen (and a Redis configuration checked: credentials, TLS,
 // project id) before anything opens, so a wrong one is refused before a
 // byte is read or written anywhere.
@@ -156,7 +156,29 @@ async function runCommand(argv: string[]): Promise<number | undefined> {
         projectDir, selection: store, memberId: flags.member, json: flags.json, env: process.env,
         stdin: process.stdin, stdout: process.stdout, write: writeStdout, warn: warnLine,
         onSignal: (signal, handler) => process.on(signal, handler),
-        parentPid: process.ppid,
+        parentPid: process.ppid, notify: flags.notify,
+      });
+    case 'say': {
+      const [channel, text] = parsed.positionals;
+      return (require('./say') as typeof import('./say')).runSay({
+        projectDir, selection: store, env: process.env, parentPid: process.ppid, channel: channel!,
+        text: text === '-' ? await readAll(0, readStdinStream) : text!,
+        to: flags.to, type: flags.type, replyTo: flags.replyTo, role: flags.role, write: writeStdout, warn: warnLine,
+      });
+    }
+    case 'read':
+      return (require('./read') as typeof import('./read')).runRead({
+        projectDir, selection: store, env: process.env, parentPid: process.ppid, channel: parsed.positionals[0], json: flags.json,
+        // Written with plain write(2), like the hook's answer: the mail counts as delivered only once this settles.
+        print: writeAnswer, warn: warnLine,
+      });
+    case 'pause':
+      return (require('./pause') as typeof import('./pause')).runPause({
+        projectDir, selection: store, env: process.env, parentPid: process.ppid, channel: parsed.positionals[0]!, write: writeStdout, warn: warnLine,
+      });
+    case 'resume':
+      return (require('./resume') as typeof import('./resume')).runResume({
+        projectDir, selection: store, env: process.env, parentPid: process.ppid, channel: parsed.positionals[0]!, write: writeStdout, warn: warnLine,
       });
     case 'migrate':
       // Picks both stores itself (the source and --to): not one of STORE_COMMANDS.

@@ -17,7 +17,7 @@ interface MemberView {
 }
 interface ReservationView { path: string; member_id: string; role: string; exclusive: boolean; reason: string | null; expires_at: number }
 interface ChannelView {
-  name: string; id: string; paused: boolean; members: MemberView[]; queue_lengths?: Record<string, number>; reservations?: ReservationView[];
+  name: string; id: string; paused: boolean; paused_reason?: string | null; max_agent_streak?: number; members: MemberView[]; queue_lengths?: Record<string, number>; reservations?: ReservationView[];
 }
 
 /** Prints a project's status, read as it is now (a network store is asked over the network). */
@@ -27,6 +27,13 @@ export function runStatus(options: StatusOptions): Promise<number> {
   return store.readLatest(view).then(
     (result) => printStatus(options, result, store.describe()),
   ).finally(() => store.close());
+}
+
+/** Why a channel is paused: a loop-guard pause says that it waits for a person, and how many agent messages did it. */
+function pauseText(channel: ChannelView): string {
+  if (!channel.paused) return '';
+  if (channel.paused_reason !== 'agent_streak') return ' [paused]';
+  return ` [paused: waiting for a person, ${channel.max_agent_streak} agent messages in a row (loop guard); opencomms say or opencomms resume lifts it]`;
 }
 
 function printStatus(options: StatusOptions, result: engine.ToolResult, store: StoreDescription): number {
@@ -42,7 +49,7 @@ function printStatus(options: StatusOptions, result: engine.ToolResult, store: S
   for (const channel of channels) {
     // Names, ids, roles, hosts and error texts may have been written by a peer
     // or by hand: each goes through printable, so none can drive the terminal.
-    lines.push(`channel ${printable(channel.name)} (${printable(channel.id)})${channel.paused ? ' [paused]' : ''}`);
+    lines.push(`channel ${printable(channel.name)} (${printable(channel.id)})${pauseText(channel)}`);
     for (const member of channel.members) {
       const pending = (channel.queue_lengths && engine.ownValue(channel.queue_lengths, member.session_id)) ?? 0;
       lines.push(

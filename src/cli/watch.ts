@@ -6,7 +6,8 @@ import { fstatSync } from 'node:fs';
 import { isValidMemberId, openStore, type StoreSelection } from '../store';
 import { takeView } from '../watch/view';
 import { startMailWatch, startPeopleWatch, type PeopleOutput } from '../watch';
-import { isPidAlive } from '../process/liveness';
+import { isPidAlive, isRecordedProcessAlive } from '../process/liveness';
+import { agentHostProblem, personId, projectIdOf } from './person';
 
 export interface WatchOptions {
   projectDir: string;
@@ -23,6 +24,8 @@ export interface WatchOptions {
   onSignal: (signal: 'SIGTERM' | 'SIGINT' | 'SIGHUP', handler: () => void) => void;
   /** The process that started us; when it is gone, so are we. */
   parentPid: number;
+  /** --notify: a program (and arguments) run when mail reaches the person or a channel pauses for one (watch-notify). */
+  notify?: string;
 }
 
 /**
@@ -165,6 +168,17 @@ export async function runWatch(options: WatchOptions): Promise<number> {
       return;
     }
     const output: PeopleOutput = options.json ? 'json' : stdout.isTTY ? 'screen' : 'lines';
+    const person = personId(options.env);
+    const notifier = options.notify === undefined ? undefined
+      : (require('./watch-notify') as typeof import('./watch-notify')).createNotifier(options.notify, person, log);
+    // Keys only where a person types into the view itself: a terminal on both sides.
+    const keys = output === 'screen' && options.stdin.isTTY && typeof options.stdin.setRawMode === 'function'
+      ? new (require('./watch-keys') as typeof import('./watch-keys')).WatchKeys({
+        store, person, projectId: projectIdOf(options.env), view: () => peopleWatch.current(), redraw: () => peopleWatch.redraw(),
+        quit: () => finish(0), refusal: agentHostProblem('watch (its keys)', options.env, options.parentPid),
+        isAlive: (proc) => isRecordedProcessAlive(proc),
+      })
+      : undefined;
     let { write } = options;
     // JSON only: for JSON a space before a line is nothing; plain lines are for people and stay as printed.
     if (output === 'json' && isPipe(stdout, 1)) {
@@ -179,8 +193,22 @@ export async function runWatch(options: WatchOptions): Promise<number> {
       // The view reads every channel's history: a Redis watch loads those too before each look.
       watch: () => store.watch({ log, load: () => store.readLatest((state, ctx) => takeView(state, ctx.history)) }),
       size: () => ({ columns: stdout.columns ?? 80, rows: stdout.rows ?? 24 }),
+      person, overlay: keys && (() => keys.overlay()), onEvents: notifier && ((events) => notifier.onEvents(events)),
     });
     cleanups.push(() => peopleWatch.close());
+    if (keys) {
+      // Raw mode: keys arrive one by one and Ctrl-C arrives as a key (the keys quit on it), not as SIGINT.
+      const { stdin } = options;
+      stdin.setRawMode(true);
+      stdin.setEncoding('utf8');
+      const onKeys = (chunk: string): void => keys.feed(chunk);
+      stdin.on('data', onKeys);
+      cleanups.push(() => {
+        stdin.off('data', onKeys);
+        stdin.setRawMode(false);
+        stdin.pause();
+      });
+    }
     if (output === 'screen') {
       const onResize = (): void => peopleWatch.redraw();
       stdout.on('resize', onResize);

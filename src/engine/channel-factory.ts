@@ -1,7 +1,7 @@
 // A fresh channel record with its safeguards, shared by create and resume.
 import {
   DEFAULT_DELIVERY_COOLDOWN_MS, DEFAULT_MAX_HOPS, DEFAULT_MAX_MEMBERS, DEFAULT_RATE_LIMIT,
-  DEFAULT_AWAY_RETENTION_MS, DEFAULT_STALE_EVENT_MS, MAX_AWAY_RETENTION_MS, MAX_BUDGET_MESSAGES, MAX_BUDGET_RUNTIME_MS, MAX_MAX_HOPS,
+  DEFAULT_AWAY_RETENTION_MS, DEFAULT_MAX_AGENT_STREAK, DEFAULT_STALE_EVENT_MS, MAX_MAX_AGENT_STREAK, MAX_AWAY_RETENTION_MS, MAX_BUDGET_MESSAGES, MAX_BUDGET_RUNTIME_MS, MAX_MAX_HOPS,
   MAX_MEMBERS_CEILING, MAX_RATE_LIMIT, MIN_BUDGET_MESSAGES, MIN_BUDGET_RUNTIME_MS, MIN_MAX_HOPS,
   MIN_AWAY_RETENTION_MS, MIN_MEMBERS, MIN_RATE_LIMIT,
 } from './constants';
@@ -16,6 +16,8 @@ export interface ChannelLimitsInput {
   max_hops?: number | null;
   budgets?: Partial<Budgets> | null;
   away_retention_ms?: number | null;
+  /** The loop guard's limit (engine/loop-guard); 0 turns it off. */
+  max_agent_streak?: number | null;
 }
 
 /** Clamps budgets into their documented ranges; absent or non-finite means unlimited. */
@@ -64,5 +66,7 @@ export function buildChannel(fields: {
     timer: emptyTimer(),
     budgets: clampBudgets(limits.budgets),
     delivered_total: 0,
+    max_agent_streak: clampInt(limits.max_agent_streak, 0, MAX_MAX_AGENT_STREAK, DEFAULT_MAX_AGENT_STREAK),
+    agent_streak: 0,
   };
 }

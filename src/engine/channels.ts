@@ -1,6 +1,7 @@
 // Creating, joining and leaving channels, and the per-member settings.
 import { buildChannel, type ChannelLimitsInput } from './channel-factory';
 import { SENTINEL_PROJECT_IDS } from './constants';
+import { clearPause, resumeRefusal } from './loop-guard';
 import { makeMember, type MemberInput } from './members';
 import { refuse, succeed, type Refusal } from './reasons';
 import { findChannel, isNonBlank, normalizeChannelName, normalizeRole, parseChannelName, requireMembership } from './validate';
@@ -120,16 +121,18 @@ export function pauseChannel(state: State, input: ChannelCall, ctx: EngineCtx): 
   if (channel.paused) return succeed(`Channel "${channel.name}" is already paused.`, { paused: true });
   channel.paused = true;
   channel.paused_at = ctx.now();
+  delete channel.paused_reason; // a member's pause, which any member may lift
   return succeed(`Paused channel "${channel.name}".`, { paused: true });
 }
 
-/** Resumes a paused channel. Idempotent. */
+/** Resumes a paused channel. Idempotent. A pause the loop guard made is a person's to lift (person_required). */
 export function resumeChannel(state: State, input: ChannelCall, _ctx: EngineCtx): ToolResult {
   const found = requireMembership(state, input.channel, input.session_id);
   if ('ok' in found) return found;
   const { channel } = found;
   if (!channel.paused) return succeed(`Channel "${channel.name}" is not paused.`, { paused: false });
-  channel.paused = false;
-  channel.paused_at = null;
+  const refused = resumeRefusal(channel, input.session_id);
+  if (refused) return refused;
+  clearPause(channel);
   return succeed(`Resumed channel "${channel.name}".`, { paused: false });
 }

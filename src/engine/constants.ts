@@ -42,6 +42,10 @@ export const DEFAULT_AWAY_RETENTION_MS = 7 * 86_400_000;
 export const MIN_AWAY_RETENTION_MS = 3_600_000;
 export const MAX_AWAY_RETENTION_MS = 365 * 86_400_000;
 
+/** Loop guard: agent messages in a row (none from a person) after which a channel pauses itself; 0 turns it off. */
+export const DEFAULT_MAX_AGENT_STREAK = 50;
+export const MAX_MAX_AGENT_STREAK = 100_000;
+
 export const MIN_BUDGET_RUNTIME_MS = 60_000;
 export const MAX_BUDGET_RUNTIME_MS = 30 * 24 * 60 * 60 * 1_000;
 export const MIN_BUDGET_MESSAGES = 1;

@@ -25,6 +25,12 @@ export interface DrainOptions {
    * unsolicited pushes into a host session.
    */
   ignoreCooldown?: boolean;
+  /**
+   * Hand over mail of paused channels too. Only a person's read sets this: a
+   * pause holds agents' mail, and the person deciding whether to lift it
+   * must be able to read what came in.
+   */
+  includePaused?: boolean;
 }
 
 // A cooldown is never longer than the channel's delivery_cooldown_ms. One
@@ -88,7 +94,7 @@ export function drainQueue(state: State, recipient: string, options: DrainOption
       continue;
     }
     const cooling = !options.ignoreCooldown && now < cooldownEnd(channel, recipient, now);
-    if ((only && channel !== only) || channel.paused || cooling) {
+    if ((only && channel !== only) || (channel.paused && !options.includePaused) || cooling) {
       kept.push(id);
       continue;
     }

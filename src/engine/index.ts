@@ -9,6 +9,13 @@ export type { CreateChannelInput, JoinChannelInput, ChannelCall, MemberOptions }
 export { disconnectChannel, isKickNoticeOf, kickChannel } from './leave';
 export type { KickInput } from './leave';
 export { sendMessage, SENDER_MESSAGE_TYPES } from './send';
+export { isPersonMemberId, personMemberId, PERSON_ID_PREFIX, PERSON_HOST, DEFAULT_PERSON_ROLE } from './person';
+export { personRead, personSay, personSetPause, PERSON_ROLE_PROMPT } from './person-actions';
+export type { PersonMail, PersonReadOptions, PersonSayInput } from './person-actions';
+export {
+  checkLoopGuard, clearPause, countMessage, describeStreakPause, isStreakPause, loopGuardView, maxAgentStreakOf, pauseRefusal, resumeRefusal,
+} from './loop-guard';
+export type { StreakOutcome } from './loop-guard';
 export type { SendMessageInput } from './send';
 export {
   drainQueue, commitDelivery, deliveryPathOf, requeueFailedDelivery, returnUnsentDelivery, sweepInFlight, isAbandonedDelivery, expireAgedOut, pendingRecipients,

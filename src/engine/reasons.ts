@@ -13,6 +13,10 @@ export const REASONS = [
   'not_member',
   'not_active',
   'paused',
+  // The loop guard: the channel paused itself after too many agent messages
+  // in a row, and only a person may lift that pause.
+  'agent_streak',
+  'person_required',
   'budget_exhausted',
   'content_required',
   'content_too_large',

@@ -5,6 +5,7 @@ import { queueEnvelopes, rootThread, threadIdOf, type Thread } from './compose';
 import { MAX_CONTENT_CHARS, MAX_SESSION_DESCRIPTION_CHARS, RATE_WINDOW_MS } from './constants';
 import { findChannelEnvelope } from './envelopes';
 import { peerLine } from './framing';
+import { countMessage, describeStreakPause, pauseRefusal } from './loop-guard';
 import { refuse, succeed, type Refusal } from './reasons';
 import { resolveRecipients } from './recipients';
 import { backlogRefusal } from './retention';
@@ -92,7 +93,8 @@ export function sendMessage(state: State, input: SendMessageInput, ctx: EngineCt
   const sender = memberOf(channel, input.session_id);
   if (!sender) return refuse('not_member', `You are not a member of channel "${channel.name}".`);
   if (channel.lifecycle !== 'active') return refuse('not_active', `Channel "${channel.name}" is ${channel.lifecycle}; nothing can be sent on it.`);
-  if (channel.paused) return refuse('paused', `Channel "${channel.name}" is paused. Resume it before sending.`);
+  const paused = pauseRefusal(channel, sender.session_id);
+  if (paused) return paused;
   const budget = budgetRefusal(channel, now);
   if (budget) return budget;
   if (!isNonBlank(input.content)) return refuse('content_required', 'content is required.');
@@ -126,6 +128,7 @@ export function sendMessage(state: State, input: SendMessageInput, ctx: EngineCt
   if (recordedDescription) channel.description = description;
   // The chess clock follows the conversation only once someone has started it.
   if (isClockRunning(channel.timer)) handOverClock(channel.timer, recipients[0]!.session_id, now);
+  const guard = countMessage(channel, sender.session_id, now);
 
   const first = recipients[0]!;
   const data: Record<string, unknown> = {
@@ -140,8 +143,15 @@ export function sendMessage(state: State, input: SendMessageInput, ctx: EngineCt
   const away = recipients.map((m) => ({ m, judged: presenceOf(state, m.session_id, now, isAlive) }))
     .filter(({ judged }) => !judged.present).map(({ m, judged }) => ({ ...m, stale: true, stale_at: judged.away_since }));
   if (away.length > 0) data.away = away.map((m) => ({ member: m.session_id, role: m.role, since: m.stale_at }));
+  if (guard === 'paused') Object.assign(data, { paused: true, pause_reason: 'agent_streak' });
+  if (guard === 'lifted') data.resumed = true;
   const queued = recipients.length === 1
     ? `Message queued for ${first.role} (${first.session_id}).`
     : `Message queued for ${recipients.length} members.`;
-  return succeed(away.length === 0 ? queued : `${queued} ${describeAway(away, channel.away_retention_ms)}`, data);
+  const notes = [queued];
+  if (away.length > 0) notes.push(describeAway(away, channel.away_retention_ms));
+  // The sender learns of the pause in the reply that caused it, so its agent can tell its user at once.
+  if (guard === 'paused') notes.push(`${describeStreakPause(channel)} Nothing more is sent or delivered on it until then.`);
+  if (guard === 'lifted') notes.push(`This lifted the loop-guard pause of "${channel.name}".`);
+  return succeed(notes.join(' '), data);
 }

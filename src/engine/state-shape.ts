@@ -7,6 +7,7 @@ import {
   DEFAULT_RATE_LIMIT, DEFAULT_STALE_EVENT_MS, DEFAULT_AWAY_RETENTION_MS, MIN_AWAY_RETENTION_MS, MAX_AWAY_RETENTION_MS, MAX_MAX_HOPS, MAX_MEMBERS_CEILING, MAX_RATE_LIMIT,
   MIN_MAX_HOPS, MIN_MEMBERS, MIN_RATE_LIMIT,
 } from './constants';
+import { checkLoopGuard } from './loop-guard';
 import { capabilitiesForMode, defaultStalePolicy, DELIVERY_MODES, SURFACES } from './members';
 import { buildSeenRecords, isSeenRecords, isSeenTime, seenEntries, splitSeenKey } from './seen-recent';
 import { emptyTimer } from './timer-clock';
@@ -271,6 +272,7 @@ export function checkChannel(key: string, raw: unknown, now: number, notes: stri
   checkTimer(c, where, notes);
   checkReservations(c, where, notes);
   checkOpenRequests(c, where, notes);
+  checkLoopGuard(c, where, notes);
   softArray(c, 'recent_edits', where, notes, (e) => isObj(e) && typeof e.file === 'string' && typeof e.member_id === 'string' && isFiniteNumber(e.at));
   softArray(c, 'collision_notices', where, notes, (e) => isObj(e) && typeof e.file === 'string' && typeof e.pair === 'string' && isFiniteNumber(e.at));
   fill(c, 'budgets', { max_runtime_ms: null, max_delivered_messages: null }, where, notes);

@@ -4,6 +4,7 @@ import { threadIdOf } from './compose';
 import { channelEnvelopes, isLive } from './envelopes';
 import { frameMessage, peerLine, UNTRUSTED_NOTICE } from './framing';
 import { refuse, succeed } from './reasons';
+import { loopGuardView } from './loop-guard';
 import { JUDGE_BY_LEASE, presenceOf } from './presence';
 import { frameHolderText, liveReservations, reservationId } from './reservations';
 import { requestsOf } from './requests';
@@ -50,6 +51,8 @@ function describeChannel(state: State, channel: Channel, ctx: EngineCtx, isMembe
     created_at: channel.created_at,
     lifecycle: channel.lifecycle,
     paused: channel.paused,
+    // The loop guard: its limit, its count, and why the channel is paused (agent_streak, member, or null).
+    ...loopGuardView(channel),
     // Peer-written (opencomms_send's session_description): one neutral line.
     description: channel.description === null ? null : peerLine(channel.description),
     parent_channel_id: channel.parent_channel_id,

@@ -116,7 +116,20 @@ export interface Channel {
   timer: ChannelTimer;
   budgets: Budgets;
   delivered_total: number;
+  /**
+   * The loop guard (our addition): how many messages in a row may come from
+   * agents, with none from a person, before the channel pauses itself; 0 is
+   * off. Absent on channels of older versions, which get the default.
+   */
+  max_agent_streak?: number;
+  /** Messages sent in a row with none from a person (our addition; absent counts as 0). */
+  agent_streak?: number;
+  /** Set while the channel paused itself (our addition): only a person lifts such a pause. Absent for a member's pause. */
+  paused_reason?: PauseReason;
 }
+
+/** Why a channel paused itself: the loop guard saw too many agent messages in a row. */
+export type PauseReason = 'agent_streak';
 
 /** Who is handing an in_flight envelope to a host, and until when that claim holds (our addition). */
 export interface DeliveryOwner {

@@ -1,5 +1,6 @@
 // Who a server is, as far as OPENCOMMS_MEMBER_ID says: the part of identity
 // the start-up log needs, kept apart so it loads without the store.
+import { isPersonMemberId, PERSON_ID_PREFIX } from '../engine/person';
 import { isValidMemberId } from '../store';
 
 export type Identity =
@@ -17,6 +18,12 @@ export function identityFromEnv(raw: string | undefined): Identity | undefined {
     return {
       kind: 'unpinned',
       problem: `OPENCOMMS_MEMBER_ID ${JSON.stringify(shown)} is not a member id (1-64 letters, digits, _ or -, starting with a letter or digit); placeholders are refused. ${HOW_TO_PIN}`,
+    };
+  }
+  if (isPersonMemberId(id)) {
+    return {
+      kind: 'unpinned',
+      problem: `OPENCOMMS_MEMBER_ID ${JSON.stringify(id)} starts with "${PERSON_ID_PREFIX}", which is reserved for a person at a terminal (opencomms say); agents speak through their own members. ${HOW_TO_PIN}`,
     };
   }
   return { kind: 'pinned', memberId: id, source: 'env' };

@@ -12,6 +12,8 @@ export interface ChannelEvent {
   event: ChannelEventName;
   channel: string;
   channel_id: string;
+  /** On `paused`: `agent_streak` when the loop guard paused it to wait for a person, else `member`. */
+  reason?: string;
 }
 
 export interface MemberEvent {
@@ -133,7 +135,7 @@ export function diffViews(prev: WatchView, next: WatchView): WatchEvent[] {
     const members = diffMembers(old, channel, newMail);
     created.push(...members.filter((e) => e.event !== 'left' && e.event !== 'kicked'));
     departures.push(...members.filter((e) => e.event === 'left' || e.event === 'kicked'));
-    if (!old.paused && channel.paused) switches.push(channelEvent('paused', channel));
+    if (!old.paused && channel.paused) switches.push({ ...channelEvent('paused', channel), reason: channel.paused_reason ?? 'member' });
     if (old.paused && !channel.paused) switches.push(channelEvent('resumed', channel));
   }
   for (const channel of prev.channels.values()) {

@@ -15,6 +15,29 @@ export function printable(text: string, max = 120): string {
   return clean.length > max ? `${clean.slice(0, max - 3)}...` : clean;
 }
 
+// Everything a reader may take as a line break, so a message's lines are ours to indent.
+const BLOCK_LINE_BREAKS = /\r\n|[\r\u000b\u000c\u0085\u2028\u2029]/g;
+// The same controls and bidi marks, except TAB and LF, which a block keeps.
+const BLOCK_CONTROL = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * A peer-written text of several lines (a message's content) made safe for a
+ * terminal: line breaks of every kind become LF, every other control
+ * character and bidi formatting character becomes U+FFFD, so nothing in it
+ * can move the cursor, change colours or reorder what a person reads.
+ */
+export function printableBlock(text: string): string {
+  return text.replace(BLOCK_LINE_BREAKS, '\n').replace(BLOCK_CONTROL, '\uFFFD');
+}
+
+// What JSON.stringify leaves raw and a terminal would still act on: DEL, C1, bidi marks, line and paragraph separators.
+const JSON_RAW_CONTROL = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+
+/** JSON text with every character that could drive a terminal written as a \\u escape: the same value, harmless to print. */
+export function terminalSafeJson(value: unknown, space?: number): string {
+  return JSON.stringify(value, null, space).replace(JSON_RAW_CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** The line a --json watch prints for an event: the event, then when it was seen. */
 export function jsonLine(event: WatchEvent | WatchStart, at: number): string {
   return JSON.stringify({ ...event, at });
@@ -41,8 +64,11 @@ export function describeEvent(event: WatchEvent | WatchStart): string {
   switch (event.event) {
     case 'watching':
       return `watching ${printable(event.project, 400)}: ${event.channels} channel(s), ${event.pending} pending${event.store === undefined || event.store === 'file' ? '' : ` (store ${printable(event.store, 400)})`}`;
-    case 'created':
     case 'paused':
+      return event.reason === 'agent_streak'
+        ? `channel ${printable(event.channel)} paused itself: too many agent messages in a row, waiting for a person (opencomms resume or say)`
+        : `channel ${printable(event.channel)} paused`;
+    case 'created':
     case 'resumed':
     case 'removed':
       return `channel ${printable(event.channel)} ${event.event}`;

@@ -3,7 +3,7 @@
 // plain lines, or (on a terminal) as a redrawn screen.
 import type { HistoryView, State } from '../engine';
 import { watchStateDir, type StateWatcher } from '../store';
-import { diffViews } from './events';
+import { diffViews, type WatchEvent } from './events';
 import { clock, describeEvent, jsonLine, plainLine, type WatchStart } from './format';
 import { HIDE_CURSOR, renderScreen, SHOW_CURSOR } from './screen';
 import { emptyView, takeView, type WatchView } from './view';
@@ -29,9 +29,17 @@ export interface PeopleWatchOptions {
   size: () => { columns: number; rows: number };
   /** Replaces watchStateDir (tests). */
   watch?: (stateDir: string) => StateWatcher;
+  /** The watching person's member id: their waiting mail is shown first, and marked in plain lines. */
+  person?: string;
+  /** What the person's keys add to the screen: the selected row and the footer lines (cli/watch-keys). */
+  overlay?: () => { selected?: string; footer?: readonly string[] };
+  /** Every batch of events, as found (--notify listens here). */
+  onEvents?: (events: readonly WatchEvent[]) => void;
 }
 
 export interface PeopleWatch {
+  /** The view as last taken. */
+  current(): WatchView;
   /** Draws the screen again without a state change (a terminal resize). */
   redraw(): void;
   /** Stops watching; on a terminal, gives the cursor back. */
@@ -67,7 +75,8 @@ export function startPeopleWatch(options: PeopleWatchOptions): PeopleWatch {
 
   const draw = (): void => {
     const { columns, rows } = options.size();
-    write(renderScreen({ project: options.project, view, recentEvents, at: now(), columns, rows }));
+    const overlay = options.overlay?.() ?? {};
+    write(renderScreen({ project: options.project, view, recentEvents, at: now(), columns, rows, person: options.person, ...overlay }));
   };
 
   const watcher = (options.watch ?? ((dir) => watchStateDir(dir, { log: options.log })))(options.stateDir);
@@ -81,6 +90,7 @@ export function startPeopleWatch(options: PeopleWatchOptions): PeopleWatch {
     if (!next) return;
     const events = diffViews(view, next);
     view = next;
+    if (events.length > 0) options.onEvents?.(events);
     if (output === 'screen') {
       // Redrawn even without events: counts such as in-flight mail move too.
       const shownAt = now();
@@ -90,7 +100,11 @@ export function startPeopleWatch(options: PeopleWatchOptions): PeopleWatch {
       return;
     }
     const at = now();
-    for (const event of events) write(`${output === 'json' ? jsonLine(event, at) : plainLine(event, at)}\n`);
+    for (const event of events) {
+      const isForPerson = event.event === 'sent' && options.person !== undefined && event.to_id === options.person;
+      const line = output === 'json' ? jsonLine(event, at) : isForPerson ? `${clock(at)} [for you] ${describeEvent(event)}` : plainLine(event, at);
+      write(`${line}\n`);
+    }
   };
   watcher.onChange(tick);
 
@@ -103,6 +117,7 @@ export function startPeopleWatch(options: PeopleWatchOptions): PeopleWatch {
   }
 
   return {
+    current: () => view,
     redraw() {
       if (!isClosed && output === 'screen') draw();
     },

@@ -1,8 +1,8 @@
 // The full-screen view for a person at a terminal: redrawn whole on every
 // change, because a project's state is small and a full redraw cannot drift
 // out of step with it the way partial updates can.
-import { compareSendOrder, deliveryPathOf } from '../engine';
-import type { Channel, Envelope } from '../engine';
+import { compareSendOrder, deliveryPathOf, loopGuardView, reservationId } from '../engine';
+import type { Channel, Envelope, Reservation } from '../engine';
 import { clock, printable } from './format';
 import type { WatchView } from './view';
 
@@ -22,6 +22,69 @@ export interface ScreenInput {
   at: number;
   columns: number;
   rows: number;
+  /** The person member of whoever watches: their waiting mail is shown first. */
+  person?: string;
+  /** The key (selectableItems) of the row the person's keys act on. */
+  selected?: string;
+  /** Lines the keys add at the bottom: a prompt, the last action's outcome, the key help. */
+  footer?: readonly string[];
+}
+
+/** A row the person's keys can act on: a channel, a reservation, a message. */
+export type WatchItem =
+  | { key: string; kind: 'channel'; channel: Channel }
+  | { key: string; kind: 'reservation'; channel: Channel; reservation: Reservation; id: string }
+  | { key: string; kind: 'mail'; envelope: Envelope; channel: Channel | undefined };
+
+/** The person's waiting mail (pending or in flight to them), oldest first. */
+export function mailForPerson(view: WatchView, person: string | undefined): Envelope[] {
+  if (person === undefined) return [];
+  return [...view.mail.values()]
+    .filter((e) => e.recipient_session_id === person && (e.delivery_status === 'pending' || e.delivery_status === 'in_flight'))
+    .sort(compareSendOrder);
+}
+
+function liveReservationsOf(view: WatchView, channel: Channel): Reservation[] {
+  return (channel.reservations ?? []).filter((r) => r.expires_at > (view.now ?? 0));
+}
+
+function recentMail(view: WatchView): Envelope[] {
+  return [...view.mail.values()].sort(compareSendOrder).slice(-RECENT_MAIL);
+}
+
+/** Every row the keys can select, in the order the screen shows them (the person's mail, channels, recent mail). */
+export function selectableItems(view: WatchView, person?: string): WatchItem[] {
+  const items: WatchItem[] = [];
+  const mailItem = (envelope: Envelope): WatchItem => ({ key: `mail:${envelope.message_id}`, kind: 'mail', envelope, channel: view.channels.get(envelope.channel_id) });
+  const seen = new Set<string>();
+  for (const e of mailForPerson(view, person)) {
+    items.push(mailItem(e));
+    seen.add(e.message_id);
+  }
+  for (const channel of view.channels.values()) {
+    items.push({ key: `channel:${channel.id}`, kind: 'channel', channel });
+    for (const reservation of liveReservationsOf(view, channel)) {
+      const id = reservationId(channel, reservation);
+      items.push({ key: `rsv:${channel.id}:${id}`, kind: 'reservation', channel, reservation, id });
+    }
+  }
+  for (const e of recentMail(view)) if (!seen.has(e.message_id)) items.push(mailItem(e));
+  return items;
+}
+
+/** Why a channel is paused, as a person reads it. */
+export function pauseNote(channel: Channel): string {
+  if (!channel.paused) return '';
+  const guard = loopGuardView(channel);
+  return guard.paused_reason === 'agent_streak'
+    ? ` [paused: waiting for a person, ${guard.max_agent_streak} agent messages in a row (loop guard)]`
+    : ' [paused]';
+}
+
+// The selected row gets a '>' in its first column.
+function marked(line: string, key: string, selected: string | undefined): string {
+  if (key !== selected) return line;
+  return line.startsWith(' ') ? `>${line.slice(1)}` : `> ${line}`;
 }
 
 // East Asian Wide and Fullwidth characters (UAX #11), as [first, last] code
@@ -84,8 +147,8 @@ function countsOf(view: WatchView, channel: Channel): { pending: Map<string, num
   return { pending, inFlight };
 }
 
-function channelLines(view: WatchView, channel: Channel): string[] {
-  const lines = [`channel ${printable(channel.name)} (${printable(channel.id)})${channel.paused ? ' [paused]' : ''}`];
+function channelLines(view: WatchView, channel: Channel, selected?: string): string[] {
+  const lines = [marked(`channel ${printable(channel.name)} (${printable(channel.id)})${pauseNote(channel)}`, `channel:${channel.id}`, selected)];
   const { pending, inFlight } = countsOf(view, channel);
   for (const m of channel.members) {
     const flying = inFlight.get(m.session_id) ?? 0;
@@ -95,19 +158,32 @@ function channelLines(view: WatchView, channel: Channel): string[] {
         `${view.lastSeen?.has(m.session_id) ? `, seen ${clock(view.lastSeen.get(m.session_id)!)}` : ''}`,
     );
   }
-  for (const r of channel.reservations ?? []) {
-    if (r.expires_at <= (view.now ?? 0)) continue;
-    lines.push(`  reserved ${printable(r.path, 60)} by ${printable(r.role, 24)}, ${r.exclusive ? 'exclusive' : 'shared'} until ${clock(r.expires_at)}`);
+  for (const r of liveReservationsOf(view, channel)) {
+    lines.push(marked(`  reserved ${printable(r.path, 60)} by ${printable(r.role, 24)}, ${r.exclusive ? 'exclusive' : 'shared'} until ${clock(r.expires_at)}`,
+      `rsv:${channel.id}:${reservationId(channel, r)}`, selected));
   }
   return lines;
 }
 
-function mailLine(view: WatchView, e: Envelope): string {
+function mailLine(view: WatchView, e: Envelope, selected?: string): string {
   const channel = view.channels.get(e.channel_id)?.name ?? e.channel_id;
   const via = e.delivery_status === 'delivered' ? deliveryPathOf(e) : null;
   const how = via ? ` by ${via}` : '';
-  return `  ${clock(e.timestamp)} ${printable(channel, 24)}: ${printable(e.sender_role, 24)} -> ${printable(e.recipient_role, 24)} ` +
-    `${e.message_type} ${e.delivery_status}${how}`;
+  return marked(`  ${clock(e.timestamp)} ${printable(channel, 24)}: ${printable(e.sender_role, 24)} -> ${printable(e.recipient_role, 24)} ` +
+    `${e.message_type} ${e.delivery_status}${how}`, `mail:${e.message_id}`, selected);
+}
+
+// The person's waiting mail, first on the screen: who wrote, where, what kind; never the content (opencomms read commits it).
+function personLines(view: WatchView, input: ScreenInput): string[] {
+  const waiting = mailForPerson(view, input.person);
+  if (waiting.length === 0) return [];
+  const lines = [`*** MAIL FOR YOU (${printable(input.person!, 64)}): ${waiting.length} waiting; read it with: opencomms read ***`];
+  for (const e of waiting.slice(-RECENT_MAIL)) {
+    const channel = view.channels.get(e.channel_id)?.name ?? e.channel_id;
+    lines.push(marked(`  ${clock(e.timestamp)} ${printable(channel, 24)}: from ${printable(e.sender_role, 24)} (${printable(e.sender_session_id, 40)}) `
+      + `${e.message_type} ${printable(e.message_id, 40)}`, `mail:${e.message_id}`, input.selected));
+  }
+  return [...lines, ''];
 }
 
 /** A titled list of lines, oldest first. */
@@ -151,20 +227,23 @@ function fitSections(sections: Section[], room: number): string[] {
  */
 export function renderScreen(input: ScreenInput): string {
   const { view } = input;
-  const top = [`OpenComms watch  ${printable(input.project, 200)}  (updated ${clock(input.at)}, Ctrl-C quits)`, ''];
+  const top = [`OpenComms watch  ${printable(input.project, 200)}  (updated ${clock(input.at)}, Ctrl-C quits, ? keys)`, ''];
+  top.push(...personLines(view, input));
   if (view.channels.size === 0) top.push('No channels yet. An agent creates one with opencomms_create.');
-  for (const channel of view.channels.values()) top.push(...channelLines(view, channel));
+  for (const channel of view.channels.values()) top.push(...channelLines(view, channel, input.selected));
 
-  const recent = [...view.mail.values()].sort(compareSendOrder).slice(-RECENT_MAIL);
   const sections: Section[] = [
-    { title: 'recent mail', entries: recent.map((e) => mailLine(view, e)), empty: '  (none)' },
+    { title: 'recent mail', entries: recentMail(view).map((e) => mailLine(view, e, input.selected)), empty: '  (none)' },
     { title: 'recent errors', entries: view.errors.slice(-RECENT_ERRORS).map((e) => `  ${clock(e.at)} ${printable(e.message, 300)}`) },
     { title: 'recent events', entries: input.recentEvents.map((text) => `  ${text}`) },
   ];
   const width = Math.max(20, input.columns);
-  const height = Math.max(5, input.rows - 1);
-  const lines = [...top, ...fitSections(sections, Math.max(0, height - top.length))];
+  const footer = input.footer ?? [];
+  const height = Math.max(5, input.rows - 1 - footer.length);
+  const lines = [...top, ...fitSections(sections, Math.max(0, height - top.length))].slice(0, height);
+  // The footer (a prompt, an outcome) stays on screen however tall the rest is.
+  if (footer.length > 0) lines.push(...footer.map((line) => printable(line, 400)));
   // Cut by columns, not UTF-16 units: a wide character takes two, and a line
   // wider than the terminal wraps, pushing the frame past its height.
-  return CLEAR_SCREEN + lines.slice(0, height).map((l) => cutToColumns(l, width)).join('\n') + '\n';
+  return CLEAR_SCREEN + lines.map((l) => cutToColumns(l, width)).join('\n') + '\n';
 }

@@ -243,7 +243,7 @@ const KILLS_BETWEEN_COLLECTS = 3;
 test('pullers killed mid-pull over and over lose no message, and only a reply cut off from its commit is ever repeated', { timeout: 180_000 }, async (t) => {
   const random = seededRandom('pull kill storm', t);
   const project = tempProject(t);
-  const [writer] = await channelOf(t, project, CHANNEL, ['writer', 'reviewer'], { rate_limit: 1000 });
+  const [writer] = await channelOf(t, project, CHANNEL, ['writer', 'reviewer'], { rate_limit: 1000, max_agent_streak: 0 });
   const sent: string[] = [];
   // message id → how many replies carried it, split by where the reply came from
   const fromSurvivors = new Map<string, number>();

@@ -190,12 +190,13 @@ test('the kick notice reaches the remaining member and names who kicked', async 
   assert.match(notice!, /by lead \(sess_lead\)/);
 });
 
-// The whole list is read into every model's context: 19 tools in at most 13 KiB (it was 12 KiB for 17).
-test('tools/list is at most 13312 bytes and lists the 19 tools in order with honest annotations', async (t) => {
+// The whole list is read into every model's context: 19 tools in at most 13.25 KiB (it was 12 KiB for
+// 17, then 13 KiB; the quarter KiB more is create's max_agent_streak, the loop guard of INTERFACE §7).
+test('tools/list is at most 13568 bytes and lists the 19 tools in order with honest annotations', async (t) => {
   const server = await member(t, tempProject(t), 'sess_lister');
   const reply = await server.request('tools/list');
-  assert.ok(JSON.stringify(reply.result).length <= 13_312, `tools/list is ${JSON.stringify(reply.result).length} bytes`);
-  assert.ok(Buffer.byteLength(JSON.stringify(reply.result)) <= 13_312);
+  assert.ok(JSON.stringify(reply.result).length <= 13_568, `tools/list is ${JSON.stringify(reply.result).length} bytes`);
+  assert.ok(Buffer.byteLength(JSON.stringify(reply.result)) <= 13_568);
   const tools: { name: string; annotations: Record<string, unknown> }[] = reply.result.tools;
   assert.deepEqual(tools.map((tool) => tool.name), TOOL_ORDER);
   for (const tool of tools) {

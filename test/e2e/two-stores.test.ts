@@ -375,7 +375,7 @@ const WINDOW = 8;
 
 bothStores('six sender processes x 50 sends reach one receiver: none lost, none twice, each sender in order', { timeout: 240_000 }, async (t, rig) => {
   const receiver = await rig.member('sess_receiver');
-  await create(receiver, 'flood', 'receiver', { rate_limit: 1000 });
+  await create(receiver, 'flood', 'receiver', { rate_limit: 1000, max_agent_streak: 0 });
   const senders: ServerProcess[] = [];
   for (let i = 0; i < SENDERS; i++) {
     const sender = await rig.member(`sess_s${i}`);
@@ -437,7 +437,7 @@ bothStores('sender processes SIGKILLed at random moments and restarted lose no a
   const random = seededRandom(`send kill storm (${rig.kind} store)`, t);
   const receiver = await rig.member('sess_receiver');
   // One channel per sender: each has its own rate window.
-  for (let i = 0; i < STORM_SLOTS; i++) await create(receiver, `storm-${i}`, 'receiver', { rate_limit: 1000 });
+  for (let i = 0; i < STORM_SLOTS; i++) await create(receiver, `storm-${i}`, 'receiver', { rate_limit: 1000, max_agent_streak: 0 });
   const fates = new Map<string, Fate>();
   const refusals: string[] = [];
   const progress = new Progress();

@@ -40,7 +40,7 @@ export async function channelWith(project: string, channel: string, members: Mem
       host: m.host ?? 'claude-code', host_session_id: m.hostSessionId ?? null, host_session_source: m.hostSessionSource ?? ('host' as const),
       ...(m.deliveryMode ? { delivery_mode: m.deliveryMode } : {}),
     });
-    mustOk(createChannel(state, { ...base(first!), rate_limit: 1000, ...extra }, ctx));
+    mustOk(createChannel(state, { ...base(first!), rate_limit: 1000, max_agent_streak: 0, ...extra }, ctx));
     for (const m of rest) mustOk(joinChannel(state, base(m), ctx));
     return { ok: true, message: 'set up' };
   });

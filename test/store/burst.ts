@@ -56,7 +56,7 @@ async function setUpChannel(dir: string): Promise<string[]> {
   const store = openStore({ projectDir: dir });
   const base = { channel: 'burst', role_prompt: 'p', delivery_mode: 'pull', project_id: 'burst-project', worktree: dir } as const;
   await store.mutate((s, ctx) => {
-    const created = createChannel(s, { ...base, role: 'receiver', session_id: RECEIVER, rate_limit: 1_000, max_members: MAX_MEMBERS_CEILING }, ctx);
+    const created = createChannel(s, { ...base, role: 'receiver', session_id: RECEIVER, rate_limit: 1_000, max_agent_streak: 0, max_members: MAX_MEMBERS_CEILING }, ctx);
     expectOk(created);
     return created;
   });

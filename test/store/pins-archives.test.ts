@@ -139,3 +139,13 @@ test('deleteArchive removes one archive and refuses bad ids', (t) => {
   assert.throws(() => writeArchive(dir, archive('chn_ccc', 'r', 1), failing), { code: 'state_unwritable' });
   assert.deepEqual(tempFilesIn(join(dir, '.opencomms', 'archives')), []);
 });
+
+test('a person is never pinned: writePin refuses the person- prefix, and a hand-made person pin is never read', (t) => {
+  const dir = tempProject(t);
+  assert.throws(() => writePin(dir, { member_id: 'person-ada', host: 'mcp' }), /reserved for a person/);
+  assert.throws(() => writePin(dir, { member_id: 'Person-Ada', host: 'mcp' }), /reserved for a person/);
+  writePin(dir, { member_id: 'alice', host: 'mcp' });
+  writeFileSync(join(dir, '.opencomms', 'pins', 'person-ada.json'), JSON.stringify({ member_id: 'person-ada', host: 'mcp', saved_at: 1 }), { mode: 0o600 });
+  assert.deepEqual(listPins(dir, 'mcp').map((p) => p.member_id), ['alice']);
+  assert.equal(readPin(dir, 'person-ada'), undefined);
+});

@@ -1,0 +1,86 @@
+// `opencomms read [CHANNEL] [--json]`: a person's own mail. The mail goes in
+// flight to this process (the pull path the tools use), is printed, and is
+// committed as delivered only once every byte of it was written; if printing
+// fails it is given back, and if this process dies in between, the next
+// reader's sweep brings it back (at least once, never lost).
+import * as engine from '../engine';
+import { openStore, type Store, type StoreSelection } from '../store';
+import { processHostTag } from '../process/place';
+import { isHolderRunning } from '../process/liveness';
+import { printable, printableBlock, terminalSafeJson } from '../watch/format';
+import { agentHostProblem, personId } from './person';
+
+/** How long the printed mail is held against other processes' sweeps while it is written and committed. */
+const READ_LEASE_MS = 60_000;
+
+export interface ReadOptions {
+  projectDir: string;
+  selection?: StoreSelection;
+  env: NodeJS.ProcessEnv;
+  parentPid: number;
+  channel?: string;
+  json: boolean;
+  /** Writes to stdout and settles once every byte was written; rejects when it could not be. */
+  print: (text: string) => Promise<void>;
+  warn: (text: string) => void;
+}
+
+/** One message as a person reads it: a header of our own, then the content, indented. */
+function describeMail(mail: engine.PersonMail): string {
+  const header = `[${printable(mail.channel, 64)}] ${printable(mail.from_role, 32)} (${printable(mail.from, 64)}) -> you: ${mail.type}`
+    + `, ${printable(mail.message_id, 80)} at ${engine.formatIsoTime(mail.timestamp)}${mail.reply_to === null ? '' : `, replying to ${printable(mail.reply_to, 80)}`}`;
+  const body = printableBlock(mail.content).split('\n').map((line) => `  ${line}`).join('\n');
+  return `${header}\n${body}\n`;
+}
+
+function render(messages: readonly engine.PersonMail[], remaining: number, json: boolean): string {
+  if (json) return `${terminalSafeJson({ messages, remaining }, 2)}\n`;
+  if (messages.length === 0) return 'No mail for you.\n';
+  const first = messages[0]!;
+  return `${messages.map(describeMail).join('\n')}\n`
+    + `Answer one with: opencomms say ${printable(first.channel, 64)} --reply-to ${printable(first.message_id, 80)} "…"\n`;
+}
+
+async function settleReadMail(store: Store, me: string, ids: readonly string[], owner: engine.DeliveryOwner, printed: boolean): Promise<void> {
+  await store.mutate((state, ctx) => {
+    if (printed) engine.commitDelivery(state, me, ids, 'pull', ctx.now(), owner);
+    else engine.returnUnsentDelivery(state, me, ids, owner);
+    return { ok: true, message: printed ? 'committed' : 'given back' };
+  });
+}
+
+/** Resolves to the exit code: 0 printed (or nothing to print), 1 refused or not printed. */
+export async function runRead(options: ReadOptions): Promise<number> {
+  const problem = agentHostProblem('read', options.env, options.parentPid);
+  if (problem) {
+    options.warn(`opencomms: ${problem}`);
+    return 1;
+  }
+  const me = personId(options.env);
+  const store = openStore({ projectDir: options.projectDir, selection: options.selection });
+  try {
+    const machine = processHostTag();
+    let owner: engine.DeliveryOwner | undefined;
+    const result = await store.mutate((state, ctx) => {
+      owner = { pid: process.pid, host: machine, lease_until: ctx.now() + READ_LEASE_MS };
+      return engine.personRead(state, me, { channel: options.channel ?? null, owner, isOwnerAlive: (o) => isHolderRunning(o, machine) }, ctx);
+    });
+    if (!result.ok) {
+      options.warn(`opencomms: ${printable(result.message, 600)} (reason: ${String(result.data?.reason)})`);
+      return 1;
+    }
+    const messages = result.data!.messages as engine.PersonMail[];
+    const ids = messages.map((m) => m.message_id);
+    let printed = true;
+    try {
+      await options.print(render(messages, result.data!.remaining as number, options.json));
+    } catch (err) {
+      printed = false;
+      options.warn(`opencomms: could not print your mail (${err instanceof Error ? err.message : String(err)}); it stays waiting for the next read.`);
+    }
+    if (ids.length > 0) await settleReadMail(store, me, ids, owner!, printed);
+    return printed ? 0 : 1;
+  } finally {
+    await store.close();
+  }
+}
