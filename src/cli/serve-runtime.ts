@@ -110,7 +110,7 @@ function hostDoorOf(services: ToolServices, options: ServeRuntimeOptions): HostD
   const door = createHostDoor({
     door: services.door!,
     snapshot: () => services.store.snapshot(),
-    ring: (notice, session) => (inbox !== undefined ? ringInbox(inbox, notice) : ringCodexQueue(codexBinOf(env), session, notice, env)),
+    ring: (notice, session, written) => (inbox !== undefined ? ringInbox(inbox, notice, {}, written) : ringCodexQueue(codexBinOf(env), session, notice, env)),
     session: () => (inbox !== undefined ? claudeSession || undefined : services.lastThread),
     turn: (session) => readTurnRecord(projectDir, session),
     hasWaiter: (state, memberId) => {
@@ -121,6 +121,12 @@ function hostDoorOf(services: ToolServices, options: ServeRuntimeOptions): HostD
       await services.store.mutate((state) => {
         const marked = engine.markRung(state, memberId, ids, services.door!, at);
         return { ok: marked.length > 0, message: `${marked.length} rung` };
+      });
+    },
+    clearRung: async (ids, at) => {
+      await services.store.mutate((state) => {
+        engine.clearRung(state, ids, at);
+        return { ok: true, message: 'ring taken back' };
       });
     },
     recordProblem: async (memberId, message) => {

@@ -25,8 +25,12 @@ export interface HostDoorOptions {
   door: HostDoor;
   /** A lock-free read of the current state, for the look that follows a ring. */
   snapshot: () => State;
-  /** Sends the notice into `session` through the door. */
-  ring: (notice: string, session: string) => Promise<DoorOutcome>;
+  /**
+   * Sends the notice into `session` through the door; calls `written` as soon
+   * as the notice is out of our hands (before any answer), so the ring is
+   * recorded before the woken model can pull.
+   */
+  ring: (notice: string, session: string, written: () => void) => Promise<DoorOutcome>;
   /** The host session this process serves; undefined until it is known (a Codex thread, at the first call). */
   session: () => string | undefined;
   /** The session's turn record as its hooks last wrote it. */
@@ -35,6 +39,8 @@ export interface HostDoorOptions {
   hasWaiter: (state: State, memberId: string) => boolean;
   /** Records the ring on the envelopes still pending (under the lock). */
   recordRung: (memberId: string, ids: readonly string[], at: number) => Promise<void>;
+  /** Takes back the record of the ring made at `at` (the door refused after the notice went out). */
+  clearRung: (ids: readonly string[], at: number) => Promise<void>;
   /** Records a problem in the state's errors, scoped to the member (under the lock). */
   recordProblem: (memberId: string, message: string) => Promise<void>;
   log: (line: string) => void;
@@ -47,6 +53,8 @@ export interface DoorReport {
   session: string | null;
   last_rung_at: number | null;
   last_problem: string | null;
+  /** How many rings this process has tried (each batch once). */
+  tries: number;
   /** Why the last look rang nothing, when it did not ring (busy, ended, waiter, outstanding, no session). */
   held_back: string | null;
 }
@@ -76,7 +84,7 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
   let again: string | undefined;
   let outstandingAt: number | undefined;
   let lastProblem: string | undefined;
-  const report: DoorReport = { door: options.door, session: null, last_rung_at: null, last_problem: null, held_back: null };
+  const report: DoorReport = { door: options.door, session: null, last_rung_at: null, last_problem: null, tries: 0, held_back: null };
 
   const hold = (why: string): void => {
     report.held_back = why;
@@ -112,16 +120,28 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
     ringing = true;
     try {
       const notice = composeBell(waiting, channels, fresh.length).content;
-      const outcome = await options.ring(notice, session);
-      const at = now();
+      const ids = waiting.map((e) => e.message_id);
+      let recorded: { at: number; done: Promise<void> } | undefined;
+      const record = (): void => {
+        if (recorded) return;
+        const at = now();
+        recorded = { at, done: options.recordRung(memberId, ids, at) };
+      };
+      const outcome = await options.ring(notice, session, record);
       if (outcome.ok) {
+        record();
+        const at = recorded!.at;
         outstandingAt = at;
         lastProblem = undefined;
         report.last_rung_at = at;
         report.last_problem = null;
-        for (const e of waiting) rung.add(e.message_id);
-        await options.recordRung(memberId, waiting.map((e) => e.message_id), at);
+        for (const id of ids) rung.add(id);
+        await recorded!.done;
       } else {
+        if (recorded) {
+          await recorded.done.catch(() => undefined);
+          await options.clearRung(ids, recorded.at);
+        }
         report.last_problem = outcome.problem;
         if (outcome.problem !== lastProblem) {
           lastProblem = outcome.problem;
@@ -133,6 +153,8 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
     } catch (err) {
       options.log(`host door ${options.door}: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
+      // Counted once the outcome is recorded, so whoever sees the count sees the record.
+      report.tries += 1;
       ringing = false;
       const next = again;
       again = undefined;

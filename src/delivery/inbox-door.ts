@@ -56,10 +56,16 @@ export function problemInAnswer(line: string): string | undefined {
 }
 
 /**
- * Writes the auth line, waits briefly for its answer, writes the message and
- * listens briefly for a refusal or a hold. Never throws.
+ * Writes the auth line, waits briefly for its answer, writes the message
+ * (`onWritten` runs once it is handed over) and listens briefly for a
+ * refusal or a hold. Never throws.
  */
-export function ringInbox(address: InboxAddress, notice: string, timing: { authMs?: number; answerMs?: number } = {}): Promise<DoorOutcome> {
+export function ringInbox(
+  address: InboxAddress,
+  notice: string,
+  timing: { authMs?: number; answerMs?: number } = {},
+  onWritten: () => void = () => undefined,
+): Promise<DoorOutcome> {
   const authMs = timing.authMs ?? AUTH_ANSWER_MS;
   const answerMs = timing.answerMs ?? MESSAGE_ANSWER_MS;
   return new Promise<DoorOutcome>((resolve) => {
@@ -87,7 +93,10 @@ export function ringInbox(address: InboxAddress, notice: string, timing: { authM
     const sendMessage = (): void => {
       if (stage !== 'auth') return;
       stage = 'message';
-      socket.write(`${JSON.stringify({ type: 'user', message: { role: 'user', content: notice } })}\n`);
+      socket.write(`${JSON.stringify({ type: 'user', message: { role: 'user', content: notice } })}\n`, () => {
+        // Handed to the socket: the session may act on it before we hear back, so whoever waits is told now.
+        if (stage === 'message') onWritten();
+      });
       wait(answerMs, () => finish({ ok: true, answer: answers.join(' | ') || undefined }));
     };
 

@@ -132,6 +132,16 @@ export function markRung(state: State, memberId: string, ids: readonly string[],
   return marked;
 }
 
+/** Takes back the mark of one ring (`at`) from `ids` that still carry it: the door refused after all. */
+export function clearRung(state: State, ids: readonly string[], at: number): void {
+  for (const id of ids) {
+    const envelope = ownValue(state.messages, id);
+    if (!envelope || envelope.rung_at !== at) continue;
+    delete envelope.rung_via;
+    delete envelope.rung_at;
+  }
+}
+
 /**
  * Commits a pull's handover: mail a host door was rung for is delivered via
  * that door, mail the doorbell announced (`announced`) via the doorbell, the

@@ -25,7 +25,7 @@ export {
 export type { SpawnMembership } from './spawn-leases';
 export { channelStatus, channelHistory } from './status';
 export {
-  arrivalFor, commitPull, deliveryPaths, DOOR_OF_HOST, firstAnswers, markRung, messagePath, PATH_HOSTS, TURN_STATES,
+  arrivalFor, clearRung, commitPull, deliveryPaths, DOOR_OF_HOST, firstAnswers, markRung, messagePath, PATH_HOSTS, TURN_STATES,
 } from './arrival';
 export type { Arrival, PathEntry, PathHost, PathStep, TurnState } from './arrival';
 export { takeFinished } from './finished';
