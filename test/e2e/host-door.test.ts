@@ -248,3 +248,16 @@ test('a failing codex queue is said once on stderr and in status; the mail waits
   assert.match(said[0].message, /exit 3.*no such thread/);
   assert.equal(status.data.your_pending, 2);
 });
+
+test('the instructions say when to use OpenComms and when the host\'s own messaging; no tool imitates the host\'s', async (t) => {
+  const server = startServer(t, { env: memberEnv('sess_a') });
+  const init = await server.initialize();
+  const text: string = init.result.instructions;
+  assert.match(text, /ListAgents\/SendMessage/);
+  assert.match(text, /must be kept/);
+  assert.match(text, /other hosts/);
+  assert.match(text, /ended/);
+  assert.match(text, /opencomms_pull/);
+  const listed = await server.request('tools/list', {});
+  for (const tool of listed.result.tools) assert.match(tool.name, /^opencomms_/);
+});
