@@ -4,7 +4,6 @@
 // session runs the thread, so a queued notice is only "queued", never
 // delivered: the woken model's pull is what delivers. Run with argv only,
 // never through a shell; the binary is OPENCOMMS_CODEX_BIN, else `codex`.
-import { execFile } from 'node:child_process';
 import type { DoorOutcome } from './inbox-door';
 
 /** How long `codex queue` may take before it counts as failed. */
@@ -20,6 +19,8 @@ export function codexBinOf(env: NodeJS.ProcessEnv): string {
 export function ringCodexQueue(bin: string, threadId: string, notice: string, env: NodeJS.ProcessEnv): Promise<DoorOutcome> {
   return new Promise<DoorOutcome>((resolve) => {
     try {
+      // node:child_process on first use: a server that never rings never loads it.
+      const { execFile } = require('node:child_process') as typeof import('node:child_process');
       execFile(bin, ['queue', '--thread', threadId, '--message', notice], { env, timeout: CODEX_QUEUE_TIMEOUT_MS, windowsHide: true }, (err, _stdout, stderr) => {
         if (!err) {
           resolve({ ok: true });

@@ -8,7 +8,12 @@
 // hold (a person must approve the message) is a failure, reported with its
 // words; silence, or a close after our lines went out, is taken as accepted.
 // A socket that cannot be reached, or closes before it took our lines, fails.
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
+
+/** node:net, loaded on the first ring: a server that never rings never pays for it. */
+function connect(path: string): Socket {
+  return (require('node:net') as typeof import('node:net')).connect(path);
+}
 
 /** How long the socket has to answer the auth line before the message follows anyway. */
 export const AUTH_ANSWER_MS = 500;
@@ -140,5 +145,47 @@ export function ringInbox(
         finish(tail === undefined ? { ok: true, answer: answers.join(' | ') || undefined } : { ok: false, problem: `the inbox answered the notice: ${tail}` });
       } else finish({ ok: false, problem: 'the inbox socket closed before it took the notice' });
     });
+  });
+}
+
+/**
+ * doctor's look at an inbox: connects and writes the auth line only (never
+ * a message, so no turn starts), then waits up to `waitMs` for an answer.
+ * Silence with the connection open is no refusal. Never throws.
+ */
+export function probeInbox(address: InboxAddress, waitMs = AUTH_ANSWER_MS): Promise<DoorOutcome> {
+  return new Promise<DoorOutcome>((resolve) => {
+    let isDone = false;
+    let socket: Socket | undefined;
+    const finish = (outcome: DoorOutcome): void => {
+      if (isDone) return;
+      isDone = true;
+      clearTimeout(timer);
+      socket?.destroy();
+      resolve(outcome);
+    };
+    const timer = setTimeout(() => finish({ ok: true }), waitMs + EXCHANGE_MS);
+    timer.unref();
+    try {
+      socket = connect(address.socket);
+    } catch (err) {
+      finish({ ok: false, problem: `the inbox socket could not be reached: ${err instanceof Error ? err.message : String(err)}` });
+      return;
+    }
+    socket.setEncoding('utf8');
+    socket.on('connect', () => {
+      socket!.write(`${JSON.stringify({ type: 'auth', token: address.token })}\n`);
+      const quiet = setTimeout(() => finish({ ok: true }), waitMs);
+      quiet.unref();
+    });
+    socket.on('data', (chunk: string) => {
+      const line = chunk.split('\n')[0] ?? '';
+      const problem = problemInAnswer(line);
+      finish(problem === undefined ? { ok: true, answer: line.trim().slice(0, MAX_PROBLEM_CHARS) } : { ok: false, problem: `the inbox answered the auth line: ${problem}` });
+    });
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      finish({ ok: false, problem: err.code === 'ENOENT' || err.code === 'ECONNREFUSED' ? 'the inbox socket refused the connection' : `the inbox socket failed (${err.code ?? err.message})` });
+    });
+    socket.on('close', () => finish({ ok: false, problem: 'the inbox socket closed without answering the auth line' }));
   });
 }

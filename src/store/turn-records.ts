@@ -5,12 +5,12 @@
 // The hooks write it, one rename and no lock, never touching state.json, so
 // a hook with nothing else to do stays as fast as before; the session's own
 // server reads it when mail arrives, to ring the host's door only while the
-// session is idle. The key is a hash of the host's session id, so any id
-// makes a safe file name. Not fsynced: a crash loses at most one ring.
-import { createHash } from 'node:crypto';
-import { join } from 'node:path';
-import { checkOwnDir, ensureOwnDir, FsPort, NODE_FS, openOwnFile, tryReadFile, unlinkQuietly, writeAll } from './fs-port';
-import { tempPathFor } from './replace-file';
+// session is idle. A host's id of letters, digits, `-` and `_` (a UUID) is
+// the file name; any other id is written in hex. Nothing here loads
+// node:crypto (a hook with nothing to do must stay cheap). Not fsynced: a
+// crash loses at most one ring.
+import { basename, join } from 'node:path';
+import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, NODE_FS, openOwnFile, tryReadFile, unlinkQuietly, writeAll } from './fs-port';
 import { STATE_DIR_NAME } from './state-dir';
 
 /** What the session is doing, as its hooks last said. */
@@ -25,17 +25,19 @@ export interface TurnRecord {
 }
 
 const PHASES: readonly string[] = ['busy', 'idle', 'ended'];
-/** Longest session id we keep a record for: anything longer is not a host's id. */
-const MAX_SESSION_ID_CHARS = 256;
+/** Longest session id we keep a record for (hex doubles it, within a file name's 255 bytes): anything longer is not a host's id. */
+const MAX_SESSION_ID_CHARS = 100;
 
 function turnsDir(projectDir: string): string {
   return join(projectDir, STATE_DIR_NAME, 'turns');
 }
 
+const PLAIN_ID = /^[A-Za-z0-9_-]+$/;
+
 function recordPath(projectDir: string, sessionId: string): string | undefined {
   if (sessionId === '' || sessionId.length > MAX_SESSION_ID_CHARS) return undefined;
-  const key = createHash('sha256').update(sessionId, 'utf8').digest('hex').slice(0, 32);
-  return join(turnsDir(projectDir), `${key}.json`);
+  const name = PLAIN_ID.test(sessionId) ? sessionId : `x${Buffer.from(sessionId, 'utf8').toString('hex')}`;
+  return join(turnsDir(projectDir), `${name}.json`);
 }
 
 /** Writes `record` for the host session `sessionId`, replacing the one before. */
@@ -48,8 +50,17 @@ export function writeTurnRecord(projectDir: string, sessionId: string, record: T
     ensureOwnDir(port, join(projectDir, STATE_DIR_NAME));
     ensureOwnDir(port, turnsDir(projectDir));
   }
-  const temp = tempPathFor(target);
-  const fd = openOwnFile(port, temp, 'create');
+  // One writer per process at a time (a hook), so the pid makes the temp name
+  // unique; one left by a dead process of the same pid is removed first.
+  const temp = join(turnsDir(projectDir), `.${basename(target, '.json')}.${process.pid}.tmp`);
+  let fd: number;
+  try {
+    fd = openOwnFile(port, temp, 'create');
+  } catch (err) {
+    if (errnoOf(err) !== 'EEXIST') throw err;
+    unlinkQuietly(port, temp);
+    fd = openOwnFile(port, temp, 'create');
+  }
   try {
     writeAll(port, fd, Buffer.from(text, 'utf8'));
   } finally {

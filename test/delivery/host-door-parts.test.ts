@@ -51,7 +51,9 @@ test('turn records: written and read by session id, any id a safe name; a linked
   assert.equal(readTurnRecord(project, '../../weird id/')!.phase, 'idle');
   writeTurnRecord(project, '', { phase: 'idle', at: 6, event: 'Stop' });
   assert.equal(readTurnRecord(project, ''), undefined);
-  assert.equal(readTurnRecord(project, 'x'.repeat(300)), undefined);
+  assert.equal(readTurnRecord(project, 'x'.repeat(101)), undefined);
+  writeTurnRecord(project, 'ok-ID_1', { phase: 'busy', at: 7, event: 'PostToolUse' });
+  assert.equal(readTurnRecord(project, 'ok-ID_1')!.event, 'PostToolUse');
 
   const other = mkdtempSync(join(tmpdir(), 'oc-turns-'));
   t.after(() => rmSync(other, { recursive: true, force: true }));
