@@ -15,8 +15,12 @@ function connect(path: string): Socket {
   return (require('node:net') as typeof import('node:net')).connect(path);
 }
 
-/** How long the socket has to answer the auth line before the message follows anyway. */
-export const AUTH_ANSWER_MS = 500;
+/**
+ * How long the socket has to answer the auth line before the message follows
+ * anyway: a host that answers does so within milliseconds; one that never
+ * does (the host's own help text writes both lines back to back) costs this much.
+ */
+export const AUTH_ANSWER_MS = 150;
 /** How long we listen after the message for a refusal or a hold. */
 export const MESSAGE_ANSWER_MS = 500;
 /** The whole exchange, connect to close, is cut off after this. */
