@@ -6,7 +6,7 @@
 // shown (opencomms_status, door.held_back or door.tries) that it looked.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, tempProject, type Json, type ServerProcess } from '../helpers/server';
+import { runCli, startServer, tempProject, type Json, type ServerProcess } from '../helpers/server';
 import { until } from '../helpers/wait';
 import { create, join, member, memberEnv, ok } from './tools-support';
 import { hookEvent, parsed, startInbox, stderrCount, stubCodex, type InboxMode, type InboxStandIn } from './door-support';
@@ -51,7 +51,7 @@ function pathOf(history: Json, messageId: string): Json[] {
 }
 
 test('idle Claude Code session: its own server writes the auth line, then one notice with the doorbell words, never the content', async (t) => {
-  const { inbox, writer, reviewer } = await inboxPair(t, { kind: 'accept' });
+  const { project, inbox, writer, reviewer } = await inboxPair(t, { kind: 'accept' });
   const secret = 'SECRET-parser-note-4711';
   const sent = await ok(writer, 'opencomms_send', { channel: 'review', content: `please look at ${secret}` });
   assert.equal(sent.data.arrivals[0].how, 'inbox', JSON.stringify(sent.data.arrivals));
@@ -71,6 +71,8 @@ test('idle Claude Code session: its own server writes the auth line, then one no
     return entry?.path.some((s: Json) => s.step === 'rung') ? entry : undefined;
   });
   assert.equal(waiting.path[1].via, 'inbox');
+  const cli = await runCli(['status', '--project', project]);
+  assert.match(cli.stdout, new RegExp(`${sent.data.message_ids[0]} writer → reviewer on review: queued \\S+, rung via inbox \\S+`), cli.stdout);
   const pulled = await ok(reviewer, 'opencomms_pull', {});
   assert.equal(pulled.data.message_ids.length, 1);
   const id = sent.data.message_ids[0];
@@ -79,6 +81,10 @@ test('idle Claude Code session: its own server writes the auth line, then one no
     return path.some((s: Json) => s.step === 'delivered') ? path : undefined;
   });
   assert.deepEqual(steps.map((s: Json) => [s.step, s.via]), [['queued', undefined], ['rung', 'inbox'], ['delivered', 'inbox']]);
+  // The answer completes the path.
+  const reply = await ok(reviewer, 'opencomms_send', { channel: 'review', content: 'done', reply_to: id });
+  const answered = pathOf(await ok(writer, 'opencomms_history', { channel: 'review' }), id);
+  assert.deepEqual(answered[3], { step: 'answered', at: answered[3].at, by: reply.data.message_ids[0] });
   assert.equal(inbox.connections.length, 1);
 });
 
