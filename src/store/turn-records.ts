@@ -50,9 +50,11 @@ export function writeTurnRecord(projectDir: string, sessionId: string, record: T
     ensureOwnDir(port, join(projectDir, STATE_DIR_NAME));
     ensureOwnDir(port, turnsDir(projectDir));
   }
-  // One writer per process at a time (a hook), so the pid makes the temp name
-  // unique; one left by a dead process of the same pid is removed first.
-  const temp = join(turnsDir(projectDir), `.${basename(target, '.json')}.${process.pid}.tmp`);
+  // Named as every temp file of ours (`.<stem>.<pid>.<8 hex>.tmp`, which doctor
+  // --fix clears when its process is dead), the hex from the clock: node:crypto
+  // is not loaded for this. A name still taken (a dead process of the same pid) is replaced.
+  const stamp = (Date.now() >>> 0).toString(16).padStart(8, '0');
+  const temp = join(turnsDir(projectDir), `.${basename(target, '.json')}.${process.pid}.${stamp}.tmp`);
   let fd: number;
   try {
     fd = openOwnFile(port, temp, 'create');

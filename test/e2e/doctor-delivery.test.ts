@@ -57,3 +57,17 @@ test('without hooks the busy, finishing and resumed states are missed; the OpenC
   assert.match(stdout, /WARN claude-code delivery: idle sessions: .*Missed here: busy, finishing, resumed sessions/);
   assert.match(stdout, /ok {3}opencode delivery: the plugin prompts sessions in every state/);
 });
+
+test('the turn records the hooks write are OpenComms\' own files to doctor, and a dead writer\'s temp file is a leftover', async (t) => {
+  const project = await installed(t, 'claude-code');
+  const { writeTurnRecord } = await import('../../src/store');
+  const { writeFileSync, utimesSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  writeTurnRecord(project, 'cc-1', { phase: 'idle', at: 1, event: 'Stop' });
+  const temp = join(project, '.opencomms', 'turns', '.cc-1.999999.0000abcd.tmp');
+  writeFileSync(temp, '{}', { mode: 0o600 });
+  utimesSync(temp, new Date(0), new Date(0));
+  const { stdout } = await runCli(['doctor', '--project', project], { cwd: tmpdir(), env: CLEAN });
+  assert.match(stdout, /ok {3}entries: /, stdout);
+  assert.match(stdout, /leftovers: .*turns/, stdout);
+});
