@@ -31,7 +31,7 @@ export async function runDoctor(options: DoctorOptions): Promise<number> {
     ...storeReport.checks,
     ...guardCheck('members', () => checkMembers(projectDir, storeReport.state)),
     ...hosts,
-    ...(await checkDelivery(projectDir, { env: process.env, earlier: hosts })),
+    ...(await checkDelivery({ projectDir, env: process.env, earlier: hosts })),
   ]);
 }
 

@@ -71,3 +71,18 @@ test('the turn records the hooks write are OpenComms\' own files to doctor, and 
   assert.match(stdout, /ok {3}entries: /, stdout);
   assert.match(stdout, /leftovers: .*turns/, stdout);
 });
+
+test('codex hooks Codex does not trust are said to miss the busy, finishing and resumed states', async (t) => {
+  const project = await installed(t, 'codex');
+  const { mkdtempSync, mkdirSync, writeFileSync, rmSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const home = mkdtempSync(join(tmpdir(), 'oc-home-'));
+  t.after(() => rmSync(home, { recursive: true, force: true }));
+  mkdirSync(join(home, '.codex'));
+  writeFileSync(join(home, '.codex', 'config.toml'), 'model = "x"\n');
+  const untrusted = await runCli(['doctor', '--project', project], { cwd: tmpdir(), env: { ...CLEAN, HOME: home, CODEX_HOME: undefined } });
+  assert.match(untrusted.stdout, /WARN codex delivery: .*not trusted in ~\/\.codex\/config\.toml.*Missed here: busy, finishing, resumed sessions/);
+  writeFileSync(join(home, '.codex', 'config.toml'), `[hooks.state."${join(project, '.codex', 'hooks.json')}:Stop:0:0"]\ntrusted_hash = "sha256:00"\n`);
+  const trusted = await runCli(['doctor', '--project', project], { cwd: tmpdir(), env: { ...CLEAN, HOME: home, CODEX_HOME: undefined } });
+  assert.match(trusted.stdout, /codex delivery: busy, finishing and resumed sessions: through the hooks \(trusted\)/);
+});
