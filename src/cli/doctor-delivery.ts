@@ -38,7 +38,7 @@ function isOnPath(bin: string, env: NodeJS.ProcessEnv): boolean {
   return (env.PATH ?? '').split(delimiter).filter((dir) => dir !== '').some((dir) => isFile(join(dir, bin)));
 }
 
-function verdict(host: string, missed: string[], lines: string[]): Check {
+function deliveryVerdict(host: string, missed: string[], lines: string[]): Check {
   const message = `${lines.join('; ')}${missed.length === 0 ? '' : `. Missed here: ${missed.join(', ')} sessions (their mail waits for the next hook or pull)`}`;
   return { name: `${host} delivery`, status: missed.length === 0 ? 'ok' : 'warn', message };
 }
@@ -50,9 +50,9 @@ async function claudeCode(options: DeliveryCheckOptions): Promise<Check> {
   const hooks = hasHooks(earlier, 'claude-code') || hasHooks(earlier, 'claude-code plugin');
   if (hooks) lines.push('busy, finishing and resumed sessions: through the hooks');
   else missed.push('busy', 'finishing', 'resumed');
-  const inbox = inboxAddressOf(env);
-  if (inbox !== undefined) {
-    const probe = await probeInbox(inbox);
+  const address = inboxAddressOf(env);
+  if (address !== undefined) {
+    const probe = await probeInbox(address);
     if (probe.ok) lines.push(`idle sessions: woken through the Claude Code inbox (the socket took the auth line${probe.answer ? `, answering ${probe.answer}` : ''})`);
     else {
       lines.push(`idle sessions: the Claude Code inbox did not take the auth line (${probe.problem}); check the crossSessionInbound setting`);
@@ -63,7 +63,7 @@ async function claudeCode(options: DeliveryCheckOptions): Promise<Check> {
   } else {
     lines.push('idle sessions: woken through the Claude Code inbox by the session\'s own server (not checked here: run `opencomms doctor` from the agent\'s own shell to check it)');
   }
-  return verdict('claude-code', missed, lines);
+  return deliveryVerdict('claude-code', missed, lines);
 }
 
 /**
@@ -98,7 +98,7 @@ function codex(options: DeliveryCheckOptions): Check {
   if (isOnPath(bin, env)) lines.push(`idle sessions: woken by \`${bin} queue\``);
   // Not found where doctor runs is most often no Codex on this machine at all: said, not warned.
   else lines.push(`idle sessions: \`${bin}\` is not found here; if Codex runs on this machine, its idle sessions miss their wake-up until OPENCOMMS_CODEX_BIN names the codex program`);
-  return verdict('codex', missed, lines);
+  return deliveryVerdict('codex', missed, lines);
 }
 
 function gemini(options: DeliveryCheckOptions): Check {
@@ -106,7 +106,7 @@ function gemini(options: DeliveryCheckOptions): Check {
   const lines = missed.length === 0 ? ['busy, finishing and resumed sessions: through the hooks'] : [];
   // Gemini CLI has no door: an idle session gets its mail at the next prompt, by design, not a set-up fault.
   lines.push('idle sessions: at their next prompt (Gemini CLI has no door to wake them)');
-  return verdict('gemini-cli', missed, lines);
+  return deliveryVerdict('gemini-cli', missed, lines);
 }
 
 /** Where install copies the OpenCode plugin. */

@@ -105,13 +105,13 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
  */
 function hostDoorOf(services: ToolServices, options: ServeRuntimeOptions): HostDoorBell {
   const { env, log, projectDir } = options;
-  const inbox = inboxAddressOf(env);
+  const inboxAddress = inboxAddressOf(env);
   const claudeSession = env.CLAUDE_CODE_SESSION_ID?.trim();
   const door = createHostDoor({
     door: services.door!,
     snapshot: () => services.store.snapshot(),
-    ring: (notice, session, written) => (inbox !== undefined ? ringInbox(inbox, notice, {}, written) : ringCodexQueue(codexBinOf(env), session, notice, env)),
-    session: () => (inbox !== undefined ? claudeSession || undefined : services.lastThread),
+    ring: (notice, session, written) => (inboxAddress !== undefined ? ringInbox(inboxAddress, notice, {}, written) : ringCodexQueue(codexBinOf(env), session, notice, env)),
+    session: () => (inboxAddress !== undefined ? claudeSession || undefined : services.lastThread),
     turn: (session) => readTurnRecord(projectDir, session),
     hasWaiter: (state, memberId) => {
       const now = Date.now();

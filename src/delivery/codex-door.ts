@@ -4,11 +4,10 @@
 // session runs the thread, so a queued notice is only "queued", never
 // delivered: the woken model's pull is what delivers. Run with argv only,
 // never through a shell; the binary is OPENCOMMS_CODEX_BIN, else `codex`.
-import type { DoorOutcome } from './inbox-door';
+import { MAX_PROBLEM_CHARS, type DoorOutcome } from './inbox-door';
 
 /** How long `codex queue` may take before it counts as failed. */
 export const CODEX_QUEUE_TIMEOUT_MS = 10_000;
-const MAX_PROBLEM_CHARS = 200;
 
 export function codexBinOf(env: NodeJS.ProcessEnv): string {
   const bin = env.OPENCOMMS_CODEX_BIN?.trim();

@@ -107,7 +107,7 @@ export function composeBell(waiting: readonly Envelope[], channels: ReadonlyMap<
 }
 
 /** The member's mail a pull would hand over now, from others, in queue order, with the channels by id. */
-export function waitingMail(state: State, memberId: string): { waiting: Envelope[]; channels: Map<string, Channel> } {
+export function pullableMailOf(state: State, memberId: string): { waiting: Envelope[]; channels: Map<string, Channel> } {
   const channels = new Map(Object.values(state.channels).map((c) => [c.id, c] as const));
   return { waiting: pendingMailOf(state, memberId).filter((e) => isPullable(e, channels, memberId)), channels };
 }

@@ -18,7 +18,7 @@
 //     mail waits for the next hook.
 import type { Envelope, HostDoor, State } from '../engine';
 import type { TurnRecord } from '../store';
-import { composeBell, waitingMail } from './doorbell';
+import { composeBell, pullableMailOf } from './doorbell';
 import { inboxAddressOf, type DoorOutcome } from './inbox-door';
 
 export interface HostDoorOptions {
@@ -84,10 +84,10 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
   let again: string | undefined;
   let outstandingAt: number | undefined;
   let lastProblem: string | undefined;
-  const report: DoorReport = { door: options.door, session: null, last_rung_at: null, last_problem: null, tries: 0, held_back: null };
+  const lastLook: DoorReport = { door: options.door, session: null, last_rung_at: null, last_problem: null, tries: 0, held_back: null };
 
   const hold = (why: string): void => {
-    report.held_back = why;
+    lastLook.held_back = why;
   };
 
   const offer = (state: State, memberId: string): void => {
@@ -95,14 +95,14 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
       again = memberId;
       return;
     }
-    const { waiting, channels } = waitingMail(state, memberId);
+    const { waiting, channels } = pullableMailOf(state, memberId);
     const waitingIds = new Set(waiting.map((e) => e.message_id));
     for (const id of offered) if (!waitingIds.has(id)) offered.delete(id);
     for (const id of rung) if (!waitingIds.has(id)) rung.delete(id);
     const fresh = waiting.filter((e) => !offered.has(e.message_id));
     if (fresh.length === 0) return;
     const session = options.session();
-    report.session = session ?? null;
+    lastLook.session = session ?? null;
     if (session === undefined) return hold('its host session is not known yet');
     const turn = options.turn(session);
     if (turn?.phase === 'busy') return hold(`the session is busy (${turn.event}); its hooks deliver`);
@@ -111,12 +111,12 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
     // A notice still outstanding: no hook of the session has run since it went out.
     if (outstandingAt !== undefined && (turn === undefined || turn.at <= outstandingAt)) return hold('a notice is outstanding until the session runs');
     outstandingAt = undefined;
-    report.held_back = null;
+    lastLook.held_back = null;
     for (const e of fresh) offered.add(e.message_id);
     void ringFor(memberId, session, waiting, fresh, channels);
   };
 
-  const ringFor = async (memberId: string, session: string, waiting: Envelope[], fresh: Envelope[], channels: ReturnType<typeof waitingMail>['channels']): Promise<void> => {
+  const ringFor = async (memberId: string, session: string, waiting: Envelope[], fresh: Envelope[], channels: ReturnType<typeof pullableMailOf>['channels']): Promise<void> => {
     ringing = true;
     try {
       const notice = composeBell(waiting, channels, fresh.length).content;
@@ -133,8 +133,8 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
         const at = recorded!.at;
         outstandingAt = at;
         lastProblem = undefined;
-        report.last_rung_at = at;
-        report.last_problem = null;
+        lastLook.last_rung_at = at;
+        lastLook.last_problem = null;
         for (const id of ids) rung.add(id);
         await recorded!.done;
       } else {
@@ -142,7 +142,7 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
           await recorded.done.catch(() => undefined);
           await options.clearRung(ids, recorded.at);
         }
-        report.last_problem = outcome.problem;
+        lastLook.last_problem = outcome.problem;
         if (outcome.problem !== lastProblem) {
           lastProblem = outcome.problem;
           const message = `could not wake the session through ${name}: ${outcome.problem}. Its mail waits for its next hook (prompt, tool call or turn end).`;
@@ -154,7 +154,7 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
       options.log(`host door ${options.door}: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
       // Counted once the outcome is recorded, so whoever sees the count sees the record.
-      report.tries += 1;
+      lastLook.tries += 1;
       ringing = false;
       const next = again;
       again = undefined;
@@ -172,6 +172,6 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
   return {
     offer,
     rungVia: (id) => (rung.has(id) ? options.door : undefined),
-    report: () => ({ ...report }),
+    report: () => ({ ...lastLook }),
   };
 }

@@ -26,7 +26,7 @@ export const MESSAGE_ANSWER_MS = 500;
 /** The whole exchange, connect to close, is cut off after this. */
 const EXCHANGE_MS = 5_000;
 /** Answers longer than this are cut in what we report. */
-const MAX_PROBLEM_CHARS = 200;
+export const MAX_PROBLEM_CHARS = 200;
 
 export type DoorOutcome = { ok: true; answer?: string } | { ok: false; problem: string };
 
@@ -99,7 +99,7 @@ export function ringInbox(
       timer = setTimeout(then, ms);
       timer.unref();
     };
-    const sendMessage = (): void => {
+    const writeNotice = (): void => {
       if (stage !== 'auth') return;
       stage = 'message';
       socket.write(`${JSON.stringify({ type: 'user', message: { role: 'user', content: notice } })}\n`, () => {
@@ -120,7 +120,7 @@ export function ringInbox(
     socket.on('connect', () => {
       stage = 'auth';
       socket.write(`${JSON.stringify({ type: 'auth', token: address.token })}\n`);
-      wait(authMs, sendMessage);
+      wait(authMs, writeNotice);
     });
     socket.on('data', (chunk: string) => {
       buffered += chunk;
@@ -135,7 +135,7 @@ export function ringInbox(
         }
         if (line.trim() !== '') answers.push(line.trim().slice(0, MAX_PROBLEM_CHARS));
         // The auth line was answered and the answer says nothing against us: the message goes now.
-        if (stage === 'auth') sendMessage();
+        if (stage === 'auth') writeNotice();
       }
     });
     socket.on('error', (err: NodeJS.ErrnoException) => {

@@ -26,7 +26,7 @@ export interface TurnRecord {
 
 const PHASES: readonly string[] = ['busy', 'idle', 'ended'];
 /** Longest session id we keep a record for (hex doubles it, within a file name's 255 bytes): anything longer is not a host's id. */
-const MAX_SESSION_ID_CHARS = 100;
+const MAX_TURN_SESSION_CHARS = 100;
 
 function turnsDir(projectDir: string): string {
   return join(projectDir, STATE_DIR_NAME, 'turns');
@@ -35,7 +35,7 @@ function turnsDir(projectDir: string): string {
 const PLAIN_ID = /^[A-Za-z0-9_-]+$/;
 
 function recordPath(projectDir: string, sessionId: string): string | undefined {
-  if (sessionId === '' || sessionId.length > MAX_SESSION_ID_CHARS) return undefined;
+  if (sessionId === '' || sessionId.length > MAX_TURN_SESSION_CHARS) return undefined;
   const name = PLAIN_ID.test(sessionId) ? sessionId : `x${Buffer.from(sessionId, 'utf8').toString('hex')}`;
   return join(turnsDir(projectDir), `${name}.json`);
 }
