@@ -15,6 +15,7 @@ const BENCHES = [
   ['bench/shell-check.mjs', 'shell check: what the shell-write check adds to a shell call, with 0 and 2000 held files'],
   ['bench/search.mjs', 'search: opencomms_history with a query over 2000 and 20,000 records'],
   ['bench/doorbell.mjs', 'doorbell: send → notification latency against a bare fs.watch wake'],
+  ['bench/host-door.mjs', 'host door: send → notice in a stand-in Claude Code inbox (idle), next to send → doorbell and send → PostToolUse hook (busy)'],
   ['bench/watch.mjs', 'watch: send → watch --member line against a bare fs.watch wake; idle CPU and RSS'],
   ['bench/redis.mjs', 'redis: send→pull over Redis against the file store, 4-process contended throughput against a bare WATCH/MULTI floor, 48 writers against 4 on one project shape, 0 lost'],
 ];

@@ -64,9 +64,9 @@ export function stampedLines(child, parse, label, withTimeout) {
 }
 
 /** One server process for `memberId`; `lines` holds every stdout message with its arrival time. */
-export function launchServer(server, project, memberId, withTimeout) {
-  const child = spawn(process.execPath, [server, '--project', project], {
-    env: { ...childEnv(), OPENCOMMS_MEMBER_ID: memberId },
+export function launchServer(server, project, memberId, withTimeout, extra = {}) {
+  const child = spawn(process.execPath, [server, '--project', project, ...(extra.args ?? [])], {
+    env: { ...childEnv(), OPENCOMMS_MEMBER_ID: memberId, ...(extra.env ?? {}) },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const { lines, waitFor } = stampedLines(child, (text) => ({ message: JSON.parse(text) }), memberId, withTimeout);

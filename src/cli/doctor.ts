@@ -5,6 +5,7 @@
 import { checkUnconfiguredStore, guardCheck, openStore, type Check, type CheckStatus, type StoreCheckReport, type StoreJson, type StoreSelection } from '../store';
 import { checkHosts, type HostCheckOptions } from './doctor-hosts';
 import { checkMembers } from './doctor-members';
+import { checkDelivery } from './doctor-delivery';
 import { checkTrust } from './doctor-trust';
 
 export interface DoctorOptions extends HostCheckOptions {
@@ -27,12 +28,14 @@ export async function runDoctor(options: DoctorOptions): Promise<number> {
   const { projectDir } = options;
   const nodeChecks = guardCheck('node', () => checkNode());
   const storeReport = await checkStore(options);
+  const hosts = guardCheck('hosts', () => checkHosts(options, storeReport.store));
   return reportChecks(options, storeReport.store, [
     ...nodeChecks,
     ...storeReport.checks,
     ...guardCheck('members', () => checkMembers(projectDir, storeReport.state)),
-    ...guardCheck('hosts', () => checkHosts(options, storeReport.store)),
+    ...hosts,
     ...(options.env === undefined ? [] : guardCheck('host trust', () => checkTrust({ projectDir, env: options.env!, bundlePath: options.bundlePath }))),
+    ...(await checkDelivery({ projectDir, env: options.env ?? process.env, earlier: hosts })),
   ]);
 }
 

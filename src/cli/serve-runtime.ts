@@ -6,7 +6,12 @@ import { ToolRegistry } from '../tools/registry';
 import { buildTools } from '../tools/catalog';
 import { ToolServices } from '../tools/services';
 import { startDoorbell, type Doorbell } from '../delivery/doorbell';
-import type { StateWatcher, StoreSelection } from '../store';
+import { readTurnRecord, type StateWatcher, type StoreSelection } from '../store';
+import { createHostDoor, type HostDoorBell } from '../delivery/host-door';
+import { inboxAddressOf, ringInbox } from '../delivery/inbox-door';
+import { codexBinOf, ringCodexQueue } from '../delivery/codex-door';
+import { isLeaseAlive } from '../process/liveness';
+import * as engine from '../engine';
 
 export interface ServeRuntimeOptions {
   projectDir: string;
@@ -74,7 +79,9 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
     const resumed = memberAtStart();
     if (resumed !== undefined) void services.presence.keep(resumed);
     services.spawnDriver?.attach(shared);
+    const door = services.door === undefined ? undefined : hostDoorOf(services, options);
     doorbell = startDoorbell({
+      door,
       watch: () => shared,
       stateDir: services.store.stateDir,
       snapshot: () => services.store.snapshot(),
@@ -89,4 +96,47 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
     const bell = doorbell;
     if (options.host === 'claude-code') services.isAnnounced = (id) => bell.hasRung(id);
   }
+}
+
+/**
+ * The host door of this server (delivery/host-door): Claude Code's inbox at
+ * the socket the host handed us, or `codex queue` on the thread the calls
+ * come from. Rings, records and problems go through the store.
+ */
+function hostDoorOf(services: ToolServices, options: ServeRuntimeOptions): HostDoorBell {
+  const { env, log, projectDir } = options;
+  const inboxAddress = inboxAddressOf(env);
+  const claudeSession = env.CLAUDE_CODE_SESSION_ID?.trim();
+  const door = createHostDoor({
+    door: services.door!,
+    snapshot: () => services.store.snapshot(),
+    ring: (notice, session, written) => (inboxAddress !== undefined ? ringInbox(inboxAddress, notice, {}, written) : ringCodexQueue(codexBinOf(env), session, notice, env)),
+    session: () => (inboxAddress !== undefined ? claudeSession || undefined : services.lastThread),
+    turn: (session) => readTurnRecord(projectDir, session),
+    hasWaiter: (state, memberId) => {
+      const now = Date.now();
+      return engine.activeWaitLease(state, memberId, now, (lease) => isLeaseAlive(lease, now, services.machine)) !== undefined;
+    },
+    recordRung: async (memberId, ids, at) => {
+      await services.store.mutate((state) => {
+        const marked = engine.markRung(state, memberId, ids, services.door!, at);
+        return { ok: marked.length > 0, message: `${marked.length} rung` };
+      });
+    },
+    clearRung: async (ids, at) => {
+      await services.store.mutate((state) => {
+        engine.clearRung(state, ids, at);
+        return { ok: true, message: 'ring taken back' };
+      });
+    },
+    recordProblem: async (memberId, message) => {
+      await services.store.mutate((state, ctx) => {
+        engine.recordMemberError(state, memberId, ctx.now(), message);
+        return { ok: true, message: 'recorded' };
+      });
+    },
+    log: (line) => log(`host door: ${line}`),
+  });
+  services.doorReport = () => ({ ...door.report() });
+  return door;
 }

@@ -20,6 +20,8 @@ interface ChannelView {
   name: string; id: string; paused: boolean; paused_reason?: string | null; max_agent_streak?: number; members: MemberView[]; queue_lengths?: Record<string, number>; reservations?: ReservationView[];
 }
 
+interface MailPath { message_id: string; channel: string; from_role: string; to_role: string; path: engine.PathStep[] }
+
 /** Prints a project's status, read as it is now (a network store is asked over the network). */
 export function runStatus(options: StatusOptions): Promise<number> {
   const store = openStore({ projectDir: options.projectDir, selection: options.selection });
@@ -64,6 +66,11 @@ function printStatus(options: StatusOptions, result: engine.ToolResult, store: S
     }
   }
   lines.push(`pending messages: ${data.pending_messages ?? 0}`);
+  // Each waiting message's path so far: queued, rung through a host door, in flight.
+  for (const m of (result.data?.mail_paths ?? []) as MailPath[]) {
+    const steps = m.path.map((s) => `${s.step}${s.via ? ` via ${s.via}` : ''}${s.at ? ` ${engine.formatIsoTime(s.at)}` : ''}`);
+    lines.push(`  ${printable(m.message_id, 64)} ${printable(m.from_role, 32)} → ${printable(m.to_role, 32)} on ${printable(m.channel)}: ${steps.join(', ')}`);
+  }
   const errors = data.errors ?? [];
   if (errors.length > 0) {
     lines.push('recent errors:');

@@ -33,6 +33,8 @@ export interface DoorbellOptions {
    * lock). Absent: abandoned mail waits for the next pull or hook to sweep it.
    */
   sweep?: () => Promise<void>;
+  /** Looks at every snapshot too: the host door of this process (host-door.ts), which rings only while its session is idle. */
+  door?: { offer(state: State, memberId: string): void };
   /** Whether a delivery owner is alive, for judging in-flight mail abandoned. */
   isOwnerAlive?: (owner: DeliveryOwner) => boolean;
   now?: () => number;
@@ -104,6 +106,12 @@ export function composeBell(waiting: readonly Envelope[], channels: ReadonlyMap<
   return { content, meta: { channel: names.join(','), from_role: roles.join(','), count: String(count) } };
 }
 
+/** The member's mail a pull would hand over now, from others, in queue order, with the channels by id. */
+export function pullableMailOf(state: State, memberId: string): { waiting: Envelope[]; channels: Map<string, Channel> } {
+  const channels = new Map(Object.values(state.channels).map((c) => [c.id, c] as const));
+  return { waiting: pendingMailOf(state, memberId).filter((e) => isPullable(e, channels, memberId)), channels };
+}
+
 /**
  * Decides, for one snapshot, whether to ring. `rung` holds the ids already
  * announced; it is pruned to what is still pending, so it never outgrows
@@ -167,6 +175,7 @@ export function startDoorbell(options: DoorbellOptions): Doorbell {
       }
       const bell = checkBell(state, memberId, rung);
       if (bell) options.notify(CHANNEL_NOTIFICATION, { content: bell.content, meta: bell.meta });
+      options.door?.offer(state, memberId);
       sweepAbandoned(state, memberId);
     } catch (err) {
       // A read fault (a pin or state file mid-trouble) must not take the

@@ -31,6 +31,10 @@ export {
 } from './spawn-leases';
 export type { SpawnMembership } from './spawn-leases';
 export { channelStatus, channelHistory } from './status';
+export {
+  arrivalFor, clearRung, commitPull, deliveryPaths, DOOR_OF_HOST, firstAnswers, markRung, messagePath, PATH_HOSTS, TURN_STATES,
+} from './arrival';
+export type { Arrival, PathEntry, PathHost, PathStep, TurnState } from './arrival';
 export { takeFinished } from './finished';
 export { addError } from './error-log';
 export type { StatusInput, HistoryInput } from './status';

@@ -7,7 +7,7 @@
 // `until` it renews. `presenceOf` is the one judgement: the hooks, status,
 // watch, the reservations command and the tools all ask it.
 import { ownValue } from './validate';
-import type { Member, Presence, PresenceKind, PresenceProcess, ProcessCheck, State } from './types';
+import type { HostDoor, Member, Presence, PresenceKind, PresenceProcess, ProcessCheck, State } from './types';
 
 /** Seen from another machine, a process is there for this long after its last renewal. */
 export const PRESENCE_LEASE_MS = 30_000;
@@ -104,6 +104,8 @@ export interface PresenceClaim {
   machine: string;
   start: number | null;
   kind: PresenceKind;
+  /** The host door the process rings while its session is idle, if any (recorded, never part of its identity). */
+  door?: HostDoor;
 }
 
 function isSameProcess(p: PresenceProcess, claim: PresenceClaim): boolean {
@@ -122,12 +124,14 @@ export function recordPresence(state: State, memberId: string, claim: PresenceCl
   presence[memberId] = record;
   const until = now + Math.max(PRESENCE_LEASE_MS, 3 * renewMs);
   const held = record.processes.find((p) => isSameProcess(p, claim));
-  if (held && now - held.renewed_at < renewMs && now >= held.renewed_at) return false;
+  if (held && now - held.renewed_at < renewMs && now >= held.renewed_at && held.door === claim.door) return false;
   // A process of a session the host ended does not bring it back by renewing; a new process does.
   if (held && record.ended_at !== undefined && held.renewed_at <= record.ended_at) return false;
   if (held) {
     held.renewed_at = now;
     held.until = until;
+    if (claim.door === undefined) delete held.door;
+    else held.door = claim.door;
   } else {
     record.processes.push({ ...claim, renewed_at: now, until });
   }

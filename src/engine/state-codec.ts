@@ -3,7 +3,7 @@
 import { DEFAULT_STALE_EVENT_MS, LEGACY_HOST_ID, MAX_ERRORS } from './constants';
 import { insertInSendOrder, isLive } from './envelopes';
 import { capabilitiesForMode } from './members';
-import { checkChannel, checkEnvelope, checkKeys, isFiniteNumber, isObj, isStringArray, rejectShape, ShapeError, type Obj } from './state-shape';
+import { checkChannel, checkEnvelope, HOST_DOORS, checkKeys, isFiniteNumber, isObj, isStringArray, rejectShape, ShapeError, type Obj } from './state-shape';
 import { isDateTime } from './times';
 import { upgradedLinkKey } from './session-links';
 import { isValidHostLabel } from './validate';
@@ -111,6 +111,7 @@ function checkPresence(root: Obj, notes: string[]): Record<string, Presence> | u
     }
     const processes = record.processes.filter(isPresenceProcess).map((p) => ({
       pid: p.pid, machine: p.machine, start: p.start, kind: p.kind, renewed_at: p.renewed_at, until: p.until,
+      ...(HOST_DOORS.includes(p.door as string) ? { door: p.door } : {}),
     }));
     if (processes.length !== record.processes.length) notes.push(`presence["${memberId}"]: dropped ${record.processes.length - processes.length} malformed process(es)`);
     kept[memberId] = { processes, left_at: record.left_at as number | null };

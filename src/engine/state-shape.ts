@@ -24,7 +24,8 @@ export type Obj = Record<string, unknown>;
 export const MESSAGE_TYPES: readonly MessageType[] = ['review_request', 'review_response', 'manual', 'system'];
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'in_flight', 'delivered', 'failed', 'rejected', 'stale'];
 const DELIVERY_METHODS: readonly DeliveryMethod[] = ['push', 'spawn_push', 'pull'];
-export const DELIVERY_PATHS: readonly DeliveryPath[] = ['hook', 'doorbell', 'spawn', 'plugin', 'pull'];
+export const DELIVERY_PATHS: readonly DeliveryPath[] = ['hook', 'doorbell', 'spawn', 'plugin', 'pull', 'inbox', 'codex_queue'];
+export const HOST_DOORS: readonly string[] = ['inbox', 'codex_queue'];
 const CAPABILITY_KEYS = ['push', 'pull', 'resume', 'queue_while_busy', 'interrupt'] as const;
 
 export function rejectShape(message: string): never {
@@ -353,6 +354,11 @@ export function checkEnvelope(key: string, raw: unknown, notes: string[]): Envel
   if (e.delivered_via !== undefined && !DELIVERY_PATHS.includes(e.delivered_via as DeliveryPath)) {
     delete e.delivered_via;
     notes.push(`${where}: delivered_via dropped (not a known delivery path)`);
+  }
+  if ((e.rung_via !== undefined && !HOST_DOORS.includes(e.rung_via as string)) || (e.rung_at !== undefined && !isFiniteNumber(e.rung_at))) {
+    delete e.rung_via;
+    delete e.rung_at;
+    notes.push(`${where}: rung_via/rung_at dropped (not a known door and a time)`);
   }
   if (e.delivery_owner !== undefined && e.delivery_owner !== null) {
     const o = e.delivery_owner;

@@ -1,5 +1,6 @@
 // What a member may see about the project: their channels, pending counts,
 // the errors that concern them, and a channel's message history.
+import { firstAnswers, messagePath } from './arrival';
 import { threadIdOf } from './compose';
 import { channelEnvelopes, isLive } from './envelopes';
 import { frameMessage, peerLine, UNTRUSTED_NOTICE } from './framing';
@@ -12,6 +13,9 @@ import { lastSeenByMember } from './session-links';
 import { timerReport } from './timer';
 import { addToTotal, findChannel, pageLimit, requireMembership } from './validate';
 import type { Channel, EngineCtx, Envelope, ErrorEntry, State, ToolResult } from './types';
+
+/** How many waiting messages status lists with their path. */
+const MAX_STATUS_PATHS = 50;
 
 export interface StatusInput {
   channel?: string | null;
@@ -113,6 +117,13 @@ export function channelStatus(state: State, input: StatusInput, ctx: EngineCtx):
     your_pending: me === null ? null : pending.filter((e) => e.recipient_session_id === me).length,
     ...(me === null ? {} : requestsOf(channels, me)),
     errors: me === null ? [...state.errors] : state.errors.filter((e) => isVisibleError(e, me, ids)),
+    // Each waiting message's path so far (queued, rung through a host door, in flight): the caller's own, newest last.
+    mail_paths: live.filter((e) => me === null || e.sender_session_id === me || e.recipient_session_id === me)
+      .slice(-MAX_STATUS_PATHS)
+      .map((e) => ({
+        message_id: e.message_id, channel: channels.find((c) => c.id === e.channel_id)?.name ?? e.channel_id,
+        from_role: e.sender_role, to_role: e.recipient_role, to: e.recipient_session_id, path: messagePath(e),
+      })),
   });
 }
 
@@ -175,6 +186,7 @@ export function channelHistory(state: State, input: HistoryInput, ctx: EngineCtx
   if (!isPastBefore) {
     return refuse('not_found', `before "${before}" is not a message of channel "${channel.name}"${isSearch ? ' that matches this search' : ''}.`);
   }
+  const answers = firstAnswers(live);
   return succeed(`${page.length} message(s) from "${channel.name}"${isSearch ? ' matching the search' : ''}.`, {
     messages: page.map((e) => ({
       message_id: e.message_id,
@@ -188,6 +200,8 @@ export function channelHistory(state: State, input: HistoryInput, ctx: EngineCtx
       thread_id: threadIdOf(e),
       hop_count: e.hop_count,
       delivery_status: e.delivery_status,
+      // How it went so far: queued, rung through a host door, in context via which path, answered (engine/arrival).
+      path: messagePath(e, answers.get(e.message_id)),
       framed: frameMessage(e, channel.name, ctx.nonce()),
     })),
     has_more: hasMore,

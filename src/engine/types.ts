@@ -16,7 +16,13 @@ export type DeliveryMethod = 'push' | 'spawn_push' | 'pull';
  * additionalContext, a pull the doorbell prompted, a resumed session, the
  * OpenCode plugin, or a pull the agent made on its own.
  */
-export type DeliveryPath = 'hook' | 'doorbell' | 'spawn' | 'plugin' | 'pull';
+export type DeliveryPath = 'hook' | 'doorbell' | 'spawn' | 'plugin' | 'pull' | 'inbox' | 'codex_queue';
+/**
+ * A host's own door a member's server rings while its session is idle (our
+ * addition): Claude Code's messaging inbox, or `codex queue`. A ring carries
+ * no content: the woken model pulls, and that pull is delivered via the door.
+ */
+export type HostDoor = 'inbox' | 'codex_queue';
 
 /** Statuses that end an envelope's life: the store moves these to history/<chn>.jsonl. */
 export const FINISHED_STATUSES: readonly DeliveryStatus[] = ['delivered', 'failed', 'rejected', 'stale'];
@@ -200,6 +206,9 @@ export interface Envelope {
   delivery_method: DeliveryMethod | null;
   /** How delivered mail was handed over (our addition); absent on mail delivered by older versions. */
   delivered_via?: DeliveryPath;
+  /** The host door last rung for this message while it waited, and when (our addition; absent when none was). */
+  rung_via?: HostDoor;
+  rung_at?: number;
   /** Set while in_flight; null otherwise (our addition). */
   delivery_owner?: DeliveryOwner | null;
   /**
@@ -273,6 +282,8 @@ export interface PresenceProcess {
   kind: PresenceKind;
   /** When it last said it was there (epoch ms). */
   renewed_at: number;
+  /** The host door this process rings while its session is idle (our addition; absent: none). */
+  door?: HostDoor;
   /** Seen from another machine, where its pid means nothing, it counts as there until then (epoch ms). */
   until: number;
 }

@@ -27,6 +27,9 @@ import { filesWritten, judgeEvent, preToolAnswer, repoPath } from './pre-tool';
 import { shellWrites } from './shell-parse';
 import { recordHeldFiles, shellCallOf, shellRecordKey } from './shell-check';
 import { waitForMail, type WaitSignal } from './wait';
+import { isHeadless, noteTurn } from './turn';
+
+export { isHeadless } from './turn';
 
 export interface HookOptions {
   /** --project or OPENCOMMS_PROJECT_DIR when given; otherwise the event's cwd, else `cwd`. */
@@ -240,16 +243,6 @@ function decidePreTool(options: HookOptions, state: State, event: HookEvent, env
   return { answer: preToolAnswer(event, state, memberId, verdict, () => randomHex(8)) };
 }
 
-/**
- * Whether the host runs without a person at it. Claude Code says how it was
- * started in CLAUDE_CODE_ENTRYPOINT: `cli` for the interactive terminal,
- * `sdk-cli` for `claude -p`, `sdk-ts`/`sdk-py` for the SDKs.
- */
-export function isHeadless(env: NodeJS.ProcessEnv): boolean {
-  const entry = env.CLAUDE_CODE_ENTRYPOINT?.trim();
-  return entry !== undefined && entry !== '' && entry !== 'cli';
-}
-
 // After a tool ran: log the edits (collision notices, post-tool.ts) and,
 // after a shell call, report held files it changed. Returns the text for the
 // writer's answer, if any; trouble is a warning, never a broken hook.
@@ -292,6 +285,8 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
     }
     return NOTHING;
   }
+  // The session's turn, for its server's door (turn.ts); the waiter is a second Stop hook and says nothing.
+  if (!options.wait) noteTurn(projectDir, event, options.warn);
   const env = memberFromEnv(options.env);
   if (env.kind === 'invalid') {
     await report(options, projectDir, env.problem);
@@ -342,6 +337,8 @@ async function deliverMail(options: HookOptions, store: Store, snapshot: State, 
   // oversized message still waiting) is said once, never repeated.
   // A reminder of open requests is given once per request, so it cannot loop either.
   if (isStop && event.isStopHookActive && delivery.ids.length === 0 && reminderIds.length === 0) return NOTHING;
+  // A Stop that hands mail over keeps the turn going: busy again, so the door is not rung into it.
+  if (isStop) noteTurn(projectDir, event, options.warn, 'busy');
   const answer = isStop ? stopAnswer(event, delivery.text, options.env) : contextAnswer(event, delivery.text);
   if (delivery.ids.length === 0 && reminderIds.length === 0) return { answer };
   return {

@@ -24,8 +24,8 @@ interface Entry {
 // Deep enough for .opencomms/claude-plugin/<folder>/<file>, the deepest we make.
 const WALK_DEPTH = 3;
 /** Folders OpenComms keeps under .opencomms/, and those of them that hold only files. */
-const OWN_FOLDERS = new Set(['history', 'pins', 'archives', 'claude-plugin', 'edits', 'shell']);
-const FILE_FOLDERS = new Set(['history', 'pins', 'archives', 'edits', 'shell']);
+const OWN_FOLDERS = new Set(['history', 'pins', 'archives', 'claude-plugin', 'edits', 'shell', 'turns']);
+const FILE_FOLDERS = new Set(['history', 'pins', 'archives', 'edits', 'shell', 'turns']);
 
 function walkStateDir(projectDir: string): Entry[] {
   const root = join(projectDir, STATE_DIR_NAME);

@@ -66,3 +66,5 @@ export { redisSideOf } from './redis/project-copy';
 export type { RedisProjectSide } from './redis/project-copy';
 export { appendEdits, readEdits, writeShellRecord, takeShellRecord, EDIT_LOG_MAX_BYTES } from './side-files';
 export type { LoggedEdit } from './side-files';
+export { readTurnRecord, writeTurnRecord } from './turn-records';
+export type { TurnPhase, TurnRecord } from './turn-records';

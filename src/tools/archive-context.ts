@@ -27,3 +27,21 @@ export async function withArchiveContextIn(shelf: ArchiveShelf, result: ToolResu
   const context = engine.buildArchiveContext(archive, channelName);
   return { ...result, message: `${result.message}\n\n${context}`, data: { ...result.data, archive_context: context } };
 }
+
+/**
+ * The messages of a channel's saved ancestry (the archive it was resumed
+ * from, that archive's own parent and so on), oldest first, for search. At most
+ * ten generations are followed.
+ */
+export async function archivedMessagesIn(shelf: ArchiveShelf, parentId: string | null): Promise<engine.HistoryRecord[]> {
+  const chain: SessionArchive[] = [];
+  const seen = new Set<string>();
+  for (let id = parentId; id !== null && !seen.has(id) && chain.length < 10;) {
+    seen.add(id);
+    const archive = await archiveByIdIn(shelf, id);
+    if (!archive) break;
+    chain.unshift(archive);
+    id = archive.parent_channel_id;
+  }
+  return chain.flatMap((archive) => archive.messages);
+}

@@ -7,6 +7,7 @@ import {
 } from './define-tool';
 import { objectSchema } from './schema';
 import type { PullHandover, ToolServices } from './services';
+import { withArrivals } from './arrivals';
 
 export function messageTools(s: ToolServices): Record<'send' | 'inbox' | 'pull' | 'status' | 'history', CallerTool> {
   return {
@@ -31,10 +32,10 @@ export function messageTools(s: ToolServices): Record<'send' | 'inbox' | 'pull' 
       annotations: WRITE_TOOL,
       handler: async (a, caller) => {
         const result = await s.inChannel(caller, a.channel, (state, me, ctx) =>
-          engine.sendMessage(state, {
+          withArrivals(engine.sendMessage(state, {
             channel: a.channel, session_id: me, content: a.content, type: a.type, reply_to: a.reply_to,
             to: a.to, broadcast: a.broadcast === true, session_description: a.session_description,
-          }, ctx));
+          }, ctx), state, ctx, s.options.projectDir, a.channel));
         // Spawn-push recipients get their mail now; the driver ignores anyone who is not spawn_push.
         if (result.ok && Array.isArray(result.data?.recipients)) s.spawnDriver?.trigger(result.data.recipients as string[]);
         return result;
@@ -83,7 +84,9 @@ export function messageTools(s: ToolServices): Record<'send' | 'inbox' | 'pull' 
         if ('refusal' in pinned) return pinned.refusal;
         return s.store.readLatest((state, ctx) => {
           const result = engine.channelStatus(state, { channel: a.channel, session_id: pinned.memberId }, ctx);
-          return result.ok ? { ...result, data: { member_id: pinned.memberId, ...result.data } } : result;
+          // This server's host door, when it has one: which, for which session, its last ring and problem.
+          const door = s.doorReport?.();
+          return result.ok ? { ...result, data: { member_id: pinned.memberId, ...result.data, ...(door ? { door } : {}) } } : result;
         });
       },
     }),

@@ -23,6 +23,8 @@ export class PresenceKeeper {
     private readonly store: () => Store,
     private readonly kind: PresenceKind,
     private readonly log: (line: string) => void,
+    /** The host door this process rings, recorded with it so senders can tell how their mail will arrive. */
+    private readonly door?: engine.HostDoor,
   ) {}
 
   /** How often a renewal is due: each minute where only this machine looks, else PRESENCE_RENEW_MS. */
@@ -79,7 +81,7 @@ export class PresenceKeeper {
   }
 
   private async write(ids: readonly string[]): Promise<void> {
-    const claim = { ...thisRecordedProcess(), kind: this.kind };
+    const claim = { ...thisRecordedProcess(), kind: this.kind, ...(this.door === undefined ? {} : { door: this.door }) };
     try {
       await this.store().mutate((state, ctx) => {
         let changed = false;

@@ -8,7 +8,8 @@ import type { ToolCall } from './registry';
 import { listPins, openStore, readPin, type Store, type StoreSelection, type StoreTx } from '../store';
 import { isHolderRunning, isLeaseAlive } from '../process/liveness';
 import { createSpawnDriver, type SpawnDriver } from '../delivery/spawn-driver';
-import { archiveByIdIn, findArchiveIn } from './archive-context';
+import { hostDoorFor } from '../delivery/host-door';
+import { archivedMessagesIn, findArchiveIn } from './archive-context';
 import { hostProcessId } from './host-process';
 import { PresenceKeeper } from './presence-keeper';
 import { identityFromEnv, identityFromPins, type Identity } from './identity';
@@ -102,8 +103,19 @@ export class ToolServices {
   /** Pulls whose reply is on its way and whose mail is not yet committed or given back. */
   private readonly unsettledPulls = new Set<Promise<void>>();
 
+  /**
+   * The host door this server rings while its session is idle (delivery/host-door):
+   * Claude Code's inbox when the host handed us its socket and token, `codex queue` for Codex.
+   */
+  readonly door: engine.HostDoor | undefined;
+  /** The latest Codex thread a call came from (`_meta.threadId`): the session `codex queue` rings. */
+  lastThread: string | undefined;
+  /** What this server's host door last did, for opencomms_status (set once the door runs). */
+  doorReport: (() => Record<string, unknown>) | undefined;
+
   constructor(readonly options: ToolServicesOptions) {
-    this.presence = new PresenceKeeper(() => this.store, options.embedding ? 'plugin' : 'server', (line) => options.log(line));
+    this.door = options.embedding ? undefined : hostDoorFor(options.host, options.env);
+    this.presence = new PresenceKeeper(() => this.store, options.embedding ? 'plugin' : 'server', (line) => options.log(line), this.door);
     this.identity = options.embedding ? undefined : identityFromEnv(options.env.OPENCOMMS_MEMBER_ID);
   }
 
@@ -233,7 +245,10 @@ export class ToolServices {
     const host = this.options.host;
     const refs: Array<engine.SessionRef & { fromMeta?: boolean }> = [];
     const thread = call.meta?.threadId;
-    if (typeof thread === 'string' && thread.trim() !== '') refs.push({ kind: 'sid', host, id: thread.trim(), fromMeta: true });
+    if (typeof thread === 'string' && thread.trim() !== '') {
+      refs.push({ kind: 'sid', host, id: thread.trim(), fromMeta: true });
+      this.lastThread = thread.trim();
+    }
     const claudeSession = this.options.env.CLAUDE_CODE_SESSION_ID;
     if (refs.length === 0 && typeof claudeSession === 'string' && claudeSession.trim() !== '' && host === CLAUDE_CODE_HOST) {
       refs.push({ kind: 'sid', host, id: claudeSession.trim() });
@@ -336,8 +351,7 @@ export class ToolServices {
       try {
         await this.store.mutate((state, ctx) => {
           if (wasSent) {
-            engine.commitDelivery(state, memberId, ids.filter((id) => rung.has(id)), 'pull', ctx.now(), owner, 'doorbell');
-            engine.commitDelivery(state, memberId, ids.filter((id) => !rung.has(id)), 'pull', ctx.now(), owner);
+            engine.commitPull(state, memberId, ids, rung, ctx.now(), owner);
           }
           else engine.returnUnsentDelivery(state, memberId, ids, owner);
           return { ok: true, message: wasSent ? 'committed' : 'given back' };
@@ -372,22 +386,9 @@ export class ToolServices {
     return findArchiveIn(this.store.archives, nameOrId);
   }
 
-  /**
-   * The messages of a channel's saved ancestry (the archive it was resumed
-   * from, that archive's own parent and so on), oldest first, for search. At most
-   * ten generations are followed.
-   */
+  /** The messages of a channel's saved ancestry, oldest first, for search (archive-context.ts). */
   async archivedMessagesOf(parentId: string | null): Promise<engine.HistoryRecord[]> {
-    const chain: SessionArchive[] = [];
-    const seen = new Set<string>();
-    for (let id = parentId; id !== null && !seen.has(id) && chain.length < 10;) {
-      seen.add(id);
-      const archive = await archiveByIdIn(this.store.archives, id);
-      if (!archive) break;
-      chain.unshift(archive);
-      id = archive.parent_channel_id;
-    }
-    return chain.flatMap((archive) => archive.messages);
+    return archivedMessagesIn(this.store.archives, parentId);
   }
 
   async archivesOf(memberId: string): Promise<SessionArchive[]> {

@@ -112,3 +112,14 @@ test('install runs the installer initialisers the probe looks for', async (t) =>
   const ran = await initialisersRunBy(project, ['install', 'cursor', '--project', project, '--dry-run'], '');
   assert.ok(ran.some((name) => COLD_MODULES.test(name)));
 });
+
+test('a hook that records its session\'s turn (a project with state, no mail) loads no costly module', async (t) => {
+  const project = tempProject(t);
+  const { channelWith } = await import('../hooks/support');
+  await channelWith(project, 'review', [{ id: 'bob-1', role: 'reviewer', host: 'mcp' }, { id: 'alice-1', role: 'author', host: 'claude-code', hostSessionId: 's1' }]);
+  const event = JSON.stringify({ hook_event_name: 'PostToolUse', session_id: 's1', cwd: project, tool_name: 'Read', tool_input: {} });
+  const loaded = await modulesLoadedBy(project, ['hook', '--project', project], event);
+  assert.ok(readdirSync(join(project, '.opencomms', 'turns')).includes('s1.json'), 'the turn was recorded');
+  assert.deepEqual(loaded.filter((m) => COSTLY.includes(m)), []);
+  assert.deepEqual(loaded.filter((m) => m === 'NativeModule net' || m === 'NativeModule stream'), []);
+});

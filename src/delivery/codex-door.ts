@@ -1,0 +1,39 @@
+// Codex's own door (reference E.9): `codex queue --thread <id> --message <text>`
+// leaves pending input on the thread, which starts a turn at once in an idle
+// interactive Codex, or at the next turn boundary. It exits 0 even when no
+// session runs the thread, so a queued notice is only "queued", never
+// delivered: the woken model's pull is what delivers. Run with argv only,
+// never through a shell; the binary is OPENCOMMS_CODEX_BIN, else `codex`.
+import { MAX_PROBLEM_CHARS, type DoorOutcome } from './inbox-door';
+
+/** How long `codex queue` may take before it counts as failed. */
+export const CODEX_QUEUE_TIMEOUT_MS = 10_000;
+
+export function codexBinOf(env: NodeJS.ProcessEnv): string {
+  const bin = env.OPENCOMMS_CODEX_BIN?.trim();
+  return bin ? bin : 'codex';
+}
+
+/** Queues `notice` on `threadId`. Never throws. */
+export function ringCodexQueue(bin: string, threadId: string, notice: string, env: NodeJS.ProcessEnv): Promise<DoorOutcome> {
+  return new Promise<DoorOutcome>((resolve) => {
+    try {
+      // node:child_process on first use: a server that never rings never loads it.
+      const { execFile } = require('node:child_process') as typeof import('node:child_process');
+      execFile(bin, ['queue', '--thread', threadId, '--message', notice], { env, timeout: CODEX_QUEUE_TIMEOUT_MS, windowsHide: true }, (err, _stdout, stderr) => {
+        if (!err) {
+          resolve({ ok: true });
+          return;
+        }
+        const code = (err as NodeJS.ErrnoException).code;
+        const said = String(stderr ?? '').trim().split('\n')[0]?.slice(0, MAX_PROBLEM_CHARS) ?? '';
+        const why = code === 'ENOENT' ? `${bin} was not found (set OPENCOMMS_CODEX_BIN to the codex binary)`
+          : err.killed ? `${bin} queue did not finish within ${CODEX_QUEUE_TIMEOUT_MS / 1000} s`
+          : `${bin} queue failed (exit ${String(code ?? err.message)})${said === '' ? '' : `: ${said}`}`;
+        resolve({ ok: false, problem: why });
+      });
+    } catch (err) {
+      resolve({ ok: false, problem: `${bin} queue could not start: ${err instanceof Error ? err.message : String(err)}` });
+    }
+  });
+}

@@ -1,0 +1,177 @@
+// The host door: the recipient's own server wakes its idle session through
+// the host's own way in (the Claude Code inbox, `codex queue`), with the
+// doorbell's words only: who wrote, how many, call opencomms_pull. The woken
+// model pulls, so the mail is framed and "delivered" exactly as before.
+//
+// Rules, per look at the state (the doorbell calls `offer` on every change):
+//   - only mail from others that a pull would hand over now, never own sends;
+//   - one notice per batch: a message is offered to the door once, rung or not;
+//   - only while the session is idle, as its own hooks last recorded it (a
+//     Stop after the last prompt or tool call); busy or ended, nothing: its
+//     hooks deliver then. With no record at all (no hooks here) the door is
+//     rung: nothing else would reach an idle session;
+//   - not while a `hook --wait` waiter watches the member: it wakes the session;
+//   - at most one notice outstanding per session until a later hook event of
+//     that session (a queued notice for an ended Codex thread never piles up);
+//   - a refusal, a hold, a closed socket or a failed command is said once on
+//     stderr and in the state's errors (status), changes nothing, and the
+//     mail waits for the next hook.
+import type { Envelope, HostDoor, State } from '../engine';
+import type { TurnRecord } from '../store';
+import { composeBell, pullableMailOf } from './doorbell';
+import { inboxAddressOf, type DoorOutcome } from './inbox-door';
+
+export interface HostDoorOptions {
+  door: HostDoor;
+  /** A lock-free read of the current state, for the look that follows a ring. */
+  snapshot: () => State;
+  /**
+   * Sends the notice into `session` through the door; calls `written` as soon
+   * as the notice is out of our hands (before any answer), so the ring is
+   * recorded before the woken model can pull.
+   */
+  ring: (notice: string, session: string, written: () => void) => Promise<DoorOutcome>;
+  /** The host session this process serves; undefined until it is known (a Codex thread, at the first call). */
+  session: () => string | undefined;
+  /** The session's turn record as its hooks last wrote it. */
+  turn: (session: string) => TurnRecord | undefined;
+  /** Whether a live `hook --wait` waiter watches `memberId`. */
+  hasWaiter: (state: State, memberId: string) => boolean;
+  /** Records the ring on the envelopes still pending (under the lock). */
+  recordRung: (memberId: string, ids: readonly string[], at: number) => Promise<void>;
+  /** Takes back the record of the ring made at `at` (the door refused after the notice went out). */
+  clearRung: (ids: readonly string[], at: number) => Promise<void>;
+  /** Records a problem in the state's errors, scoped to the member (under the lock). */
+  recordProblem: (memberId: string, message: string) => Promise<void>;
+  log: (line: string) => void;
+  now?: () => number;
+}
+
+/** What `status` shows of a door: which, for which session, the last ring and the last problem. */
+export interface DoorReport {
+  door: HostDoor;
+  session: string | null;
+  last_rung_at: number | null;
+  last_problem: string | null;
+  /** How many rings this process has tried (each batch once). */
+  tries: number;
+  /** Why the last look rang nothing, when it did not ring (busy, ended, waiter, outstanding, no session). */
+  held_back: string | null;
+}
+
+export interface HostDoorBell {
+  offer(state: State, memberId: string): void;
+  /** The door this message was rung through by this process, while it waits. */
+  rungVia(messageId: string): HostDoor | undefined;
+  report(): DoorReport;
+}
+
+/** The door a server of `host` can ring, from what the host put in its environment. */
+export function hostDoorFor(host: string, env: NodeJS.ProcessEnv): HostDoor | undefined {
+  if (host === 'claude-code') return inboxAddressOf(env) === undefined ? undefined : 'inbox';
+  return host === 'codex' ? 'codex_queue' : undefined;
+}
+
+const DOOR_NAMES: Record<HostDoor, string> = { inbox: 'the Claude Code inbox', codex_queue: 'codex queue' };
+
+export function createHostDoor(options: HostDoorOptions): HostDoorBell {
+  const now = options.now ?? Date.now;
+  const name = DOOR_NAMES[options.door];
+  /** Messages offered to the door once already (rung, or tried and failed). */
+  const offered = new Set<string>();
+  const rung = new Set<string>();
+  let ringing = false;
+  let again: string | undefined;
+  let outstandingAt: number | undefined;
+  let lastProblem: string | undefined;
+  const lastLook: DoorReport = { door: options.door, session: null, last_rung_at: null, last_problem: null, tries: 0, held_back: null };
+
+  const hold = (why: string): void => {
+    lastLook.held_back = why;
+  };
+
+  const offer = (state: State, memberId: string): void => {
+    if (ringing) {
+      again = memberId;
+      return;
+    }
+    const { waiting, channels } = pullableMailOf(state, memberId);
+    const waitingIds = new Set(waiting.map((e) => e.message_id));
+    for (const id of offered) if (!waitingIds.has(id)) offered.delete(id);
+    for (const id of rung) if (!waitingIds.has(id)) rung.delete(id);
+    const fresh = waiting.filter((e) => !offered.has(e.message_id));
+    if (fresh.length === 0) return;
+    const session = options.session();
+    lastLook.session = session ?? null;
+    if (session === undefined) return hold('its host session is not known yet');
+    const turn = options.turn(session);
+    if (turn?.phase === 'busy') return hold(`the session is busy (${turn.event}); its hooks deliver`);
+    if (turn?.phase === 'ended') return hold('the session has ended');
+    if (options.hasWaiter(state, memberId)) return hold('a hook --wait waiter watches the member');
+    // A notice still outstanding: no hook of the session has run since it went out.
+    if (outstandingAt !== undefined && (turn === undefined || turn.at <= outstandingAt)) return hold('a notice is outstanding until the session runs');
+    outstandingAt = undefined;
+    lastLook.held_back = null;
+    for (const e of fresh) offered.add(e.message_id);
+    void ringFor(memberId, session, waiting, fresh, channels);
+  };
+
+  const ringFor = async (memberId: string, session: string, waiting: Envelope[], fresh: Envelope[], channels: ReturnType<typeof pullableMailOf>['channels']): Promise<void> => {
+    ringing = true;
+    try {
+      const notice = composeBell(waiting, channels, fresh.length).content;
+      const ids = waiting.map((e) => e.message_id);
+      let recorded: { at: number; done: Promise<void> } | undefined;
+      const record = (): void => {
+        if (recorded) return;
+        const at = now();
+        recorded = { at, done: options.recordRung(memberId, ids, at) };
+      };
+      const outcome = await options.ring(notice, session, record);
+      if (outcome.ok) {
+        record();
+        const at = recorded!.at;
+        outstandingAt = at;
+        lastProblem = undefined;
+        lastLook.last_rung_at = at;
+        lastLook.last_problem = null;
+        for (const id of ids) rung.add(id);
+        await recorded!.done;
+      } else {
+        if (recorded) {
+          await recorded.done.catch(() => undefined);
+          await options.clearRung(ids, recorded.at);
+        }
+        lastLook.last_problem = outcome.problem;
+        if (outcome.problem !== lastProblem) {
+          lastProblem = outcome.problem;
+          const message = `could not wake the session through ${name}: ${outcome.problem}. Its mail waits for its next hook (prompt, tool call or turn end).`;
+          options.log(message);
+          await options.recordProblem(memberId, message);
+        }
+      }
+    } catch (err) {
+      options.log(`host door ${options.door}: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      // Counted once the outcome is recorded, so whoever sees the count sees the record.
+      lastLook.tries += 1;
+      ringing = false;
+      const next = again;
+      again = undefined;
+      // Mail that came while ringing is looked at now, in the latest state.
+      if (next !== undefined) {
+        try {
+          offer(options.snapshot(), next);
+        } catch (err) {
+          options.log(`could not read the state after a ring: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+    }
+  };
+
+  return {
+    offer,
+    rungVia: (id) => (rung.has(id) ? options.door : undefined),
+    report: () => ({ ...lastLook }),
+  };
+}
