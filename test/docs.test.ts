@@ -180,11 +180,14 @@ test('the id lengths the README and docs state are the ones the code mints', () 
   const commands = /\(`sess_` and (\d+) hex digits; a member minted for a host session is `sess_` and (\d+)\)/.exec(read('docs/commands.md'));
   assert.ok(commands, 'docs/commands.md states the id lengths');
   assert.deepEqual([Number(commands[1]), Number(commands[2])], [pinned, minted]);
+  let spelled = 0;
   for (const name of documents()) {
-    for (const m of prose(read(name)).matchAll(/`(chn|ocm|rsv|cor)_` \+ (\d+) hex/g)) {
+    for (const m of prose(read(name)).matchAll(/`(chn|ocm|rsv|cor|sess)_` \+ (\d+) hex/g)) {
+      spelled += 1;
       assert.equal(Number(m[2]), hexOf(createEngineCtx(() => 0, {} as HistoryView).newId(`${m[1]}_` as 'chn_'), `${m[1]}_`), `${name}: ${m[0]}`);
     }
   }
+  assert.ok(spelled >= 5, `PROTOCOL spells out the id formats (found ${spelled})`);
 });
 
 test('every relative link in README, PROTOCOL, CONTRIBUTING and docs/ resolves, #anchor included', () => {
