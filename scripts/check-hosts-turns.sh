@@ -482,7 +482,7 @@ Object.assign(j, {
   xa2: [{ tool: S + "_status", input: {} }, { text: "Machine A is back." }],
 });
 fs.writeFileSync(file, JSON.stringify(j, null, 1));' "$STUB_SCRIPT" "$S" "$R_PING"
-# The host's environment carries the password, as README "Across machines" asks; nothing else of ours.
+# The host's environment carries the password, as docs/redis.md asks; nothing else of ours.
 CLAUDE_ENV_PLAIN=("${CLAUDE_ENV[@]}")
 CLAUDE_ENV+=("OPENCOMMS_STORE_PASSWORD=$R_PASS")
 turn xa1 "$R_A" "[stub:xa1] Open a channel." --allowedTools 'mcp__opencomms__*'

@@ -82,7 +82,7 @@ export function runServe(options: ServeOptions): void {
   options.onSignal('SIGTERM', () => server.stop('SIGTERM'));
   options.onSignal('SIGINT', () => server.stop('SIGINT'));
   if (isInteractive()) {
-    log('this is an MCP stdio server: add it to a host config (see README "Set up in one minute"); it is serving stdin now');
+    log('this is an MCP stdio server: add it to a host config (see README "Set up one host, then a second"); it is serving stdin now');
   }
   const where = describeSelection(options.selection, options.projectDir).banner;
   log(`serving project ${options.projectDir}${where} as host "${options.host}"; ${describeEnvIdentity(options.env.OPENCOMMS_MEMBER_ID, options.host)}`);

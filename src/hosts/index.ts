@@ -259,7 +259,7 @@ function writeNotes(host: HostName, files: string[], gitignore: GitignoreInstall
     write(`note: ${where} the project by its absolute path (${reason}); run install again after moving the project, and in each clone.\n`);
   }
   if (gitignore.kind === 'blocked') {
-    write(`note: ${gitignore.path} ignores all of .opencomms/, so the server copy there cannot be committed; replace that line with the ones in the README ("Commit or ignore?"), or have each teammate run install.\n`);
+    write(`note: ${gitignore.path} ignores all of .opencomms/, so the server copy there cannot be committed; replace that line with the ones in docs/hosts.md ("Commit or ignore?"), or have each teammate run install.\n`);
   }
 }
 

@@ -40,7 +40,7 @@ function tempDir(t: TestContext): string {
   return dir;
 }
 
-test('npm pack holds the two bundles, the map the main one links to, README, PROTOCOL and LICENSE, and npx runs the installed package', { skip: process.platform === 'win32' }, async (t) => {
+test('npm pack holds the two bundles, the map the main one links to, README, its docs, CONTRIBUTING, PROTOCOL and LICENSE, and npx runs the installed package', { skip: process.platform === 'win32' }, async (t) => {
   const dir = tempDir(t);
   const env = userEnv(join(dir, 'npm-cache'));
   const packs = join(dir, 'packs');
@@ -49,9 +49,11 @@ test('npm pack holds the two bundles, the map the main one links to, README, PRO
   const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', packs], ROOT, env);
   assert.equal(packed.code, 0, packed.stderr);
   const [report] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
+  // The README links into docs/ and CONTRIBUTING.md, so the package carries them.
+  const docs = readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
   assert.deepEqual(report!.files.map((f) => f.path).sort(), [
-    'LICENSE', 'PROTOCOL.md', 'README.md', 'dist/opencode-plugin.js', 'dist/opencomms.js', 'dist/opencomms.js.map', 'package.json',
-  ]);
+    'CONTRIBUTING.md', 'LICENSE', 'PROTOCOL.md', 'README.md', 'dist/opencode-plugin.js', 'dist/opencomms.js', 'dist/opencomms.js.map', ...docs, 'package.json',
+  ].sort());
   const tarball = join(packs, readdirSync(packs).find((name) => name.endsWith('.tgz'))!);
 
   const app = join(dir, 'empty-folder');

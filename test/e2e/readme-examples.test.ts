@@ -1,12 +1,13 @@
-// The README's shell examples work when pasted: every ```sh block that can
-// run offline here is run with bash -e from the repository root (so
-// `node dist/opencomms.js` is the shipped file), with its example folders
-// swapped for fresh temporary ones, and must exit 0. The worked example runs
-// first, since the hook example after it reads the project it makes.
+// The documents' shell examples work when pasted: every ```sh block of
+// README.md, CONTRIBUTING.md and docs/*.md that can run offline here is run
+// with bash -e from the repository root (so `node dist/opencomms.js` is the
+// shipped file), with its example folders swapped for fresh temporary ones,
+// and must exit 0. The worked example (docs/tools.md) runs first, since the
+// hook example in docs/push.md reads the project it makes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -22,13 +23,18 @@ function whyNot(block: string): string | undefined {
     [/OPENCOMMS_STORE=|redis/i, 'needs a Redis server of the reader\'s'],
     [/\$CLAUDE_PROJECT_DIR/, 'is a hook command as a host runs it'],
     [/\bsleep\b/, 'waits on wall-clock time (a spawn-push demonstration)'],
+    [/opencomms\.js (say|read)\b/, 'speaks in a channel the reader\'s agents opened'],
   ];
   return rules.find(([pattern]) => pattern.test(block))?.[1];
 }
 
-function shellBlocks(): string[] {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  return [...readme.matchAll(/```(?:sh|bash|shell)\n([\s\S]*?)```/g)].map((m) => m[1]!);
+/** Every shell block of the user and contributor documents, with the file it is in. */
+function shellBlocks(): Array<{ file: string; block: string }> {
+  const docs = readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`);
+  return ['README.md', 'CONTRIBUTING.md', ...docs].flatMap((file) => {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    return [...text.matchAll(/```(?:sh|bash|shell)\n([\s\S]*?)```/g)].map((m) => ({ file, block: m[1]! }));
+  });
 }
 
 function runBash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -40,7 +46,7 @@ function runBash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number
     child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`a README example ran for more than ${RUN_MS} ms:\n${script}`));
+      reject(new Error(`a documented example ran for more than ${RUN_MS} ms:\n${script}`));
     }, RUN_MS);
     child.on('exit', (code) => {
       clearTimeout(timer);
@@ -49,7 +55,7 @@ function runBash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number
   });
 }
 
-test('every README shell example that can run offline exits 0 when pasted', async (t) => {
+test('every documented shell example that can run offline exits 0 when pasted', async (t) => {
   const base = mkdtempSync(join(tmpdir(), 'oc-readme-'));
   t.after(() => rmSync(base, { recursive: true, force: true }));
   const places: Array<[string, string]> = [
@@ -60,16 +66,16 @@ test('every README shell example that can run offline exits 0 when pasted', asyn
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: join(base, 'home') };
   for (const key of Object.keys(env)) if (/^OPENCOMMS_|^CLAUDE_/.test(key)) delete env[key];
   const blocks = shellBlocks();
-  const worked = blocks.findIndex((b) => b.includes('P=/tmp/opencomms-demo'));
-  assert.ok(worked >= 0, 'the README has its worked example');
+  const worked = blocks.findIndex((b) => b.block.includes('P=/tmp/opencomms-demo'));
+  assert.ok(worked >= 0, 'the docs have their worked example');
   const ordered = [blocks[worked]!, ...blocks.filter((_, i) => i !== worked)];
   await runBash(`mkdir -p ${places.map(([, dir]) => `'${dir}'`).join(' ')} '${env.HOME}'`, env);
   let ran = 0;
   const skipped: string[] = [];
-  for (const block of ordered) {
+  for (const { file, block } of ordered) {
     const reason = whyNot(block);
     if (reason) {
-      skipped.push(`${block.split('\n')[0]!.slice(0, 60)}… (${reason})`);
+      skipped.push(`${file}: ${block.split('\n')[0]!.slice(0, 60)}… (${reason})`);
       continue;
     }
     // `watch` runs until Ctrl-C: its line is the example of a long-running command, not of its output.
@@ -77,8 +83,8 @@ test('every README shell example that can run offline exits 0 when pasted', asyn
     if (script.trim() === '') continue;
     for (const [from, to] of places) script = script.split(from).join(to);
     const result = await runBash(script, env);
-    assert.equal(result.code, 0, `README example failed (exit ${result.code}):\n${block}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
+    assert.equal(result.code, 0, `${file}: example failed (exit ${result.code}):\n${block}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
     ran += 1;
   }
-  assert.ok(ran >= 6, `only ${ran} README examples could run; skipped:\n${skipped.join('\n')}`);
+  assert.ok(ran >= 6, `only ${ran} documented examples could run; skipped:\n${skipped.join('\n')}`);
 });

@@ -12,6 +12,7 @@ import { StoreFault } from '../../src/store/faults';
 import { startOpenComms, type HostToolDefinition } from '../../src/opencode';
 import { buildTools as buildMcpTools } from '../../src/tools/catalog';
 import { ToolServices } from '../../src/tools/services';
+import { catalogTools } from '../helpers/docs-tables';
 import {
   channelWith, Clock, envelopeOf, FAKE_SCHEMA, FakeClient, FakeSchedule, FakeWatcher, HOST, memberOf, PROJECT_ID, send, startHarness,
   tempProject, type Harness,
@@ -107,17 +108,16 @@ test('opencomms_status from a session in no channel answers like the MCP status 
   assert.equal(viaPlugin.ok, true, `plugin status refused: ${viaPlugin.message}`);
 });
 
-// README "The OpenCode plugin" says how many tools the plugin offers (all of the MCP server's, since
-// one session has one set of tools), and every tool it names there is one the plugin offers.
-test('the tools README says the OpenCode plugin offers are the ones it offers', async (t) => {
+// docs/push.md "The OpenCode plugin" says the plugin offers every tool of the MCP server (one session
+// has one set of tools), and every tool it names there is one the plugin offers.
+test('the tools docs/push.md says the OpenCode plugin offers are the ones it offers', async (t) => {
   const h = await startHarness(t);
   const offered = Object.keys(h.plugin.hooks.tool ?? {});
-  const readme = readFileSync(join(__dirname, '..', '..', '..', 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### The OpenCode plugin'), readme.indexOf('## Keep idle agents awake'));
-  const stated = /offers the (\d+) tools of the MCP server/.exec(section);
-  assert.ok(stated, 'README says how many tools the plugin offers');
-  assert.equal(Number(stated[1]), offered.length);
-  for (const name of section.match(/opencomms_[a-z_]+/g) ?? []) assert.ok(offered.includes(name), `README names ${name}, which the plugin does not offer`);
+  const doc = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'push.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('### The OpenCode plugin'), doc.indexOf('## Keep idle agents awake'));
+  assert.match(section, /offers every tool of the MCP server/, 'docs/push.md says the plugin offers every tool');
+  assert.deepEqual(offered, catalogTools().map((tool) => tool.name));
+  for (const name of section.match(/opencomms_[a-z_]+/g) ?? []) assert.ok(offered.includes(name), `docs/push.md names ${name}, which the plugin does not offer`);
 });
 
 // A fault in the optional start-up sweep (lock_timeout when another process holds the lock for 5 s,
