@@ -112,7 +112,7 @@ function gemini(options: DeliveryCheckOptions): Check {
 /** Where install copies the OpenCode plugin. */
 const OPENCODE_PLUGIN = join('.opencode', 'plugin', 'opencomms.js');
 
-function opencode(projectDir: string): Check {
+function opencodeDelivery(projectDir: string): Check {
   return existsSync(join(projectDir, OPENCODE_PLUGIN))
     ? { name: 'opencode delivery', status: 'ok', message: 'the plugin prompts sessions in every state' }
     : { name: 'opencode delivery', status: 'warn', message: 'no OpenCode plugin (.opencode/plugin/opencomms.js): sessions get mail only when they call opencomms_pull; run `opencomms install opencode`' };
@@ -126,7 +126,7 @@ export async function checkDelivery(options: DeliveryCheckOptions): Promise<Chec
     if (isSetUp(earlier, 'claude-code') || isSetUp(earlier, 'claude-code plugin')) checks.push(await claudeCode(options));
     if (isSetUp(earlier, 'codex')) checks.push(codex(options));
     if (isSetUp(earlier, 'gemini-cli')) checks.push(gemini(options));
-    if (isSetUp(earlier, 'opencode') || existsSync(join(projectDir, OPENCODE_PLUGIN))) checks.push(opencode(projectDir));
+    if (isSetUp(earlier, 'opencode') || existsSync(join(projectDir, OPENCODE_PLUGIN))) checks.push(opencodeDelivery(projectDir));
   } catch (err) {
     checks.push({ name: 'delivery', status: 'warn', message: `could not check the delivery paths (${err instanceof Error ? err.message : String(err)})` });
   }

@@ -49,7 +49,7 @@ function jsonAt(path: string): JsonObject | undefined {
 }
 
 /** Whether the project holds our entries for `host`, as install wrote them. */
-function isInstalled(projectDir: string, host: HostName): boolean {
+function isHostInstalled(projectDir: string, host: HostName): boolean {
   return CONFIG_EDITS[host].filter((edit) => !edit.isGrant).some((edit) => [edit.file, ...(edit.alternates ?? [])].some((name) => {
     const text = readIfThere(join(projectDir, name));
     try {
@@ -60,16 +60,16 @@ function isInstalled(projectDir: string, host: HostName): boolean {
   }));
 }
 
-function problem(name: string, reason: string, message: string, fix?: string): TrustCheck {
+function trustProblem(name: string, reason: string, message: string, fix?: string): TrustCheck {
   return { name, status: 'fail', reason, message: fix === undefined ? message : `${message} Fix: \`${fix}\``, ...(fix === undefined ? {} : { fix }) };
 }
 
 export function checkTrust(options: TrustCheckOptions): TrustCheck[] {
   const { projectDir } = options;
   const checks: TrustCheck[] = [];
-  if (isInstalled(projectDir, 'claude-code')) checks.push(...checkClaude(options));
-  if (isInstalled(projectDir, 'codex')) checks.push(checkCodex(options));
-  if (isInstalled(projectDir, 'gemini-cli')) checks.push(checkGemini(options));
+  if (isHostInstalled(projectDir, 'claude-code')) checks.push(...checkClaude(options));
+  if (isHostInstalled(projectDir, 'codex')) checks.push(checkCodex(options));
+  if (isHostInstalled(projectDir, 'gemini-cli')) checks.push(checkGemini(options));
   const opencode = checkOpencode(options);
   if (opencode) checks.push(opencode);
   return checks;
@@ -94,12 +94,12 @@ function checkClaude({ projectDir, env }: TrustCheckOptions): TrustCheck[] {
   const denied = files.find((f) => listOf(f.doc, 'permissions', 'deny').some((rule) => typeof rule === 'string' && (isOpencommsGrant(rule) || rule.startsWith(`${CLAUDE_ALLOW_RULE}__`))));
   const granting = files.find((f) => f.grantsTools && f.doc !== undefined && grantsOf(f.doc).allows);
   if (denied) {
-    checks.push(problem('claude-code tools', 'claude_tools_denied', `${denied.shown} denies OpenComms tools in permissions.deny: Claude Code refuses them. Take that rule out of ${denied.shown}.`));
+    checks.push(trustProblem('claude-code tools', 'claude_tools_denied', `${denied.shown} denies OpenComms tools in permissions.deny: Claude Code refuses them. Take that rule out of ${denied.shown}.`));
   } else if (granting) {
     checks.push({ name: 'claude-code tools', status: 'ok', message: `${granting.shown} allows ${CLAUDE_ALLOW_RULE} (headless claude -p may call the OpenComms tools)` });
   } else {
     const onlyCommitted = files[1].doc !== undefined && grantsOf(files[1].doc).allows;
-    checks.push(problem('claude-code tools', 'claude_tools_not_allowed',
+    checks.push(trustProblem('claude-code tools', 'claude_tools_not_allowed',
       `no allow rule grants the OpenComms tools${onlyCommitted ? ' (.claude/settings.json has one, but Claude Code does not take it from that file)' : ''}: headless \`claude -p\` and spawn-push resumes refuse every one ("you haven't granted it yet").`, install));
   }
 
@@ -110,11 +110,11 @@ function checkClaude({ projectDir, env }: TrustCheckOptions): TrustCheck[] {
   const approvedIn = files.find((f) => f.doc !== undefined && grantsOf(f.doc).approves)?.shown ??
     (listOf(projectState, 'enabledMcpjsonServers').includes('opencomms') ? '~/.claude.json' : undefined);
   if (disabled) {
-    checks.push(problem('claude-code server approval', 'claude_server_disabled', 'the .mcp.json server "opencomms" is in disabledMcpjsonServers: Claude Code does not start it. Take it out of that list (or enable it in /mcp).'));
+    checks.push(trustProblem('claude-code server approval', 'claude_server_disabled', 'the .mcp.json server "opencomms" is in disabledMcpjsonServers: Claude Code does not start it. Take it out of that list (or enable it in /mcp).'));
   } else if (approvedIn) {
     checks.push({ name: 'claude-code server approval', status: 'ok', message: `${approvedIn} approves the .mcp.json server "opencomms"` });
   } else {
-    checks.push(problem('claude-code server approval', 'claude_server_not_approved',
+    checks.push(trustProblem('claude-code server approval', 'claude_server_not_approved',
       'nothing approves the .mcp.json server "opencomms": an interactive claude shows it as "Pending approval" and starts without it until you approve it.', install));
   }
 
@@ -137,20 +137,20 @@ function checkCodex({ projectDir, env }: TrustCheckOptions): TrustCheck {
   try {
     entries = codexTrustEntries(projectDir, readIfThere(join(projectDir, '.codex', 'hooks.json')));
   } catch {
-    return problem(name, 'codex_hooks_unreadable', '.codex/hooks.json is not JSON Codex can read.', 'opencomms install codex');
+    return trustProblem(name, 'codex_hooks_unreadable', '.codex/hooks.json is not JSON Codex can read.', 'opencomms install codex');
   }
   const text = readIfThere(path) ?? '';
   let findings;
   try {
     findings = readCodexTrust(text, entries);
   } catch (err) {
-    return problem(name, 'codex_config_unreadable', `${path} cannot be followed (${(err as Error).message}); check that the project and hooks are trusted there by hand (\`opencomms install codex\` prints the lines).`);
+    return trustProblem(name, 'codex_config_unreadable', `${path} cannot be followed (${(err as Error).message}); check that the project and hooks are trusted there by hand (\`opencomms install codex\` prints the lines).`);
   }
   const bad = findings.filter((f) => f.state !== 'trusted');
   if (bad.length === 0) return { name, status: 'ok', message: `${path} trusts the project and its ${entries.length - 1} OpenComms hooks` };
   const says = bad.map((f) => `${f.entry.label} ${f.state === 'missing' ? 'is not trusted' : f.state === 'disabled' ? 'is turned off' : f.entry.name === 'trust_level' ? `is "${f.found ?? '?'}", not trusted` : 'changed since it was trusted'}`);
   const onlyByHand = bad.every((f) => f.state === 'disabled' || (f.state === 'different' && f.entry.name === 'trust_level'));
-  return problem(name, 'codex_not_trusted',
+  return trustProblem(name, 'codex_not_trusted',
     `in ${path}: ${says.join('; ')}. Codex skips untrusted project config and hooks without a word (\`codex exec\` never asks).${onlyByHand ? ' Change those lines there yourself.' : ''}`,
     onlyByHand ? undefined : fix);
 }
@@ -166,11 +166,11 @@ function checkGemini({ projectDir, env }: TrustCheckOptions): TrustCheck {
   try {
     state = readGeminiTrust(readIfThere(path), projectDir);
   } catch (err) {
-    return problem(name, 'gemini_trust_unreadable', `${path} is not JSON (${(err as Error).message}); Gemini CLI trusts no folder from it.`);
+    return trustProblem(name, 'gemini_trust_unreadable', `${path} is not JSON (${(err as Error).message}); Gemini CLI trusts no folder from it.`);
   }
   if (state === 'trusted') return { name, status: 'ok', message: `${path} trusts this folder` };
-  if (state === 'distrusted') return problem(name, 'gemini_folder_distrusted', `${path} marks this folder DO_NOT_TRUST: Gemini CLI starts no MCP server and runs no hook here. Change that entry yourself.`);
-  return problem(name, 'gemini_folder_not_trusted', `${path} does not trust this folder: Gemini CLI starts no MCP server and runs no hook here.`, 'opencomms install gemini-cli --apply');
+  if (state === 'distrusted') return trustProblem(name, 'gemini_folder_distrusted', `${path} marks this folder DO_NOT_TRUST: Gemini CLI starts no MCP server and runs no hook here. Change that entry yourself.`);
+  return trustProblem(name, 'gemini_folder_not_trusted', `${path} does not trust this folder: Gemini CLI starts no MCP server and runs no hook here.`, 'opencomms install gemini-cli --apply');
 }
 
 // A module the plugin loads that is neither ours nor Node's would have to come from a registry.
@@ -182,10 +182,10 @@ function checkOpencode({ projectDir, bundlePath }: TrustCheckOptions): TrustChec
   const installed = readIfThere(live);
   if (installed === undefined && readIfThere(spare) === undefined) return undefined;
   const name = 'opencode plugin';
-  if (installed === undefined) return problem(name, 'opencode_plugin_missing', '.opencode/plugin/opencomms.js is gone: OpenCode sessions get no OpenComms tools.', 'opencomms install opencode');
+  if (installed === undefined) return trustProblem(name, 'opencode_plugin_missing', '.opencode/plugin/opencomms.js is gone: OpenCode sessions get no OpenComms tools.', 'opencomms install opencode');
   const foreign = FOREIGN_IMPORT.exec(installed);
   if (foreign) {
-    return problem(name, 'opencode_plugin_needs_package', `.opencode/plugin/opencomms.js loads "${foreign[1] ?? foreign[2]}", which OpenCode would have to fetch from a package registry at start.`, 'opencomms install opencode');
+    return trustProblem(name, 'opencode_plugin_needs_package', `.opencode/plugin/opencomms.js loads "${foreign[1] ?? foreign[2]}", which OpenCode would have to fetch from a package registry at start.`, 'opencomms install opencode');
   }
   const shipped = bundlePath === undefined ? undefined : readIfThere(join(dirname(bundlePath), OPENCODE_PLUGIN_BUNDLE));
   if (shipped !== undefined && shipped !== installed) {

@@ -15,7 +15,13 @@
 //     that session (a queued notice for an ended Codex thread never piles up);
 //   - a refusal, a hold, a closed socket or a failed command is said once on
 //     stderr and in the state's errors (status), changes nothing, and the
-//     mail waits for the next hook.
+//     mail waits for the next hook;
+//   - a door that takes the notice without a word is not taken at its word:
+//     the real Claude Code inbox answers nothing, even to a wrong token, and
+//     `codex queue` exits 0 for a thread nobody runs. Where the session's
+//     hooks keep a turn record, the ring counts only once the session shows
+//     it woke (a hook event after the ring, or the mail pulled) within
+//     `confirmMs`; otherwise the ring is taken back and said like a refusal.
 import type { Envelope, HostDoor, State } from '../engine';
 import type { TurnRecord } from '../store';
 import { composeBell, pullableMailOf } from './doorbell';
@@ -45,7 +51,14 @@ export interface HostDoorOptions {
   recordProblem: (memberId: string, message: string) => Promise<void>;
   log: (line: string) => void;
   now?: () => number;
+  /** How long a woken session has to show it woke (default CONFIRM_MS). */
+  confirmMs?: number;
 }
+
+/** A woken Claude Code session runs its UserPromptSubmit hook within a second (measured 0.4 s); this leaves room for a loaded machine. */
+export const CONFIRM_MS = 5_000;
+/** How often the confirmation looks at the turn record and the mail. */
+const CONFIRM_LOOK_MS = 200;
 
 /** What `status` shows of a door: which, for which session, the last ring and the last problem. */
 export interface DoorReport {
@@ -53,6 +66,8 @@ export interface DoorReport {
   session: string | null;
   last_rung_at: number | null;
   last_problem: string | null;
+  /** When the session last showed it woke after a ring (a hook ran or the mail was pulled). */
+  confirmed_at: number | null;
   /** How many rings this process has tried (each batch once). */
   tries: number;
   /** Why the last look rang nothing, when it did not ring (busy, ended, waiter, outstanding, no session). */
@@ -76,6 +91,7 @@ const DOOR_NAMES: Record<HostDoor, string> = { inbox: 'the Claude Code inbox', c
 
 export function createHostDoor(options: HostDoorOptions): HostDoorBell {
   const now = options.now ?? Date.now;
+  const confirmMs = options.confirmMs ?? CONFIRM_MS;
   const name = DOOR_NAMES[options.door];
   /** Messages offered to the door once already (rung, or tried and failed). */
   const offered = new Set<string>();
@@ -84,7 +100,7 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
   let again: string | undefined;
   let outstandingAt: number | undefined;
   let lastProblem: string | undefined;
-  const lastLook: DoorReport = { door: options.door, session: null, last_rung_at: null, last_problem: null, tries: 0, held_back: null };
+  const lastLook: DoorReport = { door: options.door, session: null, last_rung_at: null, last_problem: null, confirmed_at: null, tries: 0, held_back: null };
 
   const hold = (why: string): void => {
     lastLook.held_back = why;
@@ -116,8 +132,55 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
     void ringFor(memberId, session, waiting, fresh, channels);
   };
 
+  /** Says a problem once (stderr and the state's errors) until a different one comes. */
+  const report = async (memberId: string, problem: string): Promise<void> => {
+    lastLook.last_problem = problem;
+    if (problem === lastProblem) return;
+    lastProblem = problem;
+    const message = `could not wake the session through ${name}: ${problem}. Its mail waits for its next hook (prompt, tool call or turn end).`;
+    options.log(message);
+    await options.recordProblem(memberId, message);
+  };
+
+  /** A ring that worked: the last problem is over, and a new one will be said again. */
+  const cleared = (): void => {
+    lastProblem = undefined;
+    lastLook.last_problem = null;
+  };
+
+  /** Whether the session ran after `at`, or none of `ids` waits for the member any more (pulled). */
+  const woke = (memberId: string, session: string, ids: readonly string[], at: number): boolean => {
+    const turn = options.turn(session);
+    if (turn !== undefined && turn.at > at) return true;
+    const waiting = new Set(pullableMailOf(options.snapshot(), memberId).waiting.map((e) => e.message_id));
+    return ids.every((id) => !waiting.has(id));
+  };
+
+  /** Looks every CONFIRM_LOOK_MS until the session shows it woke; after confirmMs, takes the ring back and says so. */
+  const confirm = async (memberId: string, session: string, ids: readonly string[], at: number): Promise<void> => {
+    const deadline = at + confirmMs;
+    try {
+      while (!woke(memberId, session, ids, at)) {
+        if (now() >= deadline) {
+          for (const id of ids) rung.delete(id);
+          if (outstandingAt === at) outstandingAt = undefined;
+          if (lastLook.last_rung_at === at) lastLook.last_rung_at = null;
+          await options.clearRung(ids, at);
+          await report(memberId, `the door took the notice without a word, but the session showed no sign of waking within ${Math.round(confirmMs / 1000)} s (no hook ran, nothing was pulled); a refused token or a held notice look the same from here`);
+          return;
+        }
+        await new Promise<void>((resolve) => setTimeout(resolve, CONFIRM_LOOK_MS).unref());
+      }
+      lastLook.confirmed_at = now();
+      cleared();
+    } catch (err) {
+      options.log(`host door ${options.door}: could not confirm the ring: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+
   const ringFor = async (memberId: string, session: string, waiting: Envelope[], fresh: Envelope[], channels: ReturnType<typeof pullableMailOf>['channels']): Promise<void> => {
     ringing = true;
+    const hadRecord = options.turn(session) !== undefined;
     try {
       const notice = composeBell(waiting, channels, fresh.length).content;
       const ids = waiting.map((e) => e.message_id);
@@ -132,23 +195,18 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
         record();
         const at = recorded!.at;
         outstandingAt = at;
-        lastProblem = undefined;
         lastLook.last_rung_at = at;
-        lastLook.last_problem = null;
         for (const id of ids) rung.add(id);
         await recorded!.done;
+        // With a turn record, the session can show it woke; without one (no hooks here) nothing could.
+        if (hadRecord) void confirm(memberId, session, ids, at);
+        else cleared();
       } else {
         if (recorded) {
           await recorded.done.catch(() => undefined);
           await options.clearRung(ids, recorded.at);
         }
-        lastLook.last_problem = outcome.problem;
-        if (outcome.problem !== lastProblem) {
-          lastProblem = outcome.problem;
-          const message = `could not wake the session through ${name}: ${outcome.problem}. Its mail waits for its next hook (prompt, tool call or turn end).`;
-          options.log(message);
-          await options.recordProblem(memberId, message);
-        }
+        await report(memberId, outcome.problem);
       }
     } catch (err) {
       options.log(`host door ${options.door}: ${err instanceof Error ? err.message : String(err)}`);

@@ -139,6 +139,8 @@ export function ringInbox(
       }
     });
     socket.on('error', (err: NodeJS.ErrnoException) => {
+      // A hang-up shows as EPIPE or ECONNRESET depending on who was writing: one problem, said in one way.
+      if ((err.code === 'EPIPE' || err.code === 'ECONNRESET') && stage !== 'message') return finish({ ok: false, problem: 'the inbox socket closed before it took the notice' });
       const what = err.code === 'ENOENT' || err.code === 'ECONNREFUSED' ? 'refused the connection' : `failed (${err.code ?? err.message})`;
       finish({ ok: false, problem: `the inbox socket ${what}` });
     });

@@ -73,7 +73,7 @@ function storeOf(options: HookOptions, projectDir: string): Store {
  * StoreFault: lock timeout, unwritable file), recording would only fail or
  * wait out the lock a second time, so the warning is all there is.
  */
-async function report(options: HookOptions, projectDir: string | undefined, message: string, cause?: unknown): Promise<void> {
+async function reportProblem(options: HookOptions, projectDir: string | undefined, message: string, cause?: unknown): Promise<void> {
   options.warn(`opencomms: ${message}`);
   if (projectDir === undefined || cause instanceof StoreFault) return;
   const store = storeOf(options, projectDir);
@@ -289,7 +289,7 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
   if (!options.wait) noteTurn(projectDir, event, options.warn);
   const env = memberFromEnv(options.env);
   if (env.kind === 'invalid') {
-    await report(options, projectDir, env.problem);
+    await reportProblem(options, projectDir, env.problem);
     return NOTHING;
   }
   await store.refresh();
@@ -367,10 +367,10 @@ export async function runHook(options: HookOptions): Promise<number> {
       projectDir = resolvePath(options.explicitProjectDir ?? parsed.event.cwd ?? options.cwd);
       outcome = await decide(options, parsed.event, projectDir);
     } else if (!parsed.ignored) {
-      await report(options, projectDir ?? resolvePath(options.cwd), `hook: ${parsed.problem}; answered {}`);
+      await reportProblem(options, projectDir ?? resolvePath(options.cwd), `hook: ${parsed.problem}; answered {}`);
     }
   } catch (err) {
-    await report(options, projectDir, `hook failed and answered {}: ${err instanceof Error ? err.message : String(err)}`, err);
+    await reportProblem(options, projectDir, `hook failed and answered {}: ${err instanceof Error ? err.message : String(err)}`, err);
     outcome = NOTHING;
   }
   let wasSent = false;
@@ -385,7 +385,7 @@ export async function runHook(options: HookOptions): Promise<number> {
       await outcome.settle(wasSent);
     } catch (err) {
       // The mail stays in flight under this (soon dead) pid; the next hook or pull sweeps it back.
-      await report(options, projectDir, `hook could not ${wasSent ? 'commit' : 'requeue'} its delivery (it will be retried): ${err instanceof Error ? err.message : String(err)}`, err);
+      await reportProblem(options, projectDir, `hook could not ${wasSent ? 'commit' : 'requeue'} its delivery (it will be retried): ${err instanceof Error ? err.message : String(err)}`, err);
     }
   }
   return outcome.exitCode ?? 0;

@@ -20,7 +20,7 @@ function clip(name: string): string {
   return plain.length > MAX_NAME_CHARS ? `${plain.slice(0, MAX_NAME_CHARS - 1)}…` : plain;
 }
 
-function listOf(items: string[]): string {
+function listInWords(items: string[]): string {
   const shown = items.slice(0, MAX_LISTED);
   const more = items.length - shown.length;
   return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
@@ -39,7 +39,7 @@ function deliverableByChannel(state: State, memberId: string, now: number): Map<
 
 function sendersOf(envelopes: Envelope[]): string {
   const senders = [...new Set(envelopes.map((e) => `${clip(e.sender_role)} (${clip(e.sender_session_id)})`))];
-  return listOf(senders);
+  return listInWords(senders);
 }
 
 /** What waits for `memberId` now, or undefined when nothing does. */
@@ -53,6 +53,6 @@ export function waitingMail(state: State, memberId: string, now: number): Waitin
   const where = [...byChannel].map(([name, list]) => `${list.length} in channel "${clip(name)}" from ${sendersOf(list)}`);
   return {
     count,
-    notice: `OpenComms: ${count} new message${plural} waiting for you (${listOf(where)}); call opencomms_pull to read ${them}.`,
+    notice: `OpenComms: ${count} new message${plural} waiting for you (${listInWords(where)}); call opencomms_pull to read ${them}.`,
   };
 }

@@ -40,7 +40,7 @@ export interface PluginInstallOptions {
 const HOST = 'claude-code';
 
 // A file of the plugin, under .opencomms/: never read through a link (see writeOwnFile).
-function readText(projectDir: string, path: string): string | undefined {
+function readProjectText(projectDir: string, path: string): string | undefined {
   try {
     return readOwnBytes(projectDir, path)?.toString('utf8');
   } catch (err) {
@@ -80,19 +80,19 @@ function claudeCommandLines(commands: string[][]): string {
 export function installClaudePlugin(options: PluginInstallOptions): number {
   const { projectDir, write, warn } = options;
   const pluginDir = claudePluginDirIn(projectDir);
-  const manifest = readText(projectDir, join(pluginDir, '.claude-plugin/plugin.json'));
+  const manifest = readProjectText(projectDir, join(pluginDir, '.claude-plugin/plugin.json'));
   if (manifest !== undefined && !isOurManifest(manifest)) {
     throw new InstallFailure(`${pluginDir} holds a plugin that is not ours; move it away and run again. Nothing was changed.`, 1);
   }
   const plainFiles = plainInstallFiles(projectDir);
   const fixed = options.memberId === undefined ? undefined : chooseFixedIdentity(projectDir, options.memberId);
-  const store = chooseStore(options.store, options.env, [pluginStore(readText(projectDir, join(pluginDir, '.mcp.json')))]);
+  const store = chooseStore(options.store, options.env, [pluginStore(readProjectText(projectDir, join(pluginDir, '.mcp.json')))]);
   const launch: Launch = {
     host: HOST, projectDir, memberId: fixed?.memberId, isAbsolute: true, store: store.choice, compileCache: compileCacheFrom(options.compileCacheHome),
   };
   const texts = pluginFileTexts(launch, options.version);
   const changes = PLUGIN_FILES
-    .map((rel) => ({ path: join(pluginDir, rel), after: texts[rel], before: readText(projectDir, join(pluginDir, rel)) }))
+    .map((rel) => ({ path: join(pluginDir, rel), after: texts[rel], before: readProjectText(projectDir, join(pluginDir, rel)) }))
     .filter((file) => file.before !== file.after);
   const copy = planBundleCopy(projectDir, options.bundlePath);
   const commands = claudeInstallCommands(projectDir);
@@ -165,14 +165,14 @@ function refreshCommands(projectDir: string): string[][] {
 /** Removes our plugin folder (only our files, then the folders we emptied); false when there is none of ours. */
 export function uninstallClaudePlugin(projectDir: string, dryRun: boolean, write: (text: string) => void, warn: (text: string) => void): boolean {
   const pluginDir = claudePluginDirIn(projectDir);
-  const manifest = readText(projectDir, join(pluginDir, '.claude-plugin/plugin.json'));
+  const manifest = readProjectText(projectDir, join(pluginDir, '.claude-plugin/plugin.json'));
   if (manifest === undefined) return false;
   if (!isOurManifest(manifest)) {
     warn(`opencomms: ${pluginDir} holds a plugin that is not ours; left it alone.`);
     return false;
   }
   // readText has checked every folder on the way: none is a link, so nothing outside is deleted.
-  const present = PLUGIN_FILES.map((rel) => join(pluginDir, rel)).filter((path) => readText(projectDir, path) !== undefined);
+  const present = PLUGIN_FILES.map((rel) => join(pluginDir, rel)).filter((path) => readProjectText(projectDir, path) !== undefined);
   if (dryRun) {
     for (const path of present) write(`would delete ${path}\n`);
   } else {

@@ -62,7 +62,7 @@ export function monitorCommand(launch: Launch): string | undefined {
   return `OPENCOMMS_MEMBER_ID=${launch.memberId} ${storePrefix(launch)}node ${shellQuote(bundlePathIn(launch.projectDir))} watch --member ${launch.memberId} --project ${shellQuote(launch.projectDir)}`;
 }
 
-function hooksJson(launch: Launch): JsonObject {
+function pluginHooksJson(launch: Launch): JsonObject {
   const plain = { type: 'command', command: hookCommand(launch), timeout: HOOK_TIMEOUT_S };
   const rewake = { type: 'command', command: rewakeCommand(launch), async: true, asyncRewake: true, timeout: REWAKE_TIMEOUT_S };
   const hooks: JsonObject = {};
@@ -90,7 +90,7 @@ export function pluginFileTexts(launch: Launch, version: string): Record<string,
       plugins: [{ name: PLUGIN_NAME, source: './', description: DESCRIPTION, version }],
     }),
     '.mcp.json': renderJson({ mcpServers: { opencomms: { type: 'stdio', command: 'node', args: serverArgs(launch), ...(env ? { env } : {}) } } }),
-    'hooks/hooks.json': renderJson(hooksJson(launch)),
+    'hooks/hooks.json': renderJson(pluginHooksJson(launch)),
     'monitors/monitors.json': `${JSON.stringify(monitor === undefined ? [] : [{
       name: 'opencomms-mail',
       command: monitor,

@@ -84,13 +84,13 @@ export function codexTrustEntries(projectDir: string, hooksJsonText: string | un
   return entries;
 }
 
-function header(path: KeyPath): string {
+function sectionHeader(path: KeyPath): string {
   return `[${path.map((part) => (/^[A-Za-z0-9_-]+$/.test(part) ? part : quoteTomlString(part))).join('.')}]`;
 }
 
 /** The lines that trust `entries`, one table each, a blank line between tables; "\n" line ends. */
 export function renderCodexTrust(entries: readonly CodexTrustEntry[]): string {
-  return entries.map((entry) => `${header(entry.path)}\n${entry.name} = ${quoteTomlString(entry.value)}\n`).join('\n');
+  return entries.map((entry) => `${sectionHeader(entry.path)}\n${entry.name} = ${quoteTomlString(entry.value)}\n`).join('\n');
 }
 
 export function codexTrustMarker(projectDir: string): string {
@@ -106,7 +106,7 @@ interface Block {
 }
 
 /** Our block in `text`: the marker line and the trust tables right after it. */
-function findBlock(text: string, sections: Section[], projectDir: string): Block | undefined {
+function findTrustBlock(text: string, sections: Section[], projectDir: string): Block | undefined {
   const marker = codexTrustMarker(projectDir);
   let at = -1;
   for (let from = 0; ; from = at + 1) {
@@ -137,7 +137,7 @@ function cutBlock(text: string, block: Block): string {
 
 /** The user config without our block for `projectDir` (unchanged when there is none). Throws TomlError. */
 export function removeCodexTrust(text: string, projectDir: string): string {
-  const block = findBlock(text, scanSections(text).sections, projectDir);
+  const block = findTrustBlock(text, scanSections(text).sections, projectDir);
   return block ? cutBlock(text, block) : text;
 }
 
@@ -155,12 +155,12 @@ export interface CodexTrustFinding {
 export function readCodexTrust(text: string, entries: readonly CodexTrustEntry[]): CodexTrustFinding[] {
   const { sections, rootKeys } = scanSections(text);
   return entries.map((entry) => {
-    const refuse = (full: KeyPath): void => {
+    const refuseKey = (full: KeyPath): void => {
       if (isPrefix(full, entry.path) || isPrefix(entry.path, full)) throw new TomlError(`${full.join('.')} is set by a dotted key or an inline table`);
     };
-    rootKeys.forEach(refuse);
+    rootKeys.forEach(refuseKey);
     for (const section of sections) {
-      if (!samePath(section.path, entry.path)) for (const item of section.entries) refuse([...section.path, ...item.key]);
+      if (!samePath(section.path, entry.path)) for (const item of section.entries) refuseKey([...section.path, ...item.key]);
     }
     const table = sections.find((section) => samePath(section.path, entry.path));
     if (!table) return { entry, state: 'missing' };
@@ -190,7 +190,7 @@ export interface CodexTrustPlan {
  */
 export function applyCodexTrust(text: string, projectDir: string, entries: readonly CodexTrustEntry[]): CodexTrustPlan {
   const nl = text.includes('\r\n') ? '\r\n' : '\n';
-  const block = findBlock(text, scanSections(text).sections, projectDir);
+  const block = findTrustBlock(text, scanSections(text).sections, projectDir);
   const outside = block ? cutBlock(text, block) : text;
   const findings = readCodexTrust(outside, entries);
   const added = findings.filter((f) => f.state === 'missing').map((f) => f.entry);

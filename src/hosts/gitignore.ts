@@ -35,7 +35,7 @@ function blockOf(nl: string): string {
 }
 
 /** Where our lines start in `text` (at the start of a line), or -1. */
-function findBlock(text: string): { at: number; length: number } | undefined {
+function findIgnoreBlock(text: string): { at: number; length: number } | undefined {
   for (const block of [blockOf('\n'), blockOf('\r\n')]) {
     for (const candidate of [block, block.replace(/\r?\n$/, '')]) {
       let at = text.indexOf(candidate);
@@ -66,7 +66,7 @@ export function planGitignoreInstall(projectDir: string): GitignoreInstall {
   const path = join(projectDir, '.gitignore');
   const file = readUserFile(projectDir, path);
   const text = file.text ?? '';
-  if (findBlock(text)) return { kind: 'none' };
+  if (findIgnoreBlock(text)) return { kind: 'none' };
   if (ignoresAllOfState(text)) return { kind: 'blocked', path };
   const nl = text.includes('\r\n') ? '\r\n' : '\n';
   // One line break before our lines: it ends a last line that had none, or leaves a blank line after one that had.
@@ -83,7 +83,7 @@ export function planGitignoreUninstall(projectDir: string): GitignorePlan | unde
   if (lstatSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
   const file = readUserFile(projectDir, path);
   const text = file.text ?? '';
-  const found = findBlock(text);
+  const found = findIgnoreBlock(text);
   if (!found) return undefined;
   const breakBefore = found.at >= 2 && text.slice(found.at - 2, found.at) === '\r\n' ? 2 : found.at >= 1 ? 1 : 0;
   const after = text.slice(0, found.at - breakBefore) + text.slice(found.at + found.length);

@@ -134,7 +134,7 @@ function printDryRun(change: FileChange, write: (text: string) => void): void {
 /** Returns the exit code: 0 done, 1 failure (nothing written), 2 usage. */
 export function runInstall(options: InstallOptions): number {
   try {
-    return install(options);
+    return installHosts(options);
   } catch (err) {
     return failureOf(err, options.warn, 'install');
   }
@@ -156,7 +156,7 @@ function describeRewrite(edit: ConfigEdit, before: string | undefined, after: st
   return notes;
 }
 
-function install(options: InstallOptions): number {
+function installHosts(options: InstallOptions): number {
   const host = checkHost(options.host);
   if (options.plugin) {
     if (host !== 'claude-code') throw new InstallFailure(`--plugin is only for claude-code, not ${host}.`, 2);

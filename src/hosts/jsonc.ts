@@ -8,15 +8,15 @@ export type JsonObject = Record<string, unknown>;
 
 /** `text` with comments and trailing commas replaced by spaces; newlines stay. */
 export function blankJsonc(text: string): string {
-  return blank(text, true);
+  return blankOut(text, true);
 }
 
 /** `text` with comments replaced by spaces; commas, trailing ones too, stay. */
 export function blankComments(text: string): string {
-  return blank(text, false);
+  return blankOut(text, false);
 }
 
-function blank(text: string, isTrailingCommaBlanked: boolean): string {
+function blankOut(text: string, isTrailingCommaBlanked: boolean): string {
   let out = '';
   let i = 0;
   let lastComma = -1; // index in `out` of a comma that may turn out to be trailing

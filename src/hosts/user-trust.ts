@@ -36,13 +36,13 @@ interface GeminiRecord {
   created: boolean;
 }
 
-function recordPath(projectDir: string): string {
+function trustRecordPath(projectDir: string): string {
   return join(projectDir, STATE_DIR_NAME, RECORD_FILE);
 }
 
 function readRecord(projectDir: string): Record<string, unknown> {
   try {
-    const text = readOwnBytes(projectDir, recordPath(projectDir))?.toString('utf8');
+    const text = readOwnBytes(projectDir, trustRecordPath(projectDir))?.toString('utf8');
     const doc = text === undefined ? {} : parseJsonObject(text);
     return isJsonObject(doc) ? doc : {};
   } catch {
@@ -50,7 +50,7 @@ function readRecord(projectDir: string): Record<string, unknown> {
   }
 }
 
-function readText(path: string): string | undefined {
+function readTrustFile(path: string): string | undefined {
   try {
     return tryReadBytes(path)?.toString('utf8');
   } catch (err) {
@@ -102,7 +102,7 @@ function planCodex(projectDir: string, env: NodeJS.ProcessEnv, hooksJson: string
   const path = codexUserConfigPath(env);
   const entries = codexTrustEntries(projectDir, hooksJson);
   const lines = renderCodexTrust(entries);
-  const before = readText(path);
+  const before = readTrustFile(path);
   const plan: UserTrustPlan = { host: 'codex', path, lines, missing: [], refusals: [], isCreated: before === undefined };
   try {
     const applied = applyCodexTrust(before ?? '', projectDir, entries);
@@ -121,7 +121,7 @@ function planCodex(projectDir: string, env: NodeJS.ProcessEnv, hooksJson: string
 function planGemini(projectDir: string, env: NodeJS.ProcessEnv): UserTrustPlan {
   const path = geminiTrustPath(env);
   const lines = `${JSON.stringify(projectDir)}: ${JSON.stringify(GEMINI_TRUST_VALUE)}\n`;
-  const before = readText(path);
+  const before = readTrustFile(path);
   const plan: UserTrustPlan = { host: 'gemini-cli', path, lines, missing: [], refusals: [], isCreated: before === undefined };
   try {
     const state = readGeminiTrust(before, projectDir);
@@ -168,7 +168,7 @@ export function showUserTrust(plan: UserTrustPlan, projectDir: string, apply: bo
   if (plan.host === 'gemini-cli') {
     const record = readRecord(projectDir);
     const entry: GeminiRecord = { file: plan.path, key: projectDir, created: plan.isCreated };
-    writeOwnFile(projectDir, recordPath(projectDir), renderJson({ ...record, 'gemini-cli': entry as unknown as Record<string, unknown> }));
+    writeOwnFile(projectDir, trustRecordPath(projectDir), renderJson({ ...record, 'gemini-cli': entry as unknown as Record<string, unknown> }));
   }
   write(`wrote ${plan.path} (${name} trust for ${plan.missing.join(', ')})\n`);
   return true;
@@ -176,29 +176,33 @@ export function showUserTrust(plan: UserTrustPlan, projectDir: string, apply: bo
 
 /** Takes out what --apply added for `host`; prints what it did. */
 export function removeUserTrust(host: HostName, projectDir: string, env: NodeJS.ProcessEnv, dryRun: boolean, write: (text: string) => void): void {
-  if (host === 'codex') {
-    const path = codexUserConfigPath(env);
-    const before = readText(path);
-    if (before === undefined) return;
-    let after: string;
-    try {
-      after = removeCodexTrust(before, projectDir);
-    } catch {
-      return; // a file we cannot follow holds no block we could have written
-    }
-    if (after === before) return;
-    if (dryRun) write(`would write ${path}:\n${after}`);
-    else {
-      writeText(path, after);
-      write(`updated ${path} (took out the Codex trust lines install --apply added for this project)\n`);
-    }
-    return;
+  if (host === 'codex') removeCodexUserTrust(projectDir, env, dryRun, write);
+  else if (host === 'gemini-cli') removeGeminiUserTrust(projectDir, dryRun, write);
+}
+
+function removeCodexUserTrust(projectDir: string, env: NodeJS.ProcessEnv, dryRun: boolean, write: (text: string) => void): void {
+  const path = codexUserConfigPath(env);
+  const before = readTrustFile(path);
+  if (before === undefined) return;
+  let after: string;
+  try {
+    after = removeCodexTrust(before, projectDir);
+  } catch {
+    return; // a file we cannot follow holds no block we could have written
   }
-  if (host !== 'gemini-cli') return;
+  if (after === before) return;
+  if (dryRun) write(`would write ${path}:\n${after}`);
+  else {
+    writeText(path, after);
+    write(`updated ${path} (took out the Codex trust lines install --apply added for this project)\n`);
+  }
+}
+
+function removeGeminiUserTrust(projectDir: string, dryRun: boolean, write: (text: string) => void): void {
   const record = readRecord(projectDir);
   const entry = record['gemini-cli'];
   if (!isJsonObject(entry) || typeof entry.file !== 'string' || typeof entry.key !== 'string') return;
-  const before = readText(entry.file);
+  const before = readTrustFile(entry.file);
   let after: string | undefined = before;
   try {
     if (before !== undefined) after = removeGeminiTrust(before, entry.key) ?? (entry.created === true ? undefined : '{}\n');
@@ -215,8 +219,8 @@ export function removeUserTrust(host: HostName, projectDir: string, env: NodeJS.
     write(`${after === undefined ? 'removed' : 'updated'} ${entry.file} (took out the folder trust install --apply added)\n`);
   }
   const { 'gemini-cli': _dropped, ...rest } = record;
-  if (Object.keys(rest).length === 0) unlinkSync(recordPath(projectDir));
-  else writeOwnFile(projectDir, recordPath(projectDir), renderJson(rest));
+  if (Object.keys(rest).length === 0) unlinkSync(trustRecordPath(projectDir));
+  else writeOwnFile(projectDir, trustRecordPath(projectDir), renderJson(rest));
 }
 
 export type { CodexTrustEntry };

@@ -34,7 +34,7 @@ function turnsDir(projectDir: string): string {
 
 const PLAIN_ID = /^[A-Za-z0-9_-]+$/;
 
-function recordPath(projectDir: string, sessionId: string): string | undefined {
+function turnRecordPath(projectDir: string, sessionId: string): string | undefined {
   if (sessionId === '' || sessionId.length > MAX_TURN_SESSION_CHARS) return undefined;
   const name = PLAIN_ID.test(sessionId) ? sessionId : `x${Buffer.from(sessionId, 'utf8').toString('hex')}`;
   return join(turnsDir(projectDir), `${name}.json`);
@@ -42,7 +42,7 @@ function recordPath(projectDir: string, sessionId: string): string | undefined {
 
 /** Writes `record` for the host session `sessionId`, replacing the one before. */
 export function writeTurnRecord(projectDir: string, sessionId: string, record: TurnRecord, port: FsPort = NODE_FS): void {
-  const target = recordPath(projectDir, sessionId);
+  const target = turnRecordPath(projectDir, sessionId);
   if (target === undefined) return;
   const text = JSON.stringify({ phase: record.phase, at: record.at, event: record.event });
   // One lstat: the folder must be a real folder of ours (never a link to elsewhere).
@@ -78,7 +78,7 @@ export function writeTurnRecord(projectDir: string, sessionId: string, record: T
 
 /** The last record of the host session `sessionId`, or undefined when its hooks never wrote one (or it does not parse). */
 export function readTurnRecord(projectDir: string, sessionId: string, port: FsPort = NODE_FS): TurnRecord | undefined {
-  const path = recordPath(projectDir, sessionId);
+  const path = turnRecordPath(projectDir, sessionId);
   if (path === undefined) return undefined;
   let bytes: Buffer | undefined;
   try {

@@ -82,7 +82,7 @@ export function pauseNote(channel: Channel): string {
 }
 
 // The selected row gets a '>' in its first column.
-function marked(line: string, key: string, selected: string | undefined): string {
+function markedLine(line: string, key: string, selected: string | undefined): string {
   if (key !== selected) return line;
   return line.startsWith(' ') ? `>${line.slice(1)}` : `> ${line}`;
 }
@@ -148,7 +148,7 @@ function countsOf(view: WatchView, channel: Channel): { pending: Map<string, num
 }
 
 function channelLines(view: WatchView, channel: Channel, selected?: string): string[] {
-  const lines = [marked(`channel ${printable(channel.name)} (${printable(channel.id)})${pauseNote(channel)}`, `channel:${channel.id}`, selected)];
+  const lines = [markedLine(`channel ${printable(channel.name)} (${printable(channel.id)})${pauseNote(channel)}`, `channel:${channel.id}`, selected)];
   const { pending, inFlight } = countsOf(view, channel);
   for (const m of channel.members) {
     const flying = inFlight.get(m.session_id) ?? 0;
@@ -159,7 +159,7 @@ function channelLines(view: WatchView, channel: Channel, selected?: string): str
     );
   }
   for (const r of liveReservationsOf(view, channel)) {
-    lines.push(marked(`  reserved ${printable(r.path, 60)} by ${printable(r.role, 24)}, ${r.exclusive ? 'exclusive' : 'shared'} until ${clock(r.expires_at)}`,
+    lines.push(markedLine(`  reserved ${printable(r.path, 60)} by ${printable(r.role, 24)}, ${r.exclusive ? 'exclusive' : 'shared'} until ${clock(r.expires_at)}`,
       `rsv:${channel.id}:${reservationId(channel, r)}`, selected));
   }
   return lines;
@@ -169,7 +169,7 @@ function mailLine(view: WatchView, e: Envelope, selected?: string): string {
   const channel = view.channels.get(e.channel_id)?.name ?? e.channel_id;
   const via = e.delivery_status === 'delivered' ? deliveryPathOf(e) : null;
   const how = via ? ` by ${via}` : '';
-  return marked(`  ${clock(e.timestamp)} ${printable(channel, 24)}: ${printable(e.sender_role, 24)} -> ${printable(e.recipient_role, 24)} ` +
+  return markedLine(`  ${clock(e.timestamp)} ${printable(channel, 24)}: ${printable(e.sender_role, 24)} -> ${printable(e.recipient_role, 24)} ` +
     `${e.message_type} ${e.delivery_status}${how}`, `mail:${e.message_id}`, selected);
 }
 
@@ -180,7 +180,7 @@ function personLines(view: WatchView, input: ScreenInput): string[] {
   const lines = [`*** MAIL FOR YOU (${printable(input.person!, 64)}): ${waiting.length} waiting; read it with: opencomms read ***`];
   for (const e of waiting.slice(-RECENT_MAIL)) {
     const channel = view.channels.get(e.channel_id)?.name ?? e.channel_id;
-    lines.push(marked(`  ${clock(e.timestamp)} ${printable(channel, 24)}: from ${printable(e.sender_role, 24)} (${printable(e.sender_session_id, 40)}) `
+    lines.push(markedLine(`  ${clock(e.timestamp)} ${printable(channel, 24)}: from ${printable(e.sender_role, 24)} (${printable(e.sender_session_id, 40)}) `
       + `${e.message_type} ${printable(e.message_id, 40)}`, `mail:${e.message_id}`, input.selected));
   }
   return [...lines, ''];

@@ -171,6 +171,34 @@ test('no inbox at the socket path: said once, the mail waits', async (t) => {
   await assertReportedOnce(pair, /refused the connection/);
 });
 
+test('an inbox that takes the notice without a word while the session never wakes: the ring is taken back after the confirmation window and said once; a hook after the next ring confirms it', async (t) => {
+  // The real Claude Code inbox answers nothing, even to a wrong token: only the session waking proves a ring.
+  const { project, inbox, writer, reviewer } = await inboxPair(t, { kind: 'accept' });
+  const first = await ok(writer, 'opencomms_send', { channel: 'review', content: 'one' });
+  await inbox.connection(1);
+  await stderrCount(reviewer, INBOX_FAILURE);
+  const door = await doorOf(reviewer);
+  assert.match(door.last_problem, /no sign of waking within 5 s/);
+  assert.equal(door.last_rung_at, null);
+  assert.equal(door.confirmed_at, null);
+  const history = await ok(writer, 'opencomms_history', { channel: 'review' });
+  assert.deepEqual(pathOf(history, first.data.message_ids[0]).map((s: Json) => s.step), ['queued']);
+
+  // The next batch rings again; this time the session wakes (its prompt hook runs): the ring stands.
+  const second = await ok(writer, 'opencomms_send', { channel: 'review', content: 'two' });
+  await inbox.connection(2);
+  await hookEvent(project, { hook_event_name: 'UserPromptSubmit', session_id: CC_SESSION, prompt: 'wake' });
+  const confirmed = await until('the ring confirmed', async () => {
+    const d = await doorOf(reviewer);
+    return d.confirmed_at !== null ? d : undefined;
+  });
+  assert.equal(confirmed.last_problem, null);
+  // The prompt hook of the woken turn brought the mail in: rung through the inbox, in context through the hook, once.
+  const after = await ok(writer, 'opencomms_history', { channel: 'review' });
+  assert.deepEqual(pathOf(after, second.data.message_ids[0]).map((s: Json) => [s.step, s.via]), [['queued', undefined], ['rung', 'inbox'], ['delivered', 'hook']]);
+  assert.equal(reviewer.stderr.split(INBOX_FAILURE).length - 1, 1, reviewer.stderr);
+});
+
 // ---- Codex: `codex queue --thread <id> --message NOTICE` --------------------------------
 
 /** A tools/call as Codex makes it: `_meta.threadId` names the thread. */
