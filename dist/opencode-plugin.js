@@ -7202,13 +7202,13 @@ function turnsDir(projectDir) {
   return join19(projectDir, STATE_DIR_NAME, "turns");
 }
 var PLAIN_ID = /^[A-Za-z0-9_-]+$/;
-function recordPath(projectDir, sessionId) {
+function turnRecordPath(projectDir, sessionId) {
   if (sessionId === "" || sessionId.length > MAX_TURN_SESSION_CHARS) return void 0;
   const name = PLAIN_ID.test(sessionId) ? sessionId : `x${Buffer.from(sessionId, "utf8").toString("hex")}`;
   return join19(turnsDir(projectDir), `${name}.json`);
 }
 function readTurnRecord(projectDir, sessionId, port = NODE_FS) {
-  const path = recordPath(projectDir, sessionId);
+  const path = turnRecordPath(projectDir, sessionId);
   if (path === void 0) return void 0;
   let bytes;
   try {
