@@ -1,12 +1,12 @@
 // Shell tool calls and held files (PROTOCOL 8.6, "Shell writes"). Before the
 // call: the files the command plainly writes (shell-parse.ts) are judged like
-// an edit, and, when other members hold files, what those files look like
-// (mtime, size, inode) is recorded in a small file of this call
-// (store: writeShellRecord), never in the state. After the call: the record
-// is taken and compared; a held file that changed is reported to the writer
+// an edit, and, when other members hold files, which of those files exist is
+// recorded in a small file of this call (store: writeShellRecord), never in
+// the state. After the call: the record is taken and each held file judged
+// against it; a held file that changed is reported to the writer
 // and, as a `system` message, to its holder. Nothing held by others: nothing
 // is read, walked or written.
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, sep } from 'node:path';
 import { judgeEdit, patternsHeldByOthers, patternsOverlap, type Conflict, type State } from '../engine';
 import { isRecordedProcessAlive } from '../process/liveness';
@@ -71,21 +71,19 @@ export function hash128Hex(text: string): string {
   }).join('');
 }
 
-// What one file looked like, as three numbers: mtime ms, size, inode; a file
-// that did not exist is three -1s. Kept flat, three numbers per file, so
-// 2,000 files are one array to write and parse, not 2,000 objects.
-const STAT_OPTIONS = { throwIfNoEntry: false } as const;
-
-function pushMark(marks: number[], path: string): void {
-  let stat;
-  try {
-    stat = statSync(path, STAT_OPTIONS);
-  } catch {
-    stat = undefined;
-  }
-  if (stat === undefined) marks.push(-1, -1, -1);
-  else marks.push(stat.mtimeMs, stat.size, stat.ino);
-}
+// What the record keeps and how the call is judged. Before the call: the
+// held files that exist (a plain path is probed with existsSync, a glob is
+// walked), and the record's own write time, which the file system stamps.
+// After the call: a held file changed during the call if it is gone, if it
+// is new, or if its ctime is not older than the record's write. ctime moves
+// on every write, truncation, rename onto the path and chmod, and both
+// stamps come from the same file-system clock, so no stat is needed before
+// the call; only one after it, per file. The cost of that clock's
+// granularity: a write in the same tick (a few ms) just before the call
+// counts as one during it, never the other way round.
+const STAT_OPTIONS = { bigint: true, throwIfNoEntry: false } as const;
+/** Stamps are compared with this much slack (ns): the record's stamp comes back as a float of ms. */
+const STAMP_SLACK_NS = 1_000n;
 
 // The files a pattern names in the project: the file itself for a plain path;
 // for a glob, the files under its fixed leading folders that it matches,
@@ -117,37 +115,61 @@ function filesOf(root: string, pattern: string, budget: { left: number }, out: S
   walk(segments.slice(0, firstGlob).join('/'));
 }
 
-/** The files the patterns name, and their marks (three numbers each, in the same order). */
-interface Marks {
-  files: string[];
-  marks: number[];
+/** The project-relative files the patterns name (plain paths whether or not they exist), and how to reach each on disk. */
+function candidatesOf(projectDir: string, patterns: readonly string[]): { files: Set<string>; onDisk: (file: string) => string } {
+  const root = realPathOf(projectDir);
+  const files = new Set<string>();
+  const budget = { left: MAX_WALK_ENTRIES };
+  for (const pattern of patterns) filesOf(root, pattern, budget, files);
+  // Repo paths are normalised (`/`-separated, no `.` or `..`): joined by hand, 2,000 path.join calls would cost more than the probes.
+  const prefix = root.endsWith(sep) ? root : root + sep;
+  return { files, onDisk: (file) => prefix + (sep === '/' ? file : file.split('/').join(sep)) };
 }
 
-function marksOf(projectDir: string, patterns: readonly string[]): Marks {
-  const root = realPathOf(projectDir);
-  const found = new Set<string>();
-  const budget = { left: MAX_WALK_ENTRIES };
-  for (const pattern of patterns) filesOf(root, pattern, budget, found);
-  const files = [...found];
-  const marks: number[] = [];
-  // Repo paths are normalised (`/`-separated, no `.` or `..`): joined by hand, 2,000 path.join calls would cost more than the stats.
-  const prefix = root.endsWith(sep) ? root : root + sep;
-  for (const file of files) pushMark(marks, prefix + (sep === '/' ? file : file.split('/').join(sep)));
-  return { files, marks };
+/** A folder with at least this many candidates is listed once rather than probed file by file. */
+const LIST_FOLDER_AT = 16;
+
+/** The candidates that exist now: probed one by one, or by one listing of a folder that holds many of them. */
+function presentOf(files: ReadonlySet<string>, onDisk: (file: string) => string): string[] {
+  const byFolder = new Map<string, string[]>();
+  for (const file of files) {
+    const slash = file.lastIndexOf('/');
+    const folder = slash < 0 ? '' : file.slice(0, slash);
+    const group = byFolder.get(folder);
+    if (group === undefined) byFolder.set(folder, [file]);
+    else group.push(file);
+  }
+  const present: string[] = [];
+  for (const [folder, group] of byFolder) {
+    let names: Set<string> | undefined;
+    if (group.length >= LIST_FOLDER_AT) {
+      try {
+        names = new Set(readdirSync(onDisk(folder === '' ? '.' : folder)));
+      } catch {
+        names = new Set(); // no such folder: none of its files exist
+      }
+    }
+    for (const file of group) {
+      const exists = names === undefined ? existsSync(onDisk(file)) : names.has(file.slice(file.lastIndexOf('/') + 1));
+      if (exists) present.push(file);
+    }
+  }
+  return present;
 }
 
 /**
  * Before a shell call that was not denied: records the files other members
- * hold, when there are any (`key` names the record; asked for only then).
- * Trouble writing the record is the caller's to report; the call goes ahead
- * either way.
+ * hold that exist now, when others hold any (`key` names the record; asked
+ * for only then). Trouble writing the record is the caller's to report; the
+ * call goes ahead either way.
  */
 export function recordHeldFiles(state: State, memberId: string | undefined, projectDir: string, key: () => string, now: number): number {
   const patterns = patternsHeldByOthers(state, memberId, now, (proc) => isRecordedProcessAlive(proc));
   if (patterns.length === 0) return 0;
-  const { files, marks } = marksOf(projectDir, patterns);
-  writeShellRecord(projectDir, key(), JSON.stringify({ patterns, files, marks }), now);
-  return files.length;
+  const { files, onDisk } = candidatesOf(projectDir, patterns);
+  const present = presentOf(files, onDisk);
+  writeShellRecord(projectDir, key(), JSON.stringify({ patterns, present }), now);
+  return present.length;
 }
 
 /** A held file that changed during the call, and who holds it. */
@@ -156,52 +178,46 @@ export interface ChangedHeldFile {
   holders: Conflict[];
 }
 
-/** The earlier marks of a record, or undefined when it is not one this version wrote. */
-function recordedMarks(text: string): (Marks & { patterns: string[] }) | undefined {
-  let before: { patterns?: unknown; files?: unknown; marks?: unknown };
+/** The patterns and present files of a record, or undefined when it is not one this version wrote. */
+function recordedFiles(text: string): { patterns: string[]; present: string[] } | undefined {
+  let before: { patterns?: unknown; present?: unknown };
   try {
     before = JSON.parse(text) as typeof before;
   } catch {
     return undefined;
   }
-  const { patterns, files, marks } = before;
-  if (!Array.isArray(patterns) || !Array.isArray(files) || !Array.isArray(marks) || marks.length !== files.length * 3) return undefined;
-  if (!files.every((f) => typeof f === 'string') || !marks.every((m) => typeof m === 'number')) return undefined;
-  return { patterns: patterns.filter((p): p is string => typeof p === 'string'), files: files as string[], marks: marks as number[] };
+  const { patterns, present } = before;
+  if (!Array.isArray(patterns) || !Array.isArray(present) || !present.every((f) => typeof f === 'string')) return undefined;
+  return { patterns: patterns.filter((p): p is string => typeof p === 'string'), present: present as string[] };
 }
 
-function sameMark(a: readonly number[], i: number, b: readonly number[], j: number): boolean {
-  return a[i * 3] === b[j * 3] && a[i * 3 + 1] === b[j * 3 + 1] && a[i * 3 + 2] === b[j * 3 + 2];
-}
-
-/** The files whose marks differ between two takes (a file in one take only counts as changed unless it is missing in both). */
-function changedFiles(before: Marks, after: Marks): string[] {
+/** The files that changed since the record was written at `writtenAtMs` (by the file system's clock). */
+function changedFiles(before: { patterns: string[]; present: string[] }, projectDir: string, writtenAtMs: number): string[] {
+  const { files, onDisk } = candidatesOf(projectDir, before.patterns);
+  const was = new Set(before.present);
+  for (const file of was) files.add(file);
+  const since = BigInt(Math.floor(writtenAtMs * 1e6)) - STAMP_SLACK_NS;
   const changed: string[] = [];
-  const sameList = before.files.length === after.files.length && before.files.every((f, i) => f === after.files[i]);
-  if (sameList) {
-    // The usual case (plain paths, or globs over an unchanged folder): compared in order.
-    for (let i = 0; i < before.files.length; i += 1) if (!sameMark(before.marks, i, after.marks, i)) changed.push(before.files[i]!);
-    return changed;
+  for (const file of files) {
+    let stat;
+    try {
+      stat = statSync(onDisk(file), STAT_OPTIONS);
+    } catch {
+      stat = undefined; // unreadable now: judged as gone
+    }
+    if (stat === undefined ? was.has(file) : !was.has(file) || stat.ctimeNs >= since) changed.push(file);
   }
-  const MISSING = [-1, -1, -1];
-  const at = new Map(after.files.map((f, i) => [f, i]));
-  const was = new Map(before.files.map((f, i) => [f, i]));
-  for (const [file, i] of was) {
-    const j = at.get(file);
-    if (j === undefined ? !sameMark(before.marks, i, MISSING, 0) : !sameMark(before.marks, i, after.marks, j)) changed.push(file);
-  }
-  for (const [file, j] of at) if (!was.has(file) && !sameMark(after.marks, j, MISSING, 0)) changed.push(file);
   return changed;
 }
 
 /** After a shell call: the held files that changed since its record, each with its exclusive holders now. */
 export function changedHeldFiles(state: State, memberId: string | undefined, projectDir: string, key: string, now: number): ChangedHeldFile[] {
-  const text = takeShellRecord(projectDir, key);
-  if (text === undefined) return [];
-  const before = recordedMarks(text);
+  const record = takeShellRecord(projectDir, key);
+  if (record === undefined) return [];
+  const before = recordedFiles(record.text);
   if (before === undefined) return [];
   const changed: ChangedHeldFile[] = [];
-  for (const file of changedFiles(before, marksOf(projectDir, before.patterns))) {
+  for (const file of changedFiles(before, projectDir, record.writtenAtMs)) {
     const verdict = judgeEdit(state, memberId, file, now, (proc) => isRecordedProcessAlive(proc));
     if (verdict.kind === 'deny') changed.push({ file, holders: verdict.conflicts });
   }

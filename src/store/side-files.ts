@@ -96,21 +96,26 @@ export function writeShellRecord(projectDir: string, key: string, text: string, 
   }
 }
 
-/** Reads and removes the record of one shell call, or undefined when there is none. */
-export function takeShellRecord(projectDir: string, key: string, port: FsPort = NODE_FS): string | undefined {
+/**
+ * Reads and removes the record of one shell call, with the time the file
+ * system stamped on its write (mtime, ms); undefined when there is none.
+ */
+export function takeShellRecord(projectDir: string, key: string, port: FsPort = NODE_FS): { text: string; writtenAtMs: number } | undefined {
   if (!SHELL_KEY.test(key)) return undefined;
   const dir = sideDir(projectDir, 'shell');
   const path = join(dir, `${key}.json`);
   let bytes: Buffer | undefined;
+  let stat: ReturnType<FsPort['lstatIfExists']>;
   try {
-    bytes = tryReadFile(port, path);
+    stat = port.lstatIfExists(path);
+    bytes = stat?.isFile() ? tryReadFile(port, path) : undefined;
   } catch (err) {
     if (errnoOf(err) === 'ENOTDIR') return undefined;
     throw err;
   }
-  if (bytes === undefined) return undefined;
+  if (bytes === undefined || stat === undefined) return undefined;
   if (checkOwnDir(port, dir, false)) unlinkQuietly(port, path);
-  return bytes.toString('utf8');
+  return { text: bytes.toString('utf8'), writtenAtMs: stat.mtimeMs };
 }
 
 function removeOldRecords(port: FsPort, dir: string, now: number): void {

@@ -98,6 +98,34 @@ test('a write the parser cannot see is reported after the call to the writer, an
   assert.deepEqual(readdirSync(join(project, '.opencomms', 'shell')).filter((n) => n.endsWith('.json')), [], 'the record was taken');
 });
 
+for (const [what, command, paths] of [
+  ['removed', "node -e \"require('fs').unlinkSync('src/a.ts')\"", ['src/a.ts']],
+  ['created where a held path was absent', "node -e \"require('fs').writeFileSync('src/new.ts', 'n')\"", ['src/new.ts']],
+  ['replaced by a rename that keeps the old mtime', "node -e \"const fs=require('fs');fs.writeFileSync('t','y');fs.utimesSync('t',1,1);fs.renameSync('t','src/a.ts')\"", ['src/a.ts']],
+  ['written under a glob reservation', "node -e \"require('fs').writeFileSync('src/a.ts', 'g')\"", ['src/**']],
+] as const) {
+  test(`a held file ${what} during a shell call is reported after it`, async (t) => {
+    const { project } = await held(t, [...paths]);
+    assert.deepEqual(await hookProcess(project, bash(project, 'PreToolUse', command), CLAUDE), {});
+    execFileSync('sh', ['-c', command], { cwd: project });
+    const answer = await hookProcess(project, bash(project, 'PostToolUse', command), CLAUDE);
+    const file = paths[0] === 'src/new.ts' ? 'src/new.ts' : 'src/a.ts';
+    assert.match(answer.hookSpecificOutput?.additionalContext ?? '', new RegExp(`changed a file another agent holds exclusively: ${file.replace('.', '\\.')} `));
+  });
+}
+
+test('many held files in one folder (listed once, not probed one by one): only the one written is reported, not the ones that stay absent', async (t) => {
+  const paths = Array.from({ length: 20 }, (_, i) => `src/m${i}.ts`);
+  const { project } = await held(t, paths);
+  for (const p of paths.slice(0, 10)) writeFileSync(join(project, p), 'x');
+  const command = "node -e \"require('fs').writeFileSync('src/m3.ts', 'changed')\"";
+  assert.deepEqual(await hookProcess(project, bash(project, 'PreToolUse', command), CLAUDE), {});
+  execFileSync('sh', ['-c', command], { cwd: project });
+  const text = (await hookProcess(project, bash(project, 'PostToolUse', command), CLAUDE)).hookSpecificOutput?.additionalContext ?? '';
+  assert.match(text, /changed a file another agent holds exclusively: src\/m3\.ts /);
+  assert.doesNotMatch(text, /m1[0-9]\.ts|m4\.ts/);
+});
+
 test('a shell call that changes no held file is not reported, and the state is not written', async (t) => {
   const { project, store } = await held(t);
   assert.deepEqual(await hookProcess(project, bash(project, 'PreToolUse', 'ls'), CLAUDE), {});
