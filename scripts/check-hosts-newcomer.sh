@@ -156,16 +156,17 @@ while IFS= read -r cmd; do
   fi
   if [[ "$cmd" == *" doctor "* ]]; then
     DOCTOR_OUT="$(cat "$NC_LAST_LOG")"
-    printf '%s\n' "$DOCTOR_OUT" | grep -E '^(FAIL|WARN)|No problems|Problems found' | sed 's/^/    doctor: /'
+    printf '%s\n' "$DOCTOR_OUT" | grep -E '^(FAIL|WARN)|No problems|Problems found' | cut -c1-240 | sed 's/^/    doctor: /'
   fi
   [[ "$cmd" == *" install codex"* ]] && grep -E '^(wrote|Codex trust)' "$NC_LAST_LOG" | cut -c1-200 | sed 's/^/    /'
 done <"$NC_OUT/readme-commands.txt"
 [ -n "${NPM_CI_MS:-}" ] && nc_verdict newcomer-npm-ci pass "npm ci (with its prepare build) took $(secs "$NPM_CI_MS") s; dist/opencomms.js $(wc -c <"$NC_CLONE/dist/opencomms.js" 2>/dev/null || echo missing) bytes"
 # Doctor again once both hosts are in (the README's doctor line comes before the second host).
-if [ "$README_OK" = 1 ] && nc_person "node dist/opencomms.js doctor --project $NC_PROJECT (again, after the second host)" 120 "$NC_CLONE" \
-  node dist/opencomms.js doctor --project "$NC_PROJECT"; then
+if [ "$README_OK" = 1 ]; then
+  nc_person "node dist/opencomms.js doctor --project $NC_PROJECT (again, after the second host)" 120 "$NC_CLONE" \
+    node dist/opencomms.js doctor --project "$NC_PROJECT" >/dev/null
   DOCTOR_OUT="$(cat "$NC_LAST_LOG")"
-  printf '%s\n' "$DOCTOR_OUT" | grep -E '^(FAIL|WARN)|No problems|Problems found' | sed 's/^/    doctor: /'
+  printf '%s\n' "$DOCTOR_OUT" | grep -E '^(FAIL|WARN)|No problems|Problems found' | cut -c1-240 | sed 's/^/    doctor: /'
 fi
 PERSON_TOTAL_MS=$PERSON_MS
 if printf '%s' "$DOCTOR_OUT" | grep -q 'No problems'; then

@@ -153,7 +153,10 @@ function answerFor(api, body) {
   if (typeof step.tool === 'string') {
     const tool = resolveTool(offered, step.tool);
     // Not offered yet, but Codex can look it up: search for it first (the search is no step of its own).
-    if (tool.missing && api === 'responses' && offered.some((t) => t.name === 'tool_search')) {
+    // One search per step: when the last search did not find it either, call it anyway (the host says it is unknown).
+    const input = Array.isArray(body.input) ? body.input : [];
+    const justSearched = input.length > 0 && input[input.length - 1]?.type === 'tool_search_output';
+    if (tool.missing && !justSearched && api === 'responses' && offered.some((t) => t.name === 'tool_search')) {
       const query = step.tool.replace(/^mcp__[^_]+(?:_[^_]+)*?__/, '');
       blocks.push({ type: 'tool_search', id: `tsc_stub_${String(seq).padStart(6, '0')}`, query });
       return { blocks: blocks.filter((b) => b.type !== 'text'), stop: 'tool_use', why: `${why}: searching for ${step.tool} (tool_search)` };
