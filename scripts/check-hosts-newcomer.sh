@@ -241,7 +241,7 @@ nc_ok "$T" && nc_verdict newcomer-codex-join pass "codex thread $CODEX_SID: open
 section "newcomer: 3. Claude Code asks the reviewer for a review (claude -p --resume)"
 nc_turn w2 anthropic NC_CLAUDE_ENV '' claude -p --resume "$CLAUDE_SID" "[stub:w2] Ask the reviewer to review src/lock.ts." --output-format stream-json --verbose
 T="$(nc_result w2 opencomms_send)"
-REQ_ID="$(printf '%s' "$T" | sed -n 's/.*"message_id":"\([^"]*\)".*/\1/p' | head -1)"
+REQ_ID="$(printf '%s' "$T" | sed -n 's/.*"message_ids":\["\([^"]*\)".*/\1/p' | head -1)"
 nc_ok "$T" && [ -n "$REQ_ID" ] && nc_verdict newcomer-claude-request pass "review_request $REQ_ID sent to reviewer: $(nc_short "$T" 200)" \
   || nc_verdict newcomer-claude-request fail "opencomms_send: $(nc_short "${T:-no result}") (stderr: $(nc_short "$(tail -c 300 "$NC_OUT/w2.stderr")"))"
 nc_script "$REQ_ID"
@@ -250,7 +250,7 @@ section "newcomer: 4. Codex pulls and answers with reply_to (codex exec resume)"
 nc_turn r2 responses NC_CODEX_ENV "$REQ_MARK" codex exec resume "$CODEX_SID" --json "[stub:r2] Pull your OpenComms mail and answer the review request."
 SHOWN="$(nc_json "$NC_OUT/r2.json" "s.found['$REQ_MARK']")"
 T="$(nc_result r2 opencomms_send)"
-RESP_ID="$(printf '%s' "$T" | sed -n 's/.*"message_id":"\([^"]*\)".*/\1/p' | head -1)"
+RESP_ID="$(printf '%s' "$T" | sed -n 's/.*"message_ids":\["\([^"]*\)".*/\1/p' | head -1)"
 [ -n "$SHOWN" ] && [ "$(nc_session r2)" = "$CODEX_SID" ] \
   && nc_verdict newcomer-codex-receives pass "the same thread $CODEX_SID was shown the request: $SHOWN" \
   || nc_verdict newcomer-codex-receives fail "request text shown: ${SHOWN:-no}; thread $(nc_session r2) (was $CODEX_SID); pull: $(nc_short "$(nc_result r2 opencomms_pull)")"
