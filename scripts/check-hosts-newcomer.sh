@@ -103,7 +103,7 @@ nc_person() {
   shift 3
   NC_STEP=$((NC_STEP + 1))
   started=$(now_ms)
-  (cd "$dir" && "${NC_PERSON_ENV[@]}" timeout "$limit" "$@") >"$NC_OUT/person-$NC_STEP.log" 2>&1
+  (cd "$dir" && "${NC_PERSON_ENV[@]}" timeout "$limit" "$@") </dev/null >"$NC_OUT/person-$NC_STEP.log" 2>&1
   rc=$?
   ms=$(( $(now_ms) - started ))
   PERSON_MS=$((PERSON_MS + ms))
@@ -277,8 +277,43 @@ OPEN_REQ="$(nc_json "$NC_PROJECT/.opencomms/state.json" "Object.values(s.channel
   && nc_verdict newcomer-status pass "status lists channel $NC_CHANNEL; no open review request (state.json open_requests: ${OPEN_REQ:-none})" \
   || nc_verdict newcomer-status fail "open review requests: ${OPEN_REQ:-none} (request $REQ_ID)"
 
+# The README's "Talk to your agents": the person's say and read, as written
+# (run where the README's other commands run: the clone), then the writer's
+# next turn must be shown the person's words. watch runs until Ctrl-C: left out.
+section "newcomer: 6. the person talks to the agents (the README's say and read)"
+node -e 'const text = require("fs").readFileSync(process.argv[1], "utf8");
+const from = text.indexOf("\n## Talk to your agents"); const to = text.indexOf("\n## ", from + 5);
+const block = /```sh\n([\s\S]*?)```/.exec(text.slice(from, to === -1 ? undefined : to));
+// One command a line, its words separated by \x1f: plain words and "double-quoted" text, a comment after # dropped.
+for (const line of (block ? block[1] : "").split("\n")) {
+  const words = [...line.replace(/\s+#.*$/, "").matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]);
+  if (words.length > 0 && !words.includes("watch")) process.stdout.write(words.join("\x1f") + "\n");
+}' "$NC_CLONE/README.md" >"$NC_OUT/readme-person.txt"
+SAY_TEXT=
+while IFS= read -r line; do
+  IFS=$'\x1f' read -ra argv <<<"$line"
+  cmd="${argv[*]}"
+  cmd="${cmd//\/abs\/project/$NC_PROJECT}"
+  for i in "${!argv[@]}"; do argv[$i]="${argv[$i]//\/abs\/project/$NC_PROJECT}"; done
+  if nc_person "$cmd" 60 "$NC_CLONE" "${argv[@]}"; then
+    sed 's/^/    | /' "$NC_LAST_LOG" | head -6 | cut -c1-240
+    [ "${argv[2]}" = say ] && SAY_TEXT="${argv[${#argv[@]}-1]}"
+    nc_verdict "newcomer-person-${argv[2]}" pass "\`$cmd\` exit 0 in $(secs "$NC_LAST_MS") s: $(nc_short "$(head -2 "$NC_LAST_LOG")" 200)"
+  else
+    nc_verdict "newcomer-person-${argv[2]}" fail "\`$cmd\`: $(nc_short "$(cat "$NC_LAST_LOG")" 400)"
+  fi
+done <"$NC_OUT/readme-person.txt"
+if [ -n "$SAY_TEXT" ]; then
+  node -e 'const [file] = process.argv.slice(1); const fs = require("fs"); const s = JSON.parse(fs.readFileSync(file, "utf8"));
+s.w4 = [{ text: "I will add the test." }]; fs.writeFileSync(file, JSON.stringify(s));' "$NC_STUB_SCRIPT"
+  nc_turn w4 anthropic NC_CLAUDE_ENV "$SAY_TEXT" claude -p --resume "$CLAUDE_SID" "[stub:w4] Anything new?" --output-format stream-json --verbose
+  SHOWN="$(node -e 'const s = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); process.stdout.write(s.found[process.argv[2]] ?? "");' "$NC_OUT/w4.json" "$SAY_TEXT" 2>/dev/null)"
+  [ -n "$SHOWN" ] && nc_verdict newcomer-person-reaches-writer pass "the writer's next turn was shown the person's words: $SHOWN" \
+    || nc_verdict newcomer-person-reaches-writer fail "the writer's next turn was not shown \"$SAY_TEXT\""
+fi
+
 kill "$NC_STUB_PID" 2>/dev/null
 wait "$NC_STUB_PID" 2>/dev/null
 TOTAL_MS=$(( $(now_ms) - TOTAL_STARTED ))
 section "newcomer: times"
-echo "npm ci: $(secs "${NPM_CI_MS:-0}") s; the person's commands (clone + npm ci + README commands): $(secs "$PERSON_TOTAL_MS") s (target 180 s); all, with the 5 model turns and checks: $(secs "$TOTAL_MS") s"
+echo "npm ci: $(secs "${NPM_CI_MS:-0}") s; the person's set-up commands (clone + npm ci + README commands): $(secs "$PERSON_TOTAL_MS") s (target 180 s); the person's say and read: $(secs $((PERSON_MS - PERSON_TOTAL_MS))) s; all, with the model turns and checks: $(secs "$TOTAL_MS") s"
