@@ -66,7 +66,9 @@ printf '{"hasCompletedOnboarding":true}\n' >"$NC_HOME/.claude.json"
 section "newcomer: the stub model on 127.0.0.1"
 node "$ROOT/scripts/stub-model.mjs" --script "$NC_STUB_SCRIPT" --log "$NC_STUB_LOG" >"$NC_OUT/stub.out" 2>"$NC_OUT/stub.err" &
 NC_STUB_PID=$!
-trap 'kill "$NC_STUB_PID" 2>/dev/null; [ "${CHECK_HOSTS_KEEP:-}" = 1 ] || rm -rf "$WORK"' EXIT
+# Stop the stub on any exit, then do what the exit did before (the other parts' clean-up, removing $WORK).
+eval "set -- $(trap -p EXIT)"
+trap "kill $NC_STUB_PID 2>/dev/null; ${3:-}" EXIT
 NC_PORT=
 for _ in $(seq 1 100); do # up to 10 s for the stub to listen
   NC_PORT="$(sed -n 's/^listening \([0-9]*\)$/\1/p' "$NC_OUT/stub.out")"
@@ -189,11 +191,11 @@ fi
 NC_CLAUDE_ENV=("${NC_BASE_ENV[@]}" "ANTHROPIC_BASE_URL=http://127.0.0.1:$NC_PORT" "ANTHROPIC_API_KEY=sk-offline-stub"
   "DISABLE_AUTOUPDATER=1" "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
 NC_CODEX_ENV=("${NC_BASE_ENV[@]}" "STUB_API_KEY=sk-offline-stub")
-nc_turn() { # name, api, env array name, --find text (or ''), host command...
-  local name=$1 api=$2 envname="$3[@]" find=$4
+nc_turn() { # name, api, env array name, texts to --find (one a line, or ''), host command...
+  local name=$1 api=$2 envname="$3[@]" find=$4 text
   shift 4
   local finds=()
-  [ -n "$find" ] && finds=(--find "$find")
+  while IFS= read -r text; do [ -n "$text" ] && finds+=(--find "$text"); done <<<"$find"
   (cd "$NC_PROJECT" && "${!envname}" node "$ROOT/scripts/claude-turn.mjs" --name "$name" --out "$NC_OUT" --api "$api" \
     --stub-log "$NC_STUB_LOG" --timeout 180 "${finds[@]}" -- "$@") | sed 's/^/  /'
   nc_json "$NC_OUT/$name.json" 's.tool_results.map((t) => "    " + t.name.replace(/^mcp__.*?__/, "") + " -> " + t.text.replace(/\s+/g, " ").slice(0, 220)).join("\n")'
@@ -297,7 +299,8 @@ while IFS= read -r line; do
   for i in "${!argv[@]}"; do argv[$i]="${argv[$i]//\/abs\/project/$NC_PROJECT}"; done
   if nc_person "$cmd" 60 "$NC_CLONE" "${argv[@]}"; then
     sed 's/^/    | /' "$NC_LAST_LOG" | head -6 | cut -c1-240
-    [ "${argv[2]}" = say ] && SAY_TEXT="${argv[${#argv[@]}-1]}"
+    # The words said: say's one argument with spaces in it (the README quotes it).
+    if [ "${argv[2]}" = say ]; then for a in "${argv[@]}"; do [[ "$a" == *" "* ]] && SAY_TEXT=$a; done; fi
     nc_verdict "newcomer-person-${argv[2]}" pass "\`$cmd\` exit 0 in $(secs "$NC_LAST_MS") s: $(nc_short "$(head -2 "$NC_LAST_LOG")" 200)"
   else
     nc_verdict "newcomer-person-${argv[2]}" fail "\`$cmd\`: $(nc_short "$(cat "$NC_LAST_LOG")" 400)"
@@ -306,10 +309,15 @@ done <"$NC_OUT/readme-person.txt"
 if [ -n "$SAY_TEXT" ]; then
   node -e 'const [file] = process.argv.slice(1); const fs = require("fs"); const s = JSON.parse(fs.readFileSync(file, "utf8"));
 s.w4 = [{ text: "I will add the test." }]; fs.writeFileSync(file, JSON.stringify(s));' "$NC_STUB_SCRIPT"
-  nc_turn w4 anthropic NC_CLAUDE_ENV "$SAY_TEXT" claude -p --resume "$CLAUDE_SID" "[stub:w4] Anything new?" --output-format stream-json --verbose
-  SHOWN="$(node -e 'const s = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); process.stdout.write(s.found[process.argv[2]] ?? "");' "$NC_OUT/w4.json" "$SAY_TEXT" 2>/dev/null)"
-  [ -n "$SHOWN" ] && nc_verdict newcomer-person-reaches-writer pass "the writer's next turn was shown the person's words: $SHOWN" \
-    || nc_verdict newcomer-person-reaches-writer fail "the writer's next turn was not shown \"$SAY_TEXT\""
+  # The words, and the frame's header that marks them as a person's.
+  PERSON_HEADER="a person at a terminal, unverified) on channel \"$NC_CHANNEL\""
+  nc_turn w4 anthropic NC_CLAUDE_ENV "$SAY_TEXT"$'\n'"$PERSON_HEADER" claude -p --resume "$CLAUDE_SID" "[stub:w4] Anything new?" --output-format stream-json --verbose
+  shown_of() { node -e 'const s = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); process.stdout.write(s.found[process.argv[2]] ?? "");' "$NC_OUT/w4.json" "$1" 2>/dev/null; }
+  SHOWN="$(shown_of "$SAY_TEXT")"
+  FRAMED="$(shown_of "$PERSON_HEADER")"
+  [ -n "$SHOWN" ] && [ -n "$FRAMED" ] && [ "$(nc_session w4)" = "$CLAUDE_SID" ] \
+    && nc_verdict newcomer-person-reaches-writer pass "the writer's resumed session was shown \"$SAY_TEXT\", framed as from a person ($(nc_json "$NC_OUT/w4.json" 's.shown_times[Object.keys(s.shown_times)[0]]') time(s) in its last request), in: $SHOWN" \
+    || nc_verdict newcomer-person-reaches-writer fail "the writer's next turn: words shown ${SHOWN:-no}; framed as a person's: ${FRAMED:-no}; session $(nc_session w4)"
 fi
 
 kill "$NC_STUB_PID" 2>/dev/null
