@@ -19,6 +19,9 @@
 # the holder's channel is refused its edit tool and a plain shell write of a
 # held file, and a shell write that slips through is reported to it and to
 # the holder.
+# And a newcomer's first run by the README alone (scripts/check-hosts-newcomer.sh):
+# git clone, npm ci and the README's set-up commands, timed, then a Claude Code
+# and a Codex session that exchange a review request and its answer.
 # No login and no model call. Not part of `npm test`.
 #
 # Usage: scripts/check-hosts.sh
@@ -27,6 +30,9 @@
 #   CHECK_HOSTS_ONLY=connect   only the connection checks (mcp list, plugin, codex app-server)
 #   CHECK_HOSTS_ONLY=turns     only the Claude Code turns against the stub model
 #   CHECK_HOSTS_ONLY=deny      only each host's deny (Claude Code, Codex, Gemini CLI) against the stub model
+#   CHECK_HOSTS_ONLY=newcomer  only a newcomer's run by the README: git clone, npm ci, the README's
+#                              commands (timed), then Claude Code and Codex exchange a review request
+#                              and its answer against the stub model (needs the npm registry for npm ci)
 #   CHECK_HOSTS_TURNS="reserve stop"  only these parts of the turns (sessions, reserve, stop, redis)
 set -uo pipefail
 
@@ -57,6 +63,7 @@ ONLY="${CHECK_HOSTS_ONLY:-}"
 wanted() { [ -z "$ONLY" ] || [ "$ONLY" = "$1" ]; }
 if [ "$ONLY" = turns ]; then PACKAGES=("${PACKAGES[0]}") BINS=(claude); fi
 if [ "$ONLY" = deny ]; then PACKAGES=("${PACKAGES[@]:0:3}") BINS=(claude gemini codex); fi
+if [ "$ONLY" = newcomer ]; then PACKAGES=("${PACKAGES[0]}" "${PACKAGES[2]}") BINS=(claude codex); fi
 status=0
 declare -A RESULT
 RESULT_ORDER=()
@@ -244,6 +251,11 @@ fi
 if wanted deny; then
   # shellcheck source=scripts/check-hosts-deny.sh
   . "$ROOT/scripts/check-hosts-deny.sh"
+fi
+
+if wanted newcomer; then
+  # shellcheck source=scripts/check-hosts-newcomer.sh
+  . "$ROOT/scripts/check-hosts-newcomer.sh"
 fi
 
 section "summary"

@@ -13,7 +13,7 @@
 //   { name, exit_code, signal, timed_out, wall_ms, result_ms, after_result_ms,
 //     session_id, tool_results: [{ name, text }], hooks: [...], found: { TEXT: snippet|null },
 //     shown_times: { TEXT: n } }
-// where result_ms is when the `result` event (the end of the turn) came,
+// where result_ms is when the `result` event (Codex: `turn.completed`; the end of the turn) came,
 // after_result_ms how much longer the process took to exit, tool_results the
 // tool results the model was sent in this turn, and found, for each --find
 // TEXT, where the model was first shown it (or null), and shown_times how many
@@ -67,7 +67,7 @@ child.stdout.setEncoding('utf8').on('data', (chunk) => {
   while ((nl = pending.indexOf('\n')) !== -1) {
     const line = pending.slice(0, nl);
     pending = pending.slice(nl + 1);
-    if (resultMs === undefined && /"type":"result"/.test(line)) resultMs = elapsed();
+    if (resultMs === undefined && /"type":"(result|turn\.completed)"/.test(line)) resultMs = elapsed();
   }
 });
 child.stderr.setEncoding('utf8').on('data', (chunk) => stderr.push(chunk));

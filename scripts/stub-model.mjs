@@ -71,10 +71,12 @@ function textOf(content) {
 
 // Each API's conversation as a list of { role: 'user' | 'assistant' | 'other', text }.
 const RESPONSES_CALLS = new Set(['function_call', 'custom_tool_call', 'local_shell_call']);
+// Codex's tool search (a call and its output) only finds the tool a step names: it is not a step of its own.
+const SEARCH_ITEMS = new Set(['tool_search_call', 'tool_search_output']);
 const CONVERSATION = {
   anthropic: (body) => (Array.isArray(body.messages) ? body.messages : [])
     .map((m) => ({ role: m.role === 'user' || m.role === 'assistant' ? m.role : 'other', text: textOf(m.content) })),
-  responses: (body) => (Array.isArray(body.input) ? body.input : []).map((item) => {
+  responses: (body) => (Array.isArray(body.input) ? body.input : []).filter((item) => !SEARCH_ITEMS.has(item?.type)).map((item) => {
     if (RESPONSES_CALLS.has(item.type) || (item.type === 'message' && item.role === 'assistant')) return { role: 'assistant', text: '' };
     if (item.type === 'message' && item.role === 'user') return { role: 'user', text: textOf(item.content) };
     return { role: 'other', text: '' };
@@ -86,7 +88,19 @@ const CONVERSATION = {
 /** The tools a request offers: [{ name, custom }] (custom: a Responses API freeform tool). */
 const OFFERED = {
   anthropic: (body) => (Array.isArray(body.tools) ? body.tools : []).map((t) => ({ name: t?.name, custom: false })),
-  responses: (body) => (Array.isArray(body.tools) ? body.tools : []).map((t) => ({ name: t?.name ?? t?.type, custom: t?.type === 'custom' })),
+  responses: (body) => {
+    // Codex offers MCP tools in namespaces ({ type: 'namespace', name, tools }), up front or, when
+    // deferred, in the output of its own tool_search; a call to one names the tool and its namespace.
+    const offered = [];
+    const add = (t, namespace) => {
+      if (t?.type === 'namespace' && Array.isArray(t.tools)) t.tools.forEach((inner) => add(inner, t.name));
+      else offered.push({ name: t?.name ?? t?.type, custom: t?.type === 'custom', namespace });
+    };
+    (Array.isArray(body.tools) ? body.tools : []).forEach((t) => add(t));
+    (Array.isArray(body.input) ? body.input : []).filter((item) => item?.type === 'tool_search_output')
+      .forEach((item) => (Array.isArray(item.tools) ? item.tools : []).forEach((t) => add(t)));
+    return offered;
+  },
   gemini: (body) => (Array.isArray(body.tools) ? body.tools : []).flatMap((t) => (Array.isArray(t?.functionDeclarations) ? t.functionDeclarations : []))
     .map((f) => ({ name: f?.name, custom: false })),
 };
@@ -138,7 +152,16 @@ function answerFor(api, body) {
   if (typeof step.text === 'string') blocks.push({ type: 'text', text: step.text });
   if (typeof step.tool === 'string') {
     const tool = resolveTool(offered, step.tool);
-    blocks.push({ type: 'tool_use', id: `toolu_stub_${String(seq).padStart(6, '0')}`, name: tool.name, input: step.input ?? {}, custom: tool.custom });
+    // Not offered yet, but Codex can look it up: search for it first (the search is no step of its own).
+    // One search per step: when the last search did not find it either, call it anyway (the host says it is unknown).
+    const input = Array.isArray(body.input) ? body.input : [];
+    const justSearched = input.length > 0 && input[input.length - 1]?.type === 'tool_search_output';
+    if (tool.missing && !justSearched && api === 'responses' && offered.some((t) => t.name === 'tool_search')) {
+      const query = step.tool.replace(/^mcp__[^_]+(?:_[^_]+)*?__/, '');
+      blocks.push({ type: 'tool_search', id: `tsc_stub_${String(seq).padStart(6, '0')}`, query });
+      return { blocks: blocks.filter((b) => b.type !== 'text'), stop: 'tool_use', why: `${why}: searching for ${step.tool} (tool_search)` };
+    }
+    blocks.push({ type: 'tool_use', id: `toolu_stub_${String(seq).padStart(6, '0')}`, name: tool.name, input: step.input ?? {}, custom: tool.custom, namespace: tool.namespace });
     return { blocks, stop: 'tool_use', why: tool.missing ? `${why}: ${step.tool} is not among the offered tools (${offered.map((t) => t.name).join(', ')})` : why };
   }
   if (blocks.length === 0) blocks.push({ type: 'text', text: 'Done.' });
@@ -204,11 +227,15 @@ function responsesItems(answer) {
       return { type: 'message', id: `msg_stub_${seq}_${i}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: b.text, annotations: [] }] };
     }
     const callId = `call_stub_${String(seq).padStart(6, '0')}_${i}`;
+    if (b.type === 'tool_search') {
+      return { type: 'tool_search_call', id: b.id, call_id: callId, status: 'completed', execution: 'client', arguments: { query: b.query, limit: 8 } };
+    }
     if (b.custom) {
       const input = typeof b.input === 'string' ? b.input : typeof b.input?.input === 'string' ? b.input.input : JSON.stringify(b.input);
       return { type: 'custom_tool_call', id: `ctc_stub_${seq}_${i}`, status: 'completed', call_id: callId, name: b.name, input };
     }
-    return { type: 'function_call', id: `fc_stub_${seq}_${i}`, status: 'completed', call_id: callId, name: b.name, arguments: JSON.stringify(b.input ?? {}) };
+    const call = { type: 'function_call', id: `fc_stub_${seq}_${i}`, status: 'completed', call_id: callId, name: b.name, arguments: JSON.stringify(b.input ?? {}) };
+    return b.namespace === undefined ? call : { ...call, namespace: b.namespace };
   });
 }
 
