@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs OpenComms into a throwaway project for each host whose CLI runs
 # offline, and asks the host itself whether the server connects:
-#   claude mcp list, gemini mcp list, opencode mcp list, and for Codex
+#   claude mcp list, gemini mcp list, opencode debug agent build (the plugin's
+#   tools in the agent's resolved tool list), and for Codex
 #   `codex app-server` over stdio (initialize, thread/start ephemeral,
 #   mcpServerStatus/list, hooks/list, mcpServer/tool/call); and for the
 #   Claude Code plugin, `install claude-code --plugin --apply` (marketplace add +
@@ -123,7 +124,9 @@ check() { # name, grep pattern, command...
 
 command -v claude >/dev/null && check claude-code 'opencomms.*connected' claude mcp list
 command -v gemini >/dev/null && check gemini-cli 'opencomms.*connected' gemini mcp list
-command -v opencode >/dev/null && check opencode 'opencomms.*connected' opencode mcp list
+# OpenCode gets no MCP server: the plugin gives its sessions the tools. Its
+# build agent's resolved tools list them once the plugin has loaded.
+command -v opencode >/dev/null && check opencode 'opencomms_pull' opencode debug agent build
 
 # The plugin install, in a second project (the plugin replaces the plain
 # install's .mcp.json entry and hooks): opencomms writes the plugin folder and
