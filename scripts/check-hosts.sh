@@ -19,6 +19,10 @@
 # the holder's channel is refused its edit tool and a plain shell write of a
 # held file, and a shell write that slips through is reported to it and to
 # the holder.
+# And each host's door (scripts/check-hosts-doors.sh): an idle interactive
+# Claude Code and Codex, each in tmux against the same stub, woken by their own
+# OpenComms server through the host's own door (the Claude Code inbox,
+# `codex queue`) when a second member sends; the send -> wake time is measured.
 # No login and no model call. Not part of `npm test`.
 #
 # Usage: scripts/check-hosts.sh
@@ -27,6 +31,7 @@
 #   CHECK_HOSTS_ONLY=connect   only the connection checks (mcp list, plugin, codex app-server)
 #   CHECK_HOSTS_ONLY=turns     only the Claude Code turns against the stub model
 #   CHECK_HOSTS_ONLY=deny      only each host's deny (Claude Code, Codex, Gemini CLI) against the stub model
+#   CHECK_HOSTS_ONLY=doors     only the idle-session doors (interactive Claude Code and Codex in tmux) against the stub model
 #   CHECK_HOSTS_TURNS="reserve stop"  only these parts of the turns (sessions, reserve, stop, redis)
 set -uo pipefail
 
@@ -57,6 +62,7 @@ ONLY="${CHECK_HOSTS_ONLY:-}"
 wanted() { [ -z "$ONLY" ] || [ "$ONLY" = "$1" ]; }
 if [ "$ONLY" = turns ]; then PACKAGES=("${PACKAGES[0]}") BINS=(claude); fi
 if [ "$ONLY" = deny ]; then PACKAGES=("${PACKAGES[@]:0:3}") BINS=(claude gemini codex); fi
+if [ "$ONLY" = doors ]; then PACKAGES=("${PACKAGES[0]}" "${PACKAGES[2]}") BINS=(claude codex); fi
 status=0
 declare -A RESULT
 RESULT_ORDER=()
@@ -244,6 +250,11 @@ fi
 if wanted deny; then
   # shellcheck source=scripts/check-hosts-deny.sh
   . "$ROOT/scripts/check-hosts-deny.sh"
+fi
+
+if wanted doors; then
+  # shellcheck source=scripts/check-hosts-doors.sh
+  . "$ROOT/scripts/check-hosts-doors.sh"
 fi
 
 section "summary"

@@ -22,8 +22,15 @@
 // reply is a run of assistant items with nothing else between them). So a
 // resumed session (whose history holds an older tag) follows its new prompt's
 // tag, and extra rounds the host adds (a Stop hook's feedback) simply move on
-// to the next step. Past the last step, or with no tag, the turn ends with a
+// to the next step. A user message nobody typed (a host door's notice) can
+// name a tag too: the script's "_when" list, [{ "text": "...", "tag": "..." }],
+// makes a user message that holds a text name that text's tag (a [stub:TAG]
+// in the same message wins). Past the last step, or with no tag, the turn ends with a
 // short text. A step may be { "text": "..." } (ends the turn) or
+// { "tool_search": QUERY, "limit"?: N } (Responses API only: a call of Codex's
+// own tool_search, which loads deferred MCP tools as namespaces; a later
+// step names such a tool by its short name, and the call carries its
+// namespace) or
 // { "tool": NAME, "input": {...}, "text"?: "..." } (asks for a tool call; NAME is
 // a tool the request offers, such as Claude Code's own Edit, Codex's
 // apply_patch or Gemini's write_file, or an mcp__ name, or a short OpenComms
@@ -70,7 +77,7 @@ function textOf(content) {
 }
 
 // Each API's conversation as a list of { role: 'user' | 'assistant' | 'other', text }.
-const RESPONSES_CALLS = new Set(['function_call', 'custom_tool_call', 'local_shell_call']);
+const RESPONSES_CALLS = new Set(['function_call', 'custom_tool_call', 'local_shell_call', 'tool_search_call']);
 const CONVERSATION = {
   anthropic: (body) => (Array.isArray(body.messages) ? body.messages : [])
     .map((m) => ({ role: m.role === 'user' || m.role === 'assistant' ? m.role : 'other', text: textOf(m.content) })),
@@ -86,7 +93,16 @@ const CONVERSATION = {
 /** The tools a request offers: [{ name, custom }] (custom: a Responses API freeform tool). */
 const OFFERED = {
   anthropic: (body) => (Array.isArray(body.tools) ? body.tools : []).map((t) => ({ name: t?.name, custom: false })),
-  responses: (body) => (Array.isArray(body.tools) ? body.tools : []).map((t) => ({ name: t?.name ?? t?.type, custom: t?.type === 'custom' })),
+  responses: (body) => {
+    // Codex may defer MCP tools behind its tool_search: a search's output (in the
+    // input) loads them as namespaces, whose functions are called by name plus namespace.
+    const found = (Array.isArray(body.input) ? body.input : []).filter((item) => item?.type === 'tool_search_output')
+      .flatMap((item) => (Array.isArray(item.tools) ? item.tools : []));
+    const flat = (t) => (t?.type === 'namespace' && Array.isArray(t.tools)
+      ? t.tools.map((f) => ({ name: f?.name, namespace: t.name, custom: f?.type === 'custom' }))
+      : [{ name: t?.name ?? t?.type, custom: t?.type === 'custom' }]);
+    return [...(Array.isArray(body.tools) ? body.tools : []), ...found].flatMap(flat);
+  },
   gemini: (body) => (Array.isArray(body.tools) ? body.tools : []).flatMap((t) => (Array.isArray(t?.functionDeclarations) ? t.functionDeclarations : []))
     .map((f) => ({ name: f?.name, custom: false })),
 };
@@ -95,20 +111,23 @@ const TAG = /\[stub:([A-Za-z0-9_-]+)\]/g;
 
 /** The step this request asks for: its tag's steps and how far the conversation is into them. */
 function pickStep(turns) {
+  const script = readScript();
+  const when = Array.isArray(script._when) ? script._when.filter((w) => typeof w?.text === 'string' && typeof w?.tag === 'string') : [];
   let tagAt = -1;
   let tag;
   for (let i = turns.length - 1; i >= 0 && tagAt === -1; i--) {
     if (turns[i].role !== 'user') continue;
     const found = [...turns[i].text.matchAll(TAG)];
-    if (found.length > 0) {
+    const trigger = when.find((w) => turns[i].text.includes(w.text));
+    if (found.length > 0 || trigger) {
       tagAt = i;
-      tag = found[found.length - 1][1];
+      tag = found.length > 0 ? found[found.length - 1][1] : trigger.tag;
     }
   }
   if (tag === undefined) return { tag, index: 0, step: undefined };
   // One reply per run of assistant items: a Responses reply may be a message and a call.
   const index = turns.slice(tagAt + 1).filter((t, i, rest) => t.role === 'assistant' && (i === 0 || rest[i - 1].role !== 'assistant')).length;
-  const steps = readScript()[tag];
+  const steps = script[tag];
   return { tag, index, step: Array.isArray(steps) ? steps[index] : undefined };
 }
 
@@ -118,7 +137,7 @@ function pickStep(turns) {
  * mcp__opencomms__NAME, Gemini CLI by its own name); else mcp__opencomms__NAME.
  */
 function resolveTool(offered, wanted) {
-  const exact = offered.find((t) => t.name === wanted);
+  const exact = offered.find((t) => t.name === wanted || (t.namespace !== undefined && `${t.namespace}__${t.name}` === wanted));
   if (exact) return exact;
   const suffixed = offered.find((t) => typeof t.name === 'string' && (t.name.endsWith(`__${wanted}`) || t.name.endsWith(`_${wanted}`)));
   return suffixed ?? { name: wanted.startsWith('mcp__') ? wanted : `mcp__opencomms__${wanted}`, custom: false, missing: true };
@@ -136,9 +155,13 @@ function answerFor(api, body) {
   if (step === undefined) return { blocks: [{ type: 'text', text: 'Done.' }], stop: 'end_turn', why: `${why}: past the script` };
   const blocks = [];
   if (typeof step.text === 'string') blocks.push({ type: 'text', text: step.text });
+  if (typeof step.tool_search === 'string' && api === 'responses') {
+    blocks.push({ type: 'tool_search', id: `ts_stub_${String(seq).padStart(6, '0')}`, query: step.tool_search, limit: step.limit });
+    return { blocks, stop: 'tool_use', why: `${why}: tool_search ${step.tool_search}` };
+  }
   if (typeof step.tool === 'string') {
     const tool = resolveTool(offered, step.tool);
-    blocks.push({ type: 'tool_use', id: `toolu_stub_${String(seq).padStart(6, '0')}`, name: tool.name, input: step.input ?? {}, custom: tool.custom });
+    blocks.push({ type: 'tool_use', id: `toolu_stub_${String(seq).padStart(6, '0')}`, name: tool.name, namespace: tool.namespace, input: step.input ?? {}, custom: tool.custom });
     return { blocks, stop: 'tool_use', why: tool.missing ? `${why}: ${step.tool} is not among the offered tools (${offered.map((t) => t.name).join(', ')})` : why };
   }
   if (blocks.length === 0) blocks.push({ type: 'text', text: 'Done.' });
@@ -204,11 +227,16 @@ function responsesItems(answer) {
       return { type: 'message', id: `msg_stub_${seq}_${i}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: b.text, annotations: [] }] };
     }
     const callId = `call_stub_${String(seq).padStart(6, '0')}_${i}`;
+    if (b.type === 'tool_search') {
+      const search = typeof b.limit === 'number' ? { query: b.query, limit: b.limit } : { query: b.query };
+      return { type: 'tool_search_call', id: `tsc_stub_${seq}_${i}`, call_id: callId, status: 'completed', execution: 'client', arguments: search };
+    }
     if (b.custom) {
       const input = typeof b.input === 'string' ? b.input : typeof b.input?.input === 'string' ? b.input.input : JSON.stringify(b.input);
       return { type: 'custom_tool_call', id: `ctc_stub_${seq}_${i}`, status: 'completed', call_id: callId, name: b.name, input };
     }
-    return { type: 'function_call', id: `fc_stub_${seq}_${i}`, status: 'completed', call_id: callId, name: b.name, arguments: JSON.stringify(b.input ?? {}) };
+    const call = { type: 'function_call', id: `fc_stub_${seq}_${i}`, status: 'completed', call_id: callId, name: b.name, arguments: JSON.stringify(b.input ?? {}) };
+    return b.namespace === undefined ? call : { ...call, namespace: b.namespace };
   });
 }
 
