@@ -204,8 +204,9 @@ doors_run() {
   { wait_file: goEnd, timeout_s: 600 },
   { tool: "opencomms_history", arguments: { channel } },
 ]));' "$steps" "$channel" "$ping" "$go_send" "$go_end"
-  (cd "$project" && "${!senv}" node "$ROOT/scripts/mcp-send.mjs" --dist "$DIST" --project "$project" --out "$out" --steps "$steps" "$@" \
-    2>"$DOORS/$prefix-sender.err") &
+  # Started straight from here (env execs node), so the pid kept for cleanup is the sender's own.
+  "${!senv}" node "$ROOT/scripts/mcp-send.mjs" --dist "$DIST" --project "$project" --out "$out" --steps "$steps" "$@" \
+    2>"$DOORS/$prefix-sender.err" &
   DOORS_PIDS+=($!)
   if ! doors_until 30 doors_sender_step "$out" 0; then
     doors_verdict "$prefix-setup" fail "the second member did not open $channel: $(head -c 300 "$DOORS/$prefix-sender.err")"
