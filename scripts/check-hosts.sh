@@ -23,6 +23,10 @@
 # And a newcomer's first run by the README alone (scripts/check-hosts-newcomer.sh):
 # git clone, npm ci and the README's set-up commands, timed, then a Claude Code
 # and a Codex session that exchange a review request and its answer.
+# And each host's door (scripts/check-hosts-doors.sh): an idle interactive
+# Claude Code and Codex, each in tmux against the same stub, woken by their own
+# OpenComms server through the host's own door (the Claude Code inbox,
+# `codex queue`) when a second member sends; the send -> wake time is measured.
 # No login and no model call. Not part of `npm test`.
 #
 # Usage: scripts/check-hosts.sh
@@ -34,6 +38,7 @@
 #   CHECK_HOSTS_ONLY=newcomer  only a newcomer's run by the README: git clone, npm ci, the README's
 #                              commands (timed), then Claude Code and Codex exchange a review request
 #                              and its answer against the stub model (needs the npm registry for npm ci)
+#   CHECK_HOSTS_ONLY=doors     only the idle-session doors (interactive Claude Code and Codex in tmux) against the stub model
 #   CHECK_HOSTS_TURNS="reserve stop"  only these parts of the turns (sessions, reserve, stop, redis)
 set -uo pipefail
 
@@ -65,6 +70,7 @@ wanted() { [ -z "$ONLY" ] || [ "$ONLY" = "$1" ]; }
 if [ "$ONLY" = turns ]; then PACKAGES=("${PACKAGES[0]}") BINS=(claude); fi
 if [ "$ONLY" = deny ]; then PACKAGES=("${PACKAGES[@]:0:3}") BINS=(claude gemini codex); fi
 if [ "$ONLY" = newcomer ]; then PACKAGES=("${PACKAGES[0]}" "${PACKAGES[2]}") BINS=(claude codex); fi
+if [ "$ONLY" = doors ]; then PACKAGES=("${PACKAGES[0]}" "${PACKAGES[2]}") BINS=(claude codex); fi
 status=0
 declare -A RESULT
 RESULT_ORDER=()
@@ -259,6 +265,11 @@ fi
 if wanted newcomer; then
   # shellcheck source=scripts/check-hosts-newcomer.sh
   . "$ROOT/scripts/check-hosts-newcomer.sh"
+fi
+
+if wanted doors; then
+  # shellcheck source=scripts/check-hosts-doors.sh
+  . "$ROOT/scripts/check-hosts-doors.sh"
 fi
 
 section "summary"

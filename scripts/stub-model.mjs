@@ -22,7 +22,10 @@
 // reply is a run of assistant items with nothing else between them). So a
 // resumed session (whose history holds an older tag) follows its new prompt's
 // tag, and extra rounds the host adds (a Stop hook's feedback) simply move on
-// to the next step. Past the last step, or with no tag, the turn ends with a
+// to the next step. A user message nobody typed (a host door's notice) can
+// name a tag too: the script's "_when" list, [{ "text": "...", "tag": "..." }],
+// makes a user message that holds a text name that text's tag (a [stub:TAG]
+// in the same message wins). Past the last step, or with no tag, the turn ends with a
 // short text. A step may be { "text": "..." } (ends the turn) or
 // { "tool": NAME, "input": {...}, "text"?: "..." } (asks for a tool call; NAME is
 // a tool the request offers, such as Claude Code's own Edit, Codex's
@@ -109,20 +112,23 @@ const TAG = /\[stub:([A-Za-z0-9_-]+)\]/g;
 
 /** The step this request asks for: its tag's steps and how far the conversation is into them. */
 function pickStep(turns) {
+  const script = readScript();
+  const when = Array.isArray(script._when) ? script._when.filter((w) => typeof w?.text === 'string' && typeof w?.tag === 'string') : [];
   let tagAt = -1;
   let tag;
   for (let i = turns.length - 1; i >= 0 && tagAt === -1; i--) {
     if (turns[i].role !== 'user') continue;
     const found = [...turns[i].text.matchAll(TAG)];
-    if (found.length > 0) {
+    const trigger = when.find((w) => turns[i].text.includes(w.text));
+    if (found.length > 0 || trigger) {
       tagAt = i;
-      tag = found[found.length - 1][1];
+      tag = found.length > 0 ? found[found.length - 1][1] : trigger.tag;
     }
   }
   if (tag === undefined) return { tag, index: 0, step: undefined };
   // One reply per run of assistant items: a Responses reply may be a message and a call.
   const index = turns.slice(tagAt + 1).filter((t, i, rest) => t.role === 'assistant' && (i === 0 || rest[i - 1].role !== 'assistant')).length;
-  const steps = readScript()[tag];
+  const steps = script[tag];
   return { tag, index, step: Array.isArray(steps) ? steps[index] : undefined };
 }
 
@@ -132,7 +138,7 @@ function pickStep(turns) {
  * mcp__opencomms__NAME, Gemini CLI by its own name); else mcp__opencomms__NAME.
  */
 function resolveTool(offered, wanted) {
-  const exact = offered.find((t) => t.name === wanted);
+  const exact = offered.find((t) => t.name === wanted || (t.namespace !== undefined && `${t.namespace}__${t.name}` === wanted));
   if (exact) return exact;
   const suffixed = offered.find((t) => typeof t.name === 'string' && (t.name.endsWith(`__${wanted}`) || t.name.endsWith(`_${wanted}`)));
   return suffixed ?? { name: wanted.startsWith('mcp__') ? wanted : `mcp__opencomms__${wanted}`, custom: false, missing: true };

@@ -26,7 +26,7 @@ export function ringCodexQueue(bin: string, threadId: string, notice: string, en
           return;
         }
         const code = (err as NodeJS.ErrnoException).code;
-        const said = String(stderr ?? '').trim().split('\n')[0]?.slice(0, MAX_PROBLEM_CHARS) ?? '';
+        const said = queueFailureLine(String(stderr ?? ''));
         const why = code === 'ENOENT' ? `${bin} was not found (set OPENCOMMS_CODEX_BIN to the codex binary)`
           : err.killed ? `${bin} queue did not finish within ${CODEX_QUEUE_TIMEOUT_MS / 1000} s`
           : `${bin} queue failed (exit ${String(code ?? err.message)})${said === '' ? '' : `: ${said}`}`;
@@ -36,4 +36,15 @@ export function ringCodexQueue(bin: string, threadId: string, notice: string, en
       resolve({ ok: false, problem: `${bin} queue could not start: ${err instanceof Error ? err.message : String(err)}` });
     }
   });
+}
+
+/**
+ * The line of `codex queue`'s stderr that says what went wrong: its `Error:`
+ * line, else its first line that is not a warning (Codex may open with a
+ * warning about its helper binaries that says nothing about the queue).
+ */
+function queueFailureLine(stderr: string): string {
+  const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const said = lines.find((l) => /^error\b/i.test(l)) ?? lines.find((l) => !/^warning\b/i.test(l)) ?? lines[0] ?? '';
+  return said.slice(0, MAX_PROBLEM_CHARS);
 }

@@ -283,6 +283,16 @@ test('a failing codex queue is said once on stderr and in status; the mail waits
   assert.equal(status.data.your_pending, 2);
 });
 
+test('a failing codex queue is reported by its Error line, not by a warning Codex printed first', async (t) => {
+  const warning = 'WARNING: proceeding, even though we could not create PATH aliases: Refusing to create helper binaries under temporary dir';
+  const error = 'Error: failed to queue session message: thread/queue/add failed: no rollout found for thread id x (code -32603)';
+  const { writer, reviewer, call } = await codexPair(t, 1, `${warning}\n${error}`);
+  await ok(writer, 'opencomms_send', { channel: 'review', content: 'one' });
+  const problem: string = await until('the door said why', async () => (await doorOf(reviewer, call)).last_problem ?? undefined);
+  assert.match(problem, /exit 1\): Error: failed to queue session message: .*no rollout found/);
+  assert.equal(problem.includes('WARNING'), false, problem);
+});
+
 test('the instructions say when to use OpenComms and when the host\'s own messaging; no tool imitates the host\'s', async (t) => {
   const server = startServer(t, { env: memberEnv('sess_a') });
   const init = await server.initialize();
