@@ -27,11 +27,12 @@ DOORS_STUB_SCRIPT="$DOORS/stub-script.json"
 DOORS_STUB_LOG="$DOORS/stub-requests.jsonl"
 DOORS_TMUX=(tmux -L "opencomms-doors-$$" -f /dev/null)
 DOORS_PIDS=()
-# Codex runs as a user of its own whose config is the default ~/.codex: Codex
-# hands its MCP servers HOME but not CODEX_HOME, so `codex queue` run by our
-# server finds the TUI's threads only where both look by default.
+# Codex runs as a user of its own, with CODEX_HOME elsewhere than ~/.codex:
+# Codex hands its MCP servers only a few variables, and our server's
+# `codex queue` finds the TUI's threads only because install names
+# CODEX_HOME in the server entry's env_vars.
 DOORS_CODEX_USER="$WORK/doors-codex-user"
-DOORS_CODEX_HOME="$DOORS_CODEX_USER/.codex"
+DOORS_CODEX_HOME="$WORK/doors-codex-home"
 mkdir -p "$DOORS"
 : >"$DOORS_STUB_LOG"
 
@@ -49,7 +50,7 @@ doors_cleanup() {
   "${DOORS_TMUX[@]}" kill-server 2>/dev/null
   local pid file
   if [ -d "$DOORS_CODEX_HOME/app-server-daemon" ]; then
-    env -i "PATH=$PATH" "HOME=$DOORS_CODEX_USER" timeout 20 codex app-server daemon stop >/dev/null 2>&1
+    env -i "PATH=$PATH" "HOME=$DOORS_CODEX_USER" "CODEX_HOME=$DOORS_CODEX_HOME" timeout 20 codex app-server daemon stop >/dev/null 2>&1
     for file in "$DOORS_CODEX_HOME/app-server-daemon/daemon.pid" "$DOORS_CODEX_HOME/app-server-daemon/daemon-updater.pid"; do
       pid="$(sed -n 's/.*"pid":\([0-9][0-9]*\).*/\1/p' "$file" 2>/dev/null | head -1)"
       [ -n "$pid" ] && kill "$pid" 2>/dev/null
@@ -367,10 +368,11 @@ env_key = "STUB_API_KEY"
 [tui.model_availability_nux]
 "gpt-6.1-sol" = 1
 EOF
-  env -u CODEX_HOME HOME="$DOORS_CODEX_USER" node "$DIST" install codex --project "$DX_PROJECT" --apply >"$DOORS/install-codex.out" 2>&1 \
+  mkdir -p "$DOORS_CODEX_USER"
+  HOME="$DOORS_CODEX_USER" CODEX_HOME="$DOORS_CODEX_HOME" node "$DIST" install codex --project "$DX_PROJECT" --apply >"$DOORS/install-codex.out" 2>&1 \
     && echo "opencomms install codex --apply: $(grep '^wrote' "$DOORS/install-codex.out" | tr '\n' ';' | head -c 400)" \
     || { echo "opencomms install codex --apply failed: $(tail -3 "$DOORS/install-codex.out")"; status=1; }
-  DX_ENV=("${BASE_DOORS_ENV[@]}" "HOME=$DOORS_CODEX_USER" "STUB_API_KEY=sk-offline-stub")
+  DX_ENV=("${BASE_DOORS_ENV[@]}" "HOME=$DOORS_CODEX_USER" "CODEX_HOME=$DOORS_CODEX_HOME" "STUB_API_KEY=sk-offline-stub")
   "${DOORS_TMUX[@]}" new-session -d -s codex -x 200 -y 50 -c "$DX_PROJECT" "$(printf '%q ' "${DX_ENV[@]}" codex); sleep 600"
   doors_codex_ready() {
     local pane

@@ -58,7 +58,7 @@ export interface HostDoorOptions {
 /** A woken Claude Code session runs its UserPromptSubmit hook within a second (measured 0.4 s); this leaves room for a loaded machine. */
 export const CONFIRM_MS = 5_000;
 /** How often the confirmation looks at the turn record and the mail. */
-const CONFIRM_LOOK_MS = 200;
+const CONFIRM_LOOK_MS = 100;
 
 /** What `status` shows of a door: which, for which session, the last ring and the last problem. */
 export interface DoorReport {
@@ -156,23 +156,34 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
     return ids.every((id) => !waiting.has(id));
   };
 
-  /** Looks every CONFIRM_LOOK_MS until the session shows it woke; after confirmMs, takes the ring back and says so. */
-  const confirm = async (memberId: string, session: string, ids: readonly string[], at: number): Promise<void> => {
+  /**
+   * Watches from the moment the notice is written: looks every
+   * CONFIRM_LOOK_MS until the session shows it woke (then `confirmed_at` is
+   * set, even while the door's answer is still awaited) or `confirmMs` has
+   * passed. Resolves whether it woke; stops early, false, once `stop.isSet`.
+   */
+  const watchForWake = async (memberId: string, session: string, ids: readonly string[], at: number, stop: { isSet: boolean }): Promise<boolean> => {
     const deadline = at + confirmMs;
-    try {
-      while (!woke(memberId, session, ids, at)) {
-        if (now() >= deadline) {
-          for (const id of ids) rung.delete(id);
-          if (outstandingAt === at) outstandingAt = undefined;
-          if (lastLook.last_rung_at === at) lastLook.last_rung_at = null;
-          await options.clearRung(ids, at);
-          await report(memberId, `the door took the notice without a word, but the session showed no sign of waking within ${Math.round(confirmMs / 1000)} s (no hook ran, nothing was pulled); a refused token or a held notice look the same from here`);
-          return;
-        }
-        await new Promise<void>((resolve) => setTimeout(resolve, CONFIRM_LOOK_MS).unref());
+    while (!stop.isSet) {
+      if (woke(memberId, session, ids, at)) {
+        lastLook.confirmed_at = now();
+        return true;
       }
-      lastLook.confirmed_at = now();
-      cleared();
+      if (now() >= deadline) return false;
+      await new Promise<void>((resolve) => setTimeout(resolve, CONFIRM_LOOK_MS).unref());
+    }
+    return false;
+  };
+
+  /** After a ring the door took: clears the last problem once the session woke, or takes the ring back and says so. */
+  const settle = async (memberId: string, ids: readonly string[], at: number, wake: Promise<boolean>): Promise<void> => {
+    try {
+      if (await wake) return cleared();
+      for (const id of ids) rung.delete(id);
+      if (outstandingAt === at) outstandingAt = undefined;
+      if (lastLook.last_rung_at === at) lastLook.last_rung_at = null;
+      await options.clearRung(ids, at);
+      await report(memberId, `the door took the notice without a word, but the session showed no sign of waking within ${Math.round(confirmMs / 1000)} s (no hook ran, nothing was pulled); a refused token or a held notice look the same from here`);
     } catch (err) {
       options.log(`host door ${options.door}: could not confirm the ring: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -180,29 +191,33 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
 
   const ringFor = async (memberId: string, session: string, waiting: Envelope[], fresh: Envelope[], channels: ReturnType<typeof pullableMailOf>['channels']): Promise<void> => {
     ringing = true;
+    // With a turn record, the session can show it woke; without one (no hooks here) nothing could.
     const hadRecord = options.turn(session) !== undefined;
+    const stopWatching = { isSet: false };
     try {
       const notice = composeBell(waiting, channels, fresh.length).content;
       const ids = waiting.map((e) => e.message_id);
-      let recorded: { at: number; done: Promise<void> } | undefined;
+      let recorded: { at: number; done: Promise<void>; wake?: Promise<boolean> } | undefined;
       const record = (): void => {
         if (recorded) return;
         const at = now();
         recorded = { at, done: options.recordRung(memberId, ids, at) };
+        lastLook.last_rung_at = at;
+        if (hadRecord) recorded.wake = watchForWake(memberId, session, ids, at, stopWatching);
       };
       const outcome = await options.ring(notice, session, record);
       if (outcome.ok) {
         record();
-        const at = recorded!.at;
+        const { at, done, wake } = recorded!;
         outstandingAt = at;
-        lastLook.last_rung_at = at;
         for (const id of ids) rung.add(id);
-        await recorded!.done;
-        // With a turn record, the session can show it woke; without one (no hooks here) nothing could.
-        if (hadRecord) void confirm(memberId, session, ids, at);
+        await done;
+        if (wake) void settle(memberId, ids, at, wake);
         else cleared();
       } else {
+        stopWatching.isSet = true;
         if (recorded) {
+          if (lastLook.last_rung_at === recorded.at) lastLook.last_rung_at = null;
           await recorded.done.catch(() => undefined);
           await options.clearRung(ids, recorded.at);
         }

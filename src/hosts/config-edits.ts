@@ -8,7 +8,7 @@ import { dropOurEnvVars, dropOurTomlVariable } from './toml-env';
 import { isJsoncOnly } from './jsonc';
 import { CLAUDE_GRANTS_EDIT } from './claude-permissions';
 import {
-  addUnique, COMPILE_CACHE_VARIABLE, hookCommand, HostName, Launch, OurParts, readHookCommand, serverArgs, serverEnv, STORE_SECRET_VARIABLES, STORE_VARIABLES, storeOfEnv,
+  addUnique, CODEX_HOME_VARIABLE, COMPILE_CACHE_VARIABLE, hookCommand, HostName, Launch, OurParts, readHookCommand, serverArgs, serverEnv, STORE_SECRET_VARIABLES, STORE_VARIABLES, storeOfEnv,
 } from './launch';
 
 export const OPENCODE_SCHEMA = 'https://opencode.ai/config.json';
@@ -244,7 +244,7 @@ function tomlEdit(file: string): ConfigEdit {
     },
     install: (text, launch) => guard(() => {
       let written = upsertOurTables(text ?? '', {
-        command: 'node', args: serverArgs(launch), env: serverEnv(launch) ?? {}, envVars: launch.store === undefined ? [] : [...STORE_SECRET_VARIABLES],
+        command: 'node', args: serverArgs(launch), env: serverEnv(launch) ?? {}, envVars: [CODEX_HOME_VARIABLE, ...(launch.store === undefined ? [] : STORE_SECRET_VARIABLES)],
       });
       if (launch.memberId === undefined) written = dropOurTomlVariable(written, 'OPENCOMMS_MEMBER_ID');
       if (launch.compileCache === undefined) written = dropOurTomlVariable(written, COMPILE_CACHE_VARIABLE);

@@ -45,6 +45,14 @@ export interface StoreChoice {
  * in `env_vars`.
  */
 export const STORE_SECRET_VARIABLES = ['OPENCOMMS_STORE_PASSWORD_FILE', 'OPENCOMMS_STORE_PASSWORD', 'OPENCOMMS_STORE_CA'] as const;
+/**
+ * Where the user's Codex keeps its sessions. Codex hands an MCP server only a
+ * few variables of its own environment, and without this one the server's
+ * `codex queue` (the door that wakes an idle Codex session) looks in
+ * ~/.codex and never finds a session kept elsewhere. Named in `env_vars`
+ * like the store's secrets: forwarded when set, nothing when not.
+ */
+export const CODEX_HOME_VARIABLE = 'CODEX_HOME';
 /** The store's two variables, taken out of an entry whose install names no store. */
 export const STORE_VARIABLES = ['OPENCOMMS_STORE', 'OPENCOMMS_PROJECT_ID'] as const;
 

@@ -4,6 +4,7 @@
 // know where each table starts and ends; anything it cannot follow is refused
 // rather than guessed at.
 import { KeyPath, scanSections, Section, SectionEntry, TomlError, TomlValue } from './toml-scanner';
+import { CODEX_HOME_VARIABLE } from './launch';
 
 export { TomlError };
 
@@ -266,7 +267,7 @@ export function listUserAdditions(text: string): string[] {
 
 // The variables install --store forwards all start OPENCOMMS_STORE.
 function isOnlyOurEnvVars(value: TomlValue): boolean {
-  return Array.isArray(value) && value.every((name) => name.startsWith('OPENCOMMS_STORE'));
+  return Array.isArray(value) && value.every((name) => name.startsWith('OPENCOMMS_STORE') || name === CODEX_HOME_VARIABLE);
 }
 
 function isOnlyOurEnv(value: TomlValue): boolean {

@@ -149,7 +149,7 @@ test('codex: a second install keeps the variables the user put in the env table,
   writeFiles(project, files);
   assert.equal((await install('codex', project)).code, 0);
   const toml = readFileSync(join(project, '.codex/config.toml'), 'utf8');
-  assert.equal(toml, `[mcp_servers.opencomms]\ncommand = "node"\nargs = [${expectedArgs('codex', project).map((a) => JSON.stringify(a)).join(', ')}]\n\n[mcp_servers.opencomms.env]\nOPENCOMMS_NO_SPAWN = "1" # mine\n`);
+  assert.equal(toml, `[mcp_servers.opencomms]\ncommand = "node"\nargs = [${expectedArgs('codex', project).map((a) => JSON.stringify(a)).join(', ')}]\nenv_vars = ["CODEX_HOME"]\n\n[mcp_servers.opencomms.env]\nOPENCOMMS_NO_SPAWN = "1" # mine\n`);
 });
 
 test('re-installing without --member over a --member install takes the fixed id out and says so', async (t) => {

@@ -186,14 +186,15 @@ for (const c of CASES) {
   });
 }
 
-test('codex: the server entry forwards the password variables from the user\'s environment (Codex passes only a few by default) and names none of their values', async (t) => {
+test('codex: the server entry forwards CODEX_HOME and the password variables from the user\'s environment (Codex passes only a few by default) and names none of their values', async (t) => {
   const project = tempProject(t);
   assert.equal((await install('codex', project, ['--store', URL])).code, 0);
   const toml = readFileSync(join(project, '.codex/config.toml'), 'utf8');
-  assert.ok(toml.includes(`env_vars = [${FORWARDED.map((v) => JSON.stringify(v)).join(', ')}]\n`), toml);
+  assert.ok(toml.includes(`env_vars = ["CODEX_HOME", ${FORWARDED.map((v) => JSON.stringify(v)).join(', ')}]\n`), toml);
   const back = await install('codex', project, ['--store', 'file']);
   assert.equal(back.code, 0, back.stderr);
-  assert.doesNotMatch(readFileSync(join(project, '.codex/config.toml'), 'utf8'), /env_vars/);
+  // The store's variables go with the store; CODEX_HOME stays (the server's codex queue needs it).
+  assert.match(readFileSync(join(project, '.codex/config.toml'), 'utf8'), /^env_vars = \["CODEX_HOME"\]$/m);
 });
 
 test('codex: env_vars the user added to our entry are kept beside ours, and stay when the store goes', async (t) => {
@@ -201,9 +202,9 @@ test('codex: env_vars the user added to our entry are kept beside ours, and stay
   writeFiles(project, { '.codex/config.toml': '[mcp_servers.opencomms]\ncommand = "node"\nargs = []\nenv_vars = ["MY_TOKEN"]\n' });
   assert.equal((await install('codex', project, ['--store', URL])).code, 0);
   const toml = readFileSync(join(project, '.codex/config.toml'), 'utf8');
-  assert.ok(toml.includes(`env_vars = ["MY_TOKEN", ${FORWARDED.map((v) => JSON.stringify(v)).join(', ')}]\n`), toml);
+  assert.ok(toml.includes(`env_vars = ["MY_TOKEN", "CODEX_HOME", ${FORWARDED.map((v) => JSON.stringify(v)).join(', ')}]\n`), toml);
   assert.equal((await install('codex', project, ['--store', 'file'])).code, 0);
-  assert.ok(readFileSync(join(project, '.codex/config.toml'), 'utf8').includes('env_vars = ["MY_TOKEN"]\n'));
+  assert.ok(readFileSync(join(project, '.codex/config.toml'), 'utf8').includes('env_vars = ["MY_TOKEN", "CODEX_HOME"]\n'));
 });
 
 test('the hosts configured by hand get the store in the snippet to paste, and no password', async (t) => {
