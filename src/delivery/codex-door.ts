@@ -1,8 +1,9 @@
 // Codex's own door (reference E.9): `codex queue --thread <id> --message <text>`
 // leaves pending input on the thread, which starts a turn at once in an idle
-// interactive Codex, or at the next turn boundary. It exits 0 even when no
-// session runs the thread, so a queued notice is only "queued", never
-// delivered: the woken model's pull is what delivers. Run with argv only,
+// interactive Codex, or at the next turn boundary. It exits 0 for a thread
+// that exists whether or not a session runs it (only an unknown thread fails:
+// "no rollout found"), so a queued notice is only "queued", never delivered:
+// what the woken session does next is what delivers. Run with argv only,
 // never through a shell; the binary is OPENCOMMS_CODEX_BIN, else `codex`.
 import { MAX_PROBLEM_CHARS, type DoorOutcome } from './inbox-door';
 

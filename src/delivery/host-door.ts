@@ -18,7 +18,7 @@
 //     mail waits for the next hook;
 //   - a door that takes the notice without a word is not taken at its word:
 //     the real Claude Code inbox answers nothing, even to a wrong token, and
-//     `codex queue` exits 0 for a thread nobody runs. Where the session's
+//     `codex queue` exits 0 for a known thread nobody runs. Where the session's
 //     hooks keep a turn record, the ring counts only once the session shows
 //     it woke (a hook event after the ring, or the mail pulled) within
 //     `confirmMs`; otherwise the ring is taken back and said like a refusal.
