@@ -150,8 +150,8 @@ function presentOf(files: ReadonlySet<string>, onDisk: (file: string) => string)
       }
     }
     for (const file of group) {
-      const isPresent = names === undefined ? existsSync(onDisk(file)) : names.has(file.slice(file.lastIndexOf('/') + 1));
-      if (isPresent) present.push(file);
+      const isOnDisk = names === undefined ? existsSync(onDisk(file)) : names.has(file.slice(file.lastIndexOf('/') + 1));
+      if (isOnDisk) present.push(file);
     }
   }
   return present;
