@@ -236,8 +236,9 @@ try {
 } finally {
   removeCacheDirs(runtimes);
 }
-// Issue 17: tools/list stays at most 13 KB with the coordination tools.
-const LIST_LIMIT = 13 * 1024;
+// tools/list stays within the budget test/e2e/tools-roundtrip.test.ts holds it to
+// (13 KB with the coordination tools, raised by 256 B for the person's pause/resume words).
+const LIST_LIMIT = 13_568;
 console.log('');
 console.log(`tools/list result size ${listBytes} B (${(listBytes / 1024).toFixed(1)} KB), limit ${LIST_LIMIT} B: ${listBytes <= LIST_LIMIT ? 'PASS' : 'MISS'}`);
 if (DROPPED_ENV.length) console.log(`children ran without ${DROPPED_ENV.join(', ')} (BENCH_KEEP_ENV=1 keeps it)`);
