@@ -148,7 +148,9 @@ try {
     row('send written → doorbell line read', answering.bell, 'the channel notification of the same send'),
     row('send written → PostToolUse hook answer read', answering.hook, 'busy session: a real hook process right after the send'),
   ]);
-  console.log('\nThe host itself adds its own time on top: 0.39 s from the inbox write to a new turn, measured with the real Claude Code (reference E.9).');
+  console.log('\nThe host adds its own time on top. With the real hosts, interactive and idle in tmux against a stub model');
+  console.log('(scripts/check-hosts.sh, CHECK_HOSTS_ONLY=doors), send -> the model\'s new request carrying the notice took');
+  console.log('0.32-0.37 s for Claude Code 2.1.332 (its inbox) and 0.25-0.41 s for Codex 0.171.0 (codex queue), each run delivered once.');
 } finally {
   fs.rmSync(sockDir, { recursive: true, force: true });
 }

@@ -17,10 +17,13 @@ function connect(path: string): Socket {
 
 /**
  * How long the socket has to answer the auth line before the message follows
- * anyway: a host that answers does so within milliseconds; one that never
- * does (the host's own help text writes both lines back to back) costs this much.
+ * anyway: a host that answers does so within milliseconds. The real Claude
+ * Code inbox (2.1.332) never answers, not even a wrong token (its own help
+ * text writes both lines back to back), so every notice pays this wait; a
+ * refusal that says nothing is caught afterwards instead, by the session not
+ * waking (host-door.ts).
  */
-export const AUTH_ANSWER_MS = 150;
+export const AUTH_ANSWER_MS = 30;
 /** How long we listen after the message for a refusal or a hold. */
 export const MESSAGE_ANSWER_MS = 500;
 /** The whole exchange, connect to close, is cut off after this. */
