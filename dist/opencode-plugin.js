@@ -2561,13 +2561,13 @@ var deliveryPaths = {
   "claude-code": {
     busy: { how: "next_tool_call", path: "PostToolUse hook: in context after its next tool call", delay: "0.31 s after that tool call" },
     finishing: { how: "turn_end", path: "Stop hook: the turn goes on with the mail", delay: "0.11 s after the turn ends" },
-    idle: { how: "inbox", path: "its own server writes a notice into the Claude Code inbox; the model pulls", delay: "0.39 s" },
+    idle: { how: "inbox", path: "its own server writes a notice into the Claude Code inbox; the model pulls", delay: "0.34 s" },
     ended: ON_RESUME
   },
   codex: {
     busy: { how: "next_tool_call", path: "PostToolUse hook: in context after its next tool call", delay: "not measured" },
     finishing: { how: "turn_end", path: "Stop hook: a follow-up prompt carries the mail", delay: "not measured" },
-    idle: { how: "codex_queue", path: "its own server runs `codex queue --thread`; the model pulls", delay: "0.14 s" },
+    idle: { how: "codex_queue", path: "its own server runs `codex queue --thread`; the model pulls", delay: "0.28 s" },
     ended: ON_RESUME
   },
   "gemini-cli": {
