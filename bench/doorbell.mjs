@@ -100,7 +100,7 @@ try {
   await handshake(a);
   await handshake(b);
   await bare.ready();
-  await a.tool('opencomms_create', { channel: 'bench', role: 'writer', role_prompt: 'You write.', rate_limit: 1_000 });
+  await a.tool('opencomms_create', { channel: 'bench', role: 'writer', role_prompt: 'You write.', rate_limit: 1_000, max_agent_streak: 0 });
   await b.tool('opencomms_join', { channel: 'bench', role: 'reviewer', role_prompt: 'You review.' });
   const renameWatch = watchRenames(join(project, '.opencomms'));
 

@@ -46,7 +46,7 @@ async function buildProject(messages) {
   const s = store({ projectDir: dir });
   const base = { project_id: 'local-project', worktree: dir, role_prompt: 'bench' };
   await s.mutate((state, ctx) => {
-    engine.createChannel(state, { ...base, channel: 'bench', role: 'writer', session_id: 'writer-1', host: 'mcp', rate_limit: 1000 }, ctx);
+    engine.createChannel(state, { ...base, channel: 'bench', role: 'writer', session_id: 'writer-1', host: 'mcp', rate_limit: 1000, max_agent_streak: 0 }, ctx);
     return engine.joinChannel(state, { ...base, channel: 'bench', role: 'reader', session_id: 'reader-1', host: 'claude-code', host_session_id: 'reader-session' }, ctx);
   });
   const owner = { pid: process.pid, host: os.hostname(), lease_until: Date.now() + 60_000 };

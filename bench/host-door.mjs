@@ -106,7 +106,7 @@ async function measure(answersAuth, sockDir) {
   try {
     await handshake(a);
     await handshake(b);
-    await a.tool('opencomms_create', { channel: 'bench', role: 'writer', role_prompt: 'You write.', rate_limit: 1_000 });
+    await a.tool('opencomms_create', { channel: 'bench', role: 'writer', role_prompt: 'You write.', rate_limit: 1_000, max_agent_streak: 0 });
     await b.tool('opencomms_join', { channel: 'bench', role: 'reviewer', role_prompt: 'You review.' });
     for (let rep = 0; rep < WARMUP + REPS; rep++) {
       // Idle: the inbox notice and the channel bell of the same send.

@@ -74,7 +74,7 @@ async function pull(store, who) {
 
 async function makeChannel(store, members, channel = 'bench') {
   const base = { channel, role_prompt: 'p', delivery_mode: 'pull', project_id: 'bench', worktree: '/w' };
-  ok(await store.mutate((s, ctx) => engine.createChannel(s, { ...base, role: 'r0', session_id: members[0], rate_limit: 1000, max_members: 32 }, ctx)));
+  ok(await store.mutate((s, ctx) => engine.createChannel(s, { ...base, role: 'r0', session_id: members[0], rate_limit: 1000, max_members: 32, max_agent_streak: 0 }, ctx)));
   for (let i = 1; i < members.length; i++) {
     ok(await store.mutate((s, ctx) => engine.joinChannel(s, { ...base, role: `r${i}`, session_id: members[i] }, ctx)));
   }

@@ -32,7 +32,7 @@ async function makeProject(members = ['alice', 'bob', 'carol']) {
   const dir = fs.mkdtempSync(join(os.tmpdir(), 'oc-bench-'));
   const store = openStore({ projectDir: dir, now: fastClock });
   const base = { channel: 'bench', role_prompt: 'p', delivery_mode: 'pull', project_id: 'local-project', worktree: '/w' };
-  await store.mutate((s, ctx) => ok(engine.createChannel(s, { ...base, role: 'r0', session_id: members[0], rate_limit: 1000, max_members: 32 }, ctx)));
+  await store.mutate((s, ctx) => ok(engine.createChannel(s, { ...base, role: 'r0', session_id: members[0], rate_limit: 1000, max_members: 32, max_agent_streak: 0 }, ctx)));
   for (let i = 1; i < members.length; i++) await store.mutate((s, ctx) => ok(engine.joinChannel(s, { ...base, role: `r${i}`, session_id: members[i] }, ctx)));
   return { dir, store };
 }

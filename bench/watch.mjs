@@ -85,7 +85,7 @@ let watch;
 try {
   await handshake(a);
   await handshake(b);
-  await a.tool('opencomms_create', { channel: 'bench', role: 'writer', role_prompt: 'You write.', rate_limit: 1_000 });
+  await a.tool('opencomms_create', { channel: 'bench', role: 'writer', role_prompt: 'You write.', rate_limit: 1_000, max_agent_streak: 0 });
   await b.tool('opencomms_join', { channel: 'bench', role: 'reviewer', role_prompt: 'You review.' });
   watch = startWatch(project, 'sess_bench_b');
   // The watch prints nothing until there is mail; give it time to be up.
