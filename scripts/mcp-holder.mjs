@@ -11,8 +11,8 @@
 // Writes FILE (JSON) twice: once the reservation holds
 //   { member_id, channel, reserve: <reply text> }
 // and once it is done, adding { inbox: <reply text>, release: <reply text> }.
-import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
+import { replyText, startMcpServer } from './lib/mcp-stdio.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -27,53 +27,16 @@ if (!dist || !project || !channel || !out || !go || paths.length === 0) {
   process.exit(64);
 }
 
-const server = spawn(process.execPath, [dist, '--project', project, '--host', host], { cwd: project, stdio: ['pipe', 'pipe', 'inherit'] });
-const waiters = new Map();
-let buffered = '';
-let nextId = 1;
-server.stdout.setEncoding('utf8').on('data', (chunk) => {
-  buffered += chunk;
-  let nl;
-  while ((nl = buffered.indexOf('\n')) !== -1) {
-    const line = buffered.slice(0, nl);
-    buffered = buffered.slice(nl + 1);
-    let message;
-    try {
-      message = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (message.id !== undefined && waiters.has(message.id)) {
-      waiters.get(message.id)(message);
-      waiters.delete(message.id);
-    }
-  }
-});
-server.on('exit', (code) => {
-  for (const w of waiters.values()) w({ error: { message: `server exited (${code})` } });
-});
-
-function request(method, params) {
-  const id = nextId++;
-  server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no reply to ${method} within 30 s`)), 30_000);
-    waiters.set(id, (m) => {
-      clearTimeout(timer);
-      resolve(m);
-    });
-  });
-}
+const { request, initialize, close } = startMcpServer(dist, project, ['--project', project, '--host', host]);
 
 async function tool(name, args) {
   const reply = await request('tools/call', { name, arguments: args });
   if (reply.error) throw new Error(`${name}: ${reply.error.message}`);
-  return (reply.result?.content ?? []).map((c) => c.text ?? '').join('\n');
+  return replyText(reply);
 }
 
 try {
-  await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'check-hosts-holder', version: '0' } });
-  server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  await initialize('check-hosts-holder');
   await tool('opencomms_create', { channel, role: 'holder', role_prompt: 'You hold the files under test.' });
   const status = await tool('opencomms_status', {});
   const memberId = /"member_id":"([^"]+)"/.exec(status)?.[1] ?? null;
@@ -90,6 +53,5 @@ try {
   writeFileSync(`${out}.error`, `${err instanceof Error ? err.message : String(err)}\n`);
   process.exitCode = 1;
 } finally {
-  server.stdin.end();
-  setTimeout(() => server.kill(), 3_000).unref();
+  close();
 }

@@ -15,8 +15,8 @@
 //   { step, tool, sent_at, reply_at, ok, text }   (times: epoch ms)
 //   { step, waited: PATH, found, at }
 // and a last line { done: true, at } (or { error, at }) once all ran.
-import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { replyText, startMcpServer } from './lib/mcp-stdio.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -32,48 +32,10 @@ if (!dist || !project || !host || !out || !stepsFile) {
 const steps = JSON.parse(readFileSync(stepsFile, 'utf8'));
 const write = (record) => appendFileSync(out, `${JSON.stringify(record)}\n`);
 
-const server = spawn(process.execPath, [dist, 'serve', '--project', project, '--host', host], { cwd: project, stdio: ['pipe', 'pipe', 'inherit'] });
-const waiters = new Map();
-let buffered = '';
-let nextId = 1;
-server.stdout.setEncoding('utf8').on('data', (chunk) => {
-  buffered += chunk;
-  let nl;
-  while ((nl = buffered.indexOf('\n')) !== -1) {
-    const line = buffered.slice(0, nl);
-    buffered = buffered.slice(nl + 1);
-    let message;
-    try {
-      message = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (message.id !== undefined && waiters.has(message.id)) {
-      waiters.get(message.id)(message);
-      waiters.delete(message.id);
-    }
-  }
-});
-server.on('exit', (code) => {
-  for (const w of waiters.values()) w({ error: { message: `server exited (${code})` } });
-});
-
-function request(method, params) {
-  const id = nextId++;
-  server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve({ error: { message: `no reply to ${method} within 30 s` } }), 30_000);
-    waiters.set(id, (m) => {
-      clearTimeout(timer);
-      resolve(m);
-    });
-  });
-}
+const { request, initialize, close } = startMcpServer(dist, project, ['serve', '--project', project, '--host', host]);
 
 try {
-  const init = await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'check-hosts-sender', version: '0' } });
-  if (init.error) throw new Error(`initialize: ${init.error.message}`);
-  server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  await initialize('check-hosts-sender');
   for (const [index, step] of steps.entries()) {
     if (typeof step.wait_file === 'string') {
       const deadline = Date.now() + (step.timeout_s ?? 300) * 1000;
@@ -86,7 +48,7 @@ try {
     const sentAt = Date.now();
     const reply = await request('tools/call', params);
     const replyAt = Date.now();
-    const text = reply.error ? `error: ${reply.error.message}` : (reply.result?.content ?? []).map((c) => c.text ?? '').join('\n');
+    const text = reply.error ? `error: ${reply.error.message}` : replyText(reply);
     write({ step: index, tool: step.tool, sent_at: sentAt, reply_at: replyAt, ok: !reply.error && reply.result?.isError !== true, text });
   }
   write({ done: true, at: Date.now() });
@@ -94,6 +56,5 @@ try {
   write({ error: err instanceof Error ? err.message : String(err), at: Date.now() });
   process.exitCode = 1;
 } finally {
-  server.stdin.end();
-  setTimeout(() => server.kill(), 3_000).unref();
+  close();
 }

@@ -78,11 +78,30 @@ export function writeShellRecord(projectDir: string, key: string, text: string, 
   const dir = sideDir(projectDir, 'shell');
   ensureOwnDir(port, join(projectDir, STATE_DIR_NAME));
   if (ensureOwnDir(port, dir) === undefined) removeOldRecords(port, dir, now);
-  const target = join(dir, `${key}.json`);
-  // Named without tempPathFor's random part: node:crypto would cost a hook process about 6 ms to load.
-  // The key, the pid and the clock make it unique; it is created exclusively all the same.
-  const temp = join(dir, `.${key}.${process.pid}.${process.hrtime.bigint().toString(36)}.tmp`);
-  const fd = openOwnFile(port, temp, 'create');
+  writeRecordFile(port, dir, key, text);
+}
+
+/**
+ * Writes `text` to `<dir>/<stem>.json` through a temp file renamed into
+ * place, so a reader sees the old file or the new one, never half of one.
+ * The temp is named as every temp file of ours (`.<stem>.<pid>.<8 hex>.tmp`,
+ * which doctor --fix clears once its process is dead), the hex from the
+ * clock: node:crypto would cost a hook process about 6 ms to load. A name
+ * still taken (a dead process of the same pid) is replaced. Not fsynced:
+ * these records are worth a notice at most, never the state.
+ */
+export function writeRecordFile(port: FsPort, dir: string, stem: string, text: string): void {
+  const target = join(dir, `${stem}.json`);
+  const stamp = (Date.now() >>> 0).toString(16).padStart(8, '0');
+  const temp = join(dir, `.${stem}.${process.pid}.${stamp}.tmp`);
+  let fd: number;
+  try {
+    fd = openOwnFile(port, temp, 'create');
+  } catch (err) {
+    if (errnoOf(err) !== 'EEXIST') throw err;
+    unlinkQuietly(port, temp);
+    fd = openOwnFile(port, temp, 'create');
+  }
   try {
     writeAll(port, fd, Buffer.from(text, 'utf8'));
   } finally {

@@ -10,7 +10,8 @@
 // node:crypto (a hook with nothing to do must stay cheap). Not fsynced: a
 // crash loses at most one ring.
 import { basename, join } from 'node:path';
-import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, NODE_FS, openOwnFile, tryReadFile, unlinkQuietly, writeAll } from './fs-port';
+import { checkOwnDir, ensureOwnDir, FsPort, NODE_FS, tryReadFile } from './fs-port';
+import { writeRecordFile } from './side-files';
 import { STATE_DIR_NAME } from './state-dir';
 
 /** What the session is doing, as its hooks last said. */
@@ -50,30 +51,7 @@ export function writeTurnRecord(projectDir: string, sessionId: string, record: T
     ensureOwnDir(port, join(projectDir, STATE_DIR_NAME));
     ensureOwnDir(port, turnsDir(projectDir));
   }
-  // Named as every temp file of ours (`.<stem>.<pid>.<8 hex>.tmp`, which doctor
-  // --fix clears when its process is dead), the hex from the clock: node:crypto
-  // is not loaded for this. A name still taken (a dead process of the same pid) is replaced.
-  const stamp = (Date.now() >>> 0).toString(16).padStart(8, '0');
-  const temp = join(turnsDir(projectDir), `.${basename(target, '.json')}.${process.pid}.${stamp}.tmp`);
-  let fd: number;
-  try {
-    fd = openOwnFile(port, temp, 'create');
-  } catch (err) {
-    if (errnoOf(err) !== 'EEXIST') throw err;
-    unlinkQuietly(port, temp);
-    fd = openOwnFile(port, temp, 'create');
-  }
-  try {
-    writeAll(port, fd, Buffer.from(text, 'utf8'));
-  } finally {
-    port.closeSync(fd);
-  }
-  try {
-    port.renameSync(temp, target);
-  } catch (err) {
-    unlinkQuietly(port, temp);
-    throw err;
-  }
+  writeRecordFile(port, turnsDir(projectDir), basename(target, '.json'), text);
 }
 
 /** The last record of the host session `sessionId`, or undefined when its hooks never wrote one (or it does not parse). */
