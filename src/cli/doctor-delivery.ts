@@ -4,11 +4,12 @@
 // the Claude Code inbox (only from inside a session, whose environment names
 // it: the auth line is written, never a message), the `codex` program.
 // Findings are ok or WARN, never FAIL: a missed state delays mail, it loses none.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { Check } from '../store';
 import { inboxAddressOf, probeInbox } from '../delivery/inbox-door';
 import { codexBinOf } from '../delivery/codex-door';
+import { codexHookTrust } from './doctor-trust';
 
 export interface DeliveryCheckOptions {
   projectDir: string;
@@ -66,31 +67,13 @@ async function claudeCode(options: DeliveryCheckOptions): Promise<Check> {
   return deliveryVerdict('claude-code', missed, lines);
 }
 
-/**
- * Whether Codex trusts this project's hooks file: `~/.codex/config.toml` keeps
- * a `[hooks.state."<project>/.codex/hooks.json:<event>:…"]` table per trusted
- * hook (reference E.10). Without that file (no Codex here) trust is unknown.
- */
-function codexHookTrust(projectDir: string, env: NodeJS.ProcessEnv): 'trusted' | 'untrusted' | 'unknown' {
-  const home = env.CODEX_HOME?.trim() || (env.HOME ? join(env.HOME, '.codex') : undefined);
-  if (home === undefined) return 'unknown';
-  let text: string;
-  try {
-    text = readFileSync(join(home, 'config.toml'), 'utf8');
-  } catch {
-    return 'unknown';
-  }
-  const key = `${join(projectDir, '.codex', 'hooks.json')}:`;
-  return text.includes(`[hooks.state."${key}`) ? 'trusted' : 'untrusted';
-}
-
 function codex(options: DeliveryCheckOptions): Check {
   const { earlier, env } = options;
   const missed: string[] = [];
   const lines: string[] = [];
   const trust = hasHooks(earlier, 'codex') ? codexHookTrust(options.projectDir, env) : undefined;
   if (trust === 'untrusted') {
-    lines.push('busy, finishing and resumed sessions: the hooks are installed but not trusted in ~/.codex/config.toml, and Codex skips untrusted hooks without a word (start codex in the project and approve them)');
+    lines.push('busy, finishing and resumed sessions: the hooks are installed but not trusted in ~/.codex/config.toml, and Codex skips untrusted hooks without a word (`opencomms install codex --apply` trusts them)');
     missed.push('busy', 'finishing', 'resumed');
   } else if (trust !== undefined) lines.push(`busy, finishing and resumed sessions: through the hooks (${trust === 'trusted' ? 'trusted' : 'Codex runs them once you trust them'})`);
   else missed.push('busy', 'finishing', 'resumed');

@@ -155,6 +155,22 @@ function checkCodex({ projectDir, env }: TrustCheckOptions): TrustCheck {
     onlyByHand ? undefined : fix);
 }
 
+/**
+ * Whether Codex would run this project's hooks, judged as `checkCodex` judges
+ * them (each hook's trust line and hash): "unknown" when the user's Codex
+ * config is absent or cannot be followed (no Codex here, most often).
+ */
+export function codexHookTrust(projectDir: string, env: NodeJS.ProcessEnv): 'trusted' | 'untrusted' | 'unknown' {
+  const text = readIfThere(codexUserConfigPath(env));
+  if (text === undefined) return 'unknown';
+  try {
+    const entries = codexTrustEntries(projectDir, readIfThere(join(projectDir, '.codex', 'hooks.json')));
+    return readCodexTrust(text, entries).every((f) => f.state === 'trusted') ? 'trusted' : 'untrusted';
+  } catch {
+    return 'unknown';
+  }
+}
+
 function checkGemini({ projectDir, env }: TrustCheckOptions): TrustCheck {
   const name = 'gemini-cli folder trust';
   const settings = jsonAt(join(homeOf(env), '.gemini', 'settings.json'));

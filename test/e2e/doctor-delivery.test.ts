@@ -83,7 +83,14 @@ test('codex hooks Codex does not trust are said to miss the busy, finishing and 
   writeFileSync(join(home, '.codex', 'config.toml'), 'model = "x"\n');
   const untrusted = await runCli(['doctor', '--project', project], { cwd: tmpdir(), env: { ...CLEAN, HOME: home, CODEX_HOME: undefined } });
   assert.match(untrusted.stdout, /WARN codex delivery: .*not trusted in ~\/\.codex\/config\.toml.*Missed here: busy, finishing, resumed sessions/);
-  writeFileSync(join(home, '.codex', 'config.toml'), `[hooks.state."${join(project, '.codex', 'hooks.json')}:Stop:0:0"]\ntrusted_hash = "sha256:00"\n`);
+  // A trust line whose hash is not the hook's is no trust: judged as the trust check judges it.
+  writeFileSync(join(home, '.codex', 'config.toml'), `[hooks.state."${join(project, '.codex', 'hooks.json')}:stop:0:0"]\ntrusted_hash = "sha256:00"\n`);
+  const stale = await runCli(['doctor', '--project', project], { cwd: tmpdir(), env: { ...CLEAN, HOME: home, CODEX_HOME: undefined } });
+  assert.match(stale.stdout, /WARN codex delivery: .*not trusted/);
+  assert.match(stale.stdout, /install codex --apply/);
+  const applied = await runCli(['install', 'codex', '--project', project, '--apply'], { cwd: tmpdir(), env: { ...CLEAN, HOME: home, CODEX_HOME: undefined } });
+  assert.equal(applied.code, 0, applied.stderr);
   const trusted = await runCli(['doctor', '--project', project], { cwd: tmpdir(), env: { ...CLEAN, HOME: home, CODEX_HOME: undefined } });
   assert.match(trusted.stdout, /codex delivery: busy, finishing and resumed sessions: through the hooks \(trusted\)/);
+  assert.match(trusted.stdout, /ok {3}codex trust: /);
 });
