@@ -59,6 +59,8 @@ export interface HostDoorOptions {
 export const CONFIRM_MS = 5_000;
 /** How often the confirmation looks at the turn record and the mail. */
 const CONFIRM_LOOK_MS = 100;
+/** Every how many looks the confirmation also reads the state (for mail pulled with no hook run). */
+const STATE_LOOK_EVERY = 5;
 
 /** What `status` shows of a door: which, for which session, the last ring and the last problem. */
 export interface DoorReport {
@@ -149,9 +151,10 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
   };
 
   /** Whether the session ran after `at`, or none of `ids` waits for the member any more (pulled). */
-  const woke = (memberId: string, session: string, ids: readonly string[], at: number): boolean => {
+  const woke = (memberId: string, session: string, ids: readonly string[], at: number, isStateLooked: boolean): boolean => {
     const turn = options.turn(session);
     if (turn !== undefined && turn.at > at) return true;
+    if (!isStateLooked) return false;
     const waiting = new Set(pullableMailOf(options.snapshot(), memberId).waiting.map((e) => e.message_id));
     return ids.every((id) => !waiting.has(id));
   };
@@ -164,8 +167,9 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
    */
   const watchForWake = async (memberId: string, session: string, ids: readonly string[], at: number, stop: { isSet: boolean }): Promise<boolean> => {
     const deadline = at + confirmMs;
-    while (!stop.isSet) {
-      if (woke(memberId, session, ids, at)) {
+    // The turn record (one small file) is read at every look; the state, whose parse grows with it, at every fifth and the last.
+    for (let look = 0; !stop.isSet; look += 1) {
+      if (woke(memberId, session, ids, at, look % STATE_LOOK_EVERY === 0 || now() >= deadline)) {
         lastLook.confirmed_at = now();
         return true;
       }
