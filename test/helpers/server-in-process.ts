@@ -16,6 +16,8 @@ import { CHANNEL_CAPABILITY } from '../../src/delivery/channel-capability';
 import { streamInput } from '../../src/transport/input';
 import { serveStdio, type StdioServer } from '../../src/transport/stdio';
 import type { MethodTable } from '../../src/jsonrpc/dispatcher';
+import { describeEnvIdentity } from '../../src/tools/env-identity';
+import { describeSelection } from '../../src/store';
 import { holdProject, tempProject, WAIT_MS, type Json } from './server';
 
 const VERSION = (JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
@@ -77,6 +79,9 @@ export class InProcessServer {
         });
       },
     });
+    // The start-up line runServe logs, from the same parts.
+    const host = options.host ?? 'mcp';
+    log(`serving project ${project}${describeSelection(undefined, project).banner} as host "${host}"; ${describeEnvIdentity(env.OPENCOMMS_MEMBER_ID, host)}`);
   }
 
   private startPush(): void {
