@@ -31,6 +31,7 @@ export interface InProcessOptions {
 
 export class InProcessServer {
   readonly replies: Json[] = [];
+  readonly stdoutLines: string[] = [];
   stderr = '';
   private readonly input = new PassThrough();
   private readonly runtime: ServeRuntime;
@@ -56,6 +57,7 @@ export class InProcessServer {
       while ((nl = this.buffered.indexOf('\n')) !== -1) {
         const line = this.buffered.slice(0, nl);
         this.buffered = this.buffered.slice(nl + 1);
+        this.stdoutLines.push(line);
         this.replies.push(JSON.parse(line));
       }
       this.wake();
@@ -119,8 +121,17 @@ export class InProcessServer {
     });
   }
 
+  /** Whether the server still reads its input (it has not closed). */
+  get isServing(): boolean {
+    return !this.isClosed;
+  }
+
+  writeRaw(text: string | Buffer): void {
+    this.input.write(text);
+  }
+
   send(message: Json): void {
-    this.input.write(`${JSON.stringify(message)}\n`);
+    this.writeRaw(`${JSON.stringify(message)}\n`);
   }
 
   reply(id: string | number): Promise<Json> {
