@@ -17,7 +17,7 @@ import { streamInput } from '../../src/transport/input';
 import { serveStdio, type StdioServer } from '../../src/transport/stdio';
 import type { MethodTable } from '../../src/jsonrpc/dispatcher';
 import { describeEnvIdentity } from '../../src/tools/env-identity';
-import { describeSelection } from '../../src/store';
+import { describeSelection, resolveStoreSelection } from '../../src/store';
 import { holdProject, tempProject, WAIT_MS, type Json } from './server';
 
 const VERSION = (JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
@@ -62,8 +62,10 @@ export class InProcessServer {
       }
       this.wake();
     });
+    // The store as main.ts picks it for serve: OPENCOMMS_STORE, else the project's files.
+    const selection = resolveStoreSelection({ flag: undefined, env });
     this.runtime = createServeRuntime({
-      projectDir: project, host: options.host ?? 'mcp', env, log, notify: (method, params) => this.server.notify(method, params),
+      projectDir: project, selection, host: options.host ?? 'mcp', env, log, notify: (method, params) => this.server.notify(method, params),
     });
     const table = createMcpMethodTable({ name: 'opencomms', version: VERSION, tools: this.runtime.tools, experimental: { [CHANNEL_CAPABILITY]: {} } });
     let resolveExited!: () => void;
@@ -83,7 +85,7 @@ export class InProcessServer {
     });
     // The start-up line runServe logs, from the same parts.
     const host = options.host ?? 'mcp';
-    log(`serving project ${project}${describeSelection(undefined, project).banner} as host "${host}"; ${describeEnvIdentity(env.OPENCOMMS_MEMBER_ID, host)}`);
+    log(`serving project ${project}${describeSelection(selection, project).banner} as host "${host}"; ${describeEnvIdentity(env.OPENCOMMS_MEMBER_ID, host)}`);
   }
 
   private startPush(): void {
