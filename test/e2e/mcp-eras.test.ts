@@ -1,8 +1,13 @@
+// Both MCP eras on one server. The first legacy version, the initialize
+// reply (the bundle's own version) and server/discover go through a real
+// server process; the other cases run the same wiring in this process.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, type Json } from '../helpers/server';
+import { startInProcess } from '../helpers/server-in-process';
+
 
 const PACKAGE_VERSION = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')).version;
 
@@ -16,7 +21,7 @@ function modernMeta(version = '2026-07-28', capabilities: unknown = {}): Json {
 
 for (const version of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']) {
   test(`initialize echoes the supported legacy version ${version}`, async (t) => {
-    const server = startServer(t);
+    const server = version === '2024-11-05' ? startServer(t) : startInProcess(t);
     const reply = await server.initialize(version);
     assert.equal(reply.result.protocolVersion, version);
   });
@@ -24,7 +29,7 @@ for (const version of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']) 
 
 for (const version of ['2099-01-01', '2026-07-28', 'garbage']) {
   test(`initialize answers 2025-11-25 to the unsupported version ${version}`, async (t) => {
-    const server = startServer(t);
+    const server = startInProcess(t);
     const reply = await server.initialize(version);
     assert.equal(reply.result.protocolVersion, '2025-11-25');
   });
@@ -40,7 +45,7 @@ test('initialize names the server, its package version, capabilities and instruc
 });
 
 test('ping answers an empty object in the legacy era', async (t) => {
-  const server = startServer(t);
+  const server = startInProcess(t);
   await server.initialize();
   assert.deepEqual((await server.request('ping')).result, {});
 });
@@ -57,19 +62,19 @@ test('server/discover answers the modern versions, capabilities and cache hints'
 });
 
 test('server/discover without the modern _meta is refused with -32602', async (t) => {
-  const server = startServer(t);
+  const server = startInProcess(t);
   assert.equal((await server.request('server/discover', {})).error.code, -32602);
 });
 
 test('a modern request with an unsupported version gets -32022 naming supported and requested', async (t) => {
-  const server = startServer(t);
+  const server = startInProcess(t);
   const reply = await server.request('tools/list', { _meta: modernMeta('2099-01-01') });
   assert.equal(reply.error.code, -32022);
   assert.deepEqual(reply.error.data, { supported: ['2026-07-28'], requested: '2099-01-01' });
 });
 
 test('the modern _meta is checked on every request, not only the first', async (t) => {
-  const server = startServer(t);
+  const server = startInProcess(t);
   assert.equal((await server.request('server/discover', { _meta: modernMeta() })).result.resultType, 'complete');
   assert.equal((await server.request('tools/list', { _meta: modernMeta() })).result.resultType, 'complete');
   const late = await server.request('tools/list', { _meta: modernMeta('2099-01-01') });
@@ -77,7 +82,7 @@ test('the modern _meta is checked on every request, not only the first', async (
 });
 
 test('a modern request without clientCapabilities is refused with -32602', async (t) => {
-  const server = startServer(t);
+  const server = startInProcess(t);
   const reply = await server.request('tools/list', {
     _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' },
   });
@@ -85,7 +90,7 @@ test('a modern request without clientCapabilities is refused with -32602', async
 });
 
 test('modern tools/list carries resultType, ttlMs, cacheScope and serverInfo', async (t) => {
-  const server = startServer(t);
+  const server = startInProcess(t);
   const { result } = await server.request('tools/list', { _meta: modernMeta() });
   assert.equal(result.resultType, 'complete');
   assert.equal(typeof result.ttlMs, 'number');
@@ -95,7 +100,7 @@ test('modern tools/list carries resultType, ttlMs, cacheScope and serverInfo', a
 });
 
 test('modern tools/call results carry resultType complete', async (t) => {
-  const server = startServer(t);
+  const server = startInProcess(t);
   const { result } = await server.request('tools/call', { name: 'opencomms_status', arguments: {}, _meta: modernMeta() });
   assert.equal(result.resultType, 'complete');
   assert.equal(typeof result.isError, 'boolean');
@@ -103,14 +108,14 @@ test('modern tools/call results carry resultType complete', async (t) => {
 
 for (const method of ['ping', 'initialize']) {
   test(`${method} is -32601 in the modern era`, async (t) => {
-    const server = startServer(t);
+    const server = startInProcess(t);
     const reply = await server.request(method, { _meta: modernMeta() });
     assert.equal(reply.error.code, -32601);
   });
 }
 
 test('a legacy request carrying _meta.progressToken stays legacy', async (t) => {
-  const server = startServer(t);
+  const server = startInProcess(t);
   await server.initialize('2025-06-18');
   const { result } = await server.request('tools/list', { _meta: { progressToken: 0 } });
   assert.equal('resultType' in result, false);
@@ -119,7 +124,7 @@ test('a legacy request carrying _meta.progressToken stays legacy', async (t) => 
 });
 
 test('legacy tools/list has no modern fields and every tool has the full descriptor', async (t) => {
-  const server = startServer(t);
+  const server = startInProcess(t);
   await server.initialize();
   const { result } = await server.request('tools/list');
   assert.equal('resultType' in result, false);
@@ -135,7 +140,7 @@ test('legacy tools/list has no modern fields and every tool has the full descrip
 });
 
 test('a tool result has text content, structuredContent and isError that agree', async (t) => {
-  const server = startServer(t);
+  const server = startInProcess(t);
   const { result } = await server.request('tools/call', { name: 'opencomms_status', arguments: {} });
   assert.equal(result.content.length, 1);
   assert.equal(result.content[0].type, 'text');
@@ -146,7 +151,7 @@ test('a tool result has text content, structuredContent and isError that agree',
 });
 
 test('a wrongly typed argument is a tool error naming the argument, not a wire error', async (t) => {
-  const server = startServer(t);
+  const server = startInProcess(t);
   const { result } = await server.request('tools/call', { name: 'opencomms_status', arguments: { channel: 42 } });
   assert.equal(result.isError, true);
   assert.equal(result.structuredContent.data.reason, 'invalid_argument');
@@ -155,7 +160,7 @@ test('a wrongly typed argument is a tool error naming the argument, not a wire e
 });
 
 test('an unknown argument is a tool error naming it', async (t) => {
-  const server = startServer(t);
+  const server = startInProcess(t);
   const { result } = await server.request('tools/call', { name: 'opencomms_status', arguments: { sender: 'x' } });
   assert.equal(result.isError, true);
   assert.equal(result.structuredContent.data.argument, 'sender');

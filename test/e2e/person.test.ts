@@ -1,6 +1,10 @@
 // A person in the room, through real processes: `opencomms say` and `read`
 // beside agents' MCP servers on one project, the refusals that keep agents
-// out of the person's commands and ids, and the loop guard.
+// out of the person's commands and ids, and the loop guard. The person's
+// commands run as real processes (say and read look at their own process
+// and its ancestors); the agents beside them are real server processes in
+// the first test and in-process servers (localChannelOf) in the rest, and
+// status, pin and install run in this process (runCliInProcess) after the first test.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -9,7 +13,8 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { personMemberId } from '../../src/engine/person';
 import { DIST, runCli, runToExit, tempProject, WAIT_MS } from '../helpers/server';
-import { channelOf, framedTexts, member, ok, refused } from './tools-support';
+import { runCliInProcess } from '../helpers/cli-in-process';
+import { channelOf, framedTexts, localChannelOf, localMember, ok, refused } from './tools-support';
 
 const PERSON = personMemberId(userInfo().username);
 /** Every variable by which an agent host gives itself away, unset: the test itself must look like a person's terminal. */
@@ -26,8 +31,8 @@ function person(project: string, args: string[], extra: Record<string, string | 
   const [command, ...rest] = args;
   return runCli([command!, '--project', project, ...rest], { env: personEnv(extra), input });
 }
-async function status(project: string): Promise<any> {
-  const ran = await runCli(['status', '--project', project, '--json'], { env: personEnv() });
+async function status(project: string, run = runCliInProcess): Promise<any> {
+  const ran = await run(['status', '--project', project, '--json'], { env: personEnv() });
   assert.equal(ran.code, 0, ran.stderr);
   return JSON.parse(ran.stdout);
 }
@@ -42,7 +47,7 @@ test('say joins the channel as the person and an agent pulls it framed, from a p
   assert.equal(said.code, 0, said.stderr);
   assert.match(said.stdout, /Joined "review" as person/);
   assert.ok(said.stdout.includes(`sent as ${PERSON}`));
-  const report = await status(project);
+  const report = await status(project, runCli);
   const joined = channelIn(report, 'review').members.find((m: any) => m.session_id === PERSON);
   assert.equal(joined.role, 'person');
   assert.equal(joined.host, 'person');
@@ -54,7 +59,7 @@ test('say joins the channel as the person and an agent pulls it framed, from a p
 
 test('an agent\'s review request: the person reads it, answers with say --reply-to, and the agent pulls the answer; the request is closed', async (t) => {
   const project = tempProject(t);
-  const [writer] = await channelOf(t, project, 'review', ['writer']);
+  const [writer] = await localChannelOf(t, project, 'review', ['writer']);
   assert.equal((await person(project, ['say', 'review', 'I am watching.'])).code, 0);
   await ok(writer!, 'opencomms_pull', {});
   const request = await ok(writer!, 'opencomms_send', { channel: 'review', content: 'Is the retry loop safe?', type: 'review_request', to: 'person' });
@@ -80,7 +85,7 @@ test('an agent\'s review request: the person reads it, answers with say --reply-
 
 test('read commits only what it printed: mail it could not write stays waiting', { skip: !existsSync('/dev/full') && 'no /dev/full here' }, async (t) => {
   const project = tempProject(t);
-  const [writer] = await channelOf(t, project, 'review', ['writer']);
+  const [writer] = await localChannelOf(t, project, 'review', ['writer']);
   assert.equal((await person(project, ['say', 'review', 'here'])).code, 0);
   await ok(writer!, 'opencomms_send', { channel: 'review', content: 'first note', to: PERSON });
 
@@ -110,7 +115,7 @@ test('read commits only what it printed: mail it could not write stays waiting',
 
 test('read makes terminal controls and bidi marks harmless, in text and in JSON', async (t) => {
   const project = tempProject(t);
-  const [writer] = await channelOf(t, project, 'review', ['writer']);
+  const [writer] = await localChannelOf(t, project, 'review', ['writer']);
   assert.equal((await person(project, ['say', 'review', 'here'])).code, 0);
   const hostile = 'clear\u001b[2J\u001b]0;title\u0007 bidi\u202eevil\u2066x\u2069 c1\u009b31m\r\nnext';
   await ok(writer!, 'opencomms_send', { channel: 'review', content: hostile, to: PERSON });
@@ -127,7 +132,7 @@ test('read makes terminal controls and bidi marks harmless, in text and in JSON'
 
 test('say and read refuse to run inside a Claude Code or Codex environment, and change nothing', async (t) => {
   const project = tempProject(t);
-  await channelOf(t, project, 'review', ['writer']);
+  await localChannelOf(t, project, 'review', ['writer']);
   for (const [variable, host] of [['CLAUDECODE', 'Claude Code'], ['CODEX_THREAD_ID', 'Codex'], ['GEMINI_CLI', 'Gemini CLI'], ['OPENCODE', 'OpenCode']] as const) {
     for (const args of [['say', 'review', 'hi'], ['read'], ['resume', 'review']]) {
       const ran = await person(project, args, { [variable]: '1' });
@@ -140,7 +145,7 @@ test('say and read refuse to run inside a Claude Code or Codex environment, and 
 
 test('say refuses to run below an agent host process, found in the process tree', async (t) => {
   const project = tempProject(t);
-  await channelOf(t, project, 'review', ['writer']);
+  await localChannelOf(t, project, 'review', ['writer']);
   // A program named claude (node under another name) whose child runs say, as Claude Code's shell tool would.
   const bin = mkdtempSync(join(tmpdir(), 'opencomms-fake-claude-'));
   t.after(() => rmSync(bin, { recursive: true, force: true }));
@@ -159,13 +164,13 @@ process.stdout.write(JSON.stringify({ status: r.status, stderr: r.stderr }));`);
 
 test('the person- prefix is refused in OPENCOMMS_MEMBER_ID, pins and install --member', async (t) => {
   const project = tempProject(t);
-  const server = await member(t, project, 'person-mallory');
+  const server = await localMember(t, project, 'person-mallory');
   const refusal = await refused(server, 'opencomms_status', {}, 'unpinned');
   assert.match(refusal.message, /reserved for a person/);
-  const pin = await runCli(['pin', '--project', project, '--id', 'person-mallory'], { env: personEnv() });
+  const pin = await runCliInProcess(['pin', '--project', project, '--id', 'person-mallory'], { env: personEnv() });
   assert.equal(pin.code, 2);
   assert.match(pin.stderr, /reserved for a person/);
-  const install = await runCli(['install', 'codex', '--project', project, '--member', 'Person-Mallory', '--dry-run'], { env: personEnv() });
+  const install = await runCliInProcess(['install', 'codex', '--project', project, '--member', 'Person-Mallory', '--dry-run'], { env: personEnv() });
   assert.equal(install.code, 2);
   assert.match(install.stderr, /reserved for a person/);
   assert.equal(existsSync(join(project, '.opencomms', 'pins', 'person-mallory.json')), false, 'no pin was written');
@@ -173,7 +178,7 @@ test('the person- prefix is refused in OPENCOMMS_MEMBER_ID, pins and install --m
 
 test('the loop guard: 50 agent messages pause the channel, an agent\'s resume is refused, a person\'s say lifts it', async (t) => {
   const project = tempProject(t);
-  const [writer, reviewer] = await channelOf(t, project, 'loop', ['writer', 'reviewer'], { rate_limit: 1000 });
+  const [writer, reviewer] = await localChannelOf(t, project, 'loop', ['writer', 'reviewer'], { rate_limit: 1000 });
   for (let i = 1; i < 50; i += 1) {
     const sent = await ok(i % 2 === 0 ? reviewer! : writer!, 'opencomms_send', { channel: 'loop', content: `ack ${i}` });
     assert.equal(sent.data.paused, undefined, `message ${i} leaves it open`);
@@ -191,7 +196,7 @@ test('the loop guard: 50 agent messages pause the channel, an agent\'s resume is
     { paused: channelIn(report, 'loop').paused, reason: channelIn(report, 'loop').paused_reason, streak: channelIn(report, 'loop').agent_streak },
     { paused: true, reason: 'agent_streak', streak: 50 },
   );
-  const plain = await runCli(['status', '--project', project], { env: personEnv() });
+  const plain = await runCliInProcess(['status', '--project', project], { env: personEnv() });
   assert.match(plain.stdout, /channel loop \(chn_\w+\) \[paused: waiting for a person, 50 agent messages in a row \(loop guard\); opencomms say or opencomms resume lifts it\]/);
 
   const said = await person(project, ['say', 'loop', 'Enough acknowledgments: writer, finish the patch.']);
@@ -203,7 +208,7 @@ test('the loop guard: 50 agent messages pause the channel, an agent\'s resume is
 
 test('a person\'s resume lifts a loop-guard pause; pause and resume name a missing channel', async (t) => {
   const project = tempProject(t);
-  const [writer] = await channelOf(t, project, 'tiny', ['writer', 'reviewer'], { max_agent_streak: 2 });
+  const [writer] = await localChannelOf(t, project, 'tiny', ['writer', 'reviewer'], { max_agent_streak: 2 });
   await ok(writer!, 'opencomms_send', { channel: 'tiny', content: 'one' });
   await ok(writer!, 'opencomms_send', { channel: 'tiny', content: 'two' });
   await refused(writer!, 'opencomms_send', { channel: 'tiny', content: 'three' }, 'agent_streak');
@@ -228,7 +233,7 @@ test('a person\'s resume lifts a loop-guard pause; pause and resume name a missi
 
 test('say - reads the message from stdin', async (t) => {
   const project = tempProject(t);
-  const [writer] = await channelOf(t, project, 'review', ['writer']);
+  const [writer] = await localChannelOf(t, project, 'review', ['writer']);
   const said = await person(project, ['say', 'review', '-'], {}, 'line one\nline two\n');
   assert.equal(said.code, 0, said.stderr);
   const [framed] = framedTexts(await ok(writer!, 'opencomms_pull', {}));

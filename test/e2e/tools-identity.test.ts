@@ -1,26 +1,32 @@
 // Who a server process speaks as: OPENCOMMS_MEMBER_ID, else the member of
 // its host session (an older install's pin adopted by the first session);
 // never a tool argument. Every protected call re-checks the live roster.
+// Adopting pins, where the session and the process are the subject, runs
+// on real server processes, as does the first bad OPENCOMMS_MEMBER_ID; the
+// other tables run the same servers in this process (localMember), and the
+// pin and doctor commands run in this process (runCliInProcess).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join as joinPath } from 'node:path';
-import { runCli, tempProject, type ServerProcess } from '../helpers/server';
-import { channelOf, create, editState, join, member, ok, refused } from './tools-support';
+import { tempProject } from '../helpers/server';
+import { runCliInProcess } from '../helpers/cli-in-process';
+import type { InProcessServer } from '../helpers/server-in-process';
+import { create, editState, join, localChannelOf, localMember, member, ok, refused, type Speaker } from './tools-support';
 
 async function pin(project: string, host: string, id?: string): Promise<string> {
-  const run = await runCli(['pin', '--project', project, '--host', host, ...(id ? ['--id', id] : [])], {
+  const run = await runCliInProcess(['pin', '--project', project, '--host', host, ...(id ? ['--id', id] : [])], {
     env: { OPENCOMMS_MEMBER_ID: undefined, OPENCOMMS_PROJECT_DIR: undefined },
   });
   assert.equal(run.code, 0, run.stderr);
   return run.stdout.trim();
 }
 
-async function startUpLine(server: ServerProcess): Promise<string> {
+async function startUpLine(server: Pick<InProcessServer, 'waitFor' | 'stderr'>): Promise<string> {
   return server.waitFor('the start-up line', () => server.stderr.split('\n').find((l) => l.includes('serving project')));
 }
 
-async function assertUnpinnedEverywhere(server: ServerProcess): Promise<void> {
+async function assertUnpinnedEverywhere(server: Speaker): Promise<void> {
   const args = { channel: 'c', role: 'writer', role_prompt: 'write' };
   for (const [name, call] of [
     ['opencomms_create', args],
@@ -41,7 +47,7 @@ const BAD_IDS: [string, string][] = [
 
 for (const [what, id] of BAD_IDS) {
   test(`${what} in OPENCOMMS_MEMBER_ID is refused as unpinned on create, join and send, and the start-up line says so`, async (t) => {
-    const server = await member(t, tempProject(t), id);
+    const server = await (id === BAD_IDS[0]![1] ? member : localMember)(t, tempProject(t), id);
     await assertUnpinnedEverywhere(server);
     const line = await startUpLine(server);
     assert.match(line, /NO identity/);
@@ -51,7 +57,7 @@ for (const [what, id] of BAD_IDS) {
 
 test('a 64-character OPENCOMMS_MEMBER_ID, padded with spaces, is a valid identity after trimming', async (t) => {
   const id = `a${'b'.repeat(63)}`;
-  const server = await member(t, tempProject(t), `  ${id} `);
+  const server = await localMember(t, tempProject(t), `  ${id} `);
   const created = await create(server, 'c', 'writer');
   assert.equal(created.data.session_id, id);
 });
@@ -78,7 +84,7 @@ test('two unclaimed pins of one host are never guessed between: each new session
   }
   for (const id of ids) assert.match(id, /^sess_[0-9a-f]{32}$/);
   assert.equal(new Set([...ids, first, second]).size, 4, 'no session took either pin');
-  const doctor = await runCli(['doctor', '--project', project, '--json'], { env: { OPENCOMMS_MEMBER_ID: undefined, OPENCOMMS_PROJECT_DIR: undefined } });
+  const doctor = await runCliInProcess(['doctor', '--project', project, '--json'], { env: { OPENCOMMS_MEMBER_ID: undefined, OPENCOMMS_PROJECT_DIR: undefined } });
   const check = JSON.parse(doctor.stdout).checks.find((c: { name: string }) => c.name === 'pins claude-code');
   assert.ok(check, doctor.stdout);
   assert.equal(check.status, 'warn');
@@ -128,20 +134,20 @@ test('a pin file whose member_id differs from its file name is never adopted', a
 
 test('create and join need only a valid pin, while the other tools need membership', async (t) => {
   const project = tempProject(t);
-  const fresh = await member(t, project, 'sess_fresh');
+  const fresh = await localMember(t, project, 'sess_fresh');
   await refused(fresh, 'opencomms_send', { channel: 'c', content: 'hi' }, 'channel_not_found');
   await refused(fresh, 'opencomms_pull', {}, 'not_member');
   await refused(fresh, 'opencomms_inbox', { channel: 'c' }, 'channel_not_found');
   await create(fresh, 'c', 'writer');
   await refused(fresh, 'opencomms_send', { channel: 'c', content: 'hi' }, 'no_recipient');
-  const other = await member(t, project, 'sess_other');
+  const other = await localMember(t, project, 'sess_other');
   await refused(other, 'opencomms_history', { channel: 'c' }, 'not_member');
   await join(other, 'c', 'reviewer');
   await ok(other, 'opencomms_history', { channel: 'c' });
 });
 
 test('a member who disconnected is denied at once on its next call', async (t) => {
-  const [writer, reviewer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer', 'tester']);
+  const [writer, reviewer] = await localChannelOf(t, tempProject(t), 'c', ['writer', 'reviewer', 'tester']);
   await ok(reviewer!, 'opencomms_disconnect', { channel: 'c' });
   await refused(reviewer!, 'opencomms_send', { channel: 'c', content: 'back again', to: 'writer' }, 'not_member');
   await refused(reviewer!, 'opencomms_history', { channel: 'c' }, 'not_member');
@@ -150,7 +156,7 @@ test('a member who disconnected is denied at once on its next call', async (t) =
 });
 
 test('a kicked member is denied at once on every protected tool', async (t) => {
-  const [writer, reviewer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer', 'tester']);
+  const [writer, reviewer] = await localChannelOf(t, tempProject(t), 'c', ['writer', 'reviewer', 'tester']);
   await ok(writer!, 'opencomms_kick', { channel: 'c', target_role: 'reviewer' });
   for (const [name, args] of [
     ['opencomms_inbox', { channel: 'c' }],
@@ -166,7 +172,7 @@ test('a kicked member is denied at once on every protected tool', async (t) => {
 
 test('a member who is away (its session ended) is still a member: its own calls are answered', async (t) => {
   const project = tempProject(t);
-  const [writer, reviewer] = await channelOf(t, project, 'c', ['writer', 'reviewer']);
+  const [writer, reviewer] = await localChannelOf(t, project, 'c', ['writer', 'reviewer']);
   await ok(reviewer!, 'opencomms_inbox', { channel: 'c' });
   editState(project, (state) => {
     const entry = state.channels.c.members.find((m: { session_id: string }) => m.session_id === 'sess_reviewer');
@@ -180,7 +186,7 @@ test('a member who is away (its session ended) is still a member: its own calls 
 
 for (const forged of ['sender_session_id', 'session_id', 'from']) {
   test(`send refuses a ${forged} argument as unknown: no argument chooses the sender`, async (t) => {
-    const [, reviewer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
+    const [, reviewer] = await localChannelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
     const refusal = await refused(reviewer!, 'opencomms_send', { channel: 'c', content: 'as the writer', [forged]: 'sess_writer' }, 'invalid_argument');
     assert.equal(refusal.data.argument, forged);
   });
@@ -188,7 +194,7 @@ for (const forged of ['sender_session_id', 'session_id', 'from']) {
 
 test('create and kick refuse a session_id argument as unknown', async (t) => {
   const project = tempProject(t);
-  const server = await member(t, project, 'sess_writer');
+  const server = await localMember(t, project, 'sess_writer');
   const refusal = await refused(server, 'opencomms_create', {
     channel: 'c', role: 'writer', role_prompt: 'write', session_id: 'sess_someone_else',
   }, 'invalid_argument');
@@ -199,7 +205,7 @@ test('create and kick refuse a session_id argument as unknown', async (t) => {
 });
 
 test('the envelope sender is always the pinned member, as the receiver and history see it', async (t) => {
-  const [writer, reviewer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
+  const [writer, reviewer] = await localChannelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
   const sent = await ok(reviewer!, 'opencomms_send', { channel: 'c', content: 'signed by my pin' });
   const pulled = await ok(writer!, 'opencomms_pull', {});
   assert.match(pulled.data.messages[0].framed, /^\[OpenComms message from reviewer \(sess_reviewer\)/);
@@ -211,7 +217,7 @@ test('the envelope sender is always the pinned member, as the receiver and histo
 
 test('an away member may still delete the live channel it is listed in', async (t) => {
   const project = tempProject(t);
-  const [writer, reviewer] = await channelOf(t, project, 'c', ['writer', 'reviewer']);
+  const [writer, reviewer] = await localChannelOf(t, project, 'c', ['writer', 'reviewer']);
   editState(project, (state) => {
     for (const entry of state.channels.c.members) if (entry.session_id === 'sess_reviewer') entry.stale = true;
   });

@@ -1,10 +1,13 @@
-// The messaging tools end to end: separate server processes, one project,
-// each process its own member.
+// The messaging tools: several servers on one project, each its own member.
+// Mail crossing from one server process to another, the tool list and the
+// shape of a tools/call result go through real processes; the table of
+// sends, refusals and kicks runs the same servers in this process
+// (tools-support's localChannelOf), which is where their rules live.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tempProject } from '../helpers/server';
 import { parseFrames } from '../../src/engine';
-import { callRaw, channelOf, create, editState, join, member, ok, refused } from './tools-support';
+import { callRaw, create, editState, join, localChannelOf, localMember, member, ok, refused } from './tools-support';
 
 const TOOL_ORDER = [
   'opencomms_create', 'opencomms_join', 'opencomms_send', 'opencomms_inbox', 'opencomms_pull', 'opencomms_status',
@@ -45,7 +48,7 @@ test('a message sent by one process is pulled by another process on the same pro
 
 test('inbox previews pending mail without consuming it, and a pull afterwards still receives it', async (t) => {
   const project = tempProject(t);
-  const [writer, reviewer] = await channelOf(t, project, 'review', ['writer', 'reviewer']);
+  const [writer, reviewer] = await localChannelOf(t, project, 'review', ['writer', 'reviewer']);
   const sent = await ok(writer, 'opencomms_send', { channel: 'review', content: 'first draft ready' });
 
   for (let i = 0; i < 2; i += 1) {
@@ -61,7 +64,7 @@ test('inbox previews pending mail without consuming it, and a pull afterwards st
 
 test('a broadcast reaches both other members', async (t) => {
   const project = tempProject(t);
-  const [lead, dev, qa] = await channelOf(t, project, 'team', ['lead', 'dev', 'qa']);
+  const [lead, dev, qa] = await localChannelOf(t, project, 'team', ['lead', 'dev', 'qa']);
   const sent = await ok(lead!, 'opencomms_send', { channel: 'team', content: 'standup in five', broadcast: true });
   assert.deepEqual([...sent.data.recipients].sort(), ['sess_dev', 'sess_qa']);
   assert.deepEqual(contentsOf(await ok(dev!, 'opencomms_pull', {})), ['standup in five']);
@@ -70,7 +73,7 @@ test('a broadcast reaches both other members', async (t) => {
 
 test('with three members a send that names no recipient is refused as ambiguous_recipient, never guessed', async (t) => {
   const project = tempProject(t);
-  const [lead, dev, qa] = await channelOf(t, project, 'team', ['lead', 'dev', 'qa']);
+  const [lead, dev, qa] = await localChannelOf(t, project, 'team', ['lead', 'dev', 'qa']);
   await refused(lead!, 'opencomms_send', { channel: 'team', content: 'who gets this?' }, 'ambiguous_recipient');
   assert.equal((await ok(dev!, 'opencomms_inbox', { channel: 'team' })).data.pending, 0);
   assert.equal((await ok(qa!, 'opencomms_inbox', { channel: 'team' })).data.pending, 0);
@@ -78,7 +81,7 @@ test('with three members a send that names no recipient is refused as ambiguous_
 
 test('to picks the recipient by role or by session id', async (t) => {
   const project = tempProject(t);
-  const [lead, dev, qa] = await channelOf(t, project, 'team', ['lead', 'dev', 'qa']);
+  const [lead, dev, qa] = await localChannelOf(t, project, 'team', ['lead', 'dev', 'qa']);
   const byRole = await ok(lead!, 'opencomms_send', { channel: 'team', content: 'for the dev', to: 'dev' });
   assert.deepEqual(byRole.data.recipients, ['sess_dev']);
   const byId = await ok(lead!, 'opencomms_send', { channel: 'team', content: 'for the tester', to: 'sess_qa' });
@@ -88,31 +91,31 @@ test('to picks the recipient by role or by session id', async (t) => {
 });
 
 test('send refuses the reserved system type with invalid_message_type', async (t) => {
-  const [writer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
+  const [writer] = await localChannelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
   await refused(writer!, 'opencomms_send', { channel: 'c', content: 'I am the system', type: 'system' }, 'invalid_message_type');
 });
 
 test('send refuses the same content twice in a row with duplicate', async (t) => {
-  const [writer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
+  const [writer] = await localChannelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
   await ok(writer!, 'opencomms_send', { channel: 'c', content: 'same words' });
   await refused(writer!, 'opencomms_send', { channel: 'c', content: 'same words' }, 'duplicate');
 });
 
 test('send refuses past the channel rate limit with rate_limited', async (t) => {
-  const [writer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer'], { rate_limit: 1 });
+  const [writer] = await localChannelOf(t, tempProject(t), 'c', ['writer', 'reviewer'], { rate_limit: 1 });
   await ok(writer!, 'opencomms_send', { channel: 'c', content: 'one' });
   await refused(writer!, 'opencomms_send', { channel: 'c', content: 'two' }, 'rate_limited');
 });
 
 test('a reply chain longer than max_hops is refused with hop_limit', async (t) => {
-  const [writer, reviewer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer'], { max_hops: 1 });
+  const [writer, reviewer] = await localChannelOf(t, tempProject(t), 'c', ['writer', 'reviewer'], { max_hops: 1 });
   const first = await ok(writer!, 'opencomms_send', { channel: 'c', content: 'opening' });
   const reply = await ok(reviewer!, 'opencomms_send', { channel: 'c', content: 'answer', reply_to: first.data.message_ids[0] });
   await refused(writer!, 'opencomms_send', { channel: 'c', content: 'answer to the answer', reply_to: reply.data.message_ids[0] }, 'hop_limit');
 });
 
 test('send on a paused channel is refused with paused', async (t) => {
-  const [writer, reviewer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
+  const [writer, reviewer] = await localChannelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
   await ok(reviewer!, 'opencomms_pause', { channel: 'c' });
   await refused(writer!, 'opencomms_send', { channel: 'c', content: 'anyone?' }, 'paused');
   await ok(writer!, 'opencomms_resume', { channel: 'c' });
@@ -120,13 +123,13 @@ test('send on a paused channel is refused with paused', async (t) => {
 });
 
 test('reply_to naming an unknown message is refused with invalid_reply_to', async (t) => {
-  const [writer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
+  const [writer] = await localChannelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
   await refused(writer!, 'opencomms_send', { channel: 'c', content: 're: nothing', reply_to: 'msg_does_not_exist' }, 'invalid_reply_to');
 });
 
 test('reply_to naming a message of another channel is refused with invalid_reply_to', async (t) => {
   const project = tempProject(t);
-  const [writer, reviewer] = await channelOf(t, project, 'first', ['writer', 'reviewer']);
+  const [writer, reviewer] = await localChannelOf(t, project, 'first', ['writer', 'reviewer']);
   await create(writer!, 'second', 'writer');
   await join(reviewer!, 'second', 'reviewer');
   const elsewhere = await ok(writer!, 'opencomms_send', { channel: 'second', content: 'in the second channel' });
@@ -136,12 +139,12 @@ test('reply_to naming a message of another channel is refused with invalid_reply
 });
 
 test('blank content is refused with content_required', async (t) => {
-  const [writer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
+  const [writer] = await localChannelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
   await refused(writer!, 'opencomms_send', { channel: 'c', content: ' \n\t ' }, 'content_required');
 });
 
 test('content of exactly 100,000 UTF-16 units is sent and one unit more is refused with content_too_large', async (t) => {
-  const [writer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
+  const [writer] = await localChannelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
   // 50,000 astral characters are 100,000 UTF-16 units: the limit counts units, as JavaScript does.
   await ok(writer!, 'opencomms_send', { channel: 'c', content: '\u{1F600}'.repeat(50_000) });
   const refusal = await refused(writer!, 'opencomms_send', { channel: 'c', content: 'y'.repeat(100_001) }, 'content_too_large');
@@ -150,14 +153,14 @@ test('content of exactly 100,000 UTF-16 units is sent and one unit more is refus
 
 test('a member of another channel cannot send into this one: not_member', async (t) => {
   const project = tempProject(t);
-  await channelOf(t, project, 'inside', ['writer', 'reviewer']);
-  const outsider = await member(t, project, 'sess_outsider');
+  await localChannelOf(t, project, 'inside', ['writer', 'reviewer']);
+  const outsider = await localMember(t, project, 'sess_outsider');
   await create(outsider, 'elsewhere', 'loner');
   await refused(outsider, 'opencomms_send', { channel: 'inside', content: 'let me in', to: 'writer' }, 'not_member');
 });
 
 test('send is refused with budget_exhausted once the message budget is delivered', async (t) => {
-  const [writer, reviewer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer'], { budget_messages: 1 });
+  const [writer, reviewer] = await localChannelOf(t, tempProject(t), 'c', ['writer', 'reviewer'], { budget_messages: 1 });
   await ok(writer!, 'opencomms_send', { channel: 'c', content: 'the only one' });
   await ok(reviewer!, 'opencomms_pull', {});
   const refusal = await refused(writer!, 'opencomms_send', { channel: 'c', content: 'one more' }, 'budget_exhausted');
@@ -165,21 +168,21 @@ test('send is refused with budget_exhausted once the message budget is delivered
 });
 
 test('a kicked member is denied with not_member on its very next call', async (t) => {
-  const [lead, dev] = await channelOf(t, tempProject(t), 'team', ['lead', 'dev', 'qa']);
+  const [lead, dev] = await localChannelOf(t, tempProject(t), 'team', ['lead', 'dev', 'qa']);
   await ok(lead!, 'opencomms_kick', { channel: 'team', target_role: 'dev' });
   await refused(dev!, 'opencomms_send', { channel: 'team', content: 'still here?', to: 'lead' }, 'not_member');
   await refused(dev!, 'opencomms_pull', {}, 'not_member');
 });
 
 test('a member who is not the coordinator cannot kick: not_coordinator', async (t) => {
-  const [, dev, qa] = await channelOf(t, tempProject(t), 'team', ['lead', 'dev', 'qa']);
+  const [, dev, qa] = await localChannelOf(t, tempProject(t), 'team', ['lead', 'dev', 'qa']);
   await refused(dev!, 'opencomms_kick', { channel: 'team', target_role: 'qa' }, 'not_coordinator');
   await ok(qa!, 'opencomms_status', { channel: 'team' });
   await ok(qa!, 'opencomms_inbox', { channel: 'team' });
 });
 
 test('the kick notice reaches the remaining member and names who kicked', async (t) => {
-  const [lead, dev] = await channelOf(t, tempProject(t), 'team', ['lead', 'dev', 'qa']);
+  const [lead, dev] = await localChannelOf(t, tempProject(t), 'team', ['lead', 'dev', 'qa']);
   const kick = await ok(lead!, 'opencomms_kick', { channel: 'team', target_session_id: 'sess_qa' });
   assert.equal(kick.data.kicked_by_session_id, 'sess_lead');
   const pulled = await ok(dev!, 'opencomms_pull', { channel: 'team' });
@@ -214,33 +217,33 @@ test('a tools/call result carries the ToolResult both as text and as structuredC
 });
 
 test('send refuses a message type it does not know with invalid_message_type', async (t) => {
-  const [writer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
+  const [writer] = await localChannelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
   await refused(writer!, 'opencomms_send', { channel: 'c', content: 'hi', type: 'chat' }, 'invalid_message_type');
   await ok(writer!, 'opencomms_send', { channel: 'c', content: 'hi', type: 'review_request' });
 });
 
 test('send to a name that matches no other member is refused with unknown_recipient', async (t) => {
-  const [writer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
+  const [writer] = await localChannelOf(t, tempProject(t), 'c', ['writer', 'reviewer']);
   await refused(writer!, 'opencomms_send', { channel: 'c', content: 'hi', to: 'ghost' }, 'unknown_recipient');
   await refused(writer!, 'opencomms_send', { channel: 'c', content: 'hi', to: 'writer' }, 'unknown_recipient');
 });
 
 test('send by the only member of a channel is refused with no_recipient', async (t) => {
-  const server = await member(t, tempProject(t), 'sess_alone');
+  const server = await localMember(t, tempProject(t), 'sess_alone');
   await create(server, 'c', 'writer');
   await refused(server, 'opencomms_send', { channel: 'c', content: 'hello?' }, 'no_recipient');
   await refused(server, 'opencomms_send', { channel: 'c', content: 'hello all?', broadcast: true }, 'no_recipient');
 });
 
 test('send naming both to and broadcast is refused with invalid_argument', async (t) => {
-  const [writer] = await channelOf(t, tempProject(t), 'c', ['writer', 'reviewer', 'tester']);
+  const [writer] = await localChannelOf(t, tempProject(t), 'c', ['writer', 'reviewer', 'tester']);
   const refusal = await refused(writer!, 'opencomms_send', { channel: 'c', content: 'hi', to: 'tester', broadcast: true }, 'invalid_argument');
   assert.equal(refusal.data.argument, 'to');
 });
 
 test('a send to a member who is away is accepted and queued, and the reply says who is away since when', async (t) => {
   const project = tempProject(t);
-  const [writer, reviewer] = await channelOf(t, project, 'c', ['writer', 'reviewer']);
+  const [writer, reviewer] = await localChannelOf(t, project, 'c', ['writer', 'reviewer']);
   const since = Date.now() - 60_000;
   editState(project, (state) => {
     for (const entry of state.channels.c.members) {

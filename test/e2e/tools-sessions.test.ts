@@ -1,11 +1,13 @@
 // Saved sessions over MCP: save, resume (the name ladder), delete with
-// confirmation, and archive ids that cannot leave the archives folder.
+// confirmation, and archive ids that cannot leave the archives folder. The
+// save runs on real server processes; the rest of the table on the same
+// servers in this process (tools-support's localChannelOf).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join as joinPath } from 'node:path';
 import { tempProject } from '../helpers/server';
-import { channelOf, join, member, ok, refused, statePath } from './tools-support';
+import { channelOf, join, localChannelOf, localMember, ok, refused, statePath } from './tools-support';
 
 function archiveFile(project: string, id: string): string {
   return joinPath(project, '.opencomms', 'archives', `${id}.json`);
@@ -35,9 +37,9 @@ test('save_session writes archives/<chn_id>.json and removes the live channel', 
 
 test('resume_session opens the archive under its name, then <name>-r2, for archived members only', async (t) => {
   const project = tempProject(t);
-  const [writer, reviewer] = await channelOf(t, project, 'review', ['writer', 'reviewer']);
+  const [writer, reviewer] = await localChannelOf(t, project, 'review', ['writer', 'reviewer']);
   const saved = await ok(writer!, 'opencomms_save_session', { channel: 'review' });
-  const outsider = await member(t, project, 'sess_outsider');
+  const outsider = await localMember(t, project, 'sess_outsider');
   await refused(outsider, 'opencomms_resume_session', { channel: 'review' }, 'not_archived_member');
   assert.deepEqual(liveChannels(project), []);
 
@@ -52,7 +54,7 @@ test('resume_session opens the archive under its name, then <name>-r2, for archi
 
 test('delete_session without confirm=true is refused with confirm_required and deletes nothing', async (t) => {
   const project = tempProject(t);
-  const [writer] = await channelOf(t, project, 'review', ['writer', 'reviewer']);
+  const [writer] = await localChannelOf(t, project, 'review', ['writer', 'reviewer']);
   await refused(writer!, 'opencomms_delete_session', { channel: 'review', confirm: false }, 'confirm_required');
   assert.deepEqual(liveChannels(project), ['review']);
   const saved = await ok(writer!, 'opencomms_save_session', { channel: 'review' });
@@ -62,12 +64,12 @@ test('delete_session without confirm=true is refused with confirm_required and d
 
 test('delete_session with confirm=true removes a live channel, or an archive of its member', async (t) => {
   const project = tempProject(t);
-  const [writer] = await channelOf(t, project, 'live', ['writer', 'reviewer']);
+  const [writer] = await localChannelOf(t, project, 'live', ['writer', 'reviewer']);
   const live = await ok(writer!, 'opencomms_delete_session', { channel: 'live', confirm: true });
   assert.equal(live.data.phase, 'live');
   assert.deepEqual(liveChannels(project), []);
 
-  const [again] = await channelOf(t, project, 'kept', ['editor', 'critic']);
+  const [again] = await localChannelOf(t, project, 'kept', ['editor', 'critic']);
   const saved = await ok(again!, 'opencomms_save_session', { channel: 'kept' });
   const gone = await ok(again!, 'opencomms_delete_session', { channel: saved.data.archive_id, confirm: true });
   assert.equal(gone.data.phase, 'archive');
@@ -78,7 +80,7 @@ test('delete_session with confirm=true removes a live channel, or an archive of 
 for (const id of ['../../victim', 'chn_x/../../../victim', '..\\..\\victim', '/etc/passwd', 'chn_../../victim']) {
   test(`an archive id like ${JSON.stringify(id)} is refused and never reaches a file outside the archives folder`, async (t) => {
     const project = tempProject(t);
-    const [writer] = await channelOf(t, project, 'c', ['writer', 'reviewer']);
+    const [writer] = await localChannelOf(t, project, 'c', ['writer', 'reviewer']);
     // A readable, deletable "archive" that a traversal would land on, naming the caller as a member.
     const victim = joinPath(project, 'victim.json');
     const members = JSON.parse(readFileSync(statePath(project), 'utf8')).channels.c.members;
@@ -95,7 +97,7 @@ for (const id of ['../../victim', 'chn_x/../../../victim', '..\\..\\victim', '/e
 
 test('the same bait record under a valid id inside the archives folder is read (control for the tests above)', async (t) => {
   const project = tempProject(t);
-  const [writer] = await channelOf(t, project, 'c', ['writer', 'reviewer']);
+  const [writer] = await localChannelOf(t, project, 'c', ['writer', 'reviewer']);
   const members = JSON.parse(readFileSync(statePath(project), 'utf8')).channels.c.members;
   mkdirSync(joinPath(project, '.opencomms', 'archives'), { recursive: true });
   writeFileSync(archiveFile(project, 'chn_bait'), JSON.stringify({ schema: 1, channel_id: 'chn_bait', name: 'bait', members, messages: [], saved_at: 1 }));

@@ -1,10 +1,17 @@
-// Shared set-up for the tools-*.test.ts files: several real server processes
-// on one project directory, each speaking as its own member.
+// Shared set-up for the tools-*.test.ts files: several servers on one
+// project directory, each speaking as its own member. `member` and
+// `channelOf` start real server processes; `localMember` and
+// `localChannelOf` start the same servers in this process, for the tables
+// of cases whose subject is not the process itself.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join as joinPath } from 'node:path';
 import type { TestContext } from 'node:test';
 import { startServer, type Json, type ServerProcess } from '../helpers/server';
+import { startInProcess, type InProcessServer } from '../helpers/server-in-process';
+
+/** What the helpers below need of a server: a process or one in this process. */
+export type Speaker = Pick<ServerProcess, 'request' | 'callTool'>;
 
 /** The environment a member's server sees: only what we set, nothing inherited that names an identity. */
 export function memberEnv(memberId: string | undefined): Record<string, string | undefined> {
@@ -35,22 +42,36 @@ export async function member(
   return server;
 }
 
+/** As `member`, but the server runs in this process (test/helpers/server-in-process.ts). */
+export async function localMember(
+  t: TestContext,
+  project: string,
+  memberId: string | undefined,
+  host = 'mcp',
+  claudeSession?: string,
+): Promise<InProcessServer> {
+  const env = { ...memberEnv(memberId), CLAUDE_CODE_SESSION_ID: claudeSession };
+  const server = startInProcess(t, { project, host, env });
+  await server.initialize();
+  return server;
+}
+
 /** The full MCP result of a tools/call (content, structuredContent, isError). */
-export async function callRaw(server: ServerProcess, name: string, args: Json): Promise<Json> {
+export async function callRaw(server: Speaker, name: string, args: Json): Promise<Json> {
   const reply = await server.request('tools/call', { name, arguments: args });
   assert.equal(reply.error, undefined, `tools/call ${name} answered a wire error: ${JSON.stringify(reply.error)}`);
   return reply.result;
 }
 
 /** Calls a tool that must succeed and returns its ToolResult. */
-export async function ok(server: ServerProcess, name: string, args: Json = {}): Promise<Json> {
+export async function ok(server: Speaker, name: string, args: Json = {}): Promise<Json> {
   const result = await server.callTool(name, args);
   assert.equal(result.ok, true, `${name} ${JSON.stringify(args)} was refused: ${JSON.stringify(result)}`);
   return result;
 }
 
 /** Calls a tool that must be refused with `reason`, and returns its ToolResult. */
-export async function refused(server: ServerProcess, name: string, args: Json, reason: string): Promise<Json> {
+export async function refused(server: Speaker, name: string, args: Json, reason: string): Promise<Json> {
   const raw = await callRaw(server, name, args);
   assert.equal(raw.isError, true, `${name} ${JSON.stringify(args)} was not refused: ${JSON.stringify(raw.structuredContent)}`);
   assert.equal(raw.structuredContent.ok, false);
@@ -58,11 +79,11 @@ export async function refused(server: ServerProcess, name: string, args: Json, r
   return raw.structuredContent;
 }
 
-export function create(server: ServerProcess, channel: string, role: string, extra: Json = {}): Promise<Json> {
+export function create(server: Speaker, channel: string, role: string, extra: Json = {}): Promise<Json> {
   return ok(server, 'opencomms_create', { channel, role, role_prompt: `You are the ${role}.`, ...extra });
 }
 
-export function join(server: ServerProcess, channel: string, role: string): Promise<Json> {
+export function join(server: Speaker, channel: string, role: string): Promise<Json> {
   return ok(server, 'opencomms_join', { channel, role, role_prompt: `You are the ${role}.` });
 }
 
@@ -77,6 +98,24 @@ export async function channelOf(
   const servers: ServerProcess[] = [];
   for (const [i, role] of roles.entries()) {
     const server = await member(t, project, `sess_${role}`);
+    if (i === 0) await create(server, name, role, createArgs);
+    else await join(server, name, role);
+    servers.push(server);
+  }
+  return servers;
+}
+
+/** As `channelOf`, with each member's server in this process. */
+export async function localChannelOf(
+  t: TestContext,
+  project: string,
+  name: string,
+  roles: readonly string[],
+  createArgs: Json = {},
+): Promise<InProcessServer[]> {
+  const servers: InProcessServer[] = [];
+  for (const [i, role] of roles.entries()) {
+    const server = await localMember(t, project, `sess_${role}`);
     if (i === 0) await create(server, name, role, createArgs);
     else await join(server, name, role);
     servers.push(server);

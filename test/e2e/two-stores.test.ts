@@ -1,18 +1,22 @@
-// One contract, two stores. Every test here runs twice through real server
-// processes of the shipped file: on the file store (every server on ONE
+// One contract, two stores. Every test here runs twice, through servers of
+// the shipped wiring: on the file store (every server on ONE
 // project folder) and on the Redis store (every server on a folder of its
 // own, "its machine", all on one Redis project of a real redis-server). The
 // assertions are the same for both: the engine's rules do not depend on
 // where the state lives, and neither does "no acknowledged mail lost, none
-// delivered twice", even with sender processes SIGKILLed mid-commit.
+// delivered twice", even with sender processes SIGKILLed mid-commit. Mail
+// crossing with the doorbell and the storms run real server processes of the
+// shipped file; the table of engine rules runs the same servers in this
+// process (on both stores), where those rules live.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { parseFrames } from '../../src/engine';
 import { randomHex } from '../../src/process/crypto';
 import { startServer, tempProject, type Json, type ServerProcess } from '../helpers/server';
+import { startInProcess, type InProcessServer } from '../helpers/server-in-process';
 import { SKIP_WITHOUT_REDIS, startRedis, USERS } from '../store/redis/server';
-import { create, join, memberEnv, ok, refused } from './tools-support';
+import { create, join, memberEnv, ok, refused, type Speaker } from './tools-support';
 import { seededRandom } from '../helpers/seeded-random';
 
 type StoreKind = 'file' | 'redis';
@@ -29,6 +33,8 @@ interface Rig {
   start(memberId: string, host?: string): ServerProcess;
   /** The same, initialized. */
   member(memberId: string, host?: string): Promise<ServerProcess>;
+  /** The same server, initialized, but running in this process (test/helpers/server-in-process.ts). */
+  localMember(memberId: string, host?: string): Promise<InProcessServer>;
 }
 
 async function rigFor(t: TestContext, kind: StoreKind): Promise<Rig> {
@@ -65,6 +71,12 @@ async function rigFor(t: TestContext, kind: StoreKind): Promise<Rig> {
       await server.initialize();
       return server;
     },
+    localMember: async (memberId, host = 'mcp') => {
+      const folder = folderFor();
+      const server = startInProcess(t, { project: folder, host, env: { ...memberEnv(memberId), ...storeEnv } });
+      await server.initialize();
+      return server;
+    },
   };
 }
 
@@ -76,9 +88,29 @@ function bothStores(name: string, options: { timeout?: number }, fn: (t: TestCon
   }
 }
 
+/**
+ * As bothStores, with the rig's members served in this process: the table of
+ * engine rules, whose subject is the rules on each store and not the process.
+ * The doorbell test and the storms below keep real server processes.
+ */
+function bothStoresInProcess(name: string, options: { timeout?: number }, fn: (t: TestContext, rig: LocalRig) => Promise<void>): void {
+  for (const kind of STORES) {
+    const skip = kind === 'redis' ? SKIP_WITHOUT_REDIS : false;
+    test(`${name} (${kind} store)`, { ...options, skip }, async (t) => {
+      const rig = await rigFor(t, kind);
+      return fn(t, { kind, member: rig.localMember });
+    });
+  }
+}
+
+interface LocalRig {
+  kind: StoreKind;
+  member(memberId: string, host?: string): Promise<InProcessServer>;
+}
+
 /** A channel with one member (server) per role; the first creates it and coordinates. */
-async function channelOf(rig: Rig, name: string, roles: readonly string[], createArgs: Json = {}): Promise<ServerProcess[]> {
-  const servers: ServerProcess[] = [];
+async function channelOf<S extends Speaker>(rig: { member(memberId: string): Promise<S> }, name: string, roles: readonly string[], createArgs: Json = {}): Promise<S[]> {
+  const servers: S[] = [];
   for (const [i, role] of roles.entries()) {
     const server = await rig.member(`sess_${role}`);
     if (i === 0) await create(server, name, role, createArgs);
@@ -98,9 +130,9 @@ function contentsOf(result: Json): string[] {
   });
 }
 
-// ---- every main engine rule, through the tools --------------------------------
+// ---- every main engine rule, through the tools (servers in this process) --------
 
-bothStores('create makes the caller coordinator, join adds a role; a taken role is role_taken, a second join already_member, a second create already_exists', {}, async (_t, rig) => {
+bothStoresInProcess('create makes the caller coordinator, join adds a role; a taken role is role_taken, a second join already_member, a second create already_exists', {}, async (_t, rig) => {
   const lead = await rig.member('sess_lead');
   const dev = await rig.member('sess_dev');
   const qa = await rig.member('sess_qa');
@@ -118,7 +150,7 @@ bothStores('create makes the caller coordinator, join adds a role; a taken role 
   assert.deepEqual(team.members.map((m: Json) => [m.session_id, m.role]), [['sess_lead', 'lead'], ['sess_dev', 'dev'], ['sess_qa', 'qa']]);
 });
 
-bothStores('send reaches the member named by to (role or session id), or every other member with broadcast', {}, async (_t, rig) => {
+bothStoresInProcess('send reaches the member named by to (role or session id), or every other member with broadcast', {}, async (_t, rig) => {
   const [lead, dev, qa] = await channelOf(rig, 'team', ['lead', 'dev', 'qa']);
   assert.deepEqual((await ok(lead!, 'opencomms_send', { channel: 'team', content: 'for the dev', to: 'dev' })).data.recipients, ['sess_dev']);
   assert.deepEqual((await ok(lead!, 'opencomms_send', { channel: 'team', content: 'for qa', to: 'sess_qa' })).data.recipients, ['sess_qa']);
@@ -128,7 +160,7 @@ bothStores('send reaches the member named by to (role or session id), or every o
   assert.deepEqual(contentsOf(await ok(qa!, 'opencomms_pull', {})), ['for qa', 'standup in five']);
 });
 
-bothStores('send refuses a guess, an unknown or self recipient, to with broadcast, a non-member, a duplicate, blank content, a reserved type and the rate limit', {}, async (_t, rig) => {
+bothStoresInProcess('send refuses a guess, an unknown or self recipient, to with broadcast, a non-member, a duplicate, blank content, a reserved type and the rate limit', {}, async (_t, rig) => {
   const [lead, dev] = await channelOf(rig, 'team', ['lead', 'dev', 'qa']);
   await refused(lead!, 'opencomms_send', { channel: 'team', content: 'who gets this?' }, 'ambiguous_recipient');
   await refused(lead!, 'opencomms_send', { channel: 'team', content: 'hi', to: 'ghost' }, 'unknown_recipient');
@@ -149,7 +181,7 @@ bothStores('send refuses a guess, an unknown or self recipient, to with broadcas
   assert.deepEqual(contentsOf(await ok(dev!, 'opencomms_pull', {})), ['same words', 'one']);
 });
 
-bothStores('a paused channel refuses sends and holds its queued mail until it is resumed', {}, async (_t, rig) => {
+bothStoresInProcess('a paused channel refuses sends and holds its queued mail until it is resumed', {}, async (_t, rig) => {
   const [writer, reviewer] = await channelOf(rig, 'review', ['writer', 'reviewer']);
   await ok(writer!, 'opencomms_send', { channel: 'review', content: 'before the pause' });
   await ok(reviewer!, 'opencomms_pause', { channel: 'review' });
@@ -162,7 +194,7 @@ bothStores('a paused channel refuses sends and holds its queued mail until it is
   assert.deepEqual(contentsOf(await ok(reviewer!, 'opencomms_pull', {})), ['before the pause', 'after the pause']);
 });
 
-bothStores('only the coordinator kicks; the kicked member is refused at once and the others get the notice', {}, async (_t, rig) => {
+bothStoresInProcess('only the coordinator kicks; the kicked member is refused at once and the others get the notice', {}, async (_t, rig) => {
   const [lead, dev, qa] = await channelOf(rig, 'team', ['lead', 'dev', 'qa']);
   await refused(dev!, 'opencomms_kick', { channel: 'team', target_role: 'qa' }, 'not_coordinator');
   await refused(lead!, 'opencomms_kick', { channel: 'team', target_role: 'lead' }, 'cannot_kick_self');
@@ -181,7 +213,7 @@ bothStores('only the coordinator kicks; the kicked member is refused at once and
   assert.deepEqual(status.data.channels[0].members.map((m: Json) => m.session_id), ['sess_lead', 'sess_qa']);
 });
 
-bothStores('inbox previews pending mail without consuming it; pull consumes it, and a second pull finds nothing', {}, async (_t, rig) => {
+bothStoresInProcess('inbox previews pending mail without consuming it; pull consumes it, and a second pull finds nothing', {}, async (_t, rig) => {
   const [writer, reviewer] = await channelOf(rig, 'review', ['writer', 'reviewer']);
   const first = await ok(writer!, 'opencomms_send', { channel: 'review', content: 'first' });
   const second = await ok(writer!, 'opencomms_send', { channel: 'review', content: 'second' });
@@ -199,7 +231,7 @@ bothStores('inbox previews pending mail without consuming it; pull consumes it, 
   assert.equal((await ok(reviewer!, 'opencomms_inbox', { channel: 'review' })).data.pending, 0);
 });
 
-bothStores('history pages newest first with before, and query finds only the messages holding every word', {}, async (_t, rig) => {
+bothStoresInProcess('history pages newest first with before, and query finds only the messages holding every word', {}, async (_t, rig) => {
   const [writer, reviewer] = await channelOf(rig, 'review', ['writer', 'reviewer']);
   const sent: string[] = [];
   for (let i = 0; i < 5; i++) {
@@ -225,7 +257,7 @@ bothStores('history pages newest first with before, and query finds only the mes
   await refused(reviewer!, 'opencomms_history', { channel: 'review', before: 'msg_nope' }, 'not_found');
 });
 
-bothStores('a saved session leaves the live channels, is listed and readable in the archive, resumes as a new channel, and is deleted for good', {}, async (_t, rig) => {
+bothStoresInProcess('a saved session leaves the live channels, is listed and readable in the archive, resumes as a new channel, and is deleted for good', {}, async (_t, rig) => {
   const [writer, reviewer] = await channelOf(rig, 'design', ['writer', 'reviewer']);
   await ok(writer!, 'opencomms_send', { channel: 'design', content: 'a ring buffer it is' });
   await ok(reviewer!, 'opencomms_pull', {});
@@ -255,7 +287,7 @@ bothStores('a saved session leaves the live channels, is listed and readable in 
   await refused(reviewer!, 'opencomms_resume_session', { channel: saved.data.archive_id }, 'not_found');
 });
 
-bothStores('a reservation refuses an overlapping one of another member until it is released', {}, async (_t, rig) => {
+bothStoresInProcess('a reservation refuses an overlapping one of another member until it is released', {}, async (_t, rig) => {
   const [writer, reviewer] = await channelOf(rig, 'dev', ['writer', 'reviewer']);
   const granted = await ok(writer!, 'opencomms_reserve', { channel: 'dev', paths: ['src/a.ts'], reason: 'splitting it' });
   assert.deepEqual(granted.data.granted.map((g: Json) => g.path), ['src/a.ts']);
@@ -270,7 +302,7 @@ bothStores('a reservation refuses an overlapping one of another member until it 
   await refused(writer!, 'opencomms_reserve', { channel: 'dev', paths: ['src/a.ts'] }, 'reservation_conflict');
 });
 
-bothStores('a member who leaves is refused at once and its queued mail is dropped; the last to leave removes the channel', {}, async (_t, rig) => {
+bothStoresInProcess('a member who leaves is refused at once and its queued mail is dropped; the last to leave removes the channel', {}, async (_t, rig) => {
   const [writer, reviewer] = await channelOf(rig, 'review', ['writer', 'reviewer']);
   await ok(writer!, 'opencomms_send', { channel: 'review', content: 'never read' });
   await ok(reviewer!, 'opencomms_disconnect', { channel: 'review' });

@@ -10,8 +10,15 @@ export const WAIT_MS = 10_000;
 
 export type Json = Record<string, any>;
 
-/** The servers started on each project directory, so the directory outlives them. */
-const serversByProject = new Map<string, Set<ServerProcess>>();
+/** How each server started on a project directory stops, so the directory outlives them. */
+const serversByProject = new Map<string, Set<() => Promise<unknown>>>();
+
+/** Has tempProject's clean-up stop `stop`'s server (one in this process, say) before it removes `project`. */
+export function holdProject(project: string, stop: () => Promise<unknown>): void {
+  const onProject = serversByProject.get(project) ?? new Set();
+  onProject.add(stop);
+  serversByProject.set(project, onProject);
+}
 
 /**
  * A fresh project directory, removed after the test once every server started
@@ -21,7 +28,7 @@ const serversByProject = new Map<string, Set<ServerProcess>>();
 export function tempProject(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'opencomms-test-'));
   t.after(async () => {
-    await Promise.all([...(serversByProject.get(dir) ?? [])].map((server) => stopGracefully(server)));
+    await Promise.all([...(serversByProject.get(dir) ?? [])].map((stop) => stop()));
     serversByProject.delete(dir);
     rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   });
@@ -84,9 +91,7 @@ export class ServerProcess {
     });
     this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
     this.child.on('exit', () => this.wake());
-    const onProject = serversByProject.get(project) ?? new Set();
-    onProject.add(this);
-    serversByProject.set(project, onProject);
+    holdProject(project, () => stopGracefully(this));
   }
 
   private wake(): void {
