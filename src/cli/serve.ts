@@ -3,7 +3,7 @@
 // the initialize reply costs little more than Node itself.
 import { serveStdio } from '../transport/stdio';
 import { createMcpMethodTable, type ToolTable } from '../mcp/server';
-import { stdinInput } from '../transport/input';
+import { stdinInput, type InputSource } from '../transport/input';
 import { fstatSync } from 'node:fs';
 import { CHANNEL_CAPABILITY } from '../delivery/channel-capability';
 import { describeEnvIdentity } from '../tools/env-identity';
@@ -19,7 +19,9 @@ export interface ServeOptions {
   version: string;
   env: NodeJS.ProcessEnv;
   stdin: () => NodeJS.ReadStream;
-  stdout: NodeJS.WriteStream;
+  /** What the server reads; fd 0 (with `stdin` as its stream) when absent. Tests serve over in-memory streams. */
+  input?: InputSource;
+  stdout: NodeJS.WritableStream;
   log: (line: string) => void;
   exit: (code: number) => void;
   onSignal: (signal: 'SIGTERM' | 'SIGINT', handler: () => void) => void;
@@ -68,7 +70,7 @@ export function runServe(options: ServeOptions): void {
     }
   };
   const server = serveStdio({
-    input: stdinInput(0, options.stdin),
+    input: options.input ?? stdinInput(0, options.stdin),
     output: options.stdout,
     table: afterHandshake(table, () => setImmediate(startPush)),
     log,
@@ -81,7 +83,7 @@ export function runServe(options: ServeOptions): void {
   });
   options.onSignal('SIGTERM', () => server.stop('SIGTERM'));
   options.onSignal('SIGINT', () => server.stop('SIGINT'));
-  if (isInteractive()) {
+  if (options.input === undefined && isInteractive()) {
     log('this is an MCP stdio server: add it to a host config (see README "Set up one host, then a second"); it is serving stdin now');
   }
   const where = describeSelection(options.selection, options.projectDir).banner;

@@ -1,6 +1,6 @@
-// A server wired as src/cli/serve.ts wires one (the JSON-RPC transport, the
-// MCP method table, the tools and the push paths on their shared watch), but
-// in this process, over two in-memory streams instead of stdin and stdout.
+// The real server (src/cli/serve.ts runServe: the JSON-RPC transport, the MCP
+// method table, the tools and the push paths on their shared watch), run in
+// this process over two in-memory streams instead of stdin and stdout.
 // It answers to the same calls as ServerProcess, so a table of cases needs no
 // Node start-up (and, under c8, no coverage file) per server. What only a
 // real process shows (start-up, exit, signals, the host process as the
@@ -10,14 +10,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { TestContext } from 'node:test';
-import { createServeRuntime, type ServeRuntime } from '../../src/cli/serve-runtime';
-import { createMcpMethodTable } from '../../src/mcp/server';
-import { CHANNEL_CAPABILITY } from '../../src/delivery/channel-capability';
+import { runServe } from '../../src/cli/serve';
 import { streamInput } from '../../src/transport/input';
-import { serveStdio, type StdioServer } from '../../src/transport/stdio';
-import type { MethodTable } from '../../src/jsonrpc/dispatcher';
-import { describeEnvIdentity } from '../../src/tools/env-identity';
-import { describeSelection, resolveStoreSelection } from '../../src/store';
+import { resolveStoreSelection } from '../../src/store';
 import { holdProject, tempProject, WAIT_MS, type Json } from './server';
 
 const VERSION = (JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
@@ -34,8 +29,6 @@ export class InProcessServer {
   readonly stdoutLines: string[] = [];
   stderr = '';
   private readonly input = new PassThrough();
-  private readonly runtime: ServeRuntime;
-  private readonly server: StdioServer;
   private buffered = '';
   private waiters: (() => void)[] = [];
   private nextId = 1;
@@ -64,37 +57,21 @@ export class InProcessServer {
     });
     // The store as main.ts picks it for serve: OPENCOMMS_STORE, else the project's files.
     const selection = resolveStoreSelection({ flag: undefined, env });
-    this.runtime = createServeRuntime({
-      projectDir: project, selection, host: options.host ?? 'mcp', env, log, notify: (method, params) => this.server.notify(method, params),
-    });
-    const table = createMcpMethodTable({ name: 'opencomms', version: VERSION, tools: this.runtime.tools, experimental: { [CHANNEL_CAPABILITY]: {} } });
     let resolveExited!: () => void;
     this.exited = new Promise((resolve) => (resolveExited = resolve));
-    this.server = serveStdio({
+    runServe({
+      projectDir: project, selection, host: options.host ?? 'mcp', version: VERSION, env, log,
+      stdin: () => { throw new Error('the in-process server reads its own stream'); },
       input: streamInput(this.input),
-      output,
-      table: afterHandshake(table, () => setImmediate(() => this.startPush())),
-      log,
-      onClosed: () => {
+      stdout: output,
+      // Called once the input has ended and the server has left its members' presence.
+      exit: () => {
         this.isClosed = true;
-        void this.runtime.close().finally(() => {
-          resolveExited();
-          this.wake();
-        });
+        resolveExited();
+        this.wake();
       },
+      onSignal: () => undefined,
     });
-    // The start-up line runServe logs, from the same parts.
-    const host = options.host ?? 'mcp';
-    log(`serving project ${project}${describeSelection(selection, project).banner} as host "${host}"; ${describeEnvIdentity(env.OPENCOMMS_MEMBER_ID, host)}`);
-  }
-
-  private startPush(): void {
-    if (this.isClosed) return;
-    try {
-      this.runtime.startPush();
-    } catch (err) {
-      this.stderr += `push delivery not started: ${err instanceof Error ? err.message : String(err)}\n`;
-    }
   }
 
   private wake(): void {
@@ -163,26 +140,6 @@ export class InProcessServer {
     this.input.end();
     return this.exited;
   }
-}
-
-/** As serve.ts's afterHandshake: the push paths start at notifications/initialized or at the first other request. */
-function afterHandshake(table: MethodTable, onHandshakeDone: () => void): MethodTable {
-  let isDone = false;
-  const done = (): void => {
-    if (isDone) return;
-    isDone = true;
-    onHandshakeDone();
-  };
-  return {
-    requestHandler(method, params) {
-      if (method !== 'initialize') done();
-      return table.requestHandler(method, params);
-    },
-    notificationHandler(method) {
-      if (method === 'notifications/initialized') done();
-      return table.notificationHandler?.(method);
-    },
-  };
 }
 
 /** A server in this process on `options.project` (a fresh project when absent), closed after the test and before its project is removed. */
