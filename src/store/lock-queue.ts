@@ -17,7 +17,10 @@ import { isAbandoned, LockHandle, LockOptions, WatchPath } from './lock-stamp';
 import { discardStaged, linkStaged, LockFile, readLockFile, releaseLock, stageStamp } from './lock-file';
 
 // `<15-digit epoch ms>.<pid>.<8 hex>`: names sort in the order tickets were taken.
+// The 8 hex are this process's ticket count (4) and a random part (4), so two
+// tickets of one process in one millisecond still sort in the order taken.
 const TICKET_NAME = /^\d{15}\.\d+\.[0-9a-f]{8}$/;
+let ticketsTaken = 0;
 
 /** A waiter's place in the queue. */
 export interface Ticket {
@@ -58,7 +61,8 @@ export function takeTicket(options: LockOptions, at: number): Ticket | undefined
   const { port, lockPath } = options;
   const queueDir = queueDirOf(lockPath);
   ensureOwnDir(port, queueDir);
-  const name = `${String(Math.max(0, Math.floor(at))).padStart(15, '0')}.${process.pid}.${randomHex(4)}`;
+  const sequence = (ticketsTaken++ & 0xffff).toString(16).padStart(4, '0');
+  const name = `${String(Math.max(0, Math.floor(at))).padStart(15, '0')}.${process.pid}.${sequence}${randomHex(2)}`;
   const path = join(queueDir, name);
   // staged beside the lock, so a waiter killed before the link leaves a temp file the leftover sweep knows
   let staged;

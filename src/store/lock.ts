@@ -21,7 +21,9 @@ export { queueDirOf } from './lock-queue';
 const HEAD_POLL_MS = 20;
 // A waiter further back is woken when the ticket ahead goes; this slower poll
 // finds a waiter ahead that died, and lets it try a lock left free by a head
-// that stopped (a frozen process keeps its ticket alive).
+// that stopped (a frozen process keeps its ticket alive): free at two polls
+// in a row, never at one, so a head that is only slow (a loaded machine) is
+// not overtaken.
 const QUEUE_POLL_MS = 200;
 // Without a usable queue, waiters poll the lock as older builds did.
 const POLL_MIN_MS = 5;
@@ -74,6 +76,15 @@ function peekHolding(options: LockOptions): { key: string; holder: LockOwner | u
   return { key: file.owner?.token ?? `${file.ino}:${file.mtimeMs}`, holder: file.owner };
 }
 
+/** Whether nobody holds the lock this moment (its file is absent); a file we cannot look at counts as held. */
+function isLockFree(options: LockOptions): boolean {
+  try {
+    return options.port.statIfExists(options.lockPath) === undefined;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Takes the lock, waiting without blocking the event loop. A holder that is
  * gone from our namespace is displaced at once; a live one never is. Throws
@@ -89,6 +100,7 @@ export async function claimLock(options: LockOptions): Promise<LockHandle> {
   let staged: Staged | undefined;
   let ticket: Ticket | undefined;
   let isQueueUsable = true;
+  let wasFreeAtLastPoll = false;
   // With nobody queued, try the lock at once; otherwise take a ticket behind them.
   let mayContend = !hasWaiters(options);
   try {
@@ -126,7 +138,9 @@ export async function claimLock(options: LockOptions): Promise<LockHandle> {
         mayContend = true;
       } else {
         const isWoken = await sleepUntilChanged(options, ahead, QUEUE_POLL_MS + Math.random() * QUEUE_POLL_MS / 4);
-        mayContend = !isWoken;
+        const isFree = !isWoken && isLockFree(options);
+        mayContend = isFree && wasFreeAtLastPoll;
+        wasFreeAtLastPoll = isFree;
       }
     }
   } finally {

@@ -344,6 +344,32 @@ test('the first waiter in the queue is woken by the release, and a holder claimi
   assert.deepEqual(ticketsIn(dir), []);
 });
 
+test('a head of the queue that froze (alive, never claiming) is overtaken once the lock stays free for two polls; one only slow is not', async (t) => {
+  const dir = tempProject(t);
+  const held = await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST });
+  // A second process queues as the head behind our hold, then is frozen (SIGSTOP): its ticket stays alive.
+  const lockModule = join(__dirname, '..', '..', 'src', 'store', 'lock.js');
+  const portModule = join(__dirname, '..', '..', 'src', 'store', 'fs-port.js');
+  const head = spawn(process.execPath, ['-e', `
+    const { claimLock } = require(${JSON.stringify(lockModule)});
+    const { NODE_FS } = require(${JSON.stringify(portModule)});
+    claimLock({ port: NODE_FS, lockPath: ${JSON.stringify(lockIn(dir))}, host: ${JSON.stringify(HOST)} }).then(() => process.stdout.write('got\\n'));
+  `], { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.after(() => {
+    head.kill('SIGCONT');
+    head.kill('SIGKILL');
+  });
+  await until('the head\'s ticket', () => ticketsIn(dir).length === 1);
+  head.kill('SIGSTOP');
+  releaseLock(NODE_FS, held);
+  const started = Date.now();
+  const lock = await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST, timeoutMs: 5_000 });
+  const waited = Date.now() - started;
+  assert.ok(waited >= 200, `took the lock after ${waited} ms: at least one poll of the frozen head's ticket first`);
+  assert.equal(ticketsIn(dir).length, 1, 'the frozen head keeps its place; only the lock was taken');
+  releaseLock(NODE_FS, lock);
+});
+
 test('a holder stuck past the timeout ends the wait in lock_timeout saying who holds it and that it looks stuck', async (t) => {
   const dir = tempProject(t);
   const child = await liveChild(t);
