@@ -3972,6 +3972,7 @@ function breakAbandonedLock(options) {
 import { watch } from "node:fs";
 import { join as join7 } from "node:path";
 var TICKET_NAME = /^\d{15}\.\d+\.[0-9a-f]{8}$/;
+var ticketsTaken = 0;
 function queueDirOf(lockPath) {
   return `${lockPath}.queue`;
 }
@@ -3993,7 +3994,8 @@ function takeTicket(options, at) {
   const { port, lockPath } = options;
   const queueDir = queueDirOf(lockPath);
   ensureOwnDir(port, queueDir);
-  const name = `${String(Math.max(0, Math.floor(at))).padStart(15, "0")}.${process.pid}.${randomHex(4)}`;
+  const sequence = (ticketsTaken++ & 65535).toString(16).padStart(4, "0");
+  const name = `${String(Math.max(0, Math.floor(at))).padStart(15, "0")}.${process.pid}.${sequence}${randomHex(2)}`;
   const path = join7(queueDir, name);
   let staged;
   try {
@@ -4109,6 +4111,13 @@ function peekHolding(options) {
   if (file === void 0) return { key: "free", holder: void 0 };
   return { key: file.owner?.token ?? `${file.ino}:${file.mtimeMs}`, holder: file.owner };
 }
+function isLockFree(options) {
+  try {
+    return options.port.statIfExists(options.lockPath) === void 0;
+  } catch {
+    return false;
+  }
+}
 async function claimLock(options) {
   const now = options.now ?? Date.now;
   const timeoutMs = options.timeoutMs ?? LOCK_TIMEOUT_MS;
@@ -4117,6 +4126,7 @@ async function claimLock(options) {
   let staged;
   let ticket;
   let isQueueUsable = true;
+  let wasFreeAtLastPoll = false;
   let mayContend = !hasWaiters(options);
   try {
     for (; ; ) {
@@ -4152,7 +4162,9 @@ async function claimLock(options) {
         mayContend = true;
       } else {
         const isWoken = await sleepUntilChanged(options, ahead, QUEUE_POLL_MS + Math.random() * QUEUE_POLL_MS / 4);
-        mayContend = !isWoken;
+        const isFree = !isWoken && isLockFree(options);
+        mayContend = isFree && wasFreeAtLastPoll;
+        wasFreeAtLastPoll = isFree;
       }
     }
   } finally {
