@@ -111,8 +111,19 @@ export function linkStaged(options: LockOptions, target: string, staged: Staged,
 // stamp. A holder killed between the two leaves an empty lock, which waiters
 // break after EMPTY_LOCK_STALE_MS.
 function createWithoutLink(options: LockOptions, target: string, staged: Staged): LockHandle | undefined {
+  discardStaged(options.port, staged);
+  return createInPlace(options, target, staged.owner.t, staged.owner.token as string);
+}
+
+/**
+ * Creates `target` with O_EXCL and writes our stamp into it: one folder
+ * operation where staging and linking take three, for files whose brief
+ * emptiness no reader mistakes (an empty file counts as live for
+ * EMPTY_LOCK_STALE_MS): the lock where links are unsupported, and queue
+ * tickets. Undefined when `target` exists.
+ */
+export function createInPlace(options: LockOptions, target: string, at: number, token: string = randomHex(16)): LockHandle | undefined {
   const { port } = options;
-  discardStaged(port, staged);
   let fd: number;
   try {
     fd = openOwnFile(port, target, 'create');
@@ -121,8 +132,8 @@ function createWithoutLink(options: LockOptions, target: string, staged: Staged)
     if (err instanceof StoreFault) throw err;
     throw unwritable('create the lock', target, err);
   }
-  const owner = stampFor(options, staged.owner.t, staged.owner.token as string);
-  markHeld(owner.token as string, true);
+  const owner = stampFor(options, at, token);
+  markHeld(token, true);
   try {
     writeAll(port, fd, Buffer.from(JSON.stringify(owner)), 0);
   } catch (err) {
@@ -132,7 +143,7 @@ function createWithoutLink(options: LockOptions, target: string, staged: Staged)
       // keep the write error
     }
     unlinkQuietly(port, target);
-    markHeld(owner.token as string, false);
+    markHeld(token, false);
     throw unwritable('write the lock', target, err);
   }
   return { path: target, owner, fd, stampedAt: owner.t };

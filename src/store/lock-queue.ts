@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { randomHex } from '../process/crypto';
 import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, unlinkQuietly } from './fs-port';
 import { isAbandoned, LockHandle, LockOptions, WatchPath } from './lock-stamp';
-import { discardStaged, linkStaged, LockFile, readLockFile, releaseLock, stageStamp } from './lock-file';
+import { createInPlace, LockFile, readLockFile, releaseLock } from './lock-file';
 
 // `<15-digit epoch ms>.<pid>.<8 hex>`: names sort in the order tickets were taken.
 // The 8 hex are this process's ticket count (4) and a random part (4), so two
@@ -64,21 +64,12 @@ export function takeTicket(options: LockOptions, at: number): Ticket | undefined
   const sequence = (ticketsTaken++ & 0xffff).toString(16).padStart(4, '0');
   const name = `${String(Math.max(0, Math.floor(at))).padStart(15, '0')}.${process.pid}.${sequence}${randomHex(2)}`;
   const path = join(queueDir, name);
-  // staged beside the lock, so a waiter killed before the link leaves a temp file the leftover sweep knows
-  let staged;
-  try {
-    staged = stageStamp(options, path, at, lockPath);
-  } catch {
-    return undefined;
-  }
+  // Created in place: a ticket briefly empty is judged live (EMPTY_LOCK_STALE_MS), and its name is never reused.
   let handle: LockHandle | undefined;
   try {
-    const linked = linkStaged(options, path, staged, at);
-    handle = linked === 'restage' ? undefined : linked;
+    handle = createInPlace(options, path, at);
   } catch {
     handle = undefined;
-  } finally {
-    if (!handle) discardStaged(port, staged);
   }
   return handle && { name, handle };
 }
