@@ -3784,8 +3784,11 @@ function linkStaged(options, target, staged, at) {
   return { path: target, owner: staged.owner, fd: staged.fd, stampedAt: staged.owner.t };
 }
 function createWithoutLink(options, target, staged) {
+  discardStaged(options.port, staged);
+  return createInPlace(options, target, staged.owner.t, staged.owner.token);
+}
+function createInPlace(options, target, at, token = randomHex(16)) {
   const { port } = options;
-  discardStaged(port, staged);
   let fd;
   try {
     fd = openOwnFile(port, target, "create");
@@ -3794,8 +3797,8 @@ function createWithoutLink(options, target, staged) {
     if (err instanceof StoreFault) throw err;
     throw unwritable("create the lock", target, err);
   }
-  const owner = stampFor(options, staged.owner.t, staged.owner.token);
-  markHeld(owner.token, true);
+  const owner = stampFor(options, at, token);
+  markHeld(token, true);
   try {
     writeAll(port, fd, Buffer.from(JSON.stringify(owner)), 0);
   } catch (err) {
@@ -3804,7 +3807,7 @@ function createWithoutLink(options, target, staged) {
     } catch {
     }
     unlinkQuietly(port, target);
-    markHeld(owner.token, false);
+    markHeld(token, false);
     throw unwritable("write the lock", target, err);
   }
   return { path: target, owner, fd, stampedAt: owner.t };
@@ -3997,20 +4000,11 @@ function takeTicket(options, at) {
   const sequence = (ticketsTaken++ & 65535).toString(16).padStart(4, "0");
   const name = `${String(Math.max(0, Math.floor(at))).padStart(15, "0")}.${process.pid}.${sequence}${randomHex(2)}`;
   const path = join7(queueDir, name);
-  let staged;
-  try {
-    staged = stageStamp(options, path, at, lockPath);
-  } catch {
-    return void 0;
-  }
   let handle;
   try {
-    const linked = linkStaged(options, path, staged, at);
-    handle = linked === "restage" ? void 0 : linked;
+    handle = createInPlace(options, path, at);
   } catch {
     handle = void 0;
-  } finally {
-    if (!handle) discardStaged(port, staged);
   }
   return handle && { name, handle };
 }
