@@ -1,4 +1,5 @@
-// .ci/run installs redis-server when it is missing, before npm ci && npm test.
+// .ci/run installs redis-server when it is missing, before npm ci && npm test,
+// and tmux (for the watch tests) when it can.
 // It runs here in a sandbox: a copy of the script, a PATH holding only fakes
 // (id, apt-get, npm) and the few real tools it needs, and a log of the calls.
 import { test, type TestContext } from 'node:test';
@@ -16,7 +17,7 @@ interface Sandbox {
   run(): { status: number | null; stderr: string; calls: string[] };
 }
 
-function sandbox(t: TestContext, options: { hasRedis: boolean; aptFails?: boolean }): Sandbox {
+function sandbox(t: TestContext, options: { hasRedis: boolean; aptFails?: boolean; hasTmux?: boolean }): Sandbox {
   const dir = mkdtempSync(join(tmpdir(), 'oc-ci-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const repo = join(dir, 'repo');
@@ -38,6 +39,7 @@ function sandbox(t: TestContext, options: { hasRedis: boolean; aptFails?: boolea
   fake('npm', 'exit 0');
   fake('redis-server', 'exit 0');
   if (!options.hasRedis) rmSync(join(bin, 'redis-server'));
+  if (options.hasTmux !== false) fake('tmux', 'exit 0');
   fake('apt-get', options.aptFails
     ? 'if [ "$1" = install ]; then echo "E: no such package" >&2; exit 100; fi; exit 0'
     : `if [ "$1" = install ]; then printf '#!/bin/bash\\nexit 0\\n' > '${join(bin, 'redis-server')}'; chmod 755 '${join(bin, 'redis-server')}'; fi; exit 0`);
@@ -72,4 +74,16 @@ test('.ci/run fails loudly, without running the tests, when redis-server cannot 
   assert.notEqual(status, 0);
   assert.match(stderr, /redis-server/);
   assert.equal(calls.some((c) => c.startsWith('npm')), false);
+});
+
+test('.ci/run installs tmux for the watch tests when it is missing, and runs the tests even when it cannot', (t) => {
+  const installed = sandbox(t, { hasRedis: true, hasTmux: false }).run();
+  assert.equal(installed.status, 0);
+  const install = installed.calls.findIndex((c) => /^apt-get install .*-y.*tmux/.test(c));
+  assert.ok(install >= 0, `no apt-get install of tmux in ${JSON.stringify(installed.calls)}`);
+  assert.ok(installed.calls.indexOf('npm ci') > install);
+  const failed = sandbox(t, { hasRedis: true, hasTmux: false, aptFails: true }).run();
+  assert.equal(failed.status, 0);
+  assert.match(failed.stderr, /tmux could not be installed/);
+  assert.deepEqual(failed.calls.filter((c) => c.startsWith('npm')), ['npm ci', 'npm test']);
 });
