@@ -12,9 +12,7 @@ import { capabilitiesForMode, defaultStalePolicy, DELIVERY_MODES, SURFACES } fro
 import { buildSeenRecords, isSeenRecords, isSeenTime, seenEntries, splitSeenKey } from './seen-recent';
 import { emptyTimer } from './timer-clock';
 import { isValidHostLabel, isValidRole, ownValue, repairHostLabel } from './validate';
-import type {
-  Channel, ChannelTimer, DeliveryMethod, DeliveryMode, DeliveryPath, DeliveryStatus, Envelope, HistoryRecord, Member, MessageType, Surface,
-} from './types';
+import type { Channel, ChannelTimer, DeliveryMethod, DeliveryMode, DeliveryPath, DeliveryStatus, Envelope, HistoryRecord, Member, MessageType, Surface } from './types';
 
 /** Thrown inside the codec only; parseState turns it into { ok: false }. */
 export class ShapeError extends Error {}

@@ -13,7 +13,8 @@ import type { TestContext } from 'node:test';
 import { runServe } from '../../src/cli/serve';
 import { streamInput } from '../../src/transport/input';
 import { resolveStoreSelection } from '../../src/store';
-import { holdProject, tempProject, WAIT_MS, type Json } from './server';
+import { McpPeer } from './mcp-peer';
+import { holdProject, tempProject } from './server';
 
 const VERSION = (JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -24,43 +25,25 @@ export interface InProcessOptions {
   env?: Record<string, string | undefined>;
 }
 
-export class InProcessServer {
-  readonly replies: Json[] = [];
-  readonly stdoutLines: string[] = [];
-  stderr = '';
+export class InProcessServer extends McpPeer {
   private readonly input = new PassThrough();
-  private buffered = '';
-  private waiters: (() => void)[] = [];
-  private nextId = 1;
   private isClosed = false;
   readonly exited: Promise<void>;
 
   constructor(readonly project: string, options: InProcessOptions = {}) {
+    super();
     const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
     for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-    const log = (line: string): void => {
-      this.stderr += `${line}\n`;
-      this.wake();
-    };
     const output = new PassThrough();
     output.setEncoding('utf8');
-    output.on('data', (chunk: string) => {
-      this.buffered += chunk;
-      let nl: number;
-      while ((nl = this.buffered.indexOf('\n')) !== -1) {
-        const line = this.buffered.slice(0, nl);
-        this.buffered = this.buffered.slice(nl + 1);
-        this.stdoutLines.push(line);
-        this.replies.push(JSON.parse(line));
-      }
-      this.wake();
-    });
+    output.on('data', (chunk: string) => this.takeOutput(chunk));
     // The store as main.ts picks it for serve: OPENCOMMS_STORE, else the project's files.
     const selection = resolveStoreSelection({ flag: undefined, env });
     let resolveExited!: () => void;
     this.exited = new Promise((resolve) => (resolveExited = resolve));
     runServe({
-      projectDir: project, selection, host: options.host ?? 'mcp', version: VERSION, env, log,
+      projectDir: project, selection, host: options.host ?? 'mcp', version: VERSION, env,
+      log: (line) => this.takeLog(`${line}\n`),
       stdin: () => { throw new Error('the in-process server reads its own stream'); },
       input: streamInput(this.input),
       stdout: output,
@@ -74,30 +57,8 @@ export class InProcessServer {
     });
   }
 
-  private wake(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) w();
-  }
-
-  /** Resolves when `check` holds, re-checked on every output; rejects after WAIT_MS or once the server closed. */
-  waitFor<T>(what: string, check: () => T | undefined, timeoutMs = WAIT_MS): Promise<T> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; log:\n${this.stderr}`)), timeoutMs);
-      const attempt = (): void => {
-        const value = check();
-        if (value !== undefined) {
-          clearTimeout(timer);
-          resolve(value);
-        } else if (this.isClosed) {
-          clearTimeout(timer);
-          reject(new Error(`server closed while waiting for ${what}; log:\n${this.stderr}`));
-        } else {
-          this.waiters.push(attempt);
-        }
-      };
-      attempt();
-    });
+  protected hasEnded(): boolean {
+    return this.isClosed;
   }
 
   /** Whether the server still reads its input (it has not closed). */
@@ -107,32 +68,6 @@ export class InProcessServer {
 
   writeRaw(text: string | Buffer): void {
     this.input.write(text);
-  }
-
-  send(message: Json): void {
-    this.writeRaw(`${JSON.stringify(message)}\n`);
-  }
-
-  reply(id: string | number): Promise<Json> {
-    return this.waitFor(`reply ${id}`, () => this.replies.find((r) => r.id === id));
-  }
-
-  async request(method: string, params?: Json): Promise<Json> {
-    const id = this.nextId++;
-    this.send(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
-    return this.reply(id);
-  }
-
-  async initialize(version = '2025-11-25'): Promise<Json> {
-    const reply = await this.request('initialize', { protocolVersion: version, capabilities: {}, clientInfo: { name: 'test', version: '0' } });
-    this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    return reply;
-  }
-
-  async callTool(name: string, args: Json = {}): Promise<Json> {
-    const reply = await this.request('tools/call', { name, arguments: args });
-    if (reply.error) throw new Error(`tools/call ${name} failed: ${JSON.stringify(reply.error)}`);
-    return reply.result.structuredContent;
   }
 
   /** Ends the input as a host closing stdin would; resolves once the server has left its members' presence. */

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 
 export const DIST = join(__dirname, '..', '..', '..', 'dist', 'opencomms.js');
-export const WAIT_MS = 10_000;
+import { McpPeer, WAIT_MS } from './mcp-peer';
+export { WAIT_MS };
 
 export type Json = Record<string, any>;
 
@@ -54,17 +55,12 @@ export interface ServerOptions {
   cwd?: string;
 }
 
-export class ServerProcess {
+export class ServerProcess extends McpPeer {
   readonly child: ChildProcessWithoutNullStreams;
-  readonly replies: Json[] = [];
-  readonly stdoutLines: string[] = [];
-  stderr = '';
-  private buffered = '';
-  private waiters: (() => void)[] = [];
-  private nextId = 1;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
   constructor(readonly project: string, options: ServerOptions = {}) {
+    super();
     const env: Record<string, string | undefined> = { ...process.env, ...options.env };
     for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
     this.child = spawn(process.execPath, [options.script ?? DIST, ...(options.args ?? ['--project', project])], {
@@ -73,92 +69,20 @@ export class ServerProcess {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.child.stdout.setEncoding('utf8');
-    this.child.stdout.on('data', (chunk: string) => {
-      this.buffered += chunk;
-      let nl: number;
-      while ((nl = this.buffered.indexOf('\n')) !== -1) {
-        const line = this.buffered.slice(0, nl);
-        this.buffered = this.buffered.slice(nl + 1);
-        this.stdoutLines.push(line);
-        this.replies.push(JSON.parse(line));
-      }
-      this.wake();
-    });
+    this.child.stdout.on('data', (chunk: string) => this.takeOutput(chunk));
     this.child.stderr.setEncoding('utf8');
-    this.child.stderr.on('data', (chunk: string) => {
-      this.stderr += chunk;
-      this.wake();
-    });
+    this.child.stderr.on('data', (chunk: string) => this.takeLog(chunk));
     this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
     this.child.on('exit', () => this.wake());
     holdProject(project, () => stopGracefully(this));
   }
 
-  private wake(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) w();
-  }
-
-  /** Resolves when `check` holds, re-checked on every output event; rejects after WAIT_MS. */
-  waitFor<T>(what: string, check: () => T | undefined, timeoutMs = WAIT_MS): Promise<T> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; stderr:\n${this.stderr}`)), timeoutMs);
-      const attempt = (): void => {
-        const value = check();
-        if (value !== undefined) {
-          clearTimeout(timer);
-          resolve(value);
-        } else if (this.child.exitCode !== null || this.child.signalCode !== null) {
-          clearTimeout(timer);
-          reject(new Error(`server exited while waiting for ${what}; stderr:\n${this.stderr}`));
-        } else {
-          this.waiters.push(attempt);
-        }
-      };
-      attempt();
-    });
+  protected hasEnded(): boolean {
+    return this.child.exitCode !== null || this.child.signalCode !== null;
   }
 
   writeRaw(text: string | Buffer): void {
     this.child.stdin.write(text);
-  }
-
-  send(message: Json): void {
-    this.writeRaw(`${JSON.stringify(message)}\n`);
-  }
-
-  /** The reply whose id is `id`. */
-  reply(id: string | number): Promise<Json> {
-    return this.waitFor(`reply ${id}`, () => this.replies.find((r) => r.id === id));
-  }
-
-  /** The n-th reply overall (0-based), whatever its id. */
-  nthReply(n: number): Promise<Json> {
-    return this.waitFor(`reply #${n}`, () => this.replies[n]);
-  }
-
-  async request(method: string, params?: Json): Promise<Json> {
-    const id = this.nextId++;
-    this.send(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
-    return this.reply(id);
-  }
-
-  async initialize(version = '2025-11-25'): Promise<Json> {
-    const reply = await this.request('initialize', {
-      protocolVersion: version,
-      capabilities: {},
-      clientInfo: { name: 'test', version: '0' },
-    });
-    this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    return reply;
-  }
-
-  /** Calls a tool and returns its ToolResult (structuredContent). */
-  async callTool(name: string, args: Json = {}): Promise<Json> {
-    const reply = await this.request('tools/call', { name, arguments: args });
-    if (reply.error) throw new Error(`tools/call ${name} failed: ${JSON.stringify(reply.error)}`);
-    return reply.result.structuredContent;
   }
 
   async close(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
