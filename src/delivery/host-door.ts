@@ -21,7 +21,7 @@
 //     `codex queue` exits 0 for a known thread nobody runs. Where the session's
 //     hooks keep a turn record, the ring counts only once the session shows
 //     it woke (a hook event after the ring, or the mail pulled) within
-//     `confirmMs`; otherwise the ring is taken back and said like a refusal.
+//     CONFIRM_MS; otherwise the ring is taken back and said like a refusal.
 import type { Envelope, HostDoor, State } from '../engine';
 import type { TurnRecord } from '../store';
 import { composeBell, pullableMailOf } from './doorbell';
@@ -51,8 +51,6 @@ export interface HostDoorOptions {
   recordProblem: (memberId: string, message: string) => Promise<void>;
   log: (line: string) => void;
   now?: () => number;
-  /** How long a woken session has to show it woke (default CONFIRM_MS). */
-  confirmMs?: number;
 }
 
 /** A woken Claude Code session runs its UserPromptSubmit hook within a second (measured 0.4 s); this leaves room for a loaded machine. */
@@ -93,7 +91,6 @@ const DOOR_NAMES: Record<HostDoor, string> = { inbox: 'the Claude Code inbox', c
 
 export function createHostDoor(options: HostDoorOptions): HostDoorBell {
   const now = options.now ?? Date.now;
-  const confirmMs = options.confirmMs ?? CONFIRM_MS;
   const name = DOOR_NAMES[options.door];
   /** Messages offered to the door once already (rung, or tried and failed). */
   const offered = new Set<string>();
@@ -162,11 +159,11 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
   /**
    * Watches from the moment the notice is written: looks every
    * CONFIRM_LOOK_MS until the session shows it woke (then `confirmed_at` is
-   * set, even while the door's answer is still awaited) or `confirmMs` has
+   * set, even while the door's answer is still awaited) or CONFIRM_MS has
    * passed. Resolves whether it woke; stops early, false, once `stop.isSet`.
    */
   const watchForWake = async (memberId: string, session: string, ids: readonly string[], at: number, stop: { isSet: boolean }): Promise<boolean> => {
-    const deadline = at + confirmMs;
+    const deadline = at + CONFIRM_MS;
     // The turn record (one small file) is read at every look; the state, whose parse grows with it, at every fifth and the last.
     for (let look = 0; !stop.isSet; look += 1) {
       if (woke(memberId, session, ids, at, look % STATE_LOOK_EVERY === 0 || now() >= deadline)) {
@@ -187,7 +184,7 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
       if (outstandingAt === at) outstandingAt = undefined;
       if (lastLook.last_rung_at === at) lastLook.last_rung_at = null;
       await options.clearRung(ids, at);
-      await report(memberId, `the door took the notice without a word, but the session showed no sign of waking within ${Math.round(confirmMs / 1000)} s (no hook ran, nothing was pulled); a refused token or a held notice look the same from here`);
+      await report(memberId, `the door took the notice without a word, but the session showed no sign of waking within ${Math.round(CONFIRM_MS / 1000)} s (no hook ran, nothing was pulled); a refused token or a held notice look the same from here`);
     } catch (err) {
       options.log(`host door ${options.door}: could not confirm the ring: ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -87,17 +87,11 @@ export function join(server: Speaker, channel: string, role: string): Promise<Js
   return ok(server, 'opencomms_join', { channel, role, role_prompt: `You are the ${role}.` });
 }
 
-/** A channel `name` with one server per role; the first role creates it (and is its coordinator). */
-export async function channelOf(
-  t: TestContext,
-  project: string,
-  name: string,
-  roles: readonly string[],
-  createArgs: Json = {},
-): Promise<ServerProcess[]> {
-  const servers: ServerProcess[] = [];
+/** A channel `name` with one server per role, each made by `start`; the first role creates it (and is its coordinator). */
+async function channelWith<S extends Speaker>(start: (memberId: string) => Promise<S>, name: string, roles: readonly string[], createArgs: Json): Promise<S[]> {
+  const servers: S[] = [];
   for (const [i, role] of roles.entries()) {
-    const server = await member(t, project, `sess_${role}`);
+    const server = await start(`sess_${role}`);
     if (i === 0) await create(server, name, role, createArgs);
     else await join(server, name, role);
     servers.push(server);
@@ -105,22 +99,14 @@ export async function channelOf(
   return servers;
 }
 
+/** A channel `name` with one server process per role; the first role creates it (and is its coordinator). */
+export function channelOf(t: TestContext, project: string, name: string, roles: readonly string[], createArgs: Json = {}): Promise<ServerProcess[]> {
+  return channelWith((memberId) => member(t, project, memberId), name, roles, createArgs);
+}
+
 /** As `channelOf`, with each member's server in this process. */
-export async function localChannelOf(
-  t: TestContext,
-  project: string,
-  name: string,
-  roles: readonly string[],
-  createArgs: Json = {},
-): Promise<InProcessServer[]> {
-  const servers: InProcessServer[] = [];
-  for (const [i, role] of roles.entries()) {
-    const server = await localMember(t, project, `sess_${role}`);
-    if (i === 0) await create(server, name, role, createArgs);
-    else await join(server, name, role);
-    servers.push(server);
-  }
-  return servers;
+export function localChannelOf(t: TestContext, project: string, name: string, roles: readonly string[], createArgs: Json = {}): Promise<InProcessServer[]> {
+  return channelWith((memberId) => localMember(t, project, memberId), name, roles, createArgs);
 }
 
 export function statePath(project: string): string {
