@@ -79,11 +79,17 @@ export function leaveQueue(port: FsPort, ticket: Ticket): void {
   releaseLock(port, ticket.handle);
 }
 
+/** The live ticket just ahead of ours, and how many tickets wait ahead of us in all. */
+export interface Ahead {
+  readonly path: string;
+  readonly count: number;
+}
+
 /**
- * The path of the live ticket just ahead of ours, or undefined when ours is
- * the first. Dead tickets met on the way are deleted.
+ * The live ticket just ahead of ours, or undefined when ours is the first.
+ * Dead tickets met on the way are deleted.
  */
-export function ticketAhead(options: LockOptions, ticket: Ticket, at: number): string | undefined {
+export function ticketAhead(options: LockOptions, ticket: Ticket, at: number): Ahead | undefined {
   const { port } = options;
   const queueDir = queueDirOf(options.lockPath);
   const ahead = ticketNamesIn(port, queueDir).filter((name) => name < ticket.name);
@@ -96,7 +102,7 @@ export function ticketAhead(options: LockOptions, ticket: Ticket, at: number): s
       file = undefined; // gone between the listing and the read, or unreadable: judged below by its absence
     }
     if (file === undefined) continue;
-    if (!isAbandoned(options, file.owner, file, at)) return path;
+    if (!isAbandoned(options, file.owner, file, at)) return { path, count: i + 1 };
     unlinkQuietly(port, path);
   }
   return undefined;

@@ -23,8 +23,12 @@ const HEAD_POLL_MS = 20;
 // finds a waiter ahead that died, and lets it try a lock left free by a head
 // that stopped (a frozen process keeps its ticket alive): free at two polls
 // in a row, never at one, so a head that is only slow (a loaded machine) is
-// not overtaken.
+// not overtaken. The poll grows with the waiter's place in the queue, up to
+// QUEUE_POLL_STEPS times: a dead waiter far back is found once it nears the
+// head, and a long queue spends its machine on the holder, not on polls
+// (48 waiters polling every 200 ms doubled the CPU each send cost).
 const QUEUE_POLL_MS = 200;
+const QUEUE_POLL_STEPS = 10;
 // Without a usable queue, waiters poll the lock as older builds did.
 const POLL_MIN_MS = 5;
 const POLL_JITTER_MS = 5;
@@ -137,7 +141,8 @@ export async function claimLock(options: LockOptions): Promise<LockHandle> {
         if (mayContend) await sleepUntilChanged(options, options.lockPath, HEAD_POLL_MS);
         mayContend = true;
       } else {
-        const isWoken = await sleepUntilChanged(options, ahead, QUEUE_POLL_MS + Math.random() * QUEUE_POLL_MS / 4);
+        const pollMs = QUEUE_POLL_MS * Math.min(ahead.count, QUEUE_POLL_STEPS);
+        const isWoken = await sleepUntilChanged(options, ahead.path, pollMs + Math.random() * pollMs / 4);
         const isFree = !isWoken && isLockFree(options);
         mayContend = isFree && wasFreeAtLastPoll;
         wasFreeAtLastPoll = isFree;
