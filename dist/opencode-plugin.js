@@ -4024,7 +4024,7 @@ function ticketAhead(options, ticket, at) {
       file = void 0;
     }
     if (file === void 0) continue;
-    if (!isAbandoned(options, file.owner, file, at)) return path;
+    if (!isAbandoned(options, file.owner, file, at)) return { path, count: i + 1 };
     unlinkQuietly(port, path);
   }
   return void 0;
@@ -4066,6 +4066,7 @@ function isPathPresent(port, path) {
 // src/store/lock.ts
 var HEAD_POLL_MS = 20;
 var QUEUE_POLL_MS = 200;
+var QUEUE_POLL_STEPS = 10;
 var POLL_MIN_MS = 5;
 var POLL_JITTER_MS = 5;
 var Progress = class {
@@ -4155,7 +4156,8 @@ async function claimLock(options) {
         if (mayContend) await sleepUntilChanged(options, options.lockPath, HEAD_POLL_MS);
         mayContend = true;
       } else {
-        const isWoken = await sleepUntilChanged(options, ahead, QUEUE_POLL_MS + Math.random() * QUEUE_POLL_MS / 4);
+        const pollMs = QUEUE_POLL_MS * Math.min(ahead.count, QUEUE_POLL_STEPS);
+        const isWoken = await sleepUntilChanged(options, ahead.path, pollMs + Math.random() * pollMs / 4);
         const isFree = !isWoken && isLockFree(options);
         mayContend = isFree && wasFreeAtLastPoll;
         wasFreeAtLastPoll = isFree;
