@@ -79,7 +79,7 @@ export function leaveQueue(port: FsPort, ticket: Ticket): void {
   releaseLock(port, ticket.handle);
 }
 
-/** The live ticket just ahead of ours, and how many tickets wait ahead of us in all. */
+/** The live ticket just ahead of ours, and how many tickets are listed ahead of ours (the dead not yet met included). */
 export interface Ahead {
   readonly path: string;
   readonly count: number;

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync, utimesSyn
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { claimLock, LOCK_REFRESH_MS, parseLockOwner, queueDirOf, refreshLock, releaseLock } from '../../src/store/lock';
+import { takeTicket, ticketAhead } from '../../src/store/lock-queue';
 import { until } from '../helpers/wait';
 import { isPidAlive } from '../../src/process/liveness';
 import { FsPort, NODE_FS } from '../../src/store/fs-port';
@@ -310,6 +311,25 @@ function ticket(dir: string, owner: { pid: number; host: string; t: number; toke
   stamp(path, owner);
   return path;
 }
+
+test('a waiter learns the live ticket just ahead of it and how many are listed ahead (the pace of its poll); a dead one met on the way is deleted', async (t) => {
+  const dir = tempProject(t);
+  const options = { port: NODE_FS, lockPath: lockIn(dir), host: HOST };
+  const first = takeTicket(options, Date.now())!;
+  const second = takeTicket(options, Date.now())!;
+  const third = takeTicket(options, Date.now())!;
+  const fourth = takeTicket(options, Date.now())!;
+  t.after(() => [first, second, third, fourth].forEach((tk) => releaseLock(NODE_FS, tk.handle)));
+  const queue = queueDirOf(lockIn(dir));
+  assert.equal(ticketAhead(options, first, Date.now()), undefined, 'the first in line has nobody ahead');
+  assert.deepEqual(ticketAhead(options, fourth, Date.now()), { path: join(queue, third.name), count: 3 });
+  // The third ticket's holder died: its file now names a pid that is gone.
+  releaseLock(NODE_FS, third.handle);
+  const dead = await deadPid();
+  stamp(join(queue, third.name), { pid: dead, host: HOST, t: Date.now(), token: '7'.repeat(32) });
+  assert.deepEqual(ticketAhead(options, fourth, Date.now()), { path: join(queue, second.name), count: 2 });
+  assert.ok(!existsSync(join(queue, third.name)), 'the dead ticket was deleted by the waiter that met it');
+});
 
 test('a claimer queues behind a live waiter\'s ticket and leaves the free lock to it until that ticket goes', async (t) => {
   const dir = tempProject(t);
