@@ -80,10 +80,12 @@ export function hash128Hex(text: string): string {
 // stamps come from the same file-system clock, so no stat is needed before
 // the call; only one after it, per file. The cost of that clock's
 // granularity: a write in the same tick (a few ms) just before the call
-// counts as one during it, never the other way round.
-const STAT_OPTIONS = { bigint: true, throwIfNoEntry: false } as const;
-/** Stamps are compared with this much slack (ns): the record's stamp comes back as a float of ms. */
-const STAMP_SLACK_NS = 1_000n;
+// counts as one during it, never the other way round. Both stamps are read
+// as node's float milliseconds, made from seconds and nanoseconds by one
+// formula whose rounding keeps their order, so a ctime not older than the
+// record never reads as older. (Bigint stamps made about 30,000 BigInts per
+// 2,000 files: the garbage cost a fresh hook process some 10 ms.)
+const STAT_OPTIONS = { throwIfNoEntry: false } as const;
 
 // The files a pattern names in the project: the file itself for a plain path;
 // for a glob, the files under its fixed leading folders that it matches,
@@ -196,7 +198,6 @@ function changedFiles(before: { patterns: string[]; present: string[] }, project
   const { files, onDisk } = candidatesOf(projectDir, before.patterns);
   const was = new Set(before.present);
   for (const file of was) files.add(file);
-  const since = BigInt(Math.floor(writtenAtMs * 1e6)) - STAMP_SLACK_NS;
   const changed: string[] = [];
   for (const file of files) {
     let stat;
@@ -205,7 +206,7 @@ function changedFiles(before: { patterns: string[]; present: string[] }, project
     } catch {
       stat = undefined; // unreadable now: judged as gone
     }
-    if (stat === undefined ? was.has(file) : !was.has(file) || stat.ctimeNs >= since) changed.push(file);
+    if (stat === undefined ? was.has(file) : !was.has(file) || stat.ctimeMs >= writtenAtMs) changed.push(file);
   }
   return changed;
 }
