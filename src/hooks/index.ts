@@ -25,7 +25,7 @@ import { parseHookEvent, type HookEvent } from './events';
 import { noteEdits, reportShellWrites } from './post-tool';
 import { filesWritten, judgeEvent, preToolAnswer, repoPath } from './pre-tool';
 import { shellWrites } from './shell-parse';
-import { recordHeldFiles, shellCallOf, shellRecordKey } from './shell-check';
+import { changedSinceRecord, recordHeldFiles, shellCallOf, shellRecordKey } from './shell-check';
 import { waitForMail, type WaitSignal } from './wait';
 import { isHeadless, noteTurn } from './turn';
 
@@ -234,7 +234,7 @@ function decidePreTool(options: HookOptions, state: State, event: HookEvent, env
   const verdict = files.length === 0 ? undefined : judgeEvent(state, memberId, files, now);
   if (shell !== undefined && verdict?.kind !== 'deny') {
     try {
-      recordHeldFiles(state, memberId, projectDir, () => shellRecordKey(event, memberId), now);
+      recordHeldFiles(state, memberId, projectDir, () => shellRecordKey(event, envMemberIdOf(env)), now);
     } catch (err) {
       options.warn(`opencomms: hook could not record the held files before a shell call: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -243,10 +243,34 @@ function decidePreTool(options: HookOptions, state: State, event: HookEvent, env
   return { answer: preToolAnswer(event, state, memberId, verdict, () => randomHex(8)) };
 }
 
+function envMemberIdOf(env: EnvMember): string | undefined {
+  return env.kind === 'id' ? env.memberId : undefined;
+}
+
+function isAfterTool(event: HookEvent): boolean {
+  return event.toolName !== undefined && (event.name === 'PostToolUse' || event.name === 'AfterTool');
+}
+
+/**
+ * After a shell call, the files held before it that changed during it (its
+ * record taken); undefined for any other event. Runs before the state is
+ * loaded (see changedSinceRecord). Trouble is a warning: nothing is reported.
+ */
+function shellChangesOf(options: HookOptions, event: HookEvent, env: EnvMember, projectDir: string): string[] | undefined {
+  if (!isAfterTool(event) || shellCallOf(event, options.cwd) === undefined) return undefined;
+  try {
+    return changedSinceRecord(projectDir, shellRecordKey(event, envMemberIdOf(env)));
+  } catch (err) {
+    options.warn(`opencomms: hook could not check held files after a shell call: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
+}
+
 // After a tool ran: log the edits (collision notices, post-tool.ts) and,
-// after a shell call, report held files it changed. Returns the text for the
-// writer's answer, if any; trouble is a warning, never a broken hook.
-async function afterTool(options: HookOptions, store: Store, state: State, event: HookEvent, env: EnvMember, projectDir: string): Promise<string | undefined> {
+// after a shell call, report held files it changed (`shellChanges`, found
+// before the state was loaded). Returns the text for the writer's answer, if
+// any; trouble is a warning, never a broken hook.
+async function afterTool(options: HookOptions, store: Store, state: State, event: HookEvent, env: EnvMember, projectDir: string, shellChanges: string[] | undefined): Promise<string | undefined> {
   const memberId = env.kind === 'id' ? env.memberId : memberBySession(state, event);
   const now = Date.now();
   const files = filesWritten(event)
@@ -257,9 +281,9 @@ async function afterTool(options: HookOptions, store: Store, state: State, event
   } catch (err) {
     options.warn(`opencomms: hook could not record an edit: ${err instanceof Error ? err.message : String(err)}`);
   }
-  if (shellCallOf(event, options.cwd) === undefined) return undefined;
+  if (shellChanges === undefined) return undefined;
   try {
-    return await reportShellWrites(store, state, event, memberId, projectDir, now);
+    return await reportShellWrites(store, state, event, memberId, shellChanges, now);
   } catch (err) {
     options.warn(`opencomms: hook could not check held files after a shell call: ${err instanceof Error ? err.message : String(err)}`);
     return undefined;
@@ -292,6 +316,7 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
     await reportProblem(options, projectDir, env.problem);
     return NOTHING;
   }
+  const shellChanges = shellChangesOf(options, event, env, projectDir);
   await store.refresh();
   const snapshot = store.snapshot();
   // A Redis project nobody has written to yet has no mail either.
@@ -310,9 +335,7 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
     if (waited.notice !== undefined) options.warn(waited.notice);
     return { answer: waited.answer, exitCode: waited.exitCode };
   }
-  const notice = event.toolName !== undefined && (event.name === 'PostToolUse' || event.name === 'AfterTool')
-    ? await afterTool(options, store, snapshot, event, env, projectDir)
-    : undefined;
+  const notice = isAfterTool(event) ? await afterTool(options, store, snapshot, event, env, projectDir, shellChanges) : undefined;
   return withNotice(event, await deliverMail(options, store, snapshot, event, env, projectDir), notice);
 }
 

@@ -7,7 +7,7 @@ import { isRecordedProcessAlive } from '../process/liveness';
 import { appendEdits, readEdits, type Store } from '../store';
 import { membershipsOf } from './deliver';
 import type { HookEvent } from './events';
-import { changedHeldFiles, shellRecordKey, shellWriteText } from './shell-check';
+import { heldByOthers, shellWriteText } from './shell-check';
 
 /** The other members of every channel `memberId` is in. */
 function peersOf(state: State, memberId: string): string[] {
@@ -43,12 +43,14 @@ export async function noteEdits(store: Store, state: State, memberId: string, fi
 }
 
 /**
- * After a shell call: the held files that changed during it. Their holders
- * get a `system` message each (one locked change, only when there is one to
- * send); the returned text is for the writer's answer, or undefined.
+ * After a shell call: of the files it changed (`files`, from
+ * changedSinceRecord), those held by others. Their holders get a `system`
+ * message each (one locked change, only when there is one to send); the
+ * returned text is for the writer's answer, or undefined.
  */
-export async function reportShellWrites(store: Store, state: State, event: HookEvent, memberId: string | undefined, projectDir: string, now: number): Promise<string | undefined> {
-  const changed = changedHeldFiles(state, memberId, projectDir, shellRecordKey(event, memberId), now);
+export async function reportShellWrites(store: Store, state: State, event: HookEvent, memberId: string | undefined, files: readonly string[], now: number): Promise<string | undefined> {
+  if (files.length === 0) return undefined;
+  const changed = heldByOthers(state, memberId, files, now);
   if (changed.length === 0) return undefined;
   const writer = { memberId, host: event.hosts[0] ?? 'unknown' };
   await store.mutate((locked, ctx) => {
