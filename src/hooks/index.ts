@@ -22,10 +22,10 @@ import {
   commitHookDelivery, hookOwner, membershipsOf, needsDelivery, prepareDelivery, requeueHookDelivery, type PreparedDelivery,
 } from './deliver';
 import { parseHookEvent, type HookEvent } from './events';
-import { noteEdits, reportShellWrites } from './post-tool';
+import { isAfterTool, noteEdits, reportShellWrites, shellChangesOf } from './post-tool';
 import { filesWritten, judgeEvent, preToolAnswer, repoPath } from './pre-tool';
 import { shellWrites } from './shell-parse';
-import { changedSinceRecord, recordHeldFiles, shellCallOf, shellRecordKey } from './shell-check';
+import { recordHeldFiles, shellCallOf, shellRecordKey } from './shell-check';
 import { waitForMail, type WaitSignal } from './wait';
 import { isHeadless, noteTurn } from './turn';
 
@@ -234,36 +234,13 @@ function decidePreTool(options: HookOptions, state: State, event: HookEvent, env
   const verdict = files.length === 0 ? undefined : judgeEvent(state, memberId, files, now);
   if (shell !== undefined && verdict?.kind !== 'deny') {
     try {
-      recordHeldFiles(state, memberId, projectDir, () => shellRecordKey(event, envMemberIdOf(env)), now);
+      recordHeldFiles(state, memberId, projectDir, () => shellRecordKey(event, env.kind === 'id' ? env.memberId : undefined), now);
     } catch (err) {
       options.warn(`opencomms: hook could not record the held files before a shell call: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
   if (verdict === undefined) return NOTHING;
   return { answer: preToolAnswer(event, state, memberId, verdict, () => randomHex(8)) };
-}
-
-function envMemberIdOf(env: EnvMember): string | undefined {
-  return env.kind === 'id' ? env.memberId : undefined;
-}
-
-function isAfterTool(event: HookEvent): boolean {
-  return event.toolName !== undefined && (event.name === 'PostToolUse' || event.name === 'AfterTool');
-}
-
-/**
- * After a shell call, the files held before it that changed during it (its
- * record taken); undefined for any other event. Runs before the state is
- * loaded (see changedSinceRecord). Trouble is a warning: nothing is reported.
- */
-function shellChangesOf(options: HookOptions, event: HookEvent, env: EnvMember, projectDir: string): string[] | undefined {
-  if (!isAfterTool(event) || shellCallOf(event, options.cwd) === undefined) return undefined;
-  try {
-    return changedSinceRecord(projectDir, shellRecordKey(event, envMemberIdOf(env)));
-  } catch (err) {
-    options.warn(`opencomms: hook could not check held files after a shell call: ${err instanceof Error ? err.message : String(err)}`);
-    return undefined;
-  }
 }
 
 // After a tool ran: log the edits (collision notices, post-tool.ts) and,
@@ -316,7 +293,7 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
     await reportProblem(options, projectDir, env.problem);
     return NOTHING;
   }
-  const shellChanges = shellChangesOf(options, event, env, projectDir);
+  const shellChanges = shellChangesOf(event, options.cwd, env.kind === 'id' ? env.memberId : undefined, projectDir, options.warn);
   await store.refresh();
   const snapshot = store.snapshot();
   // A Redis project nobody has written to yet has no mail either.

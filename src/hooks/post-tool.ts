@@ -7,7 +7,7 @@ import { isRecordedProcessAlive } from '../process/liveness';
 import { appendEdits, readEdits, type Store } from '../store';
 import { membershipsOf } from './deliver';
 import type { HookEvent } from './events';
-import { heldByOthers, shellWriteText } from './shell-check';
+import { changedSinceRecord, heldByOthers, shellCallOf, shellRecordKey, shellWriteText } from './shell-check';
 
 /** The other members of every channel `memberId` is in. */
 function peersOf(state: State, memberId: string): string[] {
@@ -40,6 +40,26 @@ export async function noteEdits(store: Store, state: State, memberId: string, fi
     return { ok: true, message: `${queued} collision notice(s)`, data: { queued } };
   });
   return typeof result.data?.queued === 'number' ? result.data.queued : 0;
+}
+
+/** Whether the event comes after a tool ran (PostToolUse; Gemini CLI AfterTool). */
+export function isAfterTool(event: HookEvent): boolean {
+  return event.toolName !== undefined && (event.name === 'PostToolUse' || event.name === 'AfterTool');
+}
+
+/**
+ * After a shell call, the files held before it that changed during it (its
+ * record taken); undefined for any other event. Runs before the state is
+ * loaded (see changedSinceRecord). Trouble is a warning: nothing is reported.
+ */
+export function shellChangesOf(event: HookEvent, cwd: string, envMemberId: string | undefined, projectDir: string, warn: (text: string) => void): string[] | undefined {
+  if (!isAfterTool(event) || shellCallOf(event, cwd) === undefined) return undefined;
+  try {
+    return changedSinceRecord(projectDir, shellRecordKey(event, envMemberId));
+  } catch (err) {
+    warn(`opencomms: hook could not check held files after a shell call: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
 }
 
 /**

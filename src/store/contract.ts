@@ -4,6 +4,7 @@
 // (redis/redis-store.ts) are two implementations of these methods.
 import type { EngineCtx, HistoryView, State, ToolResult } from '../engine/types';
 import type { ArchiveRecord } from './archives';
+import type { SharedApplier, SharedChange } from './shared-changes';
 import type { StoreCheckOptions, StoreCheckReport } from './check';
 import type { StoreDescription } from './describe';
 import type { StateWatcher, WatchStateDirOptions } from './state-dir-watch';
@@ -67,6 +68,14 @@ export interface Store {
    * propagates and nothing is saved.
    */
   mutate<T extends ToolResult>(fn: (state: State, ctx: EngineCtx, tx: StoreTx) => T): Promise<T>;
+  /**
+   * Runs a shared change (shared-changes.ts) as `mutate` runs a function:
+   * `apply` applies it. The file store may have it applied by the process
+   * holding the lock, in one commit with others (a group commit); this
+   * process then serves waiting shared changes too. The result is the same
+   * either way, and means the same: the change is committed.
+   */
+  mutateShared(change: SharedChange, apply: SharedApplier): Promise<ToolResult>;
   /** Runs `fn` on the latest state (and history) there is; nothing is saved. The read every caller that can wait uses. */
   readLatest<T>(fn: (state: State, ctx: EngineCtx) => T): Promise<T>;
   /**

@@ -12,7 +12,8 @@ import { checkOwnDir, FsPort, unlinkQuietly } from './fs-port';
 export const LEFTOVER_MIN_AGE_MS = 60_000;
 
 const LEFTOVER_NAME = /^\.(?:.+\.(\d+)\.[0-9a-f]{8}\.tmp|state\.lock(?:\.break)?\.(\d+)\.[0-9a-f]{8}\.stale)$/;
-const SUBDIRS = ['', 'history', 'archives', 'pins', 'edits', 'shell', 'turns'];
+// `.state.lock.queue`: the temp of a shared change's answer (shared-changes.ts).
+const SUBDIRS = ['', 'history', 'archives', 'pins', 'edits', 'shell', 'turns', '.state.lock.queue'];
 
 /** The pid a temp or lock-aside name carries, or undefined for any other name. */
 export function leftoverPidOf(name: string): number | undefined {

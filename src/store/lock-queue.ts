@@ -15,6 +15,7 @@ import { randomHex } from '../process/crypto';
 import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, unlinkQuietly } from './fs-port';
 import { isAbandoned, LockHandle, LockOptions, WatchPath } from './lock-stamp';
 import { createInPlace, LockFile, readLockFile, releaseLock } from './lock-file';
+import { changePathOf } from './shared-changes';
 
 // `<15-digit epoch ms>.<pid>.<8 hex>`: names sort in the order tickets were taken.
 // The 8 hex are this process's ticket count (4) and a random part (4), so two
@@ -26,6 +27,11 @@ let ticketsTaken = 0;
 export interface Ticket {
   readonly name: string;
   readonly handle: LockHandle;
+}
+
+/** A ticket's file. */
+export function ticketPathOf(options: LockOptions, ticket: Ticket): string {
+  return join(queueDirOf(options.lockPath), ticket.name);
 }
 
 /** The queue folder beside a lock file. */
@@ -79,6 +85,31 @@ export function leaveQueue(port: FsPort, ticket: Ticket): void {
   releaseLock(port, ticket.handle);
 }
 
+/** Deletes a dead waiter's ticket and the shared change it left beside it (shared-changes.ts). */
+function dropDeadTicket(port: FsPort, path: string): void {
+  unlinkQuietly(port, path);
+  unlinkQuietly(port, changePathOf(path));
+}
+
+/** The live tickets in the queue, in order (paths); dead ones met are deleted. */
+export function liveTicketPaths(options: LockOptions, at: number): string[] {
+  const queueDir = queueDirOf(options.lockPath);
+  const live: string[] = [];
+  for (const name of ticketNamesIn(options.port, queueDir)) {
+    const path = join(queueDir, name);
+    let file: LockFile | undefined;
+    try {
+      file = readLockFile(options.port, path);
+    } catch {
+      file = undefined;
+    }
+    if (file === undefined) continue;
+    if (isAbandoned(options, file.owner, file, at)) dropDeadTicket(options.port, path);
+    else live.push(path);
+  }
+  return live;
+}
+
 /** The live ticket just ahead of ours, and how many tickets are listed ahead of ours (the dead not yet met included). */
 export interface Ahead {
   readonly path: string;
@@ -103,7 +134,7 @@ export function ticketAhead(options: LockOptions, ticket: Ticket, at: number): A
     }
     if (file === undefined) continue;
     if (!isAbandoned(options, file.owner, file, at)) return { path, count: i + 1 };
-    unlinkQuietly(port, path);
+    dropDeadTicket(port, path);
   }
   return undefined;
 }
@@ -120,26 +151,30 @@ export const watchWithNodeFs: WatchPath = (path, onChange) => {
 };
 
 /**
- * Sleeps until the file at `path` changes or goes, or `ms` pass. Resolves
- * true when woken by a change, false at the end of the time. A path that is
- * already gone (the watch cannot start) wakes at once; without any watch
- * the sleep is just `ms`.
+ * Sleeps until the file at `path` (or at `also`, when given) changes or
+ * goes, or `ms` pass. Resolves true when woken by a change, false at the
+ * end of the time. A path that is already gone (the watch cannot start)
+ * wakes at once; without any watch the sleep is just `ms`.
  */
-export function sleepUntilChanged(options: LockOptions, path: string, ms: number): Promise<boolean> {
+export function sleepUntilChanged(options: LockOptions, path: string, ms: number, also?: string): Promise<boolean> {
   return new Promise((resolve) => {
-    let watcher: { close(): void } | undefined;
+    const watchers: { close(): void }[] = [];
     let isSettled = false;
     const settle = (isChanged: boolean): void => {
       if (isSettled) return;
       isSettled = true;
       clearTimeout(timer);
-      watcher?.close();
+      for (const watcher of watchers) watcher.close();
       resolve(isChanged);
     };
     const timer = setTimeout(() => settle(false), ms);
     const watchFor = options.watch ?? watchWithNodeFs;
-    watcher = watchFor(path, () => settle(true));
-    if (watcher === undefined && !isPathPresent(options.port, path)) settle(true);
+    for (const watched of also === undefined ? [path] : [path, also]) {
+      const watcher = watchFor(watched, () => settle(true));
+      if (watcher !== undefined) watchers.push(watcher);
+      else if (!isPathPresent(options.port, watched)) settle(true);
+      if (isSettled) return;
+    }
   });
 }
 

@@ -5,16 +5,18 @@
 // lock-queue.ts.
 import { StoreFault } from './faults';
 import { LOCK_TIMEOUT_MS, LockHandle, LockOptions, LockOwner } from './lock-stamp';
-import { discardStaged, linkStaged, readLockFile, refreshLock, Staged, stageStamp } from './lock-file';
+import { discardStaged, linkStaged, readLockFile, refreshLock, releaseLock, Staged, stageStamp } from './lock-file';
 import { displaceIfAbandoned, Seen } from './lock-break';
-import { hasWaiters, leaveQueue, sleepUntilChanged, takeTicket, Ticket, ticketAhead } from './lock-queue';
+import { hasWaiters, leaveQueue, sleepUntilChanged, takeTicket, Ticket, ticketAhead, ticketPathOf } from './lock-queue';
+import { changePathOf, dropChange, leaveProposal, readChangeFile, type Proposal } from './shared-changes';
+import type { ToolResult } from '../engine/types';
 
 export { EMPTY_LOCK_STALE_MS, LOCK_REFRESH_MS, LOCK_STALE_MS, LOCK_TIMEOUT_MS, isSameNamespace, parseLockOwner } from './lock-stamp';
 export type { LockHandle, LockOptions, LockOwner, ProcessStartOf, WatchPath } from './lock-stamp';
 export { refreshLock, releaseLock } from './lock-file';
 export { breakAbandonedLock, inspectLock } from './lock-break';
 export type { LockInspection } from './lock-break';
-export { queueDirOf } from './lock-queue';
+export { liveTicketPaths, queueDirOf } from './lock-queue';
 
 // The head of the queue is woken by the holder's release; this poll is only
 // the fallback (no watch, a dead holder, a lock from a build without the queue).
@@ -89,6 +91,11 @@ function isLockFree(options: LockOptions): boolean {
   }
 }
 
+/** A shared change a holder applied and answered while we waited: we never took the lock. */
+export interface Answered {
+  answered: ToolResult;
+}
+
 /**
  * Takes the lock, waiting without blocking the event loop. A holder that is
  * gone from our namespace is displaced at once; a live one never is. Throws
@@ -97,25 +104,64 @@ function isLockFree(options: LockOptions): boolean {
  * holder keeps the lock for `timeoutMs` without releasing it.
  */
 export async function claimLock(options: LockOptions): Promise<LockHandle> {
+  return (await claim(options, undefined)) as LockHandle;
+}
+
+/**
+ * claimLock for a shared change: while it waits in the queue, `proposal`
+ * waits beside its ticket, and a holder may apply and answer it
+ * (shared-changes.ts); then the answer is returned instead of the lock. A
+ * waiter that gets the lock first takes its proposal back, to apply itself.
+ */
+export function claimLockOrAnswer(options: LockOptions, proposal: Proposal): Promise<LockHandle | Answered> {
+  return claim(options, proposal);
+}
+
+// Our proposal, read where it waits: the answer when a holder gave one.
+function answerAt(options: LockOptions, changePath: string | undefined): Answered | undefined {
+  if (changePath === undefined) return undefined;
+  const file = readChangeFile(options.port, changePath);
+  return file?.kind === 'answered' ? { answered: file.result } : undefined;
+}
+
+// Where our proposal waits beside our ticket, or undefined when it could not be left there (then we simply wait).
+function leaveProposalBeside(options: LockOptions, ticket: Ticket, proposal: Proposal): string | undefined {
+  const path = changePathOf(ticketPathOf(options, ticket));
+  try {
+    leaveProposal(options.port, path, proposal);
+    return path;
+  } catch {
+    dropChange(options.port, path);
+    return undefined;
+  }
+}
+
+async function claim(options: LockOptions, proposal: Proposal | undefined): Promise<LockHandle | Answered> {
   const now = options.now ?? Date.now;
   const timeoutMs = options.timeoutMs ?? LOCK_TIMEOUT_MS;
   const progress = new Progress(now);
   const seen: Seen = {};
   let staged: Staged | undefined;
   let ticket: Ticket | undefined;
+  let changePath: string | undefined;
   let isQueueUsable = true;
   let wasFreeAtLastPoll = false;
   // With nobody queued, try the lock at once; otherwise take a ticket behind them.
   let mayContend = !hasWaiters(options);
   try {
     for (;;) {
+      const answered = answerAt(options, changePath);
+      if (answered) return answered;
       if (mayContend) {
         staged ??= stageStamp(options, options.lockPath, now());
         const linked = linkStaged(options, options.lockPath, staged, now());
         if (linked === 'restage') staged = undefined;
         else if (linked) {
           staged = undefined;
-          return linked;
+          // Nobody can answer our proposal while we hold the lock: it is answered now or never was.
+          const late = answerAt(options, changePath);
+          if (late) releaseLock(options.port, linked);
+          return late ?? linked;
         }
         const verdict = displaceIfAbandoned(options, now, seen);
         if (verdict === 'displaced' || verdict === 'vanished') continue;
@@ -128,6 +174,7 @@ export async function claimLock(options: LockOptions): Promise<LockHandle> {
       if (ticket === undefined && isQueueUsable) {
         ticket = takeTicket(options, now());
         isQueueUsable = ticket !== undefined;
+        if (ticket !== undefined && proposal !== undefined) changePath = leaveProposalBeside(options, ticket, proposal);
       }
       if (ticket === undefined) {
         await new Promise((resolve) => setTimeout(resolve, POLL_MIN_MS + Math.random() * POLL_JITTER_MS));
@@ -138,17 +185,18 @@ export async function claimLock(options: LockOptions): Promise<LockHandle> {
       const ahead = ticketAhead(options, ticket, now());
       if (ahead === undefined) {
         // First in line: a waiter that just got here tries at once, then sleeps until the holder lets go.
-        if (mayContend) await sleepUntilChanged(options, options.lockPath, HEAD_POLL_MS);
+        if (mayContend) await sleepUntilChanged(options, options.lockPath, HEAD_POLL_MS, changePath);
         mayContend = true;
       } else {
         const pollMs = QUEUE_POLL_MS * Math.min(ahead.count, QUEUE_POLL_STEPS);
-        const isWoken = await sleepUntilChanged(options, ahead.path, pollMs + Math.random() * pollMs / 4);
+        const isWoken = await sleepUntilChanged(options, ahead.path, pollMs + Math.random() * pollMs / 4, changePath);
         const isFree = !isWoken && isLockFree(options);
         mayContend = isFree && wasFreeAtLastPoll;
         wasFreeAtLastPoll = isFree;
       }
     }
   } finally {
+    if (changePath) dropChange(options.port, changePath);
     if (ticket) leaveQueue(options.port, ticket);
     if (staged) discardStaged(options.port, staged);
   }

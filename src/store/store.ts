@@ -18,7 +18,8 @@ import { HistoryLog } from './history';
 import { addError, GENERATION_HEAD_BYTES, LoadedState, ParseMemo, quarantineState, readState, rejectionNote, splitGeneration, withGeneration } from './load';
 import { applyChange, type ChangeWrite } from './change';
 import { takeFinished } from '../engine/finished';
-import { claimLock, LockHandle, refreshLock, releaseLock } from './lock';
+import { Answered, claimLock, claimLockOrAnswer, liveTicketPaths, LockHandle, refreshLock, releaseLock } from './lock';
+import { answerChange, applyOnce, MAX_SHARED_PER_COMMIT, Proposal, SharedApplier, SharedChange, waitingChanges } from './shared-changes';
 import { migrateV1IfPresent, migrationPaths, writeMarker } from './migrate-v1';
 import { deleteArchive, listArchives, readArchive, writeArchive } from './archives';
 import { fsyncDirectory, renameIntoPlace } from './replace-file';
@@ -92,11 +93,22 @@ export function createStore(options: StoreOptions): Store {
   // Set by a save whose rename is done but not yet durable (see settleSave).
   let isRenameUnsynced = false;
 
-  async function withLock<T>(section: (lock: LockHandle) => T): Promise<T> {
+  // Lock timing runs on the wall clock, never on the injected engine clock.
+  const lockOptions = { port, lockPath, host, timeoutMs: options.lockTimeoutMs, isPidAlive: options.isPidAlive };
+  // Set by this process's first shared change: from then on it applies the shared changes waiting in the queue too.
+  let sharedApplier: SharedApplier | undefined;
+
+  function withLock<T>(section: (lock: LockHandle) => T): Promise<T> {
+    return lockedOrAnswered(section, undefined) as Promise<T>;
+  }
+
+  // withLock, or for a shared change (`proposal`) the answer a holder gave it while it waited.
+  async function lockedOrAnswered<T>(section: (lock: LockHandle) => T, proposal: Proposal | undefined): Promise<T | Answered> {
     const turn = queue.then(async () => {
       for (let attempt = 1; ; attempt++) {
-        // Lock timing runs on the wall clock, never on the injected engine clock.
-        const lock = await claimLock({ port, lockPath, host, timeoutMs: options.lockTimeoutMs, isPidAlive: options.isPidAlive });
+        const claimed = proposal === undefined ? await claimLock(lockOptions) : await claimLockOrAnswer(lockOptions, proposal);
+        if ('answered' in claimed) return claimed;
+        const lock = claimed;
         let isDone = false;
         try {
           const result = section(lock);
@@ -130,6 +142,40 @@ export function createStore(options: StoreOptions): Store {
     } catch (err) {
       if (isDone) throw unwritable('save', statePath, err);
     }
+  }
+
+  // Runs a change under the lock, with the shared changes waiting in the
+  // queue when this process can apply them and its own change went through:
+  // one load, one save for all, and each waiter answered only once that save
+  // is durable (its folder fsynced before the lock is let go).
+  function runLocked<T extends ToolResult>(lock: LockHandle, change: (state: State) => T): T {
+    const loaded = loadLocked(lock);
+    let served: { path: string; result: ToolResult }[] = [];
+    // Archive work (tx) is already on disk under the lock: it needs no state write of its own.
+    const { result, write } = applyChange(loaded, codec, ctx.now(), (state) => {
+      const own = change(state);
+      served = own.ok ? serveWaiting(state) : [];
+      return own;
+    });
+    if (write) save(write, lock, loaded.fence);
+    if (served.length > 0) {
+      settleSave(true);
+      for (const { path, result: answer } of served) {
+        try {
+          answerChange(port, path, answer);
+        } catch {
+          // Unanswered, its waiter takes the lock in turn and finds its change committed (applyOnce).
+        }
+      }
+    }
+    return result;
+  }
+
+  function serveWaiting(state: State): { path: string; result: ToolResult }[] {
+    const apply = sharedApplier;
+    if (apply === undefined) return [];
+    return waitingChanges(port, liveTicketPaths(lockOptions, Date.now()), MAX_SHARED_PER_COMMIT)
+      .map(({ path, proposal }) => ({ path, result: applyOnce(state, proposal, ctx, apply) }));
   }
 
   // What a change decided to write: its finished records to their history
@@ -232,13 +278,14 @@ export function createStore(options: StoreOptions): Store {
     },
 
     mutate<T extends ToolResult>(fn: (state: State, ctx: EngineCtx, tx: StoreTx) => T): Promise<T> {
-      return withLock((lock) => {
-        const loaded = loadLocked(lock);
-        // Archive work (tx) is already on disk under the lock: it needs no state write of its own.
-        const { result, write } = applyChange(loaded, codec, ctx.now(), (state) => fn(state, ctx, tx));
-        if (write) save(write, lock, loaded.fence);
-        return result;
-      });
+      return withLock((lock) => runLocked(lock, (state) => fn(state, ctx, tx)));
+    },
+
+    async mutateShared(change: SharedChange, apply: SharedApplier): Promise<ToolResult> {
+      sharedApplier = apply;
+      const proposal: Proposal = { seed: randomHex(16), change };
+      const outcome = await lockedOrAnswered((lock) => runLocked(lock, (state) => applyOnce(state, proposal, ctx, apply)), proposal);
+      return 'answered' in outcome ? outcome.answered : outcome;
     },
 
     read<T>(fn: (state: State, ctx: EngineCtx) => T): T {

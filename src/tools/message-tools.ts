@@ -8,6 +8,33 @@ import {
 import { objectSchema } from './schema';
 import type { PullHandover, ToolServices } from './services';
 import { withArrivals } from './arrivals';
+import type { SharedApplier } from '../store';
+
+const SEND_TEXT_ARGS = ['type', 'reply_to', 'to', 'session_description'] as const;
+
+/**
+ * How a send is applied, by this process or by whichever holds the lock
+ * (store: mutateShared): as the member the sender's host named, only once it
+ * is a live member of the channel, with the reply's word on how each
+ * recipient gets it. The arguments come from a file another process wrote,
+ * so their types are checked again here.
+ */
+export function sendApplier(projectDir: string): SharedApplier {
+  return (state, change, ctx) => {
+    const a = change.args;
+    const isWellTyped = typeof a.channel === 'string' && typeof a.content === 'string' && typeof a.broadcast === 'boolean'
+      && SEND_TEXT_ARGS.every((key) => a[key] === undefined || a[key] === null || typeof a[key] === 'string');
+    if (!isWellTyped) return { ok: false, message: 'The send arguments were malformed: send again.', data: { reason: 'invalid_argument' } };
+    const channel = a.channel as string;
+    const auth = engine.authorizeMember(state, change.member, channel);
+    if (!auth.ok) return auth;
+    const text = (key: (typeof SEND_TEXT_ARGS)[number]): string | null | undefined => a[key] as string | null | undefined;
+    return withArrivals(engine.sendMessage(state, {
+      channel, session_id: change.member, content: a.content as string, type: text('type'), reply_to: text('reply_to'),
+      to: text('to'), broadcast: a.broadcast as boolean, session_description: text('session_description'),
+    }, ctx), state, ctx, projectDir, channel);
+  };
+}
 
 export function messageTools(s: ToolServices): Record<'send' | 'inbox' | 'pull' | 'status' | 'history', CallerTool> {
   return {
@@ -31,11 +58,15 @@ export function messageTools(s: ToolServices): Record<'send' | 'inbox' | 'pull' 
       ),
       annotations: WRITE_TOOL,
       handler: async (a, caller) => {
-        const result = await s.inChannel(caller, a.channel, (state, me, ctx) =>
-          withArrivals(engine.sendMessage(state, {
-            channel: a.channel, session_id: me, content: a.content, type: a.type, reply_to: a.reply_to,
-            to: a.to, broadcast: a.broadcast === true, session_description: a.session_description,
-          }, ctx), state, ctx, s.options.projectDir, a.channel));
+        const args = {
+          channel: a.channel, content: a.content, type: a.type, reply_to: a.reply_to,
+          to: a.to, broadcast: a.broadcast === true, session_description: a.session_description,
+        };
+        // The member is pinned here, from the caller's host; the send is then committed by this
+        // process or, in a burst, by the one holding the lock (store: mutateShared).
+        const pinned = s.pin(caller);
+        if ('refusal' in pinned) return pinned.refusal;
+        const result = await s.store.mutateShared({ kind: 'send', member: pinned.memberId, args }, sendApplier(s.options.projectDir));
         // Spawn-push recipients get their mail now; the driver ignores anyone who is not spawn_push.
         if (result.ok && Array.isArray(result.data?.recipients)) s.spawnDriver?.trigger(result.data.recipients as string[]);
         return result;

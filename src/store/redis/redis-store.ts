@@ -16,6 +16,7 @@ import { applyChange } from '../change';
 import { LOCK_TIMEOUT_MS } from '../lock';
 import { createEngineCtx } from '../store';
 import type { Store, StoreTx } from '../contract';
+import type { SharedApplier, SharedChange } from '../shared-changes';
 import { describeSelection } from '../describe';
 import { STATE_DIR_NAME } from '../state-dir';
 import { isArchiveRecord } from '../archives';
@@ -274,6 +275,11 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     describe: () => description,
 
     hasState: () => current?.version !== '',
+
+    mutateShared(change: SharedChange, apply: SharedApplier): Promise<ToolResult> {
+      // Optimistic commits already carry a burst (each retry is one script); no group commit here.
+      return this.mutate((state, changeCtx) => apply(state, change, changeCtx));
+    },
 
     mutate<T extends ToolResult>(fn: (state: State, ctx: EngineCtx, tx: StoreTx) => T): Promise<T> {
       return enqueue(async () => {

@@ -1,0 +1,151 @@
+// Group commit (store/shared-changes.ts): a send waiting in the lock's queue
+// is applied by whoever holds the lock, in one commit with its own change,
+// and answered in place; a change is never applied twice, and a dead
+// waiter's change is never applied at all.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { createChannel, joinChannel } from '../../src/engine';
+import type { EngineCtx, HistoryRecord, State, ToolResult } from '../../src/engine/types';
+import { openStore, type Store } from '../../src/store';
+import { claimLock, queueDirOf, releaseLock } from '../../src/store/lock';
+import { NODE_FS } from '../../src/store/fs-port';
+import { applyOnce, readChangeFile, type Proposal } from '../../src/store/shared-changes';
+import { sendApplier } from '../../src/tools/message-tools';
+import { until } from '../helpers/wait';
+import { tempProject } from './helpers';
+
+const SENDER = join(__dirname, '..', '..', '..', 'test', 'store', 'fixtures', 'shared-sender.cjs');
+const base = { channel: 'shared', role_prompt: 'p', delivery_mode: 'pull', project_id: 'shared-project' } as const;
+
+async function setUp(t: TestContext): Promise<{ dir: string; store: Store }> {
+  const dir = tempProject(t);
+  const store = openStore({ projectDir: dir });
+  await store.mutate((s, ctx) => {
+    const created = createChannel(s, { ...base, worktree: dir, role: 'inbox', session_id: 'inbox', rate_limit: 1_000 }, ctx);
+    for (const member of ['a', 'b', 'c']) assert.equal(joinChannel(s, { ...base, worktree: dir, role: member, session_id: member }, ctx).ok, true);
+    return created;
+  });
+  return { dir, store };
+}
+
+const send = (store: Store, dir: string, member: string, content: string): Promise<ToolResult> =>
+  store.mutateShared({ kind: 'send', member, args: { channel: 'shared', content, to: 'inbox', broadcast: false } }, sendApplier(dir));
+
+const generationOf = (dir: string): number => JSON.parse(readFileSync(join(dir, '.opencomms', 'state.json'), 'utf8').split('\n')[0]!).generation as number;
+const contents = (store: Store): string[] => Object.values(store.snapshot().messages).map((e) => e.content).sort();
+const changeFiles = (dir: string): string[] => {
+  const queue = queueDirOf(join(dir, '.opencomms', '.state.lock'));
+  return existsSync(queue) ? readdirSync(queue).filter((name) => name.endsWith('.change')) : [];
+};
+
+function startSender(dir: string, member: string, content: string): { result: Promise<ToolResult>; kill: () => void; pid: number } {
+  const child = spawn(process.execPath, [SENDER, dir, member, 'inbox', content], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const result = once(child, 'exit').then(() => {
+    if (out === '') throw new Error(`the sender printed nothing: ${err}`);
+    return JSON.parse(out) as ToolResult;
+  });
+  return { result, kill: () => child.kill('SIGKILL'), pid: child.pid! };
+}
+
+test('sends waiting in the queue are applied by the holder in one commit with its own, and each waiter gets its own answer without taking the lock', { timeout: 30_000 }, async (t) => {
+  const { dir, store } = await setUp(t);
+  const lockPath = join(dir, '.opencomms', '.state.lock');
+  const held = await claimLock({ port: NODE_FS, lockPath, host: hostname() });
+  const waiters = [startSender(dir, 'a', 'from a'), startSender(dir, 'b', 'from b')];
+  t.after(() => waiters.forEach((w) => w.kill()));
+  await until('both senders waiting in the queue with their change', () => changeFiles(dir).length === 2);
+  // A third sender, in this process, waits behind them: whoever gets the lock first serves the others.
+  const own = send(store, dir, 'c', 'from c');
+  await until('the third change waiting too', () => changeFiles(dir).length === 3);
+  const before = generationOf(dir);
+  releaseLock(NODE_FS, held);
+  const results = await Promise.all([...waiters.map((w) => w.result), own]);
+  for (const result of results) assert.equal(result.ok, true, result.message);
+  assert.deepEqual(results.map((r) => (r.data?.recipients as string[])[0]), ['inbox', 'inbox', 'inbox']);
+  const ids = results.map((r) => (r.data?.message_ids as string[])[0]);
+  assert.equal(new Set(ids).size, 3, 'each answer names its own message');
+  assert.deepEqual(contents(store), ['from a', 'from b', 'from c']);
+  assert.equal(generationOf(dir), before + 1, 'the three sends were committed in one save');
+  assert.deepEqual(changeFiles(dir), [], 'no change left in the queue');
+});
+
+test('a send waiting behind a dead waiter\'s ticket is served, and the dead waiter\'s change is deleted, never applied', { timeout: 30_000 }, async (t) => {
+  const { dir, store } = await setUp(t);
+  const lockPath = join(dir, '.opencomms', '.state.lock');
+  const held = await claimLock({ port: NODE_FS, lockPath, host: hostname() });
+  const doomed = startSender(dir, 'a', 'never sent');
+  await until('the doomed sender waiting with its change', () => changeFiles(dir).length === 1);
+  doomed.kill();
+  await doomed.result.catch(() => undefined);
+  assert.equal(changeFiles(dir).length, 1, 'a killed waiter leaves its change behind');
+  releaseLock(NODE_FS, held);
+  const result = await send(store, dir, 'b', 'from b');
+  assert.equal(result.ok, true, result.message);
+  assert.deepEqual(contents(store), ['from b']);
+  assert.deepEqual(changeFiles(dir), [], 'the dead waiter\'s change was deleted');
+});
+
+test('a send a holder committed but never answered is not applied again: found by its first message id, in the state or in the history', () => {
+  const state = { channels: {}, messages: {} } as unknown as State;
+  let found: HistoryRecord | undefined;
+  const ctx = {
+    now: () => 1_000, newId: () => { throw new Error('unseeded id'); }, nonce: () => 'n', hash32: () => 'h',
+    history: { find: (_channel: string, id: string) => (found?.message_id === id ? found : undefined), list: () => [] },
+  } as unknown as EngineCtx;
+  const proposal: Proposal = { seed: '0123456789abcdef0123456789abcdef', change: { kind: 'send', member: 'a', args: { channel: 'shared' } } };
+  let applied = 0;
+  const apply = (s: State, _change: unknown, seeded: EngineCtx): ToolResult => {
+    applied += 1;
+    const id = seeded.newId('ocm_');
+    s.channels.chn = { id: 'chn', name: 'shared' } as State['channels'][string];
+    s.messages[id] = { message_id: id, channel_id: 'chn', delivery_status: 'pending' } as State['messages'][string];
+    return { ok: true, message: 'queued', data: { message_ids: [id] } };
+  };
+  const first = applyOnce(state, proposal, ctx, apply);
+  const again = applyOnce(state, proposal, ctx, apply);
+  assert.equal(applied, 1);
+  assert.equal(again.ok, true);
+  assert.match(again.message, /not sent again/);
+  assert.deepEqual(again.data?.message_ids, first.data?.message_ids);
+  // Delivered and moved to the history since: still known.
+  const id = (first.data?.message_ids as string[])[0]!;
+  found = { message_id: id } as HistoryRecord;
+  delete state.messages[id];
+  assert.match(applyOnce(state, proposal, ctx, apply).message, /not sent again/);
+  assert.equal(applied, 1);
+});
+
+test('a change file is read only when whole and well formed: half a file, another tool\'s text or a bad seed is no change at all', (t) => {
+  const dir = tempProject(t);
+  const path = join(dir, 'x.change');
+  const cases: [string, string][] = [
+    ['cut short', 'opencomms-change 1\n{"seed":"0123456789abcdef0123456789abcdef","change":{"kind":"se'],
+    ['not ours', '{"seed":"0123456789abcdef0123456789abcdef"}'],
+    ['bad seed', 'opencomms-change 1\n{"seed":"xyz","change":{"kind":"send","member":"a","args":{}}}'],
+    ['unknown kind', 'opencomms-change 1\n{"seed":"0123456789abcdef0123456789abcdef","change":{"kind":"drop","member":"a","args":{}}}'],
+    ['result without ok', 'opencomms-result 1\n{"message":"x"}'],
+  ];
+  for (const [what, text] of cases) {
+    writeFileSync(path, text);
+    assert.equal(readChangeFile(NODE_FS, path), undefined, what);
+  }
+  writeFileSync(path, 'opencomms-change 1\n{"seed":"0123456789abcdef0123456789abcdef","change":{"kind":"send","member":"a","args":{"channel":"c"}}}');
+  assert.equal(readChangeFile(NODE_FS, path)?.kind, 'waiting');
+});
+
+test('a shared send whose arguments are malformed (a hand-made change) is refused with invalid_argument, not applied', async (t) => {
+  const { dir, store } = await setUp(t);
+  const result = await store.mutateShared({ kind: 'send', member: 'a', args: { channel: 'shared', content: 42, broadcast: false } }, sendApplier(dir));
+  assert.equal(result.ok, false);
+  assert.equal(result.data?.reason, 'invalid_argument');
+  assert.deepEqual(contents(store), []);
+});
