@@ -1842,33 +1842,33 @@ function presenceOf(state, memberId, now, isAlive) {
   }
   return { present: false, away_since: seen };
 }
-function isSameProcess(p, claim) {
-  return p.pid === claim.pid && p.machine === claim.machine && p.start === claim.start && p.kind === claim.kind;
+function isSameProcess(p, claim2) {
+  return p.pid === claim2.pid && p.machine === claim2.machine && p.start === claim2.start && p.kind === claim2.kind;
 }
-function recordPresence(state, memberId, claim, now, renewMs) {
+function recordPresence(state, memberId, claim2, now, renewMs) {
   const presence = state.presence ??= {};
   const record = ownValue(presence, memberId) ?? { processes: [], left_at: null };
   presence[memberId] = record;
   const until = now + Math.max(PRESENCE_LEASE_MS, 3 * renewMs);
-  const held = record.processes.find((p) => isSameProcess(p, claim));
-  if (held && now - held.renewed_at < renewMs && now >= held.renewed_at && held.door === claim.door) return false;
+  const held = record.processes.find((p) => isSameProcess(p, claim2));
+  if (held && now - held.renewed_at < renewMs && now >= held.renewed_at && held.door === claim2.door) return false;
   if (held && record.ended_at !== void 0 && held.renewed_at <= record.ended_at) return false;
   if (held) {
     held.renewed_at = now;
     held.until = until;
-    if (claim.door === void 0) delete held.door;
-    else held.door = claim.door;
+    if (claim2.door === void 0) delete held.door;
+    else held.door = claim2.door;
   } else {
-    record.processes.push({ ...claim, renewed_at: now, until });
+    record.processes.push({ ...claim2, renewed_at: now, until });
   }
   record.left_at = null;
   delete record.ended_at;
   return true;
 }
-function leavePresence(state, memberId, claim, now) {
+function leavePresence(state, memberId, claim2, now) {
   const record = presenceRecord(state, memberId);
   if (!record) return false;
-  const kept = record.processes.filter((p) => !isSameProcess(p, claim));
+  const kept = record.processes.filter((p) => !isSameProcess(p, claim2));
   if (kept.length === record.processes.length) return false;
   record.processes = kept;
   if (kept.length === 0) record.left_at = Math.max(record.left_at ?? now, now);
@@ -3161,7 +3161,7 @@ function sha1Hex(text) {
 
 // src/store/store.ts
 import { hostname as hostname3 } from "node:os";
-import { join as join15, resolve as resolvePath2 } from "node:path";
+import { join as join16, resolve as resolvePath2 } from "node:path";
 
 // src/store/describe.ts
 import { join, resolve as resolvePath } from "node:path";
@@ -3250,7 +3250,7 @@ function describeSelection(selection, projectDir) {
 // src/store/file-check.ts
 import { readdirSync as readdirSync3, readlinkSync as readlinkSync3 } from "node:fs";
 import { hostname as hostname2 } from "node:os";
-import { join as join8 } from "node:path";
+import { join as join9 } from "node:path";
 
 // src/store/check.ts
 function guardCheck(name, run) {
@@ -3601,7 +3601,7 @@ function checkModes(projectDir, fix) {
 import { join as join4 } from "node:path";
 var LEFTOVER_MIN_AGE_MS = 6e4;
 var LEFTOVER_NAME = /^\.(?:.+\.(\d+)\.[0-9a-f]{8}\.tmp|state\.lock(?:\.break)?\.(\d+)\.[0-9a-f]{8}\.stale)$/;
-var SUBDIRS = ["", "history", "archives", "pins", "edits", "shell", "turns"];
+var SUBDIRS = ["", "history", "archives", "pins", "edits", "shell", "turns", ".state.lock.queue"];
 function leftoverPidOf(name) {
   const match = LEFTOVER_NAME.exec(name);
   if (!match) return void 0;
@@ -3973,9 +3973,114 @@ function breakAbandonedLock(options) {
 
 // src/store/lock-queue.ts
 import { watch } from "node:fs";
-import { join as join7 } from "node:path";
+import { join as join8 } from "node:path";
+
+// src/store/shared-changes.ts
+import { basename as basename4, dirname as dirname4, join as join7 } from "node:path";
+var MAX_SHARED_PER_COMMIT = 64;
+var WAITING = "opencomms-change 1\n";
+var ANSWERED = "opencomms-result 1\n";
+var SEED = /^[0-9a-f]{32}$/;
+function changePathOf(ticketPath) {
+  return `${ticketPath}.change`;
+}
+function leaveProposal(port, path, proposal) {
+  const fd = openOwnFile(port, path, "create");
+  try {
+    writeAll(port, fd, Buffer.from(WAITING + JSON.stringify(proposal), "utf8"));
+  } finally {
+    port.closeSync(fd);
+  }
+}
+function isSharedChange(value) {
+  const change = value;
+  return typeof change === "object" && change !== null && change.kind === "send" && typeof change.member === "string" && typeof change.args === "object" && change.args !== null && !Array.isArray(change.args);
+}
+function readChangeFile(port, path) {
+  let text;
+  try {
+    const bytes = tryReadFile(port, path);
+    if (bytes === void 0) return void 0;
+    text = bytes.toString("utf8");
+  } catch {
+    return void 0;
+  }
+  try {
+    if (text.startsWith(ANSWERED)) {
+      const result = JSON.parse(text.slice(ANSWERED.length));
+      return typeof result === "object" && result !== null && typeof result.ok === "boolean" && typeof result.message === "string" ? { kind: "answered", result } : void 0;
+    }
+    if (text.startsWith(WAITING)) {
+      const proposal = JSON.parse(text.slice(WAITING.length));
+      return typeof proposal.seed === "string" && SEED.test(proposal.seed) && isSharedChange(proposal.change) ? { kind: "waiting", proposal: { seed: proposal.seed, change: proposal.change } } : void 0;
+    }
+  } catch {
+  }
+  return void 0;
+}
+function answerChange(port, path, result) {
+  const temp = join7(dirname4(path), `.${basename4(path)}.${process.pid}.${randomHex(4)}.tmp`);
+  const fd = openOwnFile(port, temp, "create");
+  try {
+    writeAll(port, fd, Buffer.from(ANSWERED + JSON.stringify(result), "utf8"));
+  } finally {
+    port.closeSync(fd);
+  }
+  try {
+    port.renameSync(temp, path);
+  } catch (err) {
+    unlinkQuietly(port, temp);
+    throw err;
+  }
+}
+function dropChange(port, path) {
+  unlinkQuietly(port, path);
+}
+function waitingChanges(port, ticketPaths, limit) {
+  const found = [];
+  for (const ticketPath of ticketPaths) {
+    if (found.length >= limit) break;
+    const path = changePathOf(ticketPath);
+    const file = readChangeFile(port, path);
+    if (file?.kind === "waiting") found.push({ path, proposal: file.proposal });
+  }
+  return found;
+}
+function seededCtx(ctx, seed) {
+  const counts = /* @__PURE__ */ new Map();
+  return {
+    ...ctx,
+    newId: (prefix) => {
+      const n = counts.get(prefix) ?? 0;
+      counts.set(prefix, n + 1);
+      return prefix + seededHex(seed, prefix, n);
+    }
+  };
+}
+function seededHex(seed, prefix, n) {
+  return sha256Hex(`${seed}/${prefix}/${n}`).slice(0, 32);
+}
+function applyOnce(state, proposal, ctx, apply) {
+  const firstId = `ocm_${seededHex(proposal.seed, "ocm_", 0)}`;
+  const envelope = state.messages[firstId];
+  const channelName = proposal.change.args.channel;
+  const channelId = envelope?.channel_id ?? (typeof channelName === "string" ? Object.values(state.channels).find((c) => c.name === channelName)?.id : void 0);
+  if (envelope !== void 0 || channelId !== void 0 && ctx.history.find(channelId, firstId) !== void 0) {
+    return {
+      ok: true,
+      message: "Message queued earlier: the process that committed it stopped before it could answer, so it was not sent again.",
+      data: { message_ids: [firstId], delivery_status: envelope?.delivery_status ?? "delivered" }
+    };
+  }
+  return apply(state, proposal.change, seededCtx(ctx, proposal.seed));
+}
+
+// src/store/lock-queue.ts
 var TICKET_NAME = /^\d{15}\.\d+\.[0-9a-f]{8}$/;
 var ticketsTaken = 0;
+function ticketPathOf(options, ticket) {
+  return join8(queueDirOf(options.lockPath), ticket.name);
+}
 function queueDirOf(lockPath) {
   return `${lockPath}.queue`;
 }
@@ -3999,7 +4104,7 @@ function takeTicket(options, at) {
   ensureOwnDir(port, queueDir);
   const sequence = (ticketsTaken++ & 65535).toString(16).padStart(4, "0");
   const name = `${String(Math.max(0, Math.floor(at))).padStart(15, "0")}.${process.pid}.${sequence}${randomHex(2)}`;
-  const path = join7(queueDir, name);
+  const path = join8(queueDir, name);
   let handle;
   try {
     handle = createInPlace(options, path, at);
@@ -4011,12 +4116,33 @@ function takeTicket(options, at) {
 function leaveQueue(port, ticket) {
   releaseLock(port, ticket.handle);
 }
+function dropDeadTicket(port, path) {
+  unlinkQuietly(port, path);
+  unlinkQuietly(port, changePathOf(path));
+}
+function liveTicketPaths(options, at) {
+  const queueDir = queueDirOf(options.lockPath);
+  const live = [];
+  for (const name of ticketNamesIn(options.port, queueDir)) {
+    const path = join8(queueDir, name);
+    let file;
+    try {
+      file = readLockFile(options.port, path);
+    } catch {
+      file = void 0;
+    }
+    if (file === void 0) continue;
+    if (isAbandoned(options, file.owner, file, at)) dropDeadTicket(options.port, path);
+    else live.push(path);
+  }
+  return live;
+}
 function ticketAhead(options, ticket, at) {
   const { port } = options;
   const queueDir = queueDirOf(options.lockPath);
   const ahead = ticketNamesIn(port, queueDir).filter((name) => name < ticket.name);
   for (let i = ahead.length - 1; i >= 0; i--) {
-    const path = join7(queueDir, ahead[i]);
+    const path = join8(queueDir, ahead[i]);
     let file;
     try {
       file = readLockFile(port, path);
@@ -4025,7 +4151,7 @@ function ticketAhead(options, ticket, at) {
     }
     if (file === void 0) continue;
     if (!isAbandoned(options, file.owner, file, at)) return { path, count: i + 1 };
-    unlinkQuietly(port, path);
+    dropDeadTicket(port, path);
   }
   return void 0;
 }
@@ -4038,21 +4164,25 @@ var watchWithNodeFs = (path, onChange) => {
     return void 0;
   }
 };
-function sleepUntilChanged(options, path, ms) {
+function sleepUntilChanged(options, path, ms, also) {
   return new Promise((resolve) => {
-    let watcher;
+    const watchers = [];
     let isSettled = false;
     const settle = (isChanged) => {
       if (isSettled) return;
       isSettled = true;
       clearTimeout(timer);
-      watcher?.close();
+      for (const watcher of watchers) watcher.close();
       resolve(isChanged);
     };
     const timer = setTimeout(() => settle(false), ms);
     const watchFor = options.watch ?? watchWithNodeFs;
-    watcher = watchFor(path, () => settle(true));
-    if (watcher === void 0 && !isPathPresent(options.port, path)) settle(true);
+    for (const watched of also === void 0 ? [path] : [path, also]) {
+      const watcher = watchFor(watched, () => settle(true));
+      if (watcher !== void 0) watchers.push(watcher);
+      else if (!isPathPresent(options.port, watched)) settle(true);
+      if (isSettled) return;
+    }
   });
 }
 function isPathPresent(port, path) {
@@ -4114,24 +4244,50 @@ function isLockFree(options) {
   }
 }
 async function claimLock(options) {
+  return await claim(options, void 0);
+}
+function claimLockOrAnswer(options, proposal) {
+  return claim(options, proposal);
+}
+function answerAt(options, changePath) {
+  if (changePath === void 0) return void 0;
+  const file = readChangeFile(options.port, changePath);
+  return file?.kind === "answered" ? { answered: file.result } : void 0;
+}
+function leaveProposalBeside(options, ticket, proposal) {
+  const path = changePathOf(ticketPathOf(options, ticket));
+  try {
+    leaveProposal(options.port, path, proposal);
+    return path;
+  } catch {
+    dropChange(options.port, path);
+    return void 0;
+  }
+}
+async function claim(options, proposal) {
   const now = options.now ?? Date.now;
   const timeoutMs = options.timeoutMs ?? LOCK_TIMEOUT_MS;
   const progress = new Progress(now);
   const seen = {};
   let staged;
   let ticket;
+  let changePath;
   let isQueueUsable = true;
   let wasFreeAtLastPoll = false;
   let mayContend = !hasWaiters(options);
   try {
     for (; ; ) {
+      const answered = answerAt(options, changePath);
+      if (answered) return answered;
       if (mayContend) {
         staged ??= stageStamp(options, options.lockPath, now());
         const linked = linkStaged(options, options.lockPath, staged, now());
         if (linked === "restage") staged = void 0;
         else if (linked) {
           staged = void 0;
-          return linked;
+          const late = answerAt(options, changePath);
+          if (late) releaseLock(options.port, linked);
+          return late ?? linked;
         }
         const verdict = displaceIfAbandoned(options, now, seen);
         if (verdict === "displaced" || verdict === "vanished") continue;
@@ -4144,6 +4300,7 @@ async function claimLock(options) {
       if (ticket === void 0 && isQueueUsable) {
         ticket = takeTicket(options, now());
         isQueueUsable = ticket !== void 0;
+        if (ticket !== void 0 && proposal !== void 0) changePath = leaveProposalBeside(options, ticket, proposal);
       }
       if (ticket === void 0) {
         await new Promise((resolve) => setTimeout(resolve, POLL_MIN_MS + Math.random() * POLL_JITTER_MS));
@@ -4153,17 +4310,18 @@ async function claimLock(options) {
       refreshLock(options.port, ticket.handle, now());
       const ahead = ticketAhead(options, ticket, now());
       if (ahead === void 0) {
-        if (mayContend) await sleepUntilChanged(options, options.lockPath, HEAD_POLL_MS);
+        if (mayContend) await sleepUntilChanged(options, options.lockPath, HEAD_POLL_MS, changePath);
         mayContend = true;
       } else {
         const pollMs = QUEUE_POLL_MS * Math.min(ahead.count, QUEUE_POLL_STEPS);
-        const isWoken = await sleepUntilChanged(options, ahead.path, pollMs + Math.random() * pollMs / 4);
+        const isWoken = await sleepUntilChanged(options, ahead.path, pollMs + Math.random() * pollMs / 4, changePath);
         const isFree = !isWoken && isLockFree(options);
         mayContend = isFree && wasFreeAtLastPoll;
         wasFreeAtLastPoll = isFree;
       }
     }
   } finally {
+    if (changePath) dropChange(options.port, changePath);
     if (ticket) leaveQueue(options.port, ticket);
     if (staged) discardStaged(options.port, staged);
   }
@@ -4183,7 +4341,7 @@ async function checkFileStore(projectDir, stateDir, options) {
 }
 function loadStateQuietly(stateDir) {
   try {
-    const bytes = tryReadFile(NODE_FS, join8(stateDir, "state.json"));
+    const bytes = tryReadFile(NODE_FS, join9(stateDir, "state.json"));
     const parsed = bytes === void 0 ? void 0 : parseState(bytes.toString("utf8"), Date.now());
     return parsed?.ok ? parsed.state : void 0;
   } catch {
@@ -4191,7 +4349,7 @@ function loadStateQuietly(stateDir) {
   }
 }
 function checkState(projectDir, dir) {
-  const path = join8(dir, "state.json");
+  const path = join9(dir, "state.json");
   const checks = [];
   const dirStat = lstatOrNone(dir);
   if (dirStat !== void 0 && !dirStat.isDirectory()) {
@@ -4203,7 +4361,7 @@ function checkState(projectDir, dir) {
     checks.push({ name: "state", status: "ok", message: "no state.json yet (the first opencomms_create writes it)" });
   } else if (!stat.isFile()) {
     const what = stat.isSymbolicLink() ? `a link to ${readlinkSync3(path)}` : kindOf(stat);
-    const how = stat.isSymbolicLink() ? `remove the link (rm "${path}"), after finding out how it got there` : `move it out of .opencomms/ (mv "${path}" "${join8(projectDir, "opencomms-state-moved-aside")}")`;
+    const how = stat.isSymbolicLink() ? `remove the link (rm "${path}"), after finding out how it got there` : `move it out of .opencomms/ (mv "${path}" "${join9(projectDir, "opencomms-state-moved-aside")}")`;
     checks.push({
       name: "state",
       status: "fail",
@@ -4241,7 +4399,7 @@ function checkState(projectDir, dir) {
   return checks;
 }
 function checkLock(stateDir, fix) {
-  const options = { port: NODE_FS, lockPath: join8(stateDir, ".state.lock"), host: hostname2() };
+  const options = { port: NODE_FS, lockPath: join9(stateDir, ".state.lock"), host: hostname2() };
   let seen;
   try {
     seen = inspectLock(options);
@@ -4278,7 +4436,7 @@ function checkLeftovers(stateDir, fix) {
 
 // src/store/state-dir-watch.ts
 import { existsSync, statSync as statSync2, watch as watch2 } from "node:fs";
-import { basename as basename4, dirname as dirname4, join as join9 } from "node:path";
+import { basename as basename5, dirname as dirname5, join as join10 } from "node:path";
 var DEFAULT_DEBOUNCE_MS = 5;
 var DEFAULT_POLL_MS = 2e3;
 var STATE_FILE = "state.json";
@@ -4302,8 +4460,8 @@ function watchStateDir(stateDir, options = {}) {
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   const log = options.log ?? (() => void 0);
   const watchDir = options.watch ?? watchWithNode;
-  const statePath = join9(stateDir, STATE_FILE);
-  const dirName = basename4(stateDir);
+  const statePath = join10(stateDir, STATE_FILE);
+  const dirName = basename5(stateDir);
   const listeners = /* @__PURE__ */ new Set();
   let isClosed = false;
   let current;
@@ -4407,7 +4565,7 @@ function watchStateDir(stateDir, options = {}) {
   function awaitStateDir() {
     stopCurrent();
     if (isClosed) return;
-    const parent = dirname4(stateDir);
+    const parent = dirname5(stateDir);
     const handOver = () => {
       if (isClosed || !existsSync(stateDir)) return;
       stopCurrent();
@@ -4447,10 +4605,10 @@ function watchStateDir(stateDir, options = {}) {
 }
 
 // src/store/history.ts
-import { dirname as dirname6, join as join11 } from "node:path";
+import { dirname as dirname7, join as join12 } from "node:path";
 
 // src/store/replace-file.ts
-import { basename as basename5, dirname as dirname5, join as join10 } from "node:path";
+import { basename as basename6, dirname as dirname6, join as join11 } from "node:path";
 var RENAME_RETRY_CODES = /* @__PURE__ */ new Set(["EPERM", "EBUSY", "EACCES"]);
 var RENAME_BACKOFF_MS = [2, 8, 25];
 var DIR_FSYNC_UNSUPPORTED = /* @__PURE__ */ new Set(["EISDIR", "EPERM", "EINVAL", "EBADF", "ENOTSUP", "EACCES"]);
@@ -4459,15 +4617,15 @@ function sleepSync(ms) {
   Atomics.wait(SLEEP_CELL, 0, 0, ms);
 }
 function tempPathFor(target) {
-  const stem = basename5(target).replace(/\.json$/, "");
-  return join10(dirname5(target), `.${stem}.${process.pid}.${randomHex(4)}.tmp`);
+  const stem = basename6(target).replace(/\.json$/, "");
+  return join11(dirname6(target), `.${stem}.${process.pid}.${randomHex(4)}.tmp`);
 }
 function replaceFile(port, target, data, mode = FILE_MODE) {
   renameIntoPlace(port, target, data, mode);
-  fsyncDirectory(port, dirname5(target));
+  fsyncDirectory(port, dirname6(target));
 }
 function renameIntoPlace(port, target, data, mode = FILE_MODE, beforeRename) {
-  checkOwnDir(port, dirname5(target), true);
+  checkOwnDir(port, dirname6(target), true);
   writeAndRename(port, target, data, (temp) => openOwnFile(port, temp, "create", mode), beforeRename);
 }
 function writeAndRename(port, target, data, openTemp, beforeRename) {
@@ -4557,7 +4715,7 @@ function createFileExclusive(port, target, data) {
   } finally {
     unlinkQuietly(port, temp);
   }
-  fsyncDirectory(port, dirname5(target));
+  fsyncDirectory(port, dirname6(target));
 }
 var LINK_UNSUPPORTED = /* @__PURE__ */ new Set(["EPERM", "ENOTSUP", "ENOSYS", "EOPNOTSUPP"]);
 function writeDurably(port, path, data) {
@@ -4599,14 +4757,14 @@ var HistoryLog = class {
   constructor(options) {
     this.port = options.port;
     this.dir = options.historyDir;
-    this.parentDir = dirname6(options.historyDir);
+    this.parentDir = dirname7(options.historyDir);
     this.keep = options.keepRecords ?? HISTORY_KEEP_RECORDS;
     this.compactAt = Math.max(options.compactLines ?? HISTORY_COMPACT_LINES, this.keep);
   }
   /** The file of a channel; the id must already be valid. */
   pathOf(channelId) {
     if (!isValidChannelId(channelId)) throw new Error(`invalid channel id: ${JSON.stringify(channelId)}`);
-    return join11(this.dir, `${channelId}.jsonl`);
+    return join12(this.dir, `${channelId}.jsonl`);
   }
   find(channelId, messageId) {
     if (!isValidChannelId(channelId)) return void 0;
@@ -4650,7 +4808,7 @@ var HistoryLog = class {
   ensureDir() {
     ensureOwnDir(this.port, this.parentDir);
     const created = ensureOwnDir(this.port, this.dir);
-    if (created !== void 0) fsyncDirectory(this.port, dirname6(created));
+    if (created !== void 0) fsyncDirectory(this.port, dirname7(created));
   }
   // The log opened for appending, never through a link; a history folder
   // removed under a running process (a reset of .opencomms) is made again
@@ -4827,7 +4985,7 @@ function sortOldestFirst(records) {
 }
 
 // src/store/load.ts
-import { dirname as dirname7, join as join12 } from "node:path";
+import { dirname as dirname8, join as join13 } from "node:path";
 var QUARANTINE_ATTEMPTS = 20;
 var GENERATION_HEAD = /^\{"generation":(\d{1,15})(?:,|(?=\}))/;
 var GENERATION_HEAD_BYTES = 32;
@@ -4862,7 +5020,7 @@ function rejectionNote(what, reason, preservedAs) {
 function readState(port, statePath, codec, now, memo, learn = false) {
   let bytes;
   try {
-    bytes = checkOwnDir(port, dirname7(statePath), false) ? tryReadFileReusing(port, statePath) : void 0;
+    bytes = checkOwnDir(port, dirname8(statePath), false) ? tryReadFileReusing(port, statePath) : void 0;
   } catch (err) {
     throw unwritable("read", statePath, err);
   }
@@ -4878,7 +5036,7 @@ function readState(port, statePath, codec, now, memo, learn = false) {
 function quarantineState(port, stateDir, bytes, now) {
   for (let attempt = 0; attempt < QUARANTINE_ATTEMPTS; attempt++) {
     const name = attempt === 0 ? `state.corrupt-${now}.json` : `state.corrupt-${now}-${attempt}.json`;
-    const path = join12(stateDir, name);
+    const path = join13(stateDir, name);
     try {
       createFileExclusive(port, path, bytes);
       return name;
@@ -4904,11 +5062,11 @@ function applyChange(loaded, codec, now, change, hasStagedWork = () => false) {
 }
 
 // src/store/migrate-v1.ts
-import { join as join13 } from "node:path";
+import { join as join14 } from "node:path";
 var MIGRATION_MARKER = "MIGRATED_FROM_V1";
 var LEGACY_DIR_NAME = [".opencode", "comms"].join("-");
 function migrationPaths(projectDir, stateDir) {
-  return { legacy: join13(projectDir, LEGACY_DIR_NAME, "state.json"), marker: join13(stateDir, MIGRATION_MARKER) };
+  return { legacy: join14(projectDir, LEGACY_DIR_NAME, "state.json"), marker: join14(stateDir, MIGRATION_MARKER) };
 }
 function migrateV1IfPresent(input) {
   const { port, codec, now, loaded } = input;
@@ -4936,8 +5094,8 @@ function migrateV1IfPresent(input) {
   }
   const state = migrated.state;
   try {
-    replaceFile(port, join13(input.stateDir, "state.v1.bak.json"), legacyBytes);
-    if (input.hadStateFile && loaded.baseline !== null) replaceFile(port, join13(input.stateDir, "state.v2.empty.bak.json"), loaded.baseline);
+    replaceFile(port, join14(input.stateDir, "state.v1.bak.json"), legacyBytes);
+    if (input.hadStateFile && loaded.baseline !== null) replaceFile(port, join14(input.stateDir, "state.v2.empty.bak.json"), loaded.baseline);
   } catch (err) {
     throw unwritable("back up the legacy state into", input.stateDir, err);
   }
@@ -4965,19 +5123,19 @@ function isEmptyOperatorState(state) {
 }
 
 // src/store/archives.ts
-import { dirname as dirname8, join as join14 } from "node:path";
+import { dirname as dirname9, join as join15 } from "node:path";
 function archivesDir(projectDir) {
-  return join14(projectDir, STATE_DIR_NAME, "archives");
+  return join15(projectDir, STATE_DIR_NAME, "archives");
 }
 function archivePath(projectDir, channelId) {
   if (!isValidChannelId(channelId)) throw new Error(`invalid channel id: ${JSON.stringify(channelId)}`);
-  return join14(archivesDir(projectDir), `${channelId}.json`);
+  return join15(archivesDir(projectDir), `${channelId}.json`);
 }
 function writeArchive(projectDir, archive, port = NODE_FS) {
   if (!isArchiveRecord(archive)) throw new Error("not a valid archive record");
   const path = archivePath(projectDir, archive.channel_id);
   try {
-    ensureOwnDir(port, dirname8(archivesDir(projectDir)));
+    ensureOwnDir(port, dirname9(archivesDir(projectDir)));
     ensureOwnDir(port, archivesDir(projectDir));
     replaceFile(port, path, JSON.stringify(archive));
   } catch (err) {
@@ -5014,7 +5172,7 @@ function listArchives(projectDir, port = NODE_FS) {
 }
 function hasArchivesDir(projectDir, port) {
   const dir = archivesDir(projectDir);
-  return checkOwnDir(port, dirname8(dir), false) && checkOwnDir(port, dir, false);
+  return checkOwnDir(port, dirname9(dir), false) && checkOwnDir(port, dir, false);
 }
 function readArchiveIn(projectDir, channelId, port) {
   let bytes;
@@ -5068,16 +5226,16 @@ function createEngineCtx(now, history) {
 }
 function createStore(options) {
   const projectDir = resolvePath2(options.projectDir);
-  const stateDir = join15(projectDir, STATE_DIR_NAME);
-  const statePath = join15(stateDir, "state.json");
-  const lockPath = join15(stateDir, ".state.lock");
+  const stateDir = join16(projectDir, STATE_DIR_NAME);
+  const statePath = join16(stateDir, "state.json");
+  const lockPath = join16(stateDir, ".state.lock");
   const port = options.fs ?? NODE_FS;
   const codec = options.codec;
   const now = options.now ?? Date.now;
   const host = options.host ?? hostname3();
   const history = new HistoryLog({
     port,
-    historyDir: join15(stateDir, "history"),
+    historyDir: join16(stateDir, "history"),
     keepRecords: options.historyKeep,
     compactLines: options.historyCompactLines
   });
@@ -5086,10 +5244,17 @@ function createStore(options) {
   const memo = {};
   let queue = Promise.resolve();
   let isRenameUnsynced = false;
-  async function withLock(section) {
+  const lockOptions = { port, lockPath, host, timeoutMs: options.lockTimeoutMs, isPidAlive: options.isPidAlive };
+  let sharedApplier;
+  function withLock(section) {
+    return lockedOrAnswered(section, void 0);
+  }
+  async function lockedOrAnswered(section, proposal) {
     const turn = queue.then(async () => {
       for (let attempt = 1; ; attempt++) {
-        const lock = await claimLock({ port, lockPath, host, timeoutMs: options.lockTimeoutMs, isPidAlive: options.isPidAlive });
+        const claimed = proposal === void 0 ? await claimLock(lockOptions) : await claimLockOrAnswer(lockOptions, proposal);
+        if ("answered" in claimed) return claimed;
+        const lock = claimed;
         let isDone = false;
         try {
           const result = section(lock);
@@ -5118,12 +5283,37 @@ function createStore(options) {
       if (isDone) throw unwritable("save", statePath, err);
     }
   }
+  function runLocked(lock, change) {
+    const loaded = loadLocked(lock);
+    let served = [];
+    const { result, write } = applyChange(loaded, codec, ctx.now(), (state) => {
+      const own = change(state);
+      served = own.ok ? serveWaiting(state) : [];
+      return own;
+    });
+    if (write) save(write, lock, loaded.fence);
+    if (served.length > 0) {
+      settleSave(true);
+      for (const { path, result: answer } of served) {
+        try {
+          answerChange(port, path, answer);
+        } catch {
+        }
+      }
+    }
+    return result;
+  }
+  function serveWaiting(state) {
+    const apply = sharedApplier;
+    if (apply === void 0) return [];
+    return waitingChanges(port, liveTicketPaths(lockOptions, Date.now()), MAX_SHARED_PER_COMMIT).map(({ path, proposal }) => ({ path, result: applyOnce(state, proposal, ctx, apply) }));
+  }
   function save(write, lock, fence) {
     refreshLock(port, lock, Date.now());
     try {
       history.appendFinished(write.finished);
     } catch (err) {
-      throw unwritable("append to the history in", join15(stateDir, "history"), err);
+      throw unwritable("append to the history in", join16(stateDir, "history"), err);
     }
     writeState(lock, write.text, fence);
   }
@@ -5200,12 +5390,13 @@ function createStore(options) {
       get: async (channelId) => readArchive(projectDir, channelId, port)
     },
     mutate(fn) {
-      return withLock((lock) => {
-        const loaded = loadLocked(lock);
-        const { result, write } = applyChange(loaded, codec, ctx.now(), (state) => fn(state, ctx, tx));
-        if (write) save(write, lock, loaded.fence);
-        return result;
-      });
+      return withLock((lock) => runLocked(lock, (state) => fn(state, ctx, tx)));
+    },
+    async mutateShared(change, apply) {
+      sharedApplier = apply;
+      const proposal = { seed: randomHex(16), change };
+      const outcome = await lockedOrAnswered((lock) => runLocked(lock, (state) => applyOnce(state, proposal, ctx, apply)), proposal);
+      return "answered" in outcome ? outcome.answered : outcome;
     },
     read(fn) {
       return fn(this.snapshot(), ctx);
@@ -5248,7 +5439,7 @@ function createStore(options) {
 }
 
 // src/store/redis/redis-store.ts
-import { join as join16, resolve as resolvePath3 } from "node:path";
+import { join as join17, resolve as resolvePath3 } from "node:path";
 
 // src/store/redis/history-cache.ts
 var HistoryNotLoaded = class extends Error {
@@ -6797,7 +6988,7 @@ var MAX_HISTORY_ROUNDS = 1e3;
 function createRedisStore(options) {
   const { config, codec } = options;
   const projectDir = resolvePath3(options.projectDir);
-  const stateDir = join16(projectDir, STATE_DIR_NAME);
+  const stateDir = join17(projectDir, STATE_DIR_NAME);
   const keys = keysOf(config.keyPrefix);
   const where = displayUrl(config);
   const now = options.now ?? Date.now;
@@ -6931,6 +7122,9 @@ function createRedisStore(options) {
     archives: redisArchiveShelf(client, keys),
     describe: () => description,
     hasState: () => current?.version !== "",
+    mutateShared(change, apply) {
+      return this.mutate((state, changeCtx) => apply(state, change, changeCtx));
+    },
     mutate(fn) {
       return enqueue(async () => {
         const started = Date.now();
@@ -7134,9 +7328,9 @@ function isValidMemberId(id) {
 }
 
 // src/store/pins.ts
-import { dirname as dirname9, join as join17 } from "node:path";
+import { dirname as dirname10, join as join18 } from "node:path";
 function pinsDir(projectDir) {
-  return join17(projectDir, STATE_DIR_NAME, "pins");
+  return join18(projectDir, STATE_DIR_NAME, "pins");
 }
 function readPin(projectDir, memberId, port = NODE_FS) {
   if (!isValidMemberId(memberId) || isPersonMemberId(memberId) || !hasPinsDir(projectDir, port)) return void 0;
@@ -7162,12 +7356,12 @@ function listPins(projectDir, host, port = NODE_FS) {
 }
 function hasPinsDir(projectDir, port) {
   const dir = pinsDir(projectDir);
-  return checkOwnDir(port, dirname9(dir), false) && checkOwnDir(port, dir, false);
+  return checkOwnDir(port, dirname10(dir), false) && checkOwnDir(port, dir, false);
 }
 function readPinIn(dir, memberId, port) {
   let bytes;
   try {
-    bytes = tryReadFile(port, join17(dir, `${memberId}.json`));
+    bytes = tryReadFile(port, join18(dir, `${memberId}.json`));
   } catch (err) {
     if (err instanceof StoreFault) throw err;
     return void 0;
@@ -7188,32 +7382,32 @@ function parsePin(text, expectedId) {
 
 // src/store/real-path.ts
 import { realpathSync } from "node:fs";
-import { basename as basename6, dirname as dirname10, join as join18, resolve as resolvePath4 } from "node:path";
+import { basename as basename7, dirname as dirname11, join as join19, resolve as resolvePath4 } from "node:path";
 function realPathOf(path) {
   const absolute = resolvePath4(path);
   const missing = [];
-  for (let head = absolute; ; head = dirname10(head)) {
+  for (let head = absolute; ; head = dirname11(head)) {
     try {
-      return join18(realpathSync.native(head), ...missing);
+      return join19(realpathSync.native(head), ...missing);
     } catch {
-      if (dirname10(head) === head) return absolute;
-      missing.unshift(basename6(head));
+      if (dirname11(head) === head) return absolute;
+      missing.unshift(basename7(head));
     }
   }
 }
 
 // src/store/turn-records.ts
-import { basename as basename7, join as join19 } from "node:path";
+import { basename as basename8, join as join20 } from "node:path";
 var PHASES = ["busy", "idle", "ended"];
 var MAX_TURN_SESSION_CHARS = 100;
 function turnsDir(projectDir) {
-  return join19(projectDir, STATE_DIR_NAME, "turns");
+  return join20(projectDir, STATE_DIR_NAME, "turns");
 }
 var PLAIN_ID = /^[A-Za-z0-9_-]+$/;
 function turnRecordPath(projectDir, sessionId) {
   if (sessionId === "" || sessionId.length > MAX_TURN_SESSION_CHARS) return void 0;
   const name = PLAIN_ID.test(sessionId) ? sessionId : `x${Buffer.from(sessionId, "utf8").toString("hex")}`;
-  return join19(turnsDir(projectDir), `${name}.json`);
+  return join20(turnsDir(projectDir), `${name}.json`);
 }
 function readTurnRecord(projectDir, sessionId, port = NODE_FS) {
   const path = turnRecordPath(projectDir, sessionId);
@@ -7305,17 +7499,17 @@ async function checkRootSession(client, sessionId) {
 
 // src/opencode/project-dir.ts
 import { existsSync as existsSync2 } from "node:fs";
-import { dirname as dirname11, join as join20, resolve as resolvePath5 } from "node:path";
+import { dirname as dirname12, join as join21, resolve as resolvePath5 } from "node:path";
 var OPENCODE_PLUGIN_FILE = ".opencode/plugin/opencomms.js";
 function isProjectRoot(dir) {
-  return existsSync2(join20(dir, STATE_DIR_NAME)) || existsSync2(join20(dir, OPENCODE_PLUGIN_FILE));
+  return existsSync2(join21(dir, STATE_DIR_NAME)) || existsSync2(join21(dir, OPENCODE_PLUGIN_FILE));
 }
 function findProjectDir(directory, worktree) {
   const start = resolvePath5(directory);
   const stop = worktree && worktree !== "/" ? resolvePath5(worktree) : void 0;
-  for (let dir = start; ; dir = dirname11(dir)) {
+  for (let dir = start; ; dir = dirname12(dir)) {
     if (isProjectRoot(dir)) return dir;
-    if (dir === stop || dirname11(dir) === dir) return start;
+    if (dir === stop || dirname12(dir) === dir) return start;
   }
 }
 
@@ -7989,6 +8183,28 @@ ${lines}`, data: { ...result.data, arrivals } };
 }
 
 // src/tools/message-tools.ts
+var SEND_TEXT_ARGS = ["type", "reply_to", "to", "session_description"];
+function sendApplier(projectDir) {
+  return (state, change, ctx) => {
+    const a = change.args;
+    const isWellTyped = typeof a.channel === "string" && typeof a.content === "string" && typeof a.broadcast === "boolean" && SEND_TEXT_ARGS.every((key) => a[key] === void 0 || a[key] === null || typeof a[key] === "string");
+    if (!isWellTyped) return { ok: false, message: "The send arguments were malformed: send again.", data: { reason: "invalid_argument" } };
+    const channel = a.channel;
+    const auth = authorizeMember(state, change.member, channel);
+    if (!auth.ok) return auth;
+    const text = (key) => a[key];
+    return withArrivals(sendMessage(state, {
+      channel,
+      session_id: change.member,
+      content: a.content,
+      type: text("type"),
+      reply_to: text("reply_to"),
+      to: text("to"),
+      broadcast: a.broadcast,
+      session_description: text("session_description")
+    }, ctx), state, ctx, projectDir, channel);
+  };
+}
 function messageTools(s) {
   return {
     send: defineTool({
@@ -8011,16 +8227,18 @@ function messageTools(s) {
       ),
       annotations: WRITE_TOOL,
       handler: async (a, caller) => {
-        const result = await s.inChannel(caller, a.channel, (state, me, ctx) => withArrivals(sendMessage(state, {
+        const args = {
           channel: a.channel,
-          session_id: me,
           content: a.content,
           type: a.type,
           reply_to: a.reply_to,
           to: a.to,
           broadcast: a.broadcast === true,
           session_description: a.session_description
-        }, ctx), state, ctx, s.options.projectDir, a.channel));
+        };
+        const pinned = s.pin(caller);
+        if ("refusal" in pinned) return pinned.refusal;
+        const result = await s.store.mutateShared({ kind: "send", member: pinned.memberId, args }, sendApplier(s.options.projectDir));
         if (result.ok && Array.isArray(result.data?.recipients)) s.spawnDriver?.trigger(result.data.recipients);
         return result;
       }
@@ -8163,7 +8381,7 @@ function storeFaultResult(fault) {
 }
 
 // src/tools/reserve-paths.ts
-import { isAbsolute, join as join21, relative } from "node:path";
+import { isAbsolute, join as join22, relative } from "node:path";
 var WILDCARD = /[*?]/;
 function realPatterns(paths, projectDir) {
   const root = realPathOf(projectDir);
@@ -8177,7 +8395,7 @@ function realPattern(raw, projectDir, root) {
   const wild = segments.findIndex((segment) => WILDCARD.test(segment));
   const literal = wild === -1 ? segments : segments.slice(0, wild);
   if (literal.length === 0) return lexical;
-  const real = realPathOf(join21(root, ...literal));
+  const real = realPathOf(join22(root, ...literal));
   const inside = relative(root, real);
   if (inside.startsWith("..") || isAbsolute(inside)) return real.split("\\").join("/");
   return [...inside === "" ? [] : inside.split(/[\\/]/), ...segments.slice(literal.length)].join("/");
@@ -8817,10 +9035,10 @@ var PresenceKeeper = class {
     if (this.timer) clearInterval(this.timer);
     const ids = [...this.renewedAt.keys()];
     if (ids.length === 0) return Promise.resolve();
-    const claim = { ...thisRecordedProcess(), kind: this.kind };
+    const claim2 = { ...thisRecordedProcess(), kind: this.kind };
     const done = this.store().mutate((state, ctx) => {
       let changed = false;
-      for (const id of ids) changed = leavePresence(state, id, claim, ctx.now()) || changed;
+      for (const id of ids) changed = leavePresence(state, id, claim2, ctx.now()) || changed;
       return { ok: changed, message: "left" };
     }).then(() => void 0, (err) => this.log(`could not record that this process ends: ${describeFault(err)}`));
     return new Promise((resolve) => {
@@ -8845,11 +9063,11 @@ var PresenceKeeper = class {
     await this.write(due);
   }
   async write(ids) {
-    const claim = { ...thisRecordedProcess(), kind: this.kind, ...this.door === void 0 ? {} : { door: this.door } };
+    const claim2 = { ...thisRecordedProcess(), kind: this.kind, ...this.door === void 0 ? {} : { door: this.door } };
     try {
       await this.store().mutate((state, ctx) => {
         let changed = false;
-        for (const id of ids) changed = recordPresence(state, id, claim, ctx.now(), this.renewMs) || changed;
+        for (const id of ids) changed = recordPresence(state, id, claim2, ctx.now(), this.renewMs) || changed;
         return { ok: changed, message: changed ? "present" : "already present" };
       });
     } catch (err) {
