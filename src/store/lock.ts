@@ -104,7 +104,7 @@ export interface Answered {
  * holder keeps the lock for `timeoutMs` without releasing it.
  */
 export async function claimLock(options: LockOptions): Promise<LockHandle> {
-  return (await claim(options, undefined)) as LockHandle;
+  return (await takeLock(options, undefined)) as LockHandle;
 }
 
 /**
@@ -114,7 +114,7 @@ export async function claimLock(options: LockOptions): Promise<LockHandle> {
  * waiter that gets the lock first takes its proposal back, to apply itself.
  */
 export function claimLockOrAnswer(options: LockOptions, proposal: Proposal): Promise<LockHandle | Answered> {
-  return claim(options, proposal);
+  return takeLock(options, proposal);
 }
 
 // Our proposal, read where it waits: the answer when a holder gave one.
@@ -136,7 +136,7 @@ function leaveProposalBeside(options: LockOptions, ticket: Ticket, proposal: Pro
   }
 }
 
-async function claim(options: LockOptions, proposal: Proposal | undefined): Promise<LockHandle | Answered> {
+async function takeLock(options: LockOptions, proposal: Proposal | undefined): Promise<LockHandle | Answered> {
   const now = options.now ?? Date.now;
   const timeoutMs = options.timeoutMs ?? LOCK_TIMEOUT_MS;
   const progress = new Progress(now);
