@@ -1842,33 +1842,33 @@ function presenceOf(state, memberId, now, isAlive) {
   }
   return { present: false, away_since: seen };
 }
-function isSameProcess(p, claim2) {
-  return p.pid === claim2.pid && p.machine === claim2.machine && p.start === claim2.start && p.kind === claim2.kind;
+function isSameProcess(p, claim) {
+  return p.pid === claim.pid && p.machine === claim.machine && p.start === claim.start && p.kind === claim.kind;
 }
-function recordPresence(state, memberId, claim2, now, renewMs) {
+function recordPresence(state, memberId, claim, now, renewMs) {
   const presence = state.presence ??= {};
   const record = ownValue(presence, memberId) ?? { processes: [], left_at: null };
   presence[memberId] = record;
   const until = now + Math.max(PRESENCE_LEASE_MS, 3 * renewMs);
-  const held = record.processes.find((p) => isSameProcess(p, claim2));
-  if (held && now - held.renewed_at < renewMs && now >= held.renewed_at && held.door === claim2.door) return false;
+  const held = record.processes.find((p) => isSameProcess(p, claim));
+  if (held && now - held.renewed_at < renewMs && now >= held.renewed_at && held.door === claim.door) return false;
   if (held && record.ended_at !== void 0 && held.renewed_at <= record.ended_at) return false;
   if (held) {
     held.renewed_at = now;
     held.until = until;
-    if (claim2.door === void 0) delete held.door;
-    else held.door = claim2.door;
+    if (claim.door === void 0) delete held.door;
+    else held.door = claim.door;
   } else {
-    record.processes.push({ ...claim2, renewed_at: now, until });
+    record.processes.push({ ...claim, renewed_at: now, until });
   }
   record.left_at = null;
   delete record.ended_at;
   return true;
 }
-function leavePresence(state, memberId, claim2, now) {
+function leavePresence(state, memberId, claim, now) {
   const record = presenceRecord(state, memberId);
   if (!record) return false;
-  const kept = record.processes.filter((p) => !isSameProcess(p, claim2));
+  const kept = record.processes.filter((p) => !isSameProcess(p, claim));
   if (kept.length === record.processes.length) return false;
   record.processes = kept;
   if (kept.length === 0) record.left_at = Math.max(record.left_at ?? now, now);
@@ -4244,10 +4244,10 @@ function isLockFree(options) {
   }
 }
 async function claimLock(options) {
-  return await claim(options, void 0);
+  return await takeLock(options, void 0);
 }
 function claimLockOrAnswer(options, proposal) {
-  return claim(options, proposal);
+  return takeLock(options, proposal);
 }
 function answerAt(options, changePath) {
   if (changePath === void 0) return void 0;
@@ -4264,7 +4264,7 @@ function leaveProposalBeside(options, ticket, proposal) {
     return void 0;
   }
 }
-async function claim(options, proposal) {
+async function takeLock(options, proposal) {
   const now = options.now ?? Date.now;
   const timeoutMs = options.timeoutMs ?? LOCK_TIMEOUT_MS;
   const progress = new Progress(now);
@@ -9035,10 +9035,10 @@ var PresenceKeeper = class {
     if (this.timer) clearInterval(this.timer);
     const ids = [...this.renewedAt.keys()];
     if (ids.length === 0) return Promise.resolve();
-    const claim2 = { ...thisRecordedProcess(), kind: this.kind };
+    const claim = { ...thisRecordedProcess(), kind: this.kind };
     const done = this.store().mutate((state, ctx) => {
       let changed = false;
-      for (const id of ids) changed = leavePresence(state, id, claim2, ctx.now()) || changed;
+      for (const id of ids) changed = leavePresence(state, id, claim, ctx.now()) || changed;
       return { ok: changed, message: "left" };
     }).then(() => void 0, (err) => this.log(`could not record that this process ends: ${describeFault(err)}`));
     return new Promise((resolve) => {
@@ -9063,11 +9063,11 @@ var PresenceKeeper = class {
     await this.write(due);
   }
   async write(ids) {
-    const claim2 = { ...thisRecordedProcess(), kind: this.kind, ...this.door === void 0 ? {} : { door: this.door } };
+    const claim = { ...thisRecordedProcess(), kind: this.kind, ...this.door === void 0 ? {} : { door: this.door } };
     try {
       await this.store().mutate((state, ctx) => {
         let changed = false;
-        for (const id of ids) changed = recordPresence(state, id, claim2, ctx.now(), this.renewMs) || changed;
+        for (const id of ids) changed = recordPresence(state, id, claim, ctx.now(), this.renewMs) || changed;
         return { ok: changed, message: changed ? "present" : "already present" };
       });
     } catch (err) {
