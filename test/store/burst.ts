@@ -21,6 +21,8 @@ export interface BurstOptions {
   sendsEach: number;
   /** Registers cleanup (t.after in a test). */
   onCleanup?: (fn: () => void) => void;
+  /** SIGKILLs this many writers (chosen by `random`, maybe one twice) at random moments within `withinMs` of "go". */
+  kills?: { count: number; withinMs: number; random: () => number };
 }
 
 export interface BurstOutcome {
@@ -98,8 +100,14 @@ export async function runBurst(options: BurstOptions): Promise<BurstOutcome> {
   await withTimeout(Promise.all(all.map((w) => w.ready)), 60_000 + writers * 1_000, 'writers ready');
   const started = process.hrtime.bigint();
   for (const w of all) w.child.stdin!.write('go\n');
+  const timers = Array.from({ length: options.kills?.count ?? 0 }, () => {
+    const { random, withinMs } = options.kills!;
+    const victim = all[Math.floor(random() * all.length)]!;
+    return setTimeout(() => victim.child.kill('SIGKILL'), random() * withinMs);
+  });
   await withTimeout(Promise.all(all.map((w) => w.exited)), 60_000 + writers * sendsEach * 1_000, `writers done: ${stderr.join('')}`);
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+  timers.forEach(clearTimeout);
 
   const acked = new Set<string>();
   const refused: Record<string, number> = {};

@@ -17,6 +17,8 @@ import { NODE_FS } from '../../src/store/fs-port';
 import { applyOnce, readChangeFile, type Proposal } from '../../src/store/shared-changes';
 import { sendApplier } from '../../src/tools/message-tools';
 import { until } from '../helpers/wait';
+import { seededRandom } from '../helpers/seeded-random';
+import { runBurst } from './burst';
 import { tempProject } from './helpers';
 
 const SENDER = join(__dirname, '..', '..', '..', 'test', 'store', 'fixtures', 'shared-sender.cjs');
@@ -148,4 +150,15 @@ test('a shared send whose arguments are malformed (a hand-made change) is refuse
   assert.equal(result.ok, false);
   assert.equal(result.data?.reason, 'invalid_argument');
   assert.deepEqual(contents(store), []);
+});
+
+test('SIGKILLs at random moments of a burst of group commits (a holder may die mid-batch, a waiter while its change waits): every acknowledged send is in the state once, none twice', { timeout: 120_000 }, async (t) => {
+  const dir = tempProject(t);
+  const random = seededRandom('group-commit kills', t);
+  const outcome = await runBurst({ dir, writers: 16, sendsEach: 12, onCleanup: (fn) => t.after(fn), kills: { count: 6, withinMs: 600, random } });
+  t.diagnostic(`${outcome.acked} sends acknowledged, wall ${outcome.wallMs.toFixed(0)} ms`);
+  assert.deepEqual(outcome.refused, {}, 'sends refused');
+  assert.ok(outcome.acked >= 16 * 12 - 6 * 12, `the writers not killed were all served (${outcome.acked} acknowledged)`);
+  assert.equal(outcome.lost, 0, 'acknowledged sends lost');
+  assert.equal(outcome.duplicated, 0, 'sends applied twice');
 });
