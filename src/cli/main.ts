@@ -165,8 +165,9 @@ async function runCommand(argv: string[]): Promise<number | undefined> {
       // The host waits for this process to end. Once the answer is written
       // (and any delivery settled) and its warnings are out, nothing is left to
       // do, yet a natural exit would wait for V8's background work to wind
-      // down (optimising compiles, concurrent GC): about 10 ms of a shell
-      // call's pair of hooks with 2,000 held files, measured.
+      // down (optimising compiles, concurrent GC) before it even begins: a
+      // shell call's pair of hooks with 2,000 held files measured 35 ms added
+      // with a natural exit, 21 ms with this one (one paired run).
       await warningsFlushed();
       return process.exit(code);
     }
