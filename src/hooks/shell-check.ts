@@ -221,7 +221,7 @@ function changedFiles(before: { patterns: string[]; present: string[] }, project
  * call that changed during it (none without a record). Reads no state: the
  * hook runs it before loading the state, where the 2,000 stats of 2,000 held
  * files cost a fresh post-tool hook process 5-8 ms less than after the load
- * (measured twice, paired runs; the heap is still small then).
+ * (measured twice, paired runs).
  */
 export function changedSinceRecord(projectDir: string, key: string): string[] {
   const record = takeShellRecord(projectDir, key);
