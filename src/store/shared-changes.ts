@@ -13,9 +13,9 @@
 // first message id, in the state or in the history, and is never applied
 // twice.
 import type { EngineCtx, State, ToolResult } from '../engine/types';
-import { basename, dirname, join } from 'node:path';
-import { randomHex, sha256Hex } from '../process/crypto';
+import { sha256Hex } from '../process/crypto';
 import { FsPort, openOwnFile, tryReadFile, unlinkQuietly, writeAll } from './fs-port';
+import { writeUnsynced } from './side-files';
 
 /** A change a holder may apply for a waiter: what it is, and the member it speaks for (the waiter's, from its host). */
 export interface SharedChange {
@@ -96,23 +96,10 @@ export function readChangeFile(port: FsPort, path: string): ChangeFile | undefin
 /**
  * Answers a waiting change in place: the result goes to a temp file renamed
  * over the `.change` file, so its waiter reads the change or the result,
- * never half of one. Not fsynced: the commit it reports already is.
+ * never half of one.
  */
 export function answerChange(port: FsPort, path: string, result: ToolResult): void {
-  // Named as every temp file of ours, so doctor --fix clears one a killed holder left.
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomHex(4)}.tmp`);
-  const fd = openOwnFile(port, temp, 'create');
-  try {
-    writeAll(port, fd, Buffer.from(ANSWERED + JSON.stringify(result), 'utf8'));
-  } finally {
-    port.closeSync(fd);
-  }
-  try {
-    port.renameSync(temp, path);
-  } catch (err) {
-    unlinkQuietly(port, temp);
-    throw err;
-  }
+  writeUnsynced(port, path, ANSWERED + JSON.stringify(result));
 }
 
 /** Deletes a `.change` file; never throws. */

@@ -6,7 +6,7 @@
 //                            call, taken (read and removed) after it.
 // Both are private files of ours, opened without following a link (fs-port).
 // Neither is fsynced: a crash loses at most a notice, never the state.
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { ensureOwnDir, FsPort, NODE_FS, openOwnFile, tryReadFile, unlinkQuietly, writeAll, checkOwnDir, errnoOf } from './fs-port';
 import { isValidMemberId } from './member-id';
 import { replaceFile } from './replace-file';
@@ -81,19 +81,23 @@ export function writeShellRecord(projectDir: string, key: string, text: string, 
   writeRecordFile(port, dir, key, text);
 }
 
-/**
- * Writes `text` to `<dir>/<stem>.json` through a temp file renamed into
- * place, so a reader sees the old file or the new one, never half of one.
- * The temp is named as every temp file of ours (`.<stem>.<pid>.<8 hex>.tmp`,
- * which doctor --fix clears once its process is dead), the hex from the
- * clock: node:crypto would cost a hook process about 6 ms to load. A name
- * still taken (a dead process of the same pid) is replaced. Not fsynced:
- * these records are worth a notice at most, never the state.
- */
+/** Writes `text` to `<dir>/<stem>.json` as writeUnsynced does. */
 export function writeRecordFile(port: FsPort, dir: string, stem: string, text: string): void {
-  const target = join(dir, `${stem}.json`);
+  writeUnsynced(port, join(dir, `${stem}.json`), text);
+}
+
+/**
+ * Writes `text` to `target` through a temp file renamed into place, so a
+ * reader sees the old file or the new one, never half of one. The temp is
+ * named as every temp file of ours (`.<name>.<pid>.<8 hex>.tmp`, which
+ * doctor --fix clears once its process is dead), the hex from the clock:
+ * node:crypto would cost a hook process about 6 ms to load. A name still
+ * taken (a dead process of the same pid) is replaced. Not fsynced: for
+ * records worth a notice at most, and for answers to a commit that already is.
+ */
+export function writeUnsynced(port: FsPort, target: string, text: string): void {
   const stamp = (Date.now() >>> 0).toString(16).padStart(8, '0');
-  const temp = join(dir, `.${stem}.${process.pid}.${stamp}.tmp`);
+  const temp = join(dirname(target), `.${basename(target).replace(/\.json$/, '')}.${process.pid}.${stamp}.tmp`);
   let fd: number;
   try {
     fd = openOwnFile(port, temp, 'create');
