@@ -3250,7 +3250,7 @@ function describeSelection(selection, projectDir) {
 // src/store/file-check.ts
 import { readdirSync as readdirSync3, readlinkSync as readlinkSync3 } from "node:fs";
 import { hostname as hostname2 } from "node:os";
-import { join as join9 } from "node:path";
+import { join as join10 } from "node:path";
 
 // src/store/check.ts
 function guardCheck(name, run) {
@@ -3973,10 +3973,174 @@ function breakAbandonedLock(options) {
 
 // src/store/lock-queue.ts
 import { watch } from "node:fs";
-import { join as join8 } from "node:path";
+import { join as join9 } from "node:path";
+
+// src/store/side-files.ts
+import { basename as basename5, dirname as dirname5, join as join8 } from "node:path";
+
+// src/store/member-id.ts
+var MEMBER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+function isValidMemberId(id) {
+  return typeof id === "string" && MEMBER_ID_PATTERN.test(id);
+}
+
+// src/store/replace-file.ts
+import { basename as basename4, dirname as dirname4, join as join7 } from "node:path";
+var RENAME_RETRY_CODES = /* @__PURE__ */ new Set(["EPERM", "EBUSY", "EACCES"]);
+var RENAME_BACKOFF_MS = [2, 8, 25];
+var DIR_FSYNC_UNSUPPORTED = /* @__PURE__ */ new Set(["EISDIR", "EPERM", "EINVAL", "EBADF", "ENOTSUP", "EACCES"]);
+var SLEEP_CELL = new Int32Array(new SharedArrayBuffer(4));
+function sleepSync(ms) {
+  Atomics.wait(SLEEP_CELL, 0, 0, ms);
+}
+function tempPathFor(target) {
+  const stem = basename4(target).replace(/\.json$/, "");
+  return join7(dirname4(target), `.${stem}.${process.pid}.${randomHex(4)}.tmp`);
+}
+function replaceFile(port, target, data, mode = FILE_MODE) {
+  renameIntoPlace(port, target, data, mode);
+  fsyncDirectory(port, dirname4(target));
+}
+function renameIntoPlace(port, target, data, mode = FILE_MODE, beforeRename) {
+  checkOwnDir(port, dirname4(target), true);
+  writeAndRename(port, target, data, (temp) => openOwnFile(port, temp, "create", mode), beforeRename);
+}
+function writeAndRename(port, target, data, openTemp, beforeRename) {
+  const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+  const temp = tempPathFor(target);
+  let fd = openTemp(temp);
+  let isRenamed = false;
+  try {
+    writeAll(port, fd, bytes, 0);
+    port.fsyncSync(fd);
+    const open = fd;
+    fd = void 0;
+    port.closeSync(open);
+    beforeRename?.();
+    renameWithRetry(port, temp, target);
+    isRenamed = true;
+  } finally {
+    if (fd !== void 0) {
+      try {
+        port.closeSync(fd);
+      } catch {
+      }
+    }
+    if (!isRenamed) unlinkQuietly(port, temp);
+  }
+}
+function renameWithRetry(port, from, to) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      port.renameSync(from, to);
+      return;
+    } catch (err) {
+      const code = errnoOf(err);
+      if (code === "EISDIR" || code === "ENOTEMPTY" || code === "EEXIST") throw folderRefusalOf(port, to) ?? err;
+      if (attempt >= RENAME_BACKOFF_MS.length || code === void 0 || !RENAME_RETRY_CODES.has(code)) throw err;
+      sleepSync(RENAME_BACKOFF_MS[attempt]);
+    }
+  }
+}
+function folderRefusalOf(port, target) {
+  try {
+    if (!port.lstatIfExists(target)?.isDirectory()) return void 0;
+  } catch {
+    return void 0;
+  }
+  return new StoreFault(
+    "state_unwritable",
+    `${target} is a folder where a file belongs; it will not be replaced or deleted: move it elsewhere, then try again`,
+    void 0,
+    true
+  );
+}
+function fsyncDirectory(port, dir) {
+  let fd;
+  try {
+    fd = port.openSync(dir, "r");
+  } catch (err) {
+    if (DIR_FSYNC_UNSUPPORTED.has(errnoOf(err) ?? "")) return;
+    throw err;
+  }
+  try {
+    port.fsyncSync(fd);
+  } catch (err) {
+    if (!DIR_FSYNC_UNSUPPORTED.has(errnoOf(err) ?? "")) throw err;
+  } finally {
+    try {
+      port.closeSync(fd);
+    } catch {
+    }
+  }
+}
+function createFileExclusive(port, target, data) {
+  const temp = tempPathFor(target);
+  try {
+    writeDurably(port, temp, data);
+    try {
+      port.linkSync(temp, target);
+    } catch (err) {
+      if (!LINK_UNSUPPORTED.has(errnoOf(err) ?? "")) throw err;
+      try {
+        writeDurably(port, target, data);
+      } catch (writeErr) {
+        if (errnoOf(writeErr) !== "EEXIST") unlinkQuietly(port, target);
+        throw writeErr;
+      }
+    }
+  } finally {
+    unlinkQuietly(port, temp);
+  }
+  fsyncDirectory(port, dirname4(target));
+}
+var LINK_UNSUPPORTED = /* @__PURE__ */ new Set(["EPERM", "ENOTSUP", "ENOSYS", "EOPNOTSUPP"]);
+function writeDurably(port, path, data) {
+  const fd = openOwnFile(port, path, "create");
+  let isClosed = false;
+  try {
+    writeAll(port, fd, data, 0);
+    port.fsyncSync(fd);
+    isClosed = true;
+    port.closeSync(fd);
+  } finally {
+    if (!isClosed) {
+      try {
+        port.closeSync(fd);
+      } catch {
+      }
+    }
+  }
+}
+
+// src/store/side-files.ts
+var EDIT_LOG_MAX_BYTES = 64 * 1024;
+var SHELL_RECORD_MAX_AGE_MS = 24 * 36e5;
+function writeUnsynced(port, target, text) {
+  const stamp = (Date.now() >>> 0).toString(16).padStart(8, "0");
+  const temp = join8(dirname5(target), `.${basename5(target).replace(/\.json$/, "")}.${process.pid}.${stamp}.tmp`);
+  let fd;
+  try {
+    fd = openOwnFile(port, temp, "create");
+  } catch (err) {
+    if (errnoOf(err) !== "EEXIST") throw err;
+    unlinkQuietly(port, temp);
+    fd = openOwnFile(port, temp, "create");
+  }
+  try {
+    writeAll(port, fd, Buffer.from(text, "utf8"));
+  } finally {
+    port.closeSync(fd);
+  }
+  try {
+    port.renameSync(temp, target);
+  } catch (err) {
+    unlinkQuietly(port, temp);
+    throw err;
+  }
+}
 
 // src/store/shared-changes.ts
-import { basename as basename4, dirname as dirname4, join as join7 } from "node:path";
 var MAX_SHARED_PER_COMMIT = 64;
 var WAITING = "opencomms-change 1\n";
 var ANSWERED = "opencomms-result 1\n";
@@ -4019,19 +4183,7 @@ function readChangeFile(port, path) {
   return void 0;
 }
 function answerChange(port, path, result) {
-  const temp = join7(dirname4(path), `.${basename4(path)}.${process.pid}.${randomHex(4)}.tmp`);
-  const fd = openOwnFile(port, temp, "create");
-  try {
-    writeAll(port, fd, Buffer.from(ANSWERED + JSON.stringify(result), "utf8"));
-  } finally {
-    port.closeSync(fd);
-  }
-  try {
-    port.renameSync(temp, path);
-  } catch (err) {
-    unlinkQuietly(port, temp);
-    throw err;
-  }
+  writeUnsynced(port, path, ANSWERED + JSON.stringify(result));
 }
 function dropChange(port, path) {
   unlinkQuietly(port, path);
@@ -4079,7 +4231,7 @@ function applyOnce(state, proposal, ctx, apply) {
 var TICKET_NAME = /^\d{15}\.\d+\.[0-9a-f]{8}$/;
 var ticketsTaken = 0;
 function ticketPathOf(options, ticket) {
-  return join8(queueDirOf(options.lockPath), ticket.name);
+  return join9(queueDirOf(options.lockPath), ticket.name);
 }
 function queueDirOf(lockPath) {
   return `${lockPath}.queue`;
@@ -4104,7 +4256,7 @@ function takeTicket(options, at) {
   ensureOwnDir(port, queueDir);
   const sequence = (ticketsTaken++ & 65535).toString(16).padStart(4, "0");
   const name = `${String(Math.max(0, Math.floor(at))).padStart(15, "0")}.${process.pid}.${sequence}${randomHex(2)}`;
-  const path = join8(queueDir, name);
+  const path = join9(queueDir, name);
   let handle;
   try {
     handle = createInPlace(options, path, at);
@@ -4124,7 +4276,7 @@ function liveTicketPaths(options, at) {
   const queueDir = queueDirOf(options.lockPath);
   const live = [];
   for (const name of ticketNamesIn(options.port, queueDir)) {
-    const path = join8(queueDir, name);
+    const path = join9(queueDir, name);
     let file;
     try {
       file = readLockFile(options.port, path);
@@ -4142,7 +4294,7 @@ function ticketAhead(options, ticket, at) {
   const queueDir = queueDirOf(options.lockPath);
   const ahead = ticketNamesIn(port, queueDir).filter((name) => name < ticket.name);
   for (let i = ahead.length - 1; i >= 0; i--) {
-    const path = join8(queueDir, ahead[i]);
+    const path = join9(queueDir, ahead[i]);
     let file;
     try {
       file = readLockFile(port, path);
@@ -4341,7 +4493,7 @@ async function checkFileStore(projectDir, stateDir, options) {
 }
 function loadStateQuietly(stateDir) {
   try {
-    const bytes = tryReadFile(NODE_FS, join9(stateDir, "state.json"));
+    const bytes = tryReadFile(NODE_FS, join10(stateDir, "state.json"));
     const parsed = bytes === void 0 ? void 0 : parseState(bytes.toString("utf8"), Date.now());
     return parsed?.ok ? parsed.state : void 0;
   } catch {
@@ -4349,7 +4501,7 @@ function loadStateQuietly(stateDir) {
   }
 }
 function checkState(projectDir, dir) {
-  const path = join9(dir, "state.json");
+  const path = join10(dir, "state.json");
   const checks = [];
   const dirStat = lstatOrNone(dir);
   if (dirStat !== void 0 && !dirStat.isDirectory()) {
@@ -4361,7 +4513,7 @@ function checkState(projectDir, dir) {
     checks.push({ name: "state", status: "ok", message: "no state.json yet (the first opencomms_create writes it)" });
   } else if (!stat.isFile()) {
     const what = stat.isSymbolicLink() ? `a link to ${readlinkSync3(path)}` : kindOf(stat);
-    const how = stat.isSymbolicLink() ? `remove the link (rm "${path}"), after finding out how it got there` : `move it out of .opencomms/ (mv "${path}" "${join9(projectDir, "opencomms-state-moved-aside")}")`;
+    const how = stat.isSymbolicLink() ? `remove the link (rm "${path}"), after finding out how it got there` : `move it out of .opencomms/ (mv "${path}" "${join10(projectDir, "opencomms-state-moved-aside")}")`;
     checks.push({
       name: "state",
       status: "fail",
@@ -4399,7 +4551,7 @@ function checkState(projectDir, dir) {
   return checks;
 }
 function checkLock(stateDir, fix) {
-  const options = { port: NODE_FS, lockPath: join9(stateDir, ".state.lock"), host: hostname2() };
+  const options = { port: NODE_FS, lockPath: join10(stateDir, ".state.lock"), host: hostname2() };
   let seen;
   try {
     seen = inspectLock(options);
@@ -4436,7 +4588,7 @@ function checkLeftovers(stateDir, fix) {
 
 // src/store/state-dir-watch.ts
 import { existsSync, statSync as statSync2, watch as watch2 } from "node:fs";
-import { basename as basename5, dirname as dirname5, join as join10 } from "node:path";
+import { basename as basename6, dirname as dirname6, join as join11 } from "node:path";
 var DEFAULT_DEBOUNCE_MS = 5;
 var DEFAULT_POLL_MS = 2e3;
 var STATE_FILE = "state.json";
@@ -4460,8 +4612,8 @@ function watchStateDir(stateDir, options = {}) {
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   const log = options.log ?? (() => void 0);
   const watchDir = options.watch ?? watchWithNode;
-  const statePath = join10(stateDir, STATE_FILE);
-  const dirName = basename5(stateDir);
+  const statePath = join11(stateDir, STATE_FILE);
+  const dirName = basename6(stateDir);
   const listeners = /* @__PURE__ */ new Set();
   let isClosed = false;
   let current;
@@ -4565,7 +4717,7 @@ function watchStateDir(stateDir, options = {}) {
   function awaitStateDir() {
     stopCurrent();
     if (isClosed) return;
-    const parent = dirname5(stateDir);
+    const parent = dirname6(stateDir);
     const handOver = () => {
       if (isClosed || !existsSync(stateDir)) return;
       stopCurrent();
@@ -4606,137 +4758,6 @@ function watchStateDir(stateDir, options = {}) {
 
 // src/store/history.ts
 import { dirname as dirname7, join as join12 } from "node:path";
-
-// src/store/replace-file.ts
-import { basename as basename6, dirname as dirname6, join as join11 } from "node:path";
-var RENAME_RETRY_CODES = /* @__PURE__ */ new Set(["EPERM", "EBUSY", "EACCES"]);
-var RENAME_BACKOFF_MS = [2, 8, 25];
-var DIR_FSYNC_UNSUPPORTED = /* @__PURE__ */ new Set(["EISDIR", "EPERM", "EINVAL", "EBADF", "ENOTSUP", "EACCES"]);
-var SLEEP_CELL = new Int32Array(new SharedArrayBuffer(4));
-function sleepSync(ms) {
-  Atomics.wait(SLEEP_CELL, 0, 0, ms);
-}
-function tempPathFor(target) {
-  const stem = basename6(target).replace(/\.json$/, "");
-  return join11(dirname6(target), `.${stem}.${process.pid}.${randomHex(4)}.tmp`);
-}
-function replaceFile(port, target, data, mode = FILE_MODE) {
-  renameIntoPlace(port, target, data, mode);
-  fsyncDirectory(port, dirname6(target));
-}
-function renameIntoPlace(port, target, data, mode = FILE_MODE, beforeRename) {
-  checkOwnDir(port, dirname6(target), true);
-  writeAndRename(port, target, data, (temp) => openOwnFile(port, temp, "create", mode), beforeRename);
-}
-function writeAndRename(port, target, data, openTemp, beforeRename) {
-  const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-  const temp = tempPathFor(target);
-  let fd = openTemp(temp);
-  let isRenamed = false;
-  try {
-    writeAll(port, fd, bytes, 0);
-    port.fsyncSync(fd);
-    const open = fd;
-    fd = void 0;
-    port.closeSync(open);
-    beforeRename?.();
-    renameWithRetry(port, temp, target);
-    isRenamed = true;
-  } finally {
-    if (fd !== void 0) {
-      try {
-        port.closeSync(fd);
-      } catch {
-      }
-    }
-    if (!isRenamed) unlinkQuietly(port, temp);
-  }
-}
-function renameWithRetry(port, from, to) {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      port.renameSync(from, to);
-      return;
-    } catch (err) {
-      const code = errnoOf(err);
-      if (code === "EISDIR" || code === "ENOTEMPTY" || code === "EEXIST") throw folderRefusalOf(port, to) ?? err;
-      if (attempt >= RENAME_BACKOFF_MS.length || code === void 0 || !RENAME_RETRY_CODES.has(code)) throw err;
-      sleepSync(RENAME_BACKOFF_MS[attempt]);
-    }
-  }
-}
-function folderRefusalOf(port, target) {
-  try {
-    if (!port.lstatIfExists(target)?.isDirectory()) return void 0;
-  } catch {
-    return void 0;
-  }
-  return new StoreFault(
-    "state_unwritable",
-    `${target} is a folder where a file belongs; it will not be replaced or deleted: move it elsewhere, then try again`,
-    void 0,
-    true
-  );
-}
-function fsyncDirectory(port, dir) {
-  let fd;
-  try {
-    fd = port.openSync(dir, "r");
-  } catch (err) {
-    if (DIR_FSYNC_UNSUPPORTED.has(errnoOf(err) ?? "")) return;
-    throw err;
-  }
-  try {
-    port.fsyncSync(fd);
-  } catch (err) {
-    if (!DIR_FSYNC_UNSUPPORTED.has(errnoOf(err) ?? "")) throw err;
-  } finally {
-    try {
-      port.closeSync(fd);
-    } catch {
-    }
-  }
-}
-function createFileExclusive(port, target, data) {
-  const temp = tempPathFor(target);
-  try {
-    writeDurably(port, temp, data);
-    try {
-      port.linkSync(temp, target);
-    } catch (err) {
-      if (!LINK_UNSUPPORTED.has(errnoOf(err) ?? "")) throw err;
-      try {
-        writeDurably(port, target, data);
-      } catch (writeErr) {
-        if (errnoOf(writeErr) !== "EEXIST") unlinkQuietly(port, target);
-        throw writeErr;
-      }
-    }
-  } finally {
-    unlinkQuietly(port, temp);
-  }
-  fsyncDirectory(port, dirname6(target));
-}
-var LINK_UNSUPPORTED = /* @__PURE__ */ new Set(["EPERM", "ENOTSUP", "ENOSYS", "EOPNOTSUPP"]);
-function writeDurably(port, path, data) {
-  const fd = openOwnFile(port, path, "create");
-  let isClosed = false;
-  try {
-    writeAll(port, fd, data, 0);
-    port.fsyncSync(fd);
-    isClosed = true;
-    port.closeSync(fd);
-  } finally {
-    if (!isClosed) {
-      try {
-        port.closeSync(fd);
-      } catch {
-      }
-    }
-  }
-}
-
-// src/store/history.ts
 var HISTORY_KEEP_RECORDS = 2e3;
 var HISTORY_COMPACT_LINES = 2500;
 var PREFIX_CHECK_BYTES = 128;
@@ -7319,12 +7340,6 @@ function readSmallFile(path, variable) {
   } finally {
     closeSync2(fd);
   }
-}
-
-// src/store/member-id.ts
-var MEMBER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-function isValidMemberId(id) {
-  return typeof id === "string" && MEMBER_ID_PATTERN.test(id);
 }
 
 // src/store/pins.ts
