@@ -154,9 +154,11 @@ export const watchWithNodeFs: WatchPath = (path, onChange) => {
  * Sleeps until the file at `path` (or at `also`, when given) changes or
  * goes, or `ms` pass. Resolves true when woken by a change, false at the
  * end of the time. A path that is already gone (the watch cannot start)
- * wakes at once; without any watch the sleep is just `ms`.
+ * wakes at once, and so does `isDone()` true once the watches are armed (a
+ * file replaced just before its watch started is not missed); without any
+ * watch the sleep is just `ms`.
  */
-export function sleepUntilChanged(options: LockOptions, path: string, ms: number, also?: string): Promise<boolean> {
+export function sleepUntilChanged(options: LockOptions, path: string, ms: number, also?: string, isDone?: () => boolean): Promise<boolean> {
   return new Promise((resolve) => {
     const watchers: { close(): void }[] = [];
     let isSettled = false;
@@ -175,6 +177,7 @@ export function sleepUntilChanged(options: LockOptions, path: string, ms: number
       else if (!isPathPresent(options.port, watched)) settle(true);
       if (isSettled) return;
     }
+    if (isDone?.()) settle(true);
   });
 }
 

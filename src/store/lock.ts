@@ -148,6 +148,7 @@ async function takeLock(options: LockOptions, proposal: Proposal | undefined): P
   let wasFreeAtLastPoll = false;
   // With nobody queued, try the lock at once; otherwise take a ticket behind them.
   let mayContend = !hasWaiters(options);
+  const isAnswered = (): boolean => answerAt(options, changePath) !== undefined;
   try {
     for (;;) {
       const answered = answerAt(options, changePath);
@@ -185,11 +186,11 @@ async function takeLock(options: LockOptions, proposal: Proposal | undefined): P
       const ahead = ticketAhead(options, ticket, now());
       if (ahead === undefined) {
         // First in line: a waiter that just got here tries at once, then sleeps until the holder lets go.
-        if (mayContend) await sleepUntilChanged(options, options.lockPath, HEAD_POLL_MS, changePath);
+        if (mayContend) await sleepUntilChanged(options, options.lockPath, HEAD_POLL_MS, changePath, isAnswered);
         mayContend = true;
       } else {
         const pollMs = QUEUE_POLL_MS * Math.min(ahead.count, QUEUE_POLL_STEPS);
-        const isWoken = await sleepUntilChanged(options, ahead.path, pollMs + Math.random() * pollMs / 4, changePath);
+        const isWoken = await sleepUntilChanged(options, ahead.path, pollMs + Math.random() * pollMs / 4, changePath, isAnswered);
         const isFree = !isWoken && isLockFree(options);
         mayContend = isFree && wasFreeAtLastPoll;
         wasFreeAtLastPoll = isFree;

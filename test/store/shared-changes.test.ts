@@ -13,6 +13,7 @@ import { createChannel, joinChannel } from '../../src/engine';
 import type { EngineCtx, HistoryRecord, State, ToolResult } from '../../src/engine/types';
 import { openStore, type Store } from '../../src/store';
 import { claimLock, queueDirOf, releaseLock } from '../../src/store/lock';
+import { sleepUntilChanged } from '../../src/store/lock-queue';
 import { NODE_FS } from '../../src/store/fs-port';
 import { applyOnce, readChangeFile, type Proposal } from '../../src/store/shared-changes';
 import { sendApplier } from '../../src/tools/message-tools';
@@ -161,4 +162,18 @@ test('SIGKILLs at random moments of a burst of group commits (a holder may die m
   assert.ok(outcome.acked >= 16 * 12 - 6 * 12, `the writers not killed were all served (${outcome.acked} acknowledged)`);
   assert.equal(outcome.lost, 0, 'acknowledged sends lost');
   assert.equal(outcome.duplicated, 0, 'sends applied twice');
+});
+
+test('a waiter whose change was answered just before its watches started wakes at once, not at the end of its poll', async (t) => {
+  const dir = tempProject(t);
+  const ahead = join(dir, 'ahead');
+  const change = join(dir, 'mine.change');
+  writeFileSync(ahead, 'x');
+  writeFileSync(change, 'opencomms-result 1\n{"ok":true,"message":"done"}');
+  const options = { port: NODE_FS, lockPath: join(dir, '.state.lock'), host: hostname() };
+  const started = Date.now();
+  const isWoken = await sleepUntilChanged(options, ahead, 30_000, change, () => readChangeFile(NODE_FS, change)?.kind === 'answered');
+  assert.equal(isWoken, true);
+  assert.ok(Date.now() - started < 10_000, 'woke at once');
+  assert.equal(await sleepUntilChanged(options, ahead, 50, change, () => false), false, 'with nothing answered it sleeps its time');
 });
