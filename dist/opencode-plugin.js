@@ -4316,7 +4316,7 @@ var watchWithNodeFs = (path, onChange) => {
     return void 0;
   }
 };
-function sleepUntilChanged(options, path, ms, also) {
+function sleepUntilChanged(options, path, ms, also, isDone) {
   return new Promise((resolve) => {
     const watchers = [];
     let isSettled = false;
@@ -4335,6 +4335,7 @@ function sleepUntilChanged(options, path, ms, also) {
       else if (!isPathPresent(options.port, watched)) settle(true);
       if (isSettled) return;
     }
+    if (isDone?.()) settle(true);
   });
 }
 function isPathPresent(port, path) {
@@ -4427,6 +4428,7 @@ async function takeLock(options, proposal) {
   let isQueueUsable = true;
   let wasFreeAtLastPoll = false;
   let mayContend = !hasWaiters(options);
+  const isAnswered = () => answerAt(options, changePath) !== void 0;
   try {
     for (; ; ) {
       const answered = answerAt(options, changePath);
@@ -4462,11 +4464,11 @@ async function takeLock(options, proposal) {
       refreshLock(options.port, ticket.handle, now());
       const ahead = ticketAhead(options, ticket, now());
       if (ahead === void 0) {
-        if (mayContend) await sleepUntilChanged(options, options.lockPath, HEAD_POLL_MS, changePath);
+        if (mayContend) await sleepUntilChanged(options, options.lockPath, HEAD_POLL_MS, changePath, isAnswered);
         mayContend = true;
       } else {
         const pollMs = QUEUE_POLL_MS * Math.min(ahead.count, QUEUE_POLL_STEPS);
-        const isWoken = await sleepUntilChanged(options, ahead.path, pollMs + Math.random() * pollMs / 4, changePath);
+        const isWoken = await sleepUntilChanged(options, ahead.path, pollMs + Math.random() * pollMs / 4, changePath, isAnswered);
         const isFree = !isWoken && isLockFree(options);
         mayContend = isFree && wasFreeAtLastPoll;
         wasFreeAtLastPoll = isFree;
