@@ -28,7 +28,10 @@ test('one line per new mail batch, never the content, nothing for own sends or f
   // Changes that bring the reviewer nothing new.
   await ok(reviewer, 'opencomms_send', { channel: 'review', to: 'writer', content: 'own send' });
   await ok(writer, 'opencomms_send', { channel: 'review', to: 'third', content: 'for the third' });
+  // Each change seen by the people view before the next is made: a pause and a
+  // resume read by a watch in one go would show it nothing to report.
   await ok(writer, 'opencomms_pause', { channel: 'review' });
+  await people.event('paused', (e) => e.event === 'paused');
   await ok(writer, 'opencomms_resume', { channel: 'review' });
   await people.event('resumed', (e) => e.event === 'resumed');
 
