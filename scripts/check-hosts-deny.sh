@@ -132,40 +132,22 @@ GEMINI_DENY_ENV=("${BASE_ENV[@]}" "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:$DENY
 # Codex skips untrusted project hooks without a word: trust each one by the hash
 # its app-server reports (hooks/list), as a person approving them would.
 if command -v codex >/dev/null; then
-  (cd "$DENY_PROJECT" && "${CODEX_DENY_ENV[@]}" timeout 120 node - "$DENY_PROJECT" <<'EOF' >"$DENY/codex-hooks.toml" 2>"$DENY/codex-hooks.err"
-const { spawn } = require('node:child_process');
-const project = process.argv[2];
-const child = spawn('codex', ['app-server'], { cwd: project, stdio: ['pipe', 'pipe', 'ignore'] });
-const waiters = new Map();
-let buffered = '';
-let nextId = 1;
-child.stdout.setEncoding('utf8').on('data', (chunk) => {
-  buffered += chunk;
-  let nl;
-  while ((nl = buffered.indexOf('\n')) !== -1) {
-    const line = buffered.slice(0, nl);
-    buffered = buffered.slice(nl + 1);
-    try {
-      const m = JSON.parse(line);
-      if (m.id !== undefined && waiters.has(m.id)) { waiters.get(m.id)(m); waiters.delete(m.id); }
-    } catch {}
-  }
-});
-const call = (method, params) => new Promise((resolve, reject) => {
-  const id = nextId++;
-  const timer = setTimeout(() => reject(new Error(`no reply to ${method}`)), 60_000);
-  waiters.set(id, (m) => { clearTimeout(timer); resolve(m); });
-  child.stdin.write(`${JSON.stringify({ id, method, params })}\n`);
-});
+  (cd "$DENY_PROJECT" && "${CODEX_DENY_ENV[@]}" timeout 120 node - "$DENY_PROJECT" "$ROOT/scripts/lib/mcp-stdio.mjs" <<'EOF' >"$DENY/codex-hooks.toml" 2>"$DENY/codex-hooks.err"
+const [project, lib] = process.argv.slice(2);
+let codex;
 (async () => {
-  await call('initialize', { clientInfo: { name: 'opencomms-check-hosts', version: '0' } });
-  child.stdin.write(`${JSON.stringify({ method: 'initialized' })}\n`);
-  const listed = await call('hooks/list', { cwds: [project] });
+  const { startJsonLines } = await import(lib);
+  codex = startJsonLines('codex', ['app-server'], { cwd: project, stderr: 'ignore', jsonrpc: false, replyMs: 60_000 });
+  const init = await codex.request('initialize', { clientInfo: { name: 'opencomms-check-hosts', version: '0' } });
+  if (init.error) throw new Error(`initialize: ${init.error.message}`);
+  codex.send({ method: 'initialized' });
+  const listed = await codex.request('hooks/list', { cwds: [project] });
+  if (listed.error) throw new Error(`hooks/list: ${listed.error.message}`);
   for (const hook of (listed.result?.data ?? []).flatMap((entry) => entry.hooks)) {
     if (hook.trustStatus !== 'trusted') console.log(`[hooks.state.${JSON.stringify(hook.key)}]\ntrusted_hash = ${JSON.stringify(hook.currentHash)}\n`);
   }
-  child.kill();
-})().catch((err) => { console.error(err.message); child.kill(); process.exitCode = 1; });
+  codex.child.kill();
+})().catch((err) => { console.error(err.message); codex?.child.kill(); process.exitCode = 1; });
 EOF
   )
   cat "$DENY/codex-hooks.toml" >>"$DENY_CODEX_HOME/config.toml"

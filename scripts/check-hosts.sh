@@ -160,53 +160,19 @@ fi
 
 if command -v codex >/dev/null; then
   section "codex: app-server over stdio"
-  out="$(cd "$PROJECT" && timeout 180 node - "$PROJECT" <<'EOF' 2>&1
-const { spawn } = require('node:child_process');
-const project = process.argv[2];
-const child = spawn('codex', ['app-server'], { cwd: project, stdio: ['pipe', 'pipe', 'ignore'] });
-const waiters = new Map();
-const events = [];
-let buffered = '';
-let nextId = 1;
-child.stdout.setEncoding('utf8').on('data', (chunk) => {
-  buffered += chunk;
-  let nl;
-  while ((nl = buffered.indexOf('\n')) !== -1) {
-    const line = buffered.slice(0, nl);
-    buffered = buffered.slice(nl + 1);
-    let message;
-    try { message = JSON.parse(line); } catch { continue; }
-    if (message.id !== undefined && waiters.has(message.id)) {
-      waiters.get(message.id)(message);
-      waiters.delete(message.id);
-    } else if (message.method) {
-      events.push(message);
-      for (const w of [...waiters.values()]) if (w.onEvent) w.onEvent();
-    }
-  }
-});
-function call(method, params) {
-  const id = nextId++;
-  child.stdin.write(`${JSON.stringify({ id, method, params })}\n`);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no reply to ${method} within 60 s`)), 60_000);
-    waiters.set(id, (m) => { clearTimeout(timer); resolve(m); });
-  });
-}
-function untilEvent(check, what) {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${what} within 60 s`)), 60_000);
-    const tick = setInterval(() => {
-      const found = events.find(check);
-      if (found) { clearInterval(tick); clearTimeout(timer); resolve(found); }
-    }, 50);
-  });
-}
+  out="$(cd "$PROJECT" && timeout 180 node - "$PROJECT" "$ROOT/scripts/lib/mcp-stdio.mjs" <<'EOF' 2>&1
+const [project, lib] = process.argv.slice(2);
 const show = (label, value) => console.log(`${label}: ${JSON.stringify(value).slice(0, 600)}`);
+let child;
 (async () => {
+  const { startJsonLines } = await import(lib);
+  const codex = startJsonLines('codex', ['app-server'], { cwd: project, stderr: 'ignore', jsonrpc: false, replyMs: 60_000 });
+  child = codex.child;
+  const call = codex.request;
+  const untilEvent = codex.untilEvent;
   const init = await call('initialize', { clientInfo: { name: 'opencomms-check-hosts', version: '0' } });
   show('initialize', init.result ?? init.error);
-  child.stdin.write(`${JSON.stringify({ method: 'initialized' })}\n`);
+  codex.send({ method: 'initialized' });
   const thread = await call('thread/start', { cwd: project, ephemeral: true });
   if (!thread.result) throw new Error(`thread/start failed: ${JSON.stringify(thread.error)}`);
   const threadId = thread.result.thread.id;
@@ -224,11 +190,10 @@ const show = (label, value) => console.log(`${label}: ${JSON.stringify(value).sl
   show('mcpServer/tool/call opencomms_status', tool.result ?? tool.error);
   const connected = ready.params.status === 'ready' && servers.some((s) => s.name === 'opencomms') && tool.result && !tool.result.isError;
   console.log(connected ? 'codex: opencomms connected' : 'codex: opencomms NOT connected');
-  child.stdin.end();
-  setTimeout(() => child.kill(), 2_000).unref();
+  codex.close();
 })().catch((err) => {
   console.log(`codex: ${err.message}`);
-  child.kill();
+  child?.kill();
 });
 EOF
 )"
