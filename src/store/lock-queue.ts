@@ -15,7 +15,7 @@ import { randomHex } from '../process/crypto';
 import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, unlinkQuietly } from './fs-port';
 import { isAbandoned, LockHandle, LockOptions, WatchPath } from './lock-stamp';
 import { createInPlace, LockFile, readLockFile, releaseLock } from './lock-file';
-import { changePathOf } from './shared-changes';
+import { CHANGE_SUFFIX, changePathOf } from './shared-changes';
 
 // `<15-digit epoch ms>.<pid>.<8 hex>`: names sort in the order tickets were taken.
 // The 8 hex are this process's ticket count (4) and a random part (4), so two
@@ -39,17 +39,19 @@ export function queueDirOf(lockPath: string): string {
   return `${lockPath}.queue`;
 }
 
-function ticketNamesIn(port: FsPort, queueDir: string): string[] {
-  let names: string[];
+function namesIn(port: FsPort, queueDir: string): string[] {
   try {
     // a linked or foreign queue folder is refused before anything in it is read
     if (!checkOwnDir(port, queueDir, false)) return [];
-    names = port.readdirSync(queueDir);
+    return port.readdirSync(queueDir);
   } catch (err) {
     if (errnoOf(err) === 'ENOENT') return [];
     throw err;
   }
-  return names.filter((name) => TICKET_NAME.test(name)).sort();
+}
+
+function ticketNamesIn(port: FsPort, queueDir: string): string[] {
+  return namesIn(port, queueDir).filter((name) => TICKET_NAME.test(name)).sort();
 }
 
 /** Whether anyone waits in the queue: with nobody there, a claimer tries the lock at once. */
@@ -91,11 +93,21 @@ function dropDeadTicket(port: FsPort, path: string): void {
   unlinkQuietly(port, changePathOf(path));
 }
 
-/** The live tickets in the queue, in order (paths); dead ones met are deleted. */
+/**
+ * The live tickets in the queue, in order (paths); dead ones met are
+ * deleted, and so is a change file whose ticket is gone (an answer that came
+ * after its waiter gave up: a waiter deletes its change before its ticket).
+ */
 export function liveTicketPaths(options: LockOptions, at: number): string[] {
   const queueDir = queueDirOf(options.lockPath);
+  const names = namesIn(options.port, queueDir);
+  const tickets = names.filter((name) => TICKET_NAME.test(name)).sort();
+  const ticketSet = new Set(tickets);
+  for (const name of names) {
+    if (name.endsWith(CHANGE_SUFFIX) && !ticketSet.has(name.slice(0, -CHANGE_SUFFIX.length))) unlinkQuietly(options.port, join(queueDir, name));
+  }
   const live: string[] = [];
-  for (const name of ticketNamesIn(options.port, queueDir)) {
+  for (const name of tickets) {
     const path = join(queueDir, name);
     let file: LockFile | undefined;
     try {

@@ -171,7 +171,12 @@ async function takeLock(options: LockOptions, proposal: Proposal | undefined): P
         const holding = peekHolding(options);
         progress.see(holding.key, holding.holder);
       }
-      if (progress.heldForMs() >= timeoutMs) throw stuckFault(options, timeoutMs, progress);
+      if (progress.heldForMs() >= timeoutMs) {
+        // A change answered meanwhile is committed: reporting a timeout would invite a second send.
+        const answered = answerAt(options, changePath);
+        if (answered) return answered;
+        throw stuckFault(options, timeoutMs, progress);
+      }
       if (ticket === undefined && isQueueUsable) {
         ticket = takeTicket(options, now());
         isQueueUsable = ticket !== undefined;

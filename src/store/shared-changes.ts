@@ -45,9 +45,12 @@ const WAITING = 'opencomms-change 1\n';
 const ANSWERED = 'opencomms-result 1\n';
 const SEED = /^[0-9a-f]{32}$/;
 
+/** How a ticket's change file is named: the ticket's name and this. */
+export const CHANGE_SUFFIX = '.change';
+
 /** The `.change` file beside a ticket. */
 export function changePathOf(ticketPath: string): string {
-  return `${ticketPath}.change`;
+  return ticketPath + CHANGE_SUFFIX;
 }
 
 /** Leaves `proposal` beside a ticket (a fresh file, 0600). Throws on any file error: the caller then waits without it. */

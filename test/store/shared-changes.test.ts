@@ -6,7 +6,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { createChannel, joinChannel } from '../../src/engine';
@@ -176,4 +176,16 @@ test('a waiter whose change was answered just before its watches started wakes a
   assert.equal(isWoken, true);
   assert.ok(Date.now() - started < 10_000, 'woke at once');
   assert.equal(await sleepUntilChanged(options, ahead, 50, change, () => false), false, 'with nothing answered it sleeps its time');
+});
+
+test('a change file whose ticket is gone (an answer that came after its waiter gave up) is deleted by the next holder that serves the queue', async (t) => {
+  const { dir, store } = await setUp(t);
+  assert.equal((await send(store, dir, 'a', 'first')).ok, true);
+  const queue = queueDirOf(join(dir, '.opencomms', '.state.lock'));
+  mkdirSync(queue, { recursive: true, mode: 0o700 });
+  const orphan = join(queue, '001796540000000.4242.00010abc.change');
+  writeFileSync(orphan, 'opencomms-result 1\n{"ok":true,"message":"late"}', { mode: 0o600 });
+  assert.equal((await send(store, dir, 'b', 'second')).ok, true);
+  assert.equal(existsSync(orphan), false);
+  assert.deepEqual(contents(store), ['first', 'second']);
 });
