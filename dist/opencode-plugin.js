@@ -4145,8 +4145,9 @@ var MAX_SHARED_PER_COMMIT = 64;
 var WAITING = "opencomms-change 1\n";
 var ANSWERED = "opencomms-result 1\n";
 var SEED = /^[0-9a-f]{32}$/;
+var CHANGE_SUFFIX = ".change";
 function changePathOf(ticketPath) {
-  return `${ticketPath}.change`;
+  return ticketPath + CHANGE_SUFFIX;
 }
 function leaveProposal(port, path, proposal) {
   const fd = openOwnFile(port, path, "create");
@@ -4236,16 +4237,17 @@ function ticketPathOf(options, ticket) {
 function queueDirOf(lockPath) {
   return `${lockPath}.queue`;
 }
-function ticketNamesIn(port, queueDir) {
-  let names;
+function namesIn(port, queueDir) {
   try {
     if (!checkOwnDir(port, queueDir, false)) return [];
-    names = port.readdirSync(queueDir);
+    return port.readdirSync(queueDir);
   } catch (err) {
     if (errnoOf(err) === "ENOENT") return [];
     throw err;
   }
-  return names.filter((name) => TICKET_NAME.test(name)).sort();
+}
+function ticketNamesIn(port, queueDir) {
+  return namesIn(port, queueDir).filter((name) => TICKET_NAME.test(name)).sort();
 }
 function hasWaiters(options) {
   return ticketNamesIn(options.port, queueDirOf(options.lockPath)).length > 0;
@@ -4274,8 +4276,14 @@ function dropDeadTicket(port, path) {
 }
 function liveTicketPaths(options, at) {
   const queueDir = queueDirOf(options.lockPath);
+  const names = namesIn(options.port, queueDir);
+  const tickets = names.filter((name) => TICKET_NAME.test(name)).sort();
+  const ticketSet = new Set(tickets);
+  for (const name of names) {
+    if (name.endsWith(CHANGE_SUFFIX) && !ticketSet.has(name.slice(0, -CHANGE_SUFFIX.length))) unlinkQuietly(options.port, join9(queueDir, name));
+  }
   const live = [];
-  for (const name of ticketNamesIn(options.port, queueDir)) {
+  for (const name of tickets) {
     const path = join9(queueDir, name);
     let file;
     try {
@@ -4450,7 +4458,11 @@ async function takeLock(options, proposal) {
         const holding = peekHolding(options);
         progress.see(holding.key, holding.holder);
       }
-      if (progress.heldForMs() >= timeoutMs) throw stuckFault(options, timeoutMs, progress);
+      if (progress.heldForMs() >= timeoutMs) {
+        const answered2 = answerAt(options, changePath);
+        if (answered2) return answered2;
+        throw stuckFault(options, timeoutMs, progress);
+      }
       if (ticket === void 0 && isQueueUsable) {
         ticket = takeTicket(options, now());
         isQueueUsable = ticket !== void 0;
