@@ -173,8 +173,8 @@ async function takeLock(options: LockOptions, proposal: Proposal | undefined): P
       }
       if (progress.heldForMs() >= timeoutMs) {
         // A change answered meanwhile is committed: reporting a timeout would invite a second send.
-        const answered = answerAt(options, changePath);
-        if (answered) return answered;
+        const lastAnswer = answerAt(options, changePath);
+        if (lastAnswer) return lastAnswer;
         throw stuckFault(options, timeoutMs, progress);
       }
       if (ticket === undefined && isQueueUsable) {
