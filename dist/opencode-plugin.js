@@ -4459,8 +4459,8 @@ async function takeLock(options, proposal) {
         progress.see(holding.key, holding.holder);
       }
       if (progress.heldForMs() >= timeoutMs) {
-        const answered2 = answerAt(options, changePath);
-        if (answered2) return answered2;
+        const lastAnswer = answerAt(options, changePath);
+        if (lastAnswer) return lastAnswer;
         throw stuckFault(options, timeoutMs, progress);
       }
       if (ticket === void 0 && isQueueUsable) {
