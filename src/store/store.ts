@@ -41,6 +41,10 @@ interface StateFence {
 // again from a fresh lock and load.
 class FenceLost extends Error {}
 
+// Thrown when a waiting shared change threw as this process applied it for
+// its waiter: the run is done again without serving (runLocked).
+class ServingFailed extends Error {}
+
 export interface StoreOptions {
   projectDir: string;
   codec: StateCodec;
@@ -147,14 +151,26 @@ export function createStore(options: StoreOptions): Store {
   // Runs a change under the lock, with the shared changes waiting in the
   // queue when this process can apply them and its own change went through:
   // one load, one save for all, and each waiter answered only once that save
-  // is durable (its folder fsynced before the lock is let go).
+  // is durable (its folder fsynced before the lock is let go). A waiting
+  // change that throws may have left the state half changed: the whole run
+  // is done again from a fresh load without serving anyone, and each waiter
+  // applies its own change in its own process, where its error belongs.
   function runLocked<T extends ToolResult>(lock: LockHandle, change: (state: State) => T): T {
+    try {
+      return commitLocked(lock, change, true);
+    } catch (err) {
+      if (!(err instanceof ServingFailed)) throw err;
+      return commitLocked(lock, change, false);
+    }
+  }
+
+  function commitLocked<T extends ToolResult>(lock: LockHandle, change: (state: State) => T, mayServe: boolean): T {
     const loaded = loadLocked(lock);
     let served: { path: string; result: ToolResult }[] = [];
     // Archive work (tx) is already on disk under the lock: it needs no state write of its own.
     const { result, write } = applyChange(loaded, codec, ctx.now(), (state) => {
       const own = change(state);
-      served = own.ok ? serveWaiting(state) : [];
+      served = own.ok && mayServe ? serveWaiting(state) : [];
       return own;
     });
     if (write) save(write, lock, loaded.fence);
@@ -174,8 +190,13 @@ export function createStore(options: StoreOptions): Store {
   function serveWaiting(state: State): { path: string; result: ToolResult }[] {
     const apply = sharedApplier;
     if (apply === undefined) return [];
-    return waitingChanges(port, liveTicketPaths(lockOptions, Date.now()), MAX_SHARED_PER_COMMIT)
-      .map(({ path, proposal }) => ({ path, result: applyOnce(state, proposal, ctx, apply) }));
+    return waitingChanges(port, liveTicketPaths(lockOptions, Date.now()), MAX_SHARED_PER_COMMIT).map(({ path, proposal }) => {
+      try {
+        return { path, result: applyOnce(state, proposal, ctx, apply) };
+      } catch {
+        throw new ServingFailed();
+      }
+    });
   }
 
   // What a change decided to write: its finished records to their history

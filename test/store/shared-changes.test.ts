@@ -189,3 +189,26 @@ test('a change file whose ticket is gone (an answer that came after its waiter g
   assert.equal(existsSync(orphan), false);
   assert.deepEqual(contents(store), ['first', 'second']);
 });
+
+test('a waiting change that throws as the holder applies it does not fail the holder\'s own change: the holder commits its own alone, and the waiter applies its change itself', { timeout: 30_000 }, async (t) => {
+  const { dir, store } = await setUp(t);
+  const lockPath = join(dir, '.opencomms', '.state.lock');
+  const real = sendApplier(dir);
+  // This process's applier breaks on one text; the waiter's own (in its own process) does not.
+  const brittle = (s: State, change: Parameters<typeof real>[1], ctx: EngineCtx): ToolResult => {
+    if (change.args.content === 'breaks the holder') throw new Error('applier failure');
+    return real(s, change, ctx);
+  };
+  const held = await claimLock({ port: NODE_FS, lockPath, host: hostname() });
+  const own = store.mutateShared({ kind: 'send', member: 'c', args: { channel: 'shared', content: 'from c', to: 'inbox', broadcast: false } }, brittle);
+  await until('this process waiting first in the queue', () => changeFiles(dir).length === 1);
+  const waiter = startSender(dir, 'a', 'breaks the holder');
+  t.after(() => waiter.kill());
+  await until('the other sender waiting behind it', () => changeFiles(dir).length === 2);
+  releaseLock(NODE_FS, held);
+  const [mine, theirs] = await Promise.all([own, waiter.result]);
+  assert.equal(mine.ok, true, mine.message);
+  assert.equal(theirs.ok, true, theirs.message);
+  assert.deepEqual(contents(store), ['breaks the holder', 'from c']);
+  assert.deepEqual(changeFiles(dir), []);
+});
