@@ -5249,6 +5249,8 @@ function isArchiveRecord(value) {
 var FENCE_ATTEMPTS = 5;
 var FenceLost = class extends Error {
 };
+var ServingFailed = class extends Error {
+};
 function createEngineCtx(now, history) {
   return {
     now,
@@ -5319,11 +5321,19 @@ function createStore(options) {
     }
   }
   function runLocked(lock, change) {
+    try {
+      return commitLocked(lock, change, true);
+    } catch (err) {
+      if (!(err instanceof ServingFailed)) throw err;
+      return commitLocked(lock, change, false);
+    }
+  }
+  function commitLocked(lock, change, mayServe) {
     const loaded = loadLocked(lock);
     let served = [];
     const { result, write } = applyChange(loaded, codec, ctx.now(), (state) => {
       const own = change(state);
-      served = own.ok ? serveWaiting(state) : [];
+      served = own.ok && mayServe ? serveWaiting(state) : [];
       return own;
     });
     if (write) save(write, lock, loaded.fence);
@@ -5341,7 +5351,13 @@ function createStore(options) {
   function serveWaiting(state) {
     const apply = sharedApplier;
     if (apply === void 0) return [];
-    return waitingChanges(port, liveTicketPaths(lockOptions, Date.now()), MAX_SHARED_PER_COMMIT).map(({ path, proposal }) => ({ path, result: applyOnce(state, proposal, ctx, apply) }));
+    return waitingChanges(port, liveTicketPaths(lockOptions, Date.now()), MAX_SHARED_PER_COMMIT).map(({ path, proposal }) => {
+      try {
+        return { path, result: applyOnce(state, proposal, ctx, apply) };
+      } catch {
+        throw new ServingFailed();
+      }
+    });
   }
   function save(write, lock, fence) {
     refreshLock(port, lock, Date.now());
