@@ -132,24 +132,8 @@ GEMINI_DENY_ENV=("${BASE_ENV[@]}" "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:$DENY
 # Codex skips untrusted project hooks without a word: trust each one by the hash
 # its app-server reports (hooks/list), as a person approving them would.
 if command -v codex >/dev/null; then
-  (cd "$DENY_PROJECT" && "${CODEX_DENY_ENV[@]}" timeout 120 node - "$DENY_PROJECT" "$ROOT/scripts/lib/mcp-stdio.mjs" <<'EOF' >"$DENY/codex-hooks.toml" 2>"$DENY/codex-hooks.err"
-const [project, lib] = process.argv.slice(2);
-let codex;
-(async () => {
-  const { startJsonLines } = await import(lib);
-  codex = startJsonLines('codex', ['app-server'], { cwd: project, stderr: 'ignore', jsonrpc: false, replyMs: 60_000 });
-  const init = await codex.request('initialize', { clientInfo: { name: 'opencomms-check-hosts', version: '0' } });
-  if (init.error) throw new Error(`initialize: ${init.error.message}`);
-  codex.send({ method: 'initialized' });
-  const listed = await codex.request('hooks/list', { cwds: [project] });
-  if (listed.error) throw new Error(`hooks/list: ${listed.error.message}`);
-  for (const hook of (listed.result?.data ?? []).flatMap((entry) => entry.hooks)) {
-    if (hook.trustStatus !== 'trusted') console.log(`[hooks.state.${JSON.stringify(hook.key)}]\ntrusted_hash = ${JSON.stringify(hook.currentHash)}\n`);
-  }
-  codex.child.kill();
-})().catch((err) => { console.error(err.message); codex?.child.kill(); process.exitCode = 1; });
-EOF
-  )
+  (cd "$DENY_PROJECT" && "${CODEX_DENY_ENV[@]}" timeout 120 node "$ROOT/scripts/codex-hooks-list.cjs" "$DENY_PROJECT" --toml \
+    >"$DENY/codex-hooks.toml" 2>"$DENY/codex-hooks.err")
   cat "$DENY/codex-hooks.toml" >>"$DENY_CODEX_HOME/config.toml"
   echo "codex: trusted $(grep -c '^trusted_hash' "$DENY/codex-hooks.toml") project hook(s) by their hooks/list hashes $(head -c 200 "$DENY/codex-hooks.err")"
 fi
