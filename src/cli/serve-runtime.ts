@@ -12,6 +12,8 @@ import { inboxAddressOf, ringInbox } from '../delivery/inbox-door';
 import { codexBinOf, ringCodexQueue } from '../delivery/codex-door';
 import { isLeaseAlive } from '../process/liveness';
 import * as engine from '../engine';
+import { startShellWatch, type ShellWatch } from '../hooks/shell-watch';
+import { watchedFoldersOf } from '../hooks/shell-check';
 
 export interface ServeRuntimeOptions {
   projectDir: string;
@@ -36,6 +38,8 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
   const tools = new ToolRegistry(buildTools(services));
   let doorbell: Doorbell | undefined;
   let watcher: StateWatcher | undefined;
+  let shellWatch: ShellWatch | undefined;
+  let isShellWatchRefused = false;
   let isClosed = false;
   return {
     tools,
@@ -55,6 +59,7 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
       if (isClosed) return Promise.resolve();
       isClosed = true;
       doorbell?.close();
+      shellWatch?.close();
       // Only a server that got as far as its watch has a spawn driver to stop.
       if (watcher) services.spawnDriver?.close();
       watcher?.close();
@@ -71,6 +76,29 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
     }
   }
 
+  function heldFolders(): ReturnType<typeof watchedFoldersOf> {
+    return watchedFoldersOf(services.store.snapshot(), options.projectDir, Date.now());
+  }
+
+  // The shell watch (hooks/shell-watch.ts) of this project, from the first
+  // moment anyone holds a file exclusively; then brought up to date on every
+  // change of the state.
+  function keepShellWatch(): void {
+    if (isClosed) return;
+    if (shellWatch !== undefined) {
+      shellWatch.refresh();
+      return;
+    }
+    if (isShellWatchRefused) return;
+    try {
+      if (heldFolders().size === 0) return;
+    } catch {
+      return; // an unreadable state: the tools report it; the watch waits for the next change
+    }
+    shellWatch = startShellWatch({ projectDir: options.projectDir, folders: heldFolders, log });
+    isShellWatchRefused = shellWatch === undefined;
+  }
+
   // The doorbell and the spawn driver, on the shared watch.
   function startRinging(shared: StateWatcher): void {
     if (isClosed) return;
@@ -79,6 +107,8 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
     const resumed = memberAtStart();
     if (resumed !== undefined) void services.presence.keep(resumed);
     services.spawnDriver?.attach(shared);
+    keepShellWatch();
+    shared.onChange(keepShellWatch);
     const door = services.door === undefined ? undefined : hostDoorOf(services, options);
     doorbell = startDoorbell({
       door,

@@ -41,6 +41,8 @@ const CD_THEN_PATCH = /^\s*cd\s+(?:'([^']*)'|"([^"\\$`]*)"|([^\s'"&|;<>()$`\\]+)
 
 /** The files one text names on apply_patch header lines, as Codex reads them. */
 export function patchHeaderFiles(text: string): string[] {
+  // Most texts (every plain shell command) hold no header: the line split and the trim are skipped.
+  if (!text.includes('*** ')) return [];
   const files: string[] = [];
   for (const line of text.split('\n')) {
     const match = PATCH_HEADER.exec(line.replace(RUST_TRIM, ''));

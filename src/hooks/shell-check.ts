@@ -10,7 +10,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, sep } from 'node:path';
 import { judgeEdit, patternsHeldByOthers, patternsOverlap, type Conflict, type State } from '../engine';
 import { isRecordedProcessAlive } from '../process/liveness';
-import { realPathOf, takeShellRecord, writeShellRecord } from '../store';
+import { readShellRecord, realPathOf, removeShellRecord, writeShellRecord } from '../store';
+import { askShellWatch, type WatchAnswer, type WatchedFolders } from './shell-watch';
 import type { HookEvent } from './events';
 
 /** Each host's shell tools, as their hook events name them. */
@@ -140,8 +141,7 @@ const LIST_FOLDER_AT = 16;
 function presentOf(files: ReadonlySet<string>, onDisk: (file: string) => string): string[] {
   const byFolder = new Map<string, string[]>();
   for (const file of files) {
-    const slash = file.lastIndexOf('/');
-    const folder = slash < 0 ? '' : file.slice(0, slash);
+    const folder = folderOf(file);
     const group = byFolder.get(folder);
     if (group === undefined) byFolder.set(folder, [file]);
     else group.push(file);
@@ -164,6 +164,12 @@ function presentOf(files: ReadonlySet<string>, onDisk: (file: string) => string)
   return present;
 }
 
+/** The folder of a project-relative path ('' for the root). */
+function folderOf(file: string): string {
+  const slash = file.lastIndexOf('/');
+  return slash < 0 ? '' : file.slice(0, slash);
+}
+
 /**
  * Before a shell call that was not denied: records the files other members
  * hold that exist now, when others hold any (`key` names the record; asked
@@ -177,6 +183,41 @@ export function recordHeldFiles(state: State, memberId: string | undefined, proj
   const present = presentOf(files, onDisk);
   writeShellRecord(projectDir, key(), JSON.stringify({ patterns, present }), now);
   return present.length;
+}
+
+/**
+ * The folders a shell watch (shell-watch.ts) keeps an eye on: the folder of
+ * every file anyone holds exclusively, and for a glob its fixed leading
+ * folder with every folder under it (walked as the check walks, within
+ * MAX_WALK_ENTRIES). True marks a glob's folders, whose new subfolders are
+ * to be watched too.
+ */
+export function watchedFoldersOf(state: State, projectDir: string, now: number): WatchedFolders {
+  const folders = new Map<string, boolean>();
+  const root = realPathOf(projectDir);
+  const budget = { left: MAX_WALK_ENTRIES };
+  for (const pattern of patternsHeldByOthers(state, undefined, now, (proc) => isRecordedProcessAlive(proc))) {
+    if (!/[*?]/.test(pattern)) {
+      if (!folders.has(folderOf(pattern))) folders.set(folderOf(pattern), false);
+      continue;
+    }
+    const segments = pattern.split('/');
+    const walk = (rel: string): void => {
+      folders.set(rel, true);
+      let entries;
+      try {
+        entries = readdirSync(rel === '' ? root : join(root, rel), { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const entry of entries) {
+        if (--budget.left < 0) return;
+        if (entry.isDirectory() && !SKIPPED_DIRS.has(entry.name)) walk(rel === '' ? entry.name : `${rel}/${entry.name}`);
+      }
+    };
+    walk(segments.slice(0, segments.findIndex((s) => /[*?]/.test(s))).join('/'));
+  }
+  return folders;
 }
 
 /** A held file that changed during the call, and who holds it. */
@@ -198,13 +239,19 @@ function recordedFiles(text: string): { patterns: string[]; present: string[] } 
   return { patterns: patterns.filter((p): p is string => typeof p === 'string'), present: present as string[] };
 }
 
-/** The files that changed since the record was written at `writtenAtMs` (by the file system's clock). */
-function changedFiles(before: { patterns: string[]; present: string[] }, projectDir: string, writtenAtMs: number): string[] {
+/**
+ * The files that changed since the record was written at `writtenAtMs` (by
+ * the file system's clock). With a watch's answer, a file in a folder it
+ * covers that had no event and is not a link, folder or other special entry
+ * is unchanged without a look; every other file's status is read.
+ */
+function changedFiles(before: { patterns: string[]; present: string[] }, projectDir: string, writtenAtMs: number, answer: WatchAnswer | undefined): string[] {
   const { files, onDisk } = candidatesOf(projectDir, before.patterns);
   const was = new Set(before.present);
   for (const file of was) files.add(file);
   const changed: string[] = [];
   for (const file of files) {
+    if (answer !== undefined && !answer.changed.has(file) && !answer.irregular.has(file) && answer.covered.has(folderOf(file))) continue;
     let stat;
     try {
       stat = statSync(onDisk(file), STAT_OPTIONS);
@@ -217,18 +264,23 @@ function changedFiles(before: { patterns: string[]; present: string[] }, project
 }
 
 /**
- * After a shell call: takes its record and returns the files held before the
- * call that changed during it (none without a record). Reads no state: the
- * hook runs it before loading the state, where the 2,000 stats of 2,000 held
- * files cost a fresh post-tool hook process 5-8 ms less than after the load
- * (measured twice, paired runs).
+ * After a shell call: reads its record, asks the project's shell watch (if a
+ * server keeps one) what changed since, and returns the files held before
+ * the call that changed during it (none without a record); then removes the
+ * record. Reads no state: the hook runs it before loading the state, where
+ * the 2,000 stats of 2,000 held files cost a fresh post-tool hook process
+ * 5-8 ms less than after the load (measured twice, paired runs).
  */
-export function changedSinceRecord(projectDir: string, key: string): string[] {
-  const record = takeShellRecord(projectDir, key);
+export function changedSinceRecord(projectDir: string, key: string, ask: (key: string) => WatchAnswer | undefined = (k) => askShellWatch(projectDir, k)): string[] {
+  const record = readShellRecord(projectDir, key);
   if (record === undefined) return [];
-  const before = recordedFiles(record.text);
-  if (before === undefined) return [];
-  return changedFiles(before, projectDir, record.writtenAtMs);
+  try {
+    const before = recordedFiles(record.text);
+    if (before === undefined) return [];
+    return changedFiles(before, projectDir, record.writtenAtMs, ask(key));
+  } finally {
+    removeShellRecord(projectDir, key);
+  }
 }
 
 /** Of the files a shell call changed, those another member holds exclusively now, each with its holders. */

@@ -3,7 +3,7 @@
 //   edits/<member_id>.jsonl  each member's own edits, appended one line per
 //                            edit, read by the collision check of the others;
 //   shell/<key>.json         what the held files looked like before one shell
-//                            call, taken (read and removed) after it.
+//                            call, read and removed after it.
 // Both are private files of ours, opened without following a link (fs-port).
 // Neither is fsynced: a crash loses at most a notice, never the state.
 import { basename, dirname, join } from 'node:path';
@@ -120,13 +120,12 @@ export function writeUnsynced(port: FsPort, target: string, text: string): void 
 }
 
 /**
- * Reads and removes the record of one shell call, with the time the file
- * system stamped on its write (mtime, ms); undefined when there is none.
+ * Reads the record of one shell call, with the time the file system stamped
+ * on its write (mtime, ms); undefined when there is none.
  */
-export function takeShellRecord(projectDir: string, key: string, port: FsPort = NODE_FS): { text: string; writtenAtMs: number } | undefined {
+export function readShellRecord(projectDir: string, key: string, port: FsPort = NODE_FS): { text: string; writtenAtMs: number } | undefined {
   if (!SHELL_KEY.test(key)) return undefined;
-  const dir = sideDir(projectDir, 'shell');
-  const path = join(dir, `${key}.json`);
+  const path = join(sideDir(projectDir, 'shell'), `${key}.json`);
   let bytes: Buffer | undefined;
   let stat: ReturnType<FsPort['lstatIfExists']>;
   try {
@@ -137,8 +136,14 @@ export function takeShellRecord(projectDir: string, key: string, port: FsPort = 
     throw err;
   }
   if (bytes === undefined || stat === undefined) return undefined;
-  if (checkOwnDir(port, dir, false)) unlinkQuietly(port, path);
   return { text: bytes.toString('utf8'), writtenAtMs: stat.mtimeMs };
+}
+
+/** Removes the record of one shell call, once it has been judged. */
+export function removeShellRecord(projectDir: string, key: string, port: FsPort = NODE_FS): void {
+  if (!SHELL_KEY.test(key)) return;
+  const dir = sideDir(projectDir, 'shell');
+  if (checkOwnDir(port, dir, false)) unlinkQuietly(port, join(dir, `${key}.json`));
 }
 
 function removeOldRecords(port: FsPort, dir: string, now: number): void {

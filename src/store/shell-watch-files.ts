@@ -1,0 +1,129 @@
+// The files of the shell watch (hooks/shell-watch.ts), kept in
+// .opencomms/shell/ beside the shell records (side-files.ts):
+//   watch-<pid>.json         a server that watches the held folders here:
+//                            {pid, machine, start}, removed when it stops;
+//   <key>.ask-<pid>          the check after a shell call asking that server
+//                            what changed since the call's record was made;
+//   <key>.answer-<pid>.json  its answer, written by temp and rename;
+//   .barrier-<pid>-<n>       made and removed at once by the server: its
+//                            events mark where newly added watches begin.
+// All are private files of ours, made without following a link (fs-port).
+import { join } from 'node:path';
+import type { RecordedProcess } from '../process/liveness';
+import { ensureOwnDir, errnoOf, NODE_FS, openOwnFile, tryReadFile, unlinkQuietly, type FsPort } from './fs-port';
+import { writeUnsynced } from './side-files';
+import { STATE_DIR_NAME } from './state-dir';
+
+/** A shell call's record, as the watch sees its name. */
+export const RECORD_NAME = /^([0-9a-f]{16,64})\.json$/;
+/** An ask: the record's key and the pid of the server asked. */
+export const ASK_NAME = /^([0-9a-f]{16,64})\.ask-(\d+)$/;
+const NOTICE_NAME = /^watch-(\d+)\.json$/;
+const KEY = /^[0-9a-f]{16,64}$/;
+
+/** The folder of the shell records and the watch's files. */
+export function shellDirOf(projectDir: string): string {
+  return join(projectDir, STATE_DIR_NAME, 'shell');
+}
+
+/** Makes the shell folder (and .opencomms) when absent; returns its path. */
+export function ensureShellDir(projectDir: string, port: FsPort = NODE_FS): string {
+  const dir = shellDirOf(projectDir);
+  ensureOwnDir(port, join(projectDir, STATE_DIR_NAME));
+  ensureOwnDir(port, dir);
+  return dir;
+}
+
+/** Says that `proc` watches this project's held folders. */
+export function writeWatchNotice(projectDir: string, proc: RecordedProcess, port: FsPort = NODE_FS): void {
+  writeUnsynced(port, join(shellDirOf(projectDir), `watch-${proc.pid}.json`), JSON.stringify(proc));
+}
+
+/** Takes back what writeWatchNotice said for `pid`. */
+export function removeWatchNotice(projectDir: string, pid: number, port: FsPort = NODE_FS): void {
+  unlinkQuietly(port, join(shellDirOf(projectDir), `watch-${pid}.json`));
+}
+
+/** The processes whose notices are in the shell folder (`names`: its listing), whether or not they still run. */
+export function readWatchNotices(projectDir: string, names: readonly string[], port: FsPort = NODE_FS): RecordedProcess[] {
+  const found: RecordedProcess[] = [];
+  for (const name of names) {
+    const match = NOTICE_NAME.exec(name);
+    if (!match) continue;
+    const bytes = tryReadFile(port, join(shellDirOf(projectDir), name));
+    try {
+      const value = JSON.parse(bytes?.toString('utf8') ?? 'null') as Partial<RecordedProcess> | null;
+      const start = value?.start;
+      if (value !== null && value.pid === Number(match[1]) && typeof value.machine === 'string' && (start === null || typeof start === 'number')) {
+        found.push({ pid: value.pid, machine: value.machine, start });
+      }
+    } catch {
+      // half a notice (its writer was killed mid-write): not a watcher to ask
+    }
+  }
+  return found;
+}
+
+/**
+ * Makes and at once removes `.barrier-<pid>-<n>` in the shell folder; returns
+ * its name. Its events tell the watching process that every watch added
+ * before the call was in place before the events that follow.
+ */
+export function makeBarrier(dir: string, n: number, port: FsPort = NODE_FS): string {
+  const name = `.barrier-${process.pid}-${n}`;
+  const path = join(dir, name);
+  unlinkQuietly(port, path); // left by a killed process of the same pid
+  port.closeSync(openOwnFile(port, path, 'create'));
+  unlinkQuietly(port, path);
+  return name;
+}
+
+/** Whether `name` is a barrier this process made. */
+export function isOwnBarrier(name: string): boolean {
+  return name.startsWith(`.barrier-${process.pid}-`);
+}
+
+function askPath(projectDir: string, key: string, pid: number): string {
+  return join(shellDirOf(projectDir), `${key}.ask-${pid}`);
+}
+
+function answerPath(projectDir: string, key: string, pid: number): string {
+  return join(shellDirOf(projectDir), `${key}.answer-${pid}.json`);
+}
+
+/** Leaves the ask for server `pid` about the record `key`; false when it cannot be left. */
+export function writeAsk(projectDir: string, key: string, pid: number, port: FsPort = NODE_FS): boolean {
+  if (!KEY.test(key)) return false;
+  const path = askPath(projectDir, key, pid);
+  try {
+    port.closeSync(openOwnFile(port, path, 'create'));
+    return true;
+  } catch (err) {
+    if (errnoOf(err) !== 'EEXIST') return false;
+    // An ask left by an earlier run of this very call: asked again, as new.
+    unlinkQuietly(port, path);
+    return writeAsk(projectDir, key, pid, port);
+  }
+}
+
+/** Whether the ask about `key` to this process is still waiting for its answer. */
+export function isAskWaiting(projectDir: string, key: string, port: FsPort = NODE_FS): boolean {
+  return port.lstatIfExists(askPath(projectDir, key, process.pid)) !== undefined
+    && port.lstatIfExists(answerPath(projectDir, key, process.pid)) === undefined;
+}
+
+/** This process answers the ask about `key`. */
+export function writeAnswer(projectDir: string, key: string, text: string, port: FsPort = NODE_FS): void {
+  writeUnsynced(port, answerPath(projectDir, key, process.pid), text);
+}
+
+/** The answer of server `pid` about `key`, or undefined while there is none. */
+export function readAnswer(projectDir: string, key: string, pid: number, port: FsPort = NODE_FS): string | undefined {
+  return tryReadFile(port, answerPath(projectDir, key, pid))?.toString('utf8');
+}
+
+/** Removes the ask about `key` to server `pid` and its answer, if any. */
+export function removeAsk(projectDir: string, key: string, pid: number, port: FsPort = NODE_FS): void {
+  unlinkQuietly(port, askPath(projectDir, key, pid));
+  unlinkQuietly(port, answerPath(projectDir, key, pid));
+}
