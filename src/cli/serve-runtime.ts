@@ -13,7 +13,7 @@ import { codexBinOf, ringCodexQueue } from '../delivery/codex-door';
 import { isLeaseAlive } from '../process/liveness';
 import * as engine from '../engine';
 import { startShellWatch, type ShellWatch } from '../hooks/shell-watch';
-import { watchedFoldersOf } from '../hooks/shell-check';
+import { patternsHeldByAnyone, watchedFoldersOf } from '../hooks/shell-check';
 
 export interface ServeRuntimeOptions {
   projectDir: string;
@@ -40,6 +40,7 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
   let watcher: StateWatcher | undefined;
   let shellWatch: ShellWatch | undefined;
   let isShellWatchRefused = false;
+  let heldPatterns: string[] | undefined;
   let isClosed = false;
   return {
     tools,
@@ -76,26 +77,25 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
     }
   }
 
-  function heldFolders(): ReturnType<typeof watchedFoldersOf> {
-    return watchedFoldersOf(services.store.snapshot(), options.projectDir, Date.now());
-  }
-
   // The shell watch (hooks/shell-watch.ts) of this project, from the first
-  // moment anyone holds a file exclusively; then brought up to date on every
-  // change of the state.
+  // moment anyone holds a file exclusively; then brought up to date whenever
+  // a change of the state changes what is held.
   function keepShellWatch(): void {
-    if (isClosed) return;
+    if (isClosed || isShellWatchRefused) return;
+    let patterns: string[];
+    try {
+      patterns = patternsHeldByAnyone(services.store.snapshot(), Date.now());
+    } catch {
+      return; // an unreadable state: the tools report it; the watch waits for the next change
+    }
+    if (heldPatterns !== undefined && patterns.length === heldPatterns.length && patterns.every((p, i) => p === heldPatterns![i])) return;
+    heldPatterns = patterns;
+    if (shellWatch === undefined && patterns.length === 0) return;
     if (shellWatch !== undefined) {
       shellWatch.refresh();
       return;
     }
-    if (isShellWatchRefused) return;
-    try {
-      if (heldFolders().size === 0) return;
-    } catch {
-      return; // an unreadable state: the tools report it; the watch waits for the next change
-    }
-    shellWatch = startShellWatch({ projectDir: options.projectDir, folders: heldFolders, log });
+    shellWatch = startShellWatch({ projectDir: options.projectDir, folders: () => watchedFoldersOf(options.projectDir, heldPatterns ?? []), log });
     isShellWatchRefused = shellWatch === undefined;
   }
 

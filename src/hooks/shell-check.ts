@@ -181,22 +181,29 @@ export function recordHeldFiles(state: State, memberId: string | undefined, proj
   if (patterns.length === 0) return 0;
   const { files, onDisk } = candidatesOf(projectDir, patterns);
   const present = presentOf(files, onDisk);
-  writeShellRecord(projectDir, key(), JSON.stringify({ patterns, present }), now);
+  // A plain path that is present is named once, in `present`: the check after the call takes both lists.
+  const named = new Set(present);
+  const rest = patterns.filter((p) => /[*?]/.test(p) || !named.has(p));
+  writeShellRecord(projectDir, key(), JSON.stringify({ patterns: rest, present }), now);
   return present.length;
 }
 
+/** Every pattern anyone holds exclusively now: what a shell watch (shell-watch.ts) keeps an eye on. */
+export function patternsHeldByAnyone(state: State, now: number): string[] {
+  return patternsHeldByOthers(state, undefined, now, (proc) => isRecordedProcessAlive(proc));
+}
+
 /**
- * The folders a shell watch (shell-watch.ts) keeps an eye on: the folder of
- * every file anyone holds exclusively, and for a glob its fixed leading
- * folder with every folder under it (walked as the check walks, within
- * MAX_WALK_ENTRIES). True marks a glob's folders, whose new subfolders are
- * to be watched too.
+ * The folders a shell watch watches for `patterns`: the folder of each plain
+ * path, and for a glob its fixed leading folder with every folder under it
+ * (walked as the check walks, within MAX_WALK_ENTRIES). True marks a glob's
+ * folders, whose new subfolders are to be watched too.
  */
-export function watchedFoldersOf(state: State, projectDir: string, now: number): WatchedFolders {
+export function watchedFoldersOf(projectDir: string, patterns: readonly string[]): WatchedFolders {
   const folders = new Map<string, boolean>();
   const root = realPathOf(projectDir);
   const budget = { left: MAX_WALK_ENTRIES };
-  for (const pattern of patternsHeldByOthers(state, undefined, now, (proc) => isRecordedProcessAlive(proc))) {
+  for (const pattern of patterns) {
     if (!/[*?]/.test(pattern)) {
       if (!folders.has(folderOf(pattern))) folders.set(folderOf(pattern), false);
       continue;

@@ -60,11 +60,17 @@ export interface ShellWatchOptions {
   watch?: WatchOne;
   /** Replaces the platform check (tests): the watch runs on Linux only. */
   platform?: string;
+  /** Replaces the kernel's queue limit read from /proc (tests). */
+  queueLimit?: number;
+  /** Replaces MAX_CHANGED_NAMES (tests). */
+  maxChangedNames?: number;
 }
 
 export interface ShellWatch {
   /** Looks at the folders again (after a change of the state), soon. */
   refresh(): void;
+  /** The folders whose watch is in place (its barrier read): a call recorded from now on is covered there. */
+  covering(): string[];
   close(): void;
 }
 
@@ -114,7 +120,8 @@ export function startShellWatch(options: ShellWatchOptions): ShellWatch | undefi
   const windows = new Map<string, Window>();
   const barriers = new Map<string, string[]>();
   // An event count read in one go past half the queue means the queue may have filled and dropped events.
-  const overflowAt = Math.max(64, Math.floor((tryReadQueueLimit() ?? DEFAULT_QUEUE_LIMIT) / 2));
+  const overflowAt = Math.max(1, Math.floor((options.queueLimit ?? tryReadQueueLimit() ?? DEFAULT_QUEUE_LIMIT) / 2));
+  const maxChangedNames = options.maxChangedNames ?? MAX_CHANGED_NAMES;
   let count = 0;
   let run = 0;
   let isRunCounted = false;
@@ -140,6 +147,7 @@ export function startShellWatch(options: ShellWatchOptions): ShellWatch | undefi
   }
   return {
     refresh: scheduleRefresh,
+    covering: () => [...watched].filter(([, entry]) => entry.since < Number.POSITIVE_INFINITY).map(([folder]) => folder),
     close() {
       if (isClosed) return;
       stopAll(undefined);
@@ -199,7 +207,7 @@ export function startShellWatch(options: ShellWatchOptions): ShellWatch | undefi
     if (windows.has(key)) return;
     let exists: boolean;
     try {
-      exists = readdirSync(shellDir).includes(`${key}.json`);
+      exists = lstatSync(join(shellDir, `${key}.json`), { throwIfNoEntry: false }) !== undefined;
     } catch {
       exists = false;
     }
@@ -244,7 +252,7 @@ export function startShellWatch(options: ShellWatchOptions): ShellWatch | undefi
     for (const window of windows.values()) {
       if (window.isSpoiled) continue;
       window.changed.add(path);
-      if (window.changed.size > MAX_CHANGED_NAMES) window.isSpoiled = true;
+      if (window.changed.size > maxChangedNames) window.isSpoiled = true;
     }
     // A new subfolder of a glob's tree is watched too (until then its files are read by the check).
     if (isFolder && entry.isTree && !watched.has(path)) scheduleRefresh();
