@@ -15,8 +15,8 @@ import { lstatSync, readdirSync, readFileSync, watch as watchFolder } from 'node
 import { basename, join } from 'node:path';
 import { isRecordedProcessAlive, thisRecordedProcess } from '../process/liveness';
 import {
-  ASK_NAME, ensureShellDir, isAskWaiting, isOwnBarrier, makeBarrier, readAnswer, readWatchNotices, RECORD_NAME,
-  removeAsk, removeWatchNotice, shellDirOf, writeAnswer, writeAsk, writeWatchNotice, type DirWatch,
+  ASK_NAME, ensureShellDir, isAskWaiting, isOwnBarrier, makeBarrier, readWatchAnswer, readWatchNotices, RECORD_NAME,
+  removeAsk, removeWatchNotice, shellDirOf, writeWatchAnswer, writeAsk, writeWatchNotice, type DirWatch,
 } from '../store';
 
 /** What a watching server answers about one call. */
@@ -84,7 +84,7 @@ function tryReadQueueLimit(): number | undefined {
   }
 }
 
-const watchWithNode: WatchOne = (dir, onEvent) =>
+const watchFolderWithNode: WatchOne = (dir, onEvent) =>
   watchFolder(dir, { persistent: false }, (_event, name) => onEvent(name == null ? null : String(name)));
 
 interface Window {
@@ -115,7 +115,7 @@ interface Watched {
 export function startShellWatch(options: ShellWatchOptions): ShellWatch | undefined {
   if ((options.platform ?? process.platform) !== 'linux') return undefined;
   const { projectDir, log } = options;
-  const watchOne = options.watch ?? watchWithNode;
+  const watchOne = options.watch ?? watchFolderWithNode;
   const watched = new Map<string, Watched>();
   const windows = new Map<string, Window>();
   const barriers = new Map<string, string[]>();
@@ -205,13 +205,13 @@ export function startShellWatch(options: ShellWatchOptions): ShellWatch | undefi
   // the event of its removal must not open a window that starts after the call.
   function openWindow(key: string): void {
     if (windows.has(key)) return;
-    let exists: boolean;
+    let isRecordThere: boolean;
     try {
-      exists = lstatSync(join(shellDir, `${key}.json`), { throwIfNoEntry: false }) !== undefined;
+      isRecordThere = lstatSync(join(shellDir, `${key}.json`), { throwIfNoEntry: false }) !== undefined;
     } catch {
-      exists = false;
+      isRecordThere = false;
     }
-    if (!exists) return;
+    if (!isRecordThere) return;
     const now = Date.now();
     for (const [other, window] of windows) if (now - window.openedAt > WINDOW_MAX_MS) windows.delete(other);
     windows.set(key, { start: count, openedAt: now, changed: new Set(), isSpoiled: false });
@@ -230,7 +230,7 @@ export function startShellWatch(options: ShellWatchOptions): ShellWatch | undefi
       text = JSON.stringify({ seen: true, covered: covered.map(([folder]) => folder), changed: [...window.changed], irregular });
     }
     try {
-      writeAnswer(projectDir, key, text);
+      writeWatchAnswer(projectDir, key, text);
     } catch (err) {
       log(`shell watch: could not answer (${err instanceof Error ? err.message : String(err)})`);
     }
@@ -364,7 +364,7 @@ export function askShellWatch(projectDir: string, key: string, timeoutMs = ASK_T
     const deadline = Date.now() + timeoutMs;
     let pauseMs = 0.1;
     for (;;) {
-      const text = readAnswer(projectDir, key, server.pid);
+      const text = readWatchAnswer(projectDir, key, server.pid);
       if (text !== undefined) return parseWatchAnswer(text);
       if (Date.now() >= deadline) return undefined;
       Atomics.wait(sleepCell, 0, 0, pauseMs);

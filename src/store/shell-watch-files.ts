@@ -113,12 +113,12 @@ export function isAskWaiting(projectDir: string, key: string, port: FsPort = NOD
 }
 
 /** This process answers the ask about `key`. */
-export function writeAnswer(projectDir: string, key: string, text: string, port: FsPort = NODE_FS): void {
+export function writeWatchAnswer(projectDir: string, key: string, text: string, port: FsPort = NODE_FS): void {
   writeUnsynced(port, answerPath(projectDir, key, process.pid), text);
 }
 
 /** The answer of server `pid` about `key`, or undefined while there is none. */
-export function readAnswer(projectDir: string, key: string, pid: number, port: FsPort = NODE_FS): string | undefined {
+export function readWatchAnswer(projectDir: string, key: string, pid: number, port: FsPort = NODE_FS): string | undefined {
   return tryReadFile(port, answerPath(projectDir, key, pid))?.toString('utf8');
 }
 

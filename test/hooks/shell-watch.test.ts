@@ -11,7 +11,7 @@ import { test, type TestContext } from 'node:test';
 import { reservePaths } from '../../src/engine/index';
 import { askShellWatch, parseWatchAnswer, startShellWatch, type ShellWatchOptions, type WatchAnswer } from '../../src/hooks/shell-watch';
 import { changedSinceRecord, watchedFoldersOf } from '../../src/hooks/shell-check';
-import { readAnswer, removeAsk, shellDirOf, writeAsk, writeShellRecord, writeWatchNotice } from '../../src/store/index';
+import { readWatchAnswer, removeAsk, shellDirOf, writeAsk, writeShellRecord, writeWatchNotice } from '../../src/store/index';
 import { thisRecordedProcess } from '../../src/process/liveness';
 import { runCli, startServer } from '../helpers/server';
 import { until } from '../helpers/wait';
@@ -49,7 +49,7 @@ function record(dir: string, key = KEY): void {
 async function ask(dir: string, key = KEY): Promise<WatchAnswer | undefined | 'not seen'> {
   assert.ok(writeAsk(dir, key, process.pid));
   try {
-    const text = await until('the watch\'s answer', () => readAnswer(dir, key, process.pid));
+    const text = await until('the watch\'s answer', () => readWatchAnswer(dir, key, process.pid));
     return parseWatchAnswer(text) ?? 'not seen';
   } finally {
     removeAsk(dir, key, process.pid);
