@@ -44,21 +44,29 @@ export function removeWatchNotice(projectDir: string, pid: number, port: FsPort 
   unlinkQuietly(port, join(shellDirOf(projectDir), `watch-${pid}.json`));
 }
 
-/** The processes whose notices are in the shell folder (`names`: its listing), whether or not they still run. */
+/**
+ * The processes whose notices are in the shell folder (`names`: its
+ * listing), whether or not they still run. A notice must be a private file
+ * (0600, as we make it): a repository can ship files here, but a checkout
+ * never makes one that private, so a planted notice makes no check wait.
+ * One that cannot be read is passed over.
+ */
 export function readWatchNotices(projectDir: string, names: readonly string[], port: FsPort = NODE_FS): RecordedProcess[] {
   const found: RecordedProcess[] = [];
   for (const name of names) {
     const match = NOTICE_NAME.exec(name);
     if (!match) continue;
-    const bytes = tryReadFile(port, join(shellDirOf(projectDir), name));
+    const path = join(shellDirOf(projectDir), name);
     try {
-      const value = JSON.parse(bytes?.toString('utf8') ?? 'null') as Partial<RecordedProcess> | null;
+      const stat = port.lstatIfExists(path);
+      if (stat === undefined || !stat.isFile() || (stat.mode & 0o077) !== 0) continue;
+      const value = JSON.parse(tryReadFile(port, path)?.toString('utf8') ?? 'null') as Partial<RecordedProcess> | null;
       const start = value?.start;
       if (value !== null && value.pid === Number(match[1]) && typeof value.machine === 'string' && (start === null || typeof start === 'number')) {
         found.push({ pid: value.pid, machine: value.machine, start });
       }
     } catch {
-      // half a notice (its writer was killed mid-write): not a watcher to ask
+      // half a notice (its writer was killed mid-write), or not a file of ours: not a watch to ask
     }
   }
   return found;

@@ -5,7 +5,7 @@
 // in the tests at the end, which drive real hook and server processes).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { reservePaths } from '../../src/engine/index';
@@ -206,6 +206,18 @@ test('the check asks no watch whose process is gone, and gives up on one that do
   assert.equal(askShellWatch(dir, KEY, 50), undefined);
   assert.ok(Date.now() - started >= 50);
   assert.deepEqual(readdirSync(shellDirOf(dir)).filter((n) => n.includes('.ask-') || n.includes('.answer-')), [], 'the ask is taken back');
+});
+
+test('a notice that is not private (as a repository\'s checkout makes files) is not asked, so a planted one makes no call wait', async (t) => {
+  const dir = projectWith(t, []);
+  mkdirSync(shellDirOf(dir), { recursive: true });
+  writeFileSync(join(shellDirOf(dir), `watch-${process.pid}.json`), JSON.stringify(thisRecordedProcess()), { mode: 0o644 });
+  chmodSync(join(shellDirOf(dir), `watch-${process.pid}.json`), 0o644);
+  writeFileSync(join(shellDirOf(dir), 'watch-7.json'), '{"pid":7,', { mode: 0o600 });
+  const started = Date.now();
+  assert.equal(askShellWatch(dir, KEY, 5_000), undefined);
+  assert.ok(Date.now() - started < 2_000, 'no wait');
+  assert.deepEqual(readdirSync(shellDirOf(dir)).filter((n) => n.includes('.ask-')), [], 'nobody was asked');
 });
 
 // Through real processes: a server of the project watches; hooks run as a host runs them.
