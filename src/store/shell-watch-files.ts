@@ -99,9 +99,14 @@ function answerPath(projectDir: string, key: string, pid: number): string {
   return join(shellDirOf(projectDir), `${key}.answer-${pid}.json`);
 }
 
-/** Leaves the ask for server `pid` about the record `key`; false when it cannot be left. */
+/**
+ * Leaves the ask for server `pid` about the record `key`, after removing any
+ * answer already there (only an answer written after the ask is read);
+ * false when it cannot be left.
+ */
 export function writeAsk(projectDir: string, key: string, pid: number, port: FsPort = NODE_FS): boolean {
   if (!KEY.test(key)) return false;
+  unlinkQuietly(port, answerPath(projectDir, key, pid));
   const path = askPath(projectDir, key, pid);
   try {
     port.closeSync(openOwnFile(port, path, 'create'));
