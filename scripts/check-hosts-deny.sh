@@ -16,7 +16,8 @@
 #   through Bash, exec_command, run_shell_command): refused before it runs;
 #   a shell write the check cannot see (`sh tools/w.sh HOST`, a script that
 #   appends to held/file.txt): it runs, and the model is shown a notice naming
-#   the file and its holder.
+#   the file and its holder; the check after that call was answered by a
+#   server's shell watch that saw the call and named held/file.txt.
 # Finally the holder's inbox must hold a `system` notice for each host's
 # slipped write. Every check prints one PASS or FAIL line.
 
@@ -90,6 +91,33 @@ if [ -z "$DENY_PORT" ] || [ -z "$HOLDER_ID" ]; then
   return 0
 fi
 echo "stub model on 127.0.0.1:$DENY_PORT; holder $HOLDER_ID (its server stays up): $(deny_json "$DENY/holder.json" 'JSON.parse(s.reserve).message')"
+
+# What the shell watch answers the check after each shell call (PROTOCOL 8.6):
+# the holder's server and each host session's own server watch held/ and src/.
+DENY_ANSWERS="$DENY/answers"
+node "$ROOT/scripts/shell-answers.mjs" --dir "$DENY_PROJECT/.opencomms/shell" --out "$DENY_ANSWERS" >"$DENY/answers.out" 2>&1 &
+DENY_ANSWERS_PID=$!
+trap 'touch "$DENY_GO"; kill "$DENY_STUB_PID" "$DENY_HOLDER_PID" "$DENY_ANSWERS_PID" 2>/dev/null; [ "${CHECK_HOSTS_KEEP:-}" = 1 ] || rm -rf "$WORK"' EXIT
+for _ in $(seq 1 100); do
+  grep -q watching "$DENY/answers.out" 2>/dev/null && break
+  sleep 0.1
+done
+answers_so_far() { if [ -f "$DENY_ANSWERS/answers.jsonl" ]; then wc -l <"$DENY_ANSWERS/answers.jsonl"; else echo 0; fi; }
+# deny_watch_verdict NAME BEFORE: the answers since line BEFORE must include one
+# that saw the call and names held/file.txt as changed (the script's write).
+deny_watch_verdict() {
+  local name=$1 before=$2 said
+  if said="$(node -e 'const [file, before] = process.argv.slice(1); let lines = [];
+try { lines = require("fs").readFileSync(file, "utf8").split("\n").filter(Boolean).slice(Number(before)).map((l) => JSON.parse(l)); } catch {}
+const caught = lines.filter((l) => l.text !== null).map((l) => ({ pid: l.pid, ...JSON.parse(l.text) }));
+const hit = caught.find((a) => a.seen === true && a.changed.includes("held/file.txt") && a.covered.includes("held"));
+const say = `${lines.length} answer(s), ${caught.length} caught: ` + caught.map((a) => a.seen ? `server ${a.pid} saw the call, covered [${a.covered.join(", ")}], changed [${a.changed.join(", ")}]` : `server ${a.pid}: not seen`).join("; ");
+process.stdout.write(say); process.exit(hit ? 0 : 1);' "$DENY_ANSWERS/answers.jsonl" "$before")"; then
+    deny_verdict "$name" pass "the check after the shell call asked the shell watch: $said"
+  else
+    deny_verdict "$name" fail "no answer of the shell watch named held/file.txt: ${said:-no answers}"
+  fi
+}
 
 # The hosts' approvals, in the throwaway HOME (Codex in a CODEX_HOME of its own:
 # its model provider is top-level config, which must come before any table).
@@ -183,6 +211,7 @@ fs.writeFileSync(file, JSON.stringify({
 
 if command -v claude >/dev/null; then
   section "deny: Claude Code $(claude --version 2>/dev/null | head -1), a fresh session outside the channel"
+  ANSWERS_BEFORE="$(answers_so_far)"
   deny_turn claude anthropic CLAUDE_DENY_ENV claude -p "[stub:claude] Edit the held files." --allowedTools Read Edit Write Bash \
     --output-format stream-json --verbose
   deny_show claude
@@ -202,10 +231,12 @@ if command -v claude >/dev/null; then
   held_has claude-slipped && [ -n "$SEEN" ] \
     && deny_verdict claude-shell-notice pass "Bash \`sh tools/w.sh claude\` wrote held/file.txt; the model was then shown: $SEEN" \
     || deny_verdict claude-shell-notice fail "file has claude-slipped: $(held_has claude-slipped && echo yes || echo no); notice shown: ${SEEN:-no}"
+  deny_watch_verdict claude-shell-watch "$ANSWERS_BEFORE"
 fi
 
 if command -v codex >/dev/null; then
   section "deny: Codex $(codex --version 2>/dev/null | head -1) (codex exec), a fresh session outside the channel"
+  ANSWERS_BEFORE="$(answers_so_far)"
   deny_turn codex responses CODEX_DENY_ENV codex exec --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox \
     "[stub:codex] Patch the held files."
   deny_show codex
@@ -221,12 +252,14 @@ if command -v codex >/dev/null; then
   held_has codex-slipped && [ -n "$SEEN" ] \
     && deny_verdict codex-shell-notice pass "exec_command \`sh tools/w.sh codex\` wrote held/file.txt; the model was then shown: $SEEN" \
     || deny_verdict codex-shell-notice fail "file has codex-slipped: $(held_has codex-slipped && echo yes || echo no); notice shown: ${SEEN:-no}"
+  deny_watch_verdict codex-shell-watch "$ANSWERS_BEFORE"
 fi
 
 if command -v gemini >/dev/null; then
   section "deny: Gemini CLI $(gemini --version 2>/dev/null | head -1) (gemini -p), a fresh session outside the channel"
   # -m: with a model named, Gemini CLI asks no router model first (the stub's
   # side answers are not the JSON the router wants, and it would retry for a minute).
+  ANSWERS_BEFORE="$(answers_so_far)"
   deny_turn gemini gemini GEMINI_DENY_ENV gemini -m gemini-2.5-pro -p "[stub:gemini] Write the held files." --approval-mode yolo --output-format json
   deny_show gemini
   WROTE="$(deny_result gemini write_file)"
@@ -241,6 +274,7 @@ if command -v gemini >/dev/null; then
   held_has gemini-slipped && [ -n "$SEEN" ] \
     && deny_verdict gemini-shell-notice pass "run_shell_command \`sh tools/w.sh gemini\` wrote held/file.txt; the model was then shown: $SEEN" \
     || deny_verdict gemini-shell-notice fail "file has gemini-slipped: $(held_has gemini-slipped && echo yes || echo no); notice shown: ${SEEN:-no}"
+  deny_watch_verdict gemini-shell-watch "$ANSWERS_BEFORE"
 fi
 
 section "deny: the holder's inbox (system notices of the shell writes that slipped through)"
@@ -257,5 +291,5 @@ for host in claude-code codex gemini-cli; do
     deny_verdict "holder-notice-$host" fail "no system message about the $host writer in the holder's inbox: $(short "${INBOX:-none}" 600)"
   fi
 done
-kill "$DENY_STUB_PID" 2>/dev/null
+kill "$DENY_STUB_PID" "$DENY_ANSWERS_PID" 2>/dev/null
 wait "$DENY_STUB_PID" 2>/dev/null

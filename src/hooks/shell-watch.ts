@@ -214,7 +214,8 @@ export function startShellWatch(options: ShellWatchOptions): ShellWatch | undefi
     if (!isRecordThere) return;
     const now = Date.now();
     for (const [other, window] of windows) if (now - window.openedAt > WINDOW_MAX_MS) windows.delete(other);
-    windows.set(key, { start: count, openedAt: now, changed: new Set(), isSpoiled: false });
+    // Opened in a run already past the line: events after this record may be among those dropped.
+    windows.set(key, { start: count, openedAt: now, changed: new Set(), isSpoiled: run >= overflowAt });
   }
 
   function answerAsk(key: string): void {

@@ -154,6 +154,15 @@ test('a run of events past half the kernel\'s queue spoils the calls under way: 
   assert.ok(logs.some((line) => /events read in one go/.test(line)), logs.join('\n'));
 });
 
+test('a call whose record is read in such a run, past the line, is answered as not seen too', { skip }, async (t) => {
+  const dir = projectWith(t, ['src/a.ts']);
+  await watching(t, dir, { src: false }, { queueLimit: 40 });
+  for (let i = 0; i < 30; i += 1) writeFileSync(join(dir, `src/n${i}.ts`), 'x');
+  record(dir); // read in the same run as the writes before it: the events after it may have been dropped
+  writeFileSync(join(dir, 'src/a.ts'), 'during the call');
+  assert.equal(await ask(dir), 'not seen');
+});
+
 test('a call that changed more names than the watch keeps is answered as not seen', { skip }, async (t) => {
   const dir = projectWith(t, ['src/a.ts']);
   await watching(t, dir, { src: false }, { maxChangedNames: 5 });
