@@ -12,7 +12,7 @@ import { inboxAddressOf, ringInbox } from '../delivery/inbox-door';
 import { codexBinOf, ringCodexQueue } from '../delivery/codex-door';
 import { isLeaseAlive } from '../process/liveness';
 import * as engine from '../engine';
-import { startShellWatch, type ShellWatch } from '../hooks/shell-watch';
+import { liveShellWatchOf, startShellWatch, type ShellWatch } from '../hooks/shell-watch';
 import { patternsHeldByAnyone, watchedFoldersOf } from '../hooks/shell-check';
 
 export interface ServeRuntimeOptions {
@@ -78,8 +78,11 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
   }
 
   // The shell watch (hooks/shell-watch.ts) of this project, from the first
-  // moment anyone holds a file exclusively; then brought up to date whenever
-  // a change of the state changes what is held.
+  // moment anyone holds a file exclusively, unless another live server of
+  // the project on this machine keeps it (one set of inotify watches per
+  // project; when that one stops, the next change of the state starts this
+  // one's); then brought up to date whenever a change of the state changes
+  // what is held.
   function keepShellWatch(): void {
     if (isClosed || isShellWatchRefused) return;
     let patterns: string[];
@@ -88,13 +91,13 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
     } catch {
       return; // an unreadable state: the tools report it; the watch waits for the next change
     }
-    if (heldPatterns !== undefined && patterns.length === heldPatterns.length && patterns.every((p, i) => p === heldPatterns![i])) return;
+    const isSame = heldPatterns !== undefined && patterns.length === heldPatterns.length && patterns.every((p, i) => p === heldPatterns![i]);
     heldPatterns = patterns;
-    if (shellWatch === undefined && patterns.length === 0) return;
     if (shellWatch !== undefined) {
-      shellWatch.refresh();
+      if (!isSame) shellWatch.refresh();
       return;
     }
+    if (patterns.length === 0 || liveShellWatchOf(options.projectDir) !== undefined) return;
     shellWatch = startShellWatch({ projectDir: options.projectDir, folders: () => watchedFoldersOf(options.projectDir, heldPatterns ?? []), log });
     isShellWatchRefused = shellWatch === undefined;
   }

@@ -13,7 +13,7 @@
 // that may have overflowed: the check reads them all, as without a watch.
 import { lstatSync, readdirSync, readFileSync, watch as watchFolder } from 'node:fs';
 import { basename, join } from 'node:path';
-import { isRecordedProcessAlive, thisRecordedProcess } from '../process/liveness';
+import { isRecordedProcessAlive, thisRecordedProcess, type RecordedProcess } from '../process/liveness';
 import {
   ASK_NAME, ensureShellDir, isAskWaiting, isOwnBarrier, makeBarrier, readWatchAnswer, readWatchNotices, RECORD_NAME,
   removeAsk, removeWatchNotice, shellDirOf, writeWatchAnswer, writeAsk, writeWatchNotice, type DirWatch,
@@ -343,6 +343,17 @@ export function startShellWatch(options: ShellWatchOptions): ShellWatch | undefi
   }
 }
 
+/** A live process of this machine that says it keeps the shell watch of `projectDir`, if any. */
+export function liveShellWatchOf(projectDir: string): RecordedProcess | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(shellDirOf(projectDir));
+  } catch {
+    return undefined;
+  }
+  return readWatchNotices(projectDir, names).find((proc) => isRecordedProcessAlive(proc) === true);
+}
+
 const sleepCell = new Int32Array(new SharedArrayBuffer(4));
 
 /**
@@ -353,13 +364,7 @@ const sleepCell = new Int32Array(new SharedArrayBuffer(4));
  */
 export function askShellWatch(projectDir: string, key: string, timeoutMs = ASK_TIMEOUT_MS, platform = process.platform): WatchAnswer | undefined {
   if (platform !== 'linux') return undefined;
-  let names: string[];
-  try {
-    names = readdirSync(shellDirOf(projectDir));
-  } catch {
-    return undefined;
-  }
-  const server = readWatchNotices(projectDir, names).find((proc) => isRecordedProcessAlive(proc) === true);
+  const server = liveShellWatchOf(projectDir);
   if (server === undefined || !writeAsk(projectDir, key, server.pid)) return undefined;
   try {
     const deadline = Date.now() + timeoutMs;

@@ -11,7 +11,7 @@ import { test, type TestContext } from 'node:test';
 import { reservePaths } from '../../src/engine/index';
 import { askShellWatch, parseWatchAnswer, startShellWatch, type ShellWatchOptions, type WatchAnswer } from '../../src/hooks/shell-watch';
 import { changedSinceRecord, watchedFoldersOf } from '../../src/hooks/shell-check';
-import { readWatchAnswer, removeAsk, shellDirOf, writeAsk, writeShellRecord, writeWatchNotice } from '../../src/store/index';
+import { openStore, readWatchAnswer, removeAsk, shellDirOf, writeAsk, writeShellRecord, writeWatchNotice } from '../../src/store/index';
 import { thisRecordedProcess } from '../../src/process/liveness';
 import { runCli, startServer } from '../helpers/server';
 import { until } from '../helpers/wait';
@@ -271,3 +271,21 @@ test('with the project\'s server watching, a shell write to a held file is repor
   assert.match(fallback.hookSpecificOutput?.additionalContext ?? '', /changed a file another agent holds exclusively: src\/f9\.ts /);
   assert.deepEqual(readdirSync(shellDirOf(project)).filter((n) => !n.startsWith('watch-')), [], 'no record, ask or answer is left');
 });
+
+test('one server of a project keeps its shell watch; when it is killed, another starts one at the next change of the state', { skip }, async (t) => {
+  const project = await heldProject(t, 3);
+  const first = startServer(t, { project, env: { OPENCOMMS_HOST: 'mcp' } });
+  await first.initialize();
+  const notices = () => (existsSync(shellDirOf(project)) ? readdirSync(shellDirOf(project)).filter((n) => n.startsWith('watch-')) : []);
+  await until('the first server\'s watch', () => notices().includes(`watch-${first.child.pid}.json`));
+  const second = startServer(t, { project, env: { OPENCOMMS_HOST: 'mcp' } });
+  await second.initialize();
+  await second.callTool('opencomms_status'); // its push side (and the look at the watch) is up once a tool has answered
+  assert.deepEqual(notices(), [`watch-${first.child.pid}.json`], 'the second server leaves the watch to the first');
+  first.child.kill('SIGKILL');
+  await first.exited;
+  const store = openStore({ projectDir: project });
+  await store.mutate((state, ctx) => reservePaths(state, { channel: 'review', session_id: HOLDER, paths: ['lib/x.ts'], exclusive: true, reason: null, project_dir: project }, ctx));
+  await until('the second server\'s watch', () => notices().includes(`watch-${second.child.pid}.json`));
+});
+
