@@ -12,11 +12,10 @@
 // Bash and the Read pair, so the difference leaves it out:
 // BENCH_PROCESS_REPS (25 by default; 0 skips it). This is the figure the
 // 20 ms budget is held to. With files held, a host session has our server
-// running, and on Linux that server watches the held folders (the shell
-// watch): the check after the call asks it instead of reading every held
-// file. So the held case runs with a server of the project started, then
-// again after it stopped (every held file read: no server on this machine,
-// or not Linux).
+// running, and on Linux one server of the project runs the check after the
+// call for the hooks, warm (the shell checker). So the held case runs with
+// a server of the project started, then again after it stopped (the hook
+// judges by itself: no server on this machine, or not Linux).
 //   npx tsc -p tsconfig.test.json && npm run build && node bench/shell-check.mjs   (BENCH_REPS=41 by default)
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
@@ -97,15 +96,15 @@ function processCall(dir, tool) {
   }
   return ms;
 }
-// A server of the project, as a host session runs one; resolves once its shell watch says it watches.
+// A server of the project, as a host session runs one; resolves once it says it runs the shell checker.
 async function startWatchingServer(dir) {
   const child = spawn(process.execPath, [DIST, 'serve', '--project', dir], { stdio: ['pipe', 'ignore', 'ignore'], env: { PATH: process.env.PATH, OPENCOMMS_HOST: 'mcp' } });
   child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } })}\n`);
   child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-  const notice = join(dir, '.opencomms', 'shell', `watch-${child.pid}.json`);
+  const notice = join(dir, '.opencomms', 'shell', `checker-${child.pid}.json`);
   const deadline = Date.now() + 10_000;
   while (!fs.existsSync(notice)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error('the server did not start its shell watch within 10 s');
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error('the server did not start its shell checker within 10 s');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return child;
@@ -141,14 +140,14 @@ for (const held of HELD) {
     const recorded = fs.existsSync(join(dir, '.opencomms', 'shell'));
     const inProcess = `Bash ${median(shell).toFixed(2)} ms, Read ${median(floor).toFixed(2)} ms, added ${(median(shell) - median(floor)).toFixed(2)} ms`;
     if (PROCESS_REPS > 0 && fs.existsSync(DIST)) {
-      const what = server === undefined ? '' : ', the project\'s server watching';
+      const what = server === undefined ? '' : ', the project\'s server checking';
       console.log(`  ${String(held).padStart(5)} held files, as hook processes${what}: ${processFigures(dir)}, budget 20 ms)`);
     }
-    console.log(`  ${String(held).padStart(5)} held files${server === undefined ? '' : ', server watching'}, in this process: ${inProcess}${held === 0 ? `; shell records made: ${recorded ? 'yes' : 'none'}` : ''}`);
+    console.log(`  ${String(held).padStart(5)} held files${server === undefined ? '' : ', server checking'}, in this process: ${inProcess}${held === 0 ? `; shell records made: ${recorded ? 'yes' : 'none'}` : ''}`);
     if (server !== undefined && PROCESS_REPS > 0) {
       server.kill();
       await new Promise((resolve) => server.once('exit', resolve));
-      console.log(`  ${String(held).padStart(5)} held files, as hook processes, no server (every held file read): ${processFigures(dir)})`);
+      console.log(`  ${String(held).padStart(5)} held files, as hook processes, no server (the hook judges by itself): ${processFigures(dir)})`);
     }
   } finally {
     if (server !== undefined && server.exitCode === null && server.signalCode === null) server.kill();

@@ -17,7 +17,7 @@
 #   a shell write the check cannot see (`sh tools/w.sh HOST`, a script that
 #   appends to held/file.txt): it runs, and the model is shown a notice naming
 #   the file and its holder; the check after that call was answered by a
-#   server's shell watch that saw the call and named held/file.txt.
+#   server's shell checker, which named held/file.txt.
 # Finally the holder's inbox must hold a `system` notice for each host's
 # slipped write. Every check prints one PASS or FAIL line.
 
@@ -92,8 +92,8 @@ if [ -z "$DENY_PORT" ] || [ -z "$HOLDER_ID" ]; then
 fi
 echo "stub model on 127.0.0.1:$DENY_PORT; holder $HOLDER_ID (its server stays up): $(deny_json "$DENY/holder.json" 'JSON.parse(s.reserve).message')"
 
-# What the shell watch answers the check after each shell call (PROTOCOL 8.6):
-# the holder's server and each host session's own server watch held/ and src/.
+# What the shell checker answers the hook after each shell call (PROTOCOL 8.6):
+# one server of the project (the holder's, or a host session's) runs it.
 DENY_ANSWERS="$DENY/answers"
 node "$ROOT/scripts/shell-answers.mjs" --dir "$DENY_PROJECT/.opencomms/shell" --out "$DENY_ANSWERS" >"$DENY/answers.out" 2>&1 &
 DENY_ANSWERS_PID=$!
@@ -103,19 +103,19 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 answers_so_far() { if [ -f "$DENY_ANSWERS/answers.jsonl" ]; then wc -l <"$DENY_ANSWERS/answers.jsonl"; else echo 0; fi; }
-# deny_watch_verdict NAME BEFORE: the answers since line BEFORE must include one
-# that saw the call and names held/file.txt as changed (the script's write).
-deny_watch_verdict() {
+# deny_checker_verdict NAME BEFORE: the answers since line BEFORE must include one
+# that names held/file.txt as changed (the script's write).
+deny_checker_verdict() {
   local name=$1 before=$2 said
   if said="$(node -e 'const [file, before] = process.argv.slice(1); let lines = [];
 try { lines = require("fs").readFileSync(file, "utf8").split("\n").filter(Boolean).slice(Number(before)).map((l) => JSON.parse(l)); } catch {}
 const caught = lines.filter((l) => l.text !== null).map((l) => ({ pid: l.pid, ...JSON.parse(l.text) }));
-const hit = caught.find((a) => a.seen === true && a.changed.includes("held/file.txt") && a.covered.includes("held"));
-const say = `${lines.length} answer(s), ${caught.length} caught: ` + caught.map((a) => a.seen ? `server ${a.pid} saw the call, covered [${a.covered.join(", ")}], changed [${a.changed.join(", ")}]` : `server ${a.pid}: not seen`).join("; ");
+const hit = caught.find((a) => Array.isArray(a.changed) && a.changed.includes("held/file.txt"));
+const say = `${lines.length} answer(s), ${caught.length} caught: ` + caught.map((a) => Array.isArray(a.changed) ? `server ${a.pid} judged the call: changed [${a.changed.join(", ")}]` : `server ${a.pid}: no judgement`).join("; ");
 process.stdout.write(say); process.exit(hit ? 0 : 1);' "$DENY_ANSWERS/answers.jsonl" "$before")"; then
-    deny_verdict "$name" pass "the check after the shell call asked the shell watch: $said"
+    deny_verdict "$name" pass "the hook after the shell call asked the shell checker: $said"
   else
-    deny_verdict "$name" fail "no answer of the shell watch named held/file.txt: ${said:-no answers}"
+    deny_verdict "$name" fail "no answer of the shell checker named held/file.txt: ${said:-no answers}"
   fi
 }
 
@@ -231,7 +231,7 @@ if command -v claude >/dev/null; then
   held_has claude-slipped && [ -n "$SEEN" ] \
     && deny_verdict claude-shell-notice pass "Bash \`sh tools/w.sh claude\` wrote held/file.txt; the model was then shown: $SEEN" \
     || deny_verdict claude-shell-notice fail "file has claude-slipped: $(held_has claude-slipped && echo yes || echo no); notice shown: ${SEEN:-no}"
-  deny_watch_verdict claude-shell-watch "$ANSWERS_BEFORE"
+  deny_checker_verdict claude-shell-checker "$ANSWERS_BEFORE"
 fi
 
 if command -v codex >/dev/null; then
@@ -252,7 +252,7 @@ if command -v codex >/dev/null; then
   held_has codex-slipped && [ -n "$SEEN" ] \
     && deny_verdict codex-shell-notice pass "exec_command \`sh tools/w.sh codex\` wrote held/file.txt; the model was then shown: $SEEN" \
     || deny_verdict codex-shell-notice fail "file has codex-slipped: $(held_has codex-slipped && echo yes || echo no); notice shown: ${SEEN:-no}"
-  deny_watch_verdict codex-shell-watch "$ANSWERS_BEFORE"
+  deny_checker_verdict codex-shell-checker "$ANSWERS_BEFORE"
 fi
 
 if command -v gemini >/dev/null; then
@@ -274,7 +274,7 @@ if command -v gemini >/dev/null; then
   held_has gemini-slipped && [ -n "$SEEN" ] \
     && deny_verdict gemini-shell-notice pass "run_shell_command \`sh tools/w.sh gemini\` wrote held/file.txt; the model was then shown: $SEEN" \
     || deny_verdict gemini-shell-notice fail "file has gemini-slipped: $(held_has gemini-slipped && echo yes || echo no); notice shown: ${SEEN:-no}"
-  deny_watch_verdict gemini-shell-watch "$ANSWERS_BEFORE"
+  deny_checker_verdict gemini-shell-checker "$ANSWERS_BEFORE"
 fi
 
 section "deny: the holder's inbox (system notices of the shell writes that slipped through)"

@@ -12,8 +12,8 @@ import { inboxAddressOf, ringInbox } from '../delivery/inbox-door';
 import { codexBinOf, ringCodexQueue } from '../delivery/codex-door';
 import { isLeaseAlive } from '../process/liveness';
 import * as engine from '../engine';
-import { liveShellWatchOf, startShellWatch, type ShellWatch } from '../hooks/shell-watch';
-import { patternsHeldByAnyone, watchedFoldersOf } from '../hooks/shell-check';
+import { liveShellCheckerOf, startShellChecker, type ShellChecker } from '../hooks/shell-checker';
+import { judgeShellRecord, patternsHeldByAnyone } from '../hooks/shell-check';
 
 export interface ServeRuntimeOptions {
   projectDir: string;
@@ -38,9 +38,8 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
   const tools = new ToolRegistry(buildTools(services));
   let doorbell: Doorbell | undefined;
   let watcher: StateWatcher | undefined;
-  let shellWatch: ShellWatch | undefined;
-  let isShellWatchRefused = false;
-  let heldPatterns: string[] | undefined;
+  let shellChecker: ShellChecker | undefined;
+  let isShellCheckerRefused = false;
   let isClosed = false;
   return {
     tools,
@@ -60,7 +59,7 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
       if (isClosed) return Promise.resolve();
       isClosed = true;
       doorbell?.close();
-      shellWatch?.close();
+      shellChecker?.close();
       // Only a server that got as far as its watch has a spawn driver to stop.
       if (watcher) services.spawnDriver?.close();
       watcher?.close();
@@ -77,29 +76,22 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
     }
   }
 
-  // The shell watch (hooks/shell-watch.ts) of this project, from the first
-  // moment anyone holds a file exclusively, unless another live server of
-  // the project on this machine keeps it (one set of inotify watches per
-  // project; when that one stops, the next change of the state starts this
-  // one's); then brought up to date whenever a change of the state changes
-  // what is held.
-  function keepShellWatch(): void {
-    if (isClosed || isShellWatchRefused) return;
-    let patterns: string[];
+  // The shell checker (hooks/shell-checker.ts) of this project: run while
+  // anyone holds a file exclusively, unless another live server of the
+  // project on this machine runs it (when that one stops, the next change of
+  // the state starts this one's).
+  function keepShellChecker(): void {
+    if (isClosed || isShellCheckerRefused) return;
+    if (shellChecker !== undefined && shellChecker.isRunning()) return;
     try {
-      patterns = patternsHeldByAnyone(services.store.snapshot(), Date.now());
+      if (patternsHeldByAnyone(services.store.snapshot(), Date.now()).length === 0) return;
     } catch {
-      return; // an unreadable state: the tools report it; the watch waits for the next change
+      return; // an unreadable state: the tools report it; the checker waits for the next change
     }
-    const isSame = heldPatterns !== undefined && patterns.length === heldPatterns.length && patterns.every((p, i) => p === heldPatterns![i]);
-    heldPatterns = patterns;
-    if (shellWatch !== undefined) {
-      if (!isSame) shellWatch.refresh();
-      return;
-    }
-    if (patterns.length === 0 || liveShellWatchOf(options.projectDir) !== undefined) return;
-    shellWatch = startShellWatch({ projectDir: options.projectDir, folders: () => watchedFoldersOf(options.projectDir, heldPatterns ?? []), log });
-    isShellWatchRefused = shellWatch === undefined;
+    if (liveShellCheckerOf(options.projectDir) !== undefined) return;
+    const { projectDir } = options;
+    shellChecker = startShellChecker({ projectDir, judge: (key) => judgeShellRecord(projectDir, key), log });
+    isShellCheckerRefused = shellChecker === undefined;
   }
 
   // The doorbell and the spawn driver, on the shared watch.
@@ -110,8 +102,8 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
     const resumed = memberAtStart();
     if (resumed !== undefined) void services.presence.keep(resumed);
     services.spawnDriver?.attach(shared);
-    keepShellWatch();
-    shared.onChange(keepShellWatch);
+    keepShellChecker();
+    shared.onChange(keepShellChecker);
     const door = services.door === undefined ? undefined : hostDoorOf(services, options);
     doorbell = startDoorbell({
       door,

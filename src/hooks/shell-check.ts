@@ -11,7 +11,7 @@ import { isAbsolute, join, sep } from 'node:path';
 import { judgeEdit, patternsHeldByOthers, patternsOverlap, type Conflict, type State } from '../engine';
 import { isRecordedProcessAlive } from '../process/liveness';
 import { readShellRecord, realPathOf, removeShellRecord, writeShellRecord } from '../store';
-import { askShellWatch, type WatchAnswer, type WatchedFolders } from './shell-watch';
+import { askShellChecker } from './shell-checker';
 import type { HookEvent } from './events';
 
 /** Each host's shell tools, as their hook events name them. */
@@ -188,43 +188,9 @@ export function recordHeldFiles(state: State, memberId: string | undefined, proj
   return present.length;
 }
 
-/** Every pattern anyone holds exclusively now: what a shell watch (shell-watch.ts) keeps an eye on. */
+/** Every pattern anyone holds exclusively now: while there is one, a server runs the shell checker (shell-checker.ts). */
 export function patternsHeldByAnyone(state: State, now: number): string[] {
   return patternsHeldByOthers(state, undefined, now, (proc) => isRecordedProcessAlive(proc));
-}
-
-/**
- * The folders a shell watch watches for `patterns`: the folder of each plain
- * path, and for a glob its fixed leading folder with every folder under it
- * (walked as the check walks, within MAX_WALK_ENTRIES). True marks a glob's
- * folders, whose new subfolders are to be watched too.
- */
-export function watchedFoldersOf(projectDir: string, patterns: readonly string[]): WatchedFolders {
-  const folders = new Map<string, boolean>();
-  const root = realPathOf(projectDir);
-  const budget = { left: MAX_WALK_ENTRIES };
-  for (const pattern of patterns) {
-    if (!/[*?]/.test(pattern)) {
-      if (!folders.has(folderOf(pattern))) folders.set(folderOf(pattern), false);
-      continue;
-    }
-    const segments = pattern.split('/');
-    const walk = (rel: string): void => {
-      folders.set(rel, true);
-      let entries;
-      try {
-        entries = readdirSync(rel === '' ? root : join(root, rel), { withFileTypes: true });
-      } catch {
-        return;
-      }
-      for (const entry of entries) {
-        if (--budget.left < 0) return;
-        if (entry.isDirectory() && !SKIPPED_DIRS.has(entry.name)) walk(rel === '' ? entry.name : `${rel}/${entry.name}`);
-      }
-    };
-    walk(segments.slice(0, segments.findIndex((s) => /[*?]/.test(s))).join('/'));
-  }
-  return folders;
 }
 
 /** A held file that changed during the call, and who holds it. */
@@ -246,19 +212,13 @@ function recordedFiles(text: string): { patterns: string[]; present: string[] } 
   return { patterns: patterns.filter((p): p is string => typeof p === 'string'), present: present as string[] };
 }
 
-/**
- * The files that changed since the record was written at `writtenAtMs` (by
- * the file system's clock). With a watch's answer, a file in a folder it
- * covers that had no event and is not a link, folder or other special entry
- * is unchanged without a look; every other file's status is read.
- */
-function changedFiles(before: { patterns: string[]; present: string[] }, projectDir: string, writtenAtMs: number, answer: WatchAnswer | undefined): string[] {
+/** The files that changed since the record was written at `writtenAtMs` (by the file system's clock). */
+function changedFiles(before: { patterns: string[]; present: string[] }, projectDir: string, writtenAtMs: number): string[] {
   const { files, onDisk } = candidatesOf(projectDir, before.patterns);
   const was = new Set(before.present);
   for (const file of was) files.add(file);
   const changed: string[] = [];
   for (const file of files) {
-    if (answer !== undefined && !answer.changed.has(file) && !answer.irregular.has(file) && answer.covered.has(folderOf(file))) continue;
     let stat;
     try {
       stat = statSync(onDisk(file), STAT_OPTIONS);
@@ -271,20 +231,28 @@ function changedFiles(before: { patterns: string[]; present: string[] }, project
 }
 
 /**
- * After a shell call: reads its record, asks the project's shell watch (if a
- * server keeps one) what changed since, and returns the files held before
- * the call that changed during it (none without a record); then removes the
- * record. Reads no state: the hook runs it before loading the state, where
- * the 2,000 stats of 2,000 held files cost a fresh post-tool hook process
- * 5-8 ms less than after the load (measured twice, paired runs).
+ * The held files of the shell call `key` that changed since its record was
+ * written, or undefined when it has no record (of this version). Removes
+ * nothing: the hook runs it, or the project's shell checker for the hook.
  */
-export function changedSinceRecord(projectDir: string, key: string, ask: (key: string) => WatchAnswer | undefined = (k) => askShellWatch(projectDir, k)): string[] {
+export function judgeShellRecord(projectDir: string, key: string): string[] | undefined {
   const record = readShellRecord(projectDir, key);
-  if (record === undefined) return [];
+  const before = record === undefined ? undefined : recordedFiles(record.text);
+  return before === undefined ? undefined : changedFiles(before, projectDir, record!.writtenAtMs);
+}
+
+/**
+ * After a shell call: the files held before the call that changed during it
+ * (none without a record), judged by the project's shell checker when one
+ * answers (`ask`), else here; then the record is removed. Reads no state:
+ * the hook runs it before loading the state, where the 2,000 stats of 2,000
+ * held files cost a fresh post-tool hook process 5-8 ms less than after the
+ * load (measured twice, paired runs).
+ */
+export function changedSinceRecord(projectDir: string, key: string, ask: (key: string) => string[] | undefined = (k) => askShellChecker(projectDir, k)): string[] {
+  if (readShellRecord(projectDir, key) === undefined) return [];
   try {
-    const before = recordedFiles(record.text);
-    if (before === undefined) return [];
-    return changedFiles(before, projectDir, record.writtenAtMs, ask(key));
+    return ask(key) ?? judgeShellRecord(projectDir, key) ?? [];
   } finally {
     removeShellRecord(projectDir, key);
   }

@@ -70,6 +70,6 @@ export type { LoggedEdit } from './side-files';
 export { readTurnRecord, writeTurnRecord } from './turn-records';
 export type { TurnPhase, TurnRecord } from './turn-records';
 export {
-  ASK_NAME, RECORD_NAME, ensureShellDir, isAskWaiting, isOwnBarrier, makeBarrier, readWatchAnswer, readWatchNotices, removeAsk,
-  removeWatchNotice, shellDirOf, writeWatchAnswer, writeAsk, writeWatchNotice,
-} from './shell-watch-files';
+  ASK_NAME, ensureShellDir, isAskWaiting, readCheckerAnswer, readCheckerNotices, removeAsk, removeCheckerNotice, shellDirOf,
+  writeAsk, writeCheckerAnswer, writeCheckerNotice,
+} from './shell-checker-files';

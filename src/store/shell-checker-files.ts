@@ -1,12 +1,11 @@
-// The files of the shell watch (hooks/shell-watch.ts), kept in
+// The files of the shell checker (hooks/shell-checker.ts), kept in
 // .opencomms/shell/ beside the shell records (side-files.ts):
-//   watch-<pid>.json         a server that watches the held folders here:
-//                            {pid, machine, start}, removed when it stops;
-//   <key>.ask-<pid>          the check after a shell call asking that server
-//                            what changed since the call's record was made;
-//   <key>.answer-<pid>.json  its answer, written by temp and rename;
-//   .barrier-<pid>-<n>       made and removed at once by the server: its
-//                            events mark where newly added watches begin.
+//   checker-<pid>.json       a server that runs the check after a shell call
+//                            for this project's hooks: {pid, machine, start},
+//                            removed when it stops;
+//   <key>.ask-<pid>          a hook asking that server to judge the record
+//                            `<key>.json` of its call;
+//   <key>.answer-<pid>.json  the server's verdict, written by temp and rename.
 // All are private files of ours, made without following a link (fs-port).
 import { join } from 'node:path';
 import type { RecordedProcess } from '../process/liveness';
@@ -14,14 +13,12 @@ import { ensureOwnDir, errnoOf, NODE_FS, openOwnFile, tryReadFile, unlinkQuietly
 import { writeUnsynced } from './side-files';
 import { STATE_DIR_NAME } from './state-dir';
 
-/** A shell call's record, as the watch sees its name. */
-export const RECORD_NAME = /^([0-9a-f]{16,64})\.json$/;
 /** An ask: the record's key and the pid of the server asked. */
 export const ASK_NAME = /^([0-9a-f]{16,64})\.ask-(\d+)$/;
-const NOTICE_NAME = /^watch-(\d+)\.json$/;
+const NOTICE_NAME = /^checker-(\d+)\.json$/;
 const KEY = /^[0-9a-f]{16,64}$/;
 
-/** The folder of the shell records and the watch's files. */
+/** The folder of the shell records and the checker's files. */
 export function shellDirOf(projectDir: string): string {
   return join(projectDir, STATE_DIR_NAME, 'shell');
 }
@@ -34,24 +31,24 @@ export function ensureShellDir(projectDir: string, port: FsPort = NODE_FS): stri
   return dir;
 }
 
-/** Says that `proc` watches this project's held folders. */
-export function writeWatchNotice(projectDir: string, proc: RecordedProcess, port: FsPort = NODE_FS): void {
-  writeUnsynced(port, join(shellDirOf(projectDir), `watch-${proc.pid}.json`), JSON.stringify(proc));
+/** Says that `proc` runs the check after a shell call for this project. */
+export function writeCheckerNotice(projectDir: string, proc: RecordedProcess, port: FsPort = NODE_FS): void {
+  writeUnsynced(port, join(shellDirOf(projectDir), `checker-${proc.pid}.json`), JSON.stringify(proc));
 }
 
-/** Takes back what writeWatchNotice said for `pid`. */
-export function removeWatchNotice(projectDir: string, pid: number, port: FsPort = NODE_FS): void {
-  unlinkQuietly(port, join(shellDirOf(projectDir), `watch-${pid}.json`));
+/** Takes back what writeCheckerNotice said for `pid`. */
+export function removeCheckerNotice(projectDir: string, pid: number, port: FsPort = NODE_FS): void {
+  unlinkQuietly(port, join(shellDirOf(projectDir), `checker-${pid}.json`));
 }
 
 /**
  * The processes whose notices are in the shell folder (`names`: its
  * listing), whether or not they still run. A notice must be a private file
  * (0600, as we make it): a repository can ship files here, but a checkout
- * never makes one that private, so a planted notice makes no check wait.
+ * never makes one that private, so a planted notice makes no hook wait.
  * One that cannot be read is passed over.
  */
-export function readWatchNotices(projectDir: string, names: readonly string[], port: FsPort = NODE_FS): RecordedProcess[] {
+export function readCheckerNotices(projectDir: string, names: readonly string[], port: FsPort = NODE_FS): RecordedProcess[] {
   const found: RecordedProcess[] = [];
   for (const name of names) {
     const match = NOTICE_NAME.exec(name);
@@ -66,29 +63,10 @@ export function readWatchNotices(projectDir: string, names: readonly string[], p
         found.push({ pid: value.pid, machine: value.machine, start });
       }
     } catch {
-      // half a notice (its writer was killed mid-write), or not a file of ours: not a watch to ask
+      // half a notice (its writer was killed mid-write), or not a file of ours: not a checker to ask
     }
   }
   return found;
-}
-
-/**
- * Makes and at once removes `.barrier-<pid>-<n>` in the shell folder; returns
- * its name. Its events tell the watching process that every watch added
- * before the call was in place before the events that follow.
- */
-export function makeBarrier(dir: string, n: number, port: FsPort = NODE_FS): string {
-  const name = `.barrier-${process.pid}-${n}`;
-  const path = join(dir, name);
-  unlinkQuietly(port, path); // left by a killed process of the same pid
-  port.closeSync(openOwnFile(port, path, 'create'));
-  unlinkQuietly(port, path);
-  return name;
-}
-
-/** Whether `name` is a barrier this process made. */
-export function isOwnBarrier(name: string): boolean {
-  return name.startsWith(`.barrier-${process.pid}-`);
 }
 
 function askPath(projectDir: string, key: string, pid: number): string {
@@ -126,12 +104,12 @@ export function isAskWaiting(projectDir: string, key: string, port: FsPort = NOD
 }
 
 /** This process answers the ask about `key`. */
-export function writeWatchAnswer(projectDir: string, key: string, text: string, port: FsPort = NODE_FS): void {
+export function writeCheckerAnswer(projectDir: string, key: string, text: string, port: FsPort = NODE_FS): void {
   writeUnsynced(port, answerPath(projectDir, key, process.pid), text);
 }
 
 /** The answer of server `pid` about `key`, or undefined while there is none. */
-export function readWatchAnswer(projectDir: string, key: string, pid: number, port: FsPort = NODE_FS): string | undefined {
+export function readCheckerAnswer(projectDir: string, key: string, pid: number, port: FsPort = NODE_FS): string | undefined {
   return tryReadFile(port, answerPath(projectDir, key, pid))?.toString('utf8');
 }
 
