@@ -10,7 +10,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, sep } from 'node:path';
 import { judgeEdit, patternsHeldByOthers, patternsOverlap, type Conflict, type State } from '../engine';
 import { isRecordedProcessAlive } from '../process/liveness';
-import { readShellRecord, realPathOf, removeShellRecord, writeShellRecord } from '../store';
+import { hasShellRecord, readShellRecord, realPathOf, removeShellRecord, writeShellRecord } from '../store';
 import { askShellChecker } from './shell-checker';
 import type { HookEvent } from './events';
 
@@ -250,7 +250,7 @@ export function judgeShellRecord(projectDir: string, key: string): string[] | un
  * load (measured twice, paired runs).
  */
 export function changedSinceRecord(projectDir: string, key: string, ask: (key: string) => string[] | undefined = (k) => askShellChecker(projectDir, k)): string[] {
-  if (readShellRecord(projectDir, key) === undefined) return [];
+  if (!hasShellRecord(projectDir, key)) return [];
   try {
     return ask(key) ?? judgeShellRecord(projectDir, key) ?? [];
   } finally {

@@ -129,7 +129,7 @@ export function askShellChecker(projectDir: string, key: string, timeoutMs = ASK
       if (text !== undefined) return parseCheckerAnswer(text);
       if (Date.now() >= deadline) return undefined;
       Atomics.wait(sleepCell, 0, 0, pauseMs);
-      pauseMs = Math.min(2, pauseMs * 1.5);
+      pauseMs = Math.min(0.5, pauseMs * 1.5);
     }
   } catch {
     return undefined;

@@ -139,6 +139,16 @@ export function readShellRecord(projectDir: string, key: string, port: FsPort = 
   return { text: bytes.toString('utf8'), writtenAtMs: stat.mtimeMs };
 }
 
+/** Whether the shell call `key` has a record (a look, not a read). */
+export function hasShellRecord(projectDir: string, key: string, port: FsPort = NODE_FS): boolean {
+  if (!SHELL_KEY.test(key)) return false;
+  try {
+    return port.lstatIfExists(join(sideDir(projectDir, 'shell'), `${key}.json`)) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
 /** Removes the record of one shell call, once it has been judged. */
 export function removeShellRecord(projectDir: string, key: string, port: FsPort = NODE_FS): void {
   if (!SHELL_KEY.test(key)) return;
