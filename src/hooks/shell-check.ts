@@ -237,8 +237,9 @@ function changedFiles(before: { patterns: string[]; present: string[] }, project
  */
 export function judgeShellRecord(projectDir: string, key: string): string[] | undefined {
   const record = readShellRecord(projectDir, key);
-  const before = record === undefined ? undefined : recordedFiles(record.text);
-  return before === undefined ? undefined : changedFiles(before, projectDir, record!.writtenAtMs);
+  if (record === undefined) return undefined;
+  const before = recordedFiles(record.text);
+  return before === undefined ? undefined : changedFiles(before, projectDir, record.writtenAtMs);
 }
 
 /**
