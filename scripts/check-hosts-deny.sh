@@ -103,19 +103,29 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 answers_so_far() { if [ -f "$DENY_ANSWERS/answers.jsonl" ]; then wc -l <"$DENY_ANSWERS/answers.jsonl"; else echo 0; fi; }
-# deny_checker_verdict NAME BEFORE: the answers since line BEFORE must include one
-# that names held/file.txt as changed (the script's write).
+# deny_checker_verdict NAME BEFORE: the lines since line BEFORE must show an ask
+# to a checker and its answer; an answer whose text was caught must name
+# held/file.txt as changed (the script's write).
 deny_checker_verdict() {
-  local name=$1 before=$2 said
+  local name=$1 before=$2 said sync="$DENY_PROJECT/.opencomms/shell/.sync-$RANDOM$RANDOM"
+  # Wait (at most 10 s) until the logger has written every event before this one.
+  : >"$sync" && rm -f "$sync"
+  for _ in $(seq 1 100); do
+    grep -q "\"n\":${sync##*-}}" "$DENY_ANSWERS/answers.jsonl" 2>/dev/null && break
+    sleep 0.1
+  done
   if said="$(node -e 'const [file, before] = process.argv.slice(1); let lines = [];
 try { lines = require("fs").readFileSync(file, "utf8").split("\n").filter(Boolean).slice(Number(before)).map((l) => JSON.parse(l)); } catch {}
-const caught = lines.filter((l) => l.text !== null).map((l) => ({ pid: l.pid, ...JSON.parse(l.text) }));
-const hit = caught.find((a) => Array.isArray(a.changed) && a.changed.includes("held/file.txt"));
-const say = `${lines.length} answer(s), ${caught.length} caught: ` + caught.map((a) => Array.isArray(a.changed) ? `server ${a.pid} judged the call: changed [${a.changed.join(", ")}]` : `server ${a.pid}: no judgement`).join("; ");
-process.stdout.write(say); process.exit(hit ? 0 : 1);' "$DENY_ANSWERS/answers.jsonl" "$before")"; then
+const asks = lines.filter((l) => l.kind === "ask");
+const answers = lines.filter((l) => l.kind === "answer" && asks.some((a) => a.key === l.key && a.pid === l.pid));
+const caught = answers.filter((l) => l.text !== null).map((l) => ({ pid: l.pid, ...JSON.parse(l.text) }));
+const ok = answers.length > 0 && caught.every((a) => Array.isArray(a.changed) && a.changed.includes("held/file.txt"));
+const say = `${asks.length} ask(s), ${answers.length} answer(s) from server(s) ${[...new Set(answers.map((a) => a.pid))].join(", ") || "none"}; ` +
+  (caught.length === 0 ? "no text caught (the hook took it first)" : caught.map((a) => Array.isArray(a.changed) ? `judged: changed [${a.changed.join(", ")}]` : "no judgement").join("; "));
+process.stdout.write(say); process.exit(ok ? 0 : 1);' "$DENY_ANSWERS/answers.jsonl" "$before")"; then
     deny_verdict "$name" pass "the hook after the shell call asked the shell checker: $said"
   else
-    deny_verdict "$name" fail "no answer of the shell checker named held/file.txt: ${said:-no answers}"
+    deny_verdict "$name" fail "no answer of the shell checker that names held/file.txt: ${said:-nothing seen}"
   fi
 }
 
