@@ -7,19 +7,16 @@
 // exactly as the hook would (judgeShellRecord, warm: about 1.2 µs a read)
 // and answers with the files that changed. No live server, or no answer
 // within ASK_TIMEOUT_MS: the hook judges the record itself.
-import { readdirSync, watch as watchFolder } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename } from 'node:path';
 import { isRecordedProcessAlive, thisRecordedProcess, type RecordedProcess } from '../process/liveness';
 import {
   ASK_NAME, ensureShellDir, isAskWaiting, readCheckerAnswer, readCheckerNotices, removeAsk, removeCheckerNotice, shellDirOf,
-  writeAsk, writeCheckerAnswer, writeCheckerNotice, type DirWatch,
+  watchDirWithNode, writeAsk, writeCheckerAnswer, writeCheckerNotice, type DirWatch, type WatchDir,
 } from '../store';
 
 /** How long the check after a call waits for a server's answer before it judges the record itself. */
 export const ASK_TIMEOUT_MS = 150;
-
-/** Starts a watch of one folder; `name` is null when the platform does not say. Throws when it cannot. */
-export type WatchOne = (dir: string, onEvent: (name: string | null) => void) => DirWatch;
 
 export interface ShellCheckerOptions {
   projectDir: string;
@@ -27,7 +24,7 @@ export interface ShellCheckerOptions {
   judge: (key: string) => string[] | undefined;
   log: (line: string) => void;
   /** Replaces fs.watch (tests). */
-  watch?: WatchOne;
+  watch?: WatchDir;
   /** Replaces the platform check (tests): the checker runs on Linux only. */
   platform?: string;
 }
@@ -37,9 +34,6 @@ export interface ShellChecker {
   isRunning(): boolean;
   close(): void;
 }
-
-const watchFolderWithNode: WatchOne = (dir, onEvent) =>
-  watchFolder(dir, { persistent: false }, (_event, name) => onEvent(name == null ? null : String(name)));
 
 /**
  * Starts answering this project's asks in this process, or returns
@@ -55,7 +49,7 @@ export function startShellChecker(options: ShellCheckerOptions): ShellChecker | 
   let handle: DirWatch;
   try {
     dir = ensureShellDir(projectDir);
-    handle = (options.watch ?? watchFolderWithNode)(dir, onEvent);
+    handle = (options.watch ?? watchDirWithNode)(dir, onEvent);
     handle.on('error', (err) => stop(`its watch of ${dir} failed: ${err.message}`));
     writeCheckerNotice(projectDir, me);
   } catch (err) {

@@ -39,7 +39,7 @@ export type { StoreDescription, StoreJson } from './describe';
 export { guardCheck, printableLabel } from './check';
 export type { Check, CheckStatus, StoreCheckOptions, StoreCheckReport } from './check';
 export { checkUnconfiguredStore } from './redis/self-check';
-export { watchStateDir, DEFAULT_DEBOUNCE_MS, DEFAULT_POLL_MS } from './state-dir-watch';
+export { watchStateDir, watchDirWithNode, DEFAULT_DEBOUNCE_MS, DEFAULT_POLL_MS } from './state-dir-watch';
 export type { DirWatch, StateWatcher, WatchDir, WatchStateDirOptions } from './state-dir-watch';
 export type { StateCodec, ParseStateResult, MigrateResult } from './codec';
 export { DEFAULT_CODEC } from './default-codec';

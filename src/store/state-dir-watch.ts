@@ -38,7 +38,8 @@ export interface WatchStateDirOptions {
   watch?: WatchDir;
 }
 
-const watchWithNode: WatchDir = (dir, onEvent) =>
+/** fs.watch as a WatchDir: non-persistent, the file name as a string (or null). */
+export const watchDirWithNode: WatchDir = (dir, onEvent) =>
   watch(dir, { persistent: false }, (_event, filename) => onEvent(filename == null ? null : String(filename)));
 
 /** ino + size + mtime of state.json, or 'absent'. A rename-replace always changes the inode. */
@@ -69,7 +70,7 @@ export function watchStateDir(stateDir: string, options: WatchStateDirOptions = 
   const debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   const log = options.log ?? (() => undefined);
-  const watchDir = options.watch ?? watchWithNode;
+  const watchDir = options.watch ?? watchDirWithNode;
   const statePath = join(stateDir, STATE_FILE);
   const dirName = basename(stateDir);
   const listeners = new Set<() => void>();
