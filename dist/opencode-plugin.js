@@ -4606,7 +4606,7 @@ import { basename as basename6, dirname as dirname6, join as join11 } from "node
 var DEFAULT_DEBOUNCE_MS = 5;
 var DEFAULT_POLL_MS = 2e3;
 var STATE_FILE = "state.json";
-var watchWithNode = (dir, onEvent) => watch2(dir, { persistent: false }, (_event, filename) => onEvent(filename == null ? null : String(filename)));
+var watchDirWithNode = (dir, onEvent) => watch2(dir, { persistent: false }, (_event, filename) => onEvent(filename == null ? null : String(filename)));
 function signatureOf(path) {
   try {
     const stat = statSync2(path);
@@ -4625,7 +4625,7 @@ function watchStateDir(stateDir, options = {}) {
   const debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   const log = options.log ?? (() => void 0);
-  const watchDir = options.watch ?? watchWithNode;
+  const watchDir = options.watch ?? watchDirWithNode;
   const statePath = join11(stateDir, STATE_FILE);
   const dirName = basename6(stateDir);
   const listeners = /* @__PURE__ */ new Set();
