@@ -51,6 +51,10 @@ export function startShellChecker(options: ShellCheckerOptions): ShellChecker | 
     dir = ensureShellDir(projectDir);
     handle = (options.watch ?? watchDirWithNode)(dir, onEvent);
     handle.on('error', (err) => stop(`its watch of ${dir} failed: ${err.message}`));
+    // Notices of checkers that died without taking theirs back go now.
+    for (const proc of readCheckerNotices(projectDir, readdirSync(dir))) {
+      if (isRecordedProcessAlive(proc) === false) removeCheckerNotice(projectDir, proc.pid);
+    }
     writeCheckerNotice(projectDir, me);
   } catch (err) {
     log(`shell checker: not started (${err instanceof Error ? err.message : String(err)}); hooks judge their shell calls themselves`);

@@ -205,4 +205,5 @@ test('one server of a project runs its checker; when it is killed, another start
   const store = openStore({ projectDir: project });
   await store.mutate((state, ctx) => reservePaths(state, { channel: 'review', session_id: HOLDER, paths: ['lib/x.ts'], exclusive: true, reason: null, project_dir: project }, ctx));
   await until('the second server\'s checker', () => notices(project).includes(`checker-${second.child.pid}.json`));
+  assert.deepEqual(notices(project), [`checker-${second.child.pid}.json`], 'the dead server\'s notice was removed');
 });
