@@ -14,6 +14,8 @@ import { PushDelivery, type Schedule } from './push-delivery';
 import { roleSections } from './role-injection';
 import { isInChannels, SessionMembers } from './session-members';
 import { buildTools } from './tools';
+import { filesOpenCodeWrites, openCodeRefusal } from './edit-guard';
+import { randomHex } from '../process/crypto';
 
 export interface OpenCommsPluginDeps {
   /** The project whose .opencomms/ is used; found from the directory when absent. */
@@ -36,6 +38,8 @@ export interface OpenCommsPluginDeps {
 /** The hooks this plugin gives OpenCode (a subset of @opencode-ai/plugin's Hooks). */
 export interface OpenCommsHooks {
   event(input: { event: HostEvent }): Promise<void>;
+  /** Throws (OpenCode's way to stop a tool) when the call would write a file another member holds exclusively. */
+  'tool.execute.before'(input: { tool: string; sessionID?: string }, output: { args: Record<string, unknown> }): Promise<void>;
   'experimental.chat.system.transform'(input: { sessionID?: string }, output: { system: string[] }): Promise<void>;
   tool?: Record<string, HostToolDefinition>;
   dispose(): Promise<void>;
@@ -202,6 +206,24 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
       } else if (event.type === 'session.status' && (status === 'busy' || status === 'retry')) {
         busy.add(sessionId);
       }
+    },
+
+    async 'tool.execute.before'(toolInput, output) {
+      const call = filesOpenCodeWrites(toolInput.tool, output.args ?? {}, input.directory);
+      if (call.files.length === 0) return;
+      const sessionId = toolInput.sessionID;
+      let refusal: string | undefined;
+      try {
+        refusal = await store.readLatest((state, ctx) => {
+          const memberId = typeof sessionId === 'string' && sessionId !== '' ? members.learn(state, sessionId) : undefined;
+          return openCodeRefusal(state, memberId, call, store.projectDir, input.directory, ctx.now(), () => randomHex(8));
+        });
+      } catch (err) {
+        // Fail open, as every host's hook does: the edit proceeds and the trouble is logged.
+        log(`could not check the reservations before ${toolInput.tool}: ${err instanceof Error ? err.message : String(err)}`);
+        return;
+      }
+      if (refusal !== undefined) throw new Error(refusal);
     },
 
     async 'experimental.chat.system.transform'(transformInput, output) {

@@ -1,0 +1,91 @@
+// OpenCode's edits of held files (issue 23, item 5): the plugin's
+// `tool.execute.before` stops OpenCode's file tools, its patch tool and a
+// bash command that plainly writes a file another member holds exclusively,
+// as every host's hook does; OpenCode hands the thrown message to the model.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as engine from '../../src/engine';
+import { channelWith, memberOf, startHarness, type Harness } from './helpers';
+
+const WRITER = 'ses_writer';
+
+async function heldBy(h: Harness, holder: string, paths: string[], exclusive = true): Promise<void> {
+  mkdirSync(join(h.dir, 'src'), { recursive: true });
+  writeFileSync(join(h.dir, 'src', 'a.ts'), 'export const a = 1;\n');
+  await h.store.mutate((state, ctx) => engine.reservePaths(state, {
+    channel: 'review', session_id: holder, paths, exclusive, reason: 'refactoring it', project_dir: h.dir,
+  }, ctx));
+}
+
+function before(h: Harness, tool: string, args: Record<string, unknown>, sessionID = WRITER): Promise<void> {
+  return h.plugin.hooks['tool.execute.before']({ tool, sessionID }, { args });
+}
+
+const REFUSED = /OpenComms refused this (edit|shell command) on purpose/;
+
+test('OpenCode\'s edit, write, multiedit and apply_patch of a file another member holds exclusively are stopped, naming the holder and its channel', async (t) => {
+  const h = await startHarness(t);
+  await channelWith(h.store, h.dir, [WRITER]);
+  await heldBy(h, 'alice', ['src/a.ts']);
+  const file = join(h.dir, 'src', 'a.ts');
+  for (const [tool, args] of [
+    ['edit', { filePath: file, oldString: 'a = 1', newString: 'a = 2' }],
+    ['write', { filePath: 'src/a.ts', content: 'x' }],
+    ['multiedit', { filePath: file, edits: [] }],
+    ['apply_patch', { patchText: '*** Begin Patch\n*** Update File: src/a.ts\n@@\n-export const a = 1;\n+export const a = 2;\n*** End Patch\n' }],
+  ] as const) {
+    await assert.rejects(before(h, tool, { ...args }), (err: Error) => {
+      assert.match(err.message, /^OpenComms refused this edit on purpose/, tool);
+      assert.match(err.message, /src\/a\.ts is reserved exclusively by lead \(alice\)/, tool);
+      assert.match(err.message, /channel "review"/, tool);
+      return true;
+    });
+  }
+});
+
+test('a session with no member yet is stopped too, and told how to join the holder\'s channel', async (t) => {
+  const h = await startHarness(t);
+  await channelWith(h.store, h.dir, []);
+  await heldBy(h, 'alice', ['src/**']);
+  await assert.rejects(before(h, 'edit', { filePath: join(h.dir, 'src', 'a.ts') }, 'ses_stranger'), (err: Error) => {
+    assert.match(err.message, /^OpenComms refused this edit on purpose/);
+    assert.match(err.message, /opencomms_join/);
+    return true;
+  });
+});
+
+test('a bash command that plainly writes a held file is stopped; one that only reads it runs', async (t) => {
+  const h = await startHarness(t);
+  await channelWith(h.store, h.dir, [WRITER]);
+  await heldBy(h, 'alice', ['src/a.ts']);
+  await assert.rejects(before(h, 'bash', { command: 'echo x > src/a.ts', description: 'write' }), (err: Error) => {
+    assert.match(err.message, /^OpenComms refused this shell command on purpose, before it ran/);
+    return true;
+  });
+  await assert.rejects(before(h, 'bash', { command: 'rm a.ts', workdir: join(h.dir, 'src') }), REFUSED);
+  await before(h, 'bash', { command: 'cat src/a.ts && wc -l < src/a.ts' });
+});
+
+test('the holder\'s own session, a free file, a tool that writes nothing and a shared reservation are not stopped', async (t) => {
+  const h = await startHarness(t);
+  await channelWith(h.store, h.dir, [WRITER, 'ses_other']);
+  await heldBy(h, memberOf(h.store, WRITER), ['src/a.ts']);
+  await before(h, 'edit', { filePath: join(h.dir, 'src', 'a.ts') }, WRITER);
+  await assert.rejects(before(h, 'edit', { filePath: join(h.dir, 'src', 'a.ts') }, 'ses_other'), REFUSED);
+  await before(h, 'write', { filePath: join(h.dir, 'src', 'free.ts'), content: 'x' }, 'ses_other');
+  await before(h, 'read', { filePath: join(h.dir, 'src', 'a.ts') }, 'ses_other');
+  await before(h, 'write', { filePath: join(h.dir, '..', 'outside.ts'), content: 'x' }, 'ses_other');
+  await heldBy(h, 'alice', ['src/shared.ts'], false);
+  await before(h, 'write', { filePath: join(h.dir, 'src', 'shared.ts'), content: 'x' }, 'ses_other');
+});
+
+test('a state that cannot be read lets the tool run (fail open) and says why in the log', async (t) => {
+  const h = await startHarness(t);
+  await channelWith(h.store, h.dir, [WRITER]);
+  await heldBy(h, 'alice', ['src/a.ts']);
+  h.store.readLatest = async () => { throw new Error('disk on fire'); };
+  await before(h, 'edit', { filePath: join(h.dir, 'src', 'a.ts') });
+  assert.ok(h.logs.some((line) => /could not check the reservations before edit: disk on fire/.test(line)), h.logs.join('\n'));
+});
