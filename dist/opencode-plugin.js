@@ -2076,6 +2076,31 @@ function releasePaths(state, input, ctx) {
   const message = released.length === 0 ? `You held no reservation${wanted ? ` of ${wanted.join(", ")}` : ""} in "${channel.name}".` : `Released ${released.join(", ")}.${notHeld.length > 0 ? ` You held no reservation of ${notHeld.join(", ")}.` : ""}`;
   return succeed(message, { released, live_released: live.length, not_held: notHeld });
 }
+function judgeEdit(state, memberId, file, now, isAlive) {
+  const conflicts = [];
+  for (const channel of Object.values(state.channels)) {
+    if (!channel.reservations) continue;
+    for (const r of liveReservations(state, channel, now, isAlive)) {
+      if (r.member_id !== memberId && patternsOverlap(file, r.path)) conflicts.push(conflictOf(file, channel, r));
+    }
+  }
+  if (conflicts.some((c) => c.exclusive)) return { kind: "deny", conflicts: conflicts.filter((c) => c.exclusive) };
+  return { kind: conflicts.length > 0 ? "warn" : "pass", conflicts };
+}
+function describeVerdict(verdict, isMemberOf, nonce, action = "edit") {
+  const blocks = [];
+  const lines = verdict.conflicts.map((c) => {
+    const framed = frameHolderText(c, nonce());
+    if (framed !== void 0) blocks.push(framed);
+    const reach = isMemberOf(c.channel) ? `To ask them: opencomms_send with channel "${c.channel}", to "${c.holder}".` : `You are not in channel "${c.channel}": to ask them, join it (opencomms_join with channel "${c.channel}", a role and a role_prompt), then opencomms_send to "${c.holder}".`;
+    return `${c.path} is reserved ${c.exclusive ? "exclusively" : "shared"} by ${c.role} (${c.holder}) until ${formatIsoTime(c.expires_at)} (reserved as ${shownHeldPath(c)} in channel "${c.channel}")${framed === void 0 ? "" : "; their words are in the peer data below"}. ${reach}`;
+  });
+  const summary = verdict.kind === "deny" ? `${action === "edit" ? "OpenComms refused this edit on purpose (nothing failed): another agent holds the file." : "OpenComms refused this shell command on purpose, before it ran (nothing failed): it writes a file another agent holds."} ${lines.join(" ")} Wait until they release it (opencomms_release), it expires, or they have been away 10 minutes; a person can free it with \`opencomms reservations --release ID\`.` : `OpenComms: note that another agent shares this file. ${lines.join(" ")}`;
+  return [summary, ...blocks].join("\n");
+}
+function isMemberOfChannel(state, memberId, name) {
+  return memberId !== void 0 && Object.values(state.channels).some((c) => c.name === name && c.members.some((m) => m.session_id === memberId));
+}
 
 // src/engine/error-log.ts
 function addError(state, at, message, memberId) {
@@ -9579,6 +9604,315 @@ function buildTools2(deps, kit) {
   return out;
 }
 
+// src/hooks/pre-tool.ts
+import { isAbsolute as isAbsolute2, join as join23, relative as relative2, resolve as resolvePath6 } from "node:path";
+var PATCH_HEADER = /^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+)$/;
+var RUST_SPACE = "[\\t\\n\\u000b\\u000c\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
+var RUST_TRIM = new RegExp(`^${RUST_SPACE}+|${RUST_SPACE}+$`, "g");
+var CD_THEN_PATCH = /^\s*cd\s+(?:'([^']*)'|"([^"\\$`]*)"|([^\s'"&|;<>()$`\\]+))\s*&&\s*(?:apply_patch|applypatch)\s*<</;
+function patchHeaderFiles(text) {
+  if (!text.includes("*** ")) return [];
+  const files = [];
+  for (const line of text.split("\n")) {
+    const match = PATCH_HEADER.exec(line.replace(RUST_TRIM, ""));
+    if (match && match[1].trim() !== "") files.push(match[1].trim());
+  }
+  const cd = CD_THEN_PATCH.exec(text);
+  const dir = cd ? cd[1] ?? cd[2] ?? cd[3] : void 0;
+  return dir === void 0 ? files : files.map((file) => isAbsolute2(file) ? file : join23(dir, file));
+}
+function repoPath(file, projectDir, cwd) {
+  const absolute = realPathOf(isAbsolute2(file) ? resolvePath6(file) : resolvePath6(cwd, file));
+  const inside = relative2(realPathOf(projectDir), absolute);
+  if (inside === "" || inside.startsWith("..") || isAbsolute2(inside)) return void 0;
+  const normalized = normalizePattern(inside.split("\\").join("/"), "/");
+  return typeof normalized === "string" ? normalized : void 0;
+}
+function judgeEvent(state, memberId, files, now) {
+  const verdicts = files.map((file) => judgeEdit(state, memberId, file, now, (proc) => isRecordedProcessAlive(proc)));
+  const deny = verdicts.filter((v) => v.kind === "deny");
+  if (deny.length > 0) return { kind: "deny", conflicts: deny.flatMap((v) => v.conflicts) };
+  const warn = verdicts.filter((v) => v.kind === "warn");
+  return warn.length > 0 ? { kind: "warn", conflicts: warn.flatMap((v) => v.conflicts) } : { kind: "pass", conflicts: [] };
+}
+
+// src/hooks/shell-parse.ts
+import { basename as basename9, isAbsolute as isAbsolute3, join as join24 } from "node:path";
+var SEPARATORS = /* @__PURE__ */ new Set(["&&", "||", ";", ";;", "|", "|&", "&", "(", ")", "\n"]);
+var WRITE_REDIRECTS = /* @__PURE__ */ new Set([">", ">>", ">|", "&>", "&>>", "<>", ">&"]);
+var READ_REDIRECTS = /* @__PURE__ */ new Set(["<", "<&", "<<<", "<<", "<<-"]);
+var OPERATORS = ["&>>", "<<<", "<<-", "&&", "||", ";;", "|&", "&>", ">>", ">|", ">&", "<>", "<&", "<<", ">", "<", "|", "&", ";", "(", ")"];
+var WRAPPERS = /* @__PURE__ */ new Set(["sudo", "command", "exec", "nohup", "time", "builtin", "env", "doas"]);
+var ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+function tokenizeShell(command) {
+  const tokens = [];
+  const heredocs = [];
+  let word = "";
+  let isWord = false;
+  let isPlain = true;
+  let isQuoted = false;
+  const endWord = () => {
+    if (isWord) tokens.push({ kind: "word", text: word, isPlain });
+    word = "";
+    isWord = false;
+    isPlain = true;
+    isQuoted = false;
+  };
+  let i = 0;
+  while (i < command.length) {
+    const ch = command[i];
+    if (ch === " " || ch === "	" || ch === "\r") {
+      endWord();
+      i += 1;
+    } else if (ch === "\n") {
+      endWord();
+      tokens.push({ kind: "op", text: "\n" });
+      i += 1;
+      while (heredocs.length > 0 && i < command.length) {
+        const end = command.indexOf("\n", i);
+        const line = command.slice(i, end === -1 ? command.length : end);
+        i = end === -1 ? command.length : end + 1;
+        if (line.replace(/^\t+/, "") === heredocs[0]) heredocs.shift();
+      }
+    } else if (ch === "#" && !isWord) {
+      while (i < command.length && command[i] !== "\n") i += 1;
+    } else if (ch === "'") {
+      const end = command.indexOf("'", i + 1);
+      word += command.slice(i + 1, end === -1 ? command.length : end);
+      isWord = true;
+      isQuoted = true;
+      i = end === -1 ? command.length : end + 1;
+    } else if (ch === '"') {
+      i += 1;
+      while (i < command.length && command[i] !== '"') {
+        if (command[i] === "\\" && '$`"\\\n'.includes(command[i + 1] ?? "")) {
+          word += command[i + 1];
+          i += 2;
+        } else {
+          if (command[i] === "$" || command[i] === "`") isPlain = false;
+          word += command[i];
+          i += 1;
+        }
+      }
+      isWord = true;
+      isQuoted = true;
+      i += 1;
+    } else if (ch === "\\") {
+      if (command[i + 1] !== "\n") word += command[i + 1] ?? "";
+      isWord = true;
+      i += 2;
+    } else if (ch === "$" || ch === "`") {
+      const start = i;
+      i = ch === "`" ? skipTo(command, i + 1, "`") : command[i + 1] === "(" ? skipParens(command, i + 1) : i + 1;
+      word += command.slice(start, i);
+      isWord = true;
+      isPlain = false;
+    } else {
+      const op = OPERATORS.find((o) => command.startsWith(o, i));
+      if (op === void 0) {
+        word += ch;
+        isWord = true;
+        i += 1;
+        continue;
+      }
+      if (isWord && !isQuoted && /^\d+$/.test(word) && (op[0] === ">" || op[0] === "<")) {
+        word = "";
+        isWord = false;
+      }
+      endWord();
+      tokens.push({ kind: "op", text: op });
+      i += op.length;
+      if (op === "<<" || op === "<<-") {
+        const match = /^[ \t]*(?:'([^']*)'|"([^"]*)"|([^\s;&|<>()]+))/.exec(command.slice(i));
+        if (match) heredocs.push((match[1] ?? match[2] ?? match[3]).replace(/\\/g, ""));
+      }
+    }
+  }
+  endWord();
+  return tokens;
+}
+function skipTo(text, from, close) {
+  const end = text.indexOf(close, from);
+  return end === -1 ? text.length : end + 1;
+}
+function skipParens(text, open) {
+  let depth = 0;
+  for (let i = open; i < text.length; i += 1) {
+    if (text[i] === "(") depth += 1;
+    else if (text[i] === ")" && --depth === 0) return i + 1;
+  }
+  return text.length;
+}
+function operandsOf(args, withArg) {
+  const operands = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i];
+    if (arg === "--") return [...operands, ...args.slice(i + 1)];
+    if (arg.startsWith("-") && arg !== "-") {
+      if (withArg.has(arg)) i += 1;
+      continue;
+    }
+    operands.push(arg);
+  }
+  return operands;
+}
+function sedWrites(args) {
+  let isInPlace = false;
+  let hasScript = false;
+  const operands = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i];
+    if (arg === "--") {
+      operands.push(...args.slice(i + 1));
+      break;
+    }
+    if (arg.startsWith("--")) {
+      if (arg === "--in-place" || arg.startsWith("--in-place=")) isInPlace = true;
+      if (arg === "--expression" || arg === "--file") {
+        hasScript = true;
+        i += 1;
+      }
+      if (arg.startsWith("--expression=") || arg.startsWith("--file=")) hasScript = true;
+      continue;
+    }
+    if (!arg.startsWith("-") || arg === "-") {
+      operands.push(arg);
+      continue;
+    }
+    for (let k = 1; k < arg.length; k += 1) {
+      const letter = arg[k];
+      if (letter === "i") {
+        isInPlace = true;
+        break;
+      }
+      if (letter === "e" || letter === "f" || letter === "l") {
+        if (letter !== "l") hasScript = true;
+        if (k === arg.length - 1) i += 1;
+        break;
+      }
+    }
+  }
+  if (!isInPlace) return [];
+  return hasScript ? operands : operands.slice(1);
+}
+function copyWrites(name, args) {
+  let target;
+  const operands = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i];
+    if (arg === "--") {
+      operands.push(...args.slice(i + 1));
+      break;
+    }
+    if (arg === "--target-directory" || arg === "--suffix") {
+      if (arg === "--target-directory") target = args[i + 1];
+      i += 1;
+      continue;
+    }
+    if (arg.startsWith("--target-directory=")) {
+      target = arg.slice("--target-directory=".length);
+      continue;
+    }
+    if (arg.startsWith("-") && arg !== "-") {
+      const t = arg.indexOf("t", 1);
+      const s = arg.indexOf("S", 1);
+      if (t !== -1 && !arg.startsWith("--") && (s === -1 || t < s)) {
+        target = t === arg.length - 1 ? args[i + 1] : arg.slice(t + 1);
+        if (t === arg.length - 1) i += 1;
+      } else if (s !== -1 && !arg.startsWith("--") && s === arg.length - 1) {
+        i += 1;
+      }
+      continue;
+    }
+    operands.push(arg);
+  }
+  const sources = target === void 0 ? operands.slice(0, -1) : operands;
+  const dest = target ?? operands[operands.length - 1];
+  if (dest === void 0 || target === void 0 && operands.length < 2) return [];
+  const written = target === void 0 ? [dest] : [];
+  written.push(...sources.map((s) => join24(dest, basename9(s))));
+  if (name === "mv") written.push(...sources);
+  return written;
+}
+function commandWrites(words) {
+  let start = 0;
+  while (start < words.length && (ASSIGNMENT.test(words[start]) || WRAPPERS.has(words[start]) || words[start - 1] === "env" && words[start].startsWith("-"))) start += 1;
+  if (start >= words.length) return [];
+  const name = basename9(words[start]);
+  const args = words.slice(start + 1);
+  switch (name) {
+    case "tee":
+      return operandsOf(args, /* @__PURE__ */ new Set()).filter((a) => a !== "-");
+    case "sed":
+      return sedWrites(args);
+    case "cp":
+    case "mv":
+      return copyWrites(name, args);
+    case "rm":
+      return operandsOf(args, /* @__PURE__ */ new Set());
+    case "truncate":
+      return operandsOf(args, /* @__PURE__ */ new Set(["-s", "-r", "--size", "--reference"]));
+    case "dd":
+      return args.filter((a) => a.startsWith("of=")).map((a) => a.slice(3));
+    default:
+      return [];
+  }
+}
+function shellWrites(command, cwd) {
+  const tokens = tokenizeShell(command);
+  const written = [];
+  let dir = cwd;
+  let words = [];
+  const place = (path) => isAbsolute3(path) ? path : join24(dir, path);
+  const finish = () => {
+    const plain = words.every((w) => w.isPlain);
+    const texts = words.map((w) => w.text);
+    if (texts[0] === "cd" && texts.length >= 2 && words[1].isPlain) dir = place(texts[1]);
+    else written.push(...commandWrites(plain ? texts : texts.filter((_, k) => words[k].isPlain)).map(place));
+    words = [];
+  };
+  for (let i = 0; i < tokens.length; i += 1) {
+    const token = tokens[i];
+    if (token.kind === "word") {
+      words.push(token);
+      continue;
+    }
+    if (SEPARATORS.has(token.text)) {
+      finish();
+      continue;
+    }
+    const next = tokens[i + 1];
+    if (next?.kind !== "word") continue;
+    i += 1;
+    if (READ_REDIRECTS.has(token.text) || !WRITE_REDIRECTS.has(token.text) || !next.isPlain) continue;
+    if (token.text === ">&" && /^(?:\d+|-)$/.test(next.text)) continue;
+    written.push(place(next.text));
+  }
+  finish();
+  return written.filter((p) => p !== "" && !p.startsWith("/dev/"));
+}
+
+// src/opencode/edit-guard.ts
+var FILE_TOOLS = /* @__PURE__ */ new Set(["edit", "write", "multiedit"]);
+function filesOpenCodeWrites(tool, args, cwd) {
+  if (FILE_TOOLS.has(tool)) {
+    return { files: typeof args.filePath === "string" && args.filePath.trim() !== "" ? [args.filePath] : [], action: "edit" };
+  }
+  if (tool === "apply_patch") return { files: typeof args.patchText === "string" ? patchHeaderFiles(args.patchText) : [], action: "edit" };
+  if (tool === "bash") {
+    const dir = typeof args.workdir === "string" && args.workdir.trim() !== "" ? args.workdir : cwd;
+    return { files: typeof args.command === "string" ? shellWrites(args.command, dir) : [], action: "command" };
+  }
+  return { files: [], action: "edit" };
+}
+function openCodeRefusal(state, memberId, call, projectDir, cwd, now, nonce) {
+  const files = call.files.map((file) => repoPath(file, projectDir, cwd)).filter((file) => file !== void 0);
+  if (files.length === 0) return void 0;
+  const verdict = judgeEvent(state, memberId, files, now);
+  if (verdict.kind !== "deny") return void 0;
+  return describeVerdict(verdict, (channel) => isMemberOfChannel(state, memberId, channel), nonce, call.action);
+}
+
 // src/opencode/plugin.ts
 function sessionIdOf(event) {
   const props = event.properties ?? {};
@@ -9701,6 +10035,22 @@ async function startOpenComms(input, deps = {}) {
       } else if (event.type === "session.status" && (status === "busy" || status === "retry")) {
         busy.add(sessionId);
       }
+    },
+    async "tool.execute.before"(toolInput, output) {
+      const call = filesOpenCodeWrites(toolInput.tool, output.args ?? {}, input.directory);
+      if (call.files.length === 0) return;
+      const sessionId = toolInput.sessionID;
+      let refusal;
+      try {
+        refusal = await store.readLatest((state, ctx) => {
+          const memberId = typeof sessionId === "string" && sessionId !== "" ? members.learn(state, sessionId) : void 0;
+          return openCodeRefusal(state, memberId, call, store.projectDir, input.directory, ctx.now(), () => randomHex(8));
+        });
+      } catch (err) {
+        log(`could not check the reservations before ${toolInput.tool}: ${err instanceof Error ? err.message : String(err)}`);
+        return;
+      }
+      if (refusal !== void 0) throw new Error(refusal);
     },
     async "experimental.chat.system.transform"(transformInput, output) {
       const sessionId = transformInput.sessionID;
