@@ -18,6 +18,10 @@
 #   appends to held/file.txt): it runs, and the model is shown a notice naming
 #   the file and its holder; the check after that call was answered by a
 #   server's shell checker, which named held/file.txt.
+# A fresh OpenCode session (`opencode run`, its Anthropic provider pointed at
+# the stub; OpenComms only through the plugin install wrote) tries edit,
+# write and a bash write of held files: each stopped by the plugin's
+# tool.execute.before, the model shown the refusal as the tool's error.
 # Finally the holder's inbox must hold a `system` notice for each host's
 # slipped write. Every check prints one PASS or FAIL line.
 
@@ -58,7 +62,7 @@ printf 'export const a = 1;\n' >"$DENY_PROJECT/src/a.ts"
 printf 'held\n' >"$DENY_PROJECT/held/file.txt"
 # A write no parser sees: the held path is only in the script.
 printf '#!/bin/sh\necho "${1:-someone}-slipped" >> held/file.txt\n' >"$DENY_PROJECT/tools/w.sh"
-for host in claude-code codex gemini-cli; do
+for host in claude-code codex gemini-cli opencode; do
   node "$DIST" install "$host" --project "$DENY_PROJECT" >"$DENY/install-$host.out" 2>&1 \
     && echo "opencomms install $host: $(grep -c '^wrote' "$DENY/install-$host.out") file(s) written" \
     || { echo "opencomms install $host failed: $(tail -3 "$DENY/install-$host.out")"; status=1; }
@@ -217,6 +221,11 @@ fs.writeFileSync(file, JSON.stringify({
     { tool: "run_shell_command", input: { command: gEcho } },
     { tool: "run_shell_command", input: { command: gSlip } },
     { text: "Gemini CLI turn done." }],
+  opencode: [
+    { tool: "edit", input: { filePath: project + "/src/a.ts", oldString: "export const a = 1;", newString: "export const a = 6; // opencode edited a held file" } },
+    { tool: "write", input: { filePath: project + "/held/new.txt", content: "opencode wrote a held path\n" } },
+    { tool: "bash", input: { command: "echo opencode-bash > held/file.txt", description: "Write a held file" } },
+    { text: "OpenCode turn done." }],
 }, null, 1));' "$DENY_STUB_SCRIPT" "$DENY_PROJECT" "$PATCH"
 
 if command -v claude >/dev/null; then
@@ -285,6 +294,34 @@ if command -v gemini >/dev/null; then
     && deny_verdict gemini-shell-notice pass "run_shell_command \`sh tools/w.sh gemini\` wrote held/file.txt; the model was then shown: $SEEN" \
     || deny_verdict gemini-shell-notice fail "file has gemini-slipped: $(held_has gemini-slipped && echo yes || echo no); notice shown: ${SEEN:-no}"
   deny_checker_verdict gemini-shell-checker "$ANSWERS_BEFORE"
+fi
+
+if command -v opencode >/dev/null; then
+  section "deny: OpenCode $(opencode --version 2>/dev/null | head -1) (opencode run), a fresh session outside the channel"
+  # OpenCode's Anthropic provider pointed at the stub; the plugin install wrote is all it has of OpenComms.
+  printf '{"$schema":"https://opencode.ai/config.json","model":"anthropic/claude-sonnet-4-5","provider":{"anthropic":{"options":{"baseURL":"http://127.0.0.1:%s/v1","apiKey":"sk-offline-stub"}}}}\n' \
+    "$DENY_PORT" >"$DENY_PROJECT/opencode.json"
+  (cd "$DENY_PROJECT" && "${BASE_ENV[@]}" timeout 240 opencode run --format json "[stub:opencode] Edit the held files." \
+    >"$DENY/opencode.jsonl" 2>"$DENY/opencode.stderr")
+  # The error text of OpenCode's first call of TOOL (its JSON events: a tool part whose state is "error").
+  opencode_error() {
+    node -e 'const lines = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean);
+const parts = lines.map((l) => { try { return JSON.parse(l).part; } catch { return undefined; } }).filter((p) => p && p.type === "tool" && p.tool === process.argv[2]);
+const part = parts.find((p) => p.state && p.state.status === "error") || parts[0];
+process.stdout.write(part ? String(part.state.error ?? part.state.output ?? "") : "");' "$DENY/opencode.jsonl" "$1" 2>/dev/null
+  }
+  OC_EDIT="$(opencode_error edit)"
+  [[ "$(cat "$DENY_PROJECT/src/a.ts")" == "$A_BEFORE" ]] && names_holder "$OC_EDIT" \
+    && deny_verdict opencode-deny-edit pass "edit of src/a.ts stopped by the plugin, file unchanged; the model was shown: $(short "$OC_EDIT")" \
+    || deny_verdict opencode-deny-edit fail "src/a.ts now \"$(head -c 100 "$DENY_PROJECT/src/a.ts")\"; edit result: $(short "${OC_EDIT:-none}") (stderr: $(tail -c 300 "$DENY/opencode.stderr"))"
+  OC_WRITE="$(opencode_error write)"
+  [ ! -e "$DENY_PROJECT/held/new.txt" ] && names_holder "$OC_WRITE" \
+    && deny_verdict opencode-deny-write pass "write of held/new.txt (under held/**) stopped, no file made; shown: $(short "$OC_WRITE" 200)" \
+    || deny_verdict opencode-deny-write fail "held/new.txt $([ -e "$DENY_PROJECT/held/new.txt" ] && echo exists || echo 'absent'); write result: $(short "${OC_WRITE:-none}")"
+  OC_BASH="$(opencode_error bash)"
+  ! held_has opencode-bash && names_holder "$OC_BASH" \
+    && deny_verdict opencode-deny-shell pass "bash \`echo opencode-bash > held/file.txt\` stopped before it ran; shown: $(short "$OC_BASH" 200)" \
+    || deny_verdict opencode-deny-shell fail "held/file.txt: $(tr '\n' '|' <"$DENY_PROJECT/held/file.txt"); bash result: $(short "${OC_BASH:-none}")"
 fi
 
 section "deny: the holder's inbox (system notices of the shell writes that slipped through)"
