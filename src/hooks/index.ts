@@ -260,7 +260,7 @@ async function afterTool(options: HookOptions, store: Store, state: State, event
   }
   if (shellChanges === undefined) return undefined;
   try {
-    return await reportShellWrites(store, state, event, memberId, shellChanges, now);
+    return await reportShellWrites(store, state, event.hosts[0] ?? 'unknown', memberId, shellChanges, now);
   } catch (err) {
     options.warn(`opencomms: hook could not check held files after a shell call: ${err instanceof Error ? err.message : String(err)}`);
     return undefined;

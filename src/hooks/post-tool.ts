@@ -63,16 +63,16 @@ export function shellChangesOf(event: HookEvent, cwd: string, envMemberId: strin
 }
 
 /**
- * After a shell call: of the files it changed (`files`, from
- * changedSinceRecord), those held by others. Their holders get a `system`
+ * After a shell call of a session of `host`: of the files it changed
+ * (`files`, from changedSinceRecord), those held by others. Their holders get a `system`
  * message each (one locked change, only when there is one to send); the
  * returned text is for the writer's answer, or undefined.
  */
-export async function reportShellWrites(store: Store, state: State, event: HookEvent, memberId: string | undefined, files: readonly string[], now: number): Promise<string | undefined> {
+export async function reportShellWrites(store: Store, state: State, host: string, memberId: string | undefined, files: readonly string[], now: number): Promise<string | undefined> {
   if (files.length === 0) return undefined;
   const changed = heldByOthers(state, memberId, files, now);
   if (changed.length === 0) return undefined;
-  const writer = { memberId, host: event.hosts[0] ?? 'unknown' };
+  const writer = { memberId, host };
   await store.mutate((locked, ctx) => {
     let told = 0;
     for (const { file, holders } of changed) told += noteShellWrite(locked, writer, file, holders, ctx).length;

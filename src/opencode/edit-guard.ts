@@ -5,9 +5,12 @@
 // `filePath`), its patch tool names them on header lines (`apply_patch`:
 // `patchText`, in Codex's format), and its `bash` runs a command whose plain
 // writes the shell parser reads. Each is judged as every host's hook judges
-// an edit, by the same functions.
+// an edit, by the same functions. A bash call that may run is checked after
+// it too, as every host's shell call is (shell-check.ts): the held files are
+// recorded before it, and those that changed are reported after it.
 import { describeVerdict, isMemberOfChannel, type State } from '../engine';
 import { judgeEvent, patchHeaderFiles, repoPath } from '../hooks/pre-tool';
+import { hash128Hex } from '../hooks/shell-check';
 import { shellWrites } from '../hooks/shell-parse';
 
 const FILE_TOOLS = new Set(['edit', 'write', 'multiedit']);
@@ -40,4 +43,14 @@ export function openCodeRefusal(
   const verdict = judgeEvent(state, memberId, files, now);
   if (verdict.kind !== 'deny') return undefined;
   return describeVerdict(verdict, (channel) => isMemberOfChannel(state, memberId, channel), nonce, call.action);
+}
+
+/** The command of an OpenCode bash call, or undefined for any other tool. */
+export function bashCommandOf(tool: string, args: Record<string, unknown> | undefined): string | undefined {
+  return tool === 'bash' && typeof args?.command === 'string' ? args.command : undefined;
+}
+
+/** The key of one OpenCode bash call's record (shell-check.ts): its session, call and command, hashed. */
+export function openCodeShellKey(sessionId: string | undefined, callId: string | undefined, command: string): string {
+  return hash128Hex(['opencode', sessionId ?? '', callId ?? '', command].join('\n'));
 }

@@ -8,13 +8,15 @@ import { markStale, pendingRecipients, succeed, sweepInFlight, type DeliveryOwne
 import { openStore, type StateWatcher, type Store, type StoreSelection } from '../store';
 import { isHolderRunning } from '../process/liveness';
 import type { HostEvent, HostPluginInput, HostToolDefinition, SchemaKit } from './host-types';
-import { locationOf } from './identity';
+import { locationOf, OPENCODE_HOST_ID } from './identity';
 import { findProjectDir } from './project-dir';
 import { PushDelivery, type Schedule } from './push-delivery';
 import { roleSections } from './role-injection';
 import { isInChannels, SessionMembers } from './session-members';
 import { buildTools } from './tools';
-import { filesOpenCodeWrites, openCodeRefusal } from './edit-guard';
+import { bashCommandOf, filesOpenCodeWrites, openCodeRefusal, openCodeShellKey } from './edit-guard';
+import { changedSinceRecord, recordHeldFiles } from '../hooks/shell-check';
+import { reportShellWrites } from '../hooks/post-tool';
 import { randomHex } from '../process/crypto';
 
 export interface OpenCommsPluginDeps {
@@ -39,7 +41,9 @@ export interface OpenCommsPluginDeps {
 export interface OpenCommsHooks {
   event(input: { event: HostEvent }): Promise<void>;
   /** Throws (OpenCode's way to stop a tool) when the call would write a file another member holds exclusively. */
-  'tool.execute.before'(input: { tool: string; sessionID?: string }, output: { args: Record<string, unknown> }): Promise<void>;
+  'tool.execute.before'(input: { tool: string; sessionID?: string; callID?: string }, output: { args: Record<string, unknown> }): Promise<void>;
+  /** After a bash call: adds to its output the held files it changed (their holders are told). */
+  'tool.execute.after'(input: { tool: string; sessionID?: string; callID?: string; args?: Record<string, unknown> }, output: { output?: unknown }): Promise<void>;
   'experimental.chat.system.transform'(input: { sessionID?: string }, output: { system: string[] }): Promise<void>;
   tool?: Record<string, HostToolDefinition>;
   dispose(): Promise<void>;
@@ -210,20 +214,44 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
 
     async 'tool.execute.before'(toolInput, output) {
       const call = filesOpenCodeWrites(toolInput.tool, output.args ?? {}, input.directory);
-      if (call.files.length === 0) return;
+      const command = bashCommandOf(toolInput.tool, output.args);
+      if (call.files.length === 0 && command === undefined) return;
       const sessionId = toolInput.sessionID;
       let refusal: string | undefined;
       try {
         refusal = await store.readLatest((state, ctx) => {
           const memberId = typeof sessionId === 'string' && sessionId !== '' ? members.learn(state, sessionId) : undefined;
-          return openCodeRefusal(state, memberId, call, store.projectDir, input.directory, ctx.now(), () => randomHex(8));
+          const denied = openCodeRefusal(state, memberId, call, store.projectDir, input.directory, ctx.now(), () => randomHex(8));
+          // A bash call that may run: what others hold is recorded, for the check after it.
+          if (denied === undefined && command !== undefined) {
+            recordHeldFiles(state, memberId, store.projectDir, () => openCodeShellKey(sessionId, toolInput.callID, command), ctx.now());
+          }
+          return denied;
         });
       } catch (err) {
-        // Fail open, as every host's hook does: the edit proceeds and the trouble is logged.
+        // Fail open, as every host's hook does: the tool runs and the trouble is logged.
         log(`could not check the reservations before ${toolInput.tool}: ${err instanceof Error ? err.message : String(err)}`);
         return;
       }
       if (refusal !== undefined) throw new Error(refusal);
+    },
+
+    async 'tool.execute.after'(toolInput, output) {
+      const command = bashCommandOf(toolInput.tool, toolInput.args);
+      if (command === undefined) return;
+      const sessionId = toolInput.sessionID;
+      try {
+        const changed = changedSinceRecord(store.projectDir, openCodeShellKey(sessionId, toolInput.callID, command));
+        if (changed.length === 0) return;
+        const { state, memberId, now } = await store.readLatest((latest, ctx) => ({
+          state: latest, now: ctx.now(), memberId: typeof sessionId === 'string' && sessionId !== '' ? members.learn(latest, sessionId) : undefined,
+        }));
+        const notice = await reportShellWrites(store, state, OPENCODE_HOST_ID, memberId, changed, now);
+        // The tool's output is what the model reads of the call: the notice goes after it.
+        if (notice !== undefined) output.output = typeof output.output === 'string' && output.output !== '' ? `${output.output}\n\n${notice}` : notice;
+      } catch (err) {
+        log(`could not check the held files after a bash call: ${err instanceof Error ? err.message : String(err)}`);
+      }
     },
 
     async 'experimental.chat.system.transform'(transformInput, output) {

@@ -89,3 +89,36 @@ test('a state that cannot be read lets the tool run (fail open) and says why in 
   await before(h, 'edit', { filePath: join(h.dir, 'src', 'a.ts') });
   assert.ok(h.logs.some((line) => /could not check the reservations before edit: disk on fire/.test(line)), h.logs.join('\n'));
 });
+
+function after(h: Harness, command: string, callID: string, output: { output?: unknown }, sessionID = WRITER): Promise<void> {
+  return h.plugin.hooks['tool.execute.after']({ tool: 'bash', sessionID, callID, args: { command } }, output);
+}
+
+test('a bash call that writes a held file without naming it runs, and after it the model reads a notice in its output and the holder gets a system message', async (t) => {
+  const h = await startHarness(t);
+  await channelWith(h.store, h.dir, [WRITER]);
+  await heldBy(h, 'alice', ['src/a.ts']);
+  const command = 'sh tools/touch-it.sh';
+  await h.plugin.hooks['tool.execute.before']({ tool: 'bash', sessionID: WRITER, callID: 'call_1' }, { args: { command } });
+  writeFileSync(join(h.dir, 'src', 'a.ts'), 'changed by the script\n');
+  const output = { output: 'done\n' };
+  await after(h, command, 'call_1', output);
+  assert.match(String(output.output), /^done\n\n\nOpenComms: your shell command changed a file another agent holds exclusively: src\/a\.ts \(held exclusively by lead \(alice\) in channel "review"\)/);
+  const notices = Object.values(h.store.snapshot().messages).filter((e) => e.message_type === 'system' && e.recipient_session_id === 'alice');
+  assert.equal(notices.length, 1);
+  assert.match(notices[0]!.content, new RegExp(`src/a\\.ts, which you hold exclusively, changed during a shell command of reviewer \\(${memberOf(h.store, WRITER)}\\)`));
+});
+
+test('a bash call that changes no held file, or another tool, adds nothing after it', async (t) => {
+  const h = await startHarness(t);
+  await channelWith(h.store, h.dir, [WRITER]);
+  await heldBy(h, 'alice', ['src/a.ts']);
+  await h.plugin.hooks['tool.execute.before']({ tool: 'bash', sessionID: WRITER, callID: 'call_2' }, { args: { command: 'ls' } });
+  const output = { output: 'a.ts\n' };
+  await after(h, 'ls', 'call_2', output);
+  assert.deepEqual(output, { output: 'a.ts\n' });
+  const read = { output: 'x' };
+  await h.plugin.hooks['tool.execute.after']({ tool: 'read', sessionID: WRITER, callID: 'call_3', args: { filePath: 'src/a.ts' } }, read);
+  assert.deepEqual(read, { output: 'x' });
+  assert.equal(Object.values(h.store.snapshot().messages).filter((e) => e.message_type === 'system').length, 0);
+});
