@@ -2938,6 +2938,38 @@ function takeFinished(state) {
   return byChannel;
 }
 
+// src/engine/shell-writes.ts
+var SHELL_NOTICE_SENDER = { session_id: "opencomms", role: "OpenComms" };
+function patternsHeldByOthers(state, memberId, now, isAlive) {
+  const patterns = /* @__PURE__ */ new Set();
+  for (const channel of Object.values(state.channels)) {
+    if (!channel.reservations) continue;
+    for (const r of liveReservations(state, channel, now, isAlive)) {
+      if (r.exclusive && r.member_id !== memberId) patterns.add(r.path);
+    }
+  }
+  return [...patterns];
+}
+function describeShellWriter(state, writer) {
+  if (writer.memberId === void 0) return `a ${writer.host} session with no OpenComms member yet`;
+  const role = Object.values(state.channels).flatMap((c) => c.members).find((m) => m.session_id === writer.memberId)?.role;
+  return role === void 0 ? `member ${writer.memberId}` : `${role} (${writer.memberId})`;
+}
+function noteShellWrite(state, writer, file, holders, ctx) {
+  const told = [];
+  const who = describeShellWriter(state, writer);
+  const at = formatIsoTime(ctx.now());
+  for (const { holder, channel: name } of holders) {
+    const channel = Object.values(state.channels).find((c) => c.name === name);
+    const member = channel?.members.find((m) => m.session_id === holder);
+    if (!channel || !member || told.includes(`${holder} ${name}`)) continue;
+    const content = `OpenComms notice: ${file}, which you hold exclusively, changed during a shell command of ${who}, which ended at ${at}. Check the file; if the change is unwanted, tell them (opencomms_send) or restore it.`;
+    queueEnvelopes(state, channel, SHELL_NOTICE_SENDER, [member], { message_type: "system", content, thread: rootThread(ctx) }, ctx);
+    told.push(`${holder} ${name}`);
+  }
+  return told.map((t) => t.split(" ")[0]);
+}
+
 // src/engine/sessions.ts
 function buildSessionArchive(state, input, ctx) {
   const found = requireMembership(state, input.channel, input.session_id);
@@ -4141,6 +4173,20 @@ function writeDurably(port, path, data) {
 // src/store/side-files.ts
 var EDIT_LOG_MAX_BYTES = 64 * 1024;
 var SHELL_RECORD_MAX_AGE_MS = 24 * 36e5;
+var SHELL_KEY = /^[0-9a-f]{16,64}$/;
+function sideDir(projectDir, kind) {
+  return join8(projectDir, STATE_DIR_NAME, kind);
+}
+function writeShellRecord(projectDir, key, text, now, port = NODE_FS) {
+  if (!SHELL_KEY.test(key)) throw new Error("invalid shell record key");
+  const dir = sideDir(projectDir, "shell");
+  ensureOwnDir(port, join8(projectDir, STATE_DIR_NAME));
+  if (ensureOwnDir(port, dir) === void 0) removeOldRecords(port, dir, now);
+  writeRecordFile(port, dir, key, text);
+}
+function writeRecordFile(port, dir, stem, text) {
+  writeUnsynced(port, join8(dir, `${stem}.json`), text);
+}
 function writeUnsynced(port, target, text) {
   const stamp = (Date.now() >>> 0).toString(16).padStart(8, "0");
   const temp = join8(dirname5(target), `.${basename5(target).replace(/\.json$/, "")}.${process.pid}.${stamp}.tmp`);
@@ -4162,6 +4208,47 @@ function writeUnsynced(port, target, text) {
   } catch (err) {
     unlinkQuietly(port, temp);
     throw err;
+  }
+}
+function readShellRecord(projectDir, key, port = NODE_FS) {
+  if (!SHELL_KEY.test(key)) return void 0;
+  const path = join8(sideDir(projectDir, "shell"), `${key}.json`);
+  let bytes;
+  let stat;
+  try {
+    stat = port.lstatIfExists(path);
+    bytes = stat?.isFile() ? tryReadFile(port, path) : void 0;
+  } catch (err) {
+    if (errnoOf(err) === "ENOTDIR") return void 0;
+    throw err;
+  }
+  if (bytes === void 0 || stat === void 0) return void 0;
+  return { text: bytes.toString("utf8"), writtenAtMs: stat.mtimeMs };
+}
+function hasShellRecord(projectDir, key, port = NODE_FS) {
+  if (!SHELL_KEY.test(key)) return false;
+  try {
+    return port.lstatIfExists(join8(sideDir(projectDir, "shell"), `${key}.json`)) !== void 0;
+  } catch {
+    return false;
+  }
+}
+function removeShellRecord(projectDir, key, port = NODE_FS) {
+  if (!SHELL_KEY.test(key)) return;
+  const dir = sideDir(projectDir, "shell");
+  if (checkOwnDir(port, dir, false)) unlinkQuietly(port, join8(dir, `${key}.json`));
+}
+function removeOldRecords(port, dir, now) {
+  let names;
+  try {
+    names = port.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const path = join8(dir, name);
+    const stat = port.lstatIfExists(path);
+    if (stat?.isFile() && now - stat.mtimeMs > SHELL_RECORD_MAX_AGE_MS) unlinkQuietly(port, path);
   }
 }
 
@@ -7499,6 +7586,59 @@ function readTurnRecord(projectDir, sessionId, port = NODE_FS) {
   }
 }
 
+// src/store/shell-checker-files.ts
+import { join as join21 } from "node:path";
+var NOTICE_NAME = /^checker-(\d+)\.json$/;
+var KEY = /^[0-9a-f]{16,64}$/;
+function shellDirOf(projectDir) {
+  return join21(projectDir, STATE_DIR_NAME, "shell");
+}
+function readCheckerNotices(projectDir, names, port = NODE_FS) {
+  const found = [];
+  for (const name of names) {
+    const match = NOTICE_NAME.exec(name);
+    if (!match) continue;
+    const path = join21(shellDirOf(projectDir), name);
+    try {
+      const stat = port.lstatIfExists(path);
+      if (stat === void 0 || !stat.isFile() || (stat.mode & 63) !== 0) continue;
+      const value = JSON.parse(tryReadFile(port, path)?.toString("utf8") ?? "null");
+      const start = value?.start;
+      if (value !== null && value.pid === Number(match[1]) && typeof value.machine === "string" && (start === null || typeof start === "number")) {
+        found.push({ pid: value.pid, machine: value.machine, start });
+      }
+    } catch {
+    }
+  }
+  return found;
+}
+function askPath(projectDir, key, pid) {
+  return join21(shellDirOf(projectDir), `${key}.ask-${pid}`);
+}
+function answerPath(projectDir, key, pid) {
+  return join21(shellDirOf(projectDir), `${key}.answer-${pid}.json`);
+}
+function writeAsk(projectDir, key, pid, port = NODE_FS) {
+  if (!KEY.test(key)) return false;
+  unlinkQuietly(port, answerPath(projectDir, key, pid));
+  const path = askPath(projectDir, key, pid);
+  try {
+    port.closeSync(openOwnFile(port, path, "create"));
+    return true;
+  } catch (err) {
+    if (errnoOf(err) !== "EEXIST") return false;
+    unlinkQuietly(port, path);
+    return writeAsk(projectDir, key, pid, port);
+  }
+}
+function readCheckerAnswer(projectDir, key, pid, port = NODE_FS) {
+  return tryReadFile(port, answerPath(projectDir, key, pid))?.toString("utf8");
+}
+function removeAsk(projectDir, key, pid, port = NODE_FS) {
+  unlinkQuietly(port, askPath(projectDir, key, pid));
+  unlinkQuietly(port, answerPath(projectDir, key, pid));
+}
+
 // src/store/index.ts
 function openStore(options) {
   const codec = options.codec ?? DEFAULT_CODEC;
@@ -7569,10 +7709,10 @@ async function checkRootSession(client, sessionId) {
 
 // src/opencode/project-dir.ts
 import { existsSync as existsSync2 } from "node:fs";
-import { dirname as dirname12, join as join21, resolve as resolvePath5 } from "node:path";
+import { dirname as dirname12, join as join22, resolve as resolvePath5 } from "node:path";
 var OPENCODE_PLUGIN_FILE = ".opencode/plugin/opencomms.js";
 function isProjectRoot(dir) {
-  return existsSync2(join21(dir, STATE_DIR_NAME)) || existsSync2(join21(dir, OPENCODE_PLUGIN_FILE));
+  return existsSync2(join22(dir, STATE_DIR_NAME)) || existsSync2(join22(dir, OPENCODE_PLUGIN_FILE));
 }
 function findProjectDir(directory, worktree) {
   const start = resolvePath5(directory);
@@ -8451,7 +8591,7 @@ function storeFaultResult(fault) {
 }
 
 // src/tools/reserve-paths.ts
-import { isAbsolute, join as join22, relative } from "node:path";
+import { isAbsolute, join as join23, relative } from "node:path";
 var WILDCARD = /[*?]/;
 function realPatterns(paths, projectDir) {
   const root = realPathOf(projectDir);
@@ -8465,7 +8605,7 @@ function realPattern(raw, projectDir, root) {
   const wild = segments.findIndex((segment) => WILDCARD.test(segment));
   const literal = wild === -1 ? segments : segments.slice(0, wild);
   if (literal.length === 0) return lexical;
-  const real = realPathOf(join22(root, ...literal));
+  const real = realPathOf(join23(root, ...literal));
   const inside = relative(root, real);
   if (inside.startsWith("..") || isAbsolute(inside)) return real.split("\\").join("/");
   return [...inside === "" ? [] : inside.split(/[\\/]/), ...segments.slice(literal.length)].join("/");
@@ -9605,7 +9745,203 @@ function buildTools2(deps, kit) {
 }
 
 // src/hooks/pre-tool.ts
-import { isAbsolute as isAbsolute2, join as join23, relative as relative2, resolve as resolvePath6 } from "node:path";
+import { isAbsolute as isAbsolute3, join as join25, relative as relative2, resolve as resolvePath6 } from "node:path";
+
+// src/hooks/shell-check.ts
+import { existsSync as existsSync4, readdirSync as readdirSync5, statSync as statSync3 } from "node:fs";
+import { isAbsolute as isAbsolute2, join as join24, sep } from "node:path";
+
+// src/hooks/shell-checker.ts
+import { readdirSync as readdirSync4 } from "node:fs";
+var ASK_TIMEOUT_MS = 150;
+function liveShellCheckerOf(projectDir) {
+  let names;
+  try {
+    names = readdirSync4(shellDirOf(projectDir));
+  } catch {
+    return void 0;
+  }
+  return readCheckerNotices(projectDir, names).find((proc) => isRecordedProcessAlive(proc) === true);
+}
+var sleepCell = new Int32Array(new SharedArrayBuffer(4));
+function askShellChecker(projectDir, key, timeoutMs = ASK_TIMEOUT_MS, platform = process.platform) {
+  if (platform !== "linux") return void 0;
+  const server = liveShellCheckerOf(projectDir);
+  if (server === void 0 || !writeAsk(projectDir, key, server.pid)) return void 0;
+  try {
+    const deadline = Date.now() + timeoutMs;
+    let pauseMs = 0.1;
+    for (; ; ) {
+      const text = readCheckerAnswer(projectDir, key, server.pid);
+      if (text !== void 0) return parseCheckerAnswer(text);
+      if (Date.now() >= deadline) return void 0;
+      Atomics.wait(sleepCell, 0, 0, pauseMs);
+      pauseMs = Math.min(0.5, pauseMs * 1.5);
+    }
+  } catch {
+    return void 0;
+  } finally {
+    removeAsk(projectDir, key, server.pid);
+  }
+}
+function parseCheckerAnswer(text) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return void 0;
+  }
+  const { changed } = value;
+  return Array.isArray(changed) && changed.every((f) => typeof f === "string") ? changed : void 0;
+}
+
+// src/hooks/shell-check.ts
+var MAX_WALK_ENTRIES = 5e3;
+var SKIPPED_DIRS = /* @__PURE__ */ new Set([".git", "node_modules", ".opencomms"]);
+function hash128Hex(text) {
+  const lanes = [2166136261, 16777619 ^ 2654435769, 2246822507, 3266489909];
+  for (let i = 0; i < text.length; i += 1) {
+    const unit = text.charCodeAt(i);
+    for (let l = 0; l < 4; l += 1) lanes[l] = Math.imul(lanes[l] ^ unit + l, 16777619);
+  }
+  return lanes.map((h, l) => {
+    let x = h ^ Math.imul(text.length, l + 1);
+    x = Math.imul(x ^ x >>> 16, 2246822507);
+    x = Math.imul(x ^ x >>> 13, 3266489909);
+    return ((x ^ x >>> 16) >>> 0).toString(16).padStart(8, "0");
+  }).join("");
+}
+var STAT_OPTIONS = { throwIfNoEntry: false };
+function filesOf(root, pattern, budget, out) {
+  if (!/[*?]/.test(pattern)) {
+    out.add(pattern);
+    return;
+  }
+  const segments = pattern.split("/");
+  const firstGlob = segments.findIndex((s) => /[*?]/.test(s));
+  const walk = (rel) => {
+    let entries;
+    try {
+      entries = readdirSync5(rel === "" ? root : join24(root, rel), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (--budget.left < 0) return;
+      const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (!SKIPPED_DIRS.has(entry.name)) walk(path);
+      } else if (patternsOverlap(path, pattern)) {
+        out.add(path);
+      }
+    }
+  };
+  walk(segments.slice(0, firstGlob).join("/"));
+}
+function candidatesOf(projectDir, patterns) {
+  const root = realPathOf(projectDir);
+  const files = /* @__PURE__ */ new Set();
+  const budget = { left: MAX_WALK_ENTRIES };
+  for (const pattern of patterns) filesOf(root, pattern, budget, files);
+  const prefix = root.endsWith(sep) ? root : root + sep;
+  return { files, onDisk: (file) => prefix + (sep === "/" ? file : file.split("/").join(sep)) };
+}
+var LIST_FOLDER_AT = 16;
+function presentOf(files, onDisk) {
+  const byFolder = /* @__PURE__ */ new Map();
+  for (const file of files) {
+    const folder = folderOf(file);
+    const group = byFolder.get(folder);
+    if (group === void 0) byFolder.set(folder, [file]);
+    else group.push(file);
+  }
+  const present = [];
+  for (const [folder, group] of byFolder) {
+    let names;
+    if (group.length >= LIST_FOLDER_AT) {
+      try {
+        names = new Set(readdirSync5(onDisk(folder === "" ? "." : folder)));
+      } catch {
+        names = /* @__PURE__ */ new Set();
+      }
+    }
+    for (const file of group) {
+      const isOnDisk = names === void 0 ? existsSync4(onDisk(file)) : names.has(file.slice(file.lastIndexOf("/") + 1));
+      if (isOnDisk) present.push(file);
+    }
+  }
+  return present;
+}
+function folderOf(file) {
+  const slash = file.lastIndexOf("/");
+  return slash < 0 ? "" : file.slice(0, slash);
+}
+function recordHeldFiles(state, memberId, projectDir, key, now) {
+  const patterns = patternsHeldByOthers(state, memberId, now, (proc) => isRecordedProcessAlive(proc));
+  if (patterns.length === 0) return 0;
+  const { files, onDisk } = candidatesOf(projectDir, patterns);
+  const present = presentOf(files, onDisk);
+  const named = new Set(present);
+  const rest = patterns.filter((p) => /[*?]/.test(p) || !named.has(p));
+  writeShellRecord(projectDir, key(), JSON.stringify({ patterns: rest, present }), now);
+  return present.length;
+}
+function recordedFiles(text) {
+  let before;
+  try {
+    before = JSON.parse(text);
+  } catch {
+    return void 0;
+  }
+  const { patterns, present } = before;
+  if (!Array.isArray(patterns) || !Array.isArray(present) || !present.every((f) => typeof f === "string")) return void 0;
+  return { patterns: patterns.filter((p) => typeof p === "string"), present };
+}
+function changedFiles(before, projectDir, writtenAtMs) {
+  const { files, onDisk } = candidatesOf(projectDir, before.patterns);
+  const was = new Set(before.present);
+  for (const file of was) files.add(file);
+  const changed = [];
+  for (const file of files) {
+    let stat;
+    try {
+      stat = statSync3(onDisk(file), STAT_OPTIONS);
+    } catch {
+      stat = void 0;
+    }
+    if (stat === void 0 ? was.has(file) : !was.has(file) || stat.ctimeMs >= writtenAtMs) changed.push(file);
+  }
+  return changed;
+}
+function judgeShellRecord(projectDir, key) {
+  const record = readShellRecord(projectDir, key);
+  if (record === void 0) return void 0;
+  const before = recordedFiles(record.text);
+  return before === void 0 ? void 0 : changedFiles(before, projectDir, record.writtenAtMs);
+}
+function changedSinceRecord(projectDir, key, ask = (k) => askShellChecker(projectDir, k)) {
+  if (!hasShellRecord(projectDir, key)) return [];
+  try {
+    return ask(key) ?? judgeShellRecord(projectDir, key) ?? [];
+  } finally {
+    removeShellRecord(projectDir, key);
+  }
+}
+function heldByOthers(state, memberId, files, now) {
+  const changed = [];
+  for (const file of files) {
+    const verdict = judgeEdit(state, memberId, file, now, (proc) => isRecordedProcessAlive(proc));
+    if (verdict.kind === "deny") changed.push({ file, holders: verdict.conflicts });
+  }
+  return changed;
+}
+function shellWriteText(changed) {
+  const lines = changed.slice(0, 10).map(({ file, holders }) => `${file} (held exclusively by ${[...new Set(holders.map((h) => `${h.role} (${h.holder}) in channel "${h.channel}"`))].join(", ")})`);
+  const more = changed.length > 10 ? ` and ${changed.length - 10} more` : "";
+  return `OpenComms: your shell command changed ${changed.length === 1 ? "a file" : "files"} another agent holds exclusively: ${lines.join("; ")}${more}. The holder has been told. Do not change held files; ask the holder (opencomms_send), and restore the file if your change was not wanted.`;
+}
+
+// src/hooks/pre-tool.ts
 var PATCH_HEADER = /^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+)$/;
 var RUST_SPACE = "[\\t\\n\\u000b\\u000c\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
 var RUST_TRIM = new RegExp(`^${RUST_SPACE}+|${RUST_SPACE}+$`, "g");
@@ -9619,12 +9955,12 @@ function patchHeaderFiles(text) {
   }
   const cd = CD_THEN_PATCH.exec(text);
   const dir = cd ? cd[1] ?? cd[2] ?? cd[3] : void 0;
-  return dir === void 0 ? files : files.map((file) => isAbsolute2(file) ? file : join23(dir, file));
+  return dir === void 0 ? files : files.map((file) => isAbsolute3(file) ? file : join25(dir, file));
 }
 function repoPath(file, projectDir, cwd) {
-  const absolute = realPathOf(isAbsolute2(file) ? resolvePath6(file) : resolvePath6(cwd, file));
+  const absolute = realPathOf(isAbsolute3(file) ? resolvePath6(file) : resolvePath6(cwd, file));
   const inside = relative2(realPathOf(projectDir), absolute);
-  if (inside === "" || inside.startsWith("..") || isAbsolute2(inside)) return void 0;
+  if (inside === "" || inside.startsWith("..") || isAbsolute3(inside)) return void 0;
   const normalized = normalizePattern(inside.split("\\").join("/"), "/");
   return typeof normalized === "string" ? normalized : void 0;
 }
@@ -9637,7 +9973,7 @@ function judgeEvent(state, memberId, files, now) {
 }
 
 // src/hooks/shell-parse.ts
-import { basename as basename9, isAbsolute as isAbsolute3, join as join24 } from "node:path";
+import { basename as basename9, isAbsolute as isAbsolute4, join as join26 } from "node:path";
 var SEPARATORS = /* @__PURE__ */ new Set(["&&", "||", ";", ";;", "|", "|&", "&", "(", ")", "\n"]);
 var WRITE_REDIRECTS = /* @__PURE__ */ new Set([">", ">>", ">|", "&>", "&>>", "<>", ">&"]);
 var READ_REDIRECTS = /* @__PURE__ */ new Set(["<", "<&", "<<<", "<<", "<<-"]);
@@ -9830,7 +10166,7 @@ function copyWrites(name, args) {
   const dest = target ?? operands[operands.length - 1];
   if (dest === void 0 || target === void 0 && operands.length < 2) return [];
   const written = target === void 0 ? [dest] : [];
-  written.push(...sources.map((s) => join24(dest, basename9(s))));
+  written.push(...sources.map((s) => join26(dest, basename9(s))));
   if (name === "mv") written.push(...sources);
   return written;
 }
@@ -9863,7 +10199,7 @@ function shellWrites(command, cwd) {
   const written = [];
   let dir = cwd;
   let words = [];
-  const place = (path) => isAbsolute3(path) ? path : join24(dir, path);
+  const place = (path) => isAbsolute4(path) ? path : join26(dir, path);
   const finish = () => {
     const plain = words.every((w) => w.isPlain);
     const texts = words.map((w) => w.text);
@@ -9911,6 +10247,26 @@ function openCodeRefusal(state, memberId, call, projectDir, cwd, now, nonce) {
   const verdict = judgeEvent(state, memberId, files, now);
   if (verdict.kind !== "deny") return void 0;
   return describeVerdict(verdict, (channel) => isMemberOfChannel(state, memberId, channel), nonce, call.action);
+}
+function bashCommandOf(tool, args) {
+  return tool === "bash" && typeof args?.command === "string" ? args.command : void 0;
+}
+function openCodeShellKey(sessionId, callId, command) {
+  return hash128Hex(["opencode", sessionId ?? "", callId ?? "", command].join("\n"));
+}
+
+// src/hooks/post-tool.ts
+async function reportShellWrites(store, state, host, memberId, files, now) {
+  if (files.length === 0) return void 0;
+  const changed = heldByOthers(state, memberId, files, now);
+  if (changed.length === 0) return void 0;
+  const writer = { memberId, host };
+  await store.mutate((locked, ctx) => {
+    let told = 0;
+    for (const { file, holders } of changed) told += noteShellWrite(locked, writer, file, holders, ctx).length;
+    return { ok: true, message: `${told} holder(s) told` };
+  });
+  return shellWriteText(changed);
 }
 
 // src/opencode/plugin.ts
@@ -10038,19 +10394,44 @@ async function startOpenComms(input, deps = {}) {
     },
     async "tool.execute.before"(toolInput, output) {
       const call = filesOpenCodeWrites(toolInput.tool, output.args ?? {}, input.directory);
-      if (call.files.length === 0) return;
+      const command = bashCommandOf(toolInput.tool, output.args);
+      if (call.files.length === 0 && command === void 0) return;
       const sessionId = toolInput.sessionID;
       let refusal;
       try {
         refusal = await store.readLatest((state, ctx) => {
           const memberId = typeof sessionId === "string" && sessionId !== "" ? members.learn(state, sessionId) : void 0;
-          return openCodeRefusal(state, memberId, call, store.projectDir, input.directory, ctx.now(), () => randomHex(8));
+          const denied = openCodeRefusal(state, memberId, call, store.projectDir, input.directory, ctx.now(), () => randomHex(8));
+          if (denied === void 0 && command !== void 0) {
+            recordHeldFiles(state, memberId, store.projectDir, () => openCodeShellKey(sessionId, toolInput.callID, command), ctx.now());
+          }
+          return denied;
         });
       } catch (err) {
         log(`could not check the reservations before ${toolInput.tool}: ${err instanceof Error ? err.message : String(err)}`);
         return;
       }
       if (refusal !== void 0) throw new Error(refusal);
+    },
+    async "tool.execute.after"(toolInput, output) {
+      const command = bashCommandOf(toolInput.tool, toolInput.args);
+      if (command === void 0) return;
+      const sessionId = toolInput.sessionID;
+      try {
+        const changed = changedSinceRecord(store.projectDir, openCodeShellKey(sessionId, toolInput.callID, command));
+        if (changed.length === 0) return;
+        const { state, memberId, now } = await store.readLatest((latest, ctx) => ({
+          state: latest,
+          now: ctx.now(),
+          memberId: typeof sessionId === "string" && sessionId !== "" ? members.learn(latest, sessionId) : void 0
+        }));
+        const notice = await reportShellWrites(store, state, OPENCODE_HOST_ID, memberId, changed, now);
+        if (notice !== void 0) output.output = typeof output.output === "string" && output.output !== "" ? `${output.output}
+
+${notice}` : notice;
+      } catch (err) {
+        log(`could not check the held files after a bash call: ${err instanceof Error ? err.message : String(err)}`);
+      }
     },
     async "experimental.chat.system.transform"(transformInput, output) {
       const sessionId = transformInput.sessionID;
