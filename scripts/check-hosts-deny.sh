@@ -21,7 +21,8 @@
 # A fresh OpenCode session (`opencode run`, its Anthropic provider pointed at
 # the stub; OpenComms only through the plugin install wrote) tries edit,
 # write and a bash write of held files: each stopped by the plugin's
-# tool.execute.before, the model shown the refusal as the tool's error.
+# tool.execute.before, the model shown the refusal as the tool's error; then
+# the script write, which runs and is reported in the tool's output.
 # Finally the holder's inbox must hold a `system` notice for each host's
 # slipped write. Every check prints one PASS or FAIL line.
 
@@ -225,6 +226,7 @@ fs.writeFileSync(file, JSON.stringify({
     { tool: "edit", input: { filePath: project + "/src/a.ts", oldString: "export const a = 1;", newString: "export const a = 6; // opencode edited a held file" } },
     { tool: "write", input: { filePath: project + "/held/new.txt", content: "opencode wrote a held path\n" } },
     { tool: "bash", input: { command: "echo opencode-bash > held/file.txt", description: "Write a held file" } },
+    { tool: "bash", input: { command: "sh tools/w.sh opencode", description: "Run a script that writes a held file" } },
     { text: "OpenCode turn done." }],
 }, null, 1));' "$DENY_STUB_SCRIPT" "$DENY_PROJECT" "$PATCH"
 
@@ -322,6 +324,15 @@ process.stdout.write(part ? String(part.state.error ?? part.state.output ?? "") 
   ! held_has opencode-bash && names_holder "$OC_BASH" \
     && deny_verdict opencode-deny-shell pass "bash \`echo opencode-bash > held/file.txt\` stopped before it ran; shown: $(short "$OC_BASH" 200)" \
     || deny_verdict opencode-deny-shell fail "held/file.txt: $(tr '\n' '|' <"$DENY_PROJECT/held/file.txt"); bash result: $(short "${OC_BASH:-none}")"
+  # What the model was sent back for the script's call: the tool result in the stub's log.
+  OC_SEEN="$(node -e 'const lines = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+const texts = lines.flatMap((l) => (l.body && l.body.messages || []).flatMap((m) => Array.isArray(m.content) ? m.content : []))
+  .filter((c) => c.type === "tool_result").map((c) => typeof c.content === "string" ? c.content : JSON.stringify(c.content));
+const hit = texts.find((t) => t.includes("your shell command changed"));
+process.stdout.write(hit ? hit.replace(/\s+/g, " ").slice(0, 300) : "");' "$DENY_STUB_LOG" 2>/dev/null)"
+  held_has opencode-slipped && [ -n "$OC_SEEN" ] \
+    && deny_verdict opencode-shell-notice pass "bash \`sh tools/w.sh opencode\` wrote held/file.txt; the model was then sent: $OC_SEEN" \
+    || deny_verdict opencode-shell-notice fail "file has opencode-slipped: $(held_has opencode-slipped && echo yes || echo no); notice sent: ${OC_SEEN:-no}"
 fi
 
 section "deny: the holder's inbox (system notices of the shell writes that slipped through)"
@@ -330,7 +341,7 @@ wait "$DENY_HOLDER_PID" 2>/dev/null
 INBOX="$(deny_json "$DENY/holder.json" 's.inbox')"
 NOTICES="$(deny_json "$DENY/holder.json" '(JSON.parse(s.inbox).data.messages || []).filter((m) => m.message_type === "system").map((m) => m.framed).join("\n")')"
 printf '%s\n' "$NOTICES" | sed 's/^/  /'
-for host in claude-code codex gemini-cli; do
+for host in claude-code codex gemini-cli opencode; do
   command -v "${host%%-*}" >/dev/null || continue
   if printf '%s' "$NOTICES" | grep -q "held/file.txt, which you hold exclusively, changed during a shell command of a $host session"; then
     deny_verdict "holder-notice-$host" pass "the holder got a system message naming held/file.txt and the $host writer"
