@@ -161,6 +161,27 @@ try {
   });
   console.log('PreToolUse reservation check (Edit of a free file, 2 reservations held by another member)');
   for (const runtime of runtimes) printRatio(runtime, 'PreToolUse check', await timeHook(runtime, project.dir, preTool));
+  // The collision notice's record after an edit goes to the member's own edit
+  // log, never into state.json: count the state's writes over PostToolUse
+  // hooks of edits that collide with nothing (a save replaces the file, so
+  // each one shows as a new inode or stamp).
+  const stateFile = join(project.dir, '.opencomms', 'state.json');
+  const stampOf = () => { const st = fs.statSync(stateFile); return `${st.ino}:${st.mtimeMs}:${st.size}`; };
+  let stamp = stampOf();
+  let writes = 0;
+  const EDITS = 20;
+  for (let i = 0; i < EDITS; i += 1) {
+    const postTool = JSON.stringify({
+      hook_event_name: 'PostToolUse', session_id: 'reader-session', cwd: project.dir, tool_name: 'Edit', tool_use_id: `toolu_${i}`,
+      tool_input: { file_path: join(project.dir, 'src', `free${i % 4}.ts`), old_string: 'a', new_string: 'b' }, tool_response: { success: true },
+    });
+    await runOnce('hook', runtimes[0], project.dir, postTool);
+    const now = stampOf();
+    if (now !== stamp) writes += 1;
+    stamp = now;
+  }
+  console.log(`PostToolUse after ${EDITS} edits that collide with nothing: ${writes} write(s) of state.json${writes === 0 ? '' : '  (expected 0)'}`);
+  allUnchanged &&= writes === 0;
   fs.rmSync(project.dir, { recursive: true, force: true });
 } finally {
   removeCacheDirs(runtimes);
@@ -169,5 +190,5 @@ console.log('');
 if (skipped) console.log(`not measured: ${skipped}`);
 for (const line of verdicts) console.log(line);
 
-// A report, not a gate: a missed target exits 0; only a hook that changed state.json fails.
+// A report, not a gate: a missed target exits 0; only a hook that changed state.json (a no-op, or an edit's PostToolUse) fails.
 process.exitCode = allUnchanged ? 0 : 1;
