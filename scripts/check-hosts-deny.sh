@@ -192,6 +192,32 @@ deny_show() { # name: the tool results the model saw, shortened
   echo
 }
 held_has() { grep -qx -- "$1" "$DENY_PROJECT/held/file.txt"; }
+# The verdicts every host gets. deny_edit_verdict NAME TOOL RESULT [MORE]: src/a.ts
+# unchanged and RESULT (what the model was shown) names the holder; MORE is
+# added to a failure.
+deny_edit_verdict() {
+  [[ "$(cat "$DENY_PROJECT/src/a.ts")" == "$A_BEFORE" ]] && names_holder "$3" \
+    && deny_verdict "$1" pass "$2 of src/a.ts refused, file unchanged; the model was shown: $(short "$3")" \
+    || deny_verdict "$1" fail "src/a.ts now \"$(head -c 100 "$DENY_PROJECT/src/a.ts")\"; $2 result: $(short "${3:-none}")${4:+ ($4)}"
+}
+# deny_write_verdict NAME TOOL RESULT: no held/new.txt made, RESULT names the holder.
+deny_write_verdict() {
+  [ ! -e "$DENY_PROJECT/held/new.txt" ] && names_holder "$3" \
+    && deny_verdict "$1" pass "$2 of held/new.txt (under held/**) refused, no file made; shown: $(short "$3" 200)" \
+    || deny_verdict "$1" fail "held/new.txt $([ -e "$DENY_PROJECT/held/new.txt" ] && echo exists || echo 'absent'); $2 result: $(short "${3:-none}")"
+}
+# deny_shell_verdict NAME TOOL HOST RESULT: `echo HOST-bash > held/file.txt` never ran, RESULT names the holder.
+deny_shell_verdict() {
+  ! held_has "$3-bash" && names_holder "$4" \
+    && deny_verdict "$1" pass "$2 \`echo $3-bash > held/file.txt\` refused before it ran; shown: $(short "$4" 200)" \
+    || deny_verdict "$1" fail "held/file.txt: $(tr '\n' '|' <"$DENY_PROJECT/held/file.txt"); $2 result: $(short "${4:-none}")"
+}
+# deny_notice_verdict NAME TOOL HOST SEEN: `sh tools/w.sh HOST` ran and the model was then shown SEEN.
+deny_notice_verdict() {
+  held_has "$3-slipped" && [ -n "$4" ] \
+    && deny_verdict "$1" pass "$2 \`sh tools/w.sh $3\` wrote held/file.txt; the model was then shown: $4" \
+    || deny_verdict "$1" fail "file has $3-slipped: $(held_has "$3-slipped" && echo yes || echo no); notice shown: ${4:-no}"
+}
 
 A_BEFORE="$(cat "$DENY_PROJECT/src/a.ts")"
 PATCH='*** Begin Patch
@@ -236,22 +262,10 @@ if command -v claude >/dev/null; then
   deny_turn claude anthropic CLAUDE_DENY_ENV claude -p "[stub:claude] Edit the held files." --allowedTools Read Edit Write Bash \
     --output-format stream-json --verbose
   deny_show claude
-  EDIT="$(deny_result claude Edit)"
-  [[ "$(cat "$DENY_PROJECT/src/a.ts")" == "$A_BEFORE" ]] && names_holder "$EDIT" \
-    && deny_verdict claude-deny-edit pass "Edit of src/a.ts refused, file unchanged; the model was shown: $(short "$EDIT")" \
-    || deny_verdict claude-deny-edit fail "src/a.ts now \"$(head -c 100 "$DENY_PROJECT/src/a.ts")\"; Edit result: $(short "${EDIT:-none}")"
-  WRITE="$(deny_result claude Write)"
-  [ ! -e "$DENY_PROJECT/held/new.txt" ] && names_holder "$WRITE" \
-    && deny_verdict claude-deny-write pass "Write of held/new.txt (under held/**) refused, no file made; shown: $(short "$WRITE" 200)" \
-    || deny_verdict claude-deny-write fail "held/new.txt $([ -e "$DENY_PROJECT/held/new.txt" ] && echo exists || echo 'absent'); Write result: $(short "${WRITE:-none}")"
-  BASH_DENY="$(deny_result claude Bash 'OpenComms')"
-  ! held_has claude-bash && names_holder "$BASH_DENY" \
-    && deny_verdict claude-deny-shell pass "Bash \`echo claude-bash > held/file.txt\` refused before it ran; shown: $(short "$BASH_DENY" 200)" \
-    || deny_verdict claude-deny-shell fail "held/file.txt: $(tr '\n' '|' <"$DENY_PROJECT/held/file.txt"); Bash result: $(short "${BASH_DENY:-none}")"
-  SEEN="$(deny_json "$DENY/claude.json" "s.found['your shell command changed']")"
-  held_has claude-slipped && [ -n "$SEEN" ] \
-    && deny_verdict claude-shell-notice pass "Bash \`sh tools/w.sh claude\` wrote held/file.txt; the model was then shown: $SEEN" \
-    || deny_verdict claude-shell-notice fail "file has claude-slipped: $(held_has claude-slipped && echo yes || echo no); notice shown: ${SEEN:-no}"
+  deny_edit_verdict claude-deny-edit Edit "$(deny_result claude Edit)"
+  deny_write_verdict claude-deny-write Write "$(deny_result claude Write)"
+  deny_shell_verdict claude-deny-shell Bash claude "$(deny_result claude Bash 'OpenComms')"
+  deny_notice_verdict claude-shell-notice Bash claude "$(deny_json "$DENY/claude.json" "s.found['your shell command changed']")"
   deny_checker_verdict claude-shell-checker "$ANSWERS_BEFORE"
 fi
 
@@ -261,18 +275,10 @@ if command -v codex >/dev/null; then
   deny_turn codex responses CODEX_DENY_ENV codex exec --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox \
     "[stub:codex] Patch the held files."
   deny_show codex
-  PATCHED="$(deny_result codex apply_patch)"
-  [[ "$(cat "$DENY_PROJECT/src/a.ts")" == "$A_BEFORE" ]] && names_holder "$PATCHED" \
-    && deny_verdict codex-deny-apply-patch pass "apply_patch of src/a.ts refused, file unchanged; the model was shown: $(short "$PATCHED")" \
-    || deny_verdict codex-deny-apply-patch fail "src/a.ts now \"$(head -c 100 "$DENY_PROJECT/src/a.ts")\"; apply_patch result: $(short "${PATCHED:-none}") (requests: $(grep -c . "$DENY_STUB_LOG"); stderr: $(grep -v '^WARNING\|^Reading' "$DENY/codex.stderr" | head -c 300))"
-  EXEC_DENY="$(deny_result codex exec_command 'OpenComms')"
-  ! held_has codex-bash && names_holder "$EXEC_DENY" \
-    && deny_verdict codex-deny-shell pass "exec_command \`echo codex-bash > held/file.txt\` refused before it ran; shown: $(short "$EXEC_DENY" 200)" \
-    || deny_verdict codex-deny-shell fail "held/file.txt: $(tr '\n' '|' <"$DENY_PROJECT/held/file.txt"); exec_command result: $(short "${EXEC_DENY:-none}")"
-  SEEN="$(deny_json "$DENY/codex.json" "s.found['your shell command changed']")"
-  held_has codex-slipped && [ -n "$SEEN" ] \
-    && deny_verdict codex-shell-notice pass "exec_command \`sh tools/w.sh codex\` wrote held/file.txt; the model was then shown: $SEEN" \
-    || deny_verdict codex-shell-notice fail "file has codex-slipped: $(held_has codex-slipped && echo yes || echo no); notice shown: ${SEEN:-no}"
+  deny_edit_verdict codex-deny-apply-patch apply_patch "$(deny_result codex apply_patch)" \
+    "requests: $(grep -c . "$DENY_STUB_LOG"); stderr: $(grep -v '^WARNING\|^Reading' "$DENY/codex.stderr" | head -c 300)"
+  deny_shell_verdict codex-deny-shell exec_command codex "$(deny_result codex exec_command 'OpenComms')"
+  deny_notice_verdict codex-shell-notice exec_command codex "$(deny_json "$DENY/codex.json" "s.found['your shell command changed']")"
   deny_checker_verdict codex-shell-checker "$ANSWERS_BEFORE"
 fi
 
@@ -283,18 +289,9 @@ if command -v gemini >/dev/null; then
   ANSWERS_BEFORE="$(answers_so_far)"
   deny_turn gemini gemini GEMINI_DENY_ENV gemini -m gemini-2.5-pro -p "[stub:gemini] Write the held files." --approval-mode yolo --output-format json
   deny_show gemini
-  WROTE="$(deny_result gemini write_file)"
-  [[ "$(cat "$DENY_PROJECT/src/a.ts")" == "$A_BEFORE" ]] && names_holder "$WROTE" \
-    && deny_verdict gemini-deny-write-file pass "write_file of src/a.ts refused, file unchanged; the model was shown: $(short "$WROTE")" \
-    || deny_verdict gemini-deny-write-file fail "src/a.ts now \"$(head -c 100 "$DENY_PROJECT/src/a.ts")\"; write_file result: $(short "${WROTE:-none}") (stderr: $(tail -c 300 "$DENY/gemini.stderr"))"
-  RUN_DENY="$(deny_result gemini run_shell_command 'OpenComms')"
-  ! held_has gemini-bash && names_holder "$RUN_DENY" \
-    && deny_verdict gemini-deny-shell pass "run_shell_command \`echo gemini-bash > held/file.txt\` refused before it ran; shown: $(short "$RUN_DENY" 200)" \
-    || deny_verdict gemini-deny-shell fail "held/file.txt: $(tr '\n' '|' <"$DENY_PROJECT/held/file.txt"); run_shell_command result: $(short "${RUN_DENY:-none}")"
-  SEEN="$(deny_json "$DENY/gemini.json" "s.found['your shell command changed']")"
-  held_has gemini-slipped && [ -n "$SEEN" ] \
-    && deny_verdict gemini-shell-notice pass "run_shell_command \`sh tools/w.sh gemini\` wrote held/file.txt; the model was then shown: $SEEN" \
-    || deny_verdict gemini-shell-notice fail "file has gemini-slipped: $(held_has gemini-slipped && echo yes || echo no); notice shown: ${SEEN:-no}"
+  deny_edit_verdict gemini-deny-write-file write_file "$(deny_result gemini write_file)" "stderr: $(tail -c 300 "$DENY/gemini.stderr")"
+  deny_shell_verdict gemini-deny-shell run_shell_command gemini "$(deny_result gemini run_shell_command 'OpenComms')"
+  deny_notice_verdict gemini-shell-notice run_shell_command gemini "$(deny_json "$DENY/gemini.json" "s.found['your shell command changed']")"
   deny_checker_verdict gemini-shell-checker "$ANSWERS_BEFORE"
 fi
 
@@ -312,27 +309,16 @@ const parts = lines.map((l) => { try { return JSON.parse(l).part; } catch { retu
 const part = parts.find((p) => p.state && p.state.status === "error") || parts[0];
 process.stdout.write(part ? String(part.state.error ?? part.state.output ?? "") : "");' "$DENY/opencode.jsonl" "$1" 2>/dev/null
   }
-  OC_EDIT="$(opencode_error edit)"
-  [[ "$(cat "$DENY_PROJECT/src/a.ts")" == "$A_BEFORE" ]] && names_holder "$OC_EDIT" \
-    && deny_verdict opencode-deny-edit pass "edit of src/a.ts stopped by the plugin, file unchanged; the model was shown: $(short "$OC_EDIT")" \
-    || deny_verdict opencode-deny-edit fail "src/a.ts now \"$(head -c 100 "$DENY_PROJECT/src/a.ts")\"; edit result: $(short "${OC_EDIT:-none}") (stderr: $(tail -c 300 "$DENY/opencode.stderr"))"
-  OC_WRITE="$(opencode_error write)"
-  [ ! -e "$DENY_PROJECT/held/new.txt" ] && names_holder "$OC_WRITE" \
-    && deny_verdict opencode-deny-write pass "write of held/new.txt (under held/**) stopped, no file made; shown: $(short "$OC_WRITE" 200)" \
-    || deny_verdict opencode-deny-write fail "held/new.txt $([ -e "$DENY_PROJECT/held/new.txt" ] && echo exists || echo 'absent'); write result: $(short "${OC_WRITE:-none}")"
-  OC_BASH="$(opencode_error bash)"
-  ! held_has opencode-bash && names_holder "$OC_BASH" \
-    && deny_verdict opencode-deny-shell pass "bash \`echo opencode-bash > held/file.txt\` stopped before it ran; shown: $(short "$OC_BASH" 200)" \
-    || deny_verdict opencode-deny-shell fail "held/file.txt: $(tr '\n' '|' <"$DENY_PROJECT/held/file.txt"); bash result: $(short "${OC_BASH:-none}")"
+  deny_edit_verdict opencode-deny-edit edit "$(opencode_error edit)" "stderr: $(tail -c 300 "$DENY/opencode.stderr")"
+  deny_write_verdict opencode-deny-write write "$(opencode_error write)"
+  deny_shell_verdict opencode-deny-shell bash opencode "$(opencode_error bash)"
   # What the model was sent back for the script's call: the tool result in the stub's log.
   OC_SEEN="$(node -e 'const lines = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
 const texts = lines.flatMap((l) => (l.body && l.body.messages || []).flatMap((m) => Array.isArray(m.content) ? m.content : []))
   .filter((c) => c.type === "tool_result").map((c) => typeof c.content === "string" ? c.content : JSON.stringify(c.content));
 const hit = texts.find((t) => t.includes("your shell command changed"));
 process.stdout.write(hit ? hit.replace(/\s+/g, " ").slice(0, 300) : "");' "$DENY_STUB_LOG" 2>/dev/null)"
-  held_has opencode-slipped && [ -n "$OC_SEEN" ] \
-    && deny_verdict opencode-shell-notice pass "bash \`sh tools/w.sh opencode\` wrote held/file.txt; the model was then sent: $OC_SEEN" \
-    || deny_verdict opencode-shell-notice fail "file has opencode-slipped: $(held_has opencode-slipped && echo yes || echo no); notice sent: ${OC_SEEN:-no}"
+  deny_notice_verdict opencode-shell-notice bash opencode "$OC_SEEN"
 fi
 
 section "deny: the holder's inbox (system notices of the shell writes that slipped through)"
