@@ -46,17 +46,19 @@ export function startShellChecker(options: ShellCheckerOptions): ShellChecker | 
   const me = thisRecordedProcess();
   let isStopped = false;
   let dir: string;
-  let handle: DirWatch;
+  let handle: DirWatch | undefined;
   try {
     dir = ensureShellDir(projectDir);
-    handle = (options.watch ?? watchDirWithNode)(dir, onEvent);
-    handle.on('error', (err) => stop(`its watch of ${dir} failed: ${err.message}`));
+    const started = (options.watch ?? watchDirWithNode)(dir, onEvent);
+    handle = started;
+    started.on('error', (err) => stop(`its watch of ${dir} failed: ${err.message}`));
     // Notices of checkers that died without taking theirs back go now.
     for (const proc of readCheckerNotices(projectDir, readdirSync(dir))) {
       if (isRecordedProcessAlive(proc) === false) removeCheckerNotice(projectDir, proc.pid);
     }
     writeCheckerNotice(projectDir, me);
   } catch (err) {
+    handle?.close();
     log(`shell checker: not started (${err instanceof Error ? err.message : String(err)}); hooks judge their shell calls themselves`);
     return undefined;
   }
@@ -91,7 +93,7 @@ export function startShellChecker(options: ShellCheckerOptions): ShellChecker | 
     if (isStopped) return;
     isStopped = true;
     if (problem !== undefined) log(`shell checker: stopped: ${problem}; hooks judge their shell calls themselves`);
-    handle.close();
+    handle?.close();
     removeCheckerNotice(projectDir, me.pid);
   }
 }

@@ -5,7 +5,7 @@
 // real hook processes, beside a real server).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { reservePaths } from '../../src/engine/index';
@@ -97,6 +97,16 @@ test('the checker says it runs while it runs, and takes that back when closed or
   rmSync(shellDirOf(dir), { recursive: true });
   await until('the checker to stop', () => !second.isRunning());
   assert.ok(logs.some((line) => /was moved or removed/.test(line)), logs.join('\n'));
+});
+
+test('a shell folder the checker may not use (a link) keeps it from starting, and says why', { skip }, async (t) => {
+  const dir = projectWith(t, ['src/a.ts']);
+  mkdirSync(join(dir, '.opencomms'), { recursive: true });
+  symlinkSync(join(dir, 'src'), shellDirOf(dir));
+  const logs: string[] = [];
+  assert.equal(startShellChecker({ projectDir: dir, judge: () => [], log: (line) => logs.push(line) }), undefined);
+  assert.ok(logs.some((line) => /shell checker: not started \(.*link/.test(line)), logs.join('\n'));
+  assert.deepEqual(readdirSync(join(dir, 'src')), ['a.ts'], 'nothing written through the link');
 });
 
 test('off Linux the checker does not start, and the hook asks no one', async (t) => {
