@@ -88,6 +88,11 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
     return found;
   }
 
+  // The member of a session named by a hook's input (none for a missing or empty id, or a session with no member yet).
+  function memberOfSession(state: State, sessionId: string | undefined): string | undefined {
+    return typeof sessionId === 'string' && sessionId !== '' ? members.learn(state, sessionId) : undefined;
+  }
+
   // Learns the members of this instance's sessions from a state already read.
   function learnLocal(state: State): void {
     for (const sessionId of local) members.learn(state, sessionId);
@@ -220,11 +225,15 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
       let refusal: string | undefined;
       try {
         refusal = await store.readLatest((state, ctx) => {
-          const memberId = typeof sessionId === 'string' && sessionId !== '' ? members.learn(state, sessionId) : undefined;
+          const memberId = memberOfSession(state, sessionId);
           const denied = openCodeRefusal(state, memberId, call, store.projectDir, input.directory, ctx.now(), () => randomHex(8));
           // A bash call that may run: what others hold is recorded, for the check after it.
           if (denied === undefined && command !== undefined) {
-            recordHeldFiles(state, memberId, store.projectDir, () => openCodeShellKey(sessionId, toolInput.callID, command), ctx.now());
+            try {
+              recordHeldFiles(state, memberId, store.projectDir, () => openCodeShellKey(sessionId, toolInput.callID, command), ctx.now());
+            } catch (err) {
+              log(`could not record the held files before a bash call: ${err instanceof Error ? err.message : String(err)}`);
+            }
           }
           return denied;
         });
@@ -243,9 +252,7 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
       try {
         const changed = changedSinceRecord(store.projectDir, openCodeShellKey(sessionId, toolInput.callID, command));
         if (changed.length === 0) return;
-        const { state, memberId, now } = await store.readLatest((latest, ctx) => ({
-          state: latest, now: ctx.now(), memberId: typeof sessionId === 'string' && sessionId !== '' ? members.learn(latest, sessionId) : undefined,
-        }));
+        const { state, memberId, now } = await store.readLatest((latest, ctx) => ({ state: latest, now: ctx.now(), memberId: memberOfSession(latest, sessionId) }));
         const notice = await reportShellWrites(store, state, OPENCODE_HOST_ID, memberId, changed, now);
         // The tool's output is what the model reads of the call: the notice goes after it.
         if (notice !== undefined) output.output = typeof output.output === 'string' && output.output !== '' ? `${output.output}\n\n${notice}` : notice;
