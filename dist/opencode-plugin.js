@@ -10291,6 +10291,9 @@ async function startOpenComms(input, deps = {}) {
     for (const sessionId of local) if (members.cached(sessionId) === memberId) found = sessionId;
     return found;
   }
+  function memberOfSession(state, sessionId) {
+    return typeof sessionId === "string" && sessionId !== "" ? members.learn(state, sessionId) : void 0;
+  }
   function learnLocal(state) {
     for (const sessionId of local) members.learn(state, sessionId);
   }
@@ -10400,10 +10403,14 @@ async function startOpenComms(input, deps = {}) {
       let refusal;
       try {
         refusal = await store.readLatest((state, ctx) => {
-          const memberId = typeof sessionId === "string" && sessionId !== "" ? members.learn(state, sessionId) : void 0;
+          const memberId = memberOfSession(state, sessionId);
           const denied = openCodeRefusal(state, memberId, call, store.projectDir, input.directory, ctx.now(), () => randomHex(8));
           if (denied === void 0 && command !== void 0) {
-            recordHeldFiles(state, memberId, store.projectDir, () => openCodeShellKey(sessionId, toolInput.callID, command), ctx.now());
+            try {
+              recordHeldFiles(state, memberId, store.projectDir, () => openCodeShellKey(sessionId, toolInput.callID, command), ctx.now());
+            } catch (err) {
+              log(`could not record the held files before a bash call: ${err instanceof Error ? err.message : String(err)}`);
+            }
           }
           return denied;
         });
@@ -10420,11 +10427,7 @@ async function startOpenComms(input, deps = {}) {
       try {
         const changed = changedSinceRecord(store.projectDir, openCodeShellKey(sessionId, toolInput.callID, command));
         if (changed.length === 0) return;
-        const { state, memberId, now } = await store.readLatest((latest, ctx) => ({
-          state: latest,
-          now: ctx.now(),
-          memberId: typeof sessionId === "string" && sessionId !== "" ? members.learn(latest, sessionId) : void 0
-        }));
+        const { state, memberId, now } = await store.readLatest((latest, ctx) => ({ state: latest, now: ctx.now(), memberId: memberOfSession(latest, sessionId) }));
         const notice = await reportShellWrites(store, state, OPENCODE_HOST_ID, memberId, changed, now);
         if (notice !== void 0) output.output = typeof output.output === "string" && output.output !== "" ? `${output.output}
 
