@@ -65,11 +65,11 @@ export { MigrationRefused, readFileProject, refuseHeldFileTarget, writeFileProje
 export type { ProjectCopy } from './project-copy';
 export { redisSideOf } from './redis/project-copy';
 export type { RedisProjectSide } from './redis/project-copy';
-export { appendEdits, readEdits, writeShellRecord, readShellRecord, hasShellRecord, removeShellRecord, EDIT_LOG_MAX_BYTES } from './side-files';
+export { appendEdits, readEdits, writeShellRecord, readShellRecord, hasShellRecord, removeShellRecord, shellDirOf, EDIT_LOG_MAX_BYTES } from './side-files';
 export type { LoggedEdit } from './side-files';
 export { readTurnRecord, writeTurnRecord } from './turn-records';
 export type { TurnPhase, TurnRecord } from './turn-records';
 export {
-  ASK_NAME, ensureShellDir, isAskWaiting, readCheckerAnswer, readCheckerNotices, removeAsk, removeCheckerNotice, shellDirOf,
+  ASK_NAME, ensureShellDir, isAskWaiting, readCheckerAnswer, readCheckerNotices, removeAsk, removeCheckerNotice,
   writeAsk, writeCheckerAnswer, writeCheckerNotice,
 } from './shell-checker-files';

@@ -10,18 +10,12 @@
 import { join } from 'node:path';
 import type { RecordedProcess } from '../process/liveness';
 import { ensureOwnDir, errnoOf, NODE_FS, openOwnFile, tryReadFile, unlinkQuietly, type FsPort } from './fs-port';
-import { writeUnsynced } from './side-files';
+import { isShellKey, shellDirOf, writeUnsynced } from './side-files';
 import { STATE_DIR_NAME } from './state-dir';
 
 /** An ask: the record's key and the pid of the server asked. */
 export const ASK_NAME = /^([0-9a-f]{16,64})\.ask-(\d+)$/;
 const NOTICE_NAME = /^checker-(\d+)\.json$/;
-const KEY = /^[0-9a-f]{16,64}$/;
-
-/** The folder of the shell records and the checker's files. */
-export function shellDirOf(projectDir: string): string {
-  return join(projectDir, STATE_DIR_NAME, 'shell');
-}
 
 /** Makes the shell folder (and .opencomms) when absent; returns its path. */
 export function ensureShellDir(projectDir: string, port: FsPort = NODE_FS): string {
@@ -83,7 +77,7 @@ function answerPath(projectDir: string, key: string, pid: number): string {
  * false when it cannot be left.
  */
 export function writeAsk(projectDir: string, key: string, pid: number, port: FsPort = NODE_FS): boolean {
-  if (!KEY.test(key)) return false;
+  if (!isShellKey(key)) return false;
   unlinkQuietly(port, answerPath(projectDir, key, pid));
   const path = askPath(projectDir, key, pid);
   try {

@@ -28,6 +28,16 @@ function sideDir(projectDir: string, kind: 'edits' | 'shell'): string {
   return join(projectDir, STATE_DIR_NAME, kind);
 }
 
+/** The folder of the shell records (and of the shell checker's files). */
+export function shellDirOf(projectDir: string): string {
+  return sideDir(projectDir, 'shell');
+}
+
+/** Whether `key` can name a shell record: lowercase hex, 16 to 64 digits. */
+export function isShellKey(key: string): boolean {
+  return SHELL_KEY.test(key);
+}
+
 /**
  * Appends one edit to `memberId`'s log; once the log passes
  * EDIT_LOG_MAX_BYTES it is rewritten with only the edits made since `keepSince`.
