@@ -4177,6 +4177,12 @@ var SHELL_KEY = /^[0-9a-f]{16,64}$/;
 function sideDir(projectDir, kind) {
   return join8(projectDir, STATE_DIR_NAME, kind);
 }
+function shellDirOf(projectDir) {
+  return sideDir(projectDir, "shell");
+}
+function isShellKey(key) {
+  return SHELL_KEY.test(key);
+}
 function writeShellRecord(projectDir, key, text, now, port = NODE_FS) {
   if (!SHELL_KEY.test(key)) throw new Error("invalid shell record key");
   const dir = sideDir(projectDir, "shell");
@@ -7589,10 +7595,6 @@ function readTurnRecord(projectDir, sessionId, port = NODE_FS) {
 // src/store/shell-checker-files.ts
 import { join as join21 } from "node:path";
 var NOTICE_NAME = /^checker-(\d+)\.json$/;
-var KEY = /^[0-9a-f]{16,64}$/;
-function shellDirOf(projectDir) {
-  return join21(projectDir, STATE_DIR_NAME, "shell");
-}
 function readCheckerNotices(projectDir, names, port = NODE_FS) {
   const found = [];
   for (const name of names) {
@@ -7619,7 +7621,7 @@ function answerPath(projectDir, key, pid) {
   return join21(shellDirOf(projectDir), `${key}.answer-${pid}.json`);
 }
 function writeAsk(projectDir, key, pid, port = NODE_FS) {
-  if (!KEY.test(key)) return false;
+  if (!isShellKey(key)) return false;
   unlinkQuietly(port, answerPath(projectDir, key, pid));
   const path = askPath(projectDir, key, pid);
   try {
