@@ -298,6 +298,7 @@ fi
 if command -v opencode >/dev/null; then
   section "deny: OpenCode $(opencode --version 2>/dev/null | head -1) (opencode run), a fresh session outside the channel"
   # OpenCode's Anthropic provider pointed at the stub; the plugin install wrote is all it has of OpenComms.
+  ANSWERS_BEFORE="$(answers_so_far)"
   printf '{"$schema":"https://opencode.ai/config.json","model":"anthropic/claude-sonnet-4-5","provider":{"anthropic":{"options":{"baseURL":"http://127.0.0.1:%s/v1","apiKey":"sk-offline-stub"}}}}\n' \
     "$DENY_PORT" >"$DENY_PROJECT/opencode.json"
   (cd "$DENY_PROJECT" && "${BASE_ENV[@]}" timeout 240 opencode run --format json "[stub:opencode] Edit the held files." \
@@ -319,6 +320,7 @@ const texts = lines.flatMap((l) => (l.body && l.body.messages || []).flatMap((m)
 const hit = texts.find((t) => t.includes("your shell command changed"));
 process.stdout.write(hit ? hit.replace(/\s+/g, " ").slice(0, 300) : "");' "$DENY_STUB_LOG" 2>/dev/null)"
   deny_notice_verdict opencode-shell-notice bash opencode "$OC_SEEN"
+  deny_checker_verdict opencode-shell-checker "$ANSWERS_BEFORE"
 fi
 
 section "deny: the holder's inbox (system notices of the shell writes that slipped through)"
