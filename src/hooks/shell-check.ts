@@ -2,10 +2,11 @@
 // call: the files the command plainly writes (shell-parse.ts) are judged like
 // an edit, and, when other members hold files, which of those files exist is
 // recorded in a small file of this call (store: writeShellRecord), never in
-// the state. After the call: the record is taken and each held file judged
-// against it; a held file that changed is reported to the writer
-// and, as a `system` message, to its holder. Nothing held by others: nothing
-// is read, walked or written.
+// the state. After the call: each held file is judged against the record
+// (judgeShellRecord), by the project's shell checker when one answers
+// (shell-checker.ts), else here, and the record is removed; a held file that
+// changed is reported to the writer and, as a `system` message, to its
+// holder. Nothing held by others: nothing is read, walked or written.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, sep } from 'node:path';
 import { judgeEdit, patternsHeldByOthers, patternsOverlap, type Conflict, type State } from '../engine';
