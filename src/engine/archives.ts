@@ -5,7 +5,8 @@ import { frameMessage, peerLine, UNTRUSTED_NOTICE } from './framing';
 import { refuse, succeed } from './reasons';
 import { checkHistoryRecord, checkMember, isObj, ShapeError } from './state-shape';
 import { clampToDateRange, isDateTime } from './times';
-import type { EngineCtx, SessionArchive, ToolResult } from './types';
+import type { SessionArchive } from './archive-types';
+import type { EngineCtx, ToolResult } from './types';
 
 /** A checked archive record, or undefined when the value is not one. */
 export function parseArchive(value: unknown): SessionArchive | undefined {

@@ -2,6 +2,7 @@
 // their mail waits. Only a member away for longer than the channel's
 // retention leaves it; what was still waiting for them is finished as
 // `rejected` in history and each of its senders is told, once.
+import { expireClaims } from './task-upkeep';
 import { removeMember } from './members';
 import { pruneReservations } from './reservations';
 import { pruneRequests } from './requests';
@@ -59,11 +60,13 @@ export function expireAwayMembers(state: State, now: number): number {
  * The time-driven upkeep the store runs before every change: presence first
  * (ended processes leave, away marks follow the judgement, long-away members
  * in no channel are forgotten), then away members past retention leave and
- * reservations that no longer hold go. `isAlive` tells this machine's processes.
+ * reservations that no longer hold go, and so do claims whose claimer is away
+ * past the grace (the task is open again and a member waiting for work is rung). `isAlive` tells this machine's processes.
  */
 export function tidyState(state: State, now: number, isAlive: ProcessCheck = JUDGE_BY_LEASE): void {
   tidyPresence(state, now, isAlive);
   expireAwayMembers(state, now);
   pruneReservations(state, now, isAlive);
   pruneRequests(state);
+  expireClaims(state, now, isAlive);
 }

@@ -86,3 +86,6 @@ export const MAX_DATE_MS = 8.64e15;
 export const DEFAULT_RESERVATION_TTL_MINUTES = 60;
 export const MAX_RESERVATION_TTL_MINUTES = 24 * 60;
 export const MAX_RESERVATIONS_PER_CHANNEL = 500;
+
+/** A reservation, and a task's claim, outlive their holder's presence by this much (PROTOCOL 5.6, INTERFACE §8). */
+export const HOLDER_AWAY_GRACE_MS = 10 * 60_000;

@@ -1,6 +1,8 @@
 // The engine's public API. Everything here is pure: time, ids, nonces,
 // hashing and history come in through EngineCtx.
 export * from './types';
+export * from './archive-types';
+export * from './task-types';
 export * from './reasons';
 export * from './constants';
 export { emptyState, parseState, serializeState, migrateV1 } from './state-codec';
@@ -46,7 +48,7 @@ export {
 export { expireAwayMembers, isAwayTooLong, tidyState } from './away';
 export {
   reservePaths, releasePaths, judgeEdit, describeVerdict, liveReservations, pruneReservations, isMemberOfChannel,
-  isLiveReservation, holderAwaySince, reservationId, HOLDER_AWAY_GRACE_MS, RESERVATION_LIFETIME_RULE,
+  isLiveReservation, holderAwaySince, reservationId, RESERVATION_LIFETIME_RULE,
 } from './reservations';
 export { channelsAsJudged, listHeldReservations, releaseForPerson } from './reservation-admin';
 export { COLLISION_WINDOW_MS, dueCollisions, noteCollisions } from './collisions';
@@ -85,3 +87,13 @@ export { backlogRefusal, jsonStringBytes } from './retention';
 export { capabilitiesForMode, defaultStalePolicy } from './members';
 export { normalizeChannelName, normalizeRole, findChannel, channelById, ownValue } from './validate';
 export { formatIsoTime, isDateTime } from './times';
+export {
+  boardCounts, claimHolds, claimerAwaySince, findTask, framedTaskView, isClaimLive, isForMember, isReady, listedTasks, taskDigest, taskView, tasksOf,
+  TASK_LIST_VIEWS,
+} from './task-board';
+export type { BoardCounts, ClaimHold, TaskListView } from './task-board';
+export { expireClaims, pathHolderOf, wakeForTask } from './task-upkeep';
+export {
+  addTask, answerTask, askTask, cancelTask, claimTask, finishTask, listTasks, nextTask, releaseTask,
+} from './tasks';
+export type { AddTaskInput, ListTasksInput } from './tasks';

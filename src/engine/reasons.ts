@@ -79,6 +79,21 @@ export const REASONS = [
   'store_unreachable',
   'store_protocol_error',
   'store_key_wrong_type',
+  // The task board (INTERFACE §8): an id that names no task, a claim of a
+  // task that is not ready, already held, meant for another, or whose paths
+  // another session holds; done/release by a member that does not hold it,
+  // cancel by one that did not add it, an answer to a task not asked, a
+  // change of a task already closed, and a board at its limit.
+  'unknown_task',
+  'not_ready',
+  'claimed',
+  'not_for_you',
+  'paths_held',
+  'not_claimer',
+  'not_adder',
+  'not_asked',
+  'task_closed',
+  'board_full',
 ] as const;
 
 export type Reason = (typeof REASONS)[number];

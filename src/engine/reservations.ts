@@ -2,7 +2,8 @@
 // pre-tool hooks can stop another member's conflicting edit at the moment it
 // is attempted. A reservation lives in its channel, expires on time, and goes
 // when its holder leaves, is kicked or is away.
-import { MAX_RESERVATION_TTL_MINUTES, DEFAULT_RESERVATION_TTL_MINUTES, MAX_RESERVATIONS_PER_CHANNEL } from './constants';
+import { claimHolds } from './task-board';
+import { MAX_RESERVATION_TTL_MINUTES, DEFAULT_RESERVATION_TTL_MINUTES, MAX_RESERVATIONS_PER_CHANNEL, HOLDER_AWAY_GRACE_MS } from './constants';
 import { framePeerText } from './framing';
 import { normalizePattern, patternsOverlap, type PathProblem } from './globs';
 import { refuse, succeed } from './reasons';
@@ -29,8 +30,6 @@ export interface ReleaseInput {
   project_dir: string;
 }
 
-/** A reservation outlives its holder's presence by this much (PROTOCOL 5.6). */
-export const HOLDER_AWAY_GRACE_MS = 10 * 60_000;
 
 /** The one lifetime rule, in words, for the reserve reply and the docs. */
 export const RESERVATION_LIFETIME_RULE = 'It holds until then, until released (by you with opencomms_release, or by a person with `opencomms reservations --release`), '
@@ -112,6 +111,8 @@ export interface Conflict {
   exclusive: boolean;
   reason: string | null;
   expires_at: number;
+  /** Set when the hold is a claimed task's paths (INTERFACE §8): the task's id. Such a hold has no expiry of its own. */
+  task?: string;
 }
 
 function conflictOf(path: string, channel: Channel, r: Reservation): Conflict {
@@ -263,6 +264,13 @@ export function judgeEdit(state: State, memberId: string | undefined, file: stri
       if (r.member_id !== memberId && patternsOverlap(file, r.path)) conflicts.push(conflictOf(file, channel, r));
     }
   }
+  for (const hold of claimHolds(state, now, isAlive)) {
+    if (hold.member_id === memberId || !patternsOverlap(file, hold.path)) continue;
+    conflicts.push({
+      path: file, channel: hold.channel ?? '', held_path: hold.path, holder: hold.member_id, role: roleOf(state, hold.member_id),
+      exclusive: true, reason: null, expires_at: Number.POSITIVE_INFINITY, task: hold.task_id,
+    });
+  }
   if (conflicts.some((c) => c.exclusive)) return { kind: 'deny', conflicts: conflicts.filter((c) => c.exclusive) };
   return { kind: conflicts.length > 0 ? 'warn' : 'pass', conflicts };
 }
@@ -279,6 +287,7 @@ export function judgeEdit(state: State, memberId: string | undefined, file: stri
 export function describeVerdict(verdict: EditVerdict, isMemberOf: (channel: string) => boolean, nonce: () => string, action: 'edit' | 'command' = 'edit'): string {
   const blocks: string[] = [];
   const lines = verdict.conflicts.map((c) => {
+    if (c.task !== undefined) return claimLine(c, isMemberOf);
     const framed = frameHolderText(c, nonce());
     if (framed !== undefined) blocks.push(framed);
     const reach = isMemberOf(c.channel)
@@ -293,6 +302,23 @@ export function describeVerdict(verdict: EditVerdict, isMemberOf: (channel: stri
       : 'OpenComms refused this shell command on purpose, before it ran (nothing failed): it writes a file another agent holds.'} ${lines.join(' ')} Wait until they release it (opencomms_release), it expires, or they have been away 10 minutes; a person can free it with \`opencomms reservations --release ID\`.`
     : `OpenComms: note that another agent shares this file. ${lines.join(' ')}`;
   return [summary, ...blocks].join('\n');
+}
+
+/** A member's role in its first channel, or `agent` for one in none. */
+function roleOf(state: State, memberId: string): string {
+  for (const channel of Object.values(state.channels)) {
+    const member = channel.members.find((m) => m.session_id === memberId);
+    if (member) return member.role;
+  }
+  return 'agent';
+}
+
+/** How a denied edit names a hold that comes from a claimed task: held while the claim lasts. */
+function claimLine(c: Conflict, isMemberOf: (channel: string) => boolean): string {
+  const reach = c.channel !== '' && isMemberOf(c.channel)
+    ? ` To ask them: opencomms_send with channel "${c.channel}", to "${c.holder}".`
+    : ' The board (opencomms_task with action list and id) shows the task and who holds it.';
+  return `${c.path} is held by ${c.role} (${c.holder}), who claimed task ${c.task} with the paths ${shownHeldPath(c)}; it holds while that claim lasts.${reach}`;
 }
 
 /** Whether `memberId` is a member of the channel named `name`. */

@@ -10,7 +10,8 @@ import { peerLine, plainLabel } from './framing';
 import { refuse, succeed } from './reasons';
 import { formatIsoTime } from './times';
 import { findChannel, isNonBlank, normalizeChannelName, parseChannelName, requireMembership } from './validate';
-import type { Channel, EngineCtx, SessionArchive, State, ToolResult } from './types';
+import type { SessionArchive } from './archive-types';
+import type { Channel, EngineCtx, State, ToolResult } from './types';
 
 export interface SaveSessionInput {
   channel: string;

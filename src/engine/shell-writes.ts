@@ -2,6 +2,7 @@
 // naming it where a parser sees it, so the hook compares the held files
 // before and after the call. These are the pure halves: which patterns to
 // watch for a session, and the notice a holder gets when one changed.
+import { claimHolds } from './task-board';
 import { queueEnvelopes, rootThread } from './compose';
 import { liveReservations } from './reservations';
 import { formatIsoTime } from './times';
@@ -23,6 +24,7 @@ export function patternsHeldByOthers(state: State, memberId: string | undefined,
       if (r.exclusive && r.member_id !== memberId) patterns.add(r.path);
     }
   }
+  for (const hold of claimHolds(state, now, isAlive)) if (hold.member_id !== memberId) patterns.add(hold.path);
   return [...patterns];
 }
 

@@ -1,5 +1,6 @@
 // Turning state.json text into a checked State and back, plus the one-time
 // v1 migration. The store owns files, locks and markers; this owns meaning.
+import { checkBoard } from './task-shape';
 import { DEFAULT_STALE_EVENT_MS, LEGACY_HOST_ID, MAX_ERRORS } from './constants';
 import { insertInSendOrder, isLive } from './envelopes';
 import { capabilitiesForMode } from './members';
@@ -210,6 +211,8 @@ function checkRoot(root: unknown, now: number, expectedSchema: number, legacy: b
   const floor = highest + 1;
   const next = root.next_seq;
   state.next_seq = typeof next === 'number' && Number.isSafeInteger(next) && next >= floor ? next : floor;
+  const board = checkBoard(root, now, notes);
+  if (board) state.board = board;
   reconcileQueues(state, notes);
   return { state, notes };
 }

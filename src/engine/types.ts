@@ -2,6 +2,8 @@
 // the engine shares with the store. Field names are the on-disk names.
 // PROTOCOL.md ("State file") documents every field; additions are marked there.
 
+import type { Board } from './task-types';
+
 export const SCHEMA_VERSION = 2;
 
 export type Lifecycle = 'active' | 'saved' | 'deleted';
@@ -267,6 +269,8 @@ export interface State {
    * that speak for each member's host session (engine/presence).
    */
   presence?: Record<string, Presence>;
+  /** The task board (our addition, INTERFACE §8; absent until the first task). */
+  board?: Board;
 }
 
 /** What kind of process speaks for a member's session: its MCP server, a `hook --wait` waiter, the OpenCode plugin. */
@@ -374,26 +378,3 @@ export interface ToolResult {
   data?: Record<string, unknown>;
 }
 
-/**
- * A saved session as written to archives/<channel_id>.json (our addition).
- * The engine builds it (buildSessionArchive) and reads it back for resume,
- * delete and the joiner's context; the store only stores it.
- */
-export interface SessionArchive {
-  schema: 1;
-  channel_id: string;
-  name: string;
-  parent_channel_id: string | null;
-  description: string | null;
-  summary: string | null;
-  members: Member[];
-  budgets: Budgets;
-  created_at: number;
-  saved_at: number;
-  saved_by: string | null;
-  saved_by_role: string | null;
-  message_count: number;
-  final_state_note: string | null;
-  /** Oldest first, at most the newest MAX_ARCHIVED_MESSAGES. */
-  messages: HistoryRecord[];
-}

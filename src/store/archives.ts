@@ -3,7 +3,7 @@
 // needs to list and find archives safely. An archive, or its folder, that is a
 // link or not ours is refused (fs-port), never read.
 import { dirname, join } from 'node:path';
-import type { SessionArchive } from '../engine/types';
+import type { SessionArchive } from '../engine/archive-types';
 import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, NODE_FS, tryReadFile } from './fs-port';
 import { StoreFault, unwritable } from './faults';
 import { isValidChannelId } from './history';

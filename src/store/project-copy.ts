@@ -6,7 +6,8 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { parseArchive } from '../engine/archives';
-import type { SessionArchive, State } from '../engine/types';
+import type { SessionArchive } from '../engine/archive-types';
+import type { State } from '../engine/types';
 import { listArchives, readArchive, writeArchive } from './archives';
 import type { StateCodec } from './codec';
 import { checkOwnDir, ensureOwnDir, FsPort, NODE_FS, tryReadFile } from './fs-port';

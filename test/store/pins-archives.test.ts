@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SessionArchive } from '../../src/engine/types';
+import type { SessionArchive } from '../../src/engine/index';
 import { isValidMemberId, listPins, readPin, removePin, writePin } from '../../src/store/pins';
 import { deleteArchive, findArchiveByName, listArchives, readArchive, writeArchive } from '../../src/store/archives';
 import { faultyFsByPath, tempFilesIn, tempProject } from './helpers';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SessionArchive } from '../../../src/engine/types';
+import type { SessionArchive } from '../../../src/engine/index';
 import { RedisClient } from '../../../src/store/redis/client';
 import { createRedisStore, type RedisStore, type RedisStoreOptions } from '../../../src/store/redis/redis-store';
 import { randomHex } from '../../../src/process/crypto';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Envelope, SessionArchive, State } from '../../../src/engine/types';
+import type { Envelope, SessionArchive, State } from '../../../src/engine/index';
 import { parseFrames } from '../../../src/engine';
 import { StoreFault } from '../../../src/store/faults';
 import { RedisClient } from '../../../src/store/redis/client';
