@@ -1,4 +1,4 @@
-// The 19 tools, in the fixed tools/list order of INTERFACE.md. Descriptions
+// The 20 tools, in the fixed tools/list order of INTERFACE.md. Descriptions
 // are short on purpose: the whole list is read into the model's context.
 // Each group of tools lives in a file of its own; this file fixes their order
 // and the one way into every handler.
@@ -9,6 +9,7 @@ import { messageTools } from './message-tools';
 import { DIRECT_CALL, type ToolCall, type ToolDescriptor } from './registry';
 import { reservationTools } from './reservation-tools';
 import { sessionTools } from './session-tools';
+import { taskTool } from './task-tool';
 import type { ToolServices } from './services';
 
 export function buildTools(s: ToolServices): ToolDescriptor[] {
@@ -23,6 +24,7 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
     channelOps.pause, channelOps.resume, channelOps.disconnect, channelOps.updateRole, channelOps.kick, channelOps.timer,
     sessions.save, sessions.resume, sessions.delete, sessions.archive,
     files.reserve, files.release,
+    taskTool(s),
   ];
   // A call waits for the pulls whose replies went out before it to commit (or
   // give back) their mail, so what it reads or changes is as the host saw it.

@@ -58,7 +58,7 @@ export function channelTools(s: ToolServices): Record<'pause' | 'resume' | 'disc
     timer: defineTool({
       name: 'opencomms_timer',
       title: 'Chess clock',
-      description: 'A per-channel chess clock: start, stop, switch (to a member), reset, status, set_limit, clear_limit. Advisory only.',
+      description: 'A per-channel chess clock (switch: to a member). Advisory only.',
       inputSchema: objectSchema(
         { channel: CHANNEL_ARG, action: { type: 'string', enum: TIMER_ACTIONS }, limit_ms: { type: 'integer', minimum: 1 }, to: MEMBER_REF_ARG },
         ['channel', 'action'],

@@ -11,14 +11,15 @@ export const MAX_ID_CHARS = 80;
 
 export const CHANNEL_ARG = { type: 'string', maxLength: MAX_CHANNEL_NAME_CHARS } as const;
 export const ROLE_ARG = { type: 'string', maxLength: MAX_ROLE_CHARS } as const;
-export const ROLE_PROMPT_ARG = { type: 'string', description: 'Your standing instructions in this channel' } as const;
+export const ROLE_PROMPT_ARG = { type: 'string', description: 'Your standing instructions here' } as const;
 export const LIMIT_ARG = { type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT } as const;
 export const MEMBER_REF_ARG = { type: 'string', maxLength: MAX_ID_CHARS, description: 'Member session id or role' } as const;
 
 export const READ_TOOL: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
-export const WRITE_TOOL: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, openWorldHint: false };
-export const IDEMPOTENT_TOOL: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-export const DESTRUCTIVE_TOOL: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, openWorldHint: false };
+// readOnlyHint is left out where it is false: MCP's default, and bytes every model reads at start.
+export const WRITE_TOOL: ToolAnnotations = { destructiveHint: false, openWorldHint: false };
+export const IDEMPOTENT_TOOL: ToolAnnotations = { destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const DESTRUCTIVE_TOOL: ToolAnnotations = { destructiveHint: true, openWorldHint: false };
 
 /** A tool as the catalog holds it: its handler gets the caller, found once at the start of the call. */
 export type CallerTool = Omit<ToolDescriptor, 'handler'> & {

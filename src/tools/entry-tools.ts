@@ -11,8 +11,8 @@ import type { ToolCall } from './registry';
 import { objectSchema } from './schema';
 import type { ToolServices } from './services';
 
-const SPAWN_PUSH_ARG = { type: 'boolean', description: 'Deliver by resuming your session (hosts claude-code, codex only)' } as const;
-const HOST_SESSION_ID_ARG = { type: 'string', maxLength: 200, description: 'Your host session id, for spawn_push' } as const;
+const SPAWN_PUSH_ARG = { type: 'boolean', description: 'Deliver by resuming your session (claude-code, codex)' } as const;
+const HOST_SESSION_ID_ARG = { type: 'string', maxLength: 200, description: 'For spawn_push' } as const;
 
 /** The delivery arguments create and join share. */
 interface DeliveryArgs {

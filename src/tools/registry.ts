@@ -5,7 +5,8 @@ import { StoreFault } from '../store';
 import { argumentProblemResult, findArgumentProblem, type InputSchema } from './schema';
 
 export interface ToolAnnotations {
-  readOnlyHint: boolean;
+  /** Absent means false (MCP's default). */
+  readOnlyHint?: true;
   destructiveHint?: boolean;
   idempotentHint?: boolean;
   openWorldHint: false;
@@ -38,12 +39,13 @@ export interface ToolDescriptor {
 }
 
 /** Every tool answers with the same ToolResult shape. */
+// `data` (an object, per tool) is left open rather than listed: the list is
+// read into every model's context at start, and naming it adds nothing a model uses.
 export const TOOL_RESULT_SCHEMA = {
   type: 'object',
   properties: {
     ok: { type: 'boolean' },
     message: { type: 'string' },
-    data: { type: 'object' },
   },
   required: ['ok', 'message'],
 } as const;
