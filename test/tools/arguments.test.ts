@@ -44,6 +44,7 @@ const VALID: Record<string, Json> = {
   opencomms_archive: {},
   opencomms_reserve: { channel: 'c', paths: ['src/a.ts'] },
   opencomms_release: { channel: 'c' },
+  opencomms_task: { action: 'list' },
 };
 
 /** Values of the wrong JSON type for a property of schema type `type`. */
