@@ -3,13 +3,14 @@
 import { isValidMemberId, parseStoreUrl } from '../store';
 
 export const COMMANDS = [
-  'serve', 'status', 'pin', 'install', 'uninstall', 'hook', 'doctor', 'watch', 'migrate', 'reservations', 'say', 'read', 'pause', 'resume',
+  'serve', 'status', 'pin', 'install', 'uninstall', 'hook', 'doctor', 'watch', 'migrate', 'reservations', 'say', 'read', 'pause', 'resume', 'task',
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 type FlagName =
   | 'project' | 'host' | 'id' | 'member' | 'timeout' | 'store' | 'to' | 'json' | 'help' | 'version' | 'dry-run' | 'plugin' | 'wait' | 'fix' | 'apply'
-  | 'release' | 'release-member' | 'type' | 'reply-to' | 'role' | 'notify';
+  | 'release' | 'release-member' | 'type' | 'reply-to' | 'role' | 'notify'
+  | 'details' | 'priority' | 'after' | 'paths' | 'for' | 'channel' | 'result' | 'all';
 
 /** Flags each command accepts; anything else is a usage error. */
 const FLAGS_BY_COMMAND: Record<CommandName, readonly FlagName[]> = {
@@ -27,6 +28,7 @@ const FLAGS_BY_COMMAND: Record<CommandName, readonly FlagName[]> = {
   read: ['project', 'store', 'json'],
   pause: ['project', 'store'],
   resume: ['project', 'store'],
+  task: ['project', 'store', 'json', 'details', 'priority', 'after', 'paths', 'for', 'channel', 'result', 'all'],
 };
 
 /** How many positionals each command takes (install and uninstall name a host). */
@@ -45,6 +47,7 @@ const POSITIONALS_BY_COMMAND: Record<CommandName, { min: number; max: number; wh
   read: { min: 0, max: 1, what: '' },
   pause: { min: 1, max: 1, what: 'a channel' },
   resume: { min: 1, max: 1, what: 'a channel' },
+  task: { min: 0, max: 3, what: '' },
 };
 
 /** The message types a person's say may name. */
@@ -52,8 +55,11 @@ const SAY_TYPES: readonly string[] = ['manual', 'review_request', 'review_respon
 
 const VALUE_FLAGS: readonly FlagName[] = [
   'project', 'host', 'id', 'member', 'timeout', 'store', 'to', 'release', 'release-member', 'type', 'reply-to', 'role', 'notify',
+  'details', 'priority', 'after', 'paths', 'for', 'channel', 'result',
 ];
-const BOOLEAN_FLAGS: readonly FlagName[] = ['json', 'help', 'version', 'dry-run', 'plugin', 'wait', 'fix', 'apply'];
+const BOOLEAN_FLAGS: readonly FlagName[] = ['json', 'help', 'version', 'dry-run', 'plugin', 'wait', 'fix', 'apply', 'all'];
+/** Value flags that may be given more than once: their values are kept in order. */
+const REPEATED_FLAGS: readonly FlagName[] = ['paths'];
 const SHORT_FLAGS: Record<string, FlagName> = { '-h': 'help', '-v': 'version' };
 
 export class UsageError extends Error {
@@ -68,11 +74,13 @@ function flagNamed(key: string): FlagName | undefined {
 
 interface RawArgs {
   values: Partial<Record<FlagName, string | boolean>>;
+  repeated: Partial<Record<FlagName, string[]>>;
   positionals: string[];
 }
 
 function splitArgs(argv: readonly string[]): RawArgs {
   const values: RawArgs['values'] = {};
+  const repeated: RawArgs['repeated'] = {};
   const positionals: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -94,12 +102,13 @@ function splitArgs(argv: readonly string[]): RawArgs {
         throw new UsageError(`--${name} needs a value.`);
       }
       values[name] = value;
+      if (REPEATED_FLAGS.includes(name)) (repeated[name] ??= []).push(value);
     } else {
       if (eq !== -1) throw new UsageError(`--${name} takes no value.`);
       values[name] = true;
     }
   }
-  return { values, positionals };
+  return { values, repeated, positionals };
 }
 
 export type ParsedArgs =
@@ -126,6 +135,8 @@ export interface CommandFlags {
   role?: string;
   /** watch: a program (and its arguments) to run when mail reaches the person or a channel pauses for one. */
   notify?: string;
+  /** task: the board's fields as a person gives them (checked by the engine, as an agent's are). */
+  task: TaskFlags;
   json: boolean;
   dryRun: boolean;
   plugin: boolean;
@@ -153,8 +164,20 @@ function shownArg(text: string): string {
   return JSON.stringify(clipped).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** What `opencomms task` takes besides its positionals; --paths may repeat. */
+export interface TaskFlags {
+  details?: string;
+  priority?: string;
+  after?: string;
+  paths?: string[];
+  for?: string;
+  channel?: string;
+  result?: string;
+  all: boolean;
+}
+
 export function parseCommandLine(argv: readonly string[]): ParsedArgs {
-  const { values, positionals } = splitArgs(argv);
+  const { values, repeated, positionals } = splitArgs(argv);
   if (values.help) return { kind: 'help' };
   if (values.version) return { kind: 'version' };
 
@@ -222,6 +245,16 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     replyTo: values['reply-to'] === undefined ? undefined : (values['reply-to'] as string).trim(),
     role: values.role === undefined ? undefined : (values.role as string).trim(),
     notify: values.notify as string | undefined,
+    task: {
+      details: values.details as string | undefined,
+      priority: values.priority as string | undefined,
+      after: values.after as string | undefined,
+      paths: repeated.paths,
+      for: values.for as string | undefined,
+      channel: values.channel as string | undefined,
+      result: values.result as string | undefined,
+      all: values.all === true,
+    },
     json: values.json === true,
     dryRun: values['dry-run'] === true,
     plugin: values.plugin === true,
@@ -231,81 +264,3 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
   };
   return { kind: 'command', command, flags, positionals: rest };
 }
-
-export const HELP_TEXT = `opencomms - messaging between coding-agent sessions over MCP
-
-Usage:
-  opencomms [serve] [DIR] [--project DIR] [--host ID] [--store URL]
-      Run the MCP stdio server (what a host's MCP config starts).
-  opencomms install <host> [--project DIR] [--member ID] [--dry-run] [--plugin] [--apply] [--store URL]
-      Add OpenComms to a host's config (claude-code, codex, gemini-cli, opencode,
-      cursor, vscode; claude-desktop, windsurf and goose get a snippet to paste).
-      --plugin (claude-code): install as a Claude Code plugin; --apply runs the
-      claude commands that enable it. --store: the Redis store (and
-      $OPENCOMMS_PROJECT_ID) the host's server and hooks use; never a password.
-  opencomms uninstall <host> [--project DIR] [--dry-run]
-      Remove exactly what install added.
-  opencomms pin [--project DIR] [--host ID] [--id ID]
-      Mint a member id (or record --id) as a pin of this host and print it.
-  opencomms status [--project DIR] [--json] [--store URL]
-      Show the channels, members, pending mail and recent errors of a project.
-  opencomms watch [--project DIR] [--member ID] [--json] [--notify CMD] [--store URL]
-      A live view of the project; with --member, one line per new mail batch.
-      On a terminal, keys act as the person: ? lists them (docs/person.md).
-      --notify CMD runs CMD (split at spaces, no shell) with the channel,
-      sender and kind as arguments when mail reaches you or a channel pauses for you.
-  opencomms say CHANNEL [--to ROLE|ID] [--type manual|review_request|review_response]
-                [--reply-to ID] [--role ROLE] TEXT|-
-      Post to a channel as the person of this OS user (person-<user>), joining it
-      under --role (default person) on the first say. Without --to, a reply goes
-      to the sender of the message it answers, anything else to every member.
-      Lifts a loop-guard pause. Refused inside an agent host (agents use their tools).
-  opencomms read [CHANNEL] [--json]
-      Print your own mail (as person-<user>); it counts as delivered once printed.
-  opencomms pause CHANNEL | opencomms resume CHANNEL
-      Pause a channel, or resume it (also a pause the loop guard made, which
-      only a person may lift).
-  opencomms reservations [--json] [--release ID] [--release-member ID] [--project DIR] [--store URL]
-      List every edit reservation that holds (as the hooks judge it); --release
-      frees one by id, --release-member all of one member's.
-  opencomms hook [--project DIR] [--wait] [--timeout 30m] [--store URL]
-      Run a host hook: reads the event JSON on stdin, answers on stdout.
-      --wait: wait for new mail and exit 2 when it comes (asyncRewake).
-  opencomms doctor [--project DIR] [--fix] [--json] [--store URL]
-      Check the set-up; --fix repairs what is safe to repair.
-  opencomms migrate --to redis://…|rediss://…|file [--project DIR]
-      Copy a project between stores: --to a Redis URL copies this project's
-      .opencomms files into Redis; --to file copies the Redis project named by
-      $OPENCOMMS_STORE and $OPENCOMMS_PROJECT_ID into .opencomms. Refuses a
-      target that already holds a project; checks the copy; the source stays.
-  opencomms --version | --help
-
-Flags:
-  --project DIR   the project whose .opencomms/ holds the state
-                  (default: $OPENCOMMS_PROJECT_DIR, else the current folder)
-  --host ID       the host label members are registered and pinned under (default: mcp);
-                  1-64 letters, digits, _ or -, starting with a letter or digit
-  --id ID         the member id to pin instead of a fresh one
-  --member ID     install: a fixed id for every session of the host (normally each
-                  session gets its own); watch: the member to follow
-  --store URL     file (the default) or a Redis store: redis://user@127.0.0.1:6379/0
-                  (loopback only) or rediss://user@host:port/db (TLS); wins over
-                  $OPENCOMMS_STORE. The password never goes here.
-  --to URL|file   migrate: the store to copy the project into (same URL rules as --store)
-  --to ROLE|ID    say: the member to write to (default: every other member)
-  --json          machine-readable output
-
-Environment:
-  OPENCOMMS_MEMBER_ID     the member identity this server speaks as
-  OPENCOMMS_PROJECT_DIR   the default project folder
-  OPENCOMMS_PROJECT_ID    the project id stamped on channels (default: local-project);
-                          required with a Redis store, where it names the project
-  OPENCOMMS_NO_SPAWN=1    no spawn-push deliveries from this process
-  OPENCOMMS_CLAUDE_BIN, OPENCOMMS_CODEX_BIN   spawn-push binary overrides
-  OPENCOMMS_STORE         file (default) or redis://… / rediss://… (see --store)
-  OPENCOMMS_STORE_PASSWORD, OPENCOMMS_STORE_PASSWORD_FILE
-                          the store password, or a file holding it (mode 600)
-  OPENCOMMS_STORE_CA      a CA bundle (PEM) for rediss:// with a private CA
-
-Exit codes: 0 ok, 1 failure, 2 usage error.
-`;

@@ -1,6 +1,7 @@
 // The executable: argv and env in, exit code out. The only module that reads
 // process.env / process.argv or calls process.exit.
-import { HELP_TEXT, parseCommandLine, UsageError, type CommandName } from './args';
+import { parseCommandLine, UsageError, type CommandName } from './args';
+import { HELP_TEXT } from './help';
 import { resolveStoreSelection, type StoreSelection } from '../store';
 import { runServe } from './serve';
 import { readAll, writeFully } from './sync-io';
@@ -79,7 +80,7 @@ function compileCacheHome(): string | undefined {
 }
 
 /** Commands that open a project's store, and so take --store / OPENCOMMS_STORE. */
-const STORE_COMMANDS: ReadonlySet<CommandName> = new Set(['serve', 'status', 'hook', 'doctor', 'watch', 'reservations', 'say', 'read', 'pause', 'resume']);
+const STORE_COMMANDS: ReadonlySet<CommandName> = new Set(['serve', 'status', 'hook', 'doctor', 'watch', 'reservations', 'say', 'read', 'pause', 'resume', 'task']);
 // The store is chosen (and a Redis configuration checked: credentials, TLS,
 // project id) before anything opens, so a wrong one is refused before a
 // byte is read or written anywhere.
@@ -199,6 +200,11 @@ async function runCommand(argv: string[]): Promise<number | undefined> {
     case 'resume':
       return (require('./resume') as typeof import('./resume')).runResume({
         projectDir, selection: store, env: process.env, parentPid: process.ppid, channel: parsed.positionals[0]!, write: writeStdout, warn: warnLine,
+      });
+    case 'task':
+      return (require('./task') as typeof import('./task')).runTask({
+        projectDir, selection: store, env: process.env, parentPid: process.ppid, positionals: parsed.positionals, flags: flags.task, json: flags.json,
+        write: writeStdout, warn: warnLine,
       });
     case 'migrate':
       // Picks both stores itself (the source and --to): not one of STORE_COMMANDS.

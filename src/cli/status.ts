@@ -65,6 +65,8 @@ function printStatus(options: StatusOptions, result: engine.ToolResult, store: S
         + ` until ${engine.formatIsoTime(r.expires_at)}${r.reason ? `: ${printable(r.reason, 120)}` : ''}`);
     }
   }
+  const board = result.data?.board as engine.BoardCounts | undefined;
+  if (board) lines.push(`task board: ${board.ready} ready, ${board.claimed} claimed, ${board.asked} asked of a person, ${board.blocked} blocked (opencomms task)`);
   lines.push(`pending messages: ${data.pending_messages ?? 0}`);
   // Each waiting message's path so far: queued, rung through a host door, in flight.
   for (const m of (result.data?.mail_paths ?? []) as MailPath[]) {

@@ -1,5 +1,6 @@
 // What a member may see about the project: their channels, pending counts,
 // the errors that concern them, and a channel's message history.
+import { boardCounts, tasksOf } from './task-board';
 import { firstAnswers, messagePath } from './arrival';
 import { threadIdOf } from './compose';
 import { channelEnvelopes, isLive } from './envelopes';
@@ -110,8 +111,11 @@ export function channelStatus(state: State, input: StatusInput, ctx: EngineCtx):
   const ids = new Set(channels.map((c) => c.id));
   const live = Object.values(state.messages).filter((e) => ids.has(e.channel_id) && isLive(e));
   const pending = live.filter((e) => e.delivery_status === 'pending');
+  const board = boardCounts(state);
   return succeed('OpenComms status.', {
     channels: channels.map((c) => describeChannel(state, c, ctx, me !== null)),
+    // The project's one board, whoever asks (INTERFACE §8).
+    board: { ready: board.ready, claimed: board.claimed, asked: board.asked, blocked: board.blocked, ...(me === null ? {} : { yours: tasksOf(state).filter((t) => t.claimed_by === me && (t.status === 'claimed' || t.status === 'asked')).map((t) => t.id) }) },
     live_messages: live.length,
     pending_messages: pending.length,
     your_pending: me === null ? null : pending.filter((e) => e.recipient_session_id === me).length,

@@ -27,6 +27,7 @@ import { filesWritten, judgeEvent, preToolAnswer, repoPath } from './pre-tool';
 import { shellWrites } from './shell-parse';
 import { recordHeldFiles, shellCallOf, shellRecordKey } from './shell-check';
 import { waitForMail, type WaitSignal } from './wait';
+import { withBoard } from './board';
 import { isHeadless, noteTurn } from './turn';
 
 export { isHeadless } from './turn';
@@ -313,7 +314,8 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
     return { answer: waited.answer, exitCode: waited.exitCode };
   }
   const notice = isAfterTool(event) ? await afterTool(options, store, snapshot, event, env, projectDir, shellChanges) : undefined;
-  return withNotice(event, await deliverMail(options, store, snapshot, event, env, projectDir), notice);
+  const mailed = withNotice(event, await deliverMail(options, store, snapshot, event, env, projectDir), notice);
+  return withBoard(store, snapshot, event, env.kind === 'id' ? env.memberId : memberBySession(snapshot, event), mailed, options.env);
 }
 
 // Mail for this moment: planned on the lock-free snapshot, drained under the lock.
