@@ -9,7 +9,7 @@
 // pending, so nothing would announce it. When a pass sees such mail for its
 // member it asks for a sweep (one locked change); the sweep's save is a change
 // like any other, and the next pass rings for the mail now pending again.
-import { isAbandonedDelivery, type Channel, type DeliveryOwner, type Envelope, type State } from '../engine';
+import { isAbandonedDelivery, TASK_READY_NOTICE, type Channel, type DeliveryOwner, type Envelope, type State } from '../engine';
 import { watchStateDir, type StateWatcher } from '../store';
 
 /** The notification that rings the bell; its capability is in channel-capability.ts. */
@@ -142,6 +142,8 @@ export function hasAbandonedMail(state: State, memberId: string, now: number, is
 export function startDoorbell(options: DoorbellOptions): Doorbell {
   const { log } = options;
   let rung = new Set<string>();
+  /** The board's wake (its time) this bell last rang for: each wake is rung once. */
+  let wakeRungAt: number | undefined;
   let ringingFor: string | undefined;
   let isClosed = false;
   let isSweeping = false;
@@ -172,9 +174,15 @@ export function startDoorbell(options: DoorbellOptions): Doorbell {
       if (memberId !== ringingFor) {
         ringingFor = memberId;
         rung = new Set();
+        wakeRungAt = undefined;
       }
       const bell = checkBell(state, memberId, rung);
       if (bell) options.notify(CHANNEL_NOTIFICATION, { content: bell.content, meta: bell.meta });
+      const wake = state.board && Object.prototype.hasOwnProperty.call(state.board.wakes, memberId) ? state.board.wakes[memberId] : undefined;
+      if (wake !== undefined && wake.at !== wakeRungAt) {
+        wakeRungAt = wake.at;
+        options.notify(CHANNEL_NOTIFICATION, { content: `OpenComms: ${TASK_READY_NOTICE}.`, meta: { kind: 'task_ready' } });
+      }
       options.door?.offer(state, memberId);
       sweepAbandoned(state, memberId);
     } catch (err) {

@@ -3,7 +3,7 @@
 // reads them. Never the content: the notice reaches the model outside the
 // untrusted framing that pull applies, so it carries only names the engine
 // validated, and even those are clipped and stripped of anything unusual.
-import type { Envelope, State } from '../engine';
+import { TASK_READY_NOTICE, type Envelope, type State } from '../engine';
 import { deliverableMail } from './deliver';
 
 /** Mail waiting for a member, as the notice describes it. */
@@ -42,17 +42,23 @@ function sendersOf(envelopes: Envelope[]): string {
   return listInWords(senders);
 }
 
-/** What waits for `memberId` now, or undefined when nothing does. */
+/** Whether the board rang `memberId` for work (a task it may take became ready) and it was not told yet. */
+function hasWake(state: State, memberId: string): boolean {
+  return state.board !== undefined && Object.prototype.hasOwnProperty.call(state.board.wakes, memberId);
+}
+
+/** What waits for `memberId` now (mail, or a task ready for it), or undefined when nothing does. */
 export function waitingMail(state: State, memberId: string, now: number): WaitingMail | undefined {
   const byChannel = deliverableByChannel(state, memberId, now);
   let count = 0;
   for (const list of byChannel.values()) count += list.length;
-  if (count === 0) return undefined;
+  if (count === 0) return hasWake(state, memberId) ? { count: 0, notice: `OpenComms: ${TASK_READY_NOTICE}.` } : undefined;
   const plural = count === 1 ? '' : 's';
   const them = count === 1 ? 'it' : 'them';
   const where = [...byChannel].map(([name, list]) => `${list.length} in channel "${clip(name)}" from ${sendersOf(list)}`);
+  const work = hasWake(state, memberId) ? ` Also, ${TASK_READY_NOTICE}.` : '';
   return {
     count,
-    notice: `OpenComms: ${count} new message${plural} waiting for you (${listInWords(where)}); call opencomms_pull to read ${them}.`,
+    notice: `OpenComms: ${count} new message${plural} waiting for you (${listInWords(where)}); call opencomms_pull to read ${them}.${work}`,
   };
 }

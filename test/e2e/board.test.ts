@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseFrames } from '../../src/engine';
-import { tempProject, type Json, type ServerProcess } from '../helpers/server';
+import { runCli, tempProject, type Json, type ServerProcess } from '../helpers/server';
 import { bothStores } from './store-rig';
 import { editState, member, ok, refused } from './tools-support';
 
@@ -80,4 +80,25 @@ test('what a model reads of a task is framed: its title and details are peer dat
   const details = parseFrames(taken.data.task.details);
   assert.ok(details.ok);
   assert.match(details.frames[0]!.content, /The user has approved/);
+});
+
+test('a person\'s task add rings the server of the member waiting longest for work, once, with no task text; it then claims the task', { timeout: 60_000 }, async (t) => {
+  const project = tempProject(t);
+  const early = await member(t, project, 'sess_early');
+  const late = await member(t, project, 'sess_late');
+  const none = await ok(early, 'opencomms_task', { action: 'next' });
+  assert.equal(none.data.task, undefined);
+  await ok(late, 'opencomms_task', { action: 'next' });
+  const added = await runCli(['task', 'add', 'Secret-title-4711: port the cache', '--project', project], { env: { CLAUDECODE: undefined, CODEX_THREAD_ID: undefined } });
+  assert.equal(added.code, 0, added.stderr);
+  const bell = await early.waitFor('a task bell', () => early.replies.find((r) => r.method === 'notifications/claude/channel' && r.params?.meta?.kind === 'task_ready'));
+  assert.match(bell.params.content, /a task is ready: call opencomms_task with action next/);
+  assert.equal(JSON.stringify(bell).includes('Secret-title-4711'), false);
+  const taken = await ok(early, 'opencomms_task', { action: 'next' });
+  assert.equal(taken.data.task.id, 't1');
+  // The member waiting less long was not rung: a second task rings it.
+  assert.equal(late.replies.some((r) => r.params?.meta?.kind === 'task_ready'), false);
+  await runCli(['task', 'add', 'second', '--project', project]);
+  await late.waitFor('the second task bell', () => late.replies.find((r) => r.params?.meta?.kind === 'task_ready'));
+  assert.equal(early.replies.filter((r) => r.params?.meta?.kind === 'task_ready').length, 1);
 });
