@@ -96,4 +96,5 @@ export { expireClaims, pathHolderOf, wakeForTask } from './task-upkeep';
 export {
   addTask, answerTask, askTask, cancelTask, claimTask, finishTask, listTasks, nextTask, releaseTask,
 } from './tasks';
-export type { AddTaskInput, ListTasksInput } from './tasks';
+export type { ListTasksInput } from './tasks';
+export type { AddTaskInput } from './task-input';
