@@ -28,6 +28,7 @@ export function notificationsFor(events: readonly WatchEvent[], person: string):
   for (const event of events) {
     if (event.event === 'sent' && event.to_id === person) out.push([argOf(event.channel), argOf(event.from_id), argOf(event.message_type)]);
     if (event.event === 'paused' && event.reason === 'agent_streak') out.push([argOf(event.channel), 'loop-guard', 'paused']);
+    if (event.event === 'task' && event.status === 'asked') out.push([argOf(event.channel ?? 'board'), argOf(event.by ?? 'agent'), `task-asked:${argOf(event.task_id)}`]);
   }
   return out;
 }

@@ -50,7 +50,16 @@ export interface ErrorEvent {
   member_id: string | null;
 }
 
-export type WatchEvent = ChannelEvent | MemberEvent | MailEvent | ErrorEvent;
+/** A task that changed state on the board (never its text: titles are peer-written). */
+export interface TaskEvent {
+  event: 'task';
+  task_id: string;
+  status: string;
+  channel: string | null;
+  by: string | null;
+}
+
+export type WatchEvent = ChannelEvent | MemberEvent | MailEvent | ErrorEvent | TaskEvent;
 
 const FINISHED = new Set<DeliveryStatus>(FINISHED_STATUSES);
 
@@ -147,5 +156,9 @@ export function diffViews(prev: WatchView, next: WatchView): WatchEvent[] {
     .filter((e) => !known.has(errorKey(e)))
     .map((e) => ({ event: 'error', message: e.message, error_at: e.at, channel_id: e.channel_id ?? null, member_id: e.member_id ?? null }));
 
-  return [...created, ...mail, ...departures, ...switches, ...removed, ...errors];
+  const before = new Map((prev.board?.tasks ?? []).map(({ task }) => [task.id, task.status] as const));
+  const tasks: TaskEvent[] = (next.board?.tasks ?? [])
+    .filter(({ task }) => before.get(task.id) !== task.status)
+    .map(({ task }) => ({ event: 'task', task_id: task.id, status: task.status, channel: task.channel, by: task.log.at(-1)?.by ?? null }));
+  return [...created, ...mail, ...departures, ...switches, ...removed, ...errors, ...tasks];
 }

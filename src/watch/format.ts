@@ -91,6 +91,8 @@ export function describeEvent(event: WatchEvent | WatchStart): string {
       return `${printable(event.channel)}: ${printable(event.message_id)} to ${printable(event.to_role)} ${event.event}`;
     case 'error':
       return `error: ${printable(event.message, 300)}`;
+    case 'task':
+      return `task ${printable(event.task_id, 16)} ${event.status}${event.by === null ? '' : ` by ${printable(event.by, 64)}`}${event.status === 'asked' ? ': it asks you (opencomms task show, then answer)' : ''}`;
   }
 }
 

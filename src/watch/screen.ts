@@ -12,6 +12,8 @@ export const SHOW_CURSOR = '\u001b[?25h';
 export const CLEAR_SCREEN = '\u001b[H\u001b[2J';
 
 const RECENT_MAIL = 10;
+/** At most this many tasks are listed on the screen; the counts cover the rest. */
+const MAX_BOARD_LINES = 8;
 const RECENT_ERRORS = 5;
 
 export interface ScreenInput {
@@ -186,6 +188,21 @@ function personLines(view: WatchView, input: ScreenInput): string[] {
   return [...lines, ''];
 }
 
+/** The task board under the channels: its counts, then its tasks (ready first), each on one line. */
+function boardLines(view: WatchView, at: number): string[] {
+  const board = view.board;
+  if (!board) return [];
+  const { counts } = board;
+  const lines = ['', `task board: ${counts.ready} ready, ${counts.claimed} claimed, ${counts.asked} asked, ${counts.blocked} blocked (opencomms task)`];
+  for (const { task, ready, away_since: away } of board.tasks.slice(0, MAX_BOARD_LINES)) {
+    const held = task.claimed_by === null ? '' : ` by ${printable(task.claimed_by, 40)} for ${Math.max(0, Math.floor((at - (task.claimed_at ?? at)) / 60_000))} min${away === null ? '' : ', away'}`;
+    const state = task.status === 'open' ? (ready ? 'ready' : 'blocked') : task.status;
+    lines.push(`  ${task.id} ${state}${held} p${task.priority} ${printable(task.title, 80)}${task.status === 'asked' ? ' [asks you: opencomms task show / answer]' : ''}`);
+  }
+  if (board.tasks.length > MAX_BOARD_LINES) lines.push(`  … and ${board.tasks.length - MAX_BOARD_LINES} more (opencomms task list)`);
+  return lines;
+}
+
 /** A titled list of lines, oldest first. */
 interface Section {
   title: string;
@@ -231,6 +248,7 @@ export function renderScreen(input: ScreenInput): string {
   top.push(...personLines(view, input));
   if (view.channels.size === 0) top.push('No channels yet. An agent creates one with opencomms_create.');
   for (const channel of view.channels.values()) top.push(...channelLines(view, channel, input.selected));
+  top.push(...boardLines(view, input.at));
 
   const sections: Section[] = [
     { title: 'recent mail', entries: recentMail(view).map((e) => mailLine(view, e, input.selected)), empty: '  (none)' },

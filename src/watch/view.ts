@@ -2,7 +2,7 @@
 // envelope still in its channel's history log. Finished mail leaves
 // state.json on the same save that finishes it, so without the history a
 // pull would look like the message simply vanished.
-import { channelsAsJudged, lastSeenByMember } from '../engine';
+import { boardCounts, channelsAsJudged, claimerAwaySince, isReady, lastSeenByMember, listedTasks, type BoardCounts, type Task } from '../engine';
 import { isRecordedProcessAlive } from '../process/liveness';
 import type { Channel, Envelope, ErrorEntry, HistoryView, State } from '../engine';
 
@@ -16,6 +16,8 @@ export interface WatchView {
   lastSeen?: Map<string, number>;
   /** When the view was taken (epoch ms), to leave out what had expired by then. */
   now?: number;
+  /** The task board: its counts, and the tasks on it (ready first), each with its claimer's away time. */
+  board?: { counts: BoardCounts; tasks: Array<{ task: Task; ready: boolean; away_since: number | null }> };
 }
 
 /** Builds a view from a fresh snapshot; the history log caches, so this only reads what grew. */
@@ -29,7 +31,14 @@ export function takeView(state: State, history: HistoryView): WatchView {
   // A crash between the history append and the state save can leave an
   // envelope in both; the live copy is the newer word on it.
   for (const envelope of Object.values(state.messages)) mail.set(envelope.message_id, envelope);
-  return { channels, mail, errors: [...state.errors], lastSeen: lastSeenByMember(state), now };
+  const isAlive = (proc: Parameters<typeof isRecordedProcessAlive>[0]): boolean | undefined => isRecordedProcessAlive(proc);
+  const board = state.board === undefined ? undefined : {
+    counts: boardCounts(state),
+    tasks: listedTasks(state, 'open', undefined).map((task) => ({
+      task: { ...task }, ready: isReady(state, task), away_since: claimerAwaySince(state, task, now, isAlive),
+    })),
+  };
+  return { channels, mail, errors: [...state.errors], lastSeen: lastSeenByMember(state), now, ...(board ? { board } : {}) };
 }
 
 /** The view before any state exists. */
