@@ -51,7 +51,7 @@ export {
 export { channelsAsJudged, listHeldReservations, releaseForPerson } from './reservation-admin';
 export { COLLISION_WINDOW_MS, dueCollisions, noteCollisions } from './collisions';
 export type { Collision, EditRecord } from './collisions';
-export { describeShellWriter, noteShellWrite, patternsHeldByOthers } from './shell-writes';
+export { describeShellWriter, noteShellWrite, patternsHeldByOthers, shownFileName } from './shell-writes';
 export type { ShellWriter } from './shell-writes';
 export type { HeldReservation, ReleaseTarget } from './reservation-admin';
 export {

@@ -23,7 +23,7 @@ import {
 } from './deliver';
 import { parseHookEvent, type HookEvent } from './events';
 import { isAfterTool, noteEdits, reportShellWrites, shellChangesOf } from './post-tool';
-import { filesWritten, judgeEvent, preToolAnswer, repoPath } from './pre-tool';
+import { filesWritten, judgeEvent, judgedFiles, preToolAnswer, repoPath } from './pre-tool';
 import { shellWrites } from './shell-parse';
 import { recordHeldFiles, shellCallOf, shellRecordKey } from './shell-check';
 import { waitForMail, type WaitSignal } from './wait';
@@ -225,12 +225,10 @@ async function endSession(store: Store, state: State, event: HookEvent, env: Env
 function decidePreTool(options: HookOptions, state: State, event: HookEvent, env: EnvMember, projectDir: string): Outcome {
   const shell = shellCallOf(event, options.cwd);
   const named = [...filesWritten(event), ...(shell === undefined ? [] : shellWrites(shell.command, shell.dir))];
-  const files = named
-    .map((file) => repoPath(file, projectDir, event.cwd ?? options.cwd))
-    .filter((file): file is string => file !== undefined);
   // A session with no member yet, or in no channel, is bound like any other.
   const memberId = env.kind === 'id' ? env.memberId : memberBySession(state, event);
   const now = Date.now();
+  const files = judgedFiles(state, memberId, named, projectDir, event.cwd ?? options.cwd, now);
   const verdict = files.length === 0 ? undefined : judgeEvent(state, memberId, files, now);
   if (shell !== undefined && verdict?.kind !== 'deny') {
     try {

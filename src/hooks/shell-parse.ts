@@ -7,6 +7,7 @@
 // we can name and is skipped; a glob is kept as a pattern. Best effort: a
 // write through any other program is caught after the call (shell-check.ts).
 import { basename, isAbsolute, join } from 'node:path';
+import { joinAsWritten } from '../store';
 
 type Token = { kind: 'word'; text: string; isPlain: boolean } | { kind: 'op'; text: string };
 
@@ -203,7 +204,7 @@ function copyWrites(name: string, args: readonly string[]): string[] {
   const dest = target ?? operands[operands.length - 1];
   if (dest === undefined || (target === undefined && operands.length < 2)) return [];
   const written = target === undefined ? [dest] : [];
-  written.push(...sources.map((s) => join(dest, basename(s))));
+  written.push(...sources.map((s) => joinAsWritten(dest, basename(s))));
   if (name === 'mv') written.push(...sources);
   return written;
 }
@@ -234,11 +235,12 @@ export function shellWrites(command: string, cwd: string): string[] {
   const written: string[] = [];
   let dir = cwd;
   let words: { text: string; isPlain: boolean }[] = [];
-  const place = (path: string): string => (isAbsolute(path) ? path : join(dir, path));
+  // A written path as the kernel reads it (its `..` after a link); `cd` folds `..` first, as the shell's logical cd does.
+  const place = (path: string): string => joinAsWritten(dir, path);
   const finish = (): void => {
     const plain = words.every((w) => w.isPlain);
     const texts = words.map((w) => w.text);
-    if (texts[0] === 'cd' && texts.length >= 2 && words[1]!.isPlain) dir = place(texts[1]!);
+    if (texts[0] === 'cd' && texts.length >= 2 && words[1]!.isPlain) dir = isAbsolute(texts[1]!) ? texts[1]! : join(dir, texts[1]!);
     // A command with a computed word is judged only on its plain words: a computed one is never a path.
     else written.push(...commandWrites(plain ? texts : texts.filter((_, k) => words[k]!.isPlain)).map(place));
     words = [];

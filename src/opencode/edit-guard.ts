@@ -9,7 +9,7 @@
 // it too, as every host's shell call is (shell-check.ts): the held files are
 // recorded before it, and those that changed are reported after it.
 import { describeVerdict, isMemberOfChannel, type State } from '../engine';
-import { judgeEvent, patchHeaderFiles, repoPath } from '../hooks/pre-tool';
+import { judgeEvent, judgedFiles, patchHeaderFiles } from '../hooks/pre-tool';
 import { hash128Hex } from '../hooks/shell-check';
 import { shellWrites } from '../hooks/shell-parse';
 
@@ -38,7 +38,7 @@ export function filesOpenCodeWrites(tool: string, args: Record<string, unknown>,
 export function openCodeRefusal(
   state: State, memberId: string | undefined, call: { files: string[]; action: 'edit' | 'command' }, projectDir: string, cwd: string, now: number, nonce: () => string,
 ): string | undefined {
-  const files = call.files.map((file) => repoPath(file, projectDir, cwd)).filter((file): file is string => file !== undefined);
+  const files = judgedFiles(state, memberId, call.files, projectDir, cwd, now);
   if (files.length === 0) return undefined;
   const verdict = judgeEvent(state, memberId, files, now);
   if (verdict.kind !== 'deny') return undefined;
