@@ -12,6 +12,12 @@
 #   its edit tool on src/a.ts (Claude Code Edit and Write, Codex apply_patch,
 #   Gemini CLI write_file): refused, the file unchanged, and the text the
 #   model was shown names the holder, its channel and how to join it;
+#   the same file by other names: `alias/../a.ts` (alias -> src/sub; the
+#   kernel reads the `..` after the link) in a Codex apply_patch and a Codex
+#   exec_command `echo … >> alias/../a.ts`; `alias/../held/file.txt` in a
+#   Codex apply_patch (Codex folds the `..` first and writes held/file.txt);
+#   and an edit of hl-HOST.ts, a hard link of src/a.ts (Claude Code Edit,
+#   Codex apply_patch, Gemini CLI replace): each refused, the file unchanged;
 #   a shell command that plainly writes a held file (`echo … > held/file.txt`
 #   through Bash, exec_command, run_shell_command): refused before it runs;
 #   a shell write the check cannot see (`sh tools/w.sh HOST`, a script that
@@ -31,7 +37,7 @@ DENY_PROJECT="$WORK/deny-project"
 DENY_STUB_SCRIPT="$DENY/stub-script.json"
 DENY_STUB_LOG="$DENY/stub-requests.jsonl"
 DENY_CHANNEL=deny-check
-mkdir -p "$DENY" "$DENY_PROJECT/src" "$DENY_PROJECT/held" "$DENY_PROJECT/tools"
+mkdir -p "$DENY" "$DENY_PROJECT/src/sub" "$DENY_PROJECT/held" "$DENY_PROJECT/tools"
 : >"$DENY_STUB_LOG"
 
 deny_verdict() { # name, pass|fail, text
@@ -49,6 +55,10 @@ const v = eval(process.argv[2]); process.stdout.write(v === undefined || v === n
 deny_result() { # turn, tool name, [text]
   deny_json "$DENY/$1.json" "((f) => f.find((t) => t.text.includes('${3:-}')) || f[0] || {})(s.tool_results.filter((t) => t.name === '$2')).text"
 }
+# The text of the Nth (from 0) tool result of TURN whose tool name is NAME.
+deny_nth_result() { # turn, tool name, n
+  deny_json "$DENY/$1.json" "(s.tool_results.filter((t) => t.name === '$2')[$3] || {}).text"
+}
 # Whether a deny TEXT reads as a deliberate refusal (whatever label the host
 # puts before it: Claude Code says "PreToolUse:Edit hook error:") and names the
 # holder, its channel and how to join it (a session outside the channel reads this).
@@ -61,6 +71,9 @@ section "deny: one project, three hosts installed, a holder of src/a.ts and held
 git -C "$DENY_PROJECT" init -q 2>/dev/null
 printf 'export const a = 1;\n' >"$DENY_PROJECT/src/a.ts"
 printf 'held\n' >"$DENY_PROJECT/held/file.txt"
+# src/a.ts by two other names: alias/../a.ts (the kernel reads `..` after the link: src/) and a hard link.
+ln -s src/sub "$DENY_PROJECT/alias"
+for host in claude codex gemini; do ln "$DENY_PROJECT/src/a.ts" "$DENY_PROJECT/hl-$host.ts"; done
 # A write no parser sees: the held path is only in the script.
 printf '#!/bin/sh\necho "${1:-someone}-slipped" >> held/file.txt\n' >"$DENY_PROJECT/tools/w.sh"
 for host in claude-code codex gemini-cli opencode; do
@@ -228,23 +241,32 @@ PATCH='*** Begin Patch
 *** End Patch
 '
 node -e 'const [file, project, patch] = process.argv.slice(1); const fs = require("fs");
+const other = (name) => patch.replace("*** Update File: src/a.ts", "*** Update File: " + name);
+const heldPatch = "*** Begin Patch\n*** Update File: alias/../held/file.txt\n@@\n-held\n+codex-patched-held\n*** End Patch\n";
 const shell = (host) => [`echo ${host}-bash > held/file.txt`, `sh tools/w.sh ${host}`];
 const [cEcho, cSlip] = shell("claude"); const [xEcho, xSlip] = shell("codex"); const [gEcho, gSlip] = shell("gemini");
 fs.writeFileSync(file, JSON.stringify({
   claude: [
     { tool: "Read", input: { file_path: project + "/src/a.ts" } },
     { tool: "Edit", input: { file_path: project + "/src/a.ts", old_string: "export const a = 1;", new_string: "export const a = 3; // claude edited a held file" } },
+    { tool: "Read", input: { file_path: project + "/hl-claude.ts" } },
+    { tool: "Edit", input: { file_path: project + "/hl-claude.ts", old_string: "export const a = 1;", new_string: "export const a = 7; // claude edited a hard link of a held file" } },
     { tool: "Write", input: { file_path: project + "/held/new.txt", content: "claude wrote a held path\n" } },
     { tool: "Bash", input: { command: cEcho, description: "Write a held file" } },
     { tool: "Bash", input: { command: cSlip, description: "Run a script that writes a held file" } },
     { text: "Claude Code turn done." }],
   codex: [
     { tool: "apply_patch", input: { input: patch } },
+    { tool: "apply_patch", input: { input: other("alias/../a.ts") } },
+    { tool: "apply_patch", input: { input: other("hl-codex.ts") } },
+    { tool: "apply_patch", input: { input: heldPatch } },
     { tool: "exec_command", input: { cmd: xEcho } },
+    { tool: "exec_command", input: { cmd: "echo codex-alias >> alias/../a.ts" } },
     { tool: "exec_command", input: { cmd: xSlip } },
     { text: "Codex turn done." }],
   gemini: [
     { tool: "write_file", input: { file_path: "src/a.ts", content: "export const a = 4; // gemini wrote a held file\n" } },
+    { tool: "replace", input: { file_path: project + "/hl-gemini.ts", old_string: "export const a = 1;", new_string: "export const a = 8; // gemini replaced in a hard link of a held file", instruction: "Change a." } },
     { tool: "run_shell_command", input: { command: gEcho } },
     { tool: "run_shell_command", input: { command: gSlip } },
     { text: "Gemini CLI turn done." }],
@@ -262,7 +284,8 @@ if command -v claude >/dev/null; then
   deny_turn claude anthropic CLAUDE_DENY_ENV claude -p "[stub:claude] Edit the held files." --allowedTools Read Edit Write Bash \
     --output-format stream-json --verbose
   deny_show claude
-  deny_edit_verdict claude-deny-edit Edit "$(deny_result claude Edit)"
+  deny_edit_verdict claude-deny-edit Edit "$(deny_nth_result claude Edit 0)"
+  deny_edit_verdict claude-deny-hard-link Edit "$(deny_nth_result claude Edit 1)" "an Edit of hl-claude.ts, a hard link of src/a.ts"
   deny_write_verdict claude-deny-write Write "$(deny_result claude Write)"
   deny_shell_verdict claude-deny-shell Bash claude "$(deny_result claude Bash 'OpenComms')"
   deny_notice_verdict claude-shell-notice Bash claude "$(deny_json "$DENY/claude.json" "s.found['your shell command changed']")"
@@ -275,8 +298,15 @@ if command -v codex >/dev/null; then
   deny_turn codex responses CODEX_DENY_ENV codex exec --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox \
     "[stub:codex] Patch the held files."
   deny_show codex
-  deny_edit_verdict codex-deny-apply-patch apply_patch "$(deny_result codex apply_patch)" \
+  deny_edit_verdict codex-deny-apply-patch apply_patch "$(deny_nth_result codex apply_patch 0)" \
     "requests: $(grep -c . "$DENY_STUB_LOG"); stderr: $(grep -v '^WARNING\|^Reading' "$DENY/codex.stderr" | head -c 300)"
+  deny_edit_verdict codex-deny-alias-dotdot apply_patch "$(deny_nth_result codex apply_patch 1)" "a patch of alias/../a.ts, alias -> src/sub"
+  deny_edit_verdict codex-deny-hard-link apply_patch "$(deny_nth_result codex apply_patch 2)" "a patch of hl-codex.ts, a hard link of src/a.ts"
+  DOTDOT_HELD="$(deny_nth_result codex apply_patch 3)"
+  ! grep -q codex-patched-held "$DENY_PROJECT/held/file.txt" && names_holder "$DOTDOT_HELD" \
+    && deny_verdict codex-deny-dotdot-folded pass "apply_patch of alias/../held/file.txt (Codex folds the .. and writes held/file.txt) refused, file unchanged; shown: $(short "$DOTDOT_HELD" 200)" \
+    || deny_verdict codex-deny-dotdot-folded fail "held/file.txt: $(tr '\n' '|' <"$DENY_PROJECT/held/file.txt"); apply_patch result: $(short "${DOTDOT_HELD:-none}")"
+  deny_edit_verdict codex-deny-shell-alias-dotdot exec_command "$(deny_nth_result codex exec_command 1)" "\`echo codex-alias >> alias/../a.ts\`"
   deny_shell_verdict codex-deny-shell exec_command codex "$(deny_result codex exec_command 'OpenComms')"
   deny_notice_verdict codex-shell-notice exec_command codex "$(deny_json "$DENY/codex.json" "s.found['your shell command changed']")"
   deny_checker_verdict codex-shell-checker "$ANSWERS_BEFORE"
@@ -290,6 +320,7 @@ if command -v gemini >/dev/null; then
   deny_turn gemini gemini GEMINI_DENY_ENV gemini -m gemini-2.5-pro -p "[stub:gemini] Write the held files." --approval-mode yolo --output-format json
   deny_show gemini
   deny_edit_verdict gemini-deny-write-file write_file "$(deny_result gemini write_file)" "stderr: $(tail -c 300 "$DENY/gemini.stderr")"
+  deny_edit_verdict gemini-deny-hard-link replace "$(deny_result gemini replace)" "a replace in hl-gemini.ts, a hard link of src/a.ts"
   deny_shell_verdict gemini-deny-shell run_shell_command gemini "$(deny_result gemini run_shell_command 'OpenComms')"
   deny_notice_verdict gemini-shell-notice run_shell_command gemini "$(deny_json "$DENY/gemini.json" "s.found['your shell command changed']")"
   deny_checker_verdict gemini-shell-checker "$ANSWERS_BEFORE"

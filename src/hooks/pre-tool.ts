@@ -4,7 +4,7 @@
 // otherwise. It costs one lock-free read; anything that goes wrong lets the
 // edit proceed (fail open) and says why on stderr.
 import { statSync, type Stats } from 'node:fs';
-import { isAbsolute, relative } from 'node:path';
+import { isAbsolute, relative, resolve as resolvePath } from 'node:path';
 import { describeVerdict, isMemberOfChannel, judgeEdit, liveReservations, normalizePattern, type EditVerdict, type State } from '../engine';
 import { isRecordedProcessAlive } from '../process/liveness';
 import { joinAsWritten, realPathOf } from '../store';
@@ -94,9 +94,20 @@ function insideProject(absolute: string, root: string): string | undefined {
   return typeof normalized === 'string' ? normalized : undefined;
 }
 
+// The files a written path may name: as the kernel walks it (a `..` after a
+// link is the parent of the link's target: shells, Claude Code, Gemini CLI),
+// and with its `..` folded first, as a host that normalises a path before it
+// opens it writes (Codex's apply_patch: seen with Codex 0.171.0). Judging
+// both can deny a path that only one reading holds, never pass one.
+function readingsOf(file: string, cwd: string): string[] {
+  const asWalked = realPathOf(file, cwd);
+  const folded = realPathOf(resolvePath(cwd, file));
+  return asWalked === folded ? [asWalked] : [asWalked, folded];
+}
+
 /**
  * The repo-relative files a tool call writes, to be judged: each named file
- * where the kernel would write it (inside the project), and, for one that
+ * where it may be written (inside the project; readingsOf), and, for one that
  * exists with more than one hard link (anywhere), every file another member
  * holds that is the same inode, since a write through either name changes
  * both. The held files are found as the shell record finds them (plain
@@ -107,8 +118,7 @@ export function judgedFiles(state: State, memberId: string | undefined, named: r
   const root = realPathOf(projectDir);
   const files: string[] = [];
   const inodes: { dev: number; ino: number }[] = [];
-  for (const file of named) {
-    const absolute = realPathOf(file, cwd);
+  for (const absolute of named.flatMap((file) => readingsOf(file, cwd))) {
     const inside = insideProject(absolute, root);
     if (inside !== undefined) files.push(inside);
     const stat = statOrUndefined(absolute);

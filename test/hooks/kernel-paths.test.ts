@@ -70,11 +70,12 @@ test('a `..` after a link is followed in every host\'s edit tool, a shell write 
   assert.equal(denied(await hookProcess(project, workdir, CODEX)), 'deny');
 });
 
-test('a `..` after a link is not folded first: `alias/../a.ts` is not the a.ts beside alias', async (t) => {
+test('a `..` after a link is judged folded first too, as Codex\'s apply_patch writes it: `alias/../a.ts` of a held a.ts beside alias is denied', async (t) => {
   const { project } = await held(t, ['a.ts']);
   writeFileSync(join(project, 'a.ts'), 'top\n');
-  assert.deepEqual(await hookProcess(project, codexPatch(project, '*** Update File: alias/../a.ts'), CODEX), {}, 'it writes src/a.ts, which nobody holds');
+  assert.equal(denied(await hookProcess(project, codexPatch(project, '*** Update File: alias/../a.ts'), CODEX)), 'deny');
   assert.equal(denied(await hookProcess(project, codexPatch(project, '*** Update File: alias/../../a.ts'), CODEX)), 'deny');
+  assert.deepEqual(await hookProcess(project, codexPatch(project, '*** Update File: alias/../b.ts'), CODEX), {}, 'neither reading is held');
 });
 
 test('an edit through a hard link of a held file is denied in Claude Code, Codex and Gemini CLI, the link inside the project or outside it', async (t) => {
