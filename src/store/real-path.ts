@@ -5,7 +5,7 @@
 // `alias/..` is the parent of alias's target, not the folder holding alias:
 // no `..` is folded before the links in front of it are resolved.
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
-import { dirname, isAbsolute, join, parse, sep } from 'node:path';
+import { dirname, isAbsolute, join, parse as parsePath, sep } from 'node:path';
 
 // Linux's MAXSYMLINKS: past this many links in one walk the kernel answers ELOOP.
 const MAX_LINKS_PER_WALK = 40;
@@ -30,7 +30,7 @@ export function realPathOf(path: string, from?: string): string {
     // realpath(3) resolves each link before the `..` after it, as the kernel does.
     return realpathSync.native(absolute);
   } catch {
-    const root = parse(absolute).root;
+    const root = parsePath(absolute).root;
     return walkNames(root, absolute.slice(root.length).split(/[\\/]/), { left: MAX_LINKS_PER_WALK }).path;
   }
 }
@@ -66,7 +66,7 @@ function walkNames(dir: string, names: readonly string[], links: { left: number 
       return missing;
     }
     if (--links.left < 0) return missing;
-    const base = isAbsolute(target) ? parse(target).root : at;
+    const base = isAbsolute(target) ? parsePath(target).root : at;
     const through = walkNames(base, isAbsolute(target) ? target.slice(base.length).split(/[\\/]/) : target.split(/[\\/]/), links);
     if (through.found) {
       at = through.path;
