@@ -19,7 +19,7 @@ export interface GitResets {
   trees: string[];
 }
 
-const NOTHING: GitResets = { paths: [], trees: [] };
+const NO_RESETS: GitResets = { paths: [], trees: [] };
 // git's own options that take the next word.
 const GLOBAL_WITH_ARG = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env']);
 const CHECKOUT_WITH_ARG = new Set(['-b', '-B', '--orphan', '--conflict', '--pathspec-from-file']);
@@ -66,7 +66,7 @@ function checkoutResets(args: readonly string[]): GitResets {
   // each operand as a ref or a path: every operand is judged as a path (a branch named like a
   // held file is refused too).
   const pathspecs = afterDashes ?? (hasOption(options, ['-b', '-B', '--orphan']) ? [] : operands);
-  if (pathspecs.length === 0 && !fromFile) return isForced ? { paths: [], trees: [WHOLE_WORK_TREE] } : NOTHING;
+  if (pathspecs.length === 0 && !fromFile) return isForced ? { paths: [], trees: [WHOLE_WORK_TREE] } : NO_RESETS;
   return resetsOf(pathspecs, fromFile);
 }
 
@@ -74,13 +74,13 @@ function restoreResets(args: readonly string[]): GitResets {
   const { options, operands, afterDashes } = splitWords(args, RESTORE_WITH_ARG);
   // `--staged` alone restores the index only; the work tree is untouched.
   const isIndexOnly = hasOption(options, ['--staged'], 'S') && !hasOption(options, ['--worktree'], 'W');
-  if (isIndexOnly) return NOTHING;
+  if (isIndexOnly) return NO_RESETS;
   return resetsOf([...operands, ...(afterDashes ?? [])], hasOption(options, ['--pathspec-from-file']));
 }
 
 function stashResets(args: readonly string[]): GitResets {
   const sub = args[0] !== undefined && !args[0].startsWith('-') ? args[0] : 'push';
-  if (sub !== 'push' && sub !== 'save') return NOTHING;
+  if (sub !== 'push' && sub !== 'save') return NO_RESETS;
   const { options, afterDashes, operands } = splitWords(sub === args[0] ? args.slice(1) : args, STASH_WITH_ARG);
   const pathspecs = sub === 'push' ? [...operands, ...(afterDashes ?? [])] : [];
   if (pathspecs.length === 0 && !hasOption(options, ['--pathspec-from-file'])) return { paths: [], trees: [WHOLE_WORK_TREE] };
@@ -101,10 +101,10 @@ export function gitResets(args: readonly string[]): GitResets {
   let resets: GitResets;
   if (sub === 'checkout') resets = checkoutResets(rest);
   else if (sub === 'restore') resets = restoreResets(rest);
-  else if (sub === 'reset') resets = hasOption(rest, ['--hard']) ? { paths: [], trees: [WHOLE_WORK_TREE] } : NOTHING;
-  else if (sub === 'switch') resets = hasOption(rest, ['--force', '--discard-changes'], 'f') ? { paths: [], trees: [WHOLE_WORK_TREE] } : NOTHING;
+  else if (sub === 'reset') resets = hasOption(rest, ['--hard']) ? { paths: [], trees: [WHOLE_WORK_TREE] } : NO_RESETS;
+  else if (sub === 'switch') resets = hasOption(rest, ['--force', '--discard-changes'], 'f') ? { paths: [], trees: [WHOLE_WORK_TREE] } : NO_RESETS;
   else if (sub === 'stash') resets = stashResets(rest);
-  else return NOTHING;
+  else return NO_RESETS;
   if (dir === '') return resets;
   const place = (p: string): string => (isAbsolute(p) ? p : join(dir, p));
   return { paths: resets.paths.map(place), trees: resets.trees.map(place) };
