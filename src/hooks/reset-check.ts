@@ -21,9 +21,8 @@ export type GitRun = (args: readonly string[], cwd: string) => { ok: true; stdou
 export const runGit: GitRun = (args, cwd) => {
   // Loaded on use: node:child_process costs every other hook start-up time.
   const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
-  const result = spawnSync('git', [...args], {
+  const result = spawnSync('git', ['--no-optional-locks', ...args], {
     cwd, encoding: 'utf8', timeout: GIT_STATUS_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, windowsHide: true,
-    env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
   });
   if (result.error) return { ok: false, problem: result.error.message };
   if (result.status !== 0) return { ok: false, problem: `git ${args[0]} ${result.signal ? `was killed by ${result.signal}` : `exited with ${result.status}`}: ${(result.stderr ?? '').trim().slice(0, 200)}` };
