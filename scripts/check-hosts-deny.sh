@@ -24,6 +24,13 @@
 #   appends to held/file.txt): it runs, and the model is shown a notice naming
 #   the file and its holder; the check after that call was answered by a
 #   server's shell checker, which named held/file.txt.
+# And Codex's write_stdin, in a second Codex turn: exec_command starts an
+# interactive `sh` (tty), write_stdin types `echo codex-stdin-slipped >> held/file.txt`
+# into it, then `exit`. A logging hook beside ours records every hook event
+# Codex sends; the check requires that none names write_stdin (Codex sends no
+# PreToolUse for it, so the typed write cannot be refused), that the `Bash`
+# PostToolUse of the `sh` call came once a poll saw it exit, and that the model
+# was then shown the notice naming held/file.txt.
 # A fresh OpenCode session (`opencode run`, its Anthropic provider pointed at
 # the stub; OpenComms only through the plugin install wrote) tries edit,
 # write and a bash write of held files: each stopped by the plugin's
@@ -185,6 +192,14 @@ CLAUDE_DENY_ENV=("${BASE_ENV[@]}" "ANTHROPIC_BASE_URL=http://127.0.0.1:$DENY_POR
 CODEX_DENY_ENV=("${BASE_ENV[@]}" "CODEX_HOME=$DENY_CODEX_HOME" "STUB_API_KEY=sk-offline-stub")
 GEMINI_DENY_ENV=("${BASE_ENV[@]}" "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:$DENY_PORT" "GEMINI_API_KEY=offline-stub")
 
+# A second hook beside ours, for the write_stdin check: it records every
+# PreToolUse and PostToolUse event Codex sends (what OpenComms' hook is given).
+DENY_CODEX_EVENTS="$DENY/codex-hook-events.jsonl"
+printf '%s\n' 'let s = ""; process.stdin.on("data", (d) => { s += d; }).on("end", () => { require("fs").appendFileSync(process.argv[2], s.trim() + "\n"); process.stdout.write("{}\n"); });' >"$DENY/log-hook.cjs"
+node -e 'const [file, command] = process.argv.slice(1); const fs = require("fs"); const j = JSON.parse(fs.readFileSync(file, "utf8"));
+for (const event of ["PreToolUse", "PostToolUse"]) (j.hooks[event] = j.hooks[event] || []).push({ hooks: [{ type: "command", command, timeout: 30 }] });
+fs.writeFileSync(file, JSON.stringify(j, null, 2));' "$DENY_PROJECT/.codex/hooks.json" "node \"$DENY/log-hook.cjs\" \"$DENY_CODEX_EVENTS\""
+
 # Codex skips untrusted project hooks without a word: trust each one by the hash
 # its app-server reports (hooks/list), as a person approving them would.
 if command -v codex >/dev/null; then
@@ -264,6 +279,11 @@ fs.writeFileSync(file, JSON.stringify({
     { tool: "exec_command", input: { cmd: "echo codex-alias >> alias/../a.ts" } },
     { tool: "exec_command", input: { cmd: xSlip } },
     { text: "Codex turn done." }],
+  codexstdin: [
+    { tool: "exec_command", input: { cmd: "sh", tty: true, yield_time_ms: 1000 } },
+    { tool: "write_stdin", input: { chars: "echo codex-stdin-slipped >> held/file.txt\n", yield_time_ms: 1000 }, from_output: { session_id: "session ID (\\d+)" } },
+    { tool: "write_stdin", input: { chars: "exit\n", yield_time_ms: 1000 }, from_output: { session_id: "session ID (\\d+)" } },
+    { text: "Codex write_stdin turn done." }],
   gemini: [
     { tool: "write_file", input: { file_path: "src/a.ts", content: "export const a = 4; // gemini wrote a held file\n" } },
     { tool: "replace", input: { file_path: project + "/hl-gemini.ts", old_string: "export const a = 1;", new_string: "export const a = 8; // gemini replaced in a hard link of a held file", instruction: "Change a." } },
@@ -310,6 +330,28 @@ if command -v codex >/dev/null; then
   deny_shell_verdict codex-deny-shell exec_command codex "$(deny_result codex exec_command 'OpenComms')"
   deny_notice_verdict codex-shell-notice exec_command codex "$(deny_json "$DENY/codex.json" "s.found['your shell command changed']")"
   deny_checker_verdict codex-shell-checker "$ANSWERS_BEFORE"
+
+  section "deny: Codex write_stdin into an interactive sh (a second codex exec turn)"
+  EVENTS_BEFORE="$( [ -f "$DENY_CODEX_EVENTS" ] && wc -l <"$DENY_CODEX_EVENTS" || echo 0)"
+  deny_turn codex-stdin responses CODEX_DENY_ENV codex exec --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox \
+    "[stub:codexstdin] Type into a shell."
+  deny_show codex-stdin
+  # The hook events of this turn: event name, tool_name, tool_input, tool_use_id.
+  STDIN_EVENTS="$(tail -n +"$((EVENTS_BEFORE + 1))" "$DENY_CODEX_EVENTS" 2>/dev/null | node -e 'let s = ""; process.stdin.on("data", (d) => { s += d; }).on("end", () => {
+const events = s.split("\n").filter(Boolean).map((l) => { try { return JSON.parse(l); } catch { return {}; } });
+process.stdout.write(events.map((e) => `${e.hook_event_name} ${e.tool_name} ${JSON.stringify(e.tool_input)} ${e.tool_use_id}`).join("; ")); });')"
+  echo "  hook events Codex sent in this turn: ${STDIN_EVENTS:-none}"
+  if [[ -n "$STDIN_EVENTS" && "$STDIN_EVENTS" != *write_stdin* && "$STDIN_EVENTS" == *'PreToolUse Bash {"command":"sh"}'* && "$STDIN_EVENTS" == *'PostToolUse Bash {"command":"sh"}'* ]]; then
+    deny_verdict codex-write-stdin-events pass "no hook event names write_stdin; PreToolUse and PostToolUse Bash {\"command\":\"sh\"} share the exec call's id: $(short "$STDIN_EVENTS" 400)"
+  else
+    deny_verdict codex-write-stdin-events fail "expected Bash sh before and after and nothing named write_stdin; saw: ${STDIN_EVENTS:-none}"
+  fi
+  STDIN_SEEN="$(deny_json "$DENY/codex-stdin.json" "s.found['your shell command changed']")"
+  if held_has codex-stdin-slipped && [ -n "$STDIN_SEEN" ]; then
+    deny_verdict codex-write-stdin-notice pass "write_stdin typed \`echo codex-stdin-slipped >> held/file.txt\` into sh (no hook event to refuse it); once sh exited the model was shown: $STDIN_SEEN"
+  else
+    deny_verdict codex-write-stdin-notice fail "file has codex-stdin-slipped: $(held_has codex-stdin-slipped && echo yes || echo no); notice shown: ${STDIN_SEEN:-no}"
+  fi
 fi
 
 if command -v gemini >/dev/null; then
@@ -368,5 +410,14 @@ for host in claude-code codex gemini-cli opencode; do
     deny_verdict "holder-notice-$host" fail "no system message about the $host writer in the holder's inbox: $(short "${INBOX:-none}" 600)"
   fi
 done
+if command -v codex >/dev/null; then
+  # Codex wrote held/file.txt twice: through the script, and by lines typed with write_stdin.
+  CODEX_NOTICES="$(printf '%s' "$NOTICES" | grep -c "changed during a shell command of a codex session")"
+  if [ "$CODEX_NOTICES" -ge 2 ]; then
+    deny_verdict holder-notice-codex-write-stdin pass "the holder got $CODEX_NOTICES system messages about codex writes, one of them the lines typed with write_stdin"
+  else
+    deny_verdict holder-notice-codex-write-stdin fail "the holder got $CODEX_NOTICES system message(s) about codex writes, not 2"
+  fi
+fi
 kill "$DENY_STUB_PID" "$DENY_ANSWERS_PID" 2>/dev/null
 wait "$DENY_STUB_PID" 2>/dev/null

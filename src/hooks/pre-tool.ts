@@ -8,7 +8,7 @@ import { isAbsolute, relative, resolve as resolvePath } from 'node:path';
 import { describeVerdict, isMemberOfChannel, judgeEdit, liveReservations, normalizePattern, type EditVerdict, type State } from '../engine';
 import { isRecordedProcessAlive } from '../process/liveness';
 import { joinAsWritten, realPathOf } from '../store';
-import type { HookAnswer } from './answer';
+import { denyAnswer, type HookAnswer } from './answer';
 import { HOST_GEMINI, type HookEvent } from './events';
 import { candidatesOf, isShellTool } from './shell-check';
 
@@ -164,11 +164,7 @@ export function preToolAnswer(event: HookEvent, state: State, memberId: string |
   const action = event.toolName !== undefined && isShellTool(event.toolName) ? 'command' : 'edit';
   const text = describeVerdict(verdict, (channel) => isMemberOfChannel(state, memberId, channel), nonce, action);
   const isGemini = event.hosts.length === 1 && event.hosts[0] === HOST_GEMINI;
-  if (verdict.kind === 'deny') {
-    return isGemini
-      ? { decision: 'deny', reason: text }
-      : { hookSpecificOutput: { hookEventName: event.name, permissionDecision: 'deny', permissionDecisionReason: text } };
-  }
+  if (verdict.kind === 'deny') return denyAnswer(event, text);
   // Gemini's BeforeTool takes no context for the model: the user sees the note instead.
   return isGemini ? { systemMessage: text } : { hookSpecificOutput: { hookEventName: event.name, additionalContext: text } };
 }

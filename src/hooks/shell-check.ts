@@ -15,8 +15,13 @@ import { hasShellRecord, joinAsWritten, readShellRecord, realPathOf, removeShell
 import { askShellChecker } from './shell-checker';
 import type { HookEvent } from './events';
 
-/** Each host's shell tools, as their hook events name them. */
-const SHELL_TOOLS = new Set(['Bash', 'exec_command', 'shell', 'local_shell', 'shell_command', 'run_shell_command']);
+/**
+ * Each host's shell tools, as their hook events name them. Codex's
+ * `write_stdin` types `chars` into a command it started: judged as a command
+ * line of its own, should a hook event name it (Codex 0.171.0 sends none:
+ * PROTOCOL 8.6).
+ */
+const SHELL_TOOLS = new Set(['Bash', 'exec_command', 'shell', 'local_shell', 'shell_command', 'run_shell_command', 'write_stdin']);
 /** A glob reservation is matched against at most this many entries of the project per call. */
 export const MAX_WALK_ENTRIES = 5_000;
 // Folders a glob is not looked for in unless the pattern names them.
@@ -31,13 +36,18 @@ export function isShellTool(name: string): boolean {
 export function shellCallOf(event: HookEvent, cwd: string): { command: string; dir: string } | undefined {
   if (event.toolName === undefined || !isShellTool(event.toolName)) return undefined;
   const input = event.toolInput ?? {};
-  const raw = input.command ?? input.cmd;
+  const raw = commandFieldOf(input);
   const command = typeof raw === 'string' ? raw : Array.isArray(raw) && raw.every((w) => typeof w === 'string') ? argvText(raw as string[]) : undefined;
   if (command === undefined) return undefined;
   const base = event.cwd ?? cwd;
   // Codex names the command's folder `workdir`, Gemini CLI `directory` (or `dir_path`).
   const named = [input.workdir, input.directory, input.dir_path].find((d): d is string => typeof d === 'string' && d.trim() !== '');
   return { command, dir: named === undefined ? base : joinAsWritten(base, named) };
+}
+
+// The command line's field: Claude Code and Gemini CLI `command`, Codex `cmd` (or argv in `command`), write_stdin `chars`.
+function commandFieldOf(input: Record<string, unknown>): unknown {
+  return input.command ?? input.cmd ?? input.chars;
 }
 
 // Codex passes argv: `bash -lc SCRIPT` is the script; anything else is its words, quoted.
@@ -54,7 +64,7 @@ function argvText(argv: readonly string[]): string {
  */
 export function shellRecordKey(event: HookEvent, envMemberId: string | undefined): string {
   const input = event.toolInput ?? {};
-  return hash128Hex([event.hosts[0], event.sessionId ?? '', envMemberId ?? '', event.toolUseId ?? '', JSON.stringify(input.command ?? input.cmd ?? '')].join('\n'));
+  return hash128Hex([event.hosts[0], event.sessionId ?? '', envMemberId ?? '', event.toolUseId ?? '', JSON.stringify(commandFieldOf(input) ?? '')].join('\n'));
 }
 
 /**
