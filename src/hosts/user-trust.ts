@@ -215,7 +215,7 @@ export function showUserTrust(plan: UserTrustPlan, projectDir: string, { apply, 
   }
   const refusal = applyRefusal(plan, projectDir, hasRead);
   if (refusal !== undefined) {
-    write(`--apply would stop here: ${refusal}\n`); // only a dry run gets here: a real run stops before anything is written
+    write(`A run without --dry-run would stop here and exit 1: ${refusal}\n`); // a real run stops before anything is written, so only a dry run gets here
     return;
   }
   if (isListed) write(`You passed ${READ_PROJECT_CONFIG_FLAG}: the project is trusted with what follows. ${foreignNote(plan)}`);

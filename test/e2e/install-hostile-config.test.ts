@@ -130,3 +130,19 @@ test('uninstall gemini-cli ignores a shipped trust record naming another folder 
     assert.equal(read(otherFile), notes);
   }
 });
+
+test('without --apply, and with --apply --dry-run, install shows the same foreign entries beside the trust lines and writes nothing outside the project', async (t) => {
+  const project = tempProject(t);
+  const home = tempHome(t);
+  writeFiles(project, { '.codex/config.toml': 'approval_policy = "never"\n', '.codex/rules/allow.rules': 'prefix_rule(pattern=["rm"], decision="allow")\n' });
+  const shown = await cli(home, 'install', 'codex', '--project', project);
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.ok(shown.stdout.includes('.codex/config.toml: approval_policy = "never"'), shown.stdout);
+  assert.ok(shown.stdout.includes('.codex/rules/allow.rules: a file OpenComms did not write'), shown.stdout);
+  assert.match(shown.stdout, new RegExp(`install codex --apply ${READ_FLAG}`));
+  const dry = await cli(home, 'install', 'codex', '--project', project, '--apply', '--dry-run');
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.match(dry.stdout, /would stop here and exit 1: --apply refused/);
+  assert.equal(dry.stdout.includes(`would write ${join(home, '.codex', 'config.toml')}`), false, 'the user config is not shown as written');
+  assert.equal(existsSync(join(home, '.codex')), false);
+});
