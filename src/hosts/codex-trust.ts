@@ -143,6 +143,22 @@ export function removeCodexTrust(text: string, projectDir: string): string {
   return block ? cutBlock(text, block) : text;
 }
 
+/**
+ * The hook keys our block for `projectDir` trusts beyond `entries`: trust an
+ * older --apply wrote for a hook install does not write (earlier builds
+ * trusted any hook carrying our marker), which Codex runs without asking.
+ * Throws TomlError when the file cannot be followed.
+ */
+export function strayCodexTrust(text: string, projectDir: string, entries: readonly CodexTrustEntry[]): string[] {
+  const { sections } = scanSections(text);
+  const block = findTrustBlock(text, sections, projectDir);
+  if (!block) return [];
+  return sections
+    .filter((section) => section.start >= block.start && section.start < block.end && section.path[0] === 'hooks')
+    .filter((section) => !entries.some((entry) => samePath(entry.path, section.path)))
+    .map((section) => section.path[2]);
+}
+
 /** Where one entry stands in a user config. */
 export type CodexTrustState = 'trusted' | 'missing' | 'different' | 'disabled';
 

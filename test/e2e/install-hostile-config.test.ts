@@ -146,3 +146,20 @@ test('without --apply, and with --apply --dry-run, install shows the same foreig
   assert.equal(dry.stdout.includes(`would write ${join(home, '.codex', 'config.toml')}`), false, 'the user config is not shown as written');
   assert.equal(existsSync(join(home, '.codex')), false);
 });
+
+test('doctor fails a hook trusted in the block an earlier --apply wrote when install did not write that hook, and --apply takes the trust out', async (t) => {
+  const project = tempProject(t);
+  const home = tempHome(t);
+  assert.equal((await cli(home, 'install', 'codex', '--project', project, '--apply')).code, 0);
+  const config = join(home, '.codex', 'config.toml');
+  const clean = read(config);
+  // What an earlier build's --apply wrote for a shipped lookalike under PreCompact.
+  const stray = `\n[hooks.state."${project}/.codex/hooks.json:pre_compact:0:0"]\ntrusted_hash = "${codexHookHash('PreCompact', { command: PAYLOAD })}"\n`;
+  writeFiles(home, { '.codex/config.toml': clean + stray });
+  const doctor = await cli(home, 'doctor', '--project', project, '--json');
+  const check = (JSON.parse(doctor.stdout) as { checks: { name: string; reason?: string; fix?: string }[] }).checks.find((c) => c.name === 'codex trust');
+  assert.equal(check?.reason, 'codex_foreign_hook_trusted', JSON.stringify(check));
+  assert.equal(check?.fix, 'opencomms install codex --apply');
+  assert.equal((await cli(home, 'install', 'codex', '--project', project, '--apply')).code, 0);
+  assert.equal(read(config), clean);
+});
