@@ -106,8 +106,8 @@ function foreignInJson(host: HostName, file: string, text: string | undefined, c
       }
     } else add(key, value);
   }
-  const edit = CONFIG_EDITS[host].find((e) => e.file === file);
-  for (const line of edit?.userAdditions(text) ?? []) found.push({ file, text: showText(`${servers}.opencomms.${line}`) });
+  if (servers === undefined) return found;
+  for (const line of CONFIG_EDITS[host].find((e) => e.file === file)?.userAdditions(text) ?? []) found.push({ file, text: showText(`${servers}.opencomms.${line}`) });
   return found;
 }
 
