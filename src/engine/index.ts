@@ -23,6 +23,8 @@ export {
 } from './delivery';
 export type { DrainOptions, RequeueOutcome } from './delivery';
 export { pullMessages, inbox, frameForDelivery, channelNameOf } from './pull';
+export { describeHeld, heldIn, heldMailOf, pauserOf, pendingInChannel } from './held-mail';
+export type { HeldMail, PauserKind } from './held-mail';
 export { claimSpeaker, isSpokenFor, SPEAKER_LEASE_MS } from './speaker-leases';
 export { activeWaitLease, takeWaitLease, renewWaitLease, releaseWaitLease, replaceWaitLease } from './wait-leases';
 export type { PullOptions, InboxInput } from './pull';
