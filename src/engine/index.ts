@@ -50,6 +50,8 @@ export {
   reservePaths, releasePaths, judgeEdit, describeVerdict, liveReservations, pruneReservations, isMemberOfChannel,
   isLiveReservation, holderAwaySince, reservationId, HOLDER_AWAY_GRACE_MS, RESERVATION_LIFETIME_RULE,
 } from './reservations';
+export { nextReservationLapse, reservationLapse } from './reservation-lifetime';
+export type { ReservationLapse } from './reservation-lifetime';
 export { channelsAsJudged, listHeldReservations, releaseForPerson } from './reservation-admin';
 export { COLLISION_WINDOW_MS, dueCollisions, noteCollisions } from './collisions';
 export type { Collision, EditRecord } from './collisions';
