@@ -38,6 +38,8 @@ export {
 } from './arrival';
 export type { Arrival, PathEntry, PathHost, PathStep, TurnState } from './arrival';
 export { takeFinished } from './finished';
+export { checkQuarantine, explainMissingChannel, noteQuarantine, QUARANTINE_NOTICE_MS } from './quarantine';
+export type { QuarantineRecord } from './quarantine';
 export { addError } from './error-log';
 export type { StatusInput, HistoryInput } from './status';
 export { timerAction, timerReport, TIMER_ACTIONS } from './timer';

@@ -267,6 +267,7 @@ export interface State {
    * that speak for each member's host session (engine/presence).
    */
   presence?: Record<string, Presence>;
+  quarantine?: { at: number; preserved_as: string }; // the rejected state this one replaced: when, its copy's name (ours; engine/quarantine)
 }
 
 /** What kind of process speaks for a member's session: its MCP server, a `hook --wait` waiter, the OpenCode plugin. */
