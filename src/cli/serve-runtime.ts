@@ -135,7 +135,7 @@ function hostDoorOf(services: ToolServices, options: ServeRuntimeOptions): HostD
   const door = createHostDoor({
     door: services.door!,
     snapshot: () => services.store.snapshot(),
-    ring: (notice, session, written) => (inboxAddress !== undefined ? ringInbox(inboxAddress, notice, {}, written) : ringCodexQueue(codexBinOf(env), session, notice, env)),
+    ring: (notice, session, written) => (inboxAddress !== undefined ? ringInbox(inboxAddress, notice, {}, written) : ringCodexQueue(codexBinOf(env), session, notice, env, written)),
     session: () => (inboxAddress !== undefined ? claudeSession || undefined : services.lastThread),
     turn: (session) => readTurnRecord(projectDir, session),
     hasWaiter: (state, memberId) => {

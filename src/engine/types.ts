@@ -132,10 +132,10 @@ export interface Channel {
   agent_streak?: number;
   /** Set while the channel paused itself (our addition): only a person lifts such a pause. Absent for a member's pause. */
   paused_reason?: PauseReason;
+  paused_by?: string; // who paused it (our addition): a member id, `person-…` for a person; absent for the loop guard and older versions
 }
 
-/** Why a channel paused itself: the loop guard saw too many agent messages in a row. */
-export type PauseReason = 'agent_streak';
+export type PauseReason = 'agent_streak'; // the loop guard saw too many agent messages in a row
 
 /** Who is handing an in_flight envelope to a host, and until when that claim holds (our addition). */
 export interface DeliveryOwner {
@@ -267,6 +267,7 @@ export interface State {
    * that speak for each member's host session (engine/presence).
    */
   presence?: Record<string, Presence>;
+  quarantine?: { at: number; preserved_as: string }; // the rejected state this one replaced: when, its copy's name (ours; engine/quarantine)
 }
 
 /** What kind of process speaks for a member's session: its MCP server, a `hook --wait` waiter, the OpenCode plugin. */

@@ -51,7 +51,9 @@ test('reserve grants what is free and reports each conflict with holder, role, r
   assert.deepEqual((second.data!.granted as Array<{ path: string }>).map((g) => g.path), ['README.md']);
   const [conflict] = second.data!.conflicts as Array<Record<string, unknown>>;
   const { reason, ...rest } = conflict!;
-  assert.deepEqual(rest, { path: 'src/lib/x.ts', held_path: 'src/lib/**', channel: 'dev', holder: 'a', role: 'R0', exclusive: true, expires_at: ctx.now() + 3_600_000 });
+  assert.deepEqual(rest, { path: 'src/lib/x.ts', held_path: 'src/lib/**', channel: 'dev', holder: 'a', role: 'R0', exclusive: true, expires_at: ctx.now() + 3_600_000,
+    holder_away_since: null, lapses_at: ctx.now() + 3_600_000,
+  });
   assert.match(reason as string, /\n<<<UNTRUSTED_PEER_MESSAGE nonce=\w+>>>\nrefactor parser\n<<<END_UNTRUSTED_PEER_MESSAGE nonce=\w+>>>\n/, 'the reason, framed');
   assert.match(second.message, /Not reserved: src\/lib\/x\.ts overlaps src\/lib\/\*\*, held exclusively by R0 \(a\) until .*opencomms_send/);
   assert.ok(second.message.includes(reason as string), 'the message carries the same frame');
