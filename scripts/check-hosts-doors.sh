@@ -179,7 +179,8 @@ echo "stub model on 127.0.0.1:$DOORS_PORT; requests logged to $DOORS_STUB_LOG"
 
 # The stub's steps. A door's notice names no tag, so "_when" ties each
 # channel's notice to the steps of the woken turn: pull, then status (the
-# door's own report), then a short answer.
+# door's own report), then a short answer. The last entry catches a
+# door-claude notice for several messages too ("2 OpenComms messages wait").
 node -e 'const fs = require("fs"); fs.writeFileSync(process.argv[1], JSON.stringify({
   cjoin: [{ tool: "opencomms_join", input: { channel: "door-claude", role: "reviewer", role_prompt: "You review what the writer sends." } },
           { text: "Joined door-claude; waiting." }],

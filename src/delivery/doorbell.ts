@@ -57,8 +57,7 @@ export interface Bell {
   meta: { channel: string; from_role: string; count: string };
 }
 
-/** A peer-chosen label reduced to the characters a notice may carry. */
-export function safeLabel(text: string): string {
+function safeLabel(text: string): string {
   const label = text.replace(LABEL_UNSAFE, '_').slice(0, MAX_LABEL_CHARS);
   return label === '' ? '_' : label;
 }

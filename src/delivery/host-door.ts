@@ -29,7 +29,7 @@ import type { Envelope, HostDoor, State } from '../engine';
 import type { TurnRecord } from '../store';
 import { composeBell, pullableMailOf } from './doorbell';
 import { inboxAddressOf, type DoorOutcome } from './inbox-door';
-import { createRingAgain, LAST_RING_WAIT_MS, noticeDetail, RING_AGAIN_MS, type RingAgainReport } from './ring-again';
+import { createRingAgain, LAST_RING_WAIT_MS, MAX_RINGS, noticeDetail, RING_AGAIN_MS, type RingAgainReport } from './ring-again';
 
 export interface HostDoorOptions {
   door: HostDoor;
@@ -158,6 +158,8 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
       const { waiting, channels } = pullableMailOf(options.snapshot(), lastMember);
       outstandingAt = undefined;
       lastLook.held_back = null;
+      // Mail that came since is named by this notice too: not rung for once more as fresh.
+      for (const e of waiting) offered.add(e.message_id);
       await ringFor(lastMember, session, waiting, waiting.length, channels, true);
     },
     giveUp: async (ids, rings, at) => {
@@ -223,7 +225,7 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
       if (outstandingAt === at) outstandingAt = undefined;
       if (lastLook.last_rung_at === at) lastLook.last_rung_at = null;
       await options.clearRung(ids, at);
-      await report(memberId, `the door took the notice without a word, but the session showed no sign of waking within ${Math.round(CONFIRM_MS / 1000)} s (no hook ran, nothing was pulled); a refused token or a held notice look the same from here`);
+      await report(memberId, `the door took the notice without a word, but the session showed no sign of waking within ${Math.round(CONFIRM_MS / 1000)} s (no hook ran, nothing was pulled); a refused token or a held notice look the same from here; it rings again while the mail waits, ${MAX_RINGS} rings at most`);
     } catch (err) {
       options.log(`host door ${options.door}: could not confirm the ring: ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -6,7 +6,6 @@
 // row that show no wake form a run, at most MAX_RINGS long; after the last
 // one the door gives up, and the mail is marked for status and doctor.
 import type { Envelope } from '../engine';
-import { safeLabel } from './doorbell';
 
 /** A ring that woke nobody is rung again after these waits, each counted from the ring before: two more tries over a few minutes. */
 export const RING_AGAIN_MS: readonly number[] = [30_000, 120_000];
@@ -16,6 +15,9 @@ export const MAX_RINGS = RING_AGAIN_MS.length + 1;
 export const LAST_RING_WAIT_MS = 30_000;
 /** When a look comes while a ring is under way, it waits this long and looks again. */
 const LOOK_BUSY_RETRY_MS = 1_000;
+/** A message id (ours, `ocm_` and hex) as a notice may show it: a state.json edited by hand could hold any text there. */
+const ID_UNSAFE = /[^A-Za-z0-9_-]/g;
+const MAX_ID_SHOWN = 40;
 
 /** What makes a notice differ from every other: the newest mail's id and time, and which ring of a run it is. Never peer text. */
 export function noticeDetail(waiting: readonly Envelope[], ring: number): string {
@@ -23,7 +25,8 @@ export function noticeDetail(waiting: readonly Envelope[], ring: number): string
   if (newest === undefined) return '';
   const time = Number.isFinite(newest.timestamp) ? ` sent ${new Date(newest.timestamp).toISOString().slice(11, 19)} UTC` : '';
   const again = ring > 1 ? `; rung again, ${ring} of ${MAX_RINGS}` : '';
-  return ` (newest ${safeLabel(newest.message_id)}${time}${again})`;
+  const id = newest.message_id.replace(ID_UNSAFE, '_').slice(0, MAX_ID_SHOWN);
+  return ` (newest ${id}${time}${again})`;
 }
 
 /** What the look after a ring found, told by the door: the run's mail still waiting, and whether the session may be rung now. */
