@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { markUnwoken } from '../../src/engine/index';
 import { openStore } from '../../src/store/index';
 import { runCli, startServer, tempProject, type Json } from '../helpers/server';
+import { until } from '../helpers/wait';
 import { create, join, member, memberEnv, ok } from './tools-support';
 import { hookEvent, parsed, startInbox } from './door-support';
 
@@ -41,6 +42,34 @@ test('two notices in a row through the Claude Code inbox differ, each naming its
   assert.match(one, new RegExp(`^1 OpenComms message waits for you: from writer on channel review \\(newest ${first.data.message_ids[0]} sent \\d\\d:\\d\\d:\\d\\d UTC\\)\\. Call opencomms_pull`));
   assert.match(two, new RegExp(`^1 OpenComms message waits for you: from writer on channel review \\(newest ${second.data.message_ids[0]} `));
   assert.equal(inbox.allLines().some((l) => l.includes('SECRET')), false);
+});
+
+test('a notice that woke nobody is rung again through the inbox 30 s later, naming the same mail and the try', { timeout: 120_000 }, async (t) => {
+  const inbox = await startInbox(t, { kind: 'accept' });
+  const project = tempProject(t);
+  const writer = await member(t, project, 'sess_writer');
+  await create(writer, 'review', 'writer');
+  const reviewer = startServer(t, {
+    project,
+    args: ['--project', project, '--host', 'claude-code'],
+    env: { ...memberEnv(undefined), CLAUDE_CODE_SESSION_ID: CC_SESSION, CLAUDE_CODE_MESSAGING_SOCKET: inbox.path, CLAUDE_CODE_MESSAGING_TOKEN: 'tok' },
+  });
+  await reviewer.initialize();
+  await join(reviewer, 'review', 'reviewer');
+  await hookEvent(project, { hook_event_name: 'Stop', session_id: CC_SESSION });
+  const sent = await ok(writer, 'opencomms_send', { channel: 'review', content: 'one' });
+  const id: string = sent.data.message_ids[0];
+  const one = parsed(await inbox.connection(1))[1]!.message.content as string;
+  // The session never wakes: the real time of the first look again (RING_AGAIN_MS[0]), with room for a loaded machine.
+  const again = await until('the ring again', () => inbox.connections[1], { timeoutMs: 90_000, everyMs: 200 });
+  await again.done;
+  const two = parsed(again)[1]!.message.content as string;
+  assert.notEqual(two, one);
+  assert.ok(one.includes(id) && two.includes(id), `${one}\n${two}`);
+  assert.match(two, /rung again, 2 of 3/);
+  const status = await ok(reviewer, 'opencomms_status', {});
+  assert.equal(status.data.door.rings_unanswered, 2);
+  assert.equal(typeof status.data.door.ring_again_at, 'number');
 });
 
 test('mail its door rang three times without waking the member is said by status, opencomms_status and doctor until it is pulled', async (t) => {
