@@ -154,6 +154,12 @@ function hostDoorOf(services: ToolServices, options: ServeRuntimeOptions): HostD
         return { ok: true, message: 'ring taken back' };
       });
     },
+    recordUnwoken: async (memberId, ids, rings, at) => {
+      await services.store.mutate((state) => {
+        const marked = engine.markUnwoken(state, memberId, ids, services.door!, rings, at);
+        return { ok: marked.length > 0, message: `${marked.length} marked as not woken` };
+      });
+    },
     recordProblem: async (memberId, message) => {
       await services.store.mutate((state, ctx) => {
         engine.recordMemberError(state, memberId, ctx.now(), message);

@@ -74,6 +74,10 @@ function printStatus(options: StatusOptions, result: engine.ToolResult, store: S
     const steps = m.path.map((s) => `${s.step}${s.via ? ` via ${s.via}` : ''}${s.at ? ` ${engine.formatIsoTime(s.at)}` : ''}`);
     lines.push(`  ${printable(m.message_id, 64)} ${printable(m.from_role, 32)} → ${printable(m.to_role, 32)} on ${printable(m.channel)}: ${steps.join(', ')}`);
   }
+  // Mail its door rang for, the bounded times, without waking the member: said until the mail is taken.
+  for (const u of (result.data?.unwoken ?? []) as engine.UnwokenMail[]) {
+    lines.push(`  not woken: ${printable(engine.unwokenLine(u, engine.formatIsoTime(u.last_rung_at)), 400)}`);
+  }
   const errors = data.errors ?? [];
   if (errors.length > 0) {
     lines.push('recent errors:');

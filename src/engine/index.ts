@@ -37,6 +37,8 @@ export {
   arrivalFor, clearRung, commitPull, deliveryPaths, DOOR_OF_HOST, firstAnswers, markRung, messagePath, PATH_HOSTS, TURN_STATES,
 } from './arrival';
 export type { Arrival, PathEntry, PathHost, PathStep, TurnState } from './arrival';
+export { markUnwoken, unwokenLine, unwokenMailOf } from './unwoken';
+export type { UnwokenMail } from './unwoken';
 export { takeFinished } from './finished';
 export { checkQuarantine, explainMissingChannel, noteQuarantine, QUARANTINE_NOTICE_MS } from './quarantine';
 export type { QuarantineRecord } from './quarantine';

@@ -12,6 +12,7 @@ import { frameHolderText, liveReservations, reservationId } from './reservations
 import { requestsOf } from './requests';
 import { lastSeenByMember } from './session-links';
 import { timerReport } from './timer';
+import { unwokenMailOf } from './unwoken';
 import { addToTotal, findChannel, pageLimit, requireMembership } from './validate';
 import type { Channel, EngineCtx, Envelope, ErrorEntry, State, ToolResult } from './types';
 
@@ -123,6 +124,8 @@ export function channelStatus(state: State, input: StatusInput, ctx: EngineCtx):
     your_pending: me === null ? null : pending.filter((e) => e.recipient_session_id === me).length,
     ...(me === null ? {} : requestsOf(channels, me)),
     errors: me === null ? [...state.errors] : state.errors.filter((e) => isVisibleError(e, me, ids)),
+    // Members whose door rang for their mail without waking them, after its last try (engine/unwoken).
+    unwoken: unwokenMailOf(pending),
     // Each waiting message's path so far (queued, rung through a host door, in flight): the caller's own, newest last.
     mail_paths: live.filter((e) => me === null || e.sender_session_id === me || e.recipient_session_id === me)
       .slice(-MAX_STATUS_PATHS)

@@ -206,9 +206,10 @@ export interface Envelope {
   delivery_method: DeliveryMethod | null;
   /** How delivered mail was handed over (our addition); absent on mail delivered by older versions. */
   delivered_via?: DeliveryPath;
-  /** The host door last rung for this message while it waited, and when (our addition; absent when none was). */
+  /** The host door last rung for this message while it waited, and when; `unwoken`: the door gave up (engine/unwoken.ts). Ours. */
   rung_via?: HostDoor;
   rung_at?: number;
+  unwoken?: { via: HostDoor; rings: number; at: number };
   /** Set while in_flight; null otherwise (our addition). */
   delivery_owner?: DeliveryOwner | null;
   /**
