@@ -9,7 +9,7 @@ export type CommandName = (typeof COMMANDS)[number];
 
 type FlagName =
   | 'project' | 'host' | 'id' | 'member' | 'timeout' | 'store' | 'to' | 'json' | 'help' | 'version' | 'dry-run' | 'plugin' | 'wait' | 'fix' | 'apply'
-  | 'release' | 'release-member' | 'type' | 'reply-to' | 'role' | 'notify'
+  | 'release' | 'release-member' | 'type' | 'reply-to' | 'role' | 'notify' | 'i-have-read-the-project-config'
   | 'details' | 'priority' | 'after' | 'paths' | 'for' | 'channel' | 'result' | 'all';
 
 /** Flags each command accepts; anything else is a usage error. */
@@ -17,7 +17,7 @@ const FLAGS_BY_COMMAND: Record<CommandName, readonly FlagName[]> = {
   serve: ['project', 'host', 'store'],
   status: ['project', 'json', 'store'],
   pin: ['project', 'host', 'id'],
-  install: ['project', 'member', 'dry-run', 'plugin', 'apply', 'store'],
+  install: ['project', 'member', 'dry-run', 'plugin', 'apply', 'i-have-read-the-project-config', 'store'],
   uninstall: ['project', 'dry-run'],
   hook: ['project', 'wait', 'timeout', 'store'],
   doctor: ['project', 'fix', 'json', 'store'],
@@ -57,7 +57,7 @@ const VALUE_FLAGS: readonly FlagName[] = [
   'project', 'host', 'id', 'member', 'timeout', 'store', 'to', 'release', 'release-member', 'type', 'reply-to', 'role', 'notify',
   'details', 'priority', 'after', 'paths', 'for', 'channel', 'result',
 ];
-const BOOLEAN_FLAGS: readonly FlagName[] = ['json', 'help', 'version', 'dry-run', 'plugin', 'wait', 'fix', 'apply', 'all'];
+const BOOLEAN_FLAGS: readonly FlagName[] = ['json', 'help', 'version', 'dry-run', 'plugin', 'wait', 'fix', 'apply', 'i-have-read-the-project-config', 'all'];
 /** Value flags that may be given more than once: their values are kept in order. */
 const REPEATED_FLAGS: readonly FlagName[] = ['paths'];
 const SHORT_FLAGS: Record<string, FlagName> = { '-h': 'help', '-v': 'version' };
@@ -143,6 +143,8 @@ export interface CommandFlags {
   wait: boolean;
   fix: boolean;
   apply: boolean;
+  /** install --apply: the user has read what the project's host config holds besides OpenComms, and trusts it. */
+  hasReadProjectConfig: boolean;
 }
 
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
@@ -261,6 +263,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     wait: values.wait === true,
     fix: values.fix === true,
     apply: values.apply === true,
+    hasReadProjectConfig: values['i-have-read-the-project-config'] === true,
   };
   return { kind: 'command', command, flags, positionals: rest };
 }

@@ -4,11 +4,15 @@ export const HELP_TEXT = `opencomms - messaging between coding-agent sessions ov
 Usage:
   opencomms [serve] [DIR] [--project DIR] [--host ID] [--store URL]
       Run the MCP stdio server (what a host's MCP config starts).
-  opencomms install <host> [--project DIR] [--member ID] [--dry-run] [--plugin] [--apply] [--store URL]
+  opencomms install <host> [--project DIR] [--member ID] [--dry-run] [--plugin] [--apply]
+                  [--i-have-read-the-project-config] [--store URL]
       Add OpenComms to a host's config (claude-code, codex, gemini-cli, opencode,
       cursor, vscode; claude-desktop, windsurf and goose get a snippet to paste).
       --plugin (claude-code): install as a Claude Code plugin; --apply runs the
-      claude commands that enable it. --store: the Redis store (and
+      claude commands that enable it. codex, gemini-cli: --apply writes the trust
+      lines into your own config; it refuses while the project's host config holds
+      servers, hooks or settings OpenComms did not write, and lists them, until you
+      add --i-have-read-the-project-config. --store: the Redis store (and
       $OPENCOMMS_PROJECT_ID) the host's server and hooks use; never a password.
   opencomms uninstall <host> [--project DIR] [--dry-run]
       Remove exactly what install added.

@@ -5,7 +5,7 @@
 import * as engine from '../engine';
 import { openStore, type StoreSelection } from '../store';
 import { printable } from '../watch/format';
-import { agentHostProblem } from './person';
+import { agentHostProblem, personId } from './person';
 
 export interface PauseOptions {
   projectDir: string;
@@ -27,7 +27,7 @@ export async function runPersonPause(options: PauseOptions, paused: boolean): Pr
   }
   const store = openStore({ projectDir: options.projectDir, selection: options.selection });
   try {
-    const result = await store.mutate((state, ctx) => engine.personSetPause(state, { channel: options.channel, paused }, ctx));
+    const result = await store.mutate((state, ctx) => engine.personSetPause(state, { channel: options.channel, paused, person_id: personId(options.env) }, ctx));
     if (!result.ok) {
       options.warn(`opencomms: ${printable(result.message, 600)} (reason: ${String(result.data?.reason)})`);
       return 1;

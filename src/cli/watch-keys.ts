@@ -183,7 +183,7 @@ export class WatchKeys {
     }
     if (!this.isAllowed()) return;
     const paused = !channel.paused;
-    this.run(() => this.change((state, ctx) => engine.personSetPause(state, { channel: channel.name, paused }, ctx)));
+    this.run(() => this.change((state, ctx) => engine.personSetPause(state, { channel: channel.name, paused, person_id: this.options.person }, ctx)));
   }
 
   private release(): void {

@@ -6,7 +6,7 @@ import { drainQueue, sweepInFlight } from './delivery';
 import { findChannelEnvelope, pendingFor } from './envelopes';
 import { clearPause, isStreakPause } from './loop-guard';
 import { joinChannel } from './channels';
-import { DEFAULT_PERSON_ROLE, isPersonMemberId, PERSON_HOST } from './person';
+import { DEFAULT_PERSON_ROLE, isPersonMemberId, PERSON_HOST, personMemberId } from './person';
 import { channelNameOf } from './pull';
 import { refuse, succeed } from './reasons';
 import { sendMessage } from './send';
@@ -124,7 +124,7 @@ export function personRead(state: State, reader: string, options: PersonReadOpti
  * a person's release of a reservation): they own the project. Resuming lifts
  * a pause of either kind, the loop guard's included.
  */
-export function personSetPause(state: State, input: { channel: string; paused: boolean }, ctx: EngineCtx): ToolResult {
+export function personSetPause(state: State, input: { channel: string; paused: boolean; person_id?: string }, ctx: EngineCtx): ToolResult {
   const channel = channelOrRefusal(state, input.channel);
   if ('ok' in channel) return channel;
   if (input.paused) {
@@ -132,7 +132,9 @@ export function personSetPause(state: State, input: { channel: string; paused: b
     channel.paused = true;
     channel.paused_at = ctx.now();
     delete channel.paused_reason;
-    return succeed(`Paused channel "${channel.name}": sends are refused and nothing is delivered until it is resumed.`, { paused: true });
+    // A person's pause is a person's to lift (resumeRefusal).
+    channel.paused_by = input.person_id ?? personMemberId('');
+    return succeed(`Paused channel "${channel.name}": sends are refused and nothing is delivered until a person resumes it.`, { paused: true });
   }
   if (!channel.paused) return succeed(`Channel "${channel.name}" is not paused.`, { paused: false });
   const wasGuard = isStreakPause(channel);
