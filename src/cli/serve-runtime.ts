@@ -8,6 +8,7 @@ import { ToolServices } from '../tools/services';
 import { startDoorbell, type Doorbell } from '../delivery/doorbell';
 import { readTurnRecord, type StateWatcher, type StoreSelection } from '../store';
 import { createHostDoor, type HostDoorBell } from '../delivery/host-door';
+import { createWorkDoor } from '../delivery/work-door';
 import { inboxAddressOf, ringInbox } from '../delivery/inbox-door';
 import { codexBinOf, ringCodexQueue } from '../delivery/codex-door';
 import { isLeaseAlive } from '../process/liveness';
@@ -132,16 +133,23 @@ function hostDoorOf(services: ToolServices, options: ServeRuntimeOptions): HostD
   const { env, log, projectDir } = options;
   const inboxAddress = inboxAddressOf(env);
   const claudeSession = env.CLAUDE_CODE_SESSION_ID?.trim();
+  const ring = (notice: string, session: string, written: () => void): ReturnType<typeof ringInbox> =>
+    (inboxAddress !== undefined ? ringInbox(inboxAddress, notice, {}, written) : ringCodexQueue(codexBinOf(env), session, notice, env, written));
+  const session = (): string | undefined => (inboxAddress !== undefined ? claudeSession || undefined : services.lastThread);
+  const turn = (id: string): ReturnType<typeof readTurnRecord> => readTurnRecord(projectDir, id);
+  const hasWaiter = (state: engine.State, memberId: string): boolean => {
+    const now = Date.now();
+    return engine.activeWaitLease(state, memberId, now, (lease) => isLeaseAlive(lease, now, services.machine)) !== undefined;
+  };
+  // The board's wakes go through the same door, with a notice of their own (delivery/work-door).
+  const work = createWorkDoor({ ring, session, turn, hasWaiter, log: (line) => log(`host door: ${line}`) });
   const door = createHostDoor({
     door: services.door!,
     snapshot: () => services.store.snapshot(),
-    ring: (notice, session, written) => (inboxAddress !== undefined ? ringInbox(inboxAddress, notice, {}, written) : ringCodexQueue(codexBinOf(env), session, notice, env, written)),
-    session: () => (inboxAddress !== undefined ? claudeSession || undefined : services.lastThread),
-    turn: (session) => readTurnRecord(projectDir, session),
-    hasWaiter: (state, memberId) => {
-      const now = Date.now();
-      return engine.activeWaitLease(state, memberId, now, (lease) => isLeaseAlive(lease, now, services.machine)) !== undefined;
-    },
+    ring,
+    session,
+    turn,
+    hasWaiter,
     recordRung: async (memberId, ids, at) => {
       await services.store.mutate((state) => {
         const marked = engine.markRung(state, memberId, ids, services.door!, at);
@@ -169,5 +177,11 @@ function hostDoorOf(services: ToolServices, options: ServeRuntimeOptions): HostD
     log: (line) => log(`host door: ${line}`),
   });
   services.doorReport = () => ({ ...door.report() });
-  return door;
+  return {
+    ...door,
+    offer: (state, memberId) => {
+      door.offer(state, memberId);
+      work.offer(state, memberId);
+    },
+  };
 }
