@@ -4,7 +4,7 @@
 // their lifetime, reminds them of their roles, and offers the OpenComms tools,
 // through which each session speaks as its own member (session-members.ts).
 import { processHostTag } from '../process/place';
-import { markStale, pendingRecipients, succeed, sweepInFlight, type DeliveryOwner, type State } from '../engine';
+import { markStale, pendingRecipients, succeed, sweepInFlight, type DeliveryOwner, type EngineCtx, type State } from '../engine';
 import { openStore, type StateWatcher, type Store, type StoreSelection } from '../store';
 import { isHolderRunning } from '../process/liveness';
 import type { HostEvent, HostPluginInput, HostToolDefinition, SchemaKit } from './host-types';
@@ -12,6 +12,7 @@ import { locationOf, OPENCODE_HOST_ID } from './identity';
 import { findProjectDir } from './project-dir';
 import { PushDelivery, type Schedule } from './push-delivery';
 import { roleSections } from './role-injection';
+import { claimSections, promptWake, wakedMembers } from './work-wake';
 import { isInChannels, SessionMembers } from './session-members';
 import { buildTools } from './tools';
 import { bashCommandOf, filesOpenCodeWrites, openCodeRefusal, openCodeShellKey } from './edit-guard';
@@ -142,8 +143,17 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
     busy.delete(sessionId);
     const memberId = await members.touch(sessionId);
     if (memberId === undefined) return;
+    // A member rung for work is prompted whether or not it is in a channel (the board is the project's).
+    await wakeIfRung(memberId, sessionId);
     if (!(await isMember(memberId))) return;
     await delivery.deliver(memberId);
+  }
+
+  // The board rang this member for work: an idle local session is prompted once (work-wake.ts).
+  async function wakeIfRung(memberId: string, sessionId: string): Promise<void> {
+    if (busy.has(sessionId)) return;
+    const rung = await store.readLatest((state) => wakedMembers(state, [memberId]).length > 0);
+    if (rung) await promptWake(store, input.client, memberId, sessionId);
   }
 
   // OpenCode's nearest thing to a session end: the member is away, and its mail waits.
@@ -172,6 +182,10 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
     try {
       pending = store.read((state) => {
         learnLocal(state);
+        for (const memberId of wakedMembers(state, [...local].map((id) => members.cached(id)).filter((id): id is string => id !== undefined))) {
+          const sessionId = sessionOf(memberId);
+          if (sessionId !== undefined && !busy.has(sessionId)) track(promptWake(store, input.client, memberId, sessionId), `waking ${memberId} for work`);
+        }
         return pendingRecipients(state);
       });
     } catch (err) {
@@ -265,9 +279,9 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
       const sessionId = transformInput.sessionID;
       if (typeof sessionId !== 'string' || sessionId === '') return;
       noteSession(sessionId);
-      const sections = (state: State): string[] => {
+      const sections = (state: State, ctx: EngineCtx): string[] => {
         const memberId = members.learn(state, sessionId);
-        return memberId === undefined ? [] : roleSections(state, memberId);
+        return memberId === undefined ? [] : [...roleSections(state, memberId), ...claimSections(state, memberId, ctx.now(), randomHex(8))];
       };
       output.system.push(...(await store.readLatest(sections)));
     },

@@ -43,7 +43,7 @@ test("the bundled plugin builds its tools with OpenCode's own zod, which refuses
   assert.equal(history.safeParse({ channel: 'x'.repeat(65) }).success, false);
 });
 
-test('the bundled plugin offers the 19 tools and gives two OpenCode sessions two members of their own', async (t) => {
+test('the bundled plugin offers the 20 tools and gives two OpenCode sessions two members of their own', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'opencomms-opencode-dist-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   // OpenCode runs plugins on Bun, whose ES modules have `require` (the bundle's lazy
@@ -55,7 +55,7 @@ test('the bundled plugin offers the 19 tools and gives two OpenCode sessions two
   const { OpenCommsPlugin } = await importEsm(bundleUrl);
   const hooks = await OpenCommsPlugin({ client: new FakeClient(), project: { id: 'p' }, directory: dir, worktree: dir });
   t.after(() => hooks.dispose());
-  assert.equal(Object.keys(hooks.tool).length, 19);
+  assert.equal(Object.keys(hooks.tool).length, 20);
   const memberOf = async (sessionID: string): Promise<string> =>
     JSON.parse(await hooks.tool.opencomms_status.execute({}, { sessionID })).data.member_id;
   const [one, two] = [await memberOf('ses_one'), await memberOf('ses_two')];

@@ -46,7 +46,7 @@ const plain = (args: Record<string, unknown>): Record<string, Described> =>
 test('the plugin offers the same tools as the MCP server, in its order, with the same arguments', async (t) => {
   const h = await startHarness(t);
   const mcp = mcpTools(h.dir);
-  assert.equal(mcp.length, 19, 'premise: the MCP server lists 19 tools');
+  assert.equal(mcp.length, 20, 'premise: the MCP server lists 20 tools');
   assert.deepEqual(Object.keys(h.plugin.hooks.tool ?? {}), mcp.map((d) => d.name));
   const plugin = await startOpenComms({ client: new FakeClient(), project: { id: PROJECT_ID }, directory: h.dir, worktree: h.dir }, {
     store: h.store, watch: () => new FakeWatcher(), loadSchema: async () => DESCRIBING, log: () => undefined,
