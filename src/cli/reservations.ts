@@ -40,7 +40,7 @@ async function listHeld(store: Store, options: ReservationsOptions): Promise<num
     options.write('No reservation holds.\n');
     return 0;
   }
-  options.write(`${rows.map(describeHeld).join('\n')}\n`);
+  options.write(`${rows.map(describeHeldReservation).join('\n')}\n`);
   return 0;
 }
 
@@ -52,12 +52,12 @@ async function releaseHeld(store: Store, target: engine.ReleaseTarget, options: 
   }
   const released = (result.data?.released ?? []) as engine.HeldReservation[];
   if (options.json) options.write(`${JSON.stringify({ released }, null, 2)}\n`);
-  else options.write(`${released.map((row) => `released ${describeHeld(row)}`).join('\n')}\n`);
+  else options.write(`${released.map((row) => `released ${describeHeldReservation(row)}`).join('\n')}\n`);
   return 0;
 }
 
 /** One reservation on one line; every peer-written or hand-written part through printable. */
-function describeHeld(row: engine.HeldReservation): string {
+function describeHeldReservation(row: engine.HeldReservation): string {
   const away = row.holder_away_since === null ? '' : `, holder away since ${engine.formatIsoTime(row.holder_away_since)}`;
   return `${printable(row.id, 64)} ${row.paths.map((p) => printable(p, 120)).join(', ')} by ${printable(row.role, 32)} (${printable(row.member_id, 64)})`
     + ` in channel ${printable(row.channel, 64)}, ${row.exclusive ? 'exclusive' : 'shared'} until ${engine.formatIsoTime(row.expires_at)}${away}`
