@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { createChannel, joinChannel } from '../../src/engine';
+import { createChannel, joinChannel, personSay } from '../../src/engine';
 import type { EngineCtx, HistoryRecord, State, ToolResult } from '../../src/engine/types';
 import { openStore, type Store } from '../../src/store';
 import { claimLock, queueDirOf, releaseLock } from '../../src/store/lock';
@@ -151,6 +151,22 @@ test('a shared send whose arguments are malformed (a hand-made change) is refuse
   assert.equal(result.ok, false);
   assert.equal(result.data?.reason, 'invalid_argument');
   assert.deepEqual(contents(store), []);
+});
+
+test('a shared send that speaks as a person (no send tool makes one) is refused with invalid_argument, never applied: it cannot lift a loop-guard pause', async (t) => {
+  const { dir, store } = await setUp(t);
+  await store.mutate((s, ctx) => {
+    const said = personSay(s, { channel: 'shared', person_id: 'person-user', content: 'hi', role: null, type: null, project_id: base.project_id, worktree: dir }, ctx);
+    s.channels.shared!.paused = true;
+    s.channels.shared!.paused_reason = 'agent_streak';
+    return said;
+  });
+  const before = contents(store);
+  const result = await store.mutateShared({ kind: 'send', member: 'person-user', args: { channel: 'shared', content: 'go on', to: 'inbox', broadcast: false } }, sendApplier(dir));
+  assert.equal(result.ok, false);
+  assert.equal(result.data?.reason, 'invalid_argument');
+  assert.deepEqual(contents(store), before);
+  assert.equal(store.snapshot().channels.shared!.paused, true, 'the pause holds');
 });
 
 test('SIGKILLs at random moments of a burst of group commits (a holder may die mid-batch, a waiter while its change waits): every acknowledged send is in the state once, none twice', { timeout: 120_000 }, async (t) => {
