@@ -63,7 +63,7 @@ export { describeShellWriter, noteShellWrite, patternsHeldByOthers, shownFileNam
 export type { ShellWriter } from './shell-writes';
 export type { HeldReservation, ReleaseTarget } from './reservation-admin';
 export {
-  presenceOf, isPresent, hasSessionEnded, isProcessLive, recordPresence, leavePresence, tidyPresence, forgetAwayStrangers, judgedChannels,
+  presenceOf, isPresent, hasSessionEnded, isProcessLive, isRecordedProcessOf, recordPresence, leavePresence, tidyPresence, forgetAwayStrangers, judgedChannels,
   PRESENCE_LEASE_MS, PRESENCE_RENEW_MS, LOCAL_PRESENCE_RENEW_MS, MAX_PRESENCE_LEASE_MS, UNCHANNELLED_AWAY_MS, JUDGE_BY_LEASE,
 } from './presence';
 export type { PresenceJudgement, PresenceClaim } from './presence';

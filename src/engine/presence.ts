@@ -100,6 +100,15 @@ export function hasSessionEnded(state: State, memberId: string): boolean {
   return memberships.length > 0 && memberships.every((m) => m.stale);
 }
 
+/**
+ * Whether `memberId`'s presence record names this very process (pid,
+ * machine tag and start time): a member the process speaks for, as its own
+ * calls recorded it.
+ */
+export function isRecordedProcessOf(state: State, memberId: string, proc: { pid: number; machine: string; start: number | null }): boolean {
+  return presenceRecord(state, memberId)?.processes.some((p) => p.pid === proc.pid && p.machine === proc.machine && p.start === proc.start) ?? false;
+}
+
 /** Whether `memberId` is present at `now` (presenceOf). */
 export function isPresent(state: State, memberId: string, now: number, isAlive: ProcessCheck): boolean {
   return presenceOf(state, memberId, now, isAlive).present;

@@ -14,7 +14,7 @@ import { watch } from 'node:fs';
 import { join } from 'node:path';
 import { randomHex } from '../process/crypto';
 import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, unlinkQuietly } from './fs-port';
-import { isServableTicket, isTicketAbandoned, LockHandle, LockOptions, WatchPath } from './lock-stamp';
+import { isServableTicket, isTicketAbandoned, LockHandle, LockOptions, stampedProcessOf, WatchPath } from './lock-stamp';
 import { createInPlace, LockFile, readLockFile, releaseLock } from './lock-file';
 import { CHANGE_SUFFIX, changePathOf } from './shared-changes';
 
@@ -94,15 +94,21 @@ function dropDeadTicket(port: FsPort, path: string): void {
   unlinkQuietly(port, changePathOf(path));
 }
 
+/** A ticket whose change a holder may apply, and the waiting process it names (as presence records one). */
+export interface ServableTicket {
+  path: string;
+  waiter: { pid: number; machine: string; start: number | null };
+}
+
 /**
  * The tickets whose shared changes a holder may apply (isServableTicket), in
- * queue order (paths). Dead tickets met are deleted with their changes, and
+ * queue order. Dead tickets met are deleted with their changes, and
  * so is a change file whose ticket is gone (an answer that came after its
  * waiter gave up: a waiter deletes its change before its ticket). A live
  * ticket that is not servable keeps its place; its waiter applies its
  * change itself.
  */
-export function servableTicketPaths(options: LockOptions, at: number): string[] {
+export function servableTickets(options: LockOptions, at: number): ServableTicket[] {
   const queueDir = queueDirOf(options.lockPath);
   const names = namesIn(options.port, queueDir);
   const tickets = names.filter((name) => TICKET_NAME.test(name)).sort();
@@ -110,7 +116,7 @@ export function servableTicketPaths(options: LockOptions, at: number): string[] 
   for (const name of names) {
     if (name.endsWith(CHANGE_SUFFIX) && !ticketSet.has(name.slice(0, -CHANGE_SUFFIX.length))) unlinkQuietly(options.port, join(queueDir, name));
   }
-  const servable: string[] = [];
+  const servable: ServableTicket[] = [];
   for (const name of tickets) {
     const path = join(queueDir, name);
     let file: LockFile | undefined;
@@ -121,7 +127,7 @@ export function servableTicketPaths(options: LockOptions, at: number): string[] 
     }
     if (file === undefined) continue;
     if (isTicketAbandoned(options, file.owner, file, at)) dropDeadTicket(options.port, path);
-    else if (isServableTicket(options, file.owner, file, at)) servable.push(path);
+    else if (file.owner && isServableTicket(options, file.owner, file, at)) servable.push({ path, waiter: stampedProcessOf(file.owner) });
   }
   return servable;
 }
