@@ -63,8 +63,8 @@ export { describeShellWriter, noteShellWrite, patternsHeldByOthers, shownFileNam
 export type { ShellWriter } from './shell-writes';
 export type { HeldReservation, ReleaseTarget } from './reservation-admin';
 export {
-  presenceOf, isPresent, hasSessionEnded, isProcessLive, recordPresence, leavePresence, tidyPresence, forgetAwayStrangers, judgedChannels,
-  PRESENCE_LEASE_MS, PRESENCE_RENEW_MS, LOCAL_PRESENCE_RENEW_MS, UNCHANNELLED_AWAY_MS, JUDGE_BY_LEASE,
+  presenceOf, isPresent, hasSessionEnded, isProcessLive, isRecordedProcessOf, recordPresence, leavePresence, tidyPresence, forgetAwayStrangers, judgedChannels,
+  PRESENCE_LEASE_MS, PRESENCE_RENEW_MS, LOCAL_PRESENCE_RENEW_MS, MAX_PRESENCE_LEASE_MS, UNCHANNELLED_AWAY_MS, JUDGE_BY_LEASE,
 } from './presence';
 export type { PresenceJudgement, PresenceClaim } from './presence';
 export type { ReserveInput, ReleaseInput, EditVerdict, Conflict } from './reservations';
@@ -92,4 +92,4 @@ export { budgetRefusal } from './budgets';
 export { backlogRefusal, jsonStringBytes } from './retention';
 export { capabilitiesForMode, defaultStalePolicy } from './members';
 export { normalizeChannelName, normalizeRole, findChannel, channelById, ownValue } from './validate';
-export { formatIsoTime, isDateTime } from './times';
+export { FUTURE_SLACK_MS, formatIsoTime, isBelievableTime, isDateTime } from './times';
