@@ -8,16 +8,15 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { personMemberId } from '../../src/engine/person';
-import { listPins } from '../../src/store';
 import { DIST, runCli, runToExit, tempProject } from '../helpers/server';
 import { runCliInProcess } from '../helpers/cli-in-process';
 import { cliCommand, hasScript, runCliInTerminal, runInTerminal, shellWord } from '../helpers/person-terminal';
 import { startWatch } from '../watch/watch-process';
-import { localChannelOf, localMember, ok, refused } from './tools-support';
+import { localChannelOf, member, ok, refused } from './tools-support';
 
 const PERSON = personMemberId(userInfo().username);
 const HOST_VARIABLES = [
@@ -190,19 +189,25 @@ test('watch shows each person action with the terminal it came from: say, pause,
 test('agent ids that imitate the person\'s (person_root, any case or separator) are refused in OPENCOMMS_MEMBER_ID, pins and install --member', async (t) => {
   const project = tempProject(t);
   for (const id of ['person_root', 'Person_root', 'PERSON-x', 'person__root', 'person']) {
-    const server = await localMember(t, project, id);
+    const server = await member(t, project, id);
     const refusal = await refused(server, 'opencomms_status', {}, 'unpinned');
     assert.match(refusal.message, /reserved for a person/, id);
-    const pin = await runCliInProcess(['pin', '--project', project, '--id', id], { env: personEnv() });
+    const pin = await runCli(['pin', '--project', project, '--id', id], { env: personEnv() });
     assert.equal(pin.code, 2, id);
-    const install = await runCliInProcess(['install', 'codex', '--project', project, '--member', id, '--dry-run'], { env: personEnv() });
+    const install = await runCli(['install', 'codex', '--project', project, '--member', id, '--dry-run'], { env: personEnv() });
     assert.equal(install.code, 2, id);
     assert.match(install.stderr, /reserved for a person/, id);
   }
-  assert.equal(existsSync(join(project, '.opencomms', 'pins', 'person_root.json')), false, 'no pin was written');
-  // A pin made by hand under such an id is never read.
+  assert.deepEqual(existsSync(join(project, '.opencomms', 'pins')) ? readdirSync(join(project, '.opencomms', 'pins')) : [], [], 'no pin was written');
+  assert.equal((await runCli(['pin', '--project', project, '--id', 'personable'], { env: personEnv() })).code, 0, 'an id that only starts with the word is an agent\'s');
+});
+
+test('a pin a repository ships under an id that imitates the person\'s is never adopted by a session', async (t) => {
+  const project = tempProject(t);
   mkdirSync(join(project, '.opencomms', 'pins'), { recursive: true });
   writeFileSync(join(project, '.opencomms', 'pins', 'Person_root.json'), JSON.stringify({ member_id: 'Person_root', host: 'mcp', saved_at: 1 }));
-  assert.deepEqual(listPins(project, 'mcp'), []);
-  assert.equal((await runCliInProcess(['pin', '--project', project, '--id', 'personable'], { env: personEnv() })).code, 0, 'an id that only starts with the word is an agent\'s');
+  const server = await member(t, project, undefined);
+  await ok(server, 'opencomms_create', { channel: 'dev', role: 'writer', role_prompt: 'w' });
+  const channel = await statusOf(project);
+  assert.deepEqual(channel.members.map((m: any) => m.session_id).filter((id: string) => /^person/i.test(id)), []);
 });
