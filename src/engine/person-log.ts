@@ -12,10 +12,15 @@ export const PERSON_ACTIONS_KEPT = 100;
 const ACTION_NAME = /^[a-z_]{1,32}$/;
 const TEXT_MAX_CHARS = 2_000;
 
-/** Appends one action, dropping the oldest past PERSON_ACTIONS_KEPT. Call it inside the change it records. */
+/**
+ * Appends one action, dropping the oldest past PERSON_ACTIONS_KEPT; a detail
+ * too long to load back (a read of hundreds of messages) is cut. Call it
+ * inside the change it records.
+ */
 export function recordPersonAction(state: State, action: PersonAction): void {
   const kept = state.person_actions ?? [];
-  kept.push(action);
+  const detail = action.detail.length <= TEXT_MAX_CHARS ? action.detail : `${action.detail.slice(0, TEXT_MAX_CHARS - 10)} (cut)`;
+  kept.push({ ...action, detail });
   state.person_actions = kept.slice(-PERSON_ACTIONS_KEPT);
 }
 

@@ -50,9 +50,10 @@ test('state keeps the newest person actions only', () => {
   assert.equal(state.person_actions![0]!.at, 5);
 });
 
-test('person actions read back from disk unchanged, and malformed ones are dropped with a note', () => {
+test('person actions read back from disk unchanged, a long detail cut so it still loads, and malformed ones are dropped with a note', () => {
   const state = emptyState();
   recordPersonAction(state, { at: 5, person_id: 'person-ada', action: 'resume', channel: 'dev', detail: 'resumed', terminal: TERMINAL });
+  recordPersonAction(state, { at: 6, person_id: 'person-ada', action: 'read', channel: null, detail: 'ocm_x, '.repeat(1000), terminal: TERMINAL });
   const text = serializeState(state);
   const back = parseState(text, 10);
   assert.ok(back.ok);
@@ -62,7 +63,7 @@ test('person actions read back from disk unchanged, and malformed ones are dropp
   raw.person_actions.push({ at: 6, person_id: 'person-ada', action: 'say', channel: 'dev', detail: 'x', terminal: { tty: 42 } }, 'junk');
   const dropped = parseState(JSON.stringify(raw), 10);
   assert.ok(dropped.ok);
-  assert.equal(dropped.state.person_actions!.length, 1);
+  assert.equal(dropped.state.person_actions!.length, 2);
   assert.match(dropped.notes.join('\n'), /person_actions/);
 });
 
