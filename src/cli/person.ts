@@ -42,8 +42,8 @@ function terminalRefusal(command: string, why: string): PersonHere {
 /**
  * Whether `command`, a person action, may run in this process: not inside an
  * agent host (its environment, or a host among our ancestors), and with a
- * controlling terminal, in its foreground, whose session is not led from
- * below an agent host either. The terminal found is what the action records.
+ * controlling terminal, in its foreground, whose session and foreground
+ * group are not led from inside an agent host either. The terminal found is what the action records.
  * A program of the same OS user that opens a terminal of its own (`script`)
  * outside any agent's process tree passes: PROTOCOL 9 says so.
  */
@@ -64,6 +64,13 @@ export function checkPersonHere(command: string, env: NodeJS.ProcessEnv, parentP
     if (above) return hostRefusal(command, `its terminal ${facts.tty} belongs to a session started inside`, above);
     leader = `${name} (pid ${facts.sessionLeader})`;
   }
+  // An agent host running in the person's own terminal leads its foreground
+  // group, and a child it did not detach shares that group: such a child
+  // passes every check above once it has left the host's tree. A leader that
+  // has exited (the first command of a pipeline) leaves our own ancestry to judge.
+  const foreground = facts.foregroundLeader !== undefined && processName(facts.foregroundLeader) !== undefined
+    ? agentHostAncestor(facts.foregroundLeader) : undefined;
+  if (foreground) return hostRefusal(command, `its terminal ${facts.tty} is running, in the foreground,`, foreground);
   return { ok: true, terminal: { tty: facts.tty, session_leader: leader } };
 }
 

@@ -3,7 +3,8 @@
 // double fork whose session leader has gone, a daemon) has none, and `env -i`
 // cannot give it one: the terminal is kept by the kernel, not the environment.
 //   Linux: /proc/self/stat (tty_nr, the process group, the terminal's
-//     foreground group, the session), and the session leader's /proc entry.
+//     foreground group, the session), and the /proc entries of the session's
+//     leader and of the foreground group's leader.
 //   Elsewhere with a /dev/tty (macOS, BSD): /dev/tty opens only with a
 //     controlling terminal, and `ps` names it and its foreground group; the
 //     session leader is not told.
@@ -18,9 +19,17 @@ export interface TerminalFacts {
   isForeground: boolean;
   /** The pid of the session leader, which owns the terminal (its shell, `script`, tmux's pane); undefined where it cannot be told; 0 outside our pid namespace. */
   sessionLeader: number | undefined;
+  /**
+   * The pid that leads the terminal's foreground process group (the job the
+   * terminal is running now: the person's command, or an agent host running
+   * in the person's terminal); undefined where it cannot be told.
+   */
+  foregroundLeader: number | undefined;
   /** Which way the facts were found, in words, for a refusal to say. */
   how: string;
 }
+
+const NO_TERMINAL: Omit<TerminalFacts, 'how'> = { tty: undefined, isForeground: false, sessionLeader: undefined, foregroundLeader: undefined };
 
 /** The Linux device name of a tty_nr: pseudo-terminals and consoles by name, anything else by number. */
 export function ttyDeviceName(ttyNr: number): string {
@@ -49,8 +58,11 @@ function linuxFacts(): TerminalFacts | undefined {
   const parsed = parseStatTerminal(stat);
   if (!parsed) return undefined;
   const how = '/proc/self/stat';
-  if (parsed.ttyNr === 0) return { tty: undefined, isForeground: false, sessionLeader: undefined, how };
-  return { tty: ttyDeviceName(parsed.ttyNr), isForeground: parsed.tpgid === parsed.pgrp, sessionLeader: parsed.session, how };
+  if (parsed.ttyNr === 0) return { tty: undefined, isForeground: false, sessionLeader: undefined, foregroundLeader: undefined, how };
+  return {
+    tty: ttyDeviceName(parsed.ttyNr), isForeground: parsed.tpgid === parsed.pgrp, sessionLeader: parsed.session,
+    foregroundLeader: parsed.tpgid > 0 ? parsed.tpgid : undefined, how,
+  };
 }
 
 function devTtyFacts(pid: number): TerminalFacts | undefined {
@@ -60,19 +72,19 @@ function devTtyFacts(pid: number): TerminalFacts | undefined {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     // ENXIO: the file exists and says this process has no terminal. Anything else: no /dev/tty to ask.
-    return code === 'ENXIO' || code === 'ENOTTY' ? { tty: undefined, isForeground: false, sessionLeader: undefined, how: '/dev/tty' } : undefined;
+    return code === 'ENXIO' || code === 'ENOTTY' ? { ...NO_TERMINAL, how: '/dev/tty' } : undefined;
   }
   closeSync(fd);
   try {
     const { execFileSync } = require('node:child_process') as typeof import('node:child_process');
     const out = execFileSync('ps', ['-o', 'tty=', '-o', 'pgid=', '-o', 'tpgid=', '-p', String(pid)], { encoding: 'utf8', timeout: 2000, stdio: ['ignore', 'pipe', 'ignore'] });
     const match = /^\s*(\S+)\s+(\d+)\s+(-?\d+)\s*$/m.exec(out);
-    if (!match) return { tty: '/dev/tty', isForeground: false, sessionLeader: undefined, how: '/dev/tty and ps' };
+    if (!match) return { ...NO_TERMINAL, tty: '/dev/tty', how: '/dev/tty and ps' };
     const shown = match[1]!;
     const name = shown.startsWith('/') ? shown : `/dev/${shown.startsWith('tty') || shown.includes('/') ? '' : 'tty'}${shown}`;
-    return { tty: name, isForeground: match[2] === match[3], sessionLeader: undefined, how: '/dev/tty and ps' };
+    return { ...NO_TERMINAL, tty: name, isForeground: match[2] === match[3], how: '/dev/tty and ps' };
   } catch {
-    return { tty: '/dev/tty', isForeground: false, sessionLeader: undefined, how: '/dev/tty (ps could not tell the foreground group)' };
+    return { ...NO_TERMINAL, tty: '/dev/tty', how: '/dev/tty (ps could not tell the foreground group)' };
   }
 }
 
@@ -81,10 +93,10 @@ function devTtyFacts(pid: number): TerminalFacts | undefined {
  * on Windows, which has no controlling terminal to ask about.
  */
 export function readTerminalFacts(hasConsole: boolean, platform: NodeJS.Platform = process.platform): TerminalFacts {
-  if (platform === 'win32') return { tty: hasConsole ? 'console' : undefined, isForeground: hasConsole, sessionLeader: undefined, how: 'a console on stdin' };
+  if (platform === 'win32') return { ...NO_TERMINAL, tty: hasConsole ? 'console' : undefined, isForeground: hasConsole, how: 'a console on stdin' };
   return (platform === 'linux' ? linuxFacts() : undefined)
     ?? devTtyFacts(process.pid)
-    ?? { tty: undefined, isForeground: false, sessionLeader: undefined, how: 'neither /proc/self/stat nor /dev/tty could be read' };
+    ?? { ...NO_TERMINAL, how: 'neither /proc/self/stat nor /dev/tty could be read' };
 }
 
 /** The program name the kernel keeps for a pid (Linux /proc/<pid>/comm), or undefined. Shown in a record, never trusted. */

@@ -152,6 +152,26 @@ process.exit(r.status ?? 99);`);
   assert.equal((await statusOf(project)).paused, true, 'the loop guard still holds');
 });
 
+test('a double fork out of an agent host running in the person\'s own terminal is refused: the host leads the foreground group', { skip: NO_SCRIPT }, async (t) => {
+  const project = tempProject(t);
+  await tripGuard(t, project);
+  const dir = scratch(t);
+  const [out, rc, fifo] = ['out', 'rc', 'done'].map((name) => join(dir, name)) as [string, string, string];
+  execFileSync('mkfifo', [fifo]);
+  // The person's shell (job control on) runs claude as the terminal's foreground job, as a person starts
+  // Claude Code; its tool's child, not detached, shares claude's process group, and ( … & ) orphans resume,
+  // so neither its ancestry nor the terminal's session leads to claude: only the foreground group does.
+  symlinkSync(process.execPath, join(dir, 'claude'));
+  const orphan = `${cliCommand(['resume', '--project', project, 'loop'])} >${shellWord(out)} 2>&1; echo $? >${shellWord(rc)}; echo >${shellWord(fifo)}`;
+  const tool = join(dir, 'shell-tool.js');
+  writeFileSync(tool, `require('node:child_process').spawnSync('sh', ['-c', ${JSON.stringify(`(sh -c ${shellWord(orphan)} &); cat ${shellWord(fifo)} >/dev/null`)}], { stdio: 'ignore' });`);
+  const ran = await runInTerminal(`sh -c ${shellWord(`set -m; ${shellWord(join(dir, 'claude'))} ${shellWord(tool)}`)}`, { env: personEnv() });
+  assert.equal(ran.code, 0, ran.stderr);
+  assert.equal(readFileSync(rc, 'utf8').trim(), '1', readFileSync(out, 'utf8'));
+  assert.match(readFileSync(out, 'utf8'), /its terminal \/dev\/pts\/\d+ is running, in the foreground, Claude Code \(the ancestor process claude \(pid \d+\)\).*\(reason: agent_host\)/s);
+  assert.equal((await statusOf(project)).paused, true, 'the loop guard still holds');
+});
+
 test('watch shows each person action with the terminal it came from: say, pause, resume, read, release', { skip: NO_SCRIPT }, async (t) => {
   const project = tempProject(t);
   const [writer] = await localChannelOf(t, project, 'dev', ['writer']);

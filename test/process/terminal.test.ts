@@ -19,6 +19,6 @@ test('the stat line is read after the last ")", so a command name with spaces an
 });
 
 test('on Windows only a console on stdin counts, and is said to be all that was checked', () => {
-  assert.deepEqual(readTerminalFacts(false, 'win32'), { tty: undefined, isForeground: false, sessionLeader: undefined, how: 'a console on stdin' });
+  assert.deepEqual(readTerminalFacts(false, 'win32'), { tty: undefined, isForeground: false, sessionLeader: undefined, foregroundLeader: undefined, how: 'a console on stdin' });
   assert.equal(readTerminalFacts(true, 'win32').tty, 'console');
 });
