@@ -43,9 +43,10 @@ function terminalRefusal(command: string, why: string): PersonHere {
  * Whether `command`, a person action, may run in this process: not inside an
  * agent host (its environment, or a host among our ancestors), and with a
  * controlling terminal, in its foreground, whose session and foreground
- * group are not led from inside an agent host either. The terminal found is what the action records.
- * A program of the same OS user that opens a terminal of its own (`script`)
- * outside any agent's process tree passes: PROTOCOL 9 says so.
+ * group are not led from inside an agent host either. The terminal found is
+ * what the action records. A program of the same OS user that opens a
+ * terminal of its own (`script`) outside any agent's process tree passes:
+ * PROTOCOL 9.6 says so.
  */
 export function checkPersonHere(command: string, env: NodeJS.ProcessEnv, parentPid: number, hasConsole: boolean): PersonHere {
   const found = findAgentHost(env, parentPid);

@@ -58,7 +58,7 @@ function linuxFacts(): TerminalFacts | undefined {
   const parsed = parseStatTerminal(stat);
   if (!parsed) return undefined;
   const how = '/proc/self/stat';
-  if (parsed.ttyNr === 0) return { tty: undefined, isForeground: false, sessionLeader: undefined, foregroundLeader: undefined, how };
+  if (parsed.ttyNr === 0) return { ...NO_TERMINAL, how };
   return {
     tty: ttyDeviceName(parsed.ttyNr), isForeground: parsed.tpgid === parsed.pgrp, sessionLeader: parsed.session,
     foregroundLeader: parsed.tpgid > 0 ? parsed.tpgid : undefined, how,
@@ -75,16 +75,18 @@ function devTtyFacts(pid: number): TerminalFacts | undefined {
     return code === 'ENXIO' || code === 'ENOTTY' ? { ...NO_TERMINAL, how: '/dev/tty' } : undefined;
   }
   closeSync(fd);
+  // /dev/tty opened, so there is a terminal; where ps cannot tell its name or
+  // foreground group, the action is let through on that alone and not judged a background job.
   try {
     const { execFileSync } = require('node:child_process') as typeof import('node:child_process');
     const out = execFileSync('ps', ['-o', 'tty=', '-o', 'pgid=', '-o', 'tpgid=', '-p', String(pid)], { encoding: 'utf8', timeout: 2000, stdio: ['ignore', 'pipe', 'ignore'] });
     const match = /^\s*(\S+)\s+(\d+)\s+(-?\d+)\s*$/m.exec(out);
-    if (!match) return { ...NO_TERMINAL, tty: '/dev/tty', how: '/dev/tty and ps' };
+    if (!match) return { ...NO_TERMINAL, tty: '/dev/tty', isForeground: true, how: '/dev/tty (ps could not tell the foreground group)' };
     const shown = match[1]!;
     const name = shown.startsWith('/') ? shown : `/dev/${shown.startsWith('tty') || shown.includes('/') ? '' : 'tty'}${shown}`;
     return { ...NO_TERMINAL, tty: name, isForeground: match[2] === match[3], how: '/dev/tty and ps' };
   } catch {
-    return { ...NO_TERMINAL, tty: '/dev/tty', how: '/dev/tty (ps could not tell the foreground group)' };
+    return { ...NO_TERMINAL, tty: '/dev/tty', isForeground: true, how: '/dev/tty (ps could not tell the foreground group)' };
   }
 }
 
