@@ -77,7 +77,7 @@ export function personSay(state: State, input: PersonSayInput, ctx: EngineCtx): 
   const ids = (sent.data?.message_ids ?? []) as string[];
   for (const id of ids) {
     const envelope = state.messages[id];
-    if (envelope) envelope.person_terminal = input.terminal;
+    if (envelope) envelope.person_terminal = { ...input.terminal };
   }
   recordPersonAction(state, { at: ctx.now(), person_id: input.person_id, action: 'say', channel: channel.name, detail: ids.join(', '), terminal: input.terminal });
   if (joined === undefined) return sent;
