@@ -12,12 +12,25 @@
 #   its edit tool on src/a.ts (Claude Code Edit and Write, Codex apply_patch,
 #   Gemini CLI write_file): refused, the file unchanged, and the text the
 #   model was shown names the holder, its channel and how to join it;
+#   the same file by other names: `alias/../a.ts` (alias -> src/sub; the
+#   kernel reads the `..` after the link) in a Codex apply_patch and a Codex
+#   exec_command `echo … >> alias/../a.ts`; `alias/../held/file.txt` in a
+#   Codex apply_patch (Codex folds the `..` first and writes held/file.txt);
+#   and an edit of hl-HOST.ts, a hard link of src/a.ts (Claude Code Edit,
+#   Codex apply_patch, Gemini CLI replace): each refused, the file unchanged;
 #   a shell command that plainly writes a held file (`echo … > held/file.txt`
 #   through Bash, exec_command, run_shell_command): refused before it runs;
 #   a shell write the check cannot see (`sh tools/w.sh HOST`, a script that
 #   appends to held/file.txt): it runs, and the model is shown a notice naming
 #   the file and its holder; the check after that call was answered by a
 #   server's shell checker, which named held/file.txt.
+# And Codex's write_stdin, in a second Codex turn: exec_command starts an
+# interactive `sh` (tty), write_stdin types `echo codex-stdin-slipped >> held/file.txt`
+# into it, then `exit`. A logging hook beside ours records every hook event
+# Codex sends; the check requires that none names write_stdin (Codex sends no
+# PreToolUse for it, so the typed write cannot be refused), that the `Bash`
+# PostToolUse of the `sh` call came once a poll saw it exit, and that the model
+# was then shown the notice naming held/file.txt.
 # A fresh OpenCode session (`opencode run`, its Anthropic provider pointed at
 # the stub; OpenComms only through the plugin install wrote) tries edit,
 # write and a bash write of held files: each stopped by the plugin's
@@ -31,7 +44,7 @@ DENY_PROJECT="$WORK/deny-project"
 DENY_STUB_SCRIPT="$DENY/stub-script.json"
 DENY_STUB_LOG="$DENY/stub-requests.jsonl"
 DENY_CHANNEL=deny-check
-mkdir -p "$DENY" "$DENY_PROJECT/src" "$DENY_PROJECT/held" "$DENY_PROJECT/tools"
+mkdir -p "$DENY" "$DENY_PROJECT/src/sub" "$DENY_PROJECT/held" "$DENY_PROJECT/tools"
 : >"$DENY_STUB_LOG"
 
 deny_verdict() { # name, pass|fail, text
@@ -49,6 +62,10 @@ const v = eval(process.argv[2]); process.stdout.write(v === undefined || v === n
 deny_result() { # turn, tool name, [text]
   deny_json "$DENY/$1.json" "((f) => f.find((t) => t.text.includes('${3:-}')) || f[0] || {})(s.tool_results.filter((t) => t.name === '$2')).text"
 }
+# The text of the Nth (from 0) tool result of TURN whose tool name is NAME.
+deny_nth_result() { # turn, tool name, n
+  deny_json "$DENY/$1.json" "(s.tool_results.filter((t) => t.name === '$2')[$3] || {}).text"
+}
 # Whether a deny TEXT reads as a deliberate refusal (whatever label the host
 # puts before it: Claude Code says "PreToolUse:Edit hook error:") and names the
 # holder, its channel and how to join it (a session outside the channel reads this).
@@ -61,6 +78,9 @@ section "deny: one project, three hosts installed, a holder of src/a.ts and held
 git -C "$DENY_PROJECT" init -q 2>/dev/null
 printf 'export const a = 1;\n' >"$DENY_PROJECT/src/a.ts"
 printf 'held\n' >"$DENY_PROJECT/held/file.txt"
+# src/a.ts by two other names: alias/../a.ts (the kernel reads `..` after the link: src/) and a hard link.
+ln -s src/sub "$DENY_PROJECT/alias"
+for host in claude codex gemini; do ln "$DENY_PROJECT/src/a.ts" "$DENY_PROJECT/hl-$host.ts"; done
 # A write no parser sees: the held path is only in the script.
 printf '#!/bin/sh\necho "${1:-someone}-slipped" >> held/file.txt\n' >"$DENY_PROJECT/tools/w.sh"
 for host in claude-code codex gemini-cli opencode; do
@@ -172,6 +192,14 @@ CLAUDE_DENY_ENV=("${BASE_ENV[@]}" "ANTHROPIC_BASE_URL=http://127.0.0.1:$DENY_POR
 CODEX_DENY_ENV=("${BASE_ENV[@]}" "CODEX_HOME=$DENY_CODEX_HOME" "STUB_API_KEY=sk-offline-stub")
 GEMINI_DENY_ENV=("${BASE_ENV[@]}" "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:$DENY_PORT" "GEMINI_API_KEY=offline-stub")
 
+# A second hook beside ours, for the write_stdin check: it records every
+# PreToolUse and PostToolUse event Codex sends (what OpenComms' hook is given).
+DENY_CODEX_EVENTS="$DENY/codex-hook-events.jsonl"
+printf '%s\n' 'let s = ""; process.stdin.on("data", (d) => { s += d; }).on("end", () => { require("fs").appendFileSync(process.argv[2], s.trim() + "\n"); process.stdout.write("{}\n"); });' >"$DENY/log-hook.cjs"
+node -e 'const [file, command] = process.argv.slice(1); const fs = require("fs"); const j = JSON.parse(fs.readFileSync(file, "utf8"));
+for (const event of ["PreToolUse", "PostToolUse"]) (j.hooks[event] = j.hooks[event] || []).push({ hooks: [{ type: "command", command, timeout: 30 }] });
+fs.writeFileSync(file, JSON.stringify(j, null, 2));' "$DENY_PROJECT/.codex/hooks.json" "node \"$DENY/log-hook.cjs\" \"$DENY_CODEX_EVENTS\""
+
 # Codex skips untrusted project hooks without a word: trust each one by the hash
 # its app-server reports (hooks/list), as a person approving them would.
 if command -v codex >/dev/null; then
@@ -228,23 +256,37 @@ PATCH='*** Begin Patch
 *** End Patch
 '
 node -e 'const [file, project, patch] = process.argv.slice(1); const fs = require("fs");
+const other = (name) => patch.replace("*** Update File: src/a.ts", "*** Update File: " + name);
+const heldPatch = "*** Begin Patch\n*** Update File: alias/../held/file.txt\n@@\n-held\n+codex-patched-held\n*** End Patch\n";
 const shell = (host) => [`echo ${host}-bash > held/file.txt`, `sh tools/w.sh ${host}`];
 const [cEcho, cSlip] = shell("claude"); const [xEcho, xSlip] = shell("codex"); const [gEcho, gSlip] = shell("gemini");
 fs.writeFileSync(file, JSON.stringify({
   claude: [
     { tool: "Read", input: { file_path: project + "/src/a.ts" } },
     { tool: "Edit", input: { file_path: project + "/src/a.ts", old_string: "export const a = 1;", new_string: "export const a = 3; // claude edited a held file" } },
+    { tool: "Read", input: { file_path: project + "/hl-claude.ts" } },
+    { tool: "Edit", input: { file_path: project + "/hl-claude.ts", old_string: "export const a = 1;", new_string: "export const a = 7; // claude edited a hard link of a held file" } },
     { tool: "Write", input: { file_path: project + "/held/new.txt", content: "claude wrote a held path\n" } },
     { tool: "Bash", input: { command: cEcho, description: "Write a held file" } },
     { tool: "Bash", input: { command: cSlip, description: "Run a script that writes a held file" } },
     { text: "Claude Code turn done." }],
   codex: [
     { tool: "apply_patch", input: { input: patch } },
+    { tool: "apply_patch", input: { input: other("alias/../a.ts") } },
+    { tool: "apply_patch", input: { input: other("hl-codex.ts") } },
+    { tool: "apply_patch", input: { input: heldPatch } },
     { tool: "exec_command", input: { cmd: xEcho } },
+    { tool: "exec_command", input: { cmd: "echo codex-alias >> alias/../a.ts" } },
     { tool: "exec_command", input: { cmd: xSlip } },
     { text: "Codex turn done." }],
+  codexstdin: [
+    { tool: "exec_command", input: { cmd: "sh", tty: true, yield_time_ms: 1000 } },
+    { tool: "write_stdin", input: { chars: "echo codex-stdin-slipped >> held/file.txt\n", yield_time_ms: 1000 }, from_output: { session_id: "session ID (\\d+)" } },
+    { tool: "write_stdin", input: { chars: "exit\n", yield_time_ms: 1000 }, from_output: { session_id: "session ID (\\d+)" } },
+    { text: "Codex write_stdin turn done." }],
   gemini: [
     { tool: "write_file", input: { file_path: "src/a.ts", content: "export const a = 4; // gemini wrote a held file\n" } },
+    { tool: "replace", input: { file_path: project + "/hl-gemini.ts", old_string: "export const a = 1;", new_string: "export const a = 8; // gemini replaced in a hard link of a held file", instruction: "Change a." } },
     { tool: "run_shell_command", input: { command: gEcho } },
     { tool: "run_shell_command", input: { command: gSlip } },
     { text: "Gemini CLI turn done." }],
@@ -262,7 +304,8 @@ if command -v claude >/dev/null; then
   deny_turn claude anthropic CLAUDE_DENY_ENV claude -p "[stub:claude] Edit the held files." --allowedTools Read Edit Write Bash \
     --output-format stream-json --verbose
   deny_show claude
-  deny_edit_verdict claude-deny-edit Edit "$(deny_result claude Edit)"
+  deny_edit_verdict claude-deny-edit Edit "$(deny_nth_result claude Edit 0)"
+  deny_edit_verdict claude-deny-hard-link Edit "$(deny_nth_result claude Edit 1)" "an Edit of hl-claude.ts, a hard link of src/a.ts"
   deny_write_verdict claude-deny-write Write "$(deny_result claude Write)"
   deny_shell_verdict claude-deny-shell Bash claude "$(deny_result claude Bash 'OpenComms')"
   deny_notice_verdict claude-shell-notice Bash claude "$(deny_json "$DENY/claude.json" "s.found['your shell command changed']")"
@@ -275,11 +318,40 @@ if command -v codex >/dev/null; then
   deny_turn codex responses CODEX_DENY_ENV codex exec --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox \
     "[stub:codex] Patch the held files."
   deny_show codex
-  deny_edit_verdict codex-deny-apply-patch apply_patch "$(deny_result codex apply_patch)" \
+  deny_edit_verdict codex-deny-apply-patch apply_patch "$(deny_nth_result codex apply_patch 0)" \
     "requests: $(grep -c . "$DENY_STUB_LOG"); stderr: $(grep -v '^WARNING\|^Reading' "$DENY/codex.stderr" | head -c 300)"
+  deny_edit_verdict codex-deny-alias-dotdot apply_patch "$(deny_nth_result codex apply_patch 1)" "a patch of alias/../a.ts, alias -> src/sub"
+  deny_edit_verdict codex-deny-hard-link apply_patch "$(deny_nth_result codex apply_patch 2)" "a patch of hl-codex.ts, a hard link of src/a.ts"
+  DOTDOT_HELD="$(deny_nth_result codex apply_patch 3)"
+  ! grep -q codex-patched-held "$DENY_PROJECT/held/file.txt" && names_holder "$DOTDOT_HELD" \
+    && deny_verdict codex-deny-dotdot-folded pass "apply_patch of alias/../held/file.txt (Codex folds the .. and writes held/file.txt) refused, file unchanged; shown: $(short "$DOTDOT_HELD" 200)" \
+    || deny_verdict codex-deny-dotdot-folded fail "held/file.txt: $(tr '\n' '|' <"$DENY_PROJECT/held/file.txt"); apply_patch result: $(short "${DOTDOT_HELD:-none}")"
+  deny_edit_verdict codex-deny-shell-alias-dotdot exec_command "$(deny_nth_result codex exec_command 1)" "\`echo codex-alias >> alias/../a.ts\`"
   deny_shell_verdict codex-deny-shell exec_command codex "$(deny_result codex exec_command 'OpenComms')"
   deny_notice_verdict codex-shell-notice exec_command codex "$(deny_json "$DENY/codex.json" "s.found['your shell command changed']")"
   deny_checker_verdict codex-shell-checker "$ANSWERS_BEFORE"
+
+  section "deny: Codex write_stdin into an interactive sh (a second codex exec turn)"
+  EVENTS_BEFORE="$( [ -f "$DENY_CODEX_EVENTS" ] && wc -l <"$DENY_CODEX_EVENTS" || echo 0)"
+  deny_turn codex-stdin responses CODEX_DENY_ENV codex exec --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox \
+    "[stub:codexstdin] Type into a shell."
+  deny_show codex-stdin
+  # The hook events of this turn: event name, tool_name, tool_input, tool_use_id.
+  STDIN_EVENTS="$(tail -n +"$((EVENTS_BEFORE + 1))" "$DENY_CODEX_EVENTS" 2>/dev/null | node -e 'let s = ""; process.stdin.on("data", (d) => { s += d; }).on("end", () => {
+const events = s.split("\n").filter(Boolean).map((l) => { try { return JSON.parse(l); } catch { return {}; } });
+process.stdout.write(events.map((e) => `${e.hook_event_name} ${e.tool_name} ${JSON.stringify(e.tool_input)} ${e.tool_use_id}`).join("; ")); });')"
+  echo "  hook events Codex sent in this turn: ${STDIN_EVENTS:-none}"
+  if [[ -n "$STDIN_EVENTS" && "$STDIN_EVENTS" != *write_stdin* && "$STDIN_EVENTS" == *'PreToolUse Bash {"command":"sh"}'* && "$STDIN_EVENTS" == *'PostToolUse Bash {"command":"sh"}'* ]]; then
+    deny_verdict codex-write-stdin-events pass "no hook event names write_stdin; PreToolUse and PostToolUse Bash {\"command\":\"sh\"} share the exec call's id: $(short "$STDIN_EVENTS" 400)"
+  else
+    deny_verdict codex-write-stdin-events fail "expected Bash sh before and after and nothing named write_stdin; saw: ${STDIN_EVENTS:-none}"
+  fi
+  STDIN_SEEN="$(deny_json "$DENY/codex-stdin.json" "s.found['your shell command changed']")"
+  if held_has codex-stdin-slipped && [ -n "$STDIN_SEEN" ]; then
+    deny_verdict codex-write-stdin-notice pass "write_stdin typed \`echo codex-stdin-slipped >> held/file.txt\` into sh (no hook event to refuse it); once sh exited the model was shown: $STDIN_SEEN"
+  else
+    deny_verdict codex-write-stdin-notice fail "file has codex-stdin-slipped: $(held_has codex-stdin-slipped && echo yes || echo no); notice shown: ${STDIN_SEEN:-no}"
+  fi
 fi
 
 if command -v gemini >/dev/null; then
@@ -290,6 +362,7 @@ if command -v gemini >/dev/null; then
   deny_turn gemini gemini GEMINI_DENY_ENV gemini -m gemini-2.5-pro -p "[stub:gemini] Write the held files." --approval-mode yolo --output-format json
   deny_show gemini
   deny_edit_verdict gemini-deny-write-file write_file "$(deny_result gemini write_file)" "stderr: $(tail -c 300 "$DENY/gemini.stderr")"
+  deny_edit_verdict gemini-deny-hard-link replace "$(deny_result gemini replace)" "a replace in hl-gemini.ts, a hard link of src/a.ts"
   deny_shell_verdict gemini-deny-shell run_shell_command gemini "$(deny_result gemini run_shell_command 'OpenComms')"
   deny_notice_verdict gemini-shell-notice run_shell_command gemini "$(deny_json "$DENY/gemini.json" "s.found['your shell command changed']")"
   deny_checker_verdict gemini-shell-checker "$ANSWERS_BEFORE"
@@ -337,5 +410,14 @@ for host in claude-code codex gemini-cli opencode; do
     deny_verdict "holder-notice-$host" fail "no system message about the $host writer in the holder's inbox: $(short "${INBOX:-none}" 600)"
   fi
 done
+if command -v codex >/dev/null; then
+  # Codex wrote held/file.txt twice: through the script, and by lines typed with write_stdin.
+  CODEX_NOTICES="$(printf '%s' "$NOTICES" | grep -c "changed during a shell command of a codex session")"
+  if [ "$CODEX_NOTICES" -ge 2 ]; then
+    deny_verdict holder-notice-codex-write-stdin pass "the holder got $CODEX_NOTICES system messages about codex writes, one of them the lines typed with write_stdin"
+  else
+    deny_verdict holder-notice-codex-write-stdin fail "the holder got $CODEX_NOTICES system message(s) about codex writes, not 2"
+  fi
+fi
 kill "$DENY_STUB_PID" "$DENY_ANSWERS_PID" 2>/dev/null
 wait "$DENY_STUB_PID" 2>/dev/null

@@ -15,12 +15,21 @@
 # the message must show `rung` via inbox and exactly one `delivered`, and the
 # model must hold its text once.
 #
+# Then ten mails to the same idle Claude Code session, one every few seconds
+# (each once its last turn has ended and it is idle): each must wake it
+# through its inbox at once. Claude Code drops an inbox body equal to the one
+# it took within the last 30 s, so this holds only while every notice
+# differs. A wake is a turn the stub model sees started by a notice; all ten
+# mails must end delivered.
+#
 # Codex: the same with the `codex` TUI in tmux (a model provider at the stub,
 # trust written by `install codex --apply` into a HOME of its own), a
 # Claude-Code-like second member, and the door `codex queue --thread`. Codex
 # hides MCP tools behind its tool_search, so the stub searches first and
 # calls the tools by name and namespace, as the real model does.
 # Every check prints one PASS or FAIL line.
+# CHECK_HOSTS_DOORS="claude codex" (the default) picks the hosts; DOORS_BURST
+# the number of mails of the Claude Code burst (10).
 
 DOORS="$WORK/doors"
 DOORS_STUB_SCRIPT="$DOORS/stub-script.json"
@@ -79,6 +88,9 @@ if (what === 'step') { // FILE INDEX: mcp-send's record of step INDEX
 } else if (what === 'wake') { // LOG SINCE TEXT: the first main-loop request at or after SINCE with a user message holding TEXT
   const r = lines(args[0]).find((x) => mainLoop(x) && x.at >= Number(args[1]) && userTexts(x).some((t) => t.includes(args[2])));
   if (r) out({ seq: r.seq, at: r.at, shown: userTexts(r).find((t) => t.includes(args[2])) });
+} else if (what === 'woke') { // LOG SINCE TAG: the first request of a turn of TAG (its step 0) at or after SINCE
+  const r = lines(args[0]).find((x) => mainLoop(x) && x.at >= Number(args[1]) && typeof x.reply?.why === 'string' && x.reply.why.startsWith(`tag ${args[2]} step 0`));
+  if (r) out({ seq: r.seq, at: r.at, shown: userTexts(r).filter((t) => t.includes('OpenComms message')).pop() });
 } else if (what === 'replied') { // LOG WHY: whether the stub gave a reply whose reason starts with WHY
   out(lines(args[0]).some((x) => typeof x.reply?.why === 'string' && x.reply.why.startsWith(args[1])) ? 'yes' : '');
 } else if (what === 'shown') { // LOG TAG MARKER: in the last main-loop request of TAG's turn, how many items hold MARKER
@@ -167,7 +179,8 @@ echo "stub model on 127.0.0.1:$DOORS_PORT; requests logged to $DOORS_STUB_LOG"
 
 # The stub's steps. A door's notice names no tag, so "_when" ties each
 # channel's notice to the steps of the woken turn: pull, then status (the
-# door's own report), then a short answer.
+# door's own report), then a short answer. The last entry catches a
+# door-claude notice for several messages too ("2 OpenComms messages wait").
 node -e 'const fs = require("fs"); fs.writeFileSync(process.argv[1], JSON.stringify({
   cjoin: [{ tool: "opencomms_join", input: { channel: "door-claude", role: "reviewer", role_prompt: "You review what the writer sends." } },
           { text: "Joined door-claude; waiting." }],
@@ -176,7 +189,8 @@ node -e 'const fs = require("fs"); fs.writeFileSync(process.argv[1], JSON.string
           { text: "Joined door-codex; waiting." }],
   xwake: [{ tool: "opencomms_pull", input: {} }, { tool: "opencomms_status", input: {} }, { text: "Read the mail." }],
   _when: [{ text: "OpenComms message waits for you: from writer on channel door-claude", tag: "cwake" },
-          { text: "OpenComms message waits for you: from writer on channel door-codex", tag: "xwake" }],
+          { text: "OpenComms message waits for you: from writer on channel door-codex", tag: "xwake" },
+          { text: "from writer on channel door-claude", tag: "cwake" }],
 }, null, 1));' "$DOORS_STUB_SCRIPT"
 
 BASE_DOORS_ENV=(env -i "PATH=$PATH" "HOME=$HOME" "TMPDIR=${TMPDIR:-/tmp}" "LANG=C.UTF-8" "TERM=xterm-256color"
@@ -305,8 +319,70 @@ process.stdout.write((ok ? "pass " : "fail ") + "status " + p.status + "; path: 
   echo "project status: $(node "$DIST" status --project "$project" --json 2>/dev/null | node -e 'const j = JSON.parse(require("fs").readFileSync(0, "utf8")); process.stdout.write("pending " + j.data.pending_messages + ", errors " + JSON.stringify(j.data.errors).slice(0, 400))')"
 }
 
+# Ten mails, a few seconds apart, to the idle session; each must wake it.
+#   doors_burst PREFIX SESSION PROJECT CHANNEL WAKE_TAG SENDER_ENV_NAME SENDER_ARGS...
+# The sender is the member that opened CHANNEL (the same thread), so each
+# notice names the same role on the same channel: the case where notices
+# used to repeat word for word.
+doors_burst() {
+  local prefix=$1 session=$2 project=$3 channel=$4 wtag=$5 senv="${6}[@]"
+  shift 6
+  local n=${DOORS_BURST:-10} out="$DOORS/$prefix-burst.jsonl" steps="$DOORS/$prefix-burst-steps.json" mark
+  mark="BURST-$(doors_rand)"
+  : >"$out"
+  node -e 'const [file, channel, mark, n, dir] = process.argv.slice(1); const steps = [];
+for (let i = 1; i <= Number(n); i++) {
+  steps.push({ wait_file: `${dir}/burst-go-${i}`, timeout_s: 600 });
+  steps.push({ tool: "opencomms_send", arguments: { channel, to: "reviewer", content: `${mark}-${i}: please review change ${i}.` } });
+}
+require("fs").writeFileSync(file, JSON.stringify(steps));' "$steps" "$channel" "$mark" "$n" "$DOORS/$prefix"
+  mkdir -p "$DOORS/$prefix"
+  "${!senv}" node "$ROOT/scripts/mcp-send.mjs" --dist "$DIST" --project "$project" --out "$out" --steps "$steps" "$@" \
+    2>"$DOORS/$prefix-burst.err" &
+  DOORS_PIDS+=($!)
+  local i since prompt=0 late=0 missed=0 delays=() misses=() wake reply_at wake_at delay
+  since="$(doors_now)"
+  # The session is idle before the first: the woken turn of the single wake has ended.
+  doors_until 60 bash -c '[ -n "$(node "$0" replied "$1" "tag $2 step 2")" ]' "$DOORS/read.cjs" "$DOORS_STUB_LOG" "$wtag" >/dev/null
+  for ((i = 1; i <= n; i++)); do
+    # Idle: a Stop written since the last wake (or since the burst began), then a few seconds' pause.
+    doors_until 60 bash -c '[ -n "$(node "$0" idle "$1" "$2")" ]' "$DOORS/read.cjs" "$project/.opencomms/turns" "$since" >/dev/null
+    sleep 3
+    touch "$DOORS/$prefix/burst-go-$i"
+    if ! doors_until 30 doors_sender_step "$out" $((2 * i - 1)); then
+      doors_verdict "$prefix-burst" fail "send $i of $n did not come back: $(head -c 300 "$DOORS/$prefix-burst.err")"
+      return 1
+    fi
+    reply_at="$(doors_read step "$out" $((2 * i - 1)) | node -e 'process.stdout.write(String(JSON.parse(require("fs").readFileSync(0, "utf8")).reply_at))')"
+    wake=
+    doors_burst_woke() { wake="$(doors_read woke "$DOORS_STUB_LOG" "$reply_at" "$wtag")"; [ -n "$wake" ]; }
+    # Long enough for one ring again (30 s after a ring that woke nobody).
+    if doors_until 45 doors_burst_woke; then
+      wake_at="$(printf '%s' "$wake" | node -e 'process.stdout.write(String(JSON.parse(require("fs").readFileSync(0, "utf8")).at))')"
+      delay=$((wake_at - reply_at))
+      delays+=("$delay")
+      if [ "$delay" -le 10000 ]; then prompt=$((prompt + 1)); else late=$((late + 1)); fi
+      echo "mail $i: woke the session $delay ms after the send's reply: \"$(printf '%s' "$wake" | node -e 'process.stdout.write((JSON.parse(require("fs").readFileSync(0, "utf8")).shown || "").replace(/\s+/g, " ").slice(0, 200))')\""
+      since=$wake_at
+    else
+      missed=$((missed + 1))
+      misses+=("$i")
+      echo "mail $i: no turn started within 45 s of the send"
+    fi
+  done
+  # Every mail delivered once: nothing pending for the reviewer at the end (a dropped one waits for the next wake's pull).
+  local pending
+  doors_pending() { pending="$(node "$DIST" status --project "$project" --json 2>/dev/null | node -e 'const j = JSON.parse(require("fs").readFileSync(0, "utf8")); process.stdout.write(String(j.data.pending_messages))')"; [ "$pending" = 0 ]; }
+  doors_until 60 doors_pending
+  local text="$prompt of $n mails woke the idle session at once (within 10 s), $late later (a ring again), $missed not within 45 s${misses[*]:+ (mails ${misses[*]})}; send -> wake ms: ${delays[*]:-none}; pending at the end: ${pending:-unknown}"
+  if [ "$prompt" = "$n" ] && [ "$pending" = 0 ]; then doors_verdict "$prefix-burst" pass "$text"
+  else doors_verdict "$prefix-burst" fail "$text"; doors_show_pane "$session"; fi
+  echo "the door's own report: $(node "$DIST" status --project "$project" 2>/dev/null | grep -iE 'rang|error' | head -5 | tr '\n' ' ')"
+}
+
 # ---- Claude Code -----------------------------------------------------------
-if command -v claude >/dev/null; then
+DOORS_HOSTS=" ${CHECK_HOSTS_DOORS:-claude codex} "
+if [[ "$DOORS_HOSTS" == *" claude "* ]] && command -v claude >/dev/null; then
   section "doors: Claude Code $(claude --version 2>/dev/null | head -1), idle in tmux, woken through its inbox"
   DC_PROJECT="$WORK/doors-claude-project"
   mkdir -p "$DC_PROJECT" && git -C "$DC_PROJECT" init -q 2>/dev/null
@@ -337,8 +413,10 @@ fs.writeFileSync(file, JSON.stringify(j));' "$HOME/.claude.json" "$DC_PROJECT" "
   if doors_until 60 doors_claude_ready; then
     echo "claude is up in tmux; its OpenComms server runs: $(ps -o pid=,args= -p "$(doors_child "$(doors_pane_pid claude)" .opencomms/opencomms.js)")"
     DC_SENDER_ENV=("${BASE_DOORS_ENV[@]}")
+    DC_SENDER_THREAD="$(doors_uuid)"
     doors_run claude "Claude Code" claude "$DC_PROJECT" door-claude cjoin cwake inbox DC_SENDER_ENV \
-      --host codex --thread "$(doors_uuid)"
+      --host codex --thread "$DC_SENDER_THREAD" \
+      && doors_burst claude claude "$DC_PROJECT" door-claude cwake DC_SENDER_ENV --host codex --thread "$DC_SENDER_THREAD"
   else
     doors_verdict claude-setup fail "claude did not come up ready within 60 s (prompt, SessionStart turn record, our server)"
     doors_show_pane claude
@@ -346,7 +424,7 @@ fs.writeFileSync(file, JSON.stringify(j));' "$HOME/.claude.json" "$DC_PROJECT" "
 fi
 
 # ---- Codex -----------------------------------------------------------------
-if command -v codex >/dev/null; then
+if [[ "$DOORS_HOSTS" == *" codex "* ]] && command -v codex >/dev/null; then
   section "doors: Codex $(codex --version 2>/dev/null | head -1) TUI, idle in tmux, woken through codex queue"
   DX_PROJECT="$WORK/doors-codex-project"
   mkdir -p "$DX_PROJECT" "$DOORS_CODEX_HOME" && git -C "$DX_PROJECT" init -q 2>/dev/null

@@ -26,7 +26,8 @@
 # And each host's door (scripts/check-hosts-doors.sh): an idle interactive
 # Claude Code and Codex, each in tmux against the same stub, woken by their own
 # OpenComms server through the host's own door (the Claude Code inbox,
-# `codex queue`) when a second member sends; the send -> wake time is measured.
+# `codex queue`) when a second member sends; the send -> wake time is measured;
+# then ten mails a few seconds apart to the idle Claude Code must wake it ten times.
 # No login and no model call. Not part of `npm test`.
 #
 # Usage: scripts/check-hosts.sh
@@ -39,6 +40,7 @@
 #                              commands (timed), then Claude Code and Codex exchange a review request
 #                              and its answer against the stub model (needs the npm registry for npm ci)
 #   CHECK_HOSTS_ONLY=doors     only the idle-session doors (interactive Claude Code and Codex in tmux) against the stub model
+#   CHECK_HOSTS_DOORS=claude   only these hosts of the doors (claude, codex; both by default)
 #   CHECK_HOSTS_TURNS="reserve stop"  only these parts of the turns (sessions, reserve, stop, redis)
 set -uo pipefail
 

@@ -34,6 +34,10 @@
 // as apply_patch, is called with "input" as its text). A text step with "after_file": PATH is held
 // back until PATH exists (at most 100 s), and PATH.waiting is created meanwhile,
 // so a script can make something happen just before the turn would end.
+// A tool step may take values from the newest tool output the request holds:
+// "from_output": { FIELD: REGEX } sets input FIELD to REGEX's first capture in
+// that output (a number when it is all digits), e.g. Codex's write_stdin
+// session_id from `Process running with session ID N`.
 //
 // Only requests that offer tools are treated as the main loop; the host's
 // side requests (titles, summaries, quota probes, Gemini's next-speaker
@@ -167,11 +171,36 @@ function answerFor(api, body) {
       blocks.push({ type: 'tool_search', id: `tsc_stub_${String(seq).padStart(6, '0')}`, query });
       return { blocks: blocks.filter((b) => b.type !== 'text'), stop: 'tool_use', why: `${why}: searching for ${step.tool} (tool_search)` };
     }
-    blocks.push({ type: 'tool_use', id: `toolu_stub_${String(seq).padStart(6, '0')}`, name: tool.name, input: step.input ?? {}, custom: tool.custom, namespace: tool.namespace });
+    const callInput = withOutputValues(step.input ?? {}, step.from_output, newestToolOutput(api, body));
+    blocks.push({ type: 'tool_use', id: `toolu_stub_${String(seq).padStart(6, '0')}`, name: tool.name, input: callInput, custom: tool.custom, namespace: tool.namespace });
     return { blocks, stop: 'tool_use', why: tool.missing ? `${why}: ${step.tool} is not among the offered tools (${offered.map((t) => t.name).join(', ')})` : why };
   }
   if (blocks.length === 0) blocks.push({ type: 'text', text: 'Done.' });
   return { blocks, stop: 'end_turn', why, afterFile: typeof step.after_file === 'string' ? step.after_file : undefined };
+}
+
+/** The text of the newest tool output in a request ('' when none). */
+function newestToolOutput(api, body) {
+  const texts = api === 'responses'
+    ? (Array.isArray(body.input) ? body.input : []).filter((i) => i?.type === 'function_call_output' || i?.type === 'custom_tool_call_output')
+      .map((i) => (typeof i.output === 'string' ? i.output : JSON.stringify(i.output ?? '')))
+    : api === 'anthropic'
+      ? (Array.isArray(body.messages) ? body.messages : []).flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+        .filter((c) => c?.type === 'tool_result').map((c) => (typeof c.content === 'string' ? c.content : JSON.stringify(c.content ?? '')))
+      : (Array.isArray(body.contents) ? body.contents : []).flatMap((c) => (Array.isArray(c.parts) ? c.parts : []))
+        .filter((p) => p?.functionResponse).map((p) => JSON.stringify(p.functionResponse));
+  return texts.length === 0 ? '' : texts[texts.length - 1];
+}
+
+/** A step's input with each `from_output` field set from `output`. */
+function withOutputValues(input, fromOutput, output) {
+  if (fromOutput === null || typeof fromOutput !== 'object') return input;
+  const filled = { ...input };
+  for (const [field, pattern] of Object.entries(fromOutput)) {
+    const match = new RegExp(pattern).exec(output);
+    if (match) filled[field] = /^\d+$/.test(match[1] ?? '') ? Number(match[1]) : match[1] ?? match[0];
+  }
+  return filled;
 }
 
 /** Answers once FILE exists (or after 100 s); says it is holding by creating FILE.waiting. */

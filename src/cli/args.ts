@@ -9,14 +9,14 @@ export type CommandName = (typeof COMMANDS)[number];
 
 type FlagName =
   | 'project' | 'host' | 'id' | 'member' | 'timeout' | 'store' | 'to' | 'json' | 'help' | 'version' | 'dry-run' | 'plugin' | 'wait' | 'fix' | 'apply'
-  | 'release' | 'release-member' | 'type' | 'reply-to' | 'role' | 'notify';
+  | 'release' | 'release-member' | 'type' | 'reply-to' | 'role' | 'notify' | 'i-have-read-the-project-config';
 
 /** Flags each command accepts; anything else is a usage error. */
 const FLAGS_BY_COMMAND: Record<CommandName, readonly FlagName[]> = {
   serve: ['project', 'host', 'store'],
   status: ['project', 'json', 'store'],
   pin: ['project', 'host', 'id'],
-  install: ['project', 'member', 'dry-run', 'plugin', 'apply', 'store'],
+  install: ['project', 'member', 'dry-run', 'plugin', 'apply', 'i-have-read-the-project-config', 'store'],
   uninstall: ['project', 'dry-run'],
   hook: ['project', 'wait', 'timeout', 'store'],
   doctor: ['project', 'fix', 'json', 'store'],
@@ -53,7 +53,7 @@ const SAY_TYPES: readonly string[] = ['manual', 'review_request', 'review_respon
 const VALUE_FLAGS: readonly FlagName[] = [
   'project', 'host', 'id', 'member', 'timeout', 'store', 'to', 'release', 'release-member', 'type', 'reply-to', 'role', 'notify',
 ];
-const BOOLEAN_FLAGS: readonly FlagName[] = ['json', 'help', 'version', 'dry-run', 'plugin', 'wait', 'fix', 'apply'];
+const BOOLEAN_FLAGS: readonly FlagName[] = ['json', 'help', 'version', 'dry-run', 'plugin', 'wait', 'fix', 'apply', 'i-have-read-the-project-config'];
 const SHORT_FLAGS: Record<string, FlagName> = { '-h': 'help', '-v': 'version' };
 
 export class UsageError extends Error {
@@ -132,6 +132,8 @@ export interface CommandFlags {
   wait: boolean;
   fix: boolean;
   apply: boolean;
+  /** install --apply: the user has read what the project's host config holds besides OpenComms, and trusts it. */
+  hasReadProjectConfig: boolean;
 }
 
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
@@ -228,6 +230,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     wait: values.wait === true,
     fix: values.fix === true,
     apply: values.apply === true,
+    hasReadProjectConfig: values['i-have-read-the-project-config'] === true,
   };
   return { kind: 'command', command, flags, positionals: rest };
 }
@@ -237,11 +240,15 @@ export const HELP_TEXT = `opencomms - messaging between coding-agent sessions ov
 Usage:
   opencomms [serve] [DIR] [--project DIR] [--host ID] [--store URL]
       Run the MCP stdio server (what a host's MCP config starts).
-  opencomms install <host> [--project DIR] [--member ID] [--dry-run] [--plugin] [--apply] [--store URL]
+  opencomms install <host> [--project DIR] [--member ID] [--dry-run] [--plugin] [--apply]
+                  [--i-have-read-the-project-config] [--store URL]
       Add OpenComms to a host's config (claude-code, codex, gemini-cli, opencode,
       cursor, vscode; claude-desktop, windsurf and goose get a snippet to paste).
       --plugin (claude-code): install as a Claude Code plugin; --apply runs the
-      claude commands that enable it. --store: the Redis store (and
+      claude commands that enable it. codex, gemini-cli: --apply writes the trust
+      lines into your own config; it refuses while the project's host config holds
+      servers, hooks or settings OpenComms did not write, and lists them, until you
+      add --i-have-read-the-project-config. --store: the Redis store (and
       $OPENCOMMS_PROJECT_ID) the host's server and hooks use; never a password.
   opencomms uninstall <host> [--project DIR] [--dry-run]
       Remove exactly what install added.

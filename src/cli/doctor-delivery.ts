@@ -6,6 +6,7 @@
 // Findings are ok or WARN, never FAIL: a missed state delays mail, it loses none.
 import { existsSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
+import { formatIsoTime, unwokenLine, unwokenMailOf, type State } from '../engine';
 import type { Check } from '../store';
 import { inboxAddressOf, probeInbox } from '../delivery/inbox-door';
 import { codexBinOf } from '../delivery/codex-door';
@@ -16,6 +17,8 @@ export interface DeliveryCheckOptions {
   env: NodeJS.ProcessEnv;
   /** The checks doctor made so far: which hosts are set up, and whether their hooks are. */
   earlier: readonly Check[];
+  /** The project's state as the store read it, for mail a door rang without waking its member. */
+  state?: State;
 }
 
 function isSetUp(earlier: readonly Check[], host: string): boolean {
@@ -101,6 +104,14 @@ function opencodeDelivery(projectDir: string): Check {
     : { name: 'opencode delivery', status: 'warn', message: 'no OpenCode plugin (.opencode/plugin/opencomms.js): sessions get mail only when they call opencomms_pull; run `opencomms install opencode`' };
 }
 
+/** Mail whose door rang its bounded times without waking the member (engine/unwoken): a WARN while it waits. */
+function unwokenCheck(state: State | undefined): Check[] {
+  const unwoken = state === undefined ? [] : unwokenMailOf(Object.values(state.messages));
+  if (unwoken.length === 0) return [];
+  const lines = unwoken.map((u) => unwokenLine(u, formatIsoTime(u.last_rung_at)));
+  return [{ name: 'delivery wake-ups', status: 'warn', message: `${lines.join('; ')}. Look at that session (is it running, is its inbox or codex queue refused?); its hooks or a pull still bring the mail in` }];
+}
+
 /** One check per host set up here; none when no host is. Never throws. */
 export async function checkDelivery(options: DeliveryCheckOptions): Promise<Check[]> {
   const { earlier, projectDir } = options;
@@ -110,6 +121,7 @@ export async function checkDelivery(options: DeliveryCheckOptions): Promise<Chec
     if (isSetUp(earlier, 'codex')) checks.push(codex(options));
     if (isSetUp(earlier, 'gemini-cli')) checks.push(gemini(options));
     if (isSetUp(earlier, 'opencode') || existsSync(join(projectDir, OPENCODE_PLUGIN))) checks.push(opencodeDelivery(projectDir));
+    checks.push(...unwokenCheck(options.state));
   } catch (err) {
     checks.push({ name: 'delivery', status: 'warn', message: `could not check the delivery paths (${err instanceof Error ? err.message : String(err)})` });
   }

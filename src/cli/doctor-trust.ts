@@ -9,11 +9,12 @@ import { dirname, join } from 'node:path';
 import { STATE_DIR_NAME, type Check } from '../store';
 import { CONFIG_EDITS } from '../hosts/config-edits';
 import { CLAUDE_ALLOW_RULE, CLAUDE_LOCAL_SETTINGS, grantsOf, isOpencommsGrant } from '../hosts/claude-permissions';
-import { codexTrustEntries, readCodexTrust } from '../hosts/codex-trust';
+import { codexTrustEntries, readCodexTrust, strayCodexTrust } from '../hosts/codex-trust';
 import { readGeminiTrust } from '../hosts/gemini-trust';
 import { isJsonObject, parseJsonObject, type JsonObject } from '../hosts/json-config';
 import type { HostName } from '../hosts/launch';
 import { OPENCODE_PLUGIN_BUNDLE, opencodePluginPathIn } from '../hosts/opencode-plugin-copy';
+import { showText } from '../hosts/project-review';
 import { codexUserConfigPath, geminiTrustPath, homeOf } from '../hosts/user-trust';
 
 /** A trust finding: a Check, with the stable reason of a problem and the command that fixes it. */
@@ -141,10 +142,17 @@ function checkCodex({ projectDir, env }: TrustCheckOptions): TrustCheck {
   }
   const text = readIfThere(path) ?? '';
   let findings;
+  let stray;
   try {
     findings = readCodexTrust(text, entries);
+    stray = strayCodexTrust(text, projectDir, entries);
   } catch (err) {
     return trustProblem(name, 'codex_config_unreadable', `${path} cannot be followed (${(err as Error).message}); check that the project and hooks are trusted there by hand (\`opencomms install codex\` prints the lines).`);
+  }
+  if (stray.length > 0) {
+    return trustProblem(name, 'codex_foreign_hook_trusted',
+      `${path} trusts, in the block an earlier \`install codex --apply\` wrote, ${stray.length === 1 ? 'a hook' : `${stray.length} hooks`} that install did not write: ${stray.map((key) => showText(JSON.stringify(key))).join(', ')}. Codex runs ${stray.length === 1 ? 'it' : 'them'} without asking. Running --apply again rewrites the block without ${stray.length === 1 ? 'it' : 'them'}.`,
+      fix);
   }
   const bad = findings.filter((f) => f.state !== 'trusted');
   if (bad.length === 0) return { name, status: 'ok', message: `${path} trusts the project and its ${entries.length - 1} OpenComms hooks` };

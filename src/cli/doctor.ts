@@ -35,7 +35,7 @@ export async function runDoctor(options: DoctorOptions): Promise<number> {
     ...guardCheck('members', () => checkMembers(projectDir, storeReport.state)),
     ...hosts,
     ...(options.env === undefined ? [] : guardCheck('host trust', () => checkTrust({ projectDir, env: options.env!, bundlePath: options.bundlePath }))),
-    ...(await checkDelivery({ projectDir, env: options.env ?? process.env, earlier: hosts })),
+    ...(await checkDelivery({ projectDir, env: options.env ?? process.env, earlier: hosts, state: storeReport.state })),
   ]);
 }
 

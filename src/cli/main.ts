@@ -158,7 +158,7 @@ async function runCommand(argv: string[]): Promise<number | undefined> {
     case 'install':
       return (require('../hosts') as typeof import('../hosts')).runInstall({
         projectDir, host: parsed.positionals[0], memberId: flags.member, dryRun: flags.dryRun, plugin: flags.plugin,
-        apply: flags.apply, store: flags.store, bundlePath: resolvePath(process.argv[1]), version: VERSION, env: process.env, write: writeStdout, warn: warnLine,
+        apply: flags.apply, hasReadProjectConfig: flags.hasReadProjectConfig, store: flags.store, bundlePath: resolvePath(process.argv[1]), version: VERSION, env: process.env, write: writeStdout, warn: warnLine,
         compileCacheHome: compileCacheHome(),
       });
     case 'uninstall':

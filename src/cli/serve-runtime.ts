@@ -135,7 +135,7 @@ function hostDoorOf(services: ToolServices, options: ServeRuntimeOptions): HostD
   const door = createHostDoor({
     door: services.door!,
     snapshot: () => services.store.snapshot(),
-    ring: (notice, session, written) => (inboxAddress !== undefined ? ringInbox(inboxAddress, notice, {}, written) : ringCodexQueue(codexBinOf(env), session, notice, env)),
+    ring: (notice, session, written) => (inboxAddress !== undefined ? ringInbox(inboxAddress, notice, {}, written) : ringCodexQueue(codexBinOf(env), session, notice, env, written)),
     session: () => (inboxAddress !== undefined ? claudeSession || undefined : services.lastThread),
     turn: (session) => readTurnRecord(projectDir, session),
     hasWaiter: (state, memberId) => {
@@ -152,6 +152,12 @@ function hostDoorOf(services: ToolServices, options: ServeRuntimeOptions): HostD
       await services.store.mutate((state) => {
         engine.clearRung(state, ids, at);
         return { ok: true, message: 'ring taken back' };
+      });
+    },
+    recordUnwoken: async (memberId, ids, rings, at) => {
+      await services.store.mutate((state) => {
+        const marked = engine.markUnwoken(state, memberId, ids, services.door!, rings, at);
+        return { ok: marked.length > 0, message: `${marked.length} marked as not woken` };
       });
     },
     recordProblem: async (memberId, message) => {

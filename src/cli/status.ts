@@ -18,6 +18,7 @@ interface MemberView {
 interface ReservationView { path: string; member_id: string; role: string; exclusive: boolean; reason: string | null; expires_at: number }
 interface ChannelView {
   name: string; id: string; paused: boolean; paused_reason?: string | null; max_agent_streak?: number; members: MemberView[]; queue_lengths?: Record<string, number>; reservations?: ReservationView[];
+  held?: { text: string } | null;
 }
 
 interface MailPath { message_id: string; channel: string; from_role: string; to_role: string; path: engine.PathStep[] }
@@ -52,6 +53,8 @@ function printStatus(options: StatusOptions, result: engine.ToolResult, store: S
     // Names, ids, roles, hosts and error texts may have been written by a peer
     // or by hand: each goes through printable, so none can drive the terminal.
     lines.push(`channel ${printable(channel.name)} (${printable(channel.id)})${pauseText(channel)}`);
+    // Held mail, in the words a pull and the tripping send use (engine held-mail).
+    if (channel.held) lines.push(`  held: ${printable(channel.held.text, 600)}`);
     for (const member of channel.members) {
       const pending = (channel.queue_lengths && engine.ownValue(channel.queue_lengths, member.session_id)) ?? 0;
       lines.push(
@@ -70,6 +73,10 @@ function printStatus(options: StatusOptions, result: engine.ToolResult, store: S
   for (const m of (result.data?.mail_paths ?? []) as MailPath[]) {
     const steps = m.path.map((s) => `${s.step}${s.via ? ` via ${s.via}` : ''}${s.at ? ` ${engine.formatIsoTime(s.at)}` : ''}`);
     lines.push(`  ${printable(m.message_id, 64)} ${printable(m.from_role, 32)} → ${printable(m.to_role, 32)} on ${printable(m.channel)}: ${steps.join(', ')}`);
+  }
+  // Mail its door rang for, the bounded times, without waking the member: said until the mail is taken.
+  for (const u of (result.data?.unwoken ?? []) as engine.UnwokenMail[]) {
+    lines.push(`  not woken: ${printable(engine.unwokenLine(u, engine.formatIsoTime(u.last_rung_at)), 400)}`);
   }
   const errors = data.errors ?? [];
   if (errors.length > 0) {

@@ -15,13 +15,16 @@ export function codexBinOf(env: NodeJS.ProcessEnv): string {
   return bin ? bin : 'codex';
 }
 
-/** Queues `notice` on `threadId`. Never throws. */
-export function ringCodexQueue(bin: string, threadId: string, notice: string, env: NodeJS.ProcessEnv): Promise<DoorOutcome> {
+/**
+ * Queues `notice` on `threadId`; `onWritten` runs as soon as `codex queue`
+ * has started. Never throws.
+ */
+export function ringCodexQueue(bin: string, threadId: string, notice: string, env: NodeJS.ProcessEnv, onWritten: () => void = () => undefined): Promise<DoorOutcome> {
   return new Promise<DoorOutcome>((resolve) => {
     try {
       // node:child_process on first use: a server that never rings never loads it.
       const { execFile } = require('node:child_process') as typeof import('node:child_process');
-      execFile(bin, ['queue', '--thread', threadId, '--message', notice], { env, timeout: CODEX_QUEUE_TIMEOUT_MS, windowsHide: true }, (err, _stdout, stderr) => {
+      const child = execFile(bin, ['queue', '--thread', threadId, '--message', notice], { env, timeout: CODEX_QUEUE_TIMEOUT_MS, windowsHide: true }, (err, _stdout, stderr) => {
         if (!err) {
           resolve({ ok: true });
           return;
@@ -33,6 +36,9 @@ export function ringCodexQueue(bin: string, threadId: string, notice: string, en
           : `${bin} queue failed (exit ${String(code ?? err.message)})${said === '' ? '' : `: ${said}`}`;
         resolve({ ok: false, problem: why });
       });
+      // The woken turn can pull before `codex queue` exits (it starts the turn, then returns): the ring
+      // is recorded from the start, or that pull finds the mail unrung and its path loses the step.
+      child.once('spawn', onWritten);
     } catch (err) {
       resolve({ ok: false, problem: `${bin} queue could not start: ${err instanceof Error ? err.message : String(err)}` });
     }

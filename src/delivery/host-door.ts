@@ -21,11 +21,15 @@
 //     `codex queue` exits 0 for a known thread nobody runs. Where the session's
 //     hooks keep a turn record, the ring counts only once the session shows
 //     it woke (a hook event after the ring, or the mail pulled) within
-//     CONFIRM_MS; otherwise the ring is taken back and said like a refusal.
+//     CONFIRM_MS; otherwise the ring is taken back and said like a refusal;
+//   - every notice differs from the one before, and a ring whose mail still
+//     waits when its look comes is rung again, a bounded number of times
+//     (ring-again.ts); then the mail is marked for status and doctor.
 import type { Envelope, HostDoor, State } from '../engine';
 import type { TurnRecord } from '../store';
 import { composeBell, pullableMailOf } from './doorbell';
 import { inboxAddressOf, type DoorOutcome } from './inbox-door';
+import { createRingAgain, LAST_RING_WAIT_MS, MAX_RINGS, noticeDetail, RING_AGAIN_MS, type RingAgainReport } from './ring-again';
 
 export interface HostDoorOptions {
   door: HostDoor;
@@ -47,6 +51,8 @@ export interface HostDoorOptions {
   recordRung: (memberId: string, ids: readonly string[], at: number) => Promise<void>;
   /** Takes back the record of the ring made at `at` (the door refused after the notice went out). */
   clearRung: (ids: readonly string[], at: number) => Promise<void>;
+  /** Marks `ids` as rung `rings` times, the last at `at`, without waking the session (under the lock). */
+  recordUnwoken: (memberId: string, ids: readonly string[], rings: number, at: number) => Promise<void>;
   /** Records a problem in the state's errors, scoped to the member (under the lock). */
   recordProblem: (memberId: string, message: string) => Promise<void>;
   log: (line: string) => void;
@@ -61,7 +67,7 @@ const CONFIRM_LOOK_MS = 100;
 const STATE_LOOK_EVERY = 5;
 
 /** What `status` shows of a door: which, for which session, the last ring and the last problem. */
-export interface DoorReport {
+export interface DoorReport extends RingAgainReport {
   door: HostDoor;
   session: string | null;
   last_rung_at: number | null;
@@ -96,10 +102,10 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
   const offered = new Set<string>();
   const rung = new Set<string>();
   let ringing = false;
-  let again: string | undefined;
+  let offerAfter: string | undefined;
   let outstandingAt: number | undefined;
   let lastProblem: string | undefined;
-  const lastLook: DoorReport = { door: options.door, session: null, last_rung_at: null, last_problem: null, confirmed_at: null, tries: 0, held_back: null };
+  const lastLook: Omit<DoorReport, keyof RingAgainReport> = { door: options.door, session: null, last_rung_at: null, last_problem: null, confirmed_at: null, tries: 0, held_back: null };
 
   const hold = (why: string): void => {
     lastLook.held_back = why;
@@ -107,13 +113,14 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
 
   const offer = (state: State, memberId: string): void => {
     if (ringing) {
-      again = memberId;
+      offerAfter = memberId;
       return;
     }
     const { waiting, channels } = pullableMailOf(state, memberId);
     const waitingIds = new Set(waiting.map((e) => e.message_id));
     for (const id of offered) if (!waitingIds.has(id)) offered.delete(id);
     for (const id of rung) if (!waitingIds.has(id)) rung.delete(id);
+    again.seen(waitingIds);
     const fresh = waiting.filter((e) => !offered.has(e.message_id));
     if (fresh.length === 0) return;
     const session = options.session();
@@ -128,8 +135,39 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
     outstandingAt = undefined;
     lastLook.held_back = null;
     for (const e of fresh) offered.add(e.message_id);
-    void ringFor(memberId, session, waiting, fresh, channels);
+    void ringFor(memberId, session, waiting, fresh.length, channels);
   };
+
+  // The look after a ring (ring-again.ts): the member is the one this door rang for last.
+  let lastMember = '';
+  const again = createRingAgain({
+    now,
+    isRinging: () => ringing,
+    log: (line) => options.log(`host door ${options.door}: ${line}`),
+    look: (ids) => {
+      const state = options.snapshot();
+      const waiting = new Set(pullableMailOf(state, lastMember).waiting.map((e) => e.message_id));
+      const session = options.session();
+      const turn = session === undefined ? undefined : options.turn(session);
+      const isIdle = session !== undefined && turn?.phase !== 'busy' && turn?.phase !== 'ended' && !options.hasWaiter(state, lastMember);
+      return { still: ids.filter((id) => waiting.has(id)), mayRing: isIdle };
+    },
+    ringAgain: async () => {
+      const session = options.session();
+      if (session === undefined) return;
+      const { waiting, channels } = pullableMailOf(options.snapshot(), lastMember);
+      outstandingAt = undefined;
+      lastLook.held_back = null;
+      // Mail that came since is named by this notice too: not rung for once more as fresh.
+      for (const e of waiting) offered.add(e.message_id);
+      await ringFor(lastMember, session, waiting, waiting.length, channels, true);
+    },
+    giveUp: async (ids, rings, at) => {
+      const minutes = Math.round((RING_AGAIN_MS.reduce((a, b) => a + b, 0) + LAST_RING_WAIT_MS) / 60_000);
+      await options.recordUnwoken(lastMember, ids, rings, at);
+      await report(lastMember, `it rang ${rings} times in about ${minutes} min and the session showed no sign of waking (no hook ran, nothing was pulled); it rings again only for new mail`);
+    },
+  });
 
   /** Says a problem once (stderr and the state's errors) until a different one comes. */
   const report = async (memberId: string, problem: string): Promise<void> => {
@@ -179,24 +217,31 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
   /** After a ring the door took: clears the last problem once the session woke, or takes the ring back and says so. */
   const settle = async (memberId: string, ids: readonly string[], at: number, wake: Promise<boolean>): Promise<void> => {
     try {
-      if (await wake) return cleared();
+      if (await wake) {
+        again.woke(at);
+        return cleared();
+      }
       for (const id of ids) rung.delete(id);
       if (outstandingAt === at) outstandingAt = undefined;
       if (lastLook.last_rung_at === at) lastLook.last_rung_at = null;
       await options.clearRung(ids, at);
-      await report(memberId, `the door took the notice without a word, but the session showed no sign of waking within ${Math.round(CONFIRM_MS / 1000)} s (no hook ran, nothing was pulled); a refused token or a held notice look the same from here`);
+      await report(memberId, `the door took the notice without a word, but the session showed no sign of waking within ${Math.round(CONFIRM_MS / 1000)} s (no hook ran, nothing was pulled); a refused token or a held notice look the same from here; it rings again while the mail waits, ${MAX_RINGS} rings at most`);
     } catch (err) {
       options.log(`host door ${options.door}: could not confirm the ring: ${err instanceof Error ? err.message : String(err)}`);
     }
   };
 
-  const ringFor = async (memberId: string, session: string, waiting: Envelope[], fresh: Envelope[], channels: ReturnType<typeof pullableMailOf>['channels']): Promise<void> => {
+  const ringFor = async (
+    memberId: string, session: string, waiting: Envelope[], fresh: number, channels: ReturnType<typeof pullableMailOf>['channels'], isAgain = false,
+  ): Promise<void> => {
+    if (waiting.length === 0) return;
     ringing = true;
     // With a turn record, the session can show it woke; without one (no hooks here) nothing could.
     const hadRecord = options.turn(session) !== undefined;
     const stopWatching = { isSet: false };
     try {
-      const notice = composeBell(waiting, channels, fresh.length).content;
+      lastMember = memberId;
+      const notice = composeBell(waiting, channels, fresh, noticeDetail(waiting, isAgain ? again.nextRing() : 1)).content;
       const ids = waiting.map((e) => e.message_id);
       let recorded: { at: number; done: Promise<void>; wake?: Promise<boolean> } | undefined;
       const record = (): void => {
@@ -212,6 +257,7 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
         const { at, done, wake } = recorded!;
         outstandingAt = at;
         for (const id of ids) rung.add(id);
+        again.rang(ids, at);
         await done;
         if (wake) void settle(memberId, ids, at, wake);
         else cleared();
@@ -230,8 +276,8 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
       // Counted once the outcome is recorded, so whoever sees the count sees the record.
       lastLook.tries += 1;
       ringing = false;
-      const next = again;
-      again = undefined;
+      const next = offerAfter;
+      offerAfter = undefined;
       // Mail that came while ringing is looked at now, in the latest state.
       if (next !== undefined) {
         try {
@@ -246,6 +292,6 @@ export function createHostDoor(options: HostDoorOptions): HostDoorBell {
   return {
     offer,
     rungVia: (id) => (rung.has(id) ? options.door : undefined),
-    report: () => ({ ...lastLook }),
+    report: () => ({ ...lastLook, ...again.report() }),
   };
 }

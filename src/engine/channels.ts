@@ -122,6 +122,7 @@ export function pauseChannel(state: State, input: ChannelCall, ctx: EngineCtx): 
   channel.paused = true;
   channel.paused_at = ctx.now();
   delete channel.paused_reason; // a member's pause, which any member may lift
+  channel.paused_by = input.session_id;
   return succeed(`Paused channel "${channel.name}".`, { paused: true });
 }
 

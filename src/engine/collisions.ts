@@ -6,6 +6,7 @@
 import { queueEnvelopes, rootThread } from './compose';
 import { patternsOverlap } from './globs';
 import { liveReservations } from './reservations';
+import { shownFileName } from './shell-writes';
 import type { Channel, EngineCtx, Member, ProcessCheck, State } from './types';
 
 /** How long an edit is remembered for collision notices, and how often one pair hears about one file. */
@@ -68,7 +69,7 @@ export function noteCollisions(state: State, memberId: string, file: string, edi
     // An older version kept the edits in the state; they go with the first notice.
     delete channel.recent_edits;
     for (const [to, them] of [[me, peer], [peer, me]] as const) {
-      const content = `OpenComms notice: you and ${them.role} (${them.session_id}) both edited ${file} in the last 15 minutes, and neither of you holds a reservation of it. `
+      const content = `OpenComms notice: you and ${them.role} (${them.session_id}) both edited ${shownFileName(file)} in the last 15 minutes, and neither of you holds a reservation of it. `
         + `Agree who changes it (opencomms_send to ${them.session_id}), or reserve it first with opencomms_reserve.`;
       queueEnvelopes(state, channel, { session_id: them.session_id, role: them.role }, [to], { message_type: 'system', content, thread: rootThread(ctx) }, ctx);
       queued += 1;

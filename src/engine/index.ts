@@ -26,6 +26,8 @@ export {
 } from './delivery';
 export type { DrainOptions, RequeueOutcome } from './delivery';
 export { pullMessages, inbox, frameForDelivery, channelNameOf } from './pull';
+export { describeHeld, heldIn, heldMailOf, pauserOf, pendingInChannel } from './held-mail';
+export type { HeldMail, PauserKind } from './held-mail';
 export { claimSpeaker, isSpokenFor, SPEAKER_LEASE_MS } from './speaker-leases';
 export { activeWaitLease, takeWaitLease, renewWaitLease, releaseWaitLease, replaceWaitLease } from './wait-leases';
 export type { PullOptions, InboxInput } from './pull';
@@ -38,7 +40,11 @@ export {
   arrivalFor, clearRung, commitPull, deliveryPaths, DOOR_OF_HOST, firstAnswers, markRung, messagePath, PATH_HOSTS, TURN_STATES,
 } from './arrival';
 export type { Arrival, PathEntry, PathHost, PathStep, TurnState } from './arrival';
+export { markUnwoken, unwokenLine, unwokenMailOf } from './unwoken';
+export type { UnwokenMail } from './unwoken';
 export { takeFinished } from './finished';
+export { checkQuarantine, explainMissingChannel, noteQuarantine, QUARANTINE_NOTICE_MS } from './quarantine';
+export type { QuarantineRecord } from './quarantine';
 export { addError } from './error-log';
 export type { StatusInput, HistoryInput } from './status';
 export { timerAction, timerReport, TIMER_ACTIONS } from './timer';
@@ -51,10 +57,12 @@ export {
   reservePaths, releasePaths, judgeEdit, describeVerdict, liveReservations, pruneReservations, isMemberOfChannel,
   isLiveReservation, holderAwaySince, reservationId, HOLDER_AWAY_GRACE_MS, RESERVATION_LIFETIME_RULE,
 } from './reservations';
+export { nextReservationLapse, reservationLapse } from './reservation-lifetime';
+export type { ReservationLapse } from './reservation-lifetime';
 export { channelsAsJudged, listHeldReservations, releaseForPerson } from './reservation-admin';
 export { COLLISION_WINDOW_MS, dueCollisions, noteCollisions } from './collisions';
 export type { Collision, EditRecord } from './collisions';
-export { describeShellWriter, noteShellWrite, patternsHeldByOthers } from './shell-writes';
+export { describeShellWriter, noteShellWrite, patternsHeldByOthers, shownFileName } from './shell-writes';
 export type { ShellWriter } from './shell-writes';
 export type { HeldReservation, ReleaseTarget } from './reservation-admin';
 export {

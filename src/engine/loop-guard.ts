@@ -63,10 +63,16 @@ export function countMessage(channel: Channel, senderId: string, now: number): S
   return 'paused';
 }
 
-/** Why `callerId` may not resume the channel, or null: only a person lifts a loop-guard pause. */
+/** Why `callerId` may not resume the channel, or null: only a person lifts a loop-guard pause, or a person's own pause. */
 export function resumeRefusal(channel: Channel, callerId: string): Refusal | null {
-  if (!isStreakPause(channel) || isPersonMemberId(callerId)) return null;
-  return refuse('person_required', `${describeStreakPause(channel)} Agents cannot resume it.`, { max_agent_streak: maxAgentStreakOf(channel) });
+  if (isPersonMemberId(callerId)) return null;
+  if (isStreakPause(channel)) {
+    return refuse('person_required', `${describeStreakPause(channel)} Agents cannot resume it.`, { max_agent_streak: maxAgentStreakOf(channel) });
+  }
+  if (!channel.paused || !isPersonMemberId(channel.paused_by)) return null;
+  return refuse('person_required', `Channel "${channel.name}" was paused by the person ${channel.paused_by}; only a person lifts it, with \`opencomms resume ${channel.name}\` in a terminal. Tell your user.`, {
+    paused_by: channel.paused_by,
+  });
 }
 
 /** Ends a pause of either kind; the streak starts again from 0. */
@@ -75,6 +81,7 @@ export function clearPause(channel: Channel): void {
   channel.paused_at = null;
   channel.agent_streak = 0;
   delete channel.paused_reason;
+  delete channel.paused_by;
 }
 
 /** What a view says about a channel's guard: the limit, the count, why it is paused. */
@@ -85,6 +92,9 @@ export function loopGuardView(channel: Channel): { max_agent_streak: number; age
     paused_reason: channel.paused ? (channel.paused_reason ?? 'member') : null,
   };
 }
+
+// A member id, as a state file may carry it in paused_by.
+const PAUSER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 const isCount = (value: unknown, max: number): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= max;
@@ -108,5 +118,9 @@ export function checkLoopGuard(c: Record<string, unknown>, where: string, notes:
   if (c.paused_reason !== undefined && (c.paused_reason !== 'agent_streak' || c.paused !== true)) {
     delete c.paused_reason;
     notes.push(`${where}: paused_reason dropped (not "agent_streak" on a paused channel)`);
+  }
+  if (c.paused_by !== undefined && (typeof c.paused_by !== 'string' || !PAUSER_ID_PATTERN.test(c.paused_by) || c.paused !== true)) {
+    delete c.paused_by;
+    notes.push(`${where}: paused_by dropped (not a member id on a paused channel)`);
   }
 }

@@ -153,7 +153,9 @@ export function personSetPause(state: State, input: PersonActor & { channel: str
     channel.paused_at = ctx.now();
     delete channel.paused_reason;
     record('paused');
-    return succeed(`Paused channel "${channel.name}": sends are refused and nothing is delivered until it is resumed.`, { paused: true });
+    // A person's pause is a person's to lift (resumeRefusal).
+    channel.paused_by = input.person_id;
+    return succeed(`Paused channel "${channel.name}": sends are refused and nothing is delivered until a person resumes it.`, { paused: true });
   }
   if (!channel.paused) return succeed(`Channel "${channel.name}" is not paused.`, { paused: false });
   const wasGuard = isStreakPause(channel);

@@ -2,6 +2,7 @@
 import { drainQueue, sweepInFlight } from './delivery';
 import { pendingFor } from './envelopes';
 import { frameBatch, frameMessage, UNTRUSTED_NOTICE } from './framing';
+import { describeHeld, heldMailOf } from './held-mail';
 import { succeed } from './reasons';
 import { channelById, pageLimit, requireMembership } from './validate';
 import type { Channel, DeliveryOwner, EngineCtx, Envelope, State, ToolResult } from './types';
@@ -46,17 +47,23 @@ export function pullMessages(state: State, recipient: string, options: PullOptio
   });
   const ids = handed.map((e) => e.message_id);
   const remaining = pendingFor(state, recipient, scope?.id).length;
+  // Mail behind a pause is said as held, with who paused and who lifts it (PROTOCOL 5.7).
+  const held = heldMailOf(state, recipient, scope?.id);
+  const heldText = held.length === 0 ? '' : ` ${describeHeld(held)}`;
   if (ids.length === 0) {
-    return succeed('No pending messages.', { messages: [], message_ids: [], remaining, untrusted_notice: UNTRUSTED_NOTICE });
+    return succeed(held.length === 0 ? 'No pending messages.' : `Nothing can be delivered now.${heldText}`, {
+      messages: [], message_ids: [], remaining, held, untrusted_notice: UNTRUSTED_NOTICE,
+    });
   }
   const messages = handed.map((envelope) => {
     const channel = channelNameOf(state, envelope);
     return { channel, message_id: envelope.message_id, framed: frameMessage(envelope, channel, ctx.nonce()) };
   });
-  return succeed(`${messages.length} message(s) delivered${remaining > 0 ? `; ${remaining} more waiting` : ''}.`, {
+  return succeed(`${messages.length} message(s) delivered${remaining > 0 ? `; ${remaining} more waiting` : ''}.${heldText}`, {
     messages,
     message_ids: ids,
     remaining,
+    held,
     untrusted_notice: UNTRUSTED_NOTICE,
   });
 }

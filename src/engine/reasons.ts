@@ -59,6 +59,9 @@ export const REASONS = [
   // wait, or a file of .opencomms could not be read or written.
   'lock_timeout',
   'state_unwritable',
+  // A channel not found because the state that held it failed to load and
+  // was set aside (engine/quarantine): the refusal names where it went.
+  'state_quarantined',
   // Edit reservations: a path that is not a file or glob inside the project,
   // every path held by someone else, or a channel holding too many.
   'invalid_path',

@@ -8,8 +8,13 @@ import { normalizePattern, patternsOverlap, type PathProblem } from './globs';
 import { refuse, succeed } from './reasons';
 import { formatIsoTime } from './times';
 import { requireMembership } from './validate';
-import { JUDGE_BY_LEASE, presenceOf } from './presence';
+import { liveReservations, reservationLapse, type ReservationLapse } from './reservation-lifetime';
+import { JUDGE_BY_LEASE } from './presence';
 import type { Channel, EngineCtx, ProcessCheck, Reservation, State, ToolResult } from './types';
+
+export {
+  HOLDER_AWAY_GRACE_MS, holderAwaySince, isLiveReservation, liveReservations, pruneReservations,
+} from './reservation-lifetime';
 
 export interface ReserveInput {
   channel: string;
@@ -29,9 +34,6 @@ export interface ReleaseInput {
   project_dir: string;
 }
 
-/** A reservation outlives its holder's presence by this much (PROTOCOL 5.6). */
-export const HOLDER_AWAY_GRACE_MS = 10 * 60_000;
-
 /** The one lifetime rule, in words, for the reserve reply and the docs. */
 export const RESERVATION_LIFETIME_RULE = 'It holds until then, until released (by you with opencomms_release, or by a person with `opencomms reservations --release`), '
   + 'or until you have been away 10 minutes (no process of your session running), whichever comes first.';
@@ -49,58 +51,6 @@ export function reservationId(channel: Channel, r: Reservation): string {
   return `rsv_${h1.toString(16).padStart(8, '0')}${h2.toString(16).padStart(8, '0')}`;
 }
 
-/** When a reservation's holder went away (presenceOf), or null while it is present. */
-export function holderAwaySince(state: State, r: Reservation, now: number, isAlive: ProcessCheck): number | null {
-  const judged = presenceOf(state, r.member_id, now, isAlive);
-  return judged.present ? null : (judged.away_since ?? Number.NEGATIVE_INFINITY);
-}
-
-/**
- * The one lifetime rule: a reservation holds while `now < expires_at`, its
- * holder is still a member of the channel, and the holder is present or went
- * away less than HOLDER_AWAY_GRACE_MS ago. A holder whose away time is
- * unknown counts as away long ago.
- */
-export function isLiveReservation(state: State, channel: Channel, reservation: Reservation, now: number, isAlive: ProcessCheck): boolean {
-  if (now >= reservation.expires_at) return false;
-  if (!channel.members.some((m) => m.session_id === reservation.member_id)) return false;
-  const since = holderAwaySince(state, reservation, now, isAlive);
-  return since === null || now - since < HOLDER_AWAY_GRACE_MS;
-}
-
-/**
- * The live reservations of a channel: isLiveReservation for each, with each
- * holder's presence judged once (a holder of 2,000 paths is one member; its
- * presence walks the roster and the leases, and would be judged 2,000 times).
- */
-export function liveReservations(state: State, channel: Channel, now: number, isAlive: ProcessCheck): Reservation[] {
-  const reservations = channel.reservations ?? [];
-  if (reservations.length <= 1) return reservations.filter((r) => isLiveReservation(state, channel, r, now, isAlive));
-  const verdicts = new Map<string, boolean>();
-  return reservations.filter((r) => {
-    if (now >= r.expires_at) return false;
-    let holds = verdicts.get(r.member_id);
-    if (holds === undefined) {
-      holds = isLiveReservation(state, channel, { ...r, expires_at: Number.POSITIVE_INFINITY }, now, isAlive);
-      verdicts.set(r.member_id, holds);
-    }
-    return holds;
-  });
-}
-
-/** Drops every reservation that no longer holds; returns how many went. */
-export function pruneReservations(state: State, now: number, isAlive: ProcessCheck = JUDGE_BY_LEASE): number {
-  let dropped = 0;
-  for (const channel of Object.values(state.channels)) {
-    if (!channel.reservations) continue;
-    const kept = liveReservations(state, channel, now, isAlive);
-    dropped += channel.reservations.length - kept.length;
-    if (kept.length > 0) channel.reservations = kept;
-    else delete channel.reservations;
-  }
-  return dropped;
-}
-
 /** One conflict as the tool and the hooks report it. */
 export interface Conflict {
   path: string;
@@ -112,10 +62,24 @@ export interface Conflict {
   exclusive: boolean;
   reason: string | null;
   expires_at: number;
+  /** Since when its holder is away (null while present), and when it lapses by time alone (reservation-lifetime). */
+  holder_away_since: ReservationLapse['holder_away_since'];
+  lapses_at: number;
 }
 
-function conflictOf(path: string, channel: Channel, r: Reservation): Conflict {
-  return { path, channel: channel.name, held_path: r.path, holder: r.member_id, role: r.role, exclusive: r.exclusive, reason: r.reason, expires_at: r.expires_at };
+function conflictOf(path: string, channel: Channel, r: Reservation, lapse: ReservationLapse): Conflict {
+  return {
+    path, channel: channel.name, held_path: r.path, holder: r.member_id, role: r.role, exclusive: r.exclusive, reason: r.reason, expires_at: r.expires_at,
+    ...lapse,
+  };
+}
+
+/** Until when a conflict holds, and for an away holder since when (the lapse being 10 minutes later unless it comes back). */
+function lapseText(c: Conflict): string {
+  const until = `until ${formatIsoTime(c.lapses_at)}`;
+  if (c.holder_away_since === null) return until;
+  return `${until} (its holder is away since ${formatIsoTime(c.holder_away_since)}; it lapses 10 minutes after that unless the holder comes back`
+    + `${c.lapses_at < c.expires_at ? `, else at its expiry ${formatIsoTime(c.expires_at)}` : ''})`;
 }
 
 // A holder's reason is peer text, and so is the glob it reserved: our own
@@ -186,7 +150,7 @@ export function reservePaths(state: State, input: ReserveInput, ctx: EngineCtx):
   for (const path of patterns) {
     const blocking = live.filter((r) => r.member_id !== member.session_id && (exclusive || r.exclusive) && patternsOverlap(path, r.path));
     if (blocking.length > 0) {
-      conflicts.push(...blocking.map((r) => conflictOf(path, channel, r)));
+      conflicts.push(...blocking.map((r) => conflictOf(path, channel, r, reservationLapse(state, r, now, isAlive))));
       continue;
     }
     granted.push({
@@ -205,7 +169,7 @@ export function reservePaths(state: State, input: ReserveInput, ctx: EngineCtx):
   const framed = conflicts.map((c) => frameHolderText(c, ctx.nonce()));
   conflicts.forEach((c, i) => {
     parts.push(`Not reserved: ${c.path} overlaps ${shownHeldPath(c)}, held ${c.exclusive ? 'exclusively' : 'shared'} by ${c.role} (${c.holder})`
-      + ` until ${formatIsoTime(c.expires_at)}${framed[i] === undefined ? '' : ' (their words are in the peer data below)'}; ask them with opencomms_send.`);
+      + ` ${lapseText(c)}${framed[i] === undefined ? '' : ' (their words are in the peer data below)'}; ask them with opencomms_send.`);
   });
   const blocks = framed.filter((f): f is string => f !== undefined);
   const message = [parts.join(' '), ...blocks].join('\n');
@@ -260,7 +224,7 @@ export function judgeEdit(state: State, memberId: string | undefined, file: stri
   for (const channel of Object.values(state.channels)) {
     if (!channel.reservations) continue;
     for (const r of liveReservations(state, channel, now, isAlive)) {
-      if (r.member_id !== memberId && patternsOverlap(file, r.path)) conflicts.push(conflictOf(file, channel, r));
+      if (r.member_id !== memberId && patternsOverlap(file, r.path)) conflicts.push(conflictOf(file, channel, r, reservationLapse(state, r, now, isAlive)));
     }
   }
   if (conflicts.some((c) => c.exclusive)) return { kind: 'deny', conflicts: conflicts.filter((c) => c.exclusive) };
@@ -285,7 +249,7 @@ export function describeVerdict(verdict: EditVerdict, isMemberOf: (channel: stri
       ? `To ask them: opencomms_send with channel "${c.channel}", to "${c.holder}".`
       : `You are not in channel "${c.channel}": to ask them, join it (opencomms_join with channel "${c.channel}", a role and a role_prompt), then opencomms_send to "${c.holder}".`;
     return `${c.path} is reserved ${c.exclusive ? 'exclusively' : 'shared'} by ${c.role} (${c.holder})`
-      + ` until ${formatIsoTime(c.expires_at)} (reserved as ${shownHeldPath(c)} in channel "${c.channel}")${framed === undefined ? '' : '; their words are in the peer data below'}. ${reach}`;
+      + ` ${lapseText(c)} (reserved as ${shownHeldPath(c)} in channel "${c.channel}")${framed === undefined ? '' : '; their words are in the peer data below'}. ${reach}`;
   });
   const summary = verdict.kind === 'deny'
     ? `${action === 'edit'

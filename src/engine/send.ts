@@ -6,6 +6,7 @@ import { MAX_CONTENT_CHARS, MAX_SESSION_DESCRIPTION_CHARS, RATE_WINDOW_MS } from
 import { findChannelEnvelope } from './envelopes';
 import { peerLine } from './framing';
 import { countMessage, describeStreakPause, pauseRefusal } from './loop-guard';
+import { heldIn, pendingInChannel } from './held-mail';
 import { refuse, succeed, type Refusal } from './reasons';
 import { resolveRecipients } from './recipients';
 import { backlogRefusal } from './retention';
@@ -151,7 +152,11 @@ export function sendMessage(state: State, input: SendMessageInput, ctx: EngineCt
   const notes = [queued];
   if (away.length > 0) notes.push(describeAway(away, channel.away_retention_ms));
   // The sender learns of the pause in the reply that caused it, so its agent can tell its user at once.
-  if (guard === 'paused') notes.push(`${describeStreakPause(channel)} Nothing more is sent or delivered on it until then.`);
+  if (guard === 'paused') {
+    const held = heldIn(channel, pendingInChannel(state, channel));
+    data.held = [held];
+    notes.push(`${describeStreakPause(channel)} Nothing more is sent or delivered on it until then. ${held.text}`);
+  }
   if (guard === 'lifted') notes.push(`This lifted the loop-guard pause of "${channel.name}".`);
   return succeed(notes.join(' '), data);
 }

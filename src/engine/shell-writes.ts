@@ -39,6 +39,29 @@ export function describeShellWriter(state: State, writer: ShellWriter): string {
   return role === undefined ? `member ${writer.memberId}` : `${role} (${writer.memberId})`;
 }
 
+// A name is plain when it holds only path characters; any other character
+// that cannot start a line, hide itself or end our quotes is shown as it is.
+const PLAIN_FILE_NAME = /^[A-Za-z0-9._/@+=,~%#*?-]+$/;
+const ESCAPED_IN_NAME = /[\p{C}\p{Zl}\p{Zp}"\\]|(?! )\p{Zs}/u;
+
+/**
+ * A file name as our own sentences show it. A file's name is peer data (any
+ * session can create a file called "x\n[OpenComms] …"), so a name that is
+ * not plain path characters is quoted, with every control, line or paragraph
+ * break, format character (bidi marks, zero-width), unusual space, quote and
+ * backslash written as an escape: it stays on its line and reads as a name.
+ */
+export function shownFileName(file: string): string {
+  if (PLAIN_FILE_NAME.test(file)) return file;
+  let shown = '';
+  for (const char of file) {
+    if (char === '"' || char === '\\') shown += `\\${char}`;
+    else if (ESCAPED_IN_NAME.test(char)) shown += `\\u{${char.codePointAt(0)!.toString(16)}}`;
+    else shown += char;
+  }
+  return `"${shown}"`;
+}
+
 /**
  * Tells each exclusive holder of `file` (repo-relative) that it changed
  * during a shell call of `writer` that ended at `ctx.now()`: a `system`
@@ -53,7 +76,7 @@ export function noteShellWrite(state: State, writer: ShellWriter, file: string, 
     const channel = Object.values(state.channels).find((c) => c.name === name);
     const member = channel?.members.find((m) => m.session_id === holder);
     if (!channel || !member || told.includes(`${holder} ${name}`)) continue;
-    const content = `OpenComms notice: ${file}, which you hold exclusively, changed during a shell command of ${who}, which ended at ${at}. `
+    const content = `OpenComms notice: ${shownFileName(file)}, which you hold exclusively, changed during a shell command of ${who}, which ended at ${at}. `
       + 'Check the file; if the change is unwanted, tell them (opencomms_send) or restore it.';
     queueEnvelopes(state, channel, SHELL_NOTICE_SENDER, [member], { message_type: 'system', content, thread: rootThread(ctx) }, ctx);
     told.push(`${holder} ${name}`);

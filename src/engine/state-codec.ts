@@ -7,6 +7,7 @@ import { checkPersonActions } from './person-log';
 import { checkChannel, checkEnvelope, HOST_DOORS, checkKeys, isFiniteNumber, isObj, isStringArray, rejectShape, ShapeError, type Obj } from './state-shape';
 import { isDateTime } from './times';
 import { upgradedLinkKey } from './session-links';
+import { checkQuarantine } from './quarantine';
 import { isValidHostLabel } from './validate';
 import { SCHEMA_VERSION } from './types';
 import type { Channel, Envelope, ErrorEntry, Presence, PresenceProcess, SessionLink, State } from './types';
@@ -198,6 +199,8 @@ function checkRoot(root: unknown, now: number, expectedSchema: number, legacy: b
   if (links) state.session_links = links;
   const presence = checkPresence(root, notes);
   if (presence) state.presence = presence;
+  const quarantine = checkQuarantine(root, now, notes);
+  if (quarantine) state.quarantine = quarantine;
   const channelIds = new Set<string>();
   for (const [key, raw] of Object.entries(root.channels)) {
     const channel = checkChannel(key, raw, now, notes, legacy);

@@ -6,11 +6,13 @@ import { channelEnvelopes, isLive } from './envelopes';
 import { frameMessage, peerLine, UNTRUSTED_NOTICE } from './framing';
 import { refuse, succeed } from './reasons';
 import { loopGuardView } from './loop-guard';
+import { describeHeld, heldIn, pendingInChannel, type HeldMail } from './held-mail';
 import { JUDGE_BY_LEASE, presenceOf } from './presence';
 import { frameHolderText, liveReservations, reservationId } from './reservations';
 import { requestsOf } from './requests';
 import { lastSeenByMember } from './session-links';
 import { timerReport } from './timer';
+import { unwokenMailOf } from './unwoken';
 import { addToTotal, findChannel, pageLimit, requireMembership } from './validate';
 import type { Channel, EngineCtx, Envelope, ErrorEntry, State, ToolResult } from './types';
 
@@ -57,6 +59,8 @@ function describeChannel(state: State, channel: Channel, ctx: EngineCtx, isMembe
     paused: channel.paused,
     // The loop guard: its limit, its count, and why the channel is paused (agent_streak, member, or null).
     ...loopGuardView(channel),
+    // A paused channel's mail: how much waits, who paused it, who lifts it (held-mail).
+    held: channel.paused ? heldIn(channel, pendingInChannel(state, channel)) : null,
     // Peer-written (opencomms_send's session_description): one neutral line.
     description: channel.description === null ? null : peerLine(channel.description),
     parent_channel_id: channel.parent_channel_id,
@@ -110,13 +114,18 @@ export function channelStatus(state: State, input: StatusInput, ctx: EngineCtx):
   const ids = new Set(channels.map((c) => c.id));
   const live = Object.values(state.messages).filter((e) => ids.has(e.channel_id) && isLive(e));
   const pending = live.filter((e) => e.delivery_status === 'pending');
-  return succeed('OpenComms status.', {
-    channels: channels.map((c) => describeChannel(state, c, ctx, me !== null)),
+  const described = channels.map((c) => describeChannel(state, c, ctx, me !== null));
+  const held = described.map((c) => c.held as HeldMail | null).filter((h): h is HeldMail => h !== null);
+  return succeed(held.length === 0 ? 'OpenComms status.' : `OpenComms status. ${describeHeld(held)}`, {
+    channels: described,
+    held,
     live_messages: live.length,
     pending_messages: pending.length,
     your_pending: me === null ? null : pending.filter((e) => e.recipient_session_id === me).length,
     ...(me === null ? {} : requestsOf(channels, me)),
     errors: me === null ? [...state.errors] : state.errors.filter((e) => isVisibleError(e, me, ids)),
+    // Members whose door rang for their mail without waking them, after its last try (engine/unwoken).
+    unwoken: unwokenMailOf(pending),
     // Each waiting message's path so far (queued, rung through a host door, in flight): the caller's own, newest last.
     mail_paths: live.filter((e) => me === null || e.sender_session_id === me || e.recipient_session_id === me)
       .slice(-MAX_STATUS_PATHS)

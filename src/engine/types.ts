@@ -135,10 +135,10 @@ export interface Channel {
   agent_streak?: number;
   /** Set while the channel paused itself (our addition): only a person lifts such a pause. Absent for a member's pause. */
   paused_reason?: PauseReason;
+  paused_by?: string; // who paused it (our addition): a member id, `person-…` for a person; absent for the loop guard and older versions
 }
 
-/** Why a channel paused itself: the loop guard saw too many agent messages in a row. */
-export type PauseReason = 'agent_streak';
+export type PauseReason = 'agent_streak'; // the loop guard saw too many agent messages in a row
 
 /** Who is handing an in_flight envelope to a host, and until when that claim holds (our addition). */
 export interface DeliveryOwner {
@@ -209,9 +209,10 @@ export interface Envelope {
   delivery_method: DeliveryMethod | null;
   /** How delivered mail was handed over (our addition); absent on mail delivered by older versions. */
   delivered_via?: DeliveryPath;
-  /** The host door last rung for this message while it waited, and when (our addition; absent when none was). */
+  /** The host door last rung for this message while it waited, and when; `unwoken`: the door gave up (engine/unwoken.ts). Ours. */
   rung_via?: HostDoor;
   rung_at?: number;
+  unwoken?: { via: HostDoor; rings: number; at: number };
   /** Set while in_flight; null otherwise (our addition). */
   delivery_owner?: DeliveryOwner | null;
   /**
@@ -274,6 +275,7 @@ export interface State {
   presence?: Record<string, Presence>;
   /** The newest person actions with their terminals (our addition; engine/person-log). */
   person_actions?: PersonAction[];
+  quarantine?: { at: number; preserved_as: string }; // the rejected state this one replaced: when, its copy's name (ours; engine/quarantine)
 }
 
 /** What kind of process speaks for a member's session: its MCP server, a `hook --wait` waiter, the OpenCode plugin. */

@@ -6,7 +6,7 @@
 // (an open UNTRUSTED marker) in the model's context. So the batch is built
 // whole messages at a time, and whatever does not fit stays queued.
 import { BATCH_SEPARATOR } from '../engine';
-import { HOST_CLAUDE_CODE, type HookEvent } from './events';
+import { HOST_CLAUDE_CODE, HOST_GEMINI, type HookEvent } from './events';
 
 /** The most characters (UTF-16 code units, as the hosts count) one answer text may hold. */
 export const HOOK_TEXT_MAX_CHARS = 10_000;
@@ -19,6 +19,13 @@ export const EMPTY_ANSWER: HookAnswer = {};
 /** Mail (or a notice) added to the model's context at this event. */
 export function contextAnswer(event: HookEvent, text: string): HookAnswer {
   return { hookSpecificOutput: { hookEventName: event.name, additionalContext: text } };
+}
+
+/** A tool call refused before it runs, in the host's own deny format (Gemini CLI's BeforeTool, else PreToolUse). */
+export function denyAnswer(event: HookEvent, text: string): HookAnswer {
+  return event.hosts.length === 1 && event.hosts[0] === HOST_GEMINI
+    ? { decision: 'deny', reason: text }
+    : { hookSpecificOutput: { hookEventName: event.name, permissionDecision: 'deny', permissionDecisionReason: text } };
 }
 
 /** The first Claude Code that goes on with the turn when a Stop hook answers with additionalContext. */

@@ -23,9 +23,11 @@ import {
 } from './deliver';
 import { parseHookEvent, type HookEvent } from './events';
 import { isAfterTool, noteEdits, reportShellWrites, shellChangesOf } from './post-tool';
-import { filesWritten, judgeEvent, preToolAnswer, repoPath } from './pre-tool';
-import { shellWrites } from './shell-parse';
-import { recordHeldFiles, shellCallOf, shellRecordKey } from './shell-check';
+import { filesWritten, judgedFiles, preToolAnswer, repoPath } from './pre-tool';
+import { judgeWritesAndResets } from './reset-check';
+import { recordHeldFiles, shellRecordKey } from './shell-check';
+import { stateDirAnswer } from './state-dir-guard';
+import { toolTargetsOf } from './tool-targets';
 import { waitForMail, type WaitSignal } from './wait';
 import { isHeadless, noteTurn } from './turn';
 
@@ -218,20 +220,22 @@ async function endSession(store: Store, state: State, event: HookEvent, env: Env
   return NOTHING;
 }
 
-// Before a file-writing tool runs: stop an edit of a file another member
-// holds exclusively (one lock-free read; see pre-tool.ts). Before a shell
-// call, the same for what its command plainly writes, and, when it may go
-// ahead and others hold files, a record of those files (shell-check.ts).
+// Before a file-writing tool runs: no write under .opencomms/, and no edit of
+// a file another member holds exclusively (one lock-free read; pre-tool.ts).
+// Before a shell call, the same for what its command plainly writes or a git
+// command resets (reset-check.ts), and, when it may go ahead and others hold
+// files, a record of those files (shell-check.ts).
 function decidePreTool(options: HookOptions, state: State, event: HookEvent, env: EnvMember, projectDir: string): Outcome {
-  const shell = shellCallOf(event, options.cwd);
-  const named = [...filesWritten(event), ...(shell === undefined ? [] : shellWrites(shell.command, shell.dir))];
-  const files = named
-    .map((file) => repoPath(file, projectDir, event.cwd ?? options.cwd))
-    .filter((file): file is string => file !== undefined);
+  const targets = toolTargetsOf(event, options.cwd, projectDir);
+  const { shell, trees } = targets;
   // A session with no member yet, or in no channel, is bound like any other.
   const memberId = env.kind === 'id' ? env.memberId : memberBySession(state, event);
   const now = Date.now();
-  const verdict = files.length === 0 ? undefined : judgeEvent(state, memberId, files, now);
+  // Each path as the kernel walks it and as folded, and a held file reached through a hard link (pre-tool.ts).
+  const files = judgedFiles(state, memberId, targets.named, projectDir, event.cwd ?? options.cwd, now);
+  const ownDir = stateDirAnswer(event, { ...targets, files: [...new Set([...targets.files, ...files])] });
+  if (ownDir !== undefined) return { answer: ownDir };
+  const verdict = judgeWritesAndResets(state, memberId, files, trees, projectDir, now, options.warn);
   if (shell !== undefined && verdict?.kind !== 'deny') {
     try {
       recordHeldFiles(state, memberId, projectDir, () => shellRecordKey(event, env.kind === 'id' ? env.memberId : undefined), now);
@@ -280,11 +284,11 @@ async function decide(options: HookOptions, event: HookEvent, projectDir: string
   // can tell only once it is loaded (below), so it may have until then.
   const store = storeOf(options, projectDir);
   if (!store.hasState()) {
-    // A project without OpenComms state has no mail: say nothing, create nothing.
+    // A project without OpenComms state has no mail: say nothing, create nothing (and let no agent write one).
     if (options.explicitProjectDir !== undefined && !existsSync(projectDir)) {
       options.warn(`opencomms: hook: project directory ${projectDir} does not exist`);
     }
-    return NOTHING;
+    return event.kind === 'pre_tool' ? { answer: stateDirAnswer(event, toolTargetsOf(event, options.cwd, projectDir)) ?? EMPTY_ANSWER } : NOTHING;
   }
   // The session's turn, for its server's door (turn.ts); the waiter is a second Stop hook and says nothing.
   if (!options.wait) noteTurn(projectDir, event, options.warn);

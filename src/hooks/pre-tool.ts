@@ -3,13 +3,14 @@
 // when held exclusively, allowed with a warning when held shared, silent
 // otherwise. It costs one lock-free read; anything that goes wrong lets the
 // edit proceed (fail open) and says why on stderr.
-import { isAbsolute, join, relative, resolve as resolvePath } from 'node:path';
-import { describeVerdict, isMemberOfChannel, judgeEdit, normalizePattern, type EditVerdict, type State } from '../engine';
+import { statSync, type Stats } from 'node:fs';
+import { isAbsolute, relative, resolve as resolvePath } from 'node:path';
+import { describeVerdict, isMemberOfChannel, judgeEdit, liveReservations, normalizePattern, type EditVerdict, type State } from '../engine';
 import { isRecordedProcessAlive } from '../process/liveness';
-import { realPathOf } from '../store';
-import type { HookAnswer } from './answer';
+import { joinAsWritten, realPathOf } from '../store';
+import { denyAnswer, type HookAnswer } from './answer';
 import { HOST_GEMINI, type HookEvent } from './events';
-import { isShellTool } from './shell-check';
+import { candidatesOf, isShellTool } from './shell-check';
 
 /** Claude Code's file-writing tools and the input field naming the file. */
 const CLAUDE_WRITERS: Record<string, readonly string[]> = {
@@ -50,7 +51,7 @@ export function patchHeaderFiles(text: string): string[] {
   }
   const cd = CD_THEN_PATCH.exec(text);
   const dir = cd ? (cd[1] ?? cd[2] ?? cd[3]!) : undefined;
-  return dir === undefined ? files : files.map((file) => (isAbsolute(file) ? file : join(dir, file)));
+  return dir === undefined ? files : files.map((file) => joinAsWritten(dir, file));
 }
 
 function stringsIn(value: unknown, out: string[], depth = 0): string[] {
@@ -71,22 +72,77 @@ export function filesWritten(event: HookEvent): string[] {
   // Codex's shell tools take the command's directory as `workdir`; the patch's paths are relative to it.
   const workdir = typeof input.workdir === 'string' && input.workdir.trim() !== '' ? input.workdir : undefined;
   const files = stringsIn(input, []).flatMap(patchHeaderFiles);
-  return workdir === undefined ? files : files.map((file) => (isAbsolute(file) ? file : join(workdir, file)));
+  return workdir === undefined ? files : files.map((file) => joinAsWritten(workdir, file));
 }
 
 /**
  * A written file as a repo-relative path, or undefined when it lies outside
- * the project. Both sides are compared as real paths (every link resolved),
- * so a file reached through a link inside the project, or a project reached
- * through a link, is the file a reservation names; a link that leads out of
- * the project leads to a file outside it.
+ * the project. Both sides are compared as the kernel names them (every link
+ * resolved before the `..` after it: realPathOf), so a file reached through
+ * a link inside the project, or a project reached through a link, is the
+ * file a reservation names; a link that leads out of the project leads to a
+ * file outside it.
  */
 export function repoPath(file: string, projectDir: string, cwd: string): string | undefined {
-  const absolute = realPathOf(isAbsolute(file) ? resolvePath(file) : resolvePath(cwd, file));
-  const inside = relative(realPathOf(projectDir), absolute);
+  return insideProject(realPathOf(file, cwd), realPathOf(projectDir));
+}
+
+function insideProject(absolute: string, root: string): string | undefined {
+  const inside = relative(root, absolute);
   if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) return undefined;
   const normalized = normalizePattern(inside.split('\\').join('/'), '/');
   return typeof normalized === 'string' ? normalized : undefined;
+}
+
+// The files a written path may name: as the kernel walks it (a `..` after a
+// link is the parent of the link's target: shells, Claude Code, Gemini CLI),
+// and with its `..` folded first, as a host that normalises a path before it
+// opens it writes (Codex's apply_patch: seen with Codex 0.171.0). Judging
+// both can deny a path that only one reading holds, never pass one.
+function readingsOf(file: string, cwd: string): string[] {
+  const asWalked = realPathOf(file, cwd);
+  const folded = realPathOf(resolvePath(cwd, file));
+  return asWalked === folded ? [asWalked] : [asWalked, folded];
+}
+
+/**
+ * The repo-relative files a tool call writes, to be judged: each named file
+ * where it may be written (inside the project; readingsOf), and, for one that
+ * exists with more than one hard link (anywhere), every file another member
+ * holds that is the same inode, since a write through either name changes
+ * both. The held files are found as the shell record finds them (plain
+ * paths, globs walked within a budget); only a multi-linked target costs
+ * that walk.
+ */
+export function judgedFiles(state: State, memberId: string | undefined, named: readonly string[], projectDir: string, cwd: string, now: number): string[] {
+  const root = realPathOf(projectDir);
+  const files: string[] = [];
+  const inodes: { dev: number; ino: number }[] = [];
+  for (const absolute of named.flatMap((file) => readingsOf(file, cwd))) {
+    const inside = insideProject(absolute, root);
+    if (inside !== undefined) files.push(inside);
+    const stat = statOrUndefined(absolute);
+    if (stat !== undefined && stat.isFile() && stat.nlink > 1) inodes.push({ dev: stat.dev, ino: stat.ino });
+  }
+  if (inodes.length === 0) return files;
+  const held = new Set<string>();
+  for (const channel of Object.values(state.channels)) {
+    for (const r of liveReservations(state, channel, now, (proc) => isRecordedProcessAlive(proc))) if (r.member_id !== memberId) held.add(r.path);
+  }
+  const { files: candidates, onDisk } = candidatesOf(projectDir, [...held]);
+  for (const candidate of candidates) {
+    const stat = statOrUndefined(onDisk(candidate));
+    if (stat !== undefined && inodes.some((i) => i.dev === stat.dev && i.ino === stat.ino)) files.push(candidate);
+  }
+  return files;
+}
+
+function statOrUndefined(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined; // unreadable: no inode to compare
+  }
 }
 
 /**
@@ -108,11 +164,7 @@ export function preToolAnswer(event: HookEvent, state: State, memberId: string |
   const action = event.toolName !== undefined && isShellTool(event.toolName) ? 'command' : 'edit';
   const text = describeVerdict(verdict, (channel) => isMemberOfChannel(state, memberId, channel), nonce, action);
   const isGemini = event.hosts.length === 1 && event.hosts[0] === HOST_GEMINI;
-  if (verdict.kind === 'deny') {
-    return isGemini
-      ? { decision: 'deny', reason: text }
-      : { hookSpecificOutput: { hookEventName: event.name, permissionDecision: 'deny', permissionDecisionReason: text } };
-  }
+  if (verdict.kind === 'deny') return denyAnswer(event, text);
   // Gemini's BeforeTool takes no context for the model: the user sees the note instead.
   return isGemini ? { systemMessage: text } : { hookSpecificOutput: { hookEventName: event.name, additionalContext: text } };
 }

@@ -7,16 +7,21 @@
 // (shell-checker.ts), else here, and the record is removed; a held file that
 // changed is reported to the writer and, as a `system` message, to its
 // holder. Nothing held by others: nothing is read, walked or written.
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { isAbsolute, join, sep } from 'node:path';
-import { judgeEdit, patternsHeldByOthers, patternsOverlap, type Conflict, type State } from '../engine';
+import { lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
+import { join, sep } from 'node:path';
+import { judgeEdit, patternsHeldByOthers, patternsOverlap, shownFileName, type Conflict, type State } from '../engine';
 import { isRecordedProcessAlive } from '../process/liveness';
-import { hasShellRecord, readShellRecord, realPathOf, removeShellRecord, writeShellRecord } from '../store';
+import { hasShellRecord, joinAsWritten, readShellRecord, realPathOf, removeShellRecord, writeShellRecord } from '../store';
 import { askShellChecker } from './shell-checker';
 import type { HookEvent } from './events';
 
-/** Each host's shell tools, as their hook events name them. */
-const SHELL_TOOLS = new Set(['Bash', 'exec_command', 'shell', 'local_shell', 'shell_command', 'run_shell_command']);
+/**
+ * Each host's shell tools, as their hook events name them. Codex's
+ * `write_stdin` types `chars` into a command it started: judged as a command
+ * line of its own, should a hook event name it (Codex 0.171.0 sends none:
+ * PROTOCOL 8.6).
+ */
+const SHELL_TOOLS = new Set(['Bash', 'exec_command', 'shell', 'local_shell', 'shell_command', 'run_shell_command', 'write_stdin']);
 /** A glob reservation is matched against at most this many entries of the project per call. */
 export const MAX_WALK_ENTRIES = 5_000;
 // Folders a glob is not looked for in unless the pattern names them.
@@ -31,13 +36,18 @@ export function isShellTool(name: string): boolean {
 export function shellCallOf(event: HookEvent, cwd: string): { command: string; dir: string } | undefined {
   if (event.toolName === undefined || !isShellTool(event.toolName)) return undefined;
   const input = event.toolInput ?? {};
-  const raw = input.command ?? input.cmd;
+  const raw = commandFieldOf(input);
   const command = typeof raw === 'string' ? raw : Array.isArray(raw) && raw.every((w) => typeof w === 'string') ? argvText(raw as string[]) : undefined;
   if (command === undefined) return undefined;
   const base = event.cwd ?? cwd;
   // Codex names the command's folder `workdir`, Gemini CLI `directory` (or `dir_path`).
   const named = [input.workdir, input.directory, input.dir_path].find((d): d is string => typeof d === 'string' && d.trim() !== '');
-  return { command, dir: named === undefined ? base : isAbsolute(named) ? named : join(base, named) };
+  return { command, dir: named === undefined ? base : joinAsWritten(base, named) };
+}
+
+// The command line's field: Claude Code and Gemini CLI `command`, Codex `cmd` (or argv in `command`), write_stdin `chars`.
+function commandFieldOf(input: Record<string, unknown>): unknown {
+  return input.command ?? input.cmd ?? input.chars;
 }
 
 // Codex passes argv: `bash -lc SCRIPT` is the script; anything else is its words, quoted.
@@ -54,7 +64,7 @@ function argvText(argv: readonly string[]): string {
  */
 export function shellRecordKey(event: HookEvent, envMemberId: string | undefined): string {
   const input = event.toolInput ?? {};
-  return hash128Hex([event.hosts[0], event.sessionId ?? '', envMemberId ?? '', event.toolUseId ?? '', JSON.stringify(input.command ?? input.cmd ?? '')].join('\n'));
+  return hash128Hex([event.hosts[0], event.sessionId ?? '', envMemberId ?? '', event.toolUseId ?? '', JSON.stringify(commandFieldOf(input) ?? '')].join('\n'));
 }
 
 /**
@@ -124,8 +134,8 @@ function filesOf(root: string, pattern: string, budget: { left: number }, out: S
   walk(segments.slice(0, firstGlob).join('/'));
 }
 
-/** The project-relative files the patterns name (plain paths whether or not they exist), and how to reach each on disk. */
-function candidatesOf(projectDir: string, patterns: readonly string[]): { files: Set<string>; onDisk: (file: string) => string } {
+/** The project-relative files the patterns name (plain paths whether or not they exist, globs walked within MAX_WALK_ENTRIES), and how to reach each on disk. */
+export function candidatesOf(projectDir: string, patterns: readonly string[]): { files: Set<string>; onDisk: (file: string) => string } {
   const root = realPathOf(projectDir);
   const files = new Set<string>();
   const budget = { left: MAX_WALK_ENTRIES };
@@ -158,7 +168,7 @@ function presentOf(files: ReadonlySet<string>, onDisk: (file: string) => string)
       }
     }
     for (const file of group) {
-      const isOnDisk = names === undefined ? existsSync(onDisk(file)) : names.has(file.slice(file.lastIndexOf('/') + 1));
+      const isOnDisk = names === undefined ? lstatOrUndefined(onDisk(file)) !== undefined : names.has(file.slice(file.lastIndexOf('/') + 1));
       if (isOnDisk) present.push(file);
     }
   }
@@ -220,15 +230,33 @@ function changedFiles(before: { patterns: string[]; present: string[] }, project
   for (const file of was) files.add(file);
   const changed: string[] = [];
   for (const file of files) {
-    let stat;
-    try {
-      stat = statSync(onDisk(file), STAT_OPTIONS);
-    } catch {
-      stat = undefined; // unreadable now: judged as gone
-    }
-    if (stat === undefined ? was.has(file) : !was.has(file) || stat.ctimeMs >= writtenAtMs) changed.push(file);
+    const path = onDisk(file);
+    const stat = lstatOrUndefined(path);
+    if (stat === undefined ? was.has(file) : !was.has(file) || changedSince(stat, path, writtenAtMs)) changed.push(file);
   }
   return changed;
+}
+
+// The name's own status (lstat): a held file replaced by a link is a new
+// entry at the name, whatever the link points at; unreadable is gone.
+function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, STAT_OPTIONS);
+  } catch {
+    return undefined;
+  }
+}
+
+// A held name that is a link changed when the link did, or when the file it
+// leads to did (a write through the link); a link to nothing, by its own stamp.
+function changedSince(stat: Stats, path: string, writtenAtMs: number): boolean {
+  if (stat.ctimeMs >= writtenAtMs) return true;
+  if (!stat.isSymbolicLink()) return false;
+  try {
+    return (statSync(path, STAT_OPTIONS)?.ctimeMs ?? Number.NEGATIVE_INFINITY) >= writtenAtMs;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -270,10 +298,14 @@ export function heldByOthers(state: State, memberId: string | undefined, files: 
   return changed;
 }
 
-/** What the writer's hook answer says about held files its shell call changed. */
+/**
+ * What the writer's hook answer says about held files its shell call
+ * changed: our sentence, then each file on a line of its own, its name as
+ * shownFileName shows it (a name is peer data: it cannot add a line).
+ */
 export function shellWriteText(changed: readonly ChangedHeldFile[]): string {
-  const lines = changed.slice(0, 10).map(({ file, holders }) => `${file} (held exclusively by ${[...new Set(holders.map((h) => `${h.role} (${h.holder}) in channel "${h.channel}"`))].join(', ')})`);
-  const more = changed.length > 10 ? ` and ${changed.length - 10} more` : '';
-  return `OpenComms: your shell command changed ${changed.length === 1 ? 'a file' : 'files'} another agent holds exclusively: ${lines.join('; ')}${more}. `
-    + 'The holder has been told. Do not change held files; ask the holder (opencomms_send), and restore the file if your change was not wanted.';
+  const lines = changed.slice(0, 10).map(({ file, holders }) => `- ${shownFileName(file)} (held exclusively by ${[...new Set(holders.map((h) => `${h.role} (${h.holder}) in channel "${h.channel}"`))].join(', ')})`);
+  const more = changed.length > 10 ? [`- and ${changed.length - 10} more`] : [];
+  return [`OpenComms: your shell command changed ${changed.length === 1 ? 'a file' : 'files'} another agent holds exclusively:`, ...lines, ...more,
+    'The holder has been told. Do not change held files; ask the holder (opencomms_send), and restore the file if your change was not wanted.'].join('\n');
 }

@@ -2,11 +2,14 @@
 // shell tools (PROTOCOL 8.6). A tokenizer, not a shell: quotes and escapes,
 // the separators `&&` `||` `;` `|` `&` and new lines, redirections (with a
 // descriptor, `&>`, `>|`), `cd DIR` before later commands, and the writers
-// `tee`, `sed -i`, `cp`, `mv`, `rm`, `truncate`, `dd of=`. A word whose
+// `tee`, `sed -i`, `cp`, `mv`, `rm`, `truncate`, `dd of=`, and what a git
+// command resets (git-writes.ts). A word whose
 // value the shell would compute (`$VAR`, `$(…)`, backquotes) is not a path
 // we can name and is skipped; a glob is kept as a pattern. Best effort: a
 // write through any other program is caught after the call (shell-check.ts).
 import { basename, isAbsolute, join } from 'node:path';
+import { joinAsWritten } from '../store';
+import { gitResets } from './git-writes';
 
 type Token = { kind: 'word'; text: string; isPlain: boolean } | { kind: 'op'; text: string };
 
@@ -203,14 +206,26 @@ function copyWrites(name: string, args: readonly string[]): string[] {
   const dest = target ?? operands[operands.length - 1];
   if (dest === undefined || (target === undefined && operands.length < 2)) return [];
   const written = target === undefined ? [dest] : [];
-  written.push(...sources.map((s) => join(dest, basename(s))));
+  written.push(...sources.map((s) => joinAsWritten(dest, basename(s))));
   if (name === 'mv') written.push(...sources);
   return written;
 }
 
-function commandWrites(words: readonly string[]): string[] {
+/** Where the command itself starts in its words: after assignments and wrappers (`sudo`, `env -i`). */
+function commandStart(words: readonly string[]): number {
   let start = 0;
   while (start < words.length && (ASSIGNMENT.test(words[start]!) || WRAPPERS.has(words[start]!) || (words[start - 1] === 'env' && words[start]!.startsWith('-')))) start += 1;
+  return start;
+}
+
+/** The folders whose tracked files a command resets (git-writes.ts), relative to its folder. */
+function commandTrees(words: readonly string[]): string[] {
+  const start = commandStart(words);
+  return start < words.length && basename(words[start]!) === 'git' ? gitResets(words.slice(start + 1)).trees : [];
+}
+
+function commandWrites(words: readonly string[]): string[] {
+  const start = commandStart(words);
   if (start >= words.length) return [];
   const name = basename(words[start]!);
   const args = words.slice(start + 1);
@@ -221,6 +236,7 @@ function commandWrites(words: readonly string[]): string[] {
     case 'rm': return operandsOf(args, new Set());
     case 'truncate': return operandsOf(args, new Set(['-s', '-r', '--size', '--reference']));
     case 'dd': return args.filter((a) => a.startsWith('of=')).map((a) => a.slice(3));
+    case 'git': return gitResets(args).paths;
     default: return [];
   }
 }
@@ -230,17 +246,39 @@ function commandWrites(words: readonly string[]): string[] {
  * with a `cd DIR` earlier in the line applied. Reads (`cat f`, `< f`) are not writes.
  */
 export function shellWrites(command: string, cwd: string): string[] {
+  return shellTargets(command, cwd).files;
+}
+
+/** `path` without its `.` names: no-ops for the kernel (unlike `..`, which follows the link before it). */
+function withoutDotNames(path: string): string {
+  const kept = path.split('/').filter((name, i) => i === 0 || name !== '.').join('/');
+  return kept === '' ? '/' : kept;
+}
+
+/**
+ * What a command plainly writes (`files`, as shellWrites) and the folders
+ * whose tracked files a git command in it resets (`trees`, absolute, `/` for
+ * a whole work tree).
+ */
+export function shellTargets(command: string, cwd: string): { files: string[]; trees: string[] } {
   const tokens = tokenizeShell(command);
   const written: string[] = [];
+  const trees: string[] = [];
   let dir = cwd;
   let words: { text: string; isPlain: boolean }[] = [];
-  const place = (path: string): string => (isAbsolute(path) ? path : join(dir, path));
+  // A written path as the kernel reads it (its `..` after a link); `cd` folds `..` first, as the shell's logical cd does.
+  const place = (path: string): string => withoutDotNames(joinAsWritten(dir, path));
   const finish = (): void => {
     const plain = words.every((w) => w.isPlain);
     const texts = words.map((w) => w.text);
-    if (texts[0] === 'cd' && texts.length >= 2 && words[1]!.isPlain) dir = place(texts[1]!);
+    if (texts[0] === 'cd' && texts.length >= 2 && words[1]!.isPlain) dir = isAbsolute(texts[1]!) ? texts[1]! : join(dir, texts[1]!);
     // A command with a computed word is judged only on its plain words: a computed one is never a path.
-    else written.push(...commandWrites(plain ? texts : texts.filter((_, k) => words[k]!.isPlain)).map(place));
+    else {
+      const named = plain ? texts : texts.filter((_, k) => words[k]!.isPlain);
+      written.push(...commandWrites(named).map(place));
+      // git reads its pathspecs lexically from its folder: a tree is folded as written.
+        trees.push(...commandTrees(named).map((path) => (isAbsolute(path) ? path : join(dir, path))));
+    }
     words = [];
   };
   for (let i = 0; i < tokens.length; i += 1) {
@@ -262,5 +300,5 @@ export function shellWrites(command: string, cwd: string): string[] {
     written.push(place(next.text));
   }
   finish();
-  return written.filter((p) => p !== '' && !p.startsWith('/dev/'));
+  return { files: written.filter((p) => p !== '' && !p.startsWith('/dev/')), trees };
 }

@@ -17,7 +17,8 @@
 // date where it stands (and says so).
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { isJsonObject, OUR_HOOK_MARKER, parseJsonObject } from './json-config';
+import { canonicalJson, isJsonObject, parseJsonObject } from './json-config';
+import { findWrittenHookGroups } from './project-review';
 import { quoteTomlString } from './toml';
 import { KeyPath, scanSections, Section, TomlError } from './toml-scanner';
 
@@ -31,15 +32,6 @@ export interface CodexTrustEntry {
   value: string;
   /** What it trusts, for the output: "the project" or "the SessionStart hook". */
   label: string;
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (isJsonObject(value)) {
-    const keys = Object.keys(value).filter((key) => value[key] !== undefined).sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /** "PreToolUse" → "pre_tool_use", as Codex labels events in hashes and keys. */
@@ -57,28 +49,25 @@ export function codexHookHash(event: string, hook: { command: string; timeout?: 
   return `sha256:${createHash('sha256').update(canonicalJson(identity), 'utf8').digest('hex')}`;
 }
 
-/** The trust our install needs: the project, then each of our hooks in hooks.json, in file order. */
-export function codexTrustEntries(projectDir: string, hooksJsonText: string | undefined): CodexTrustEntry[] {
+/**
+ * The trust our install needs: the project, then each hook group exactly as
+ * install wrote it, under the events it writes, in file order. `command` is
+ * the hook command install writes; doctor, which does not know it, leaves it
+ * out and takes any command with our marker in a group of that exact shape.
+ * A hook merely carrying our marker elsewhere is never trusted.
+ */
+export function codexTrustEntries(projectDir: string, hooksJsonText: string | undefined, command?: string): CodexTrustEntry[] {
   const entries: CodexTrustEntry[] = [{ path: ['projects', projectDir], name: 'trust_level', value: 'trusted', label: 'the project' }];
   if (hooksJsonText === undefined) return entries;
-  const hooks = parseJsonObject(hooksJsonText).hooks;
-  if (!isJsonObject(hooks)) return entries;
   const file = join(projectDir, '.codex', 'hooks.json');
-  for (const [event, groups] of Object.entries(hooks)) {
-    if (!Array.isArray(groups)) continue;
-    groups.forEach((group, g) => {
-      const list = isJsonObject(group) && Array.isArray(group.hooks) ? group.hooks : [];
-      const matcher = isJsonObject(group) && typeof group.matcher === 'string' ? group.matcher : undefined;
-      list.forEach((hook, h) => {
-        if (!isJsonObject(hook) || typeof hook.command !== 'string' || !hook.command.includes(OUR_HOOK_MARKER)) return;
-        const timeout = typeof hook.timeout === 'number' ? hook.timeout : undefined;
-        entries.push({
-          path: ['hooks', 'state', `${file}:${codexEventLabel(event)}:${g}:${h}`],
-          name: 'trusted_hash',
-          value: codexHookHash(event, { command: hook.command, timeout, async: hook.async === true }, matcher),
-          label: `the ${event} hook`,
-        });
-      });
+  for (const { event, index, group } of findWrittenHookGroups('codex', '.codex/hooks.json', parseJsonObject(hooksJsonText).hooks, command)) {
+    const hook = (group.hooks as unknown[])[0];
+    if (!isJsonObject(hook) || typeof hook.command !== 'string') continue;
+    entries.push({
+      path: ['hooks', 'state', `${file}:${codexEventLabel(event)}:${index}:0`],
+      name: 'trusted_hash',
+      value: codexHookHash(event, { command: hook.command, timeout: typeof hook.timeout === 'number' ? hook.timeout : undefined }, typeof group.matcher === 'string' ? group.matcher : undefined),
+      label: `the ${event} hook`,
     });
   }
   return entries;
@@ -93,8 +82,19 @@ export function renderCodexTrust(entries: readonly CodexTrustEntry[]): string {
   return entries.map((entry) => `${sectionHeader(entry.path)}\n${entry.name} = ${quoteTomlString(entry.value)}\n`).join('\n');
 }
 
+/** The comment that opens our block: the path as a TOML string, so no character of it can end the comment line. */
 export function codexTrustMarker(projectDir: string): string {
-  return `# Trust for OpenComms in ${projectDir}, added by \`opencomms install codex --apply\`; \`opencomms uninstall codex\` takes it out.`;
+  return markerNaming(quoteTomlString(projectDir));
+}
+
+function markerNaming(shown: string): string {
+  return `# Trust for OpenComms in ${shown}, added by \`opencomms install codex --apply\`; \`opencomms uninstall codex\` takes it out.`;
+}
+
+/** The markers uninstall knows: ours, and the bare path older installs wrote where quoting would change nothing inside it. */
+function markersOf(projectDir: string): string[] {
+  const quoted = quoteTomlString(projectDir);
+  return quoted.slice(1, -1) === projectDir ? [markerNaming(quoted), markerNaming(projectDir)] : [markerNaming(quoted)];
 }
 
 const samePath = (a: KeyPath, b: KeyPath): boolean => a.length === b.length && a.every((part, i) => part === b[i]);
@@ -106,15 +106,17 @@ interface Block {
 }
 
 /** Our block in `text`: the marker line and the trust tables right after it. */
-function findTrustBlock(text: string, sections: Section[], projectDir: string): Block | undefined {
-  const marker = codexTrustMarker(projectDir);
-  let at = -1;
-  for (let from = 0; ; from = at + 1) {
-    at = text.indexOf(marker, from);
-    if (at === -1) return undefined;
+function findMarkerLine(text: string, marker: string): number {
+  for (let at = text.indexOf(marker); at !== -1; at = text.indexOf(marker, at + 1)) {
     const lineEnd = text.slice(at + marker.length).match(/^\r?\n|^$/);
-    if ((at === 0 || text[at - 1] === '\n') && lineEnd) break;
+    if ((at === 0 || text[at - 1] === '\n') && lineEnd) return at;
   }
+  return -1;
+}
+
+function findTrustBlock(text: string, sections: Section[], projectDir: string): Block | undefined {
+  const at = markersOf(projectDir).map((marker) => findMarkerLine(text, marker)).find((found) => found !== -1);
+  if (at === undefined) return undefined;
   let end = text.indexOf('\n', at) === -1 ? text.length : text.indexOf('\n', at) + 1;
   const hooksFile = join(projectDir, '.codex', 'hooks.json');
   for (const section of sections.filter((s) => s.start >= end)) {
@@ -139,6 +141,22 @@ function cutBlock(text: string, block: Block): string {
 export function removeCodexTrust(text: string, projectDir: string): string {
   const block = findTrustBlock(text, scanSections(text).sections, projectDir);
   return block ? cutBlock(text, block) : text;
+}
+
+/**
+ * The hook keys our block for `projectDir` trusts beyond `entries`: trust an
+ * older --apply wrote for a hook install does not write (earlier builds
+ * trusted any hook carrying our marker), which Codex runs without asking.
+ * Throws TomlError when the file cannot be followed.
+ */
+export function strayCodexTrust(text: string, projectDir: string, entries: readonly CodexTrustEntry[]): string[] {
+  const { sections } = scanSections(text);
+  const block = findTrustBlock(text, sections, projectDir);
+  if (!block) return [];
+  return sections
+    .filter((section) => section.start >= block.start && section.start < block.end && section.path[0] === 'hooks')
+    .filter((section) => !entries.some((entry) => samePath(entry.path, section.path)))
+    .map((section) => section.path[2]);
 }
 
 /** Where one entry stands in a user config. */

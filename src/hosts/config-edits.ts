@@ -48,6 +48,8 @@ export interface ConfigEdit {
   what: string;
   /** Set for a file that only grants permissions (no server, no hooks): the --plugin install does not count it as the plain one. */
   isGrant?: true;
+  /** For a file that holds hooks: the hook group install writes under each event, around one hook command. */
+  hookGroups?(command: string): Record<string, JsonObject>;
 }
 
 interface JsonEditSpec {
@@ -60,7 +62,7 @@ interface JsonEditSpec {
   seed?: () => JsonObject;
   /** Our server entry, put at `doc[container].opencomms`; absent for a hooks-only file. */
   entry?(launch: Launch): JsonObject;
-  hookEntry?(launch: Launch, event: string): JsonObject;
+  hookEntry?(command: string, event: string): JsonObject;
   /** Whether what is left after uninstall is only what install itself would have created. */
   isLeftover?(doc: JsonObject): boolean;
   /** The key of our entry that holds its variables (default `env`). */
@@ -94,10 +96,12 @@ function jsonEdit(spec: JsonEditSpec): ConfigEdit {
     if (spec.events) checkHooks(doc, spec.events);
     return doc;
   };
+  const { events, hookEntry } = spec;
   return {
     file: spec.file,
     alternates: spec.alternates,
     what: spec.what,
+    ...(events && hookEntry ? { hookGroups: (command: string) => Object.fromEntries(events.map((event) => [event, hookEntry(command, event)])) } : {}),
     check: (text) => void check(text),
     hasOurs: (text) => (spec.entry ? getEntry(check(text), spec.container, 'opencomms') !== undefined : hasOurHooks(check(text))),
     userAdditions(text) {
@@ -129,7 +133,7 @@ function jsonEdit(spec: JsonEditSpec): ConfigEdit {
         if (launch.store === undefined) dropVariables(entry, spec.envKey ?? 'env', STORE_VARIABLES);
         if (launch.compileCache === undefined) dropVariables(entry, spec.envKey ?? 'env', [COMPILE_CACHE_VARIABLE]);
       }
-      if (spec.events && spec.hookEntry) mergeHooks(doc, spec.events, (event) => spec.hookEntry!(launch, event));
+      if (spec.events && spec.hookEntry) mergeHooks(doc, spec.events, (event) => spec.hookEntry!(hookCommand(launch), event));
       return renderChanged(text, before, doc);
     },
     uninstall(text, mustKeep = false) {
@@ -185,10 +189,10 @@ function additionsTo(entry: JsonObject, ours: JsonObject): string[] {
  * Our hook entry for one event. `matchers` limits an event to some tools (the
  * pre-tool reservation check runs only for the host's file-writing tools).
  */
-function hookEntryWithTimeout(timeout: number, matchers: Readonly<Record<string, string>> = {}): (launch: Launch, event: string) => JsonObject {
-  return (launch, event) => {
+function hookEntryWithTimeout(timeout: number, matchers: Readonly<Record<string, string>> = {}): (command: string, event: string) => JsonObject {
+  return (command, event) => {
     const matcher = Object.prototype.hasOwnProperty.call(matchers, event) ? matchers[event] : undefined;
-    return { ...(matcher === undefined ? {} : { matcher }), hooks: [{ type: 'command', command: hookCommand(launch), timeout }] };
+    return { ...(matcher === undefined ? {} : { matcher }), hooks: [{ type: 'command', command, timeout }] };
   };
 }
 

@@ -20,11 +20,11 @@ import {
 import { claudePluginDirIn } from './claude-plugin';
 import { snippetFor } from './snippets';
 import { CONFIG_EDITS, ConfigEdit } from './config-edits';
-import { ABSOLUTE_PATH_REASON, HOST_NAMES, HostName, Launch } from './launch';
+import { ABSOLUTE_PATH_REASON, hookCommand, HOST_NAMES, HostName, Launch } from './launch';
 import { chooseStore, describeStore } from './store-choice';
 import { trustReminder } from './trust-reminders';
 import { readUserFile, throughNote, writeUserFile, type UserFile } from './user-file';
-import { planUserTrust, removeUserTrust, showUserTrust } from './user-trust';
+import { applyRefusal, planUserTrust, removeUserTrust, showUserTrust } from './user-trust';
 
 export interface InstallOptions {
   /** Absolute project directory. */
@@ -38,6 +38,8 @@ export interface InstallOptions {
   plugin: boolean;
   /** --apply: run the host's own commands where that is part of the install. */
   apply: boolean;
+  /** --i-have-read-the-project-config: --apply may trust a project whose host config holds what OpenComms did not write. */
+  hasReadProjectConfig?: boolean;
   /** --store: `file`, or the Redis store URL (checked here with OPENCOMMS_PROJECT_ID from `env`; no password needed). */
   store?: string;
   /** Absolute path of the opencomms.js that is running (copied into .opencomms/). */
@@ -188,10 +190,10 @@ function installHosts(options: InstallOptions): number {
     const path = join(projectDir, rel);
     return changes.find((c) => c.path === path)?.after ?? files.find((f) => f.path === path)?.before;
   };
-  const userTrust = planUserTrust(host, projectDir, options.env ?? {}, afterOf);
-  if (options.apply && !options.dryRun && userTrust?.problem !== undefined) {
-    throw new InstallFailure(`--apply cannot add the ${host} trust: ${userTrust.problem}. Nothing was changed; run without --apply to see the lines to add by hand.`, 1);
-  }
+  const userTrust = planUserTrust(host, projectDir, options.env ?? {}, afterOf, hookCommand(launch));
+  const applyMode = { apply: options.apply, dryRun: options.dryRun, hasRead: options.hasReadProjectConfig === true };
+  const refusal = options.apply && !options.dryRun && userTrust ? applyRefusal(userTrust, projectDir, applyMode.hasRead) : undefined;
+  if (refusal !== undefined) throw new InstallFailure(refusal, 1);
   const isNoop = changes.length === 0 && copy.isCurrent && copy.isPackageJsonCurrent && fixed?.needsPin !== true &&
     opencodePlugin.copies.length === 0;
 
@@ -207,7 +209,7 @@ function installHosts(options: InstallOptions): number {
     if (opencodePlugin.missing) options.warn(`opencomms: ${opencodePlugin.missing}`);
     if (snippet) write(`would print this for ${snippet.where}:\n${snippet.text}`);
     writeNotes(host, files.map((f) => describePath(projectDir, f.path)), gitignore, write);
-    if (userTrust) showUserTrust(userTrust, projectDir, options.apply, true, write, options.warn);
+    if (userTrust) showUserTrust(userTrust, projectDir, applyMode, write, options.warn);
     return 0;
   }
 
@@ -244,7 +246,7 @@ function installHosts(options: InstallOptions): number {
   }
   const reminder = trustReminder(host, false);
   if (reminder) write(`${reminder}\n`);
-  if (userTrust) showUserTrust(userTrust, projectDir, options.apply, false, write, options.warn);
+  if (userTrust) showUserTrust(userTrust, projectDir, applyMode, write, options.warn);
   else if (options.apply) options.warn(`opencomms: --apply has nothing to run for ${host}; the files above are the whole install.`);
   return 0;
 }

@@ -38,6 +38,16 @@ export function parseJsonObject(text: string): JsonObject {
   return value;
 }
 
+/** Compact JSON with the keys sorted at every level (undefined values left out): equal values give equal text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isJsonObject(value)) {
+    const keys = Object.keys(value).filter((key) => value[key] !== undefined).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
 export function renderJson(doc: JsonObject): string {
   return `${JSON.stringify(doc, null, 2)}\n`;
 }

@@ -260,11 +260,11 @@ function isControl(c: string): boolean {
   return code < 0x20 || code === 0x7f;
 }
 
-/** Splits a TOML document into its table sections; throws TomlError on what it cannot follow. */
-export function scanSections(text: string): { sections: Section[]; rootKeys: KeyPath[] } {
+/** Splits a TOML document into its table sections and the key/values before them; throws TomlError on what it cannot follow. */
+export function scanSections(text: string): { sections: Section[]; rootKeys: KeyPath[]; rootEntries: SectionEntry[] } {
   const s = new Scanner(text);
   const sections: Section[] = [];
-  const rootKeys: KeyPath[] = [];
+  const rootEntries: SectionEntry[] = [];
   let current: Section | undefined;
   for (;;) {
     s.skipBlank();
@@ -287,12 +287,13 @@ export function scanSections(text: string): { sections: Section[]; rootKeys: Key
     s.skipSpaces();
     const value = s.readValue();
     s.expectLineEnd();
+    const entry = { key, value, start: lineStart, end: s.pos };
     if (current) {
       current.contentEnd = s.pos;
-      current.entries.push({ key, value, start: lineStart, end: s.pos });
+      current.entries.push(entry);
     } else {
-      rootKeys.push(key);
+      rootEntries.push(entry);
     }
   }
-  return { sections, rootKeys };
+  return { sections, rootKeys: rootEntries.map((entry) => entry.key), rootEntries };
 }

@@ -3,6 +3,9 @@
 // Gemini CLI's ~/.gemini/trustedFolders.json. Install always shows the exact
 // lines; only --apply writes them, after showing them. Uninstall takes out
 // exactly what --apply added. Tests point HOME (and CODEX_HOME) at a temp folder.
+// Trusting a project hands the host the whole project config, so --apply
+// refuses while that config holds anything OpenComms did not write, unless
+// the user says they have read it (project-review.ts).
 import { realpathSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { NODE_FS, replaceUserFile, STATE_DIR_NAME } from '../store';
@@ -12,6 +15,10 @@ import { applyGeminiTrust, GEMINI_TRUST_VALUE, readGeminiTrust, removeGeminiTrus
 import { ensureDir, InstallFailure, readOwnBytes, writeOwnFile } from './install-common';
 import { isJsonObject, parseJsonObject, renderJson } from './json-config';
 import type { HostName } from './launch';
+import { reviewProjectConfig, showText, type ForeignEntry } from './project-review';
+
+/** The flag that says the user has read what --apply would trust besides OpenComms. */
+export const READ_PROJECT_CONFIG_FLAG = '--i-have-read-the-project-config';
 
 /** The user's home folder as the hosts find it. */
 export function homeOf(env: NodeJS.ProcessEnv): string {
@@ -85,27 +92,32 @@ export interface UserTrustPlan {
   missing: string[];
   refusals: string[];
   isCreated: boolean;
+  /** Whether `after` trusts the project itself (not only our hooks in a project the user trusts already). */
+  trustsProject: boolean;
+  /** What the project's host config holds that OpenComms did not write: trusted with the project, except hooks. */
+  foreign: ForeignEntry[];
 }
 
 /**
  * The trust a fresh or repeated install needs in the user's files for
- * `host`, given the project files as install leaves them; undefined for hosts
- * that keep no trust there.
+ * `host`, given the project files as install leaves them and the hook command
+ * it writes; undefined for hosts that keep no trust there.
  */
-export function planUserTrust(host: HostName, projectDir: string, env: NodeJS.ProcessEnv, projectText: (rel: string) => string | undefined): UserTrustPlan | undefined {
-  if (host === 'codex') return planCodex(projectDir, env, projectText('.codex/hooks.json'));
-  if (host === 'gemini-cli') return planGemini(projectDir, env);
-  return undefined;
+export function planUserTrust(host: HostName, projectDir: string, env: NodeJS.ProcessEnv, projectText: (rel: string) => string | undefined, hookCommand: string): UserTrustPlan | undefined {
+  if (host !== 'codex' && host !== 'gemini-cli') return undefined;
+  const foreign = reviewProjectConfig(host, projectDir, projectText, hookCommand);
+  return host === 'codex' ? planCodex(projectDir, env, projectText('.codex/hooks.json'), hookCommand, foreign) : planGemini(projectDir, env, foreign);
 }
 
-function planCodex(projectDir: string, env: NodeJS.ProcessEnv, hooksJson: string | undefined): UserTrustPlan {
+function planCodex(projectDir: string, env: NodeJS.ProcessEnv, hooksJson: string | undefined, hookCommand: string, foreign: ForeignEntry[]): UserTrustPlan {
   const path = codexUserConfigPath(env);
-  const entries = codexTrustEntries(projectDir, hooksJson);
+  const entries = codexTrustEntries(projectDir, hooksJson, hookCommand);
   const lines = renderCodexTrust(entries);
   const before = readTrustFile(path);
-  const plan: UserTrustPlan = { host: 'codex', path, lines, missing: [], refusals: [], isCreated: before === undefined };
+  const plan: UserTrustPlan = { host: 'codex', path, lines, missing: [], refusals: [], isCreated: before === undefined, trustsProject: true, foreign };
   try {
     const applied = applyCodexTrust(before ?? '', projectDir, entries);
+    plan.trustsProject = applied.added.some((entry) => entry.name === 'trust_level');
     plan.missing = [...applied.added, ...applied.updated].map((entry) => entry.label);
     plan.refusals = applied.refused.map(({ entry, state }) => (state === 'disabled'
       ? `${entry.label} is turned off there (enabled = false); remove that line to let it run`
@@ -118,11 +130,11 @@ function planCodex(projectDir: string, env: NodeJS.ProcessEnv, hooksJson: string
   return plan;
 }
 
-function planGemini(projectDir: string, env: NodeJS.ProcessEnv): UserTrustPlan {
+function planGemini(projectDir: string, env: NodeJS.ProcessEnv, foreign: ForeignEntry[]): UserTrustPlan {
   const path = geminiTrustPath(env);
   const lines = `${JSON.stringify(projectDir)}: ${JSON.stringify(GEMINI_TRUST_VALUE)}\n`;
   const before = readTrustFile(path);
-  const plan: UserTrustPlan = { host: 'gemini-cli', path, lines, missing: [], refusals: [], isCreated: before === undefined };
+  const plan: UserTrustPlan = { host: 'gemini-cli', path, lines, missing: [], refusals: [], isCreated: before === undefined, trustsProject: true, foreign };
   try {
     const state = readGeminiTrust(before, projectDir);
     if (state === 'distrusted') plan.refusals.push('the folder is marked DO_NOT_TRUST there; change that yourself to let Gemini CLI run OpenComms here');
@@ -142,27 +154,74 @@ const WHY: Record<UserTrustPlan['host'], string> = {
   'gemini-cli': 'Gemini CLI starts no MCP server and runs no hook in a folder it does not trust',
 };
 
-/** Prints the plan; with --apply (and not a dry run) writes it. Returns false when --apply could not be done. */
-export function showUserTrust(plan: UserTrustPlan, projectDir: string, apply: boolean, dryRun: boolean, write: (text: string) => void, warn: (text: string) => void): boolean {
+const HANDS: Record<UserTrustPlan['host'], string> = {
+  codex: 'Once the project is trusted, Codex loads its .codex/config.toml (servers and settings); a hook of .codex/hooks.json runs only once its own hash is trusted, and --apply trusts only the ones install wrote',
+  'gemini-cli': 'Once the folder is trusted, Gemini CLI starts every server and runs every hook of its .gemini/settings.json, and loads its .env',
+};
+
+// Control characters and line breaks: a path holding one would be written into the user's config.
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+function foreignNote(plan: UserTrustPlan): string {
+  const lookalike = ` (carries the OpenComms hook marker, but install did not write it${plan.host === 'codex' ? ': left untrusted' : ''})`;
+  const list = plan.foreign.map((entry) => `  ${entry.file}: ${entry.text}${entry.isLookalike ? lookalike : ''}\n`).join('');
+  return `${HANDS[plan.host]}. These are not OpenComms's:\n${list}`;
+}
+
+/**
+ * Why --apply must not write `plan`, as the message to print; undefined when
+ * it may. `hasRead`: the user passed READ_PROJECT_CONFIG_FLAG.
+ */
+export function applyRefusal(plan: UserTrustPlan, projectDir: string, hasRead: boolean): string | undefined {
+  if (CONTROL_CHARACTER.test(projectDir)) {
+    return `--apply refused: the project path ${showText(JSON.stringify(projectDir))} holds a control character or line break, which OpenComms does not write into ${plan.path}. Move the project to a path without one. Nothing was changed.`;
+  }
+  if (plan.problem !== undefined) return `--apply cannot add the ${plan.host} trust: ${plan.problem}. Nothing was changed; run without --apply to see the lines to add by hand.`;
+  if (plan.after === undefined || !plan.trustsProject || plan.foreign.length === 0 || hasRead) return undefined;
+  return `--apply refused: the project config holds what OpenComms did not write. ${foreignNote(plan)}` +
+    `Read each of them. To trust ${projectDir} with them, run again with ${READ_PROJECT_CONFIG_FLAG}; or leave out --apply and add the lines yourself. Nothing was changed.`;
+}
+
+/** How --apply was asked for. */
+export interface ApplyMode {
+  apply: boolean;
+  dryRun: boolean;
+  /** READ_PROJECT_CONFIG_FLAG was passed. */
+  hasRead: boolean;
+}
+
+/** Prints the plan; with --apply (and not a dry run) writes it. Call applyRefusal first: this writes what it is given. */
+export function showUserTrust(plan: UserTrustPlan, projectDir: string, { apply, dryRun, hasRead }: ApplyMode, write: (text: string) => void, warn: (text: string) => void): void {
   const name = plan.host === 'codex' ? 'Codex' : 'Gemini CLI';
   for (const refusal of plan.refusals) warn(`opencomms: ${name} trust: ${refusal} (${plan.path}).`);
+  const isListed = plan.after !== undefined && plan.problem === undefined && plan.trustsProject && plan.foreign.length > 0;
+  for (const entry of plan.host === 'codex' && !isListed ? plan.foreign.filter((f) => f.isLookalike) : []) {
+    warn(`opencomms: Codex trust: left untrusted, a hook install did not write though it carries the OpenComms hook marker: ${entry.file}: ${entry.text}`);
+  }
   if (plan.after === undefined && plan.problem === undefined) {
-    if (plan.refusals.length === 0) write(`${name} trust: ${plan.path} already trusts ${plan.host === 'codex' ? 'this project and its hooks' : 'this folder'}.\n`);
-    return true;
+    if (plan.refusals.length === 0) write(`${name} trust: ${plan.path} already trusts ${plan.host === 'codex' ? 'this project and the hooks install wrote' : 'this folder'}.\n`);
+    return;
   }
   const where = plan.host === 'codex' ? 'these lines in' : 'this entry in the JSON object of';
   write(`${name} trust: ${WHY[plan.host]}. Not trusted yet: ${plan.missing.join(', ')}. ${where[0].toUpperCase()}${where.slice(1)} ${plan.path} trust ${plan.host === 'codex' ? 'them' : 'it'}:\n${plan.lines}`);
   if (plan.problem !== undefined) {
     warn(`opencomms: ${plan.problem}; add the lines above by hand.`);
-    return !apply;
+    return;
   }
   if (!apply) {
-    write(`Run \`opencomms install ${plan.host} --apply\` to add ${plan.host === 'codex' ? 'them' : 'it'} (it shows them, then writes them; \`opencomms uninstall ${plan.host}\` takes them out again), or add ${plan.host === 'codex' ? 'them' : 'it'} yourself.\n`);
-    return true;
+    if (isListed) write(foreignNote(plan));
+    write(`Run \`opencomms install ${plan.host} --apply${isListed ? ` ${READ_PROJECT_CONFIG_FLAG}` : ''}\` to add ${plan.host === 'codex' ? 'them' : 'it'} (it shows them, then writes them; \`opencomms uninstall ${plan.host}\` takes them out again), or add ${plan.host === 'codex' ? 'them' : 'it'} yourself.\n`);
+    return;
   }
+  const refusal = applyRefusal(plan, projectDir, hasRead);
+  if (refusal !== undefined) {
+    write(`A run without --dry-run would stop here and exit 1: ${refusal}\n`); // a real run stops before anything is written, so only a dry run gets here
+    return;
+  }
+  if (isListed) write(`You passed ${READ_PROJECT_CONFIG_FLAG}: the project is trusted with what follows. ${foreignNote(plan)}`);
   if (dryRun) {
     write(`would write ${plan.path}:\n${plan.after}${plan.after!.endsWith('\n') ? '' : '\n'}`);
-    return true;
+    return;
   }
   writeText(plan.path, plan.after!);
   if (plan.host === 'gemini-cli') {
@@ -171,13 +230,12 @@ export function showUserTrust(plan: UserTrustPlan, projectDir: string, apply: bo
     writeOwnFile(projectDir, trustRecordPath(projectDir), renderJson({ ...record, 'gemini-cli': entry as unknown as Record<string, unknown> }));
   }
   write(`wrote ${plan.path} (${name} trust for ${plan.missing.join(', ')})\n`);
-  return true;
 }
 
 /** Takes out what --apply added for `host`; prints what it did. */
 export function removeUserTrust(host: HostName, projectDir: string, env: NodeJS.ProcessEnv, dryRun: boolean, write: (text: string) => void): void {
   if (host === 'codex') removeCodexUserTrust(projectDir, env, dryRun, write);
-  else if (host === 'gemini-cli') removeGeminiUserTrust(projectDir, dryRun, write);
+  else if (host === 'gemini-cli') removeGeminiUserTrust(projectDir, env, dryRun, write);
 }
 
 function removeCodexUserTrust(projectDir: string, env: NodeJS.ProcessEnv, dryRun: boolean, write: (text: string) => void): void {
@@ -198,10 +256,18 @@ function removeCodexUserTrust(projectDir: string, env: NodeJS.ProcessEnv, dryRun
   }
 }
 
-function removeGeminiUserTrust(projectDir: string, dryRun: boolean, write: (text: string) => void): void {
+// The record lies in the project, where a repository can ship one: it is
+// obeyed only when it names this project in the user's own trust file, so it
+// can never take another folder's trust out, nor touch another file.
+function removeGeminiUserTrust(projectDir: string, env: NodeJS.ProcessEnv, dryRun: boolean, write: (text: string) => void): void {
   const record = readRecord(projectDir);
   const entry = record['gemini-cli'];
   if (!isJsonObject(entry) || typeof entry.file !== 'string' || typeof entry.key !== 'string') return;
+  const own = geminiTrustPath(env);
+  if (entry.file !== own || entry.key !== projectDir) {
+    write(`ignored ${join(STATE_DIR_NAME, RECORD_FILE)}: its gemini-cli record names ${showText(JSON.stringify(entry.key))} in ${showText(entry.file)}, not this project in ${own}, so it is not one --apply wrote here; no trust file was changed.\n`);
+    return;
+  }
   const before = readTrustFile(entry.file);
   let after: string | undefined = before;
   try {

@@ -226,7 +226,7 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
       try {
         refusal = await store.readLatest((state, ctx) => {
           const memberId = memberOfSession(state, sessionId);
-          const denied = openCodeRefusal(state, memberId, call, store.projectDir, input.directory, ctx.now(), () => randomHex(8));
+          const denied = openCodeRefusal(state, memberId, call, store.projectDir, input.directory, ctx.now(), () => randomHex(8), log);
           // A bash call that may run: what others hold is recorded, for the check after it.
           if (denied === undefined && command !== undefined) {
             try {

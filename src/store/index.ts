@@ -60,7 +60,7 @@ export { writePin, readPin, listPins, removePin } from './pins';
 export type { PinRecord } from './pins';
 export { writeArchive, readArchive, listArchives, findArchiveByName, deleteArchive } from './archives';
 export type { ArchiveRecord } from './archives';
-export { realPathOf } from './real-path';
+export { joinAsWritten, realPathOf } from './real-path';
 export { MigrationRefused, readFileProject, refuseHeldFileTarget, writeFileProject } from './project-copy';
 export type { ProjectCopy } from './project-copy';
 export { redisSideOf } from './redis/project-copy';

@@ -4,6 +4,7 @@
 import { dirname, join } from 'node:path';
 import type { State } from '../engine/types';
 import { addError } from '../engine/error-log';
+import { noteQuarantine } from '../engine/quarantine';
 import { MAX_ERRORS } from '../engine/constants';
 import type { StateCodec } from './codec';
 import { checkOwnDir, errnoOf, FsPort, tryReadFileReusing } from './fs-port';
@@ -104,6 +105,16 @@ export function rejectionNote(what: string, reason: string, preservedAs?: string
   return preservedAs !== undefined
     ? `${what} rejected (${reason}); preserved as ${preservedAs}; started empty`
     : `${what} rejected (${reason}); showing an empty state; it will be preserved before the next change`;
+}
+
+/**
+ * Notes a rejected state on the empty state that replaces it (rejectionNote)
+ * and, once a change preserved it as `preservedAs`, records the quarantine
+ * by the copy's name (engine/quarantine), for the refusals that follow.
+ */
+export function noteRejection(state: State, at: number, what: string, reason: string, preservedAs?: string): void {
+  addError(state, at, rejectionNote(what, reason, preservedAs));
+  if (preservedAs !== undefined) noteQuarantine(state, at, preservedAs.slice(Math.max(0, preservedAs.lastIndexOf('state.corrupt-'))));
 }
 
 /**

@@ -15,7 +15,7 @@ import type { StateCodec } from './codec';
 import { encodeReusing, errnoOf, FILE_MODE, FsPort, NODE_FS } from './fs-port';
 import { StoreFault, unwritable } from './faults';
 import { HistoryLog } from './history';
-import { addError, GENERATION_HEAD_BYTES, LoadedState, ParseMemo, quarantineState, readState, rejectionNote, splitGeneration, withGeneration } from './load';
+import { addError, GENERATION_HEAD_BYTES, LoadedState, ParseMemo, noteRejection, quarantineState, readState, rejectionNote, splitGeneration, withGeneration } from './load';
 import { applyChange, type ChangeWrite } from './change';
 import { takeFinished } from '../engine/finished';
 import { Answered, claimLock, claimLockOrAnswer, liveTicketPaths, LockHandle, refreshLock, releaseLock } from './lock';
@@ -259,7 +259,7 @@ export function createStore(options: StoreOptions): Store {
     const fence = fenceOf(loaded);
     if (loaded.rejected) {
       const name = quarantineState(port, stateDir, loaded.rejected.bytes, at);
-      addError(loaded.state, at, rejectionNote('state file', loaded.rejected.reason, name));
+      noteRejection(loaded.state, at, 'state file', loaded.rejected.reason, name);
     }
     if (!isMigrationSettled) {
       const outcome = migrateV1IfPresent({ port, projectDir, stateDir, codec, now: at, loaded, hadStateFile: !loaded.isAbsent && !loaded.rejected });

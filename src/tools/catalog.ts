@@ -2,6 +2,7 @@
 // are short on purpose: the whole list is read into the model's context.
 // Each group of tools lives in a file of its own; this file fixes their order
 // and the one way into every handler.
+import { explainMissingChannel } from '../engine';
 import { channelTools } from './channel-tools';
 import type { CallerTool } from './define-tool';
 import { entryTools } from './entry-tools';
@@ -36,7 +37,11 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
       await s.whenPullsSettled();
       const identity = await s.identify(call);
       if (identity.kind === 'pinned') await s.presence.keep(identity.memberId);
-      return tool.handler(args, { call, identity });
+      const result = await tool.handler(args, { call, identity });
+      // A channel missing because the state that held it was set aside says so, and where it went (engine/quarantine).
+      if (result.ok || result.data?.reason !== 'channel_not_found') return result;
+      const where = s.store.describe().line;
+      return s.store.readLatest((state, ctx) => explainMissingChannel(state, result, ctx.now(), where));
     },
   }));
 }

@@ -12,6 +12,8 @@ export type PeopleOutput = 'json' | 'lines' | 'screen';
 
 /** Events the screen keeps below the tables. */
 const SCREEN_EVENTS = 8;
+/** The longest a Node timer waits; a lapse further off is looked at again then. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface PeopleWatchOptions {
   project: string;
@@ -84,12 +86,26 @@ export function startPeopleWatch(options: PeopleWatchOptions): PeopleWatch {
   // between is either in the baseline or wakes a tick.
   let view: WatchView = readView() ?? emptyView();
 
-  const tick = (): void => {
+  // A reservation that lapses by time (its expiry, or its holder away 10
+  // minutes) changes no state, so no watcher wakes: the view is taken again
+  // at the next lapse the last view saw.
+  let lapseTimer: ReturnType<typeof setTimeout> | undefined;
+  const lookAtNextLapse = (): void => {
+    clearTimeout(lapseTimer);
+    lapseTimer = undefined;
+    const at = view.nextLapseAt;
+    if (isClosed || at === undefined || at === null) return;
+    lapseTimer = setTimeout(tick, Math.min(Math.max(0, at - (view.now ?? at)) + 1, MAX_TIMER_MS));
+    lapseTimer.unref?.();
+  };
+
+  function tick(): void {
     if (isClosed) return;
     const next = readView();
     if (!next) return;
     const events = diffViews(view, next);
     view = next;
+    lookAtNextLapse();
     if (events.length > 0) options.onEvents?.(events);
     if (output === 'screen') {
       // Redrawn even without events: counts such as in-flight mail move too.
@@ -105,8 +121,9 @@ export function startPeopleWatch(options: PeopleWatchOptions): PeopleWatch {
       const line = output === 'json' ? jsonLine(event, at) : isForPerson ? `${clock(at)} [for you] ${describeEvent(event)}` : plainLine(event, at);
       write(`${line}\n`);
     }
-  };
+  }
   watcher.onChange(tick);
+  lookAtNextLapse();
 
   if (output === 'screen') {
     write(HIDE_CURSOR);
@@ -124,6 +141,7 @@ export function startPeopleWatch(options: PeopleWatchOptions): PeopleWatch {
     close() {
       if (isClosed) return;
       isClosed = true;
+      clearTimeout(lapseTimer);
       watcher.close();
       // The newline puts the shell's prompt below the last frame, not after a ^C.
       if (output === 'screen') write(`${SHOW_CURSOR}\n`);

@@ -21,7 +21,9 @@ for (const [host, files] of Object.entries(COMMENTED)) {
     const project = tempProject(t);
     writeFiles(project, files);
     const env = { HOME: tempHome(t), CODEX_HOME: undefined };
-    const installed = await runCli(['install', host, '--project', project, ...trustFlags(host)], { cwd: tmpdir(), env });
+    // The gemini-cli file holds a setting of the user's, which --apply trusts only once the user says they read it.
+    const read = host === 'gemini-cli' ? ['--i-have-read-the-project-config'] : [];
+    const installed = await runCli(['install', host, '--project', project, ...trustFlags(host), ...read], { cwd: tmpdir(), env });
     assert.equal(installed.code, 0, installed.stderr);
     const { code, stdout } = await runCli(['doctor', '--project', project], { cwd: tmpdir(), env });
     assert.doesNotMatch(stdout, /FAIL/, stdout);

@@ -61,7 +61,7 @@ test('idle Claude Code session: its own server writes the auth line, then one no
   assert.deepEqual(auth, { type: 'auth', token: TOKEN });
   assert.equal(user!.type, 'user');
   assert.equal(user!.message.role, 'user');
-  assert.match(user!.message.content, /^1 OpenComms message waits for you: from writer on channel review\. Call opencomms_pull/);
+  assert.match(user!.message.content, /^1 OpenComms message waits for you: from writer on channel review \(newest ocm_\w+ sent [\d:]+ UTC\)\. Call opencomms_pull/);
   assert.equal(inbox.allLines().join('\n').includes(secret), false);
 
   // The ring is on record (status shows the path so far); the woken model pulls: delivered via the inbox.
@@ -235,7 +235,7 @@ test('idle Codex thread: its own server runs codex queue with argv only, one not
   const [argv] = await until('codex queue ran', () => (codex.runs().length > 0 ? codex.runs() : undefined));
   assert.deepEqual(argv!.slice(0, 4), ['queue', '--thread', THREAD, '--message']);
   assert.equal(argv!.length, 5);
-  assert.match(argv![4]!, /^1 OpenComms message waits for you: from writer on channel review\. Call opencomms_pull/);
+  assert.match(argv![4]!, /^1 OpenComms message waits for you: from writer on channel review \(newest ocm_\w+ sent [\d:]+ UTC\)\. Call opencomms_pull/);
   assert.equal(argv![4]!.includes(secret), false);
 
   // Queued, not delivered: the mail is still pending; a second message waits for the thread to run.

@@ -86,9 +86,9 @@ test('codex: --apply writes the lines into the user\'s config.toml (CODEX_HOME w
   assert.equal(applied.code, 0, applied.stderr);
   assert.match(applied.stdout, /trust_level = "trusted"\n[\s\S]*wrote .*\.codex\/config\.toml \(Codex trust for the project/);
   const written = read(config);
-  assert.ok(written.startsWith(`${original}\r\n# Trust for OpenComms in ${project}`));
+  assert.ok(written.startsWith(`${original}\r\n# Trust for OpenComms in "${project}"`));
   const again = await cli(home, 'install', 'codex', '--project', project, '--apply');
-  assert.match(again.stdout, /already trusts this project and its hooks/);
+  assert.match(again.stdout, /already trusts this project and the hooks install wrote/);
   assert.equal(read(config), written);
   assert.equal((await cli(home, 'uninstall', 'codex', '--project', project)).code, 0);
   assert.equal(read(config), original);

@@ -63,7 +63,7 @@ async function runParsed(
     case 'install':
       return runInstall({
         projectDir, host: parsed.positionals[0], memberId: flags.member, dryRun: flags.dryRun, plugin: flags.plugin,
-        apply: flags.apply, store: flags.store, bundlePath: DIST, version: VERSION, env, write, warn,
+        apply: flags.apply, hasReadProjectConfig: flags.hasReadProjectConfig, store: flags.store, bundlePath: DIST, version: VERSION, env, write, warn,
         compileCacheHome: compileCacheHomeIn(env),
       });
     case 'uninstall':

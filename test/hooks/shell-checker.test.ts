@@ -188,16 +188,16 @@ test('with the project\'s server checking, shell writes to held files are report
   await server.initialize();
   await until('the server\'s checker', () => notices(project).includes(`checker-${server.child.pid}.json`));
   const direct = await shellCall(project, "node -e \"require('fs').appendFileSync('src/f7.ts', 'x')\"", 'toolu_1');
-  assert.match(direct.hookSpecificOutput?.additionalContext ?? '', /changed a file another agent holds exclusively: src\/f7\.ts /);
+  assert.match(direct.hookSpecificOutput?.additionalContext ?? '', /changed a file another agent holds exclusively:\n- src\/f7\.ts /);
   // Written through another name: nothing happens in src/, but the file's change time moves.
   const linked = await shellCall(project, 'ln src/f8.ts elsewhere.ts && echo x >> elsewhere.ts', 'toolu_2');
-  assert.match(linked.hookSpecificOutput?.additionalContext ?? '', /changed a file another agent holds exclusively: src\/f8\.ts /);
+  assert.match(linked.hookSpecificOutput?.additionalContext ?? '', /changed a file another agent holds exclusively:\n- src\/f8\.ts /);
   assert.equal((await shellCall(project, 'true', 'toolu_3')).hookSpecificOutput, undefined, 'a call that changed nothing: nothing reported');
   server.child.kill('SIGKILL');
   await server.exited;
   assert.deepEqual(notices(project), [`checker-${server.child.pid}.json`], 'a killed server leaves its notice; its pid tells it is gone');
   const alone = await shellCall(project, "node -e \"require('fs').appendFileSync('src/f9.ts', 'x')\"", 'toolu_4');
-  assert.match(alone.hookSpecificOutput?.additionalContext ?? '', /changed a file another agent holds exclusively: src\/f9\.ts /);
+  assert.match(alone.hookSpecificOutput?.additionalContext ?? '', /changed a file another agent holds exclusively:\n- src\/f9\.ts /);
   assert.deepEqual(readdirSync(shellDirOf(project)).filter((n) => !n.startsWith('checker-')), [], 'no record, ask or answer is left');
 });
 

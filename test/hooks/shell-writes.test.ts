@@ -89,7 +89,7 @@ test('a write the parser cannot see is reported after the call to the writer, an
   const answer = await hookProcess(project, bash(project, 'PostToolUse', command), CLAUDE);
   const text = answer.hookSpecificOutput?.additionalContext as string;
   assert.equal(answer.hookSpecificOutput.hookEventName, 'PostToolUse');
-  assert.match(text, /your shell command changed a file another agent holds exclusively: src\/a\.ts \(held exclusively by author \(alice-1\) in channel "review"\)/);
+  assert.match(text, /your shell command changed a file another agent holds exclusively:\n- src\/a\.ts \(held exclusively by author \(alice-1\) in channel "review"\)/);
   const notices = Object.values(stateOf(store).messages).filter((e) => e.message_type === 'system' && e.recipient_session_id === HOLDER);
   assert.equal(notices.length, 1);
   assert.match(notices[0]!.content, /src\/a\.ts, which you hold exclusively, changed during a shell command of reviewer \(bob-1\), which ended at (\d{4}-\d\d-\d\dT[\d:.]+Z)/);
@@ -110,7 +110,7 @@ for (const [what, command, paths] of [
     execFileSync('sh', ['-c', command], { cwd: project });
     const answer = await hookProcess(project, bash(project, 'PostToolUse', command), CLAUDE);
     const file = paths[0] === 'src/new.ts' ? 'src/new.ts' : 'src/a.ts';
-    assert.match(answer.hookSpecificOutput?.additionalContext ?? '', new RegExp(`changed a file another agent holds exclusively: ${file.replace('.', '\\.')} `));
+    assert.match(answer.hookSpecificOutput?.additionalContext ?? '', new RegExp(`changed a file another agent holds exclusively:\\n- ${file.replace('.', '\\.')} `));
   });
 }
 
@@ -122,7 +122,7 @@ test('many held files in one folder (listed once, not probed one by one): only t
   assert.deepEqual(await hookProcess(project, bash(project, 'PreToolUse', command), CLAUDE), {});
   execFileSync('sh', ['-c', command], { cwd: project });
   const text = (await hookProcess(project, bash(project, 'PostToolUse', command), CLAUDE)).hookSpecificOutput?.additionalContext ?? '';
-  assert.match(text, /changed a file another agent holds exclusively: src\/m3\.ts /);
+  assert.match(text, /changed a file another agent holds exclusively:\n- src\/m3\.ts /);
   assert.doesNotMatch(text, /m1[0-9]\.ts|m4\.ts/);
 });
 

@@ -5,7 +5,8 @@
 // same against whatever Codex it installs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyCodexTrust, codexEventLabel, codexHookHash, codexTrustEntries, readCodexTrust, removeCodexTrust } from '../../src/hosts/codex-trust';
+import { applyCodexTrust, codexEventLabel, codexHookHash, codexTrustEntries, codexTrustMarker, readCodexTrust, removeCodexTrust } from '../../src/hosts/codex-trust';
+import { scanSections } from '../../src/hosts/toml-scanner';
 
 const PROJECT = '/tmp/trust-exp/proj';
 const COMMAND = `OPENCOMMS_HOST=codex node "${PROJECT}/.opencomms/opencomms.js" hook --project "${PROJECT}"`;
@@ -31,7 +32,7 @@ test('apply adds one marked block after a blank line in the file\'s line endings
   const original = '# mine\r\nmodel = "o3"\r\n\r\n[mcp_servers.x]\r\ncommand = "x" # keep\r\n';
   const plan = applyCodexTrust(original, PROJECT, entries);
   assert.equal(plan.added.length, 6);
-  assert.ok(plan.after.startsWith(`${original}\r\n# Trust for OpenComms in ${PROJECT}`));
+  assert.ok(plan.after.startsWith(`${original}\r\n# Trust for OpenComms in "${PROJECT}"`));
   assert.equal(plan.after.replace(/\r\n/g, '').includes('\n'), false, 'a bare LF in a CRLF file');
   assert.ok(readCodexTrust(plan.after, entries).every((f) => f.state === 'trusted'));
   assert.equal(applyCodexTrust(plan.after, PROJECT, entries).after, plan.after);
@@ -60,4 +61,33 @@ test('an outdated hash of the user\'s is updated where it stands; an untrusted p
 
 test('trust set by an inline table is refused rather than duplicated', () => {
   assert.throws(() => applyCodexTrust(`projects = { "${PROJECT}" = { trust_level = "trusted" } }\n`, PROJECT, codexTrustEntries(PROJECT, HOOKS)));
+});
+
+test('only the groups install wrote are trusted: our marker under another event, or with another hook beside it, gets no entry', () => {
+  const lookalike = `sh -c 'id' # ${COMMAND}`;
+  const hooks = JSON.parse(HOOKS);
+  hooks.hooks.PreCompact = [{ hooks: [{ type: 'command', command: COMMAND, timeout: 15 }] }];
+  hooks.hooks.SessionEnd = [{ hooks: [{ type: 'command', command: lookalike }] }];
+  hooks.hooks.Stop.push({ hooks: [{ type: 'command', command: COMMAND, timeout: 15 }, { type: 'command', command: 'id' }] });
+  for (const command of [COMMAND, undefined]) {
+    const labels = codexTrustEntries(PROJECT, JSON.stringify(hooks), command).map((e) => e.path[2] ?? e.path[1]);
+    assert.deepEqual(labels, [PROJECT, ...['session_start', 'user_prompt_submit', 'pre_tool_use', 'post_tool_use', 'stop'].map((label) => `${PROJECT}/.codex/hooks.json:${label}:0:0`)]);
+  }
+  assert.deepEqual(codexTrustEntries(PROJECT, HOOKS, 'OPENCOMMS_HOST=codex node "/else/.opencomms/opencomms.js" hook').length, 1, 'another command is not the one install wrote');
+});
+
+test('the comment that opens our block names the path escaped: a path with a line break adds no table of its own', () => {
+  const project = '/tmp/x\n[projects."/"]\ntrust_level = "trusted"\n#';
+  const plan = applyCodexTrust('', project, codexTrustEntries(project, undefined));
+  assert.deepEqual(scanSections(plan.after).sections.map((s) => s.path), [['projects', project]]);
+  assert.equal(plan.after.split('\n')[0], codexTrustMarker(project));
+  assert.equal(removeCodexTrust(plan.after, project), '');
+});
+
+test('uninstall still finds a block whose comment names the path bare, as older installs wrote it', () => {
+  const entries = codexTrustEntries(PROJECT, HOOKS);
+  const written = applyCodexTrust('model = "o3"\n', PROJECT, entries).after;
+  const older = written.replace(codexTrustMarker(PROJECT), codexTrustMarker(PROJECT).replace(`"${PROJECT}"`, PROJECT));
+  assert.notEqual(older, written);
+  assert.equal(removeCodexTrust(older, PROJECT), 'model = "o3"\n');
 });

@@ -11,7 +11,7 @@ import type { StateCodec } from '../codec';
 import { randomHex } from '../../process/crypto';
 import { StoreFault } from '../faults';
 import { isValidChannelId } from '../history';
-import { addError, parseStateText, rejectionNote, type ParsedText, type ParseMemo } from '../load';
+import { addError, noteRejection, parseStateText, rejectionNote, type ParsedText, type ParseMemo } from '../load';
 import { applyChange } from '../change';
 import { LOCK_TIMEOUT_MS } from '../lock';
 import { createEngineCtx } from '../store';
@@ -150,12 +150,12 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         },
       };
       const parsed = parse(loaded.text, !isChange);
-      if (parsed.rejection !== undefined) {
-        addError(parsed.state, now(), rejectionNote(`state in ${keys.state}`, parsed.rejection, isChange ? keys.corrupt(now()) : undefined));
-      }
+      // The copy's key is fixed here, so the note, the quarantine record and the commit name the same one.
+      const rejectedKey = parsed.rejection !== undefined && isChange ? keys.corrupt(now()) : undefined;
+      if (parsed.rejection !== undefined) noteRejection(parsed.state, now(), `state in ${keys.state}`, parsed.rejection, rejectedKey);
       isInOperation = true;
       try {
-        return { outcome: step(parsed, tx, staged), loaded, rejectedText: parsed.rejection === undefined ? undefined : loaded.text ?? undefined, staged };
+        return { outcome: step(parsed, tx, staged), loaded, rejectedText: parsed.rejection === undefined ? undefined : loaded.text ?? undefined, rejectedKey, staged };
       } catch (err) {
         if (!(err instanceof HistoryNotLoaded) || round >= MAX_HISTORY_ROUNDS) throw err;
         cache.track(err.channelId);
@@ -171,6 +171,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     loaded: LoadedState;
     /** The rejected state text, which the commit preserves before replacing it. */
     rejectedText: string | undefined;
+    rejectedKey: string | undefined;
     /** Archive writes and deletes the change asked for, committed with it. */
     staged: StagedArchives;
   }
@@ -187,12 +188,13 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   }
 
   async function commit(
-    expected: string, text: string, moved: Map<string, HistoryRecord[]>, rejectedText: string | undefined, staged: StagedArchives, place: Place,
+    expected: string, text: string, moved: Map<string, HistoryRecord[]>, rejected: Pick<Run<unknown>, 'rejectedText' | 'rejectedKey'>, staged: StagedArchives, place: Place,
   ): Promise<CommitOutcome> {
+    const { rejectedText } = rejected;
     const token = randomHex(12);
     const streams = [...moved.keys()];
     const turn = commitTurnArgs(turns, place);
-    const keyList = [keys.version, keys.state, keys.commits, keys.corrupt(now()), keys.archives, ...turn.keys, ...streams.map((c) => keys.history(c))];
+    const keyList = [keys.version, keys.state, keys.commits, rejected.rejectedKey ?? keys.corrupt(now()), keys.archives, ...turn.keys, ...streams.map((c) => keys.history(c))];
     const args: RespArg[] = [expected, token, text, keep, rejectedText ?? '', REMEMBERED_COMMITS, keys.notices, ...turn.args];
     args.push(staged.puts.size);
     for (const [id, record] of staged.puts) args.push(id, record);
@@ -300,7 +302,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
             await options.beforeCommit?.();
             // A refused change saves only the fallback text, never its archive work.
             const work = write.isFallback ? { puts: new Map(), deletes: new Set<string>() } : run.staged;
-            const outcome = await commit(run.loaded.version, write.text, write.finished, run.rejectedText, work, place);
+            const outcome = await commit(run.loaded.version, write.text, write.finished, run, work, place);
             if (outcome.isCommitted) {
               place.ticket = undefined; // the commit passed our turn on
               return result;

@@ -347,6 +347,8 @@ test('a state that does not parse is kept aside as state.corrupt-* and replaced 
   const after = await store.readLatest((s) => s);
   assert.equal(after.errors.length, 1);
   assert.match(after.errors[0]!.message, /preserved as oc:\{.*\}:state\.corrupt-/);
+  assert.ok(after.errors[0]!.message.includes(`preserved as ${corrupt[0]};`), 'the note names the very key the copy is in');
+  assert.equal(`oc:{${projectId}}:${after.quarantine?.preserved_as}`, corrupt[0], 'so does the quarantine record');
 });
 
 test('the store works with exactly the ACL that PROTOCOL.md asks operators to grant', { skip }, async (t) => {
