@@ -9,8 +9,11 @@ export type { CreateChannelInput, JoinChannelInput, ChannelCall, MemberOptions }
 export { disconnectChannel, isKickNoticeOf, kickChannel } from './leave';
 export type { KickInput } from './leave';
 export { sendMessage, SENDER_MESSAGE_TYPES } from './send';
-export { isPersonMemberId, personMemberId, PERSON_ID_PREFIX, PERSON_HOST, DEFAULT_PERSON_ROLE } from './person';
-export { personRead, personSay, personSetPause, PERSON_ROLE_PROMPT } from './person-actions';
+export { imitatesPersonId, isPersonMemberId, personMemberId, personTerminalOf, PERSON_ID_PREFIX, PERSON_HOST, DEFAULT_PERSON_ROLE } from './person';
+export type { PersonAction, PersonTerminal } from './person';
+export { PERSON_ACTIONS_KEPT, recordPersonAction } from './person-log';
+export type { PersonActor } from './person-log';
+export { personRead, personRelease, personSay, personSetPause, PERSON_ROLE_PROMPT } from './person-actions';
 export type { PersonMail, PersonReadOptions, PersonSayInput } from './person-actions';
 export {
   checkLoopGuard, clearPause, countMessage, describeStreakPause, isStreakPause, loopGuardView, maxAgentStreakOf, pauseRefusal, resumeRefusal,

@@ -3,6 +3,7 @@
 import { DEFAULT_STALE_EVENT_MS, LEGACY_HOST_ID, MAX_ERRORS } from './constants';
 import { insertInSendOrder, isLive } from './envelopes';
 import { capabilitiesForMode } from './members';
+import { checkPersonActions } from './person-log';
 import { checkChannel, checkEnvelope, HOST_DOORS, checkKeys, isFiniteNumber, isObj, isStringArray, rejectShape, ShapeError, type Obj } from './state-shape';
 import { isDateTime } from './times';
 import { upgradedLinkKey } from './session-links';
@@ -213,6 +214,8 @@ function checkRoot(root: unknown, now: number, expectedSchema: number, legacy: b
   const floor = highest + 1;
   const next = root.next_seq;
   state.next_seq = typeof next === 'number' && Number.isSafeInteger(next) && next >= floor ? next : floor;
+  const personActions = checkPersonActions(root, notes);
+  if (personActions) state.person_actions = personActions;
   reconcileQueues(state, notes);
   return { state, notes };
 }

@@ -1,7 +1,10 @@
 // The v2 state as it lives in .opencomms/state.json, plus the small contracts
 // the engine shares with the store. Field names are the on-disk names.
 // PROTOCOL.md ("State file") documents every field; additions are marked there.
+import type { OpenRequest } from './open-request';
+import type { PersonAction, PersonTerminal } from './person';
 
+export type { OpenRequest };
 export const SCHEMA_VERSION = 2;
 
 export type Lifecycle = 'active' | 'saved' | 'deleted';
@@ -218,6 +221,8 @@ export interface Envelope {
    * Absent on envelopes written by the reference; those order by timestamp.
    */
   seq?: number;
+  /** A person's message: the terminal it was typed at (our addition; shown, never proof). */
+  person_terminal?: PersonTerminal;
 }
 
 export interface ErrorEntry {
@@ -268,6 +273,8 @@ export interface State {
    * that speak for each member's host session (engine/presence).
    */
   presence?: Record<string, Presence>;
+  /** The newest person actions with their terminals (our addition; engine/person-log). */
+  person_actions?: PersonAction[];
   quarantine?: { at: number; preserved_as: string }; // the rejected state this one replaced: when, its copy's name (ours; engine/quarantine)
 }
 
@@ -303,19 +310,6 @@ export interface Presence {
  * its own processes, undefined for another machine's (judged by `until`).
  */
 export type ProcessCheck = (proc: PresenceProcess) => boolean | undefined;
-
-/** A review request still waiting for answers (our addition). */
-export interface OpenRequest {
-  request_id: string;
-  thread_id: string;
-  from: string;
-  from_role: string;
-  /** Recipients who have not answered in the thread yet. */
-  to: string[];
-  at: number;
-  /** Recipients whose Stop hook has brought it up already. */
-  reminded: string[];
-}
 
 /** One edit reservation: a repo-relative file or glob a member is about to change (our addition). */
 export interface Reservation {

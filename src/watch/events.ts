@@ -1,7 +1,7 @@
 // The people view's events, found by comparing two consecutive views. Pure:
 // the caller stamps the time and decides how to print.
 import { compareSendOrder, deliveryPathOf, FINISHED_STATUSES, isKickNoticeOf } from '../engine';
-import type { Channel, DeliveryStatus, Envelope, ErrorEntry, Member } from '../engine';
+import type { Channel, DeliveryStatus, Envelope, ErrorEntry, Member, PersonAction } from '../engine';
 import type { WatchView } from './view';
 
 export type ChannelEventName = 'created' | 'paused' | 'resumed' | 'removed';
@@ -50,7 +50,19 @@ export interface ErrorEvent {
   member_id: string | null;
 }
 
-export type WatchEvent = ChannelEvent | MemberEvent | MailEvent | ErrorEvent;
+/** A person action (say, read, pause, resume, release) with the terminal it came from, so one the person did not make is seen. */
+export interface PersonActionEvent {
+  event: 'person_action';
+  action: string;
+  person_id: string;
+  channel: string | null;
+  detail: string;
+  tty: string;
+  session_leader: string | null;
+  action_at: number;
+}
+
+export type WatchEvent = ChannelEvent | MemberEvent | MailEvent | ErrorEvent | PersonActionEvent;
 
 const FINISHED = new Set<DeliveryStatus>(FINISHED_STATUSES);
 
@@ -100,9 +112,22 @@ function errorKey(entry: ErrorEntry): string {
   return `${entry.at}\u0000${entry.message}`;
 }
 
+function personActionKey(a: PersonAction): string {
+  return [a.at, a.person_id, a.action, a.channel ?? '', a.detail, a.terminal.tty].join('\u0000');
+}
+
+function personActionEvents(prev: WatchView, next: WatchView): PersonActionEvent[] {
+  const known = new Set((prev.personActions ?? []).map(personActionKey));
+  return (next.personActions ?? []).filter((a) => !known.has(personActionKey(a))).map((a) => ({
+    event: 'person_action', action: a.action, person_id: a.person_id, channel: a.channel, detail: a.detail,
+    tty: a.terminal.tty, session_leader: a.terminal.session_leader, action_at: a.at,
+  }));
+}
+
 /**
  * Everything that happened between two views, in a reading order: channels
- * created and their members, mail, departures, pauses, removals, errors.
+ * created and their members, mail, departures, pauses, person actions,
+ * removals, errors.
  * Mail that was sent and finished between the two views gives both events.
  */
 export function diffViews(prev: WatchView, next: WatchView): WatchEvent[] {
@@ -147,5 +172,5 @@ export function diffViews(prev: WatchView, next: WatchView): WatchEvent[] {
     .filter((e) => !known.has(errorKey(e)))
     .map((e) => ({ event: 'error', message: e.message, error_at: e.at, channel_id: e.channel_id ?? null, member_id: e.member_id ?? null }));
 
-  return [...created, ...mail, ...departures, ...switches, ...removed, ...errors];
+  return [...created, ...mail, ...departures, ...switches, ...personActionEvents(prev, next), ...removed, ...errors];
 }
