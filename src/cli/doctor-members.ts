@@ -3,7 +3,7 @@
 // adopted them yet.
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatIsoTime, isSpokenFor as isSpokenForIn } from '../engine';
+import { formatIsoTime, isBelievableTime, isSpokenFor as isSpokenForIn, SPEAKER_LEASE_MS } from '../engine';
 import type { State } from '../engine';
 import { isValidMemberId, listPins, STATE_DIR_NAME, type Check, type PinRecord } from '../store';
 import { isPidAlive } from '../process/liveness';
@@ -77,10 +77,12 @@ export function checkMembers(projectDir: string, state: State | undefined): Chec
   return checks;
 }
 
-/** Whether a live process speaks as `memberId` through OPENCOMMS_MEMBER_ID (engine/speaker-leases). */
+/** Whether a live process speaks as `memberId` through OPENCOMMS_MEMBER_ID (engine/speaker-leases); a lease ending past its lifetime is over. */
 function isPinSpokenFor(state: State | undefined, memberId: string): boolean {
   if (state === undefined) return false;
-  return isSpokenForIn(state, memberId, (lease) => (lease.host === processHostTag() ? isPidAlive(lease.pid) : Date.now() <= lease.until));
+  const now = Date.now();
+  return isSpokenForIn(state, memberId, (lease) => isBelievableTime(lease.until, now, SPEAKER_LEASE_MS)
+    && (lease.host === processHostTag() ? isPidAlive(lease.pid) : now <= lease.until));
 }
 
 /** The pins of each host that a new session could adopt: no session linked to them, no live process speaking as them. */

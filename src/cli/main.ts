@@ -89,6 +89,12 @@ function storeFor(command: CommandName, flag: string | undefined): StoreSelectio
   return resolveStoreSelection({ flag, env: process.env });
 }
 
+/** Whether a person action may run in this process, and from which terminal (cli/person). */
+function personHereCheck(command: string): import('./person').PersonHere {
+  const hasConsole = (require('node:tty') as typeof import('node:tty')).isatty(0);
+  return (require('./person') as typeof import('./person')).checkPersonHere(command, process.env, process.ppid, hasConsole);
+}
+
 async function runCommand(argv: string[]): Promise<number | undefined> {
   const parsed = parseCommandLine(argv);
   // The server and the hook own their output: for them an unwritten reply has consequences (PROTOCOL 7.1).
@@ -146,6 +152,7 @@ async function runCommand(argv: string[]): Promise<number | undefined> {
     case 'reservations':
       return (require('./reservations') as typeof import('./reservations')).runReservations({
         projectDir, json: flags.json, release: flags.release, releaseMember: flags.releaseMember, write: writeStdout, warn: warnLine, selection: store,
+        env: process.env, personHere: personHereCheck,
       });
     case 'pin':
       return (require('./pin') as typeof import('./pin')).runPin({ projectDir, host: flags.host ?? 'mcp', id: flags.id, write: writeStdout });
@@ -177,33 +184,33 @@ async function runCommand(argv: string[]): Promise<number | undefined> {
         projectDir, selection: store, memberId: flags.member, json: flags.json, env: process.env,
         stdin: process.stdin, stdout: process.stdout, write: writeStdout, warn: warnLine,
         onSignal: (signal, handler) => process.on(signal, handler),
-        parentPid: process.ppid, notify: flags.notify,
+        parentPid: process.ppid, notify: flags.notify, personHere: personHereCheck,
       });
     case 'say': {
       const [channel, text] = parsed.positionals;
       return (require('./say') as typeof import('./say')).runSay({
-        projectDir, selection: store, env: process.env, parentPid: process.ppid, channel: channel!,
+        projectDir, selection: store, env: process.env, personHere: personHereCheck, channel: channel!,
         text: text === '-' ? await readAll(0, readStdinStream) : text!,
         to: flags.to, type: flags.type, replyTo: flags.replyTo, role: flags.role, write: writeStdout, warn: warnLine,
       });
     }
     case 'read':
       return (require('./read') as typeof import('./read')).runRead({
-        projectDir, selection: store, env: process.env, parentPid: process.ppid, channel: parsed.positionals[0], json: flags.json,
+        projectDir, selection: store, env: process.env, personHere: personHereCheck, channel: parsed.positionals[0], json: flags.json,
         // Written with plain write(2), like the hook's answer: the mail counts as delivered only once this settles.
         print: writeAnswer, warn: warnLine,
       });
     case 'pause':
       return (require('./pause') as typeof import('./pause')).runPause({
-        projectDir, selection: store, env: process.env, parentPid: process.ppid, channel: parsed.positionals[0]!, write: writeStdout, warn: warnLine,
+        projectDir, selection: store, env: process.env, personHere: personHereCheck, channel: parsed.positionals[0]!, write: writeStdout, warn: warnLine,
       });
     case 'resume':
       return (require('./resume') as typeof import('./resume')).runResume({
-        projectDir, selection: store, env: process.env, parentPid: process.ppid, channel: parsed.positionals[0]!, write: writeStdout, warn: warnLine,
+        projectDir, selection: store, env: process.env, personHere: personHereCheck, channel: parsed.positionals[0]!, write: writeStdout, warn: warnLine,
       });
     case 'task':
       return (require('./task') as typeof import('./task')).runTask({
-        projectDir, selection: store, env: process.env, parentPid: process.ppid, positionals: parsed.positionals, flags: flags.task, json: flags.json,
+        projectDir, selection: store, env: process.env, personHere: personHereCheck, positionals: parsed.positionals, flags: flags.task, json: flags.json,
         write: writeStdout, warn: warnLine,
       });
     case 'migrate':

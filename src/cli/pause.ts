@@ -1,17 +1,19 @@
 // `opencomms pause CHANNEL` / `opencomms resume CHANNEL` for a person: no
 // membership needed, and a resume lifts a loop-guard pause, which agents
-// cannot (opencomms_resume answers person_required). Both are refused inside
-// an agent host, or an agent could lift the guard from its shell tool.
+// cannot (opencomms_resume answers person_required). Both run only from the
+// person's terminal (cli/person), or an agent could lift the guard from its
+// shell tool; the change records that terminal.
 import * as engine from '../engine';
 import { openStore, type StoreSelection } from '../store';
 import { printable } from '../watch/format';
-import { agentHostProblem, personId } from './person';
+import { personId, type PersonHere } from './person';
 
 export interface PauseOptions {
   projectDir: string;
   selection?: StoreSelection;
   env: NodeJS.ProcessEnv;
-  parentPid: number;
+  /** Whether a person action may run here, and from which terminal (checkPersonHere). */
+  personHere: (command: string) => PersonHere;
   channel: string;
   write: (text: string) => void;
   warn: (text: string) => void;
@@ -20,14 +22,15 @@ export interface PauseOptions {
 /** Sets the channel's pause as a person; resolves to the exit code. */
 export async function runPersonPause(options: PauseOptions, paused: boolean): Promise<number> {
   const command = paused ? 'pause' : 'resume';
-  const problem = agentHostProblem(command, options.env, options.parentPid);
-  if (problem) {
-    options.warn(`opencomms: ${problem}`);
+  const here = options.personHere(command);
+  if (!here.ok) {
+    options.warn(`opencomms: ${here.problem}`);
     return 1;
   }
+  const actor = { person_id: personId(options.env), terminal: here.terminal };
   const store = openStore({ projectDir: options.projectDir, selection: options.selection });
   try {
-    const result = await store.mutate((state, ctx) => engine.personSetPause(state, { channel: options.channel, paused, person_id: personId(options.env) }, ctx));
+    const result = await store.mutate((state, ctx) => engine.personSetPause(state, { ...actor, channel: options.channel, paused }, ctx));
     if (!result.ok) {
       options.warn(`opencomms: ${printable(result.message, 600)} (reason: ${String(result.data?.reason)})`);
       return 1;

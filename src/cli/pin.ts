@@ -1,5 +1,5 @@
 // `opencomms pin`: mint (or take) a member id and record it as this host's pin.
-import { isPersonMemberId } from '../engine';
+import { imitatesPersonId } from '../engine';
 import { isValidMemberId, writePin } from '../store';
 import { randomHex } from '../process/crypto';
 import { UsageError } from './args';
@@ -21,8 +21,8 @@ export function runPin(options: PinOptions): number {
   if (!isValidMemberId(id as unknown)) {
     throw new UsageError(`--id ${JSON.stringify(id)} is not a member id: use 1-64 letters, digits, _ or -, starting with a letter or digit.`);
   }
-  if (isPersonMemberId(id)) {
-    throw new UsageError(`--id ${JSON.stringify(id)}: the "person-" prefix is reserved for a person at a terminal (opencomms say), who is never pinned; choose another id.`);
+  if (imitatesPersonId(id)) {
+    throw new UsageError(`--id ${JSON.stringify(id)} reads as the person's id ("person" and a separator, in any letter case), which is reserved for a person at a terminal (opencomms say), who is never pinned; choose another id.`);
   }
   writePin(options.projectDir, { member_id: id, host: options.host });
   options.write(`${id}\n`);

@@ -8,7 +8,7 @@ import { openStore, type Store, type StoreSelection } from '../store';
 import { processHostTag } from '../process/place';
 import { isHolderRunning } from '../process/liveness';
 import { printable, printableBlock, terminalSafeJson } from '../watch/format';
-import { agentHostProblem, personId } from './person';
+import { personId, type PersonHere } from './person';
 
 /** How long the printed mail is held against other processes' sweeps while it is written and committed. */
 const READ_LEASE_MS = 60_000;
@@ -17,7 +17,8 @@ export interface ReadOptions {
   projectDir: string;
   selection?: StoreSelection;
   env: NodeJS.ProcessEnv;
-  parentPid: number;
+  /** Whether a person action may run here, and from which terminal (checkPersonHere). */
+  personHere: (command: string) => PersonHere;
   channel?: string;
   json: boolean;
   /** Writes to stdout and settles once every byte was written; rejects when it could not be. */
@@ -51,9 +52,9 @@ async function settleReadMail(store: Store, me: string, ids: readonly string[], 
 
 /** Resolves to the exit code: 0 printed (or nothing to print), 1 refused or not printed. */
 export async function runRead(options: ReadOptions): Promise<number> {
-  const problem = agentHostProblem('read', options.env, options.parentPid);
-  if (problem) {
-    options.warn(`opencomms: ${problem}`);
+  const here = options.personHere('read');
+  if (!here.ok) {
+    options.warn(`opencomms: ${here.problem}`);
     return 1;
   }
   const me = personId(options.env);
@@ -63,7 +64,7 @@ export async function runRead(options: ReadOptions): Promise<number> {
     let owner: engine.DeliveryOwner | undefined;
     const result = await store.mutate((state, ctx) => {
       owner = { pid: process.pid, host: machine, lease_until: ctx.now() + READ_LEASE_MS };
-      return engine.personRead(state, me, { channel: options.channel ?? null, owner, isOwnerAlive: (o) => isHolderRunning(o, machine) }, ctx);
+      return engine.personRead(state, me, { channel: options.channel ?? null, terminal: here.terminal, owner, isOwnerAlive: (o) => isHolderRunning(o, machine) }, ctx);
     });
     if (!result.ok) {
       options.warn(`opencomms: ${printable(result.message, 600)} (reason: ${String(result.data?.reason)})`);

@@ -1,17 +1,19 @@
 // `opencomms say CHANNEL [--to ROLE|ID] [--type …] [--reply-to ID] [--role ROLE] TEXT|-`:
 // a person posts to a channel as their person member, joining it on the
 // first say. The send is the engine's (engine personSay): the same checks
-// as an agent's, and it lifts a loop-guard pause.
+// as an agent's, and it lifts a loop-guard pause. It runs only from the
+// person's terminal (cli/person), which the message records.
 import * as engine from '../engine';
 import { openStore, type StoreSelection } from '../store';
 import { printable } from '../watch/format';
-import { agentHostProblem, personId, projectIdOf } from './person';
+import { personId, projectIdOf, type PersonHere } from './person';
 
 export interface SayOptions {
   projectDir: string;
   selection?: StoreSelection;
   env: NodeJS.ProcessEnv;
-  parentPid: number;
+  /** Whether a person action may run here, and from which terminal (checkPersonHere). */
+  personHere: (command: string) => PersonHere;
   channel: string;
   /** The message; read from stdin already when the command line said `-`. */
   text: string;
@@ -25,9 +27,9 @@ export interface SayOptions {
 
 /** Resolves to the exit code: 0 sent, 1 refused (the reason on stderr). */
 export async function runSay(options: SayOptions): Promise<number> {
-  const problem = agentHostProblem('say', options.env, options.parentPid);
-  if (problem) {
-    options.warn(`opencomms: ${problem}`);
+  const here = options.personHere('say');
+  if (!here.ok) {
+    options.warn(`opencomms: ${here.problem}`);
     return 1;
   }
   if (options.text.trim() === '') {
@@ -38,7 +40,7 @@ export async function runSay(options: SayOptions): Promise<number> {
   const store = openStore({ projectDir: options.projectDir, selection: options.selection });
   try {
     const result = await store.mutate((state, ctx) => engine.personSay(state, {
-      channel: options.channel, person_id: me, content: options.text, role: options.role ?? null, type: options.type ?? null,
+      channel: options.channel, person_id: me, terminal: here.terminal, content: options.text, role: options.role ?? null, type: options.type ?? null,
       reply_to: options.replyTo ?? null, to: options.to ?? null, project_id: projectIdOf(options.env), worktree: store.location,
     }, ctx));
     if (!result.ok) {

@@ -8,14 +8,15 @@ import { openStore, type StoreSelection } from '../store';
 import { printable, printableBlock, terminalSafeJson } from '../watch/format';
 import type { TaskFlags } from './args';
 import { UsageError } from './args';
-import { agentHostProblem, personId } from './person';
+import { personId, type PersonHere } from './person';
 import { realPatterns } from '../tools/reserve-paths';
 
 export interface TaskOptions {
   projectDir: string;
   selection?: StoreSelection;
   env: NodeJS.ProcessEnv;
-  parentPid: number;
+  /** Whether a person action may run here, and from which terminal (checkPersonHere). */
+  personHere: (command: string) => PersonHere;
   positionals: string[];
   flags: TaskFlags;
   json: boolean;
@@ -63,12 +64,14 @@ function priorityOf(text: string | undefined): number | undefined | string {
 export async function runTask(options: TaskOptions): Promise<number> {
   const parsed = parseAction(options.positionals, options.flags);
   const isView = parsed.action === 'list' || parsed.action === 'show';
+  let terminal: engine.PersonTerminal | undefined;
   if (!isView) {
-    const problem = agentHostProblem(`task ${parsed.action}`, options.env, options.parentPid);
-    if (problem) {
-      options.warn(`opencomms: ${problem}`);
+    const here = options.personHere(`task ${parsed.action}`);
+    if (!here.ok) {
+      options.warn(`opencomms: ${here.problem}`);
       return 1;
     }
+    terminal = here.terminal;
   }
   const store = openStore({ projectDir: options.projectDir, selection: options.selection });
   try {
@@ -76,7 +79,7 @@ export async function runTask(options: TaskOptions): Promise<number> {
     const me = personId(options.env);
     const f = options.flags;
     const paths = f.paths === undefined ? undefined : realPatterns(f.paths, options.projectDir);
-    const result = await store.mutate((state, ctx) => {
+    const personTaskChange = (state: engine.State, ctx: engine.EngineCtx): engine.ToolResult => {
       switch (parsed.action) {
         case 'add':
           return engine.addTask(state, me, {
@@ -89,6 +92,15 @@ export async function runTask(options: TaskOptions): Promise<number> {
         case 'cancel': return engine.cancelTask(state, me, parsed.id, null, ctx);
         default: return engine.answerTask(state, me, parsed.id, parsed.text, ctx);
       }
+    };
+    const result = await store.mutate((state, ctx) => {
+      const outcome = personTaskChange(state, ctx);
+      // Recorded with its terminal in the change it made (watch and the transcript show it).
+      if (outcome.ok) {
+        const id = (outcome.data?.task as { id?: string } | undefined)?.id ?? parsed.id ?? '';
+        engine.recordPersonAction(state, { at: ctx.now(), person_id: me, action: `task_${parsed.action}`, channel: null, detail: id, terminal: terminal! });
+      }
+      return outcome;
     });
     if (!result.ok) {
       options.warn(`opencomms: ${printable(result.message, 600)} (reason: ${String(result.data?.reason)})`);

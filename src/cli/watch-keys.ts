@@ -3,9 +3,11 @@
 // person can select a row and act as their person member: write in a
 // channel, answer a message, pause or resume a channel, release a
 // reservation. Each action is the same engine change as the matching command
-// (say, pause, resume, reservations --release), run under the store's lock.
+// (say, pause, resume, reservations --release), run under the store's lock,
+// and like those it acts only from the person's terminal, which it records.
 import * as engine from '../engine';
 import type { Store } from '../store';
+import type { PersonHere } from './person';
 import { printable, selectableItems, type WatchItem, type WatchView } from '../watch';
 
 export const KEY_HELP = 'keys: j/k or arrows select, w write in the channel, r reply to the message, p pause/resume the channel, '
@@ -19,8 +21,8 @@ export interface WatchKeysOptions {
   view: () => WatchView;
   redraw: () => void;
   quit: () => void;
-  /** Set when actions must not run here (inside an agent host): said instead of acting. */
-  refusal?: string;
+  /** Whether actions may run here and from which terminal (checkPersonHere); a refusal is said instead of acting. */
+  here: PersonHere;
   isAlive: engine.ProcessCheck;
 }
 
@@ -140,9 +142,17 @@ export class WatchKeys {
 
   /** Whether actions may run; says why not. */
   private isAllowed(): boolean {
-    if (this.options.refusal === undefined) return true;
-    this.notice = this.options.refusal;
+    const { here } = this.options;
+    if (here.ok) return true;
+    this.notice = here.problem;
     return false;
+  }
+
+  /** Who acts and from which terminal; only asked once isAllowed said yes. */
+  private actor(): engine.PersonActor {
+    const { here } = this.options;
+    if (!here.ok) throw new Error(here.problem);
+    return { person_id: this.options.person, terminal: here.terminal };
   }
 
   private write(): void {
@@ -183,7 +193,7 @@ export class WatchKeys {
     }
     if (!this.isAllowed()) return;
     const paused = !channel.paused;
-    this.run(() => this.change((state, ctx) => engine.personSetPause(state, { channel: channel.name, paused, person_id: this.options.person }, ctx)));
+    this.run(() => this.change((state, ctx) => engine.personSetPause(state, { ...this.actor(), channel: channel.name, paused }, ctx)));
   }
 
   private release(): void {
@@ -195,13 +205,13 @@ export class WatchKeys {
     if (!this.isAllowed()) return;
     this.mode = {
       kind: 'confirm', label: `release ${printable(item.reservation.path, 60)} held by ${printable(item.reservation.role, 24)}?`,
-      accept: () => this.change((state, ctx) => engine.releaseForPerson(state, { id: item.id }, ctx, this.options.isAlive)),
+      accept: () => this.change((state, ctx) => engine.personRelease(state, { id: item.id }, this.actor(), ctx, this.options.isAlive)),
     };
   }
 
   private say(fields: { channel: string; content: string; to?: string | null; reply_to?: string | null }): Promise<string> {
     return this.change((state, ctx) => engine.personSay(state, {
-      ...fields, person_id: this.options.person, project_id: this.options.projectId, worktree: this.options.store.location,
+      ...fields, ...this.actor(), project_id: this.options.projectId, worktree: this.options.store.location,
     }, ctx));
   }
 

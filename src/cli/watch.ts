@@ -7,7 +7,7 @@ import { isValidMemberId, openStore, type StoreSelection } from '../store';
 import { takeView } from '../watch/view';
 import { startMailWatch, startPeopleWatch, type PeopleOutput } from '../watch';
 import { isPidAlive, isRecordedProcessAlive } from '../process/liveness';
-import { agentHostProblem, personId, projectIdOf } from './person';
+import { personId, projectIdOf, type PersonHere } from './person';
 
 export interface WatchOptions {
   projectDir: string;
@@ -26,6 +26,8 @@ export interface WatchOptions {
   parentPid: number;
   /** --notify: a program (and arguments) run when mail reaches the person or a channel pauses for one (watch-notify). */
   notify?: string;
+  /** Whether a person action may run here, and from which terminal (checkPersonHere): asked for the keys. */
+  personHere: (command: string) => PersonHere;
 }
 
 /**
@@ -175,7 +177,7 @@ export async function runWatch(options: WatchOptions): Promise<number> {
     const keys = output === 'screen' && options.stdin.isTTY && typeof options.stdin.setRawMode === 'function'
       ? new (require('./watch-keys') as typeof import('./watch-keys')).WatchKeys({
         store, person, projectId: projectIdOf(options.env), view: () => peopleWatch.current(), redraw: () => peopleWatch.redraw(),
-        quit: () => finish(0), refusal: agentHostProblem('watch (its keys)', options.env, options.parentPid),
+        quit: () => finish(0), here: options.personHere('watch (its keys)'),
         isAlive: (proc) => isRecordedProcessAlive(proc),
       })
       : undefined;

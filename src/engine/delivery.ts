@@ -9,6 +9,7 @@
 import { budgetRefusal } from './budgets';
 import { MAX_DELIVERY_ATTEMPTS, MAX_DELIVERY_LEASE_MS } from './constants';
 import { compareSendOrder, finishEnvelope, insertInSendOrder, noteDeliveredTo } from './envelopes';
+import { isBelievableTime } from './times';
 import { channelById, findChannel, memberOf, ownValue } from './validate';
 import type { Channel, DeliveryMethod, DeliveryOwner, DeliveryPath, Envelope, State } from './types';
 
@@ -34,11 +35,12 @@ export interface DrainOptions {
 }
 
 // A cooldown is never longer than the channel's delivery_cooldown_ms. One
-// that ends later than that from now was written by a clock running ahead
-// (or by hand) and is ignored, instead of holding mail until it ages out.
+// that ends later than that (and the clock slack) from now was written by a
+// clock running ahead or by hand (times.ts isBelievableTime) and is ignored,
+// instead of holding mail until it ages out.
 function cooldownEnd(channel: Channel, recipient: string, now: number): number {
   const until = ownValue(channel.cooldown_until, recipient) ?? 0;
-  return until > now + channel.delivery_cooldown_ms ? 0 : until;
+  return isBelievableTime(until, now, channel.delivery_cooldown_ms) ? until : 0;
 }
 
 function isAgedOut(channel: Channel, envelope: Envelope, now: number): boolean {
@@ -253,13 +255,15 @@ export function returnUnsentDelivery(state: State, recipient: string, ids: reado
 /**
  * Whether an in-flight envelope's delivery is abandoned at `now`: it has no
  * owner (written by the reference), its owner is dead, or the owner's lease
- * has passed. A lease still binds at the very millisecond `lease_until`
- * (PROTOCOL 5.3); the sweep and anyone predicting it must use this one rule.
+ * has passed or ends later than MAX_DELIVERY_LEASE_MS (and the clock
+ * slack) from now, which no lease is taken for. A lease still binds at the
+ * very millisecond `lease_until` (PROTOCOL 5.3); the sweep and anyone
+ * predicting it must use this one rule.
  */
 export function isAbandonedDelivery(envelope: Envelope, now: number, isOwnerAlive: (owner: DeliveryOwner) => boolean): boolean {
   if (envelope.delivery_status !== 'in_flight') return false;
   const owner = envelope.delivery_owner;
-  return !owner || now > owner.lease_until || owner.lease_until - now > MAX_DELIVERY_LEASE_MS || !isOwnerAlive(owner);
+  return !owner || now > owner.lease_until || !isBelievableTime(owner.lease_until, now, MAX_DELIVERY_LEASE_MS) || !isOwnerAlive(owner);
 }
 
 /**

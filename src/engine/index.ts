@@ -11,8 +11,11 @@ export type { CreateChannelInput, JoinChannelInput, ChannelCall, MemberOptions }
 export { disconnectChannel, isKickNoticeOf, kickChannel } from './leave';
 export type { KickInput } from './leave';
 export { sendMessage, SENDER_MESSAGE_TYPES } from './send';
-export { isPersonMemberId, personMemberId, PERSON_ID_PREFIX, PERSON_HOST, DEFAULT_PERSON_ROLE } from './person';
-export { personRead, personSay, personSetPause, PERSON_ROLE_PROMPT } from './person-actions';
+export { imitatesPersonId, isPersonMemberId, personMemberId, personTerminalOf, PERSON_ID_PREFIX, PERSON_HOST, DEFAULT_PERSON_ROLE } from './person';
+export type { PersonAction, PersonTerminal } from './person';
+export { PERSON_ACTIONS_KEPT, recordPersonAction } from './person-log';
+export type { PersonActor } from './person-log';
+export { personRead, personRelease, personSay, personSetPause, PERSON_ROLE_PROMPT } from './person-actions';
 export type { PersonMail, PersonReadOptions, PersonSayInput } from './person-actions';
 export {
   checkLoopGuard, clearPause, countMessage, describeStreakPause, isStreakPause, loopGuardView, maxAgentStreakOf, pauseRefusal, resumeRefusal,
@@ -65,8 +68,8 @@ export { describeShellWriter, noteShellWrite, patternsHeldByOthers, shownFileNam
 export type { ShellWriter } from './shell-writes';
 export type { HeldReservation, ReleaseTarget } from './reservation-admin';
 export {
-  presenceOf, isPresent, hasSessionEnded, isProcessLive, recordPresence, leavePresence, tidyPresence, forgetAwayStrangers, judgedChannels,
-  PRESENCE_LEASE_MS, PRESENCE_RENEW_MS, LOCAL_PRESENCE_RENEW_MS, UNCHANNELLED_AWAY_MS, JUDGE_BY_LEASE,
+  presenceOf, isPresent, hasSessionEnded, isProcessLive, isRecordedProcessOf, recordPresence, leavePresence, tidyPresence, forgetAwayStrangers, judgedChannels,
+  PRESENCE_LEASE_MS, PRESENCE_RENEW_MS, LOCAL_PRESENCE_RENEW_MS, MAX_PRESENCE_LEASE_MS, UNCHANNELLED_AWAY_MS, JUDGE_BY_LEASE,
 } from './presence';
 export type { PresenceJudgement, PresenceClaim } from './presence';
 export type { ReserveInput, ReleaseInput, EditVerdict, Conflict } from './reservations';
@@ -94,7 +97,7 @@ export { budgetRefusal } from './budgets';
 export { backlogRefusal, jsonStringBytes } from './retention';
 export { capabilitiesForMode, defaultStalePolicy } from './members';
 export { normalizeChannelName, normalizeRole, findChannel, channelById, ownValue } from './validate';
-export { formatIsoTime, isDateTime } from './times';
+export { FUTURE_SLACK_MS, formatIsoTime, isBelievableTime, isDateTime } from './times';
 export {
   boardCounts, claimHolds, claimerAwaySince, findTask, framedTaskView, isClaimLive, isForMember, isReady, listedTasks, taskDigest, taskView, tasksOf,
   TASK_LIST_VIEWS,

@@ -2,6 +2,9 @@
 // state under the member id, taken, renewed and released only inside locked
 // mutations. Spawn delivery and `hook --wait` each keep their own map; the
 // rules are the same for both, so they live here once.
+import { MAX_DELIVERY_LEASE_MS } from './constants';
+import { SPEAKER_LEASE_MS } from './speaker-leases';
+import { isBelievableTime } from './times';
 import { ownValue } from './validate';
 import type { State } from './types';
 
@@ -16,12 +19,21 @@ export interface Lease {
 /** The state fields that hold leases, keyed by member id. */
 export type LeaseField = 'spawn_leases' | 'wait_leases' | 'speaker_leases';
 
+// The longest each kind of lease is ever taken for: one ending later than
+// this from now (plus the clock slack) was written by a clock far ahead or by
+// hand, and binds no more (times.ts isBelievableTime).
+const LEASE_LIFETIME_MS: Record<LeaseField, number> = {
+  spawn_leases: MAX_DELIVERY_LEASE_MS,
+  wait_leases: MAX_DELIVERY_LEASE_MS,
+  speaker_leases: SPEAKER_LEASE_MS,
+};
+
 function leaseOf(state: State, field: LeaseField, memberId: string): Lease | undefined {
   const leases = state[field];
   return leases ? ownValue(leases, memberId) : undefined;
 }
 
-/** The lease on `memberId` that still binds at `now`: not expired, and its holder alive. */
+/** The lease on `memberId` that still binds at `now`: not expired (nor ending beyond its kind's lifetime), and its holder alive. */
 export function activeLease(
   state: State,
   field: LeaseField,
@@ -30,7 +42,7 @@ export function activeLease(
   isHolderAlive: (lease: Lease) => boolean,
 ): Lease | undefined {
   const lease = leaseOf(state, field, memberId);
-  if (!lease || now > lease.until) return undefined;
+  if (!lease || now > lease.until || !isBelievableTime(lease.until, now, LEASE_LIFETIME_MS[field])) return undefined;
   return isHolderAlive(lease) ? lease : undefined;
 }
 

@@ -6,6 +6,7 @@
 // at the next look; from another machine, where a pid means nothing, by the
 // `until` it renews. `presenceOf` is the one judgement: the hooks, status,
 // watch, the reservations command and the tools all ask it.
+import { isBelievableTime } from './times';
 import { ownValue } from './validate';
 import type { HostDoor, Member, Presence, PresenceKind, PresenceProcess, ProcessCheck, State } from './types';
 
@@ -15,6 +16,12 @@ export const PRESENCE_LEASE_MS = 30_000;
 export const PRESENCE_RENEW_MS = 10_000;
 /** How often it renews where only its own machine looks (the file store): only the away time of a crash depends on it. */
 export const LOCAL_PRESENCE_RENEW_MS = 60_000;
+/**
+ * No process is recorded for longer than this (three renewals, each due at
+ * most every five minutes): an `until` ending later than this from now (and
+ * the clock slack) was written by a clock far ahead or by hand, and is over.
+ */
+export const MAX_PRESENCE_LEASE_MS = 15 * 60_000;
 /** A member in no channel that has been away this long is forgotten: its record and its session links go. */
 export const UNCHANNELLED_AWAY_MS = 24 * 3600_000;
 
@@ -28,10 +35,10 @@ export interface PresenceJudgement {
   away_since: number | null;
 }
 
-/** Whether `proc` runs at `now`: asked on its own machine; from elsewhere, until its lease ends. */
+/** Whether `proc` runs at `now`: asked on its own machine; from elsewhere, until its lease ends (one ending beyond MAX_PRESENCE_LEASE_MS is over). */
 export function isProcessLive(proc: PresenceProcess, now: number, isAlive: ProcessCheck): boolean {
   const local = isAlive(proc);
-  return local === undefined ? now <= proc.until : local;
+  return local === undefined ? now <= proc.until && isBelievableTime(proc.until, now, MAX_PRESENCE_LEASE_MS) : local;
 }
 
 // A process speaks for its member while it runs, unless the host said the session ended after it last spoke.
@@ -93,6 +100,15 @@ export function hasSessionEnded(state: State, memberId: string): boolean {
   return memberships.length > 0 && memberships.every((m) => m.stale);
 }
 
+/**
+ * Whether `memberId`'s presence record names this very process (pid,
+ * machine tag and start time): a member the process speaks for, as its own
+ * calls recorded it.
+ */
+export function isRecordedProcessOf(state: State, memberId: string, proc: { pid: number; machine: string; start: number | null }): boolean {
+  return presenceRecord(state, memberId)?.processes.some((p) => p.pid === proc.pid && p.machine === proc.machine && p.start === proc.start) ?? false;
+}
+
 /** Whether `memberId` is present at `now` (presenceOf). */
 export function isPresent(state: State, memberId: string, now: number, isAlive: ProcessCheck): boolean {
   return presenceOf(state, memberId, now, isAlive).present;
@@ -116,13 +132,13 @@ function isSameProcess(p: PresenceProcess, claim: PresenceClaim): boolean {
  * Records `claim` as a process of `memberId` at `now`, or renews it when its
  * last renewal is `renewMs` old (or from the future). Returns whether the state
  * changed, so a caller saves only then. Seen from elsewhere it holds for three
- * renewals, and never less than PRESENCE_LEASE_MS.
+ * renewals, never less than PRESENCE_LEASE_MS nor more than MAX_PRESENCE_LEASE_MS.
  */
 export function recordPresence(state: State, memberId: string, claim: PresenceClaim, now: number, renewMs: number): boolean {
   const presence = (state.presence ??= {});
   const record = ownValue(presence, memberId) ?? { processes: [], left_at: null };
   presence[memberId] = record;
-  const until = now + Math.max(PRESENCE_LEASE_MS, 3 * renewMs);
+  const until = now + Math.min(MAX_PRESENCE_LEASE_MS, Math.max(PRESENCE_LEASE_MS, 3 * renewMs));
   const held = record.processes.find((p) => isSameProcess(p, claim));
   if (held && now - held.renewed_at < renewMs && now >= held.renewed_at && held.door === claim.door) return false;
   // A process of a session the host ended does not bring it back by renewing; a new process does.

@@ -1,8 +1,9 @@
 // The one lifetime rule of a reservation (PROTOCOL 5.6), judged the same way
 // by the hooks, the reserve tool, status, watch and `opencomms reservations`:
 // whether one holds now, and when one that holds will lapse by time alone.
-import { HOLDER_AWAY_GRACE_MS } from './constants';
+import { HOLDER_AWAY_GRACE_MS, MAX_RESERVATION_TTL_MINUTES } from './constants';
 import { JUDGE_BY_LEASE, presenceOf } from './presence';
+import { isBelievableTime } from './times';
 import type { Channel, ProcessCheck, Reservation, State } from './types';
 
 /** When a reservation's holder went away (presenceOf), or null while it is present. */
@@ -12,13 +13,23 @@ export function holderAwaySince(state: State, r: Reservation, now: number, isAli
 }
 
 /**
- * The one lifetime rule: a reservation holds while `now < expires_at`, its
- * holder is still a member of the channel, and the holder is present or went
- * away less than HOLDER_AWAY_GRACE_MS ago. A holder whose away time is
- * unknown counts as away long ago.
+ * Whether a reservation is over by time: at `expires_at`, and at once when
+ * that lies further ahead than the longest TTL (and the clock slack), which
+ * no reserve grants: a time written by hand or a clock far ahead (times.ts
+ * isBelievableTime).
+ */
+export function isReservationOver(r: Reservation, now: number): boolean {
+  return now >= r.expires_at || !isBelievableTime(r.expires_at, now, MAX_RESERVATION_TTL_MINUTES * 60_000);
+}
+
+/**
+ * The one lifetime rule: a reservation holds until it is over by time
+ * (isReservationOver), while its holder is still a member of the channel and
+ * is present or went away less than HOLDER_AWAY_GRACE_MS ago. A holder whose
+ * away time is unknown counts as away long ago.
  */
 export function isLiveReservation(state: State, channel: Channel, reservation: Reservation, now: number, isAlive: ProcessCheck): boolean {
-  if (now >= reservation.expires_at) return false;
+  if (isReservationOver(reservation, now)) return false;
   if (!channel.members.some((m) => m.session_id === reservation.member_id)) return false;
   const since = holderAwaySince(state, reservation, now, isAlive);
   return since === null || now - since < HOLDER_AWAY_GRACE_MS;
@@ -34,10 +45,11 @@ export function liveReservations(state: State, channel: Channel, now: number, is
   if (reservations.length <= 1) return reservations.filter((r) => isLiveReservation(state, channel, r, now, isAlive));
   const verdicts = new Map<string, boolean>();
   return reservations.filter((r) => {
-    if (now >= r.expires_at) return false;
+    if (isReservationOver(r, now)) return false;
     let holds = verdicts.get(r.member_id);
     if (holds === undefined) {
-      holds = isLiveReservation(state, channel, { ...r, expires_at: Number.POSITIVE_INFINITY }, now, isAlive);
+      // Its expiry is judged above; here only its holder, as of a reservation that has not lapsed.
+      holds = isLiveReservation(state, channel, { ...r, expires_at: now + 1 }, now, isAlive);
       verdicts.set(r.member_id, holds);
     }
     return holds;

@@ -9,7 +9,7 @@ import { normalizePattern, patternsOverlap, type PathProblem } from './globs';
 import { refuse, succeed } from './reasons';
 import { formatIsoTime } from './times';
 import { requireMembership } from './validate';
-import { liveReservations, reservationLapse, type ReservationLapse } from './reservation-lifetime';
+import { isReservationOver, liveReservations, reservationLapse, type ReservationLapse } from './reservation-lifetime';
 import { JUDGE_BY_LEASE, presenceOf } from './presence';
 import type { Channel, EngineCtx, ProcessCheck, Reservation, State, ToolResult } from './types';
 
@@ -200,7 +200,7 @@ export function releasePaths(state: State, input: ReleaseInput, ctx: EngineCtx):
   const mine = (channel.reservations ?? []).filter((r) => r.member_id === member.session_id && (wanted === undefined || wanted.includes(r.path)));
   channel.reservations = (channel.reservations ?? []).filter((r) => !mine.includes(r));
   if (channel.reservations.length === 0) delete channel.reservations;
-  const live = mine.filter((r) => ctx.now() < r.expires_at);
+  const live = mine.filter((r) => !isReservationOver(r, ctx.now()));
   const released = mine.map((r) => r.path);
   const notHeld = (wanted ?? []).filter((p) => !released.includes(p));
   const message = released.length === 0

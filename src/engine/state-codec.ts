@@ -4,6 +4,7 @@ import { checkBoard } from './task-shape';
 import { DEFAULT_STALE_EVENT_MS, LEGACY_HOST_ID, MAX_ERRORS } from './constants';
 import { insertInSendOrder, isLive } from './envelopes';
 import { capabilitiesForMode } from './members';
+import { checkPersonActions } from './person-log';
 import { checkChannel, checkEnvelope, HOST_DOORS, checkKeys, isFiniteNumber, isObj, isStringArray, rejectShape, ShapeError, type Obj } from './state-shape';
 import { isDateTime } from './times';
 import { upgradedLinkKey } from './session-links';
@@ -214,6 +215,8 @@ function checkRoot(root: unknown, now: number, expectedSchema: number, legacy: b
   const floor = highest + 1;
   const next = root.next_seq;
   state.next_seq = typeof next === 'number' && Number.isSafeInteger(next) && next >= floor ? next : floor;
+  const personActions = checkPersonActions(root, notes);
+  if (personActions) state.person_actions = personActions;
   const board = checkBoard(root, now, notes);
   if (board) state.board = board;
   reconcileQueues(state, notes);

@@ -1,8 +1,11 @@
 // The v2 state as it lives in .opencomms/state.json, plus the small contracts
 // the engine shares with the store. Field names are the on-disk names.
 // PROTOCOL.md ("State file") documents every field; additions are marked there.
-
+import type { OpenRequest } from './open-request';
+import type { PersonAction, PersonTerminal } from './person';
 import type { Board } from './task-types';
+
+export type { OpenRequest };
 
 export const SCHEMA_VERSION = 2;
 
@@ -220,6 +223,8 @@ export interface Envelope {
    * Absent on envelopes written by the reference; those order by timestamp.
    */
   seq?: number;
+  /** A person's message: the terminal it was typed at (our addition; shown, never proof). */
+  person_terminal?: PersonTerminal;
 }
 
 export interface ErrorEntry {
@@ -270,6 +275,8 @@ export interface State {
    * that speak for each member's host session (engine/presence).
    */
   presence?: Record<string, Presence>;
+  /** The newest person actions with their terminals (our addition; engine/person-log). */
+  person_actions?: PersonAction[];
   /** The task board (our addition, INTERFACE §8; absent until the first task). */
   board?: Board;
   /** The rejected state this one replaced (our addition, engine/quarantine): when, and its copy's name. */
@@ -308,19 +315,6 @@ export interface Presence {
  * its own processes, undefined for another machine's (judged by `until`).
  */
 export type ProcessCheck = (proc: PresenceProcess) => boolean | undefined;
-
-/** A review request still waiting for answers (our addition). */
-export interface OpenRequest {
-  request_id: string;
-  thread_id: string;
-  from: string;
-  from_role: string;
-  /** Recipients who have not answered in the thread yet. */
-  to: string[];
-  at: number;
-  /** Recipients whose Stop hook has brought it up already. */
-  reminded: string[];
-}
 
 /** One edit reservation: a repo-relative file or glob a member is about to change (our addition). */
 export interface Reservation {

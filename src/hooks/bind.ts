@@ -3,7 +3,7 @@
 // this host session; SessionStart is where a session gets bound, and only
 // when exactly one pin can be meant.
 import {
-  bindHostSession, findLinkedMember, isSpokenFor, resolveMemberByHostSession, type SessionRef, type SpeakerLease, type State,
+  bindHostSession, findLinkedMember, isBelievableTime, isSpokenFor, resolveMemberByHostSession, SPEAKER_LEASE_MS, type SessionRef, type SpeakerLease, type State,
 } from '../engine';
 import { isLeaseAlive } from '../process/liveness';
 import { hostProcessId } from '../tools/host-process';
@@ -140,9 +140,10 @@ export function bindEnvMember(state: State, memberId: string, event: HookEvent):
   return changed;
 }
 
-/** A speaker lease holds while its process runs on this machine; from elsewhere, until its `until`. */
+/** A speaker lease holds while its process runs on this machine; from elsewhere, until its `until` (one beyond a lease's lifetime is over). */
 function isSpeakerAlive(lease: SpeakerLease): boolean {
-  return isLeaseAlive(lease, Date.now());
+  const now = Date.now();
+  return isLeaseAlive(lease, now) && isBelievableTime(lease.until, now, SPEAKER_LEASE_MS);
 }
 
 /**

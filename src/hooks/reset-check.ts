@@ -32,14 +32,14 @@ export const runGit: GitRun = (args, cwd) => {
 /** The held patterns (project-relative) that lie in one of `trees` (absolute folders). */
 export function heldInTrees(patterns: readonly string[], trees: readonly string[], projectDir: string): string[] {
   const root = realPathOf(projectDir);
-  const isInside = (path: string): boolean => path === '' || (!path.startsWith('..') && !isAbsolute(path));
+  const isWithinRoot = (path: string): boolean => path === '' || (!path.startsWith('..') && !isAbsolute(path));
   const scopes: string[] = [];
   for (const tree of trees) {
     const real = realPathOf(tree);
     // A folder that holds the project covers all of it; one inside it, what lies under it; any other, nothing.
-    if (isInside(relative(real, root))) return [...patterns];
+    if (isWithinRoot(relative(real, root))) return [...patterns];
     const inside = relative(root, real);
-    if (isInside(inside)) scopes.push(`${inside.split('\\').join('/')}/**`);
+    if (isWithinRoot(inside)) scopes.push(`${inside.split('\\').join('/')}/**`);
   }
   return patterns.filter((pattern) => scopes.some((scope) => patternsOverlap(pattern, scope)));
 }

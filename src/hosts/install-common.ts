@@ -1,7 +1,7 @@
 // Pieces every install flow shares: the failure type, the --member id,
 // and the server copy in .opencomms/.
 import { mkdirSync } from 'node:fs';
-import { isPersonMemberId } from '../engine';
+import { imitatesPersonId } from '../engine';
 import { dirname, join, relative, sep } from 'node:path';
 import {
   checkOwnDir, ensureOwnDir, isValidMemberId, NODE_FS, PROGRAM_MODE, readPin, replaceFile, STATE_DIR_NAME, tryReadFile,
@@ -35,8 +35,8 @@ export function chooseFixedIdentity(projectDir: string, memberFlag: string): Fix
   if (!isValidMemberId(id)) {
     throw new InstallFailure(`--member ${JSON.stringify(memberFlag)} is not a member id: use 1-64 letters, digits, _ or -, starting with a letter or digit.`, 2);
   }
-  if (isPersonMemberId(id)) {
-    throw new InstallFailure(`--member ${JSON.stringify(memberFlag)}: the "person-" prefix is reserved for a person at a terminal (opencomms say); an agent host needs an id of its own.`, 2);
+  if (imitatesPersonId(id)) {
+    throw new InstallFailure(`--member ${JSON.stringify(memberFlag)} reads as the person's id ("person" and a separator, in any letter case), which is reserved for a person at a terminal (opencomms say); an agent host needs an id of its own.`, 2);
   }
   return { memberId: id, needsPin: readPin(projectDir, id) === undefined };
 }

@@ -179,17 +179,17 @@ function dotenvOf(projectDir: string): ForeignEntry[] {
  * given the project files as install leaves them and the hook command it
  * writes. Empty for hosts whose trust OpenComms does not write.
  */
-export function reviewProjectConfig(host: HostName, projectDir: string, textOf: (rel: string) => string | undefined, command: string): ForeignEntry[] {
+export function reviewProjectConfig(host: HostName, projectDir: string, projectFileText: (rel: string) => string | undefined, command: string): ForeignEntry[] {
   if (host === 'codex') {
     return [
-      ...foreignInToml('.codex/config.toml', textOf('.codex/config.toml')),
-      ...foreignInJson(host, '.codex/hooks.json', textOf('.codex/hooks.json'), command),
+      ...foreignInToml('.codex/config.toml', projectFileText('.codex/config.toml')),
+      ...foreignInJson(host, '.codex/hooks.json', projectFileText('.codex/hooks.json'), command),
       ...otherFiles(projectDir, '.codex', ['config.toml', 'hooks.json']),
     ];
   }
   if (host === 'gemini-cli') {
     return [
-      ...foreignInJson(host, '.gemini/settings.json', textOf('.gemini/settings.json'), command, 'mcpServers'),
+      ...foreignInJson(host, '.gemini/settings.json', projectFileText('.gemini/settings.json'), command, 'mcpServers'),
       ...otherFiles(projectDir, '.gemini', ['settings.json']),
       ...dotenvOf(projectDir),
     ];

@@ -103,15 +103,15 @@ export interface UserTrustPlan {
  * `host`, given the project files as install leaves them and the hook command
  * it writes; undefined for hosts that keep no trust there.
  */
-export function planUserTrust(host: HostName, projectDir: string, env: NodeJS.ProcessEnv, projectText: (rel: string) => string | undefined, hookCommand: string): UserTrustPlan | undefined {
+export function planUserTrust(host: HostName, projectDir: string, env: NodeJS.ProcessEnv, projectText: (rel: string) => string | undefined, ourHookCommand: string): UserTrustPlan | undefined {
   if (host !== 'codex' && host !== 'gemini-cli') return undefined;
-  const foreign = reviewProjectConfig(host, projectDir, projectText, hookCommand);
-  return host === 'codex' ? planCodex(projectDir, env, projectText('.codex/hooks.json'), hookCommand, foreign) : planGemini(projectDir, env, foreign);
+  const foreign = reviewProjectConfig(host, projectDir, projectText, ourHookCommand);
+  return host === 'codex' ? planCodex(projectDir, env, projectText('.codex/hooks.json'), ourHookCommand, foreign) : planGemini(projectDir, env, foreign);
 }
 
-function planCodex(projectDir: string, env: NodeJS.ProcessEnv, hooksJson: string | undefined, hookCommand: string, foreign: ForeignEntry[]): UserTrustPlan {
+function planCodex(projectDir: string, env: NodeJS.ProcessEnv, hooksJson: string | undefined, ourHookCommand: string, foreign: ForeignEntry[]): UserTrustPlan {
   const path = codexUserConfigPath(env);
-  const entries = codexTrustEntries(projectDir, hooksJson, hookCommand);
+  const entries = codexTrustEntries(projectDir, hooksJson, ourHookCommand);
   const lines = renderCodexTrust(entries);
   const before = readTrustFile(path);
   const plan: UserTrustPlan = { host: 'codex', path, lines, missing: [], refusals: [], isCreated: before === undefined, trustsProject: true, foreign };
@@ -193,7 +193,7 @@ export interface ApplyMode {
 /** Prints the plan; with --apply (and not a dry run) writes it. Call applyRefusal first: this writes what it is given. */
 export function showUserTrust(plan: UserTrustPlan, projectDir: string, { apply, dryRun, hasRead }: ApplyMode, write: (text: string) => void, warn: (text: string) => void): void {
   const name = plan.host === 'codex' ? 'Codex' : 'Gemini CLI';
-  for (const refusal of plan.refusals) warn(`opencomms: ${name} trust: ${refusal} (${plan.path}).`);
+  for (const refused of plan.refusals) warn(`opencomms: ${name} trust: ${refused} (${plan.path}).`);
   const isListed = plan.after !== undefined && plan.problem === undefined && plan.trustsProject && plan.foreign.length > 0;
   for (const entry of plan.host === 'codex' && !isListed ? plan.foreign.filter((f) => f.isLookalike) : []) {
     warn(`opencomms: Codex trust: left untrusted, a hook install did not write though it carries the OpenComms hook marker: ${entry.file}: ${entry.text}`);

@@ -94,7 +94,11 @@ let hostTag: string | undefined;
  * hostname) is judged by its lease alone.
  */
 export function processHostTag(): string {
-  const ns = thisProcessPlace().ns;
-  hostTag ??= ns === undefined ? hostname() : `${hostname()}/${ns}`;
+  hostTag ??= hostTagOf(hostname(), thisProcessPlace().ns);
   return hostTag;
+}
+
+/** The machine tag of a process on `host` in pid namespace `ns` (processHostTag's form), as a lock stamp names it. */
+export function hostTagOf(host: string, ns: string | undefined): string {
+  return ns === undefined ? host : `${host}/${ns}`;
 }

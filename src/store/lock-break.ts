@@ -7,7 +7,7 @@ import { errnoOf, FsPort, unlinkQuietly } from './fs-port';
 import { unwritable } from './faults';
 import { removeLeftovers } from './leftovers';
 import { isPidAlive } from '../process/liveness';
-import { isAbandoned, isLocalStamp, LockHandle, LockOptions, LockOwner } from './lock-stamp';
+import { isAbandoned, isLocalStamp, LockHandle, LockOptions, LockOwner, stampAgeMs } from './lock-stamp';
 import { discardStaged, isSameLockFile, linkStaged, LockFile, readLockFile, releaseLock, stageStamp } from './lock-file';
 
 // A lock file judged to have a live holder is judged again after this long.
@@ -162,7 +162,7 @@ function removeAbandonedBreaker(port: FsPort, breakerPath: string, judged: LockF
 /** How the lock looks to a judge right now, for `doctor`. */
 export interface LockInspection {
   owner: LockOwner | undefined;
-  /** ms since the stamp (or the file's mtime) was last written */
+  /** ms since the stamp (or the file's mtime) was last written, a time from the future left out (stampAgeMs) */
   ageMs: number;
   isAbandoned: boolean;
   /** whether the holder is in our namespace, so liveness (not age) decided */
@@ -176,7 +176,7 @@ export function inspectLock(options: LockOptions): LockInspection | undefined {
   const at = (options.now ?? Date.now)();
   return {
     owner: file.owner,
-    ageMs: at - Math.max(file.owner?.t ?? 0, file.mtimeMs),
+    ageMs: stampAgeMs(file.owner, file, at),
     isAbandoned: isAbandoned(options, file.owner, file, at),
     isLocal: file.owner !== undefined && isLocalStamp(options, file.owner),
   };

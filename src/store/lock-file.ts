@@ -171,9 +171,13 @@ export function isSameLockFile(current: LockFile, judged: LockFile): boolean {
   return current.bytes.equals(judged.bytes) && current.ino === judged.ino && current.mtimeMs === judged.mtimeMs;
 }
 
-/** Re-stamps `t` when the last stamp is older than LOCK_REFRESH_MS; a no-op otherwise. */
+/**
+ * Re-stamps `t` when the last stamp is older than LOCK_REFRESH_MS, or lies
+ * ahead of `at` (this clock went back: judges would take the old stamp for
+ * one from the future); a no-op otherwise.
+ */
 export function refreshLock(port: FsPort, handle: LockHandle, at: number): void {
-  if (handle.fd === undefined || at - handle.stampedAt < LOCK_REFRESH_MS) return;
+  if (handle.fd === undefined || (at - handle.stampedAt < LOCK_REFRESH_MS && at >= handle.stampedAt)) return;
   try {
     restamp(port, handle.fd, { ...handle.owner, t: at });
     handle.stampedAt = at;

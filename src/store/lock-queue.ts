@@ -5,15 +5,16 @@
 // process, not all of them), with a slow poll behind the watch. A holder
 // leaves the queue as soon as it has the lock, so its successor is already
 // watching the lock when it is released. Tickets are stamped like the lock
-// and judged by the same rule, and a ticket's name is never reused, so any
-// waiter may delete a dead one without a breaker. The queue is advisory:
+// and judged by the same rule (but one stamped in the future is dead at
+// once), and a ticket's name is never reused, so any waiter may delete a
+// dead one without a breaker. The queue is advisory:
 // exclusion rests on the lock file alone, and a build that knows only
 // `.state.lock` is still excluded.
 import { watch } from 'node:fs';
 import { join } from 'node:path';
 import { randomHex } from '../process/crypto';
 import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, unlinkQuietly } from './fs-port';
-import { isAbandoned, LockHandle, LockOptions, WatchPath } from './lock-stamp';
+import { isServableTicket, isTicketAbandoned, LockHandle, LockOptions, stampedProcessOf, WatchPath } from './lock-stamp';
 import { createInPlace, LockFile, readLockFile, releaseLock } from './lock-file';
 import { CHANGE_SUFFIX, changePathOf } from './shared-changes';
 
@@ -93,12 +94,21 @@ function dropDeadTicket(port: FsPort, path: string): void {
   unlinkQuietly(port, changePathOf(path));
 }
 
+/** A ticket whose change a holder may apply, and the waiting process it names (as presence records one). */
+export interface ServableTicket {
+  path: string;
+  waiter: { pid: number; machine: string; start: number | null };
+}
+
 /**
- * The live tickets in the queue, in order (paths); dead ones met are
- * deleted, and so is a change file whose ticket is gone (an answer that came
- * after its waiter gave up: a waiter deletes its change before its ticket).
+ * The tickets whose shared changes a holder may apply (isServableTicket), in
+ * queue order. Dead tickets met are deleted with their changes, and
+ * so is a change file whose ticket is gone (an answer that came after its
+ * waiter gave up: a waiter deletes its change before its ticket). A live
+ * ticket that is not servable keeps its place; its waiter applies its
+ * change itself.
  */
-export function liveTicketPaths(options: LockOptions, at: number): string[] {
+export function servableTickets(options: LockOptions, at: number): ServableTicket[] {
   const queueDir = queueDirOf(options.lockPath);
   const names = namesIn(options.port, queueDir);
   const tickets = names.filter((name) => TICKET_NAME.test(name)).sort();
@@ -106,7 +116,7 @@ export function liveTicketPaths(options: LockOptions, at: number): string[] {
   for (const name of names) {
     if (name.endsWith(CHANGE_SUFFIX) && !ticketSet.has(name.slice(0, -CHANGE_SUFFIX.length))) unlinkQuietly(options.port, join(queueDir, name));
   }
-  const live: string[] = [];
+  const servable: ServableTicket[] = [];
   for (const name of tickets) {
     const path = join(queueDir, name);
     let file: LockFile | undefined;
@@ -116,10 +126,10 @@ export function liveTicketPaths(options: LockOptions, at: number): string[] {
       file = undefined;
     }
     if (file === undefined) continue;
-    if (isAbandoned(options, file.owner, file, at)) dropDeadTicket(options.port, path);
-    else live.push(path);
+    if (isTicketAbandoned(options, file.owner, file, at)) dropDeadTicket(options.port, path);
+    else if (file.owner && isServableTicket(options, file.owner, file, at)) servable.push({ path, waiter: stampedProcessOf(file.owner) });
   }
-  return live;
+  return servable;
 }
 
 /** The live ticket just ahead of ours, and how many tickets are listed ahead of ours (the dead not yet met included). */
@@ -145,7 +155,7 @@ export function ticketAhead(options: LockOptions, ticket: Ticket, at: number): A
       file = undefined; // gone between the listing and the read, or unreadable: judged below by its absence
     }
     if (file === undefined) continue;
-    if (!isAbandoned(options, file.owner, file, at)) return { path, count: i + 1 };
+    if (!isTicketAbandoned(options, file.owner, file, at)) return { path, count: i + 1 };
     dropDeadTicket(port, path);
   }
   return undefined;

@@ -2,8 +2,9 @@
 // tickets) and the judgement of its holder. Liveness, not age, decides
 // whether a holder in our own pid namespace is gone; age is only the fallback
 // for holders elsewhere (another machine, another container).
-import { processStartEpochMs, processStartTicks, ProcessPlace, thisProcessPlace } from '../process/place';
+import { hostTagOf, processStartEpochMs, processStartTicks, ProcessPlace, thisProcessPlace } from '../process/place';
 import { isPidAlive } from '../process/liveness';
+import { isBelievableTime } from '../engine/times';
 import type { FsPort } from './fs-port';
 
 /** Give up waiting after the lock has been held this long by one holder, without a release. */
@@ -126,12 +127,26 @@ export function isLocalStamp(options: LockOptions, owner: LockOwner): boolean {
 }
 
 /**
+ * How long ago a stamped file was last written, as far as a judge can
+ * believe it: since the newer of the stamp's `t` and the file's mtime,
+ * leaving out either one that is from the future (written by hand or by a
+ * clock far ahead: engine isBelievableTime); Infinity when both are. A
+ * committed lock or ticket with a `t` far ahead so ages by its mtime, the
+ * time of its checkout, like any file left there.
+ */
+export function stampAgeMs(owner: LockOwner | undefined, file: { mtimeMs: number }, at: number): number {
+  const times = [owner?.t, file.mtimeMs].filter((t): t is number => t !== undefined && isBelievableTime(t, at));
+  return times.length === 0 ? Number.POSITIVE_INFINITY : at - Math.max(...times);
+}
+
+/**
  * Whether the holder a stamp from our own namespace names is gone: its pid
  * names no single process (0, negative), it is our pid without a token this
  * process holds, it is dead, or it now belongs to a process that started
- * after the stamp was written (a reused pid).
+ * after the stamp was written (a reused pid; judged without `start` only
+ * by a time not from the future, and gone when it has none).
  */
-function isLocalHolderGone(options: LockOptions, owner: LockOwner): boolean {
+function isLocalHolderGone(options: LockOptions, owner: LockOwner, file: { mtimeMs: number }, at: number): boolean {
   if (!(owner.pid > 0)) return true;
   if (owner.pid === process.pid) return !(owner.token !== undefined && HELD_TOKENS.has(owner.token));
   if (!(options.isPidAlive ?? isPidAlive)(owner.pid)) return true;
@@ -141,18 +156,55 @@ function isLocalHolderGone(options: LockOptions, owner: LockOwner): boolean {
     return ticks !== undefined && ticks !== owner.start;
   }
   const startedAt = startOf(owner.pid, 'epoch_ms');
-  return startedAt !== undefined && startedAt > owner.t + START_SLACK_MS;
+  if (startedAt === undefined) return false;
+  // When the stamp says it was written; its file's mtime in place of a `t` from the future.
+  const written = [owner.t, file.mtimeMs].find((t) => isBelievableTime(t, at));
+  return written === undefined || startedAt > written + START_SLACK_MS;
 }
 
 /**
  * Whether a lock (or breaker, or ticket) file is abandoned at `at`. A stamp
  * from our own namespace is judged by its holder's liveness alone, however
- * old; any other by age: `max(t, mtime)` older than LOCK_STALE_MS, or, for a
- * file that holds no stamp at all, its mtime (EMPTY_LOCK_STALE_MS when it is
- * empty).
+ * old; any other by age (stampAgeMs, which leaves out a time from the
+ * future) over LOCK_STALE_MS; a file that holds no stamp by its mtime alone
+ * (EMPTY_LOCK_STALE_MS when it is empty).
  */
 export function isAbandoned(options: LockOptions, owner: LockOwner | undefined, file: { mtimeMs: number; size: number }, at: number): boolean {
-  if (!owner) return at - file.mtimeMs > (file.size === 0 ? EMPTY_LOCK_STALE_MS : LOCK_STALE_MS);
-  if (isLocalStamp(options, owner)) return isLocalHolderGone(options, owner);
-  return at - Math.max(owner.t, file.mtimeMs) > LOCK_STALE_MS;
+  if (!owner) return stampAgeMs(undefined, file, at) > (file.size === 0 ? EMPTY_LOCK_STALE_MS : LOCK_STALE_MS);
+  if (isLocalStamp(options, owner)) return isLocalHolderGone(options, owner, file, at);
+  return stampAgeMs(owner, file, at) > LOCK_STALE_MS;
+}
+
+/**
+ * Whether a waiter's ticket is dead at `at`: judged as a lock is, except
+ * that a ticket whose `t` is from the future is dead at once, whatever its
+ * file's age. Dropping a live waiter's ticket only costs it its place (it
+ * still waits, then takes the lock itself); keeping a planted one would
+ * hold every burst behind it.
+ */
+export function isTicketAbandoned(options: LockOptions, owner: LockOwner | undefined, file: { mtimeMs: number; size: number }, at: number): boolean {
+  if (owner !== undefined && !isBelievableTime(owner.t, at)) return true;
+  return isAbandoned(options, owner, file, at);
+}
+
+/** The process a stamp names, as presence records one (engine PresenceProcess: pid, machine tag, start). */
+export function stampedProcessOf(owner: LockOwner): { pid: number; machine: string; start: number | null } {
+  return { pid: owner.pid, machine: hostTagOf(owner.host, owner.ns), start: owner.start ?? null };
+}
+
+/**
+ * Whether a holder may apply the shared change waiting beside this ticket
+ * (shared-changes.ts): the ticket names a process of this very boot and pid
+ * namespace (its `ns` equals ours, which a repository cannot know; where
+ * there is no /proc, its host equals ours and it has no `ns` either), that
+ * process is alive and is the one that wrote it (isLocalHolderGone), and its
+ * stamp is neither from the future nor older than LOCK_STALE_MS (a waiter
+ * re-stamps it every LOCK_REFRESH_MS). Any other ticket still keeps its
+ * place, but its waiter applies its change itself.
+ */
+export function isServableTicket(options: LockOptions, owner: LockOwner | undefined, file: { mtimeMs: number }, at: number): boolean {
+  if (owner === undefined || !isBelievableTime(owner.t, at) || at - owner.t > LOCK_STALE_MS) return false;
+  const place = options.place ?? thisProcessPlace();
+  if (owner.host !== options.host || owner.ns !== place.ns) return false;
+  return !isLocalHolderGone(options, owner, file, at);
 }

@@ -7,7 +7,7 @@ import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, NODE_FS, tryReadFile } from
 import { StoreFault, unwritable } from './faults';
 import { replaceFile } from './replace-file';
 import { STATE_DIR_NAME } from './state-dir';
-import { isPersonMemberId } from '../engine/person';
+import { imitatesPersonId } from '../engine/person';
 import { isValidMemberId } from './member-id';
 
 export { isValidMemberId };
@@ -30,7 +30,7 @@ export function writePin(
   options: { fs?: FsPort; now?: () => number } = {},
 ): PinRecord {
   if (!isValidMemberId(pin.member_id)) throw new Error(`invalid member id: ${JSON.stringify(pin.member_id)}`);
-  if (isPersonMemberId(pin.member_id)) throw new Error(`member id ${JSON.stringify(pin.member_id)} is reserved for a person (the "person-" prefix): it is never pinned`);
+  if (imitatesPersonId(pin.member_id)) throw new Error(`member id ${JSON.stringify(pin.member_id)} reads as the person's id, which is reserved for a person: it is never pinned`);
   const port = options.fs ?? NODE_FS;
   const record: PinRecord = { member_id: pin.member_id, host: pin.host, saved_at: (options.now ?? Date.now)() };
   const dir = pinsDir(projectDir);
@@ -50,8 +50,8 @@ export function writePin(
  * member. A pin or folder that is a link or not ours is `state_unwritable`.
  */
 export function readPin(projectDir: string, memberId: string, port: FsPort = NODE_FS): PinRecord | undefined {
-  // A person is never pinned: a pin file with the reserved prefix (made by hand) is not read.
-  if (!isValidMemberId(memberId) || isPersonMemberId(memberId) || !hasPinsDir(projectDir, port)) return undefined;
+  // A person is never pinned: a pin file that reads as the person's id (made by hand) is not read.
+  if (!isValidMemberId(memberId) || imitatesPersonId(memberId) || !hasPinsDir(projectDir, port)) return undefined;
   return readPinIn(pinsDir(projectDir), memberId, port);
 }
 
@@ -69,7 +69,7 @@ export function listPins(projectDir: string, host?: string, port: FsPort = NODE_
   for (const name of names.sort()) {
     if (!name.endsWith('.json')) continue;
     const id = name.slice(0, -'.json'.length);
-    const pin = isValidMemberId(id) && !isPersonMemberId(id) ? readPinIn(pinsDir(projectDir), id, port) : undefined;
+    const pin = isValidMemberId(id) && !imitatesPersonId(id) ? readPinIn(pinsDir(projectDir), id, port) : undefined;
     if (pin && (host === undefined || pin.host === host)) pins.push(pin);
   }
   return pins;

@@ -1,8 +1,10 @@
-// Group commit of shared changes (PROTOCOL 6, "Waiting"). A waiter whose
+// Group commit of shared changes (PROTOCOL 4.5, "Group commit"). A waiter whose
 // change is one any holder can apply (a send) leaves it beside its ticket in
 // the queue, as `<ticket>.change`. Whoever holds the lock, once its own
-// change is done, applies every shared change waiting in the queue, in
-// ticket order, and commits them all with its own in one save; before it
+// change is done, applies every shared change waiting in the queue that a
+// live waiter of this boot left as a member it speaks for (lock-queue
+// servableTickets, store serveWaiting), in ticket order, and commits them
+// all with its own in one save; before it
 // lets go of the lock it answers each in place: the file then holds the
 // result, and its waiter wakes on the change and returns that result without
 // ever taking the lock. A waiter that gets the lock first takes its change
@@ -110,14 +112,14 @@ export function dropChange(port: FsPort, path: string): void {
   unlinkQuietly(port, path);
 }
 
-/** The waiting changes beside the given live tickets (paths, in queue order), at most `limit`. */
-export function waitingChanges(port: FsPort, ticketPaths: readonly string[], limit: number): { path: string; proposal: Proposal }[] {
-  const found: { path: string; proposal: Proposal }[] = [];
-  for (const ticketPath of ticketPaths) {
+/** The waiting changes beside the given tickets (in queue order), at most `limit`, each with the process that waits there. */
+export function waitingChanges<W>(port: FsPort, tickets: readonly { path: string; waiter: W }[], limit: number): { path: string; proposal: Proposal; waiter: W }[] {
+  const found: { path: string; proposal: Proposal; waiter: W }[] = [];
+  for (const ticket of tickets) {
     if (found.length >= limit) break;
-    const path = changePathOf(ticketPath);
+    const path = changePathOf(ticket.path);
     const file = readChangeFile(port, path);
-    if (file?.kind === 'waiting') found.push({ path, proposal: file.proposal });
+    if (file?.kind === 'waiting') found.push({ path, proposal: file.proposal, waiter: ticket.waiter });
   }
   return found;
 }

@@ -18,7 +18,8 @@ import { HistoryLog } from './history';
 import { addError, GENERATION_HEAD_BYTES, LoadedState, ParseMemo, noteRejection, quarantineState, readState, rejectionNote, splitGeneration, withGeneration } from './load';
 import { applyChange, type ChangeWrite } from './change';
 import { takeFinished } from '../engine/finished';
-import { Answered, claimLock, claimLockOrAnswer, liveTicketPaths, LockHandle, refreshLock, releaseLock } from './lock';
+import { isRecordedProcessOf } from '../engine/presence';
+import { Answered, claimLock, claimLockOrAnswer, servableTickets, LockHandle, refreshLock, releaseLock } from './lock';
 import { answerChange, applyOnce, MAX_SHARED_PER_COMMIT, Proposal, SharedApplier, SharedChange, waitingChanges } from './shared-changes';
 import { migrateV1IfPresent, migrationPaths, writeMarker } from './migrate-v1';
 import { deleteArchive, listArchives, readArchive, writeArchive } from './archives';
@@ -190,7 +191,10 @@ export function createStore(options: StoreOptions): Store {
   function serveWaiting(state: State): { path: string; result: ToolResult }[] {
     const apply = sharedApplier;
     if (apply === undefined) return [];
-    return waitingChanges(port, liveTicketPaths(lockOptions, Date.now()), MAX_SHARED_PER_COMMIT).map(({ path, proposal }) => {
+    // A change is applied only as a member its waiting process is recorded as speaking for (its own calls
+    // record it, engine presence); any other is left to its waiter, which applies it itself.
+    const waiting = waitingChanges(port, servableTickets(lockOptions, Date.now()), MAX_SHARED_PER_COMMIT);
+    return waiting.filter(({ proposal, waiter }) => isRecordedProcessOf(state, proposal.change.member, waiter)).map(({ path, proposal }) => {
       try {
         return { path, result: applyOnce(state, proposal, ctx, apply) };
       } catch {

@@ -1,6 +1,6 @@
 // Who a server is, as far as OPENCOMMS_MEMBER_ID says: the part of identity
 // the start-up log needs, kept apart so it loads without the store.
-import { isPersonMemberId, PERSON_ID_PREFIX } from '../engine/person';
+import { imitatesPersonId } from '../engine/person';
 import { isValidMemberId } from '../store';
 
 export type Identity =
@@ -20,10 +20,10 @@ export function identityFromEnv(raw: string | undefined): Identity | undefined {
       problem: `OPENCOMMS_MEMBER_ID ${JSON.stringify(shown)} is not a member id (1-64 letters, digits, _ or -, starting with a letter or digit); placeholders are refused. ${HOW_TO_PIN}`,
     };
   }
-  if (isPersonMemberId(id)) {
+  if (imitatesPersonId(id)) {
     return {
       kind: 'unpinned',
-      problem: `OPENCOMMS_MEMBER_ID ${JSON.stringify(id)} starts with "${PERSON_ID_PREFIX}", which is reserved for a person at a terminal (opencomms say); agents speak through their own members. ${HOW_TO_PIN}`,
+      problem: `OPENCOMMS_MEMBER_ID ${JSON.stringify(id)} reads as the person's id ("person" and a separator, in any letter case), which is reserved for a person at a terminal (opencomms say); agents speak through their own members. ${HOW_TO_PIN}`,
     };
   }
   return { kind: 'pinned', memberId: id, source: 'env' };

@@ -14,9 +14,9 @@ const SEND_TEXT_ARGS = ['type', 'reply_to', 'to', 'session_description'] as cons
 
 /**
  * How a send is applied, by this process or by whichever holds the lock
- * (store: mutateShared): as the member the sender's host named, only once it
- * is a live member of the channel, with the reply's word on how each
- * recipient gets it. The arguments come from a file another process wrote,
+ * (store: mutateShared): as the member the sender's host named, never a
+ * person, only once it is a live member of the channel, with the reply's
+ * word on how each recipient gets it. The arguments come from a file another process wrote,
  * so their types are checked again here.
  */
 export function sendApplier(projectDir: string): SharedApplier {
@@ -25,6 +25,11 @@ export function sendApplier(projectDir: string): SharedApplier {
     const isWellTyped = typeof a.channel === 'string' && typeof a.content === 'string' && typeof a.broadcast === 'boolean'
       && SEND_TEXT_ARGS.every((key) => a[key] === undefined || a[key] === null || typeof a[key] === 'string');
     if (!isWellTyped) return { ok: false, message: 'The send arguments were malformed: send again.', data: { reason: 'invalid_argument' } };
+    // The send tool never speaks as a person (OPENCOMMS_MEMBER_ID, pins and sessions refuse the prefix; a person
+    // speaks through `opencomms say`), so a shared change that names one was not made by it.
+    if (engine.isPersonMemberId(change.member)) {
+      return { ok: false, message: 'A send through the tools cannot speak as a person: a person speaks with `opencomms say`.', data: { reason: 'invalid_argument' } };
+    }
     const channel = a.channel as string;
     const auth = engine.authorizeMember(state, change.member, channel);
     if (!auth.ok) return auth;

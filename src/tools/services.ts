@@ -232,9 +232,9 @@ export class ToolServices {
     }
   }
 
-  /** A speaker lease holds while its process runs on this machine; from elsewhere, until its `until`. */
+  /** A speaker lease holds while its process runs on this machine; from elsewhere, until its `until` (one past its lifetime is over). */
   isSpeakerAlive = (lease: engine.SpeakerLease): boolean =>
-    isLeaseAlive(lease, Date.now(), this.machine);
+    isLeaseAlive(lease, Date.now(), this.machine) && engine.isBelievableTime(lease.until, Date.now(), engine.SPEAKER_LEASE_MS);
 
   /**
    * The host sessions this call comes from, most specific first: Codex's

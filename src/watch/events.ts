@@ -1,7 +1,7 @@
 // The people view's events, found by comparing two consecutive views. Pure:
 // the caller stamps the time and decides how to print.
 import { compareSendOrder, deliveryPathOf, FINISHED_STATUSES, isKickNoticeOf } from '../engine';
-import type { Channel, DeliveryStatus, Envelope, ErrorEntry, Member } from '../engine';
+import type { Channel, DeliveryStatus, Envelope, ErrorEntry, Member, PersonAction } from '../engine';
 import type { WatchView } from './view';
 
 export type ChannelEventName = 'created' | 'paused' | 'resumed' | 'removed';
@@ -59,7 +59,19 @@ export interface TaskEvent {
   by: string | null;
 }
 
-export type WatchEvent = ChannelEvent | MemberEvent | MailEvent | ErrorEvent | TaskEvent;
+/** A person action (say, read, pause, resume, release) with the terminal it came from, so one the person did not make is seen. */
+export interface PersonActionEvent {
+  event: 'person_action';
+  action: string;
+  person_id: string;
+  channel: string | null;
+  detail: string;
+  tty: string;
+  session_leader: string | null;
+  action_at: number;
+}
+
+export type WatchEvent = ChannelEvent | MemberEvent | MailEvent | ErrorEvent | PersonActionEvent | TaskEvent;
 
 const FINISHED = new Set<DeliveryStatus>(FINISHED_STATUSES);
 
@@ -109,9 +121,22 @@ function errorKey(entry: ErrorEntry): string {
   return `${entry.at}\u0000${entry.message}`;
 }
 
+function personActionKey(a: PersonAction): string {
+  return [a.at, a.person_id, a.action, a.channel ?? '', a.detail, a.terminal.tty].join('\u0000');
+}
+
+function personActionEvents(prev: WatchView, next: WatchView): PersonActionEvent[] {
+  const known = new Set((prev.personActions ?? []).map(personActionKey));
+  return (next.personActions ?? []).filter((a) => !known.has(personActionKey(a))).map((a) => ({
+    event: 'person_action', action: a.action, person_id: a.person_id, channel: a.channel, detail: a.detail,
+    tty: a.terminal.tty, session_leader: a.terminal.session_leader, action_at: a.at,
+  }));
+}
+
 /**
  * Everything that happened between two views, in a reading order: channels
- * created and their members, mail, departures, pauses, removals, errors.
+ * created and their members, mail, departures, pauses, person actions,
+ * removals, errors.
  * Mail that was sent and finished between the two views gives both events.
  */
 export function diffViews(prev: WatchView, next: WatchView): WatchEvent[] {
@@ -160,5 +185,5 @@ export function diffViews(prev: WatchView, next: WatchView): WatchEvent[] {
   const tasks: TaskEvent[] = (next.board?.tasks ?? [])
     .filter(({ task }) => before.get(task.id) !== task.status)
     .map(({ task }) => ({ event: 'task', task_id: task.id, status: task.status, channel: task.channel, by: task.log.at(-1)?.by ?? null }));
-  return [...created, ...mail, ...departures, ...switches, ...removed, ...errors, ...tasks];
+  return [...created, ...mail, ...departures, ...switches, ...personActionEvents(prev, next), ...removed, ...errors, ...tasks];
 }

@@ -91,6 +91,9 @@ export function describeEvent(event: WatchEvent | WatchStart): string {
       return `${printable(event.channel)}: ${printable(event.message_id)} to ${printable(event.to_role)} ${event.event}`;
     case 'error':
       return `error: ${printable(event.message, 300)}`;
+    case 'person_action':
+      return `${printable(event.person_id, 64)} ${printable(event.action, 32)}${event.channel === null ? '' : ` on ${printable(event.channel)}`}: ${printable(event.detail, 200)}`
+        + ` [terminal ${printable(event.tty, 64)}${event.session_leader === null ? '' : `, session of ${printable(event.session_leader, 80)}`}]`;
     case 'task':
       return `task ${printable(event.task_id, 16)} ${event.status}${event.by === null ? '' : ` by ${printable(event.by, 64)}`}${event.status === 'asked' ? ': it asks you (opencomms task show, then answer)' : ''}`;
   }

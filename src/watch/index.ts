@@ -4,7 +4,7 @@ export type { MailWatch, MailWatchOptions } from './mail-watch';
 export { startPeopleWatch } from './people-watch';
 export type { PeopleOutput, PeopleWatch, PeopleWatchOptions } from './people-watch';
 export { diffViews } from './events';
-export type { WatchEvent, ChannelEvent, MemberEvent, MailEvent, ErrorEvent } from './events';
+export type { WatchEvent, ChannelEvent, MemberEvent, MailEvent, ErrorEvent, PersonActionEvent } from './events';
 export { takeView, emptyView } from './view';
 export type { WatchView } from './view';
 export { jsonLine, plainLine, describeEvent, printable, printableBlock, terminalSafeJson } from './format';

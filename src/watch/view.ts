@@ -4,7 +4,7 @@
 // pull would look like the message simply vanished.
 import { boardCounts, channelsAsJudged, claimerAwaySince, isReady, lastSeenByMember, listedTasks, nextReservationLapse, type BoardCounts, type Task } from '../engine';
 import { isRecordedProcessAlive } from '../process/liveness';
-import type { Channel, Envelope, ErrorEntry, HistoryView, ProcessCheck, State } from '../engine';
+import type { Channel, Envelope, ErrorEntry, HistoryView, PersonAction, ProcessCheck, State } from '../engine';
 
 export interface WatchView {
   /** Channels by id (state.json keys them by name, which a rename would break). */
@@ -12,6 +12,8 @@ export interface WatchView {
   /** Live and finished envelopes of the current channels, by message id. */
   mail: Map<string, Envelope>;
   errors: ErrorEntry[];
+  /** The person actions state still keeps, oldest first, each with its terminal. */
+  personActions?: PersonAction[];
   /** When each member was last seen through one of its sessions (absent when never). */
   lastSeen?: Map<string, number>;
   /** When the view was taken (epoch ms), to leave out what had expired by then. */
@@ -41,7 +43,8 @@ export function takeView(state: State, history: HistoryView): WatchView {
     })),
   };
   return {
-    channels, mail, errors: [...state.errors], lastSeen: lastSeenByMember(state), now, nextLapseAt: nextReservationLapse(state, now, isAlive), ...(board ? { board } : {}),
+    channels, mail, errors: [...state.errors], personActions: [...(state.person_actions ?? [])], lastSeen: lastSeenByMember(state), now,
+    nextLapseAt: nextReservationLapse(state, now, isAlive), ...(board ? { board } : {}),
   };
 }
 

@@ -4,8 +4,9 @@
 // never the task's text.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runCli, startServer, tempProject } from '../helpers/server';
+import { startServer, tempProject } from '../helpers/server';
 import { until } from '../helpers/wait';
+import { runCliInTerminal } from '../helpers/person-terminal';
 import { hookEvent, parsed, startInbox, stubCodex } from './door-support';
 import { memberEnv, ok } from './tools-support';
 
@@ -23,7 +24,7 @@ test('an idle Claude Code session waiting for work is rung through its inbox whe
   const none = await ok(worker, 'opencomms_task', { action: 'next' });
   assert.equal(none.data.task, undefined);
   await hookEvent(project, { hook_event_name: 'Stop', session_id: 'cc-worker' });
-  const added = await runCli(['task', 'add', 'SECRET-4711 refactor the lexer', '--project', project]);
+  const added = await runCliInTerminal(['task', 'add', 'SECRET-4711 refactor the lexer', '--project', project]);
   assert.equal(added.code, 0, added.stderr);
   const [auth, user] = parsed(await inbox.connection(1));
   assert.deepEqual(auth, { type: 'auth', token: 'tok' });
@@ -35,7 +36,7 @@ test('an idle Claude Code session waiting for work is rung through its inbox whe
   await ok(worker, 'opencomms_task', { action: 'done', id: 't1' });
   await ok(worker, 'opencomms_task', { action: 'next' });
   await hookEvent(project, { hook_event_name: 'Stop', session_id: 'cc-worker' });
-  await runCli(['task', 'add', 'second', '--project', project]);
+  await runCliInTerminal(['task', 'add', 'second', '--project', project]);
   const [, second] = parsed(await inbox.connection(2));
   assert.match(second!.message.content, NOTICE);
   assert.notEqual(second!.message.content, user!.message.content);
@@ -50,7 +51,7 @@ test('an idle Codex thread waiting for work is rung through codex queue on its o
   await worker.initialize();
   const reply = await worker.request('tools/call', { name: 'opencomms_task', arguments: { action: 'next' }, _meta: { threadId: 'thr-worker' } });
   assert.equal(reply.result.structuredContent.ok, true);
-  await runCli(['task', 'add', 'SECRET-4711 port the cache', '--project', project]);
+  await runCliInTerminal(['task', 'add', 'SECRET-4711 port the cache', '--project', project]);
   const runs = await until('codex queue run', () => (codex.runs().length > 0 ? codex.runs() : undefined));
   const argv = runs[0]!;
   assert.deepEqual(argv.slice(0, 3), ['queue', '--thread', 'thr-worker']);

@@ -4,7 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseFrames } from '../../src/engine';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { runCli, tempProject, type Json, type ServerProcess } from '../helpers/server';
+import { runCliInTerminal } from '../helpers/person-terminal';
 import { bothStores } from './store-rig';
 import { editState, member, ok, refused } from './tools-support';
 
@@ -89,7 +92,7 @@ test('a person\'s task add rings the server of the member waiting longest for wo
   const none = await ok(early, 'opencomms_task', { action: 'next' });
   assert.equal(none.data.task, undefined);
   await ok(late, 'opencomms_task', { action: 'next' });
-  const added = await runCli(['task', 'add', 'Secret-title-4711: port the cache', '--project', project], { env: { CLAUDECODE: undefined, CODEX_THREAD_ID: undefined } });
+  const added = await runCliInTerminal(['task', 'add', 'Secret-title-4711: port the cache', '--project', project]);
   assert.equal(added.code, 0, added.stderr);
   const bell = await early.waitFor('a task bell', () => early.replies.find((r) => r.method === 'notifications/claude/channel' && r.params?.meta?.kind === 'task_ready'));
   assert.match(bell.params.content, /a task is ready: call opencomms_task with action next/);
@@ -98,7 +101,25 @@ test('a person\'s task add rings the server of the member waiting longest for wo
   assert.equal(taken.data.task.id, 't1');
   // The member waiting less long was not rung: a second task rings it.
   assert.equal(late.replies.some((r) => r.params?.meta?.kind === 'task_ready'), false);
-  await runCli(['task', 'add', 'second', '--project', project]);
+  await runCliInTerminal(['task', 'add', 'second', '--project', project]);
   await late.waitFor('the second task bell', () => late.replies.find((r) => r.params?.meta?.kind === 'task_ready'));
   assert.equal(early.replies.filter((r) => r.params?.meta?.kind === 'task_ready').length, 1);
+});
+
+test('a change of the board is a person\'s action: refused without the person\'s terminal, recorded with it; looking needs none', { timeout: 30_000 }, async (t) => {
+  const project = tempProject(t);
+  const refused = await runCli(['task', 'add', 'from a detached shell', '--project', project]);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /reason: no_person_terminal/);
+  const added = await runCliInTerminal(['task', 'add', 'from the terminal', '--project', project]);
+  assert.equal(added.code, 0, added.stderr);
+  const listed = await runCli(['task', 'list', '--json', '--project', project]);
+  assert.equal(listed.code, 0, listed.stderr);
+  const tasks = JSON.parse(listed.stdout).tasks as Json[];
+  assert.deepEqual(tasks.map((task) => [task.id, task.title]), [['t1', 'from the terminal']]);
+  const state = JSON.parse(readFileSync(join(project, '.opencomms', 'state.json'), 'utf8'));
+  const action = state.person_actions.at(-1);
+  assert.equal(action.action, 'task_add');
+  assert.equal(action.detail, 't1');
+  assert.match(action.terminal.tty, /^\/dev\//);
 });

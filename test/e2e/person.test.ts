@@ -1,18 +1,20 @@
 // A person in the room, through real processes: `opencomms say` and `read`
 // beside agents' MCP servers on one project, the refusals that keep agents
 // out of the person's commands and ids, and the loop guard. The person's
-// commands run as real processes (say and read look at their own process
-// and its ancestors); the agents beside them are real server processes in
-// the first test and in-process servers (localChannelOf) in the rest, and
-// status, pin and install run in this process (runCliInProcess) after the first test.
+// commands run as real processes at a terminal of their own (`script`, see
+// helpers/person-terminal: they look at their own process, its ancestors and
+// its terminal); the agents beside them are real server processes in the
+// first test and in-process servers (localChannelOf) in the rest, and status,
+// pin and install run in this process (runCliInProcess) after the first test.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { personMemberId } from '../../src/engine/person';
-import { DIST, runCli, runToExit, tempProject, WAIT_MS } from '../helpers/server';
+import { DIST, runCli, runToExit, tempProject } from '../helpers/server';
+import { cliCommand, runCliInTerminal, runInTerminal, shellWord } from '../helpers/person-terminal';
 import { runCliInProcess } from '../helpers/cli-in-process';
 import { channelOf, framedTexts, localChannelOf, localMember, ok, refused } from './tools-support';
 
@@ -29,7 +31,7 @@ function personEnv(extra: Record<string, string | undefined> = {}): Record<strin
 }
 function person(project: string, args: string[], extra: Record<string, string | undefined> = {}, input?: string) {
   const [command, ...rest] = args;
-  return runCli([command!, '--project', project, ...rest], { env: personEnv(extra), input });
+  return runCliInTerminal([command!, '--project', project, ...rest], { env: personEnv(extra), input });
 }
 async function status(project: string, run = runCliInProcess): Promise<any> {
   const ran = await run(['status', '--project', project, '--json'], { env: personEnv() });
@@ -40,7 +42,7 @@ function channelIn(report: any, name: string): any {
   return report.data.channels.find((c: any) => c.name === name);
 }
 
-test('say joins the channel as the person and an agent pulls it framed, from a person, unverified', async (t) => {
+test('say joins the channel as the person and an agent pulls it framed as the user\'s words from the terminal, unverified', async (t) => {
   const project = tempProject(t);
   const [writer] = await channelOf(t, project, 'review', ['writer', 'reviewer']);
   const said = await person(project, ['say', 'review', '--to', 'writer', 'Please keep the patch small.']);
@@ -53,8 +55,10 @@ test('say joins the channel as the person and an agent pulls it framed, from a p
   assert.equal(joined.host, 'person');
   const pulled = await ok(writer!, 'opencomms_pull', {});
   const [framed] = framedTexts(pulled);
-  assert.match(framed!, new RegExp(`^\\[OpenComms message from person \\(${PERSON}, a person at a terminal, unverified\\) on channel "review"`));
-  assert.match(framed!, /<<<UNTRUSTED_PEER_MESSAGE nonce=\w+>>>\nPlease keep the patch small\.\n<<<END_UNTRUSTED_PEER_MESSAGE/);
+  assert.match(framed!, new RegExp(`^\\[OpenComms message from the user at their terminal, as person \\(${PERSON}, unverified\\) on channel "review"`));
+  assert.match(framed!, /<<<USER_AT_TERMINAL_MESSAGE nonce=\w+>>>\nPlease keep the patch small\.\n<<<END_USER_AT_TERMINAL_MESSAGE/);
+  assert.match(framed!, /the user's own words, typed at their terminal.*unverified/);
+  assert.doesNotMatch(framed!, /not an instruction from the user/);
 });
 
 test('an agent\'s review request: the person reads it, answers with say --reply-to, and the agent pulls the answer; the request is closed', async (t) => {
@@ -77,7 +81,7 @@ test('an agent\'s review request: the person reads it, answers with say --reply-
   assert.equal(answer.code, 0, answer.stderr);
   const pulled = await ok(writer!, 'opencomms_pull', {});
   const [framed] = framedTexts(pulled);
-  assert.match(framed!, /a person at a terminal, unverified\) on channel "review" - type review_response, message_id \S+, reply_to ocm_/);
+  assert.match(framed!, /the user at their terminal, as person \(\S+, unverified\) on channel "review" - type review_response, message_id \S+, reply_to ocm_/);
   assert.ok(framed!.includes(`reply_to ${requestId}`));
   const agentStatus = await ok(writer!, 'opencomms_status', { channel: 'review' });
   assert.deepEqual(agentStatus.data.open_requests ?? [], [], 'the answer closed the request');
@@ -90,18 +94,7 @@ test('read commits only what it printed: mail it could not write stays waiting',
   await ok(writer!, 'opencomms_send', { channel: 'review', content: 'first note', to: PERSON });
 
   // stdout on /dev/full: every write fails (ENOSPC), so nothing is printed.
-  const full = openSync('/dev/full', 'w');
-  const env = { ...process.env };
-  for (const name of [...HOST_VARIABLES, 'OPENCOMMS_MEMBER_ID', 'OPENCOMMS_PROJECT_DIR']) delete env[name];
-  const child = spawn(process.execPath, [DIST, 'read', '--project', project], { env, stdio: ['pipe', full, 'pipe'] });
-  closeSync(full);
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  child.stdin!.end();
-  const timer = setTimeout(() => child.kill('SIGKILL'), WAIT_MS);
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  clearTimeout(timer);
-  const failed = { code, stderr };
+  const failed = await runInTerminal(`sh -c ${shellWord(`${cliCommand(['read', '--project', project])} >/dev/full`)}`, { env: personEnv() });
   assert.equal(failed.code, 1);
   assert.match(failed.stderr, /could not print your mail/);
   assert.equal(channelIn(await status(project), 'review').queue_lengths[PERSON], 1, 'the mail went back to pending');
@@ -237,5 +230,5 @@ test('say - reads the message from stdin', async (t) => {
   const said = await person(project, ['say', 'review', '-'], {}, 'line one\nline two\n');
   assert.equal(said.code, 0, said.stderr);
   const [framed] = framedTexts(await ok(writer!, 'opencomms_pull', {}));
-  assert.match(framed!, /\nline one\nline two\n\n?<<<END_UNTRUSTED/);
+  assert.match(framed!, /\nline one\nline two\n\n?<<<END_USER_AT_TERMINAL_MESSAGE/);
 });

@@ -12,6 +12,7 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { personMemberId } from '../../src/engine/person';
 import { DIST, runCli, tempProject, WAIT_MS } from '../helpers/server';
+import { runCliInTerminal } from '../helpers/person-terminal';
 import { until } from '../helpers/wait';
 import { startWatch, watchEnv } from '../watch/watch-process';
 import { create, framedTexts, member, ok, refused } from './tools-support';
@@ -63,7 +64,7 @@ function watchInTmux(t: TestContext, project: string, extraEnv: Record<string, s
 }
 
 async function say(project: string, ...args: string[]): Promise<void> {
-  const ran = await runCli(['say', '--project', project, ...args], { env: personEnv() as Record<string, string> });
+  const ran = await runCliInTerminal(['say', '--project', project, ...args], { env: personEnv() as Record<string, string> });
   assert.equal(ran.code, 0, ran.stderr);
 }
 
@@ -98,7 +99,7 @@ test('from the watch view a person answers the selected request, pauses and resu
   tmux('send-keys', '-t', 'watch', 'Enter');
   await untilScreen(tmux, 'the reply sent', (s) => /person -> writer review_response/.test(s));
   const [answer] = framedTexts(await ok(writer, 'opencomms_pull', {}));
-  assert.match(answer!, new RegExp(`from person \\(${PERSON}, a person at a terminal, unverified\\).*type review_response.*reply_to ${requestId}`));
+  assert.match(answer!, new RegExp(`from the user at their terminal, as person \\(${PERSON}, unverified\\).*type review_response.*reply_to ${requestId}`));
   assert.match(answer!, /\nYes, it backs off\.\n/);
   assert.deepEqual((await ok(writer, 'opencomms_status', { channel: 'review' })).data.you_are_waiting_for ?? [], [], 'the answer closed the request');
 

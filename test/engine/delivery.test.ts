@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   commitDelivery, cooldownRemainingMs, disconnectChannel, drainQueue, expireAgedOut, isAbandonedDelivery,
-  MAX_DELIVERY_LEASE_MS, pendingRecipients, requeueFailedDelivery, sendMessage, sweepInFlight, type State,
+  FUTURE_SLACK_MS, MAX_DELIVERY_LEASE_MS, pendingRecipients, requeueFailedDelivery, sendMessage, sweepInFlight, type State,
 } from '../../src/engine/index';
 import { channelWith, fakeCtx, mustOk, OWNER, type FakeCtx } from './helpers';
 
@@ -222,7 +222,9 @@ test('a lease ending further ahead than any lease is ever taken for (a clock run
   drainQueue(state, 'b', { owner: { pid: 1, host: 'h', lease_until: ctx.now() + MAX_DELIVERY_LEASE_MS }, now: ctx.now() });
   const envelope = state.messages[ids[0]!]!;
   assert.equal(isAbandonedDelivery(envelope, ctx.now(), () => true), false, 'the longest real lease still binds');
-  envelope.delivery_owner!.lease_until = ctx.now() + MAX_DELIVERY_LEASE_MS + 1;
+  envelope.delivery_owner!.lease_until = ctx.now() + MAX_DELIVERY_LEASE_MS + FUTURE_SLACK_MS;
+  assert.equal(isAbandonedDelivery(envelope, ctx.now(), () => true), false, 'a clock a little ahead (within the slack) is believed');
+  envelope.delivery_owner!.lease_until = ctx.now() + MAX_DELIVERY_LEASE_MS + FUTURE_SLACK_MS + 1;
   assert.equal(isAbandonedDelivery(envelope, ctx.now(), () => true), true);
   assert.deepEqual(sweepInFlight(state, () => true, ctx.now()).requeued, ids);
 });

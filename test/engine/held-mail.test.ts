@@ -11,6 +11,7 @@ import {
 import { channelWith, fakeCtx, mustOk, OWNER, reasonOf, type FakeCtx } from './helpers';
 
 const PERSON = 'person-ada';
+const TERMINAL = { tty: '/dev/pts/4', session_leader: 'bash (pid 4242)' };
 
 function tripped(max = 3): { ctx: FakeCtx; state: State } {
   const ctx = fakeCtx();
@@ -57,11 +58,11 @@ test('a person\'s pause is told apart from the loop guard\'s: it names the perso
   const ctx = fakeCtx();
   const state = channelWith(ctx, ['a', 'b']);
   mustOk(sendMessage(state, { channel: 'dev', session_id: 'a', content: 'one' }, ctx));
-  mustOk(personSetPause(state, { channel: 'dev', paused: true, person_id: PERSON }, ctx));
+  mustOk(personSetPause(state, { channel: 'dev', paused: true, person_id: PERSON, terminal: TERMINAL }, ctx));
   const [held] = heldOf(pull(state, ctx));
   assert.deepEqual([held!.count, held!.paused_by, held!.pauser, held!.agent_may_resume], [1, PERSON, 'person', false]);
   assert.equal(reasonOf(resumeChannel(state, { channel: 'dev', session_id: 'b' }, ctx)), 'person_required');
-  mustOk(personSetPause(state, { channel: 'dev', paused: false, person_id: PERSON }, ctx));
+  mustOk(personSetPause(state, { channel: 'dev', paused: false, person_id: PERSON, terminal: TERMINAL }, ctx));
   assert.equal(state.channels.dev!.paused_by, undefined);
   assert.deepEqual(pull(state, ctx).data!.held, []);
 });
@@ -102,7 +103,7 @@ test('the send that trips the guard says how much waits, paused by the loop guar
 test('who paused a channel survives a save and load; a malformed paused_by is dropped with a note', () => {
   const ctx = fakeCtx();
   const state = channelWith(ctx, ['a', 'b']);
-  mustOk(personSetPause(state, { channel: 'dev', paused: true, person_id: PERSON }, ctx));
+  mustOk(personSetPause(state, { channel: 'dev', paused: true, person_id: PERSON, terminal: TERMINAL }, ctx));
   const loaded = parseState(serializeState(state), ctx.now());
   assert.ok(loaded.ok);
   assert.equal(loaded.state.channels.dev!.paused_by, PERSON);

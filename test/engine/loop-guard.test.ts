@@ -11,6 +11,8 @@ import {
 import { channelWith, fakeCtx, mustOk, OWNER, PROJECT, reasonOf, WORKTREE, type FakeCtx } from './helpers';
 
 const PERSON = 'person-ada';
+const TERMINAL = { tty: '/dev/pts/4', session_leader: 'bash (pid 4242)' };
+const ACTOR = { person_id: PERSON, terminal: TERMINAL };
 
 function guarded(max?: number): { ctx: FakeCtx; state: State } {
   const ctx = fakeCtx();
@@ -26,7 +28,7 @@ function agentSends(state: State, ctx: FakeCtx, count: number, from = 'a'): void
 }
 
 function say(state: State, ctx: FakeCtx, content: string, extra: Record<string, unknown> = {}) {
-  return personSay(state, { channel: 'dev', person_id: PERSON, content, project_id: PROJECT, worktree: WORKTREE, ...extra }, ctx);
+  return personSay(state, { channel: 'dev', ...ACTOR, content, project_id: PROJECT, worktree: WORKTREE, ...extra }, ctx);
 }
 
 test('a new channel carries the default streak limit of 50 and a count of 0', () => {
@@ -99,14 +101,14 @@ test('a person\'s say lifts the pause, joins the channel as person, and starts t
 test('a person\'s resume lifts the pause without being a member', () => {
   const { ctx, state } = guarded(2);
   agentSends(state, ctx, 2);
-  mustOk(personSetPause(state, { channel: 'dev', paused: false }, ctx));
+  mustOk(personSetPause(state, { ...ACTOR, channel: 'dev', paused: false }, ctx));
   assert.equal(state.channels.dev!.paused, false);
   assert.equal(state.channels.dev!.agent_streak, 0);
 });
 
 test('a person\'s say does not pass a pause a member made', () => {
   const { ctx, state } = guarded();
-  mustOk(personSetPause(state, { channel: 'dev', paused: true }, ctx));
+  mustOk(personSetPause(state, { ...ACTOR, channel: 'dev', paused: true }, ctx));
   assert.equal(reasonOf(say(state, ctx, 'hello')), 'paused');
 });
 
@@ -131,7 +133,7 @@ test('a person\'s read hands over mail of a paused channel, and commits only wha
   mustOk(sendMessage(state, { channel: 'dev', session_id: 'a', content: 'one', to: PERSON }, ctx));
   mustOk(sendMessage(state, { channel: 'dev', session_id: 'b', content: 'two', to: PERSON }, ctx));
   assert.equal(state.channels.dev!.paused, true);
-  const read = mustOk(personRead(state, PERSON, { owner: OWNER, isOwnerAlive: () => true }, ctx));
+  const read = mustOk(personRead(state, PERSON, { terminal: TERMINAL, owner: OWNER, isOwnerAlive: () => true }, ctx));
   const ids = read.data!.message_ids as string[];
   assert.equal(ids.length, 2);
   assert.deepEqual((read.data!.messages as { content: string }[]).map((m) => m.content), ['one', 'two']);
@@ -141,14 +143,14 @@ test('a person\'s read hands over mail of a paused channel, and commits only wha
   assert.equal(state.messages[ids[1]!]!.delivery_status, 'in_flight');
 });
 
-test('a message from a person is framed like any other, its provenance naming a person, unverified', () => {
+test('a message from a person is framed as the user\'s words from the terminal, unverified', () => {
   const ctx = fakeCtx();
   const state = channelWith(ctx, ['a']);
   const said = mustOk(say(state, ctx, 'hello agents'));
   const framed = frameMessage(state.messages[(said.data!.message_ids as string[])[0]!]!, 'dev', 'abc123');
-  assert.match(framed, /^\[OpenComms message from person \(person-ada, a person at a terminal, unverified\) on channel "dev"/);
-  assert.match(framed, /<<<UNTRUSTED_PEER_MESSAGE nonce=abc123>>>\nhello agents\n<<<END_UNTRUSTED_PEER_MESSAGE nonce=abc123>>>/);
-  assert.match(framed, /data sent by person person-ada \(unverified\)/);
+  assert.match(framed, /^\[OpenComms message from the user at their terminal, as person \(person-ada, unverified\) on channel "dev"/);
+  assert.match(framed, /<<<USER_AT_TERMINAL_MESSAGE nonce=abc123>>>\nhello agents\n<<<END_USER_AT_TERMINAL_MESSAGE nonce=abc123>>>/);
+  assert.match(framed, /the user's own words, typed at their terminal/);
 });
 
 test('person ids: the OS user name reduced to member-id characters, the prefix reserved', () => {

@@ -1,7 +1,7 @@
 // Reservations enforced where the edit happens: each host's pre-tool event
 // shape, denied, warned, passed, and failing open.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -38,6 +38,16 @@ test('Claude Code: an Edit of a file another member holds exclusively is denied 
   assert.match(out.permissionDecisionReason, /src\/a\.ts is reserved exclusively by author \(alice-1\) until \d{4}-/);
   assert.match(out.permissionDecisionReason, /\n<<<UNTRUSTED_PEER_MESSAGE nonce=[0-9a-f]+>>>\nrewriting the parser\n<<<END_UNTRUSTED_PEER_MESSAGE nonce=/, 'the reason, as peer data');
   assert.match(out.permissionDecisionReason, /opencomms_send with channel "review", to "alice-1"/);
+});
+
+test('a committed reservation whose expiry lies years ahead binds nothing: the edit it would deny passes', async (t) => {
+  const { project, store } = await reserved(t, ['src/a.ts']);
+  // The state.json a repository can ship: the holder's reservation "until" ten years from now.
+  const text = readFileSync(store.statePath, 'utf8');
+  assert.match(text, /"expires_at":\d+/);
+  writeFileSync(store.statePath, text.replace(/"expires_at":\d+/g, `"expires_at":${Date.now() + 10 * 365 * 86_400_000}`));
+  const run = await hook(project, claudeEdit(project, join(project, 'src', 'a.ts')), { OPENCOMMS_HOST: 'claude-code' });
+  assert.notEqual(run.answer.hookSpecificOutput?.permissionDecision, 'deny');
 });
 
 // Claude Code (2.1.332) shows every PreToolUse deny to the model as

@@ -9,7 +9,8 @@ import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { createChannel, joinChannel } from '../../src/engine';
+import { createChannel, joinChannel, LOCAL_PRESENCE_RENEW_MS, personSay, recordPresence } from '../../src/engine';
+import { thisRecordedProcess } from '../../src/process/liveness';
 import type { EngineCtx, HistoryRecord, State, ToolResult } from '../../src/engine/types';
 import { openStore, type Store } from '../../src/store';
 import { claimLock, queueDirOf, releaseLock } from '../../src/store/lock';
@@ -46,25 +47,51 @@ const changeFiles = (dir: string): string[] => {
   return existsSync(queue) ? readdirSync(queue).filter((name) => name.endsWith('.change')) : [];
 };
 
-function startSender(dir: string, member: string, content: string): { result: Promise<ToolResult>; kill: () => void; pid: number } {
-  const child = spawn(process.execPath, [SENDER, dir, member, 'inbox', content], { stdio: ['ignore', 'pipe', 'pipe'] });
+interface Sender {
+  result: Promise<ToolResult>;
+  /** Lets the sender send (it has recorded its presence and waits for this). */
+  go: () => void;
+  kill: () => void;
+  pid: number;
+}
+
+// A sender process that has recorded itself for its member (or for `speaksFor`), as a server does at its first call.
+async function startSender(dir: string, member: string, content: string, speaksFor = member): Promise<Sender> {
+  const child = spawn(process.execPath, [SENDER, dir, member, 'inbox', content, speaksFor], { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const result = once(child, 'exit').then(() => {
-    if (out === '') throw new Error(`the sender printed nothing: ${err}`);
-    return JSON.parse(out) as ToolResult;
+  let markPresent!: () => void;
+  const present = new Promise<void>((resolve) => (markPresent = resolve));
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+    if (out.startsWith('present\n')) markPresent();
   });
-  return { result, kill: () => child.kill('SIGKILL'), pid: child.pid! };
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  child.stdin.on('error', () => undefined);
+  const exited = once(child, 'exit');
+  const result = exited.then(() => {
+    const line = out.split('\n').find((l) => l.startsWith('{'));
+    if (line === undefined) throw new Error(`the sender printed no result: ${err}`);
+    return JSON.parse(line) as ToolResult;
+  });
+  await Promise.race([present, exited.then(() => { throw new Error(`the sender ended before it was present: ${err}`); })]);
+  return { result, go: () => child.stdin.end('go\n'), kill: () => child.kill('SIGKILL'), pid: child.pid! };
 }
+
+// This process, recorded as speaking for `member` (as the server of that member would be).
+const speakFor = (store: Store, member: string): Promise<ToolResult> => store.mutate((s, ctx) => {
+  recordPresence(s, member, { ...thisRecordedProcess(), kind: 'server' }, ctx.now(), LOCAL_PRESENCE_RENEW_MS);
+  return { ok: true, message: 'present' };
+});
 
 test('sends waiting in the queue are applied by the holder in one commit with its own, and each waiter gets its own answer without taking the lock', { timeout: 30_000 }, async (t) => {
   const { dir, store } = await setUp(t);
   const lockPath = join(dir, '.opencomms', '.state.lock');
-  const held = await claimLock({ port: NODE_FS, lockPath, host: hostname() });
-  const waiters = [startSender(dir, 'a', 'from a'), startSender(dir, 'b', 'from b')];
+  const waiters = await Promise.all([startSender(dir, 'a', 'from a'), startSender(dir, 'b', 'from b')]);
   t.after(() => waiters.forEach((w) => w.kill()));
+  await speakFor(store, 'c');
+  const held = await claimLock({ port: NODE_FS, lockPath, host: hostname() });
+  waiters.forEach((w) => w.go());
   await until('both senders waiting in the queue with their change', () => changeFiles(dir).length === 2);
   // A third sender, in this process, waits behind them: whoever gets the lock first serves the others.
   const own = send(store, dir, 'c', 'from c');
@@ -84,8 +111,9 @@ test('sends waiting in the queue are applied by the holder in one commit with it
 test('a send waiting behind a dead waiter\'s ticket is served, and the dead waiter\'s change is deleted, never applied', { timeout: 30_000 }, async (t) => {
   const { dir, store } = await setUp(t);
   const lockPath = join(dir, '.opencomms', '.state.lock');
+  const doomed = await startSender(dir, 'a', 'never sent');
   const held = await claimLock({ port: NODE_FS, lockPath, host: hostname() });
-  const doomed = startSender(dir, 'a', 'never sent');
+  doomed.go();
   await until('the doomed sender waiting with its change', () => changeFiles(dir).length === 1);
   doomed.kill();
   await doomed.result.catch(() => undefined);
@@ -95,6 +123,26 @@ test('a send waiting behind a dead waiter\'s ticket is served, and the dead wait
   assert.equal(result.ok, true, result.message);
   assert.deepEqual(contents(store), ['from b']);
   assert.deepEqual(changeFiles(dir), [], 'the dead waiter\'s change was deleted');
+});
+
+test('a holder applies a waiting change only as a member its waiting process speaks for: one naming another member is left to its waiter', { timeout: 30_000 }, async (t) => {
+  const { dir, store } = await setUp(t);
+  const lockPath = join(dir, '.opencomms', '.state.lock');
+  // A live process of this boot that speaks for a, leaving a change that names b.
+  const other = await startSender(dir, 'b', 'as b', 'a');
+  t.after(() => other.kill());
+  const held = await claimLock({ port: NODE_FS, lockPath, host: hostname() });
+  const own = send(store, dir, 'c', 'from c');
+  await until('this process waiting first in the queue', () => changeFiles(dir).length === 1);
+  other.go();
+  await until('the other change waiting behind it', () => changeFiles(dir).length === 2);
+  const before = generationOf(dir);
+  releaseLock(NODE_FS, held);
+  const [mine, theirs] = await Promise.all([own, other.result]);
+  assert.equal(mine.ok, true, mine.message);
+  assert.equal(theirs.ok, true, theirs.message);
+  assert.equal(generationOf(dir), before + 2, 'the holder committed its own alone; the waiter committed its change itself');
+  assert.deepEqual(contents(store), ['as b', 'from c']);
 });
 
 test('a send a holder committed but never answered is not applied again: found by its first message id, in the state or in the history', () => {
@@ -153,6 +201,25 @@ test('a shared send whose arguments are malformed (a hand-made change) is refuse
   assert.deepEqual(contents(store), []);
 });
 
+test('a shared send that speaks as a person (no send tool makes one) is refused with invalid_argument, never applied: it cannot lift a loop-guard pause', async (t) => {
+  const { dir, store } = await setUp(t);
+  await store.mutate((s, ctx) => {
+    const said = personSay(s, {
+      channel: 'shared', person_id: 'person-user', content: 'hi', role: null, type: null, project_id: base.project_id, worktree: dir,
+      terminal: { tty: '/dev/pts/9', session_leader: 'bash (pid 1)' },
+    }, ctx);
+    s.channels.shared!.paused = true;
+    s.channels.shared!.paused_reason = 'agent_streak';
+    return said;
+  });
+  const before = contents(store);
+  const result = await store.mutateShared({ kind: 'send', member: 'person-user', args: { channel: 'shared', content: 'go on', to: 'inbox', broadcast: false } }, sendApplier(dir));
+  assert.equal(result.ok, false);
+  assert.equal(result.data?.reason, 'invalid_argument');
+  assert.deepEqual(contents(store), before);
+  assert.equal(store.snapshot().channels.shared!.paused, true, 'the pause holds');
+});
+
 test('SIGKILLs at random moments of a burst of group commits (a holder may die mid-batch, a waiter while its change waits): every acknowledged send is in the state once, none twice', { timeout: 120_000 }, async (t) => {
   const dir = tempProject(t);
   const random = seededRandom('group-commit kills', t);
@@ -199,11 +266,12 @@ test('a waiting change that throws as the holder applies it does not fail the ho
     if (change.args.content === 'breaks the holder') throw new Error('applier failure');
     return real(s, change, ctx);
   };
+  const waiter = await startSender(dir, 'a', 'breaks the holder');
+  t.after(() => waiter.kill());
   const held = await claimLock({ port: NODE_FS, lockPath, host: hostname() });
   const own = store.mutateShared({ kind: 'send', member: 'c', args: { channel: 'shared', content: 'from c', to: 'inbox', broadcast: false } }, brittle);
   await until('this process waiting first in the queue', () => changeFiles(dir).length === 1);
-  const waiter = startSender(dir, 'a', 'breaks the holder');
-  t.after(() => waiter.kill());
+  waiter.go();
   await until('the other sender waiting behind it', () => changeFiles(dir).length === 2);
   releaseLock(NODE_FS, held);
   const [mine, theirs] = await Promise.all([own, waiter.result]);
