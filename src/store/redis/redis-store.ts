@@ -88,7 +88,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const client = options.client ?? newClient();
   const cache = new HistoryCache(keep);
   const turnKeys = turnKeysOf(config.keyPrefix);
-  const turns = createTurnLine({ client, openWaiter: newClient, keys: turnKeys, leaseMs: options.turnLeaseMs });
+  const turns = createTurnLine({ client, openListener: newClient, keys: turnKeys, leaseMs: options.turnLeaseMs });
   // Strict while the store runs an engine operation: a channel not loaded
   // then stops the operation (HistoryNotLoaded) instead of reading as empty.
   let isInOperation = false;
