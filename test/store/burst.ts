@@ -25,6 +25,8 @@ export interface BurstOptions {
   onCleanup?: (fn: () => void) => void;
   /** SIGKILLs this many writers (chosen by `random`, each at most once) at random moments within `withinMs` of "go". */
   kills?: { count: number; withinMs: number; random: () => number };
+  /** Runs once the writers were told to go (a Redis restart mid-burst); the burst ends when it and every writer are done. */
+  midBurst?: () => Promise<void>;
   /** A Redis project instead of the file store in `dir`: the writers get it through `env` (OPENCOMMS_STORE and the rest). */
   redis?: { selection: StoreSelection; env: Record<string, string> };
 }
@@ -47,10 +49,11 @@ export interface BurstOutcome {
   killed: number;
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+// `what` is worked out when the time is up, so it can name what the writers printed by then.
+function withTimeout<T>(promise: Promise<T>, ms: number, what: () => string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what()}`)), ms);
   });
   return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
 }
@@ -104,7 +107,7 @@ export async function runBurst(options: BurstOptions): Promise<BurstOutcome> {
   const env = { ...process.env, OPENCOMMS_STORE: 'file', ...options.redis?.env };
   const all = Array.from({ length: writers }, (_, i) => startWriter(dir, sendsEach, `w${i}`, senders[i % senders.length]!, lines, stderr, env));
   options.onCleanup?.(() => all.forEach((w) => w.child.kill('SIGKILL')));
-  await withTimeout(Promise.all(all.map((w) => w.ready)), 60_000 + writers * 1_000, `writers ready: ${stderr.join('')}`);
+  await withTimeout(Promise.all(all.map((w) => w.ready)), 60_000 + writers * 1_000, () => `writers ready: ${stderr.join('')}`);
   const started = process.hrtime.bigint();
   for (const w of all) w.child.stdin!.write('go\n');
   const alive = [...all];
@@ -113,7 +116,7 @@ export async function runBurst(options: BurstOptions): Promise<BurstOutcome> {
     const [victim] = alive.splice(Math.floor(random() * alive.length), 1);
     return setTimeout(() => victim!.child.kill('SIGKILL'), random() * withinMs);
   });
-  await withTimeout(Promise.all(all.map((w) => w.exited)), 60_000 + writers * sendsEach * 1_000, `writers done: ${stderr.join('')}`);
+  await withTimeout(Promise.all([...all.map((w) => w.exited), options.midBurst?.()]), 60_000 + writers * sendsEach * 1_000, () => `writers done: ${stderr.join('')}`);
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   timers.forEach(clearTimeout);
 
