@@ -49,7 +49,7 @@ export interface RedisStoreOptions {
   now?: () => number;
   /** How long a change keeps retrying conflicts before `lock_timeout`. */
   lockTimeoutMs?: number;
-  /** How long the writer whose turn it is keeps it without a heartbeat (a frozen process) before the turn passes on (turns.ts). */
+  /** How long the writer whose turn it is keeps it without a heartbeat before the turn passes on (turns.ts). */
   turnLeaseMs?: number;
   historyKeep?: number;
   /** A client to use instead of one made from `config` (tests). */
@@ -259,7 +259,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   }
 
   function lockTimeout(attempts: number): StoreFault {
-    return new StoreFault('lock_timeout', `gave up after ${attempts} attempts in ${lockTimeoutMs} ms: other writers were committing to ${keys.state} on ${where}, or waiting in line ahead of this one, the whole time`);
+    return new StoreFault('lock_timeout', `gave up after ${attempts} attempts in ${lockTimeoutMs} ms: other writers held ${keys.state} on ${where} the whole time`);
   }
 
   const description = describeSelection({ kind: 'redis', config }, projectDir);
