@@ -10,7 +10,15 @@
 # host's door (Claude Code inbox, `codex queue`), the stub must get a new turn
 # that starts with the board's notice, answer it with opencomms_task action
 # next, and `opencomms task list --json` must then show t1 claimed by the
-# member that waited. Timed: add -> notice at the model, add -> claim.
+# member that waited. Timed: add -> notice at the model, add -> claim. Then,
+# in the same session, a second task added while a turn runs (the stub holds
+# its last reply): no door rings a busy session; its Stop hook must tell it,
+# keep it going, and its `next` claims t2.
+#
+# pair: both in one project, both waiting: a person's first task add wakes
+# only the one that waited longest (Claude Code, which asked first), and it
+# claims t1; Codex gets no notice and still waits; the second add wakes Codex,
+# which claims t2.
 #
 # claude-compact: headless `claude -p` (as check-hosts-turns.sh runs it). A
 # turn claims t1; a resumed run is given the prompt /compact; a third run,
@@ -23,6 +31,7 @@
 
 BOARD_NOTICE_MARK="a task is ready: call opencomms_task with action next (rung"
 BOARD_DIGEST="You hold 1 task(s) on the board: t1"
+TASK_READY_MARK="a task is ready: call opencomms_task with action next"
 
 # The stub's board steps, added to the doors' script. Both the door's notice
 # and the hooks' line hold TASK_READY_NOTICE, so either starts the woken steps.
@@ -51,14 +60,17 @@ if (what === 'member') { // LOG SINCE: the member id in the first opencomms_stat
   }
 } else if (what === 'waiting') { // PROJECT: the members waiting for work
   out(Object.keys(board(args[0]).waiting || {}).join(' '));
-} else if (what === 'notices') { // LOG SINCE MARK: main-loop requests at or after SINCE whose newest user message holds MARK
-  const hits = lines(args[0]).filter((x) => mainLoop(x) && x.at >= Number(args[1])).flatMap((r) => {
+} else if (what === 'notices') { // LOG SINCE MARK [API]: main-loop requests (of API) at or after SINCE whose newest user message holds MARK
+  const hits = lines(args[0]).filter((x) => mainLoop(x) && x.at >= Number(args[1]) && (!args[3] || x.api === args[3])).flatMap((r) => {
     const users = items(r).filter((m) => m.role === 'user');
     const text = JSON.stringify(users[users.length - 1] || '');
     const at = text.indexOf(args[2]);
     return at === -1 ? [] : [{ seq: r.seq, at: r.at, why: r.reply?.why, shown: text.slice(Math.max(0, at - 40), at + 120) }];
   });
   out(hits);
+} else if (what === 'count') { // LOG SEQ TEXT: how many times request SEQ shows the model TEXT
+  const r = lines(args[0]).find((x) => x.seq === Number(args[1]));
+  out(r ? String(JSON.stringify(items(r)).split(args[2]).length - 1) : '');
 } else if (what === 'replied') { // LOG SINCE WHY: whether a reply at or after SINCE has a reason starting with WHY
   out(lines(args[0]).some((x) => x.at >= Number(args[1]) && typeof x.reply?.why === 'string' && x.reply.why.startsWith(args[2])) ? 'yes' : '');
 } else if (what === 'task') { // TASKS_JSON ID: the task as `task list --json` shows it
@@ -74,20 +86,23 @@ EOF
 board_read() { node "$DOORS/board-read.cjs" "$@" 2>/dev/null; }
 board_task() { node "$DIST" task list --json --project "$1" 2>/dev/null | board_read task "$2"; }
 
-# board_wake PREFIX LABEL SESSION PROJECT DOOR: the wake story on a host already up in tmux.
-board_wake() {
-  local prefix=$1 label=$2 session=$3 project=$4 door=$5
-  local typed member waiting
+# board_asks PREFIX LABEL SESSION PROJECT: the first turn, typed, asks for work
+# and finds none; sets BOARD_MEMBER to the member that now waits, once the
+# session is idle again.
+board_asks() {
+  local prefix=$1 label=$2 session=$3 project=$4
+  local typed waiting
+  BOARD_MEMBER=
   typed="$(doors_now)"
   doors_type "$session" "[stub:bwait] Ask the OpenComms board for work."
   if doors_until 90 bash -c '[ -n "$(node "$0" replied "$1" "$2" "tag bwait step 2")" ] && [ -n "$(node "$0" waiting "$3")" ]' \
       "$DOORS/board-read.cjs" "$DOORS_STUB_LOG" "$typed" "$project"; then
-    member="$(board_read member "$DOORS_STUB_LOG" "$typed")"
+    BOARD_MEMBER="$(board_read member "$DOORS_STUB_LOG" "$typed")"
     waiting="$(board_read waiting "$project")"
-    if [ -n "$member" ] && [ "$waiting" = "$member" ]; then
-      doors_verdict "$prefix-wait" pass "$label's first turn called opencomms_task next with nothing ready; its member $member waits for work"
+    if [ -n "$BOARD_MEMBER" ] && [[ " $waiting " == *" $BOARD_MEMBER "* ]]; then
+      doors_verdict "$prefix-wait" pass "$label's first turn called opencomms_task next with nothing ready; its member $BOARD_MEMBER waits for work"
     else
-      doors_verdict "$prefix-wait" fail "the member the model saw in opencomms_status (${member:-none}) is not the one waiting (${waiting:-none})"
+      doors_verdict "$prefix-wait" fail "the member the model saw in opencomms_status (${BOARD_MEMBER:-none}) is not waiting (waiting: ${waiting:-none})"
       return 1
     fi
   else
@@ -100,59 +115,120 @@ board_wake() {
   else
     echo "$label: NOTE no turn record says idle after the first turn (files: $(ls "$project/.opencomms/turns" 2>/dev/null | tr '\n' ' '))"
   fi
-  # The session sits idle a while, as a person would find it.
-  sleep 3
+}
 
-  local added added_out
-  added="$(doors_now)"
-  added_out="$(node "$DIST" task add "Fix the lock timeout in src/lock.ts" --project "$project" 2>&1)"
-  echo "person: opencomms task add -> $added_out"
+# board_add PROJECT TITLE: the person adds a task; sets BOARD_ADDED (ms, when the command began).
+board_add() {
+  BOARD_ADDED="$(doors_now)"
+  echo "person: opencomms task add \"$2\" -> $(node "$DIST" task add "$2" --project "$1" 2>&1)"
+}
+
+# board_rung PREFIX LABEL SESSION PROJECT API ID MEMBER: after board_add, the
+# host (API: anthropic or responses) starts a turn with the door's notice and
+# its `next` claims task ID for MEMBER; then only one notice came.
+board_rung() {
+  local prefix=$1 label=$2 session=$3 project=$4 api=$5 id=$6 member=$7 added=$BOARD_ADDED
   local notices=
-  board_noticed() { notices="$(board_read notices "$DOORS_STUB_LOG" "$added" "$BOARD_NOTICE_MARK")"; [ -n "$notices" ] && [ "$notices" != "[]" ]; }
+  board_noticed() { notices="$(board_read notices "$DOORS_STUB_LOG" "$added" "$BOARD_NOTICE_MARK" "$api")"; [ -n "$notices" ] && [ "$notices" != "[]" ]; }
   if doors_until 30 board_noticed; then
     local first_at
     first_at="$(printf '%s' "$notices" | node -e 'process.stdout.write(String(JSON.parse(require("fs").readFileSync(0, "utf8"))[0].at))')"
-    doors_verdict "$prefix-wake" pass "the idle session started a turn with the door's notice $((first_at - added)) ms after task add began: $(printf '%s' "$notices" | node -e 'const n = JSON.parse(require("fs").readFileSync(0, "utf8"))[0]; process.stdout.write(`stub request ${n.seq} (${n.why}): ${n.shown.replace(/\\n/g, " ")}`)')"
+    doors_verdict "$prefix-wake" pass "the idle $label session started a turn with the door's notice $((first_at - added)) ms after task add began: $(printf '%s' "$notices" | node -e 'const n = JSON.parse(require("fs").readFileSync(0, "utf8"))[0]; process.stdout.write(`stub request ${n.seq} (${n.why.replace(/:.*/, "")}): ${n.shown.replace(/\\n/g, " ")}`)')"
+    # Told once in that turn: the prompt hook adds no second line to the door's notice.
+    local first_seq told
+    first_seq="$(printf '%s' "$notices" | node -e 'process.stdout.write(String(JSON.parse(require("fs").readFileSync(0, "utf8"))[0].seq))')"
+    told="$(board_read count "$DOORS_STUB_LOG" "$first_seq" "$TASK_READY_MARK")"
+    if [ "$told" = 1 ]; then
+      doors_verdict "$prefix-told-once" pass "the woken turn's first request shows \"$TASK_READY_MARK\" once (the door's notice; no hook line beside it)"
+    else
+      doors_verdict "$prefix-told-once" fail "the woken turn's first request (stub request $first_seq) shows \"$TASK_READY_MARK\" $told times"
+    fi
   else
-    doors_verdict "$prefix-wake" fail "no model request started with the notice (\"$BOARD_NOTICE_MARK\") within 30 s of task add; requests since: $(board_read shown "$DOORS_STUB_LOG" "$added" "task is ready")"
-    echo "board: $(node "$DIST" task list --json --project "$project" 2>/dev/null | tr -d '\n ' | head -c 400)"
+    doors_verdict "$prefix-wake" fail "no $label model request started with the notice (\"$BOARD_NOTICE_MARK\") within 30 s of task add; requests since: $(board_read shown "$DOORS_STUB_LOG" "$added" "task is ready")"
     echo "state.board: $(node -e 'try { process.stdout.write(JSON.stringify(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).board).slice(0, 600)); } catch {}' "$project/.opencomms/state.json")"
     echo "errors: $(node "$DIST" status --project "$project" --json 2>/dev/null | node -e 'const j = JSON.parse(require("fs").readFileSync(0, "utf8")); process.stdout.write(JSON.stringify(j.data.errors).slice(0, 600))')"
     doors_show_pane "$session"
   fi
   local task=
-  board_claimed() { task="$(board_task "$project" t1)"; printf '%s' "$task" | grep -q '"status":"claimed"'; }
+  board_claimed() { task="$(board_task "$project" "$id")"; printf '%s' "$task" | grep -q '"status":"claimed"'; }
   if doors_until 60 board_claimed; then
     local claimer claimed_at
     claimer="$(printf '%s' "$task" | node -e 'process.stdout.write(String(JSON.parse(require("fs").readFileSync(0, "utf8")).claimed_by))')"
     claimed_at="$(printf '%s' "$task" | node -e 'process.stdout.write(String(JSON.parse(require("fs").readFileSync(0, "utf8")).claimed_at))')"
     if [ "$claimer" = "$member" ]; then
-      doors_verdict "$prefix-claim" pass "task list --json: t1 claimed by $claimer (the member that waited), $((claimed_at - added)) ms after task add began"
+      doors_verdict "$prefix-claim" pass "task list --json: $id claimed by $claimer ($label's member, which waited), $((claimed_at - added)) ms after task add began"
     else
-      doors_verdict "$prefix-claim" fail "t1 is claimed by $claimer, not by the waiting member $member"
+      doors_verdict "$prefix-claim" fail "$id is claimed by $claimer, not by $label's waiting member $member"
     fi
   else
-    doors_verdict "$prefix-claim" fail "t1 not claimed within 60 s of task add: ${task:-no t1}"
+    doors_verdict "$prefix-claim" fail "$id not claimed within 60 s of task add: ${task:-no $id}"
     doors_show_pane "$session"
   fi
-  # Rung once: the turn ends, and no further notice comes.
+  # Rung once: the woken turn ends, and no further notice comes.
   doors_until 30 bash -c '[ -n "$(node "$0" replied "$1" "$2" "tag bwake step 1")" ]' "$DOORS/board-read.cjs" "$DOORS_STUB_LOG" "$added" >/dev/null
   sleep 5
   board_noticed
   local rings
   rings="$(printf '%s' "$notices" | node -e 'const n = JSON.parse(require("fs").readFileSync(0, "utf8") || "[]"); process.stdout.write(String(new Set(n.map((x) => x.shown.slice(x.shown.indexOf("(rung"), x.shown.indexOf("(rung") + 40))).size))')"
   if [ "$rings" = 1 ]; then
-    doors_verdict "$prefix-once" pass "one door notice in the model's requests since task add (requests showing it: $(printf '%s' "$notices" | node -e 'process.stdout.write(String(JSON.parse(require("fs").readFileSync(0, "utf8")).length))'))"
+    doors_verdict "$prefix-once" pass "one door notice in $label's model requests since task add (requests showing it: $(printf '%s' "$notices" | node -e 'process.stdout.write(String(JSON.parse(require("fs").readFileSync(0, "utf8")).length))'))"
   else
-    doors_verdict "$prefix-once" fail "distinct door notices since task add: $rings"
+    doors_verdict "$prefix-once" fail "distinct door notices in $label's model requests since task add: $rings"
   fi
+}
+
+# board_wake PREFIX LABEL SESSION PROJECT API: the wake story on a host already up in tmux.
+board_wake() {
+  local prefix=$1 label=$2 session=$3 project=$4 api=$5
+  board_asks "$prefix" "$label" "$session" "$project" || return 1
+  # The session sits idle a while, as a person would find it.
+  sleep 3
+  board_add "$project" "Fix the lock timeout in src/lock.ts"
+  board_rung "$prefix" "$label" "$session" "$project" "$api" t1 "$BOARD_MEMBER"
   echo "status errors: $(node "$DIST" status --project "$project" --json 2>/dev/null | node -e 'const j = JSON.parse(require("fs").readFileSync(0, "utf8")); process.stdout.write(JSON.stringify(j.data.errors).slice(0, 400))')"
+}
+
+# board_busy PREFIX LABEL SESSION PROJECT API ID: a task (ID) added while the
+# session's turn runs (the stub holds its last reply, the member already
+# waiting): no door rings a busy session; the turn's Stop hook must tell it
+# and keep it going, and its `next` claims it.
+board_busy() {
+  local prefix=$1 label=$2 session=$3 project=$4 api=$5 id=$6
+  local hold="$DOORS/$prefix-hold" typed member
+  node -e 'const fs = require("fs"); const [file, hold] = process.argv.slice(1); const s = JSON.parse(fs.readFileSync(file, "utf8"));
+s.bbusy = [{ tool: "opencomms_status", input: {} }, { tool: "opencomms_task", input: { action: "next" } }, { text: "Nothing is ready; waiting for work.", after_file: hold }];
+fs.writeFileSync(file, JSON.stringify(s, null, 1));' "$DOORS_STUB_SCRIPT" "$hold"
+  typed="$(doors_now)"
+  doors_type "$session" "[stub:bbusy] Ask the OpenComms board for work."
+  if ! doors_until 90 bash -c '[ -f "$0.waiting" ] && [ -n "$(node "$1" waiting "$2")" ]' "$hold" "$DOORS/board-read.cjs" "$project"; then
+    doors_verdict "$prefix-stop" fail "$label's turn did not reach its held last reply with its member waiting within 90 s"
+    doors_show_pane "$session"
+    return 1
+  fi
+  member="$(board_read member "$DOORS_STUB_LOG" "$typed")"
+  board_add "$project" "Write the lock timeout test"
+  sleep 2
+  local released
+  released="$(doors_now)"
+  touch "$hold"
+  local task=
+  board_claimed() { task="$(board_task "$project" "$id")"; printf '%s' "$task" | grep -q '"status":"claimed"'; }
+  if doors_until 60 board_claimed && [ "$(printf '%s' "$task" | node -e 'process.stdout.write(String(JSON.parse(require("fs").readFileSync(0, "utf8")).claimed_by))')" = "$member" ]; then
+    local told rung
+    told="$(board_read notices "$DOORS_STUB_LOG" "$released" "$TASK_READY_MARK" "$api")"
+    rung="$(board_read notices "$DOORS_STUB_LOG" "$BOARD_ADDED" "$BOARD_NOTICE_MARK" "$api")"
+    doors_verdict "$prefix-stop" pass "$id, added while $label's turn ran, was claimed by its member $member $(( $(printf '%s' "$task" | node -e 'process.stdout.write(String(JSON.parse(require("fs").readFileSync(0, "utf8")).claimed_at))') - released )) ms after the turn's last reply; shown: $(printf '%s' "$told" | node -e 'const n = JSON.parse(require("fs").readFileSync(0, "utf8") || "[]")[0]; process.stdout.write(n ? n.shown.replace(/\\n/g, " ") : "no notice in a user message")'); door notices while busy: $(printf '%s' "${rung:-[]}" | node -e 'process.stdout.write(String(JSON.parse(require("fs").readFileSync(0, "utf8")).length))')"
+  else
+    doors_verdict "$prefix-stop" fail "$id was not claimed by $label's member $member within 60 s of its turn's last reply: ${task:-no $id}; requests since: $(board_read shown "$DOORS_STUB_LOG" "$released" "task is ready")"
+    doors_show_pane "$session"
+  fi
 }
 
 if [[ "$DOORS_HOSTS" == *" claude-board "* ]] && command -v claude >/dev/null; then
   section "board: Claude Code idle in tmux, woken for work through its inbox"
   if doors_claude_up claude-board "$WORK/board-claude-project"; then
-    board_wake claude-board "Claude Code" claude-board "$WORK/board-claude-project" inbox
+    board_wake claude-board "Claude Code" claude-board "$WORK/board-claude-project" anthropic \
+      && board_busy claude-board "Claude Code" claude-board "$WORK/board-claude-project" anthropic t2
   fi
   "${DOORS_TMUX[@]}" kill-session -t claude-board 2>/dev/null
 fi
@@ -160,9 +236,36 @@ fi
 if [[ "$DOORS_HOSTS" == *" codex-board "* ]] && command -v codex >/dev/null; then
   section "board: Codex TUI idle in tmux, woken for work through codex queue"
   if doors_codex_up codex-board "$WORK/board-codex-project"; then
-    board_wake codex-board Codex codex-board "$WORK/board-codex-project" codex_queue
+    board_wake codex-board Codex codex-board "$WORK/board-codex-project" responses \
+      && board_busy codex-board Codex codex-board "$WORK/board-codex-project" responses t2
   fi
   "${DOORS_TMUX[@]}" kill-session -t codex-board 2>/dev/null
+fi
+
+# Both hosts wait in one project: the first task wakes only the one that has
+# waited longest (Claude Code, which asked first), the second the other.
+if [[ "$DOORS_HOSTS" == *" pair "* ]] && command -v claude >/dev/null && command -v codex >/dev/null; then
+  section "board: Claude Code and Codex both waiting in one project; each task wakes the longest waiter only"
+  BP_PROJECT="$WORK/board-pair-project"
+  if doors_claude_up pair-claude "$BP_PROJECT" && doors_codex_up pair-codex "$BP_PROJECT" \
+      && board_asks pair-claude "Claude Code" pair-claude "$BP_PROJECT" && BP_CLAUDE=$BOARD_MEMBER \
+      && board_asks pair-codex Codex pair-codex "$BP_PROJECT" && BP_CODEX=$BOARD_MEMBER; then
+    echo "waiting since: $(node -e 'try { process.stdout.write(JSON.stringify(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).board.waiting)); } catch {}' "$BP_PROJECT/.opencomms/state.json")"
+    sleep 3
+    board_add "$BP_PROJECT" "Fix the lock timeout in src/lock.ts"
+    BP_T1_ADDED=$BOARD_ADDED
+    board_rung pair-t1 "Claude Code" pair-claude "$BP_PROJECT" anthropic t1 "$BP_CLAUDE"
+    BP_QUIET="$(board_read notices "$DOORS_STUB_LOG" "$BP_T1_ADDED" "$BOARD_NOTICE_MARK" responses)"
+    if [ "${BP_QUIET:-[]}" = "[]" ] && [[ " $(board_read waiting "$BP_PROJECT") " == *" $BP_CODEX "* ]]; then
+      doors_verdict pair-t1-codex-not-rung pass "Codex (waited less long) got no notice for t1 and still waits for work"
+    else
+      doors_verdict pair-t1-codex-not-rung fail "Codex's model requests with a notice since t1 was added: ${BP_QUIET:-none}; waiting: $(board_read waiting "$BP_PROJECT")"
+    fi
+    board_add "$BP_PROJECT" "Review the lock timeout fix"
+    board_rung pair-t2 Codex pair-codex "$BP_PROJECT" responses t2 "$BP_CODEX"
+  fi
+  "${DOORS_TMUX[@]}" kill-session -t pair-claude 2>/dev/null
+  "${DOORS_TMUX[@]}" kill-session -t pair-codex 2>/dev/null
 fi
 
 if [[ "$DOORS_HOSTS" == *" claude-compact "* ]] && command -v claude >/dev/null; then

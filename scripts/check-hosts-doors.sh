@@ -474,8 +474,8 @@ EOF
 # CHECK_HOSTS_ONLY=board, all of them for a whole run.
 case "${ONLY:-}" in
   doors) DOORS_DEFAULT="claude codex" ;;
-  board) DOORS_DEFAULT="claude-board codex-board claude-compact" ;;
-  *) DOORS_DEFAULT="claude codex claude-board codex-board claude-compact" ;;
+  board) DOORS_DEFAULT="claude-board codex-board pair claude-compact" ;;
+  *) DOORS_DEFAULT="claude codex claude-board codex-board pair claude-compact" ;;
 esac
 DOORS_HOSTS=" ${CHECK_HOSTS_DOORS:-$DOORS_DEFAULT} "
 

@@ -42,10 +42,11 @@
 #   CHECK_HOSTS_ONLY=doors     only the idle-session doors (interactive Claude Code and Codex in tmux) against the stub model
 #   CHECK_HOSTS_ONLY=board     only the task board with the real hosts (scripts/check-hosts-board.sh):
 #                              an idle Claude Code and Codex in tmux woken by a person's `task add`
-#                              and claiming the task; a Claude Code session shown its claim at
+#                              and claiming the task; both waiting in one project, each task wakes
+#                              the longest waiter only; a Claude Code session shown its claim at
 #                              SessionStart after /compact (headless --resume, and interactive)
 #   CHECK_HOSTS_DOORS=claude   only these parts of the doors and board (claude, codex, claude-board,
-#                              codex-board, claude-compact; by default those of the CHECK_HOSTS_ONLY part)
+#                              codex-board, pair, claude-compact; by default those of the CHECK_HOSTS_ONLY part)
 #   CHECK_HOSTS_TURNS="reserve stop"  only these parts of the turns (sessions, reserve, stop, redis)
 set -uo pipefail
 
