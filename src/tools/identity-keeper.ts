@@ -67,15 +67,11 @@ export class IdentityKeeper {
 
   constructor(
     private readonly options: IdentityKeeperOptions,
-    private readonly storeOf: () => Store,
+    private readonly store: () => Store,
     /** This process's machine (hostname, boot id, pid namespace): where its pids and host sessions live. */
     private readonly machine: string,
   ) {
     this.identity = options.embedding ? undefined : identityFromEnv(options.env.OPENCOMMS_MEMBER_ID);
-  }
-
-  private get store(): Store {
-    return this.storeOf();
   }
 
   /**
@@ -104,7 +100,7 @@ export class IdentityKeeper {
     const pins = listPins(this.options.projectDir, this.options.host).map((pin) => pin.member_id);
     const hostSession = refs.find((ref) => ref.kind === 'sid')?.id;
     let memberId: string | undefined;
-    await this.store.mutate((state, ctx) => {
+    await this.store().mutate((state, ctx) => {
       if (!engine.needsLink(state, refs, ctx.now())) {
         memberId = engine.findLinkedMember(state, refs);
         return { ok: false, message: 'already linked' }; // nothing to save
@@ -146,7 +142,7 @@ export class IdentityKeeper {
   private async recordSpeaker(memberId: string): Promise<void> {
     try {
       if (readPin(this.options.projectDir, memberId) === undefined) return;
-      await this.store.mutate((state, ctx) => {
+      await this.store().mutate((state, ctx) => {
         this.speakerToken ??= ctx.nonce();
         const lease = { pid: process.pid, host: this.machine, token: this.speakerToken, until: ctx.now() + engine.SPEAKER_LEASE_MS };
         return engine.claimSpeaker(state, memberId, lease, this.isSpeakerAlive)

@@ -32,15 +32,11 @@ export class PullSettler {
   private readonly unsettledPulls = new Set<Promise<void>>();
 
   constructor(
-    private readonly storeOf: () => Store,
+    private readonly store: () => Store,
     /** This process's machine: where the pids of delivery owners are judged. */
     private readonly machine: string,
     private readonly log: (line: string) => void,
   ) {}
-
-  private get store(): Store {
-    return this.storeOf();
-  }
 
   /**
    * Finishes a pull once its reply's fate is known: the mail is committed as
@@ -81,7 +77,7 @@ export class PullSettler {
     const rung = new Set(handover.rungIds ?? []);
     for (let tryNo = 1; ; tryNo += 1) {
       try {
-        await this.store.mutate((state, ctx) => {
+        await this.store().mutate((state, ctx) => {
           if (wasSent) {
             engine.commitPull(state, memberId, ids, rung, ctx.now(), owner);
           }
@@ -100,7 +96,7 @@ export class PullSettler {
 
   /** Returns abandoned in-flight mail (dead owner, lease over) to pending, under the lock. */
   async sweepAbandoned(): Promise<void> {
-    await this.store.mutate((state, ctx) => {
+    await this.store().mutate((state, ctx) => {
       const outcome = engine.sweepInFlight(state, this.isOwnerAlive, ctx.now());
       return { ok: true, message: `${outcome.requeued.length} message(s) recovered` };
     });
