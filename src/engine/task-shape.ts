@@ -2,7 +2,7 @@
 // may hold anything here. A task keeps what is sound and gets defaults for
 // the rest (noted); one with no usable id or title is dropped (noted); a board
 // that is not an object is a rejection, like the other maps of the state.
-import { checkKeys, isObj, isStringArray, rejectShape } from './state-shape';
+import { checkKeys, isObj, isStringArray, rejectShape } from './shape-checks';
 import type { Board, Task, TaskLogEntry, TaskStatus } from './task-types';
 import { MAX_TASK_PRIORITY, MAX_TASK_TITLE_CHARS } from './task-types';
 
