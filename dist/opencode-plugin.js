@@ -2169,6 +2169,193 @@ function forgetAwayStrangers(state, now, isAlive) {
   return forgotten;
 }
 
+// src/engine/reservation-lifetime.ts
+function holderAwaySince(state, r, now, isAlive) {
+  const judged = presenceOf(state, r.member_id, now, isAlive);
+  return judged.present ? null : judged.away_since ?? Number.NEGATIVE_INFINITY;
+}
+function isReservationOver(r, now) {
+  return now >= r.expires_at || !isBelievableTime(r.expires_at, now, MAX_RESERVATION_TTL_MINUTES * 6e4);
+}
+function isLiveReservation(state, channel, reservation, now, isAlive) {
+  if (isReservationOver(reservation, now)) return false;
+  if (!channel.members.some((m) => m.session_id === reservation.member_id)) return false;
+  const since = holderAwaySince(state, reservation, now, isAlive);
+  return since === null || now - since < HOLDER_AWAY_GRACE_MS;
+}
+function liveReservations(state, channel, now, isAlive) {
+  const reservations = channel.reservations ?? [];
+  if (reservations.length <= 1) return reservations.filter((r) => isLiveReservation(state, channel, r, now, isAlive));
+  const verdicts = /* @__PURE__ */ new Map();
+  return reservations.filter((r) => {
+    if (isReservationOver(r, now)) return false;
+    let holds = verdicts.get(r.member_id);
+    if (holds === void 0) {
+      holds = isLiveReservation(state, channel, { ...r, expires_at: now + 1 }, now, isAlive);
+      verdicts.set(r.member_id, holds);
+    }
+    return holds;
+  });
+}
+function pruneReservations(state, now, isAlive = JUDGE_BY_LEASE) {
+  let dropped = 0;
+  for (const channel of Object.values(state.channels)) {
+    if (!channel.reservations) continue;
+    const kept = liveReservations(state, channel, now, isAlive);
+    dropped += channel.reservations.length - kept.length;
+    if (kept.length > 0) channel.reservations = kept;
+    else delete channel.reservations;
+  }
+  return dropped;
+}
+function reservationLapse(state, r, now, isAlive) {
+  const since = holderAwaySince(state, r, now, isAlive);
+  if (since === null || !Number.isFinite(since)) return { holder_away_since: null, lapses_at: since === null ? r.expires_at : now };
+  return { holder_away_since: since, lapses_at: Math.min(r.expires_at, since + HOLDER_AWAY_GRACE_MS) };
+}
+
+// src/engine/reservation-conflicts.ts
+function conflictOf(path, channel, r, lapse) {
+  return {
+    path,
+    channel: channel.name,
+    held_path: r.path,
+    holder: r.member_id,
+    role: r.role,
+    exclusive: r.exclusive,
+    reason: r.reason,
+    expires_at: r.expires_at,
+    ...lapse
+  };
+}
+function lapseText(c) {
+  const until = `until ${formatIsoTime(c.lapses_at)}`;
+  if (c.holder_away_since === null) return until;
+  return `${until} (its holder is away since ${formatIsoTime(c.holder_away_since)}; it lapses 10 minutes after that unless the holder comes back${c.lapses_at < c.expires_at ? `, else at its expiry ${formatIsoTime(c.expires_at)}` : ""})`;
+}
+var PLAIN_PATTERN = /^[A-Za-z0-9._/*?@+=,~%#-]+$/;
+function shownHeldPath(c) {
+  return PLAIN_PATTERN.test(c.held_path) ? c.held_path : "a pattern shown in the peer data below";
+}
+function frameHolderText(c, nonce) {
+  const isPlain = PLAIN_PATTERN.test(c.held_path);
+  if (c.reason === null && isPlain) return void 0;
+  const what = isPlain ? `the reason ${c.role} gave for reserving ${c.held_path}` : `the pattern ${c.role} reserved${c.reason === null ? "" : ", and its reason"}`;
+  const content = isPlain ? c.reason : [`pattern: ${c.held_path}`, ...c.reason === null ? [] : [`reason: ${c.reason}`]].join("\n");
+  return framePeerText(what, c.holder, content, nonce);
+}
+
+// src/engine/reservations.ts
+var RESERVATION_LIFETIME_RULE = "It holds until then, until released (by you with opencomms_release, or by a person with `opencomms reservations --release`), or until you have been away 10 minutes (no process of your session running), whichever comes first.";
+function reservationId(channel, r) {
+  if (typeof r.id === "string" && r.id !== "") return r.id;
+  let h1 = 2166136261;
+  let h2 = 16777619;
+  for (const ch of `${channel.id}
+${r.member_id}
+${r.path}
+${r.created_at}`) {
+    const code = ch.charCodeAt(0);
+    h1 = Math.imul(h1 ^ code, 16777619) >>> 0;
+    h2 = Math.imul(h2 ^ code, 1540483477) >>> 0;
+  }
+  return `rsv_${h1.toString(16).padStart(8, "0")}${h2.toString(16).padStart(8, "0")}`;
+}
+function problemText(problems) {
+  return problems.map((p) => `"${p.path}" ${p.problem}`).join("; ");
+}
+function normalizeAll(paths, projectDir) {
+  const problems = [];
+  const patterns = [];
+  for (const raw of paths) {
+    const normalized = normalizePattern(raw, projectDir);
+    if (typeof normalized === "string") {
+      if (!patterns.includes(normalized)) patterns.push(normalized);
+    } else {
+      problems.push(normalized);
+    }
+  }
+  if (problems.length > 0) {
+    return refuse("invalid_path", `Not reserved: ${problemText(problems)}. Give paths relative to the project root (or absolute inside it), files or globs such as src/**/*.ts.`, { paths: problems });
+  }
+  return patterns;
+}
+function reservePaths(state, input, ctx) {
+  const found = requireMembership(state, input.channel, input.session_id);
+  if ("ok" in found) return found;
+  const { channel, member } = found;
+  if (input.paths.length === 0) return refuse("invalid_path", "Not reserved: paths is empty. Name at least one file or glob.");
+  const patterns = normalizeAll(input.paths, input.project_dir);
+  if (!Array.isArray(patterns)) return patterns;
+  const now = ctx.now();
+  const exclusive = input.exclusive !== false;
+  const ttl = Math.min(Math.max(Math.floor(input.ttl_minutes ?? DEFAULT_RESERVATION_TTL_MINUTES), 1), MAX_RESERVATION_TTL_MINUTES);
+  const reason = typeof input.reason === "string" && input.reason.trim() !== "" ? input.reason.replace(/\s+/g, " ").trim().slice(0, 200) : null;
+  const isAlive = ctx.isProcessAlive ?? JUDGE_BY_LEASE;
+  const live = liveReservations(state, channel, now, isAlive);
+  const granted = [];
+  const conflicts = [];
+  for (const path of patterns) {
+    const blocking = live.filter((r) => r.member_id !== member.session_id && (exclusive || r.exclusive) && patternsOverlap(path, r.path));
+    if (blocking.length > 0) {
+      conflicts.push(...blocking.map((r) => conflictOf(path, channel, r, reservationLapse(state, r, now, isAlive))));
+      continue;
+    }
+    granted.push({
+      id: ctx.newId("rsv_"),
+      path,
+      member_id: member.session_id,
+      role: member.role,
+      exclusive,
+      reason,
+      created_at: now,
+      expires_at: now + ttl * 6e4
+    });
+  }
+  const kept = live.filter((r) => !(r.member_id === member.session_id && granted.some((g) => g.path === r.path)));
+  if (kept.length + granted.length > MAX_RESERVATIONS_PER_CHANNEL) {
+    return refuse("too_many_reservations", `Channel "${channel.name}" would hold more than ${MAX_RESERVATIONS_PER_CHANNEL} reservations; release some (opencomms_release) or reserve a glob instead of many files.`);
+  }
+  channel.reservations = [...kept, ...granted];
+  if (channel.reservations.length === 0) delete channel.reservations;
+  const until = formatIsoTime(now + ttl * 6e4);
+  const parts = [];
+  if (granted.length > 0) parts.push(`Reserved ${granted.map((g) => g.path).join(", ")} (${exclusive ? "exclusive" : "shared"}) until ${until}. ${RESERVATION_LIFETIME_RULE}`);
+  const framed = conflicts.map((c) => frameHolderText(c, ctx.nonce()));
+  conflicts.forEach((c, i) => {
+    parts.push(`Not reserved: ${c.path} overlaps ${shownHeldPath(c)}, held ${c.exclusive ? "exclusively" : "shared"} by ${c.role} (${c.holder}) ${lapseText(c)}${framed[i] === void 0 ? "" : " (their words are in the peer data below)"}; ask them with opencomms_send.`);
+  });
+  const blocks = framed.filter((f) => f !== void 0);
+  const message = [parts.join(" "), ...blocks].join("\n");
+  const data = {
+    granted: granted.map((g) => ({ id: g.id, path: g.path, exclusive: g.exclusive, expires_at: g.expires_at })),
+    lifetime: RESERVATION_LIFETIME_RULE,
+    // The reason as the model reads it: framed, as in the message.
+    conflicts: conflicts.map((c, i) => ({ ...c, reason: c.reason === null ? null : framed[i] }))
+  };
+  if (granted.length === 0) return refuse("reservation_conflict", message, data);
+  return succeed(message, data);
+}
+function releasePaths(state, input, ctx) {
+  const found = requireMembership(state, input.channel, input.session_id);
+  if ("ok" in found) return found;
+  const { channel, member } = found;
+  let wanted;
+  if (input.paths !== void 0 && input.paths !== null) {
+    const patterns = normalizeAll(input.paths, input.project_dir);
+    if (!Array.isArray(patterns)) return patterns;
+    wanted = patterns;
+  }
+  const mine = (channel.reservations ?? []).filter((r) => r.member_id === member.session_id && (wanted === void 0 || wanted.includes(r.path)));
+  channel.reservations = (channel.reservations ?? []).filter((r) => !mine.includes(r));
+  if (channel.reservations.length === 0) delete channel.reservations;
+  const live = mine.filter((r) => !isReservationOver(r, ctx.now()));
+  const released = mine.map((r) => r.path);
+  const notHeld = (wanted ?? []).filter((p) => !released.includes(p));
+  const message = released.length === 0 ? `You held no reservation${wanted ? ` of ${wanted.join(", ")}` : ""} in "${channel.name}".` : `Released ${released.join(", ")}.${notHeld.length > 0 ? ` You held no reservation of ${notHeld.join(", ")}.` : ""}`;
+  return succeed(message, { released, live_released: live.length, not_held: notHeld });
+}
+
 // src/engine/task-board.ts
 function boardFor(state) {
   state.board ??= { next_no: 1, tasks: {}, waiting: {}, wakes: {} };
@@ -2318,246 +2505,6 @@ function framedTaskView(view, task, nonce) {
     framed.log = framed.log.map((e) => e.note === void 0 ? e : { ...e, note: framePeerText(`a note on task ${task.id}`, e.by, e.note, nonce()) });
   }
   return framed;
-}
-
-// src/engine/reservation-lifetime.ts
-function holderAwaySince(state, r, now, isAlive) {
-  const judged = presenceOf(state, r.member_id, now, isAlive);
-  return judged.present ? null : judged.away_since ?? Number.NEGATIVE_INFINITY;
-}
-function isReservationOver(r, now) {
-  return now >= r.expires_at || !isBelievableTime(r.expires_at, now, MAX_RESERVATION_TTL_MINUTES * 6e4);
-}
-function isLiveReservation(state, channel, reservation, now, isAlive) {
-  if (isReservationOver(reservation, now)) return false;
-  if (!channel.members.some((m) => m.session_id === reservation.member_id)) return false;
-  const since = holderAwaySince(state, reservation, now, isAlive);
-  return since === null || now - since < HOLDER_AWAY_GRACE_MS;
-}
-function liveReservations(state, channel, now, isAlive) {
-  const reservations = channel.reservations ?? [];
-  if (reservations.length <= 1) return reservations.filter((r) => isLiveReservation(state, channel, r, now, isAlive));
-  const verdicts = /* @__PURE__ */ new Map();
-  return reservations.filter((r) => {
-    if (isReservationOver(r, now)) return false;
-    let holds = verdicts.get(r.member_id);
-    if (holds === void 0) {
-      holds = isLiveReservation(state, channel, { ...r, expires_at: now + 1 }, now, isAlive);
-      verdicts.set(r.member_id, holds);
-    }
-    return holds;
-  });
-}
-function pruneReservations(state, now, isAlive = JUDGE_BY_LEASE) {
-  let dropped = 0;
-  for (const channel of Object.values(state.channels)) {
-    if (!channel.reservations) continue;
-    const kept = liveReservations(state, channel, now, isAlive);
-    dropped += channel.reservations.length - kept.length;
-    if (kept.length > 0) channel.reservations = kept;
-    else delete channel.reservations;
-  }
-  return dropped;
-}
-function reservationLapse(state, r, now, isAlive) {
-  const since = holderAwaySince(state, r, now, isAlive);
-  if (since === null || !Number.isFinite(since)) return { holder_away_since: null, lapses_at: since === null ? r.expires_at : now };
-  return { holder_away_since: since, lapses_at: Math.min(r.expires_at, since + HOLDER_AWAY_GRACE_MS) };
-}
-
-// src/engine/reservations.ts
-var RESERVATION_LIFETIME_RULE = "It holds until then, until released (by you with opencomms_release, or by a person with `opencomms reservations --release`), or until you have been away 10 minutes (no process of your session running), whichever comes first.";
-function reservationId(channel, r) {
-  if (typeof r.id === "string" && r.id !== "") return r.id;
-  let h1 = 2166136261;
-  let h2 = 16777619;
-  for (const ch of `${channel.id}
-${r.member_id}
-${r.path}
-${r.created_at}`) {
-    const code = ch.charCodeAt(0);
-    h1 = Math.imul(h1 ^ code, 16777619) >>> 0;
-    h2 = Math.imul(h2 ^ code, 1540483477) >>> 0;
-  }
-  return `rsv_${h1.toString(16).padStart(8, "0")}${h2.toString(16).padStart(8, "0")}`;
-}
-function conflictOf(path, channel, r, lapse) {
-  return {
-    path,
-    channel: channel.name,
-    held_path: r.path,
-    holder: r.member_id,
-    role: r.role,
-    exclusive: r.exclusive,
-    reason: r.reason,
-    expires_at: r.expires_at,
-    ...lapse
-  };
-}
-function lapseText(c) {
-  const until = `until ${formatIsoTime(c.lapses_at)}`;
-  if (c.holder_away_since === null) return until;
-  return `${until} (its holder is away since ${formatIsoTime(c.holder_away_since)}; it lapses 10 minutes after that unless the holder comes back${c.lapses_at < c.expires_at ? `, else at its expiry ${formatIsoTime(c.expires_at)}` : ""})`;
-}
-var PLAIN_PATTERN = /^[A-Za-z0-9._/*?@+=,~%#-]+$/;
-function shownHeldPath(c) {
-  return PLAIN_PATTERN.test(c.held_path) ? c.held_path : "a pattern shown in the peer data below";
-}
-function frameHolderText(c, nonce) {
-  const isPlain = PLAIN_PATTERN.test(c.held_path);
-  if (c.reason === null && isPlain) return void 0;
-  const what = isPlain ? `the reason ${c.role} gave for reserving ${c.held_path}` : `the pattern ${c.role} reserved${c.reason === null ? "" : ", and its reason"}`;
-  const content = isPlain ? c.reason : [`pattern: ${c.held_path}`, ...c.reason === null ? [] : [`reason: ${c.reason}`]].join("\n");
-  return framePeerText(what, c.holder, content, nonce);
-}
-function problemText(problems) {
-  return problems.map((p) => `"${p.path}" ${p.problem}`).join("; ");
-}
-function normalizeAll(paths, projectDir) {
-  const problems = [];
-  const patterns = [];
-  for (const raw of paths) {
-    const normalized = normalizePattern(raw, projectDir);
-    if (typeof normalized === "string") {
-      if (!patterns.includes(normalized)) patterns.push(normalized);
-    } else {
-      problems.push(normalized);
-    }
-  }
-  if (problems.length > 0) {
-    return refuse("invalid_path", `Not reserved: ${problemText(problems)}. Give paths relative to the project root (or absolute inside it), files or globs such as src/**/*.ts.`, { paths: problems });
-  }
-  return patterns;
-}
-function reservePaths(state, input, ctx) {
-  const found = requireMembership(state, input.channel, input.session_id);
-  if ("ok" in found) return found;
-  const { channel, member } = found;
-  if (input.paths.length === 0) return refuse("invalid_path", "Not reserved: paths is empty. Name at least one file or glob.");
-  const patterns = normalizeAll(input.paths, input.project_dir);
-  if (!Array.isArray(patterns)) return patterns;
-  const now = ctx.now();
-  const exclusive = input.exclusive !== false;
-  const ttl = Math.min(Math.max(Math.floor(input.ttl_minutes ?? DEFAULT_RESERVATION_TTL_MINUTES), 1), MAX_RESERVATION_TTL_MINUTES);
-  const reason = typeof input.reason === "string" && input.reason.trim() !== "" ? input.reason.replace(/\s+/g, " ").trim().slice(0, 200) : null;
-  const isAlive = ctx.isProcessAlive ?? JUDGE_BY_LEASE;
-  const live = liveReservations(state, channel, now, isAlive);
-  const granted = [];
-  const conflicts = [];
-  for (const path of patterns) {
-    const blocking = live.filter((r) => r.member_id !== member.session_id && (exclusive || r.exclusive) && patternsOverlap(path, r.path));
-    if (blocking.length > 0) {
-      conflicts.push(...blocking.map((r) => conflictOf(path, channel, r, reservationLapse(state, r, now, isAlive))));
-      continue;
-    }
-    granted.push({
-      id: ctx.newId("rsv_"),
-      path,
-      member_id: member.session_id,
-      role: member.role,
-      exclusive,
-      reason,
-      created_at: now,
-      expires_at: now + ttl * 6e4
-    });
-  }
-  const kept = live.filter((r) => !(r.member_id === member.session_id && granted.some((g) => g.path === r.path)));
-  if (kept.length + granted.length > MAX_RESERVATIONS_PER_CHANNEL) {
-    return refuse("too_many_reservations", `Channel "${channel.name}" would hold more than ${MAX_RESERVATIONS_PER_CHANNEL} reservations; release some (opencomms_release) or reserve a glob instead of many files.`);
-  }
-  channel.reservations = [...kept, ...granted];
-  if (channel.reservations.length === 0) delete channel.reservations;
-  const until = formatIsoTime(now + ttl * 6e4);
-  const parts = [];
-  if (granted.length > 0) parts.push(`Reserved ${granted.map((g) => g.path).join(", ")} (${exclusive ? "exclusive" : "shared"}) until ${until}. ${RESERVATION_LIFETIME_RULE}`);
-  const framed = conflicts.map((c) => frameHolderText(c, ctx.nonce()));
-  conflicts.forEach((c, i) => {
-    parts.push(`Not reserved: ${c.path} overlaps ${shownHeldPath(c)}, held ${c.exclusive ? "exclusively" : "shared"} by ${c.role} (${c.holder}) ${lapseText(c)}${framed[i] === void 0 ? "" : " (their words are in the peer data below)"}; ask them with opencomms_send.`);
-  });
-  const blocks = framed.filter((f) => f !== void 0);
-  const message = [parts.join(" "), ...blocks].join("\n");
-  const data = {
-    granted: granted.map((g) => ({ id: g.id, path: g.path, exclusive: g.exclusive, expires_at: g.expires_at })),
-    lifetime: RESERVATION_LIFETIME_RULE,
-    // The reason as the model reads it: framed, as in the message.
-    conflicts: conflicts.map((c, i) => ({ ...c, reason: c.reason === null ? null : framed[i] }))
-  };
-  if (granted.length === 0) return refuse("reservation_conflict", message, data);
-  return succeed(message, data);
-}
-function releasePaths(state, input, ctx) {
-  const found = requireMembership(state, input.channel, input.session_id);
-  if ("ok" in found) return found;
-  const { channel, member } = found;
-  let wanted;
-  if (input.paths !== void 0 && input.paths !== null) {
-    const patterns = normalizeAll(input.paths, input.project_dir);
-    if (!Array.isArray(patterns)) return patterns;
-    wanted = patterns;
-  }
-  const mine = (channel.reservations ?? []).filter((r) => r.member_id === member.session_id && (wanted === void 0 || wanted.includes(r.path)));
-  channel.reservations = (channel.reservations ?? []).filter((r) => !mine.includes(r));
-  if (channel.reservations.length === 0) delete channel.reservations;
-  const live = mine.filter((r) => !isReservationOver(r, ctx.now()));
-  const released = mine.map((r) => r.path);
-  const notHeld = (wanted ?? []).filter((p) => !released.includes(p));
-  const message = released.length === 0 ? `You held no reservation${wanted ? ` of ${wanted.join(", ")}` : ""} in "${channel.name}".` : `Released ${released.join(", ")}.${notHeld.length > 0 ? ` You held no reservation of ${notHeld.join(", ")}.` : ""}`;
-  return succeed(message, { released, live_released: live.length, not_held: notHeld });
-}
-function judgeEdit(state, memberId, file, now, isAlive) {
-  const conflicts = [];
-  for (const channel of Object.values(state.channels)) {
-    if (!channel.reservations) continue;
-    for (const r of liveReservations(state, channel, now, isAlive)) {
-      if (r.member_id !== memberId && patternsOverlap(file, r.path)) conflicts.push(conflictOf(file, channel, r, reservationLapse(state, r, now, isAlive)));
-    }
-  }
-  for (const hold of claimHolds(state, now, isAlive)) {
-    if (hold.member_id === memberId || !patternsOverlap(file, hold.path)) continue;
-    const away = presenceOf(state, hold.member_id, now, isAlive);
-    const since = away.present || away.away_since === null ? null : away.away_since;
-    conflicts.push({
-      path: file,
-      channel: hold.channel ?? "",
-      held_path: hold.path,
-      holder: hold.member_id,
-      role: roleOf(state, hold.member_id),
-      exclusive: true,
-      reason: null,
-      expires_at: Number.POSITIVE_INFINITY,
-      task: hold.task_id,
-      holder_away_since: since,
-      lapses_at: since === null ? Number.POSITIVE_INFINITY : since + HOLDER_AWAY_GRACE_MS
-    });
-  }
-  if (conflicts.some((c) => c.exclusive)) return { kind: "deny", conflicts: conflicts.filter((c) => c.exclusive) };
-  return { kind: conflicts.length > 0 ? "warn" : "pass", conflicts };
-}
-function describeVerdict(verdict, isMemberOf, nonce, action = "edit") {
-  const blocks = [];
-  const lines = verdict.conflicts.map((c) => {
-    if (c.task !== void 0) return claimLine(c, isMemberOf);
-    const framed = frameHolderText(c, nonce());
-    if (framed !== void 0) blocks.push(framed);
-    const reach = isMemberOf(c.channel) ? `To ask them: opencomms_send with channel "${c.channel}", to "${c.holder}".` : `You are not in channel "${c.channel}": to ask them, join it (opencomms_join with channel "${c.channel}", a role and a role_prompt), then opencomms_send to "${c.holder}".`;
-    return `${c.path} is reserved ${c.exclusive ? "exclusively" : "shared"} by ${c.role} (${c.holder}) ${lapseText(c)} (reserved as ${shownHeldPath(c)} in channel "${c.channel}")${framed === void 0 ? "" : "; their words are in the peer data below"}. ${reach}`;
-  });
-  const summary = verdict.kind === "deny" ? `${action === "edit" ? "OpenComms refused this edit on purpose (nothing failed): another agent holds the file." : "OpenComms refused this shell command on purpose, before it ran (nothing failed): it writes a file another agent holds."} ${lines.join(" ")} Wait until they release it (opencomms_release), it expires, or they have been away 10 minutes; a person can free it with \`opencomms reservations --release ID\`.` : `OpenComms: note that another agent shares this file. ${lines.join(" ")}`;
-  return [summary, ...blocks].join("\n");
-}
-function roleOf(state, memberId) {
-  for (const channel of Object.values(state.channels)) {
-    const member = channel.members.find((m) => m.session_id === memberId);
-    if (member) return member.role;
-  }
-  return "agent";
-}
-function claimLine(c, isMemberOf) {
-  const reach = c.channel !== "" && isMemberOf(c.channel) ? ` To ask them: opencomms_send with channel "${c.channel}", to "${c.holder}".` : " The board (opencomms_task with action list and id) shows the task and who holds it.";
-  return `${c.path} is held by ${c.role} (${c.holder}), who claimed task ${c.task} with the paths ${shownHeldPath(c)}; it holds while that claim lasts.${reach}`;
-}
-function isMemberOfChannel(state, memberId, name) {
-  return memberId !== void 0 && Object.values(state.channels).some((c) => c.name === name && c.members.some((m) => m.session_id === memberId));
 }
 
 // src/engine/task-upkeep.ts
@@ -3509,6 +3456,63 @@ function takeFinished(state) {
     if (queue.some((id) => movedIds.has(id))) state.queues[recipient] = queue.filter((id) => !movedIds.has(id));
   }
   return byChannel;
+}
+
+// src/engine/edit-verdict.ts
+function judgeEdit(state, memberId, file, now, isAlive) {
+  const conflicts = [];
+  for (const channel of Object.values(state.channels)) {
+    if (!channel.reservations) continue;
+    for (const r of liveReservations(state, channel, now, isAlive)) {
+      if (r.member_id !== memberId && patternsOverlap(file, r.path)) conflicts.push(conflictOf(file, channel, r, reservationLapse(state, r, now, isAlive)));
+    }
+  }
+  for (const hold of claimHolds(state, now, isAlive)) {
+    if (hold.member_id === memberId || !patternsOverlap(file, hold.path)) continue;
+    const away = presenceOf(state, hold.member_id, now, isAlive);
+    const since = away.present || away.away_since === null ? null : away.away_since;
+    conflicts.push({
+      path: file,
+      channel: hold.channel ?? "",
+      held_path: hold.path,
+      holder: hold.member_id,
+      role: roleOf(state, hold.member_id),
+      exclusive: true,
+      reason: null,
+      expires_at: Number.POSITIVE_INFINITY,
+      task: hold.task_id,
+      holder_away_since: since,
+      lapses_at: since === null ? Number.POSITIVE_INFINITY : since + HOLDER_AWAY_GRACE_MS
+    });
+  }
+  if (conflicts.some((c) => c.exclusive)) return { kind: "deny", conflicts: conflicts.filter((c) => c.exclusive) };
+  return { kind: conflicts.length > 0 ? "warn" : "pass", conflicts };
+}
+function describeVerdict(verdict, isMemberOf, nonce, action = "edit") {
+  const blocks = [];
+  const lines = verdict.conflicts.map((c) => {
+    if (c.task !== void 0) return claimLine(c, isMemberOf);
+    const framed = frameHolderText(c, nonce());
+    if (framed !== void 0) blocks.push(framed);
+    const reach = isMemberOf(c.channel) ? `To ask them: opencomms_send with channel "${c.channel}", to "${c.holder}".` : `You are not in channel "${c.channel}": to ask them, join it (opencomms_join with channel "${c.channel}", a role and a role_prompt), then opencomms_send to "${c.holder}".`;
+    return `${c.path} is reserved ${c.exclusive ? "exclusively" : "shared"} by ${c.role} (${c.holder}) ${lapseText(c)} (reserved as ${shownHeldPath(c)} in channel "${c.channel}")${framed === void 0 ? "" : "; their words are in the peer data below"}. ${reach}`;
+  });
+  const summary = verdict.kind === "deny" ? `${action === "edit" ? "OpenComms refused this edit on purpose (nothing failed): another agent holds the file." : "OpenComms refused this shell command on purpose, before it ran (nothing failed): it writes a file another agent holds."} ${lines.join(" ")} Wait until they release it (opencomms_release), it expires, or they have been away 10 minutes; a person can free it with \`opencomms reservations --release ID\`.` : `OpenComms: note that another agent shares this file. ${lines.join(" ")}`;
+  return [summary, ...blocks].join("\n");
+}
+function roleOf(state, memberId) {
+  for (const channel of Object.values(state.channels)) {
+    const member = channel.members.find((m) => m.session_id === memberId);
+    if (member) return member.role;
+  }
+  return "agent";
+}
+function claimLine(c, isMemberOf) {
+  const reach = c.channel !== "" && isMemberOf(c.channel) ? ` To ask them: opencomms_send with channel "${c.channel}", to "${c.holder}".` : " The board (opencomms_task with action list and id) shows the task and who holds it.";
+  return `${c.path} is held by ${c.role} (${c.holder}), who claimed task ${c.task} with the paths ${shownHeldPath(c)}; it holds while that claim lasts.${reach}`;
+}
+function isMemberOfChannel(state, memberId, name) {
+  return memberId !== void 0 && Object.values(state.channels).some((c) => c.name === name && c.members.some((m) => m.session_id === memberId));
 }
 
 // src/engine/shell-writes.ts
