@@ -7,6 +7,7 @@
 // lock timeout (PROTOCOL.md "Redis store").
 import { join, resolve as resolvePath } from 'node:path';
 import type { EngineCtx, HistoryRecord, State, ToolResult } from '../../engine/types';
+import type { Task } from '../../engine/task-types';
 import type { StateCodec } from '../codec';
 import { randomHex } from '../../process/crypto';
 import { StoreFault } from '../faults';
@@ -31,7 +32,7 @@ import { RespError } from './resp';
 import { clientFor, keysOf, type RedisKeys } from './keys';
 import { protocolFault, textOf, wrongTypeAt } from './replies';
 import { loadRedisState, type LoadedState } from './state-load';
-import { redisArchiveShelf } from './archive-shelf';
+import { redisArchiveShelf, redisBoardShelf } from './archive-shelf';
 import { subscribeToCommits, watchRedisState, type CommitListener } from './commit-watch';
 import { checkRedisStore } from './self-check';
 import { commitTurnArgs, createTurnLine, turnAnswerOf, turnKeysOf, type Place, type TurnAnswer } from './turns';
@@ -188,21 +189,22 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   }
 
   async function commit(
-    expected: string, text: string, moved: Map<string, HistoryRecord[]>, rejected: Pick<Run<unknown>, 'rejectedText' | 'rejectedKey'>, staged: StagedArchives, place: Place,
+    expected: string, text: string, moved: Map<string, HistoryRecord[]>, retired: readonly Task[], rejected: Pick<Run<unknown>, 'rejectedText' | 'rejectedKey'>, staged: StagedArchives, place: Place,
   ): Promise<CommitOutcome> {
     const { rejectedText } = rejected;
     const token = randomHex(12);
     const streams = [...moved.keys()];
     const turn = commitTurnArgs(turns, place);
-    const keyList = [keys.version, keys.state, keys.commits, rejected.rejectedKey ?? keys.corrupt(now()), keys.archives, ...turn.keys, ...streams.map((c) => keys.history(c))];
+    const keyList = [keys.version, keys.state, keys.commits, rejected.rejectedKey ?? keys.corrupt(now()), keys.archives, ...turn.keys, ...streams.map((c) => keys.history(c)), ...(retired.length > 0 ? [keys.board] : [])];
     const args: RespArg[] = [expected, token, text, keep, rejectedText ?? '', REMEMBERED_COMMITS, keys.notices, ...turn.args];
     args.push(staged.puts.size);
     for (const [id, record] of staged.puts) args.push(id, record);
     args.push(staged.deletes.size, ...staged.deletes);
     for (const channelId of streams) {
       const records = moved.get(channelId)!;
-      args.push(records.length, ...records.map((r) => JSON.stringify(r)));
+      args.push(records.length, 1, ...records.map((r) => JSON.stringify(r)));
     }
+    if (retired.length > 0) args.push(retired.length, 0, ...retired.map((t) => JSON.stringify(t)));
     let reply: RespValue;
     try {
       reply = await runCommitScript([keyList.length, ...keyList, ...args]);
@@ -273,6 +275,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     location: description.location,
     history,
     archives: redisArchiveShelf(client, keys),
+    boardHistory: redisBoardShelf(client, keys, where),
 
     describe: () => description,
 
@@ -302,7 +305,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
             await options.beforeCommit?.();
             // A refused change saves only the fallback text, never its archive work.
             const work = write.isFallback ? { puts: new Map(), deletes: new Set<string>() } : run.staged;
-            const outcome = await commit(run.loaded.version, write.text, write.finished, run, work, place);
+            const outcome = await commit(run.loaded.version, write.text, write.finished, write.isFallback ? [] : write.retired, run, work, place);
             if (outcome.isCommitted) {
               place.ticket = undefined; // the commit passed our turn on
               return result;

@@ -30,7 +30,8 @@
 //       6 tokens remembered, 7 notices channel, 8 the caller's ticket ('' =
 //       none), 9 turn lease ms, 10 the caller's bell channel ('' = none yet),
 //       11 archives written (n), then n pairs (id, record), then archives
-//       deleted (m), then m ids, then for each stream: how many records, then
+//       deleted (m), then m ids, then for each stream: how many records, 1
+//       to trim it to ARGV[4] records or 0 to keep all (the board's), then
 //       the records.
 // Returns {1, new version, {stream ids…}} on commit, {0, current version,
 // ticket, 1 if it is served now else 0} on conflict (only the turn keys
@@ -92,10 +93,14 @@ for j = 1, dels do
 end
 local ids = {}
 for k = 10, #KEYS do
-  local count = tonumber(ARGV[a])
-  a = a + 1
+  local count, isTrimmed = tonumber(ARGV[a]), ARGV[a + 1] == '1'
+  a = a + 2
   for j = 1, count do
-    ids[#ids + 1] = redis.call('XADD', KEYS[k], 'MAXLEN', ARGV[4], '*', 'r', ARGV[a])
+    if isTrimmed then
+      ids[#ids + 1] = redis.call('XADD', KEYS[k], 'MAXLEN', ARGV[4], '*', 'r', ARGV[a])
+    else
+      ids[#ids + 1] = redis.call('XADD', KEYS[k], '*', 'r', ARGV[a])
+    end
     a = a + 1
   end
 end
