@@ -36,9 +36,9 @@ export function redisArchiveShelf(client: RedisClient, keys: RedisKeys): Archive
   };
 }
 
-export function redisBoardShelf(client: RedisClient, keys: RedisKeys, where: string): BoardHistoryShelf {
+export function redisBoardShelf(client: RedisClient, keys: RedisKeys): BoardHistoryShelf {
   return {
-    where: `${where} ${keys.board}`,
+    where: `${client.where} ${keys.board}`,
     async find(id: string): Promise<Task | undefined> {
       let before = '+';
       for (let seen = 0; seen < BOARD_SCAN_ENTRIES; seen += BOARD_SCAN_PAGE) {

@@ -7,13 +7,12 @@
 // lock timeout (PROTOCOL.md "Redis store").
 import { join, resolve as resolvePath } from 'node:path';
 import type { EngineCtx, HistoryRecord, State, ToolResult } from '../../engine/types';
-import type { Task } from '../../engine/task-types';
 import type { StateCodec } from '../codec';
 import { randomHex } from '../../process/crypto';
 import { StoreFault } from '../faults';
 import { isValidChannelId } from '../history';
 import { addError, noteRejection, parseStateText, rejectionNote, type ParsedText, type ParseMemo } from '../load';
-import { applyChange } from '../change';
+import { applyChange, type ChangeWrite } from '../change';
 import { LOCK_TIMEOUT_MS } from '../lock';
 import { createEngineCtx } from '../store';
 import type { Store, StoreTx } from '../contract';
@@ -27,7 +26,7 @@ import type { RedisStoreConfig } from './config';
 import { displayUrl } from './url';
 import { HistoryCache, HistoryNotLoaded, type StreamEntry } from './history-cache';
 import type { RespArg, RespValue } from './resp';
-import { COMMIT_SCRIPT, commitScriptSha1 } from './scripts';
+import { COMMIT_SCRIPT, commitScriptSha1, streamArgsOf } from './scripts';
 import { RespError } from './resp';
 import { clientFor, keysOf, type RedisKeys } from './keys';
 import { protocolFault, textOf, wrongTypeAt } from './replies';
@@ -189,22 +188,17 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   }
 
   async function commit(
-    expected: string, text: string, moved: Map<string, HistoryRecord[]>, retired: readonly Task[], rejected: Pick<Run<unknown>, 'rejectedText' | 'rejectedKey'>, staged: StagedArchives, place: Place,
+    expected: string, text: string, moved: Map<string, HistoryRecord[]>, retired: ChangeWrite['retired'], rejected: Pick<Run<unknown>, 'rejectedText' | 'rejectedKey'>, staged: StagedArchives, place: Place,
   ): Promise<CommitOutcome> {
     const { rejectedText } = rejected;
     const token = randomHex(12);
-    const streams = [...moved.keys()];
     const turn = commitTurnArgs(turns, place);
-    const keyList = [keys.version, keys.state, keys.commits, rejected.rejectedKey ?? keys.corrupt(now()), keys.archives, ...turn.keys, ...streams.map((c) => keys.history(c)), ...(retired.length > 0 ? [keys.board] : [])];
+    const appends = streamArgsOf(keys, moved, retired);
+    const keyList = [keys.version, keys.state, keys.commits, rejected.rejectedKey ?? keys.corrupt(now()), keys.archives, ...turn.keys, ...appends.keys];
     const args: RespArg[] = [expected, token, text, keep, rejectedText ?? '', REMEMBERED_COMMITS, keys.notices, ...turn.args];
     args.push(staged.puts.size);
     for (const [id, record] of staged.puts) args.push(id, record);
-    args.push(staged.deletes.size, ...staged.deletes);
-    for (const channelId of streams) {
-      const records = moved.get(channelId)!;
-      args.push(records.length, 1, ...records.map((r) => JSON.stringify(r)));
-    }
-    if (retired.length > 0) args.push(retired.length, 0, ...retired.map((t) => JSON.stringify(t)));
+    args.push(staged.deletes.size, ...staged.deletes, ...appends.args);
     let reply: RespValue;
     try {
       reply = await runCommitScript([keyList.length, ...keyList, ...args]);
@@ -220,8 +214,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     // Our stream entries directly follow what the load read (the version
     // proved nothing came between), so the cache takes them as they are.
     let at = 0;
-    for (const channelId of streams) {
-      const records = moved.get(channelId)!;
+    for (const [channelId, records] of moved) {
       if (cache.isTracked(channelId)) {
         cache.apply(channelId, records.map((r, i): StreamEntry => ({ id: ids[at + i] ?? '0-0', fields: ['r', JSON.stringify(r)] })));
       }
@@ -275,7 +268,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     location: description.location,
     history,
     archives: redisArchiveShelf(client, keys),
-    boardHistory: redisBoardShelf(client, keys, where),
+    boardHistory: redisBoardShelf(client, keys),
 
     describe: () => description,
 
@@ -305,7 +298,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
             await options.beforeCommit?.();
             // A refused change saves only the fallback text, never its archive work.
             const work = write.isFallback ? { puts: new Map(), deletes: new Set<string>() } : run.staged;
-            const outcome = await commit(run.loaded.version, write.text, write.finished, write.isFallback ? [] : write.retired, run, work, place);
+            const outcome = await commit(run.loaded.version, write.text, write.finished, write.retired, run, work, place);
             if (outcome.isCommitted) {
               place.ticket = undefined; // the commit passed our turn on
               return result;
