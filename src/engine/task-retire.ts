@@ -8,7 +8,7 @@ import { TASK_RETENTION_MS, type Task } from './task-types';
 import type { State } from './types';
 
 /**
- * Takes out of `state` every task closed more than TASK_RETENTION_MS before
+ * Takes out of `state` every task closed at least TASK_RETENTION_MS before
  * `now` and returns them whole (log included), in the order made. A done task
  * always goes; a cancelled one goes once no open task names it in `after`.
  */

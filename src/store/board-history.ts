@@ -4,7 +4,7 @@
 // saved, with the channel logs' rules: opened without following a link, 0600,
 // one name only; a crash in between can repeat a task, never lose it
 // (readers keep the last line of each id). Tasks leave slowly (one week after
-// they close), so the file is kept whole and read whole.
+// they close), so the file is never compacted; a lookup reads its newest part.
 import { dirname, join } from 'node:path';
 import { parseTaskRecord } from '../engine/task-shape';
 import type { Task } from '../engine/task-types';
@@ -46,9 +46,9 @@ export class BoardHistoryLog {
     }
   }
 
-  /** Every task in the file, one per id (its last line), oldest line first; lines that are not a task are skipped. */
-  list(): Task[] {
-    const text = this.readTail();
+  /** The tasks in the file's last `maxBytes`, one per id (its last line), oldest line first; lines that are not a task are skipped. */
+  list(maxBytes = BOARD_READ_MAX_BYTES): Task[] {
+    const text = this.readTail(maxBytes);
     const byId = new Map<string, Task>();
     for (const line of text.split('\n')) {
       if (line.trim() === '') continue;
@@ -74,8 +74,8 @@ export class BoardHistoryLog {
     return this.port.readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === 0x0a;
   }
 
-  // The whole lines of the file's last BOARD_READ_MAX_BYTES, never through a link; '' when absent.
-  private readTail(): string {
+  // The whole lines of the file's last `maxBytes`, never through a link; '' when absent.
+  private readTail(maxBytes: number): string {
     let fd: number;
     try {
       if (!checkOwnDir(this.port, dirname(this.dir), false) || !checkOwnDir(this.port, this.dir, false)) return '';
@@ -86,7 +86,7 @@ export class BoardHistoryLog {
     }
     try {
       const { size } = this.port.fstatSync(fd);
-      const from = Math.max(0, size - BOARD_READ_MAX_BYTES);
+      const from = Math.max(0, size - maxBytes);
       const bytes = Buffer.alloc(size - from);
       let got = 0;
       while (got < bytes.length) {

@@ -1,8 +1,9 @@
 // The one change pipeline both stores run between their own load and their
 // own commit: upkeep (tidy), the change itself, finished envelopes and
-// retired tasks out to history, and the decision whether anything must be written at all. The file
-// store runs it under its lock; the Redis store runs it on an optimistic read
-// and commits with one script. Everything here is synchronous and does no I/O.
+// retired tasks out to history, and the decision whether anything must be
+// written at all. The file store runs it under its lock; the Redis store
+// runs it on an optimistic read and commits with one script. Everything here
+// is synchronous and does no I/O.
 import { takeFinished } from '../engine/finished';
 import { takeRetiredTasks } from '../engine/task-retire';
 import type { Task } from '../engine/task-types';

@@ -145,7 +145,7 @@ export async function readFileProject(side: FileSide): Promise<ProjectCopy | und
       if (parseArchiveText(text, archive.channel_id)) archives.set(archive.channel_id, text);
     }
     const skipped = idsIn(port, paths.archivesDir, '.json').length - archives.size;
-    const board = new BoardHistoryLog(port, paths.historyDir).list().map((t) => JSON.stringify(t));
+    const board = new BoardHistoryLog(port, paths.historyDir).list(Infinity).map((t) => JSON.stringify(t));
     if (loaded.isAbsent && history.size === 0 && board.length === 0 && archives.size === 0) return undefined;
     return assembleCopy({
       state: loaded.state, text: loaded.baseline!, hasState: !loaded.isAbsent, history, board, archives, skipped,
