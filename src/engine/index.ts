@@ -106,6 +106,8 @@ export {
 } from './task-board';
 export type { BoardCounts, ClaimHold, TaskListView } from './task-board';
 export { expireClaims, pathHolderOf, wakeForTask } from './task-upkeep';
+export { isRetiredId, retiredCount, takeRetiredTasks } from './task-retire';
+export { parseTaskRecord } from './task-shape';
 export {
   addTask, answerTask, askTask, cancelTask, claimTask, finishTask, listTasks, nextTask, releaseTask,
 } from './tasks';

@@ -60,6 +60,13 @@ function checkTask(key: string, raw: unknown, now: number, notes: string[]): Tas
   return task;
 }
 
+/** A task record read back from the board's history, checked as a task of the state is; undefined when unusable. */
+export function parseTaskRecord(raw: unknown): Task | undefined {
+  if (!isObj(raw) || typeof raw.id !== 'string') return undefined;
+  const task = checkTask(raw.id, raw, 0, []);
+  return task && task.closed_at !== null ? task : undefined;
+}
+
 /** The board of a state text, checked; undefined when it has none. */
 export function checkBoard(root: Record<string, unknown>, now: number, notes: string[]): Board | undefined {
   const value = root.board;
