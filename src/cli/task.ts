@@ -123,8 +123,8 @@ async function showBoard(store: ReturnType<typeof openStore>, parsed: { action: 
     return 1;
   }
   if (options.json) {
-    const retired = typeof result.data!.retired === 'number' ? { retired: result.data!.retired } : {};
-    options.write(`${terminalSafeJson(parsed.action === 'show' ? { task: result.data!.task } : { tasks: result.data!.tasks, ...retired }, 2)}\n`);
+    const retiredField = typeof result.data!.retired === 'number' ? { retired: result.data!.retired } : {};
+    options.write(`${terminalSafeJson(parsed.action === 'show' ? { task: result.data!.task } : { tasks: result.data!.tasks, ...retiredField }, 2)}\n`);
     return 0;
   }
   if (parsed.action === 'show') {
@@ -133,8 +133,8 @@ async function showBoard(store: ReturnType<typeof openStore>, parsed: { action: 
   }
   const tasks = result.data!.tasks as Array<Record<string, unknown>>;
   const counts = result.data!.counts as engine.BoardCounts;
-  const retired = typeof result.data!.retired === 'number' && result.data!.retired > 0 ? ` ${result.data!.retired} left the board for its history.` : '';
-  const head = `Board: ${counts.ready} ready, ${counts.claimed} claimed, ${counts.asked} asked, ${counts.blocked} blocked.${retired}`;
+  const retiredNote = typeof result.data!.retired === 'number' && result.data!.retired > 0 ? ` ${result.data!.retired} left the board for its history.` : '';
+  const head = `Board: ${counts.ready} ready, ${counts.claimed} claimed, ${counts.asked} asked, ${counts.blocked} blocked.${retiredNote}`;
   const empty = view === 'ready' ? 'No task is ready.' : 'No task on the board.';
   options.write(`${[head, ...(tasks.length === 0 ? [empty] : tasks.map((t) => describeTask(t, false)))].join('\n')}\n`);
   return 0;
