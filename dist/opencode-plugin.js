@@ -254,6 +254,11 @@ function checkTask(key, raw, now, notes) {
   if (repaired) notes.push(`board.tasks["${key}"]: repaired a malformed status, priority or author`);
   return task;
 }
+function parseTaskRecord(raw) {
+  if (!isObj(raw) || typeof raw.id !== "string") return void 0;
+  const task = checkTask(raw.id, raw, 0, []);
+  return task && task.closed_at !== null ? task : void 0;
+}
 function checkBoard(root, now, notes) {
   const value = root.board;
   if (value === void 0) return void 0;
@@ -3739,6 +3744,25 @@ function viewArchive(archive, input, ctx) {
   });
 }
 
+// src/engine/task-retire.ts
+function takeRetiredTasks(state, now) {
+  const board = state.board;
+  if (!board) return [];
+  const waitedOn = /* @__PURE__ */ new Set();
+  for (const task of tasksOf(state)) if (isOnBoard(task)) for (const id of task.after) waitedOn.add(id);
+  const leaving = tasksOf(state).filter((t) => !isOnBoard(t) && t.closed_at !== null && now - t.closed_at >= TASK_RETENTION_MS && (t.status === "done" || !waitedOn.has(t.id)));
+  for (const task of leaving) delete board.tasks[task.id];
+  return leaving;
+}
+function retiredCount(state) {
+  const board = state.board;
+  return board ? Math.max(0, board.next_no - 1 - Object.keys(board.tasks).length) : 0;
+}
+function isRetiredId(state, id) {
+  const n = taskNumber(id);
+  return state.board !== void 0 && Number.isFinite(n) && n < state.board.next_no && !Object.prototype.hasOwnProperty.call(state.board.tasks, id);
+}
+
 // src/engine/task-input.ts
 function badArgument(argument, message) {
   return refuse("invalid_argument", message, { argument });
@@ -3839,6 +3863,9 @@ function addTask(state, by, input, ctx) {
 function taskNamed(state, id) {
   if (typeof id !== "string" || id.trim() === "") return badArgument("id", "id is required: name a task such as t3.");
   const task = findTask(state, id.trim());
+  if (task === void 0 && isRetiredId(state, id.trim())) {
+    return refuse("unknown_task", `${id.trim()} left the board for its history (it was done or cancelled more than 7 days ago); the person reads it with opencomms task show ${id.trim()}.`, { retired: true });
+  }
   return task ?? refuse("unknown_task", `No task ${id.trim()} on this board; opencomms_task with action list shows them.`);
 }
 function whyNotReady(state, task) {
@@ -3978,9 +4005,10 @@ function listTasks(state, memberId, input, now, isAlive = JUDGE_BY_LEASE) {
   if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > MAX_OPEN_TASKS) return badArgument("limit", `limit must be a whole number from 1 to ${MAX_OPEN_TASKS}.`);
   const all = listedTasks(state, view, memberId);
   const counts = boardCounts(state);
+  const retired = view === "all" ? retiredCount(state) : 0;
   return succeed(
-    `${all.length} task(s) in view ${view}; the board has ${counts.ready} ready, ${counts.claimed} claimed, ${counts.asked} asked, ${counts.blocked} blocked.`,
-    { tasks: all.slice(0, limit).map((t) => taskView(state, t, now, isAlive)), counts, ...all.length > limit ? { more: all.length - limit } : {} }
+    `${all.length} task(s) in view ${view}; the board has ${counts.ready} ready, ${counts.claimed} claimed, ${counts.asked} asked, ${counts.blocked} blocked.${retired > 0 ? ` ${retired} more left the board for its history.` : ""}`,
+    { tasks: all.slice(0, limit).map((t) => taskView(state, t, now, isAlive)), counts, ...all.length > limit ? { more: all.length - limit } : {}, ...view === "all" ? { retired } : {} }
   );
 }
 
@@ -4053,7 +4081,7 @@ function sha1Hex(text) {
 
 // src/store/store.ts
 import { hostname as hostname3 } from "node:os";
-import { join as join16, resolve as resolvePath2 } from "node:path";
+import { join as join17, resolve as resolvePath2 } from "node:path";
 
 // src/store/describe.ts
 import { join, resolve as resolvePath } from "node:path";
@@ -5991,8 +6019,95 @@ function sortOldestFirst(records) {
   return records.sort((a, b) => a.timestamp - b.timestamp);
 }
 
-// src/store/load.ts
+// src/store/board-history.ts
 import { dirname as dirname8, join as join13 } from "node:path";
+var BOARD_HISTORY_FILE = "board.jsonl";
+var BOARD_READ_MAX_BYTES = 32 << 20;
+var BoardHistoryLog = class {
+  constructor(port, historyDir) {
+    this.port = port;
+    this.dir = historyDir;
+    this.path = join13(historyDir, BOARD_HISTORY_FILE);
+  }
+  port;
+  path;
+  dir;
+  /** Appends the tasks and fsyncs them (and the file's name when this made it), before the state drops them. */
+  append(tasks) {
+    if (tasks.length === 0) return;
+    ensureOwnDir(this.port, dirname8(this.dir));
+    const made = ensureOwnDir(this.port, this.dir);
+    if (made !== void 0) fsyncDirectory(this.port, dirname8(made));
+    let text = "";
+    for (const task of tasks) text += `${JSON.stringify(task)}
+`;
+    const fd = openOwnFile(this.port, this.path, "append");
+    try {
+      const { size } = this.port.fstatSync(fd);
+      if (size > 0 && !this.endsWithNewline(fd, size)) text = `
+${text}`;
+      writeAll(this.port, fd, Buffer.from(text, "utf8"), null);
+      this.port.fsyncSync(fd);
+      if (size === 0) fsyncDirectory(this.port, this.dir);
+    } finally {
+      this.port.closeSync(fd);
+    }
+  }
+  /** The tasks in the file's last `maxBytes`, one per id (its last line), oldest line first; lines that are not a task are skipped. */
+  list(maxBytes = BOARD_READ_MAX_BYTES) {
+    const text = this.readTail(maxBytes);
+    const byId = /* @__PURE__ */ new Map();
+    for (const line of text.split("\n")) {
+      if (line.trim() === "") continue;
+      let task;
+      try {
+        task = parseTaskRecord(JSON.parse(line));
+      } catch {
+        continue;
+      }
+      if (task === void 0) continue;
+      byId.delete(task.id);
+      byId.set(task.id, task);
+    }
+    return [...byId.values()];
+  }
+  find(id) {
+    return this.list().find((t) => t.id === id);
+  }
+  endsWithNewline(fd, size) {
+    const last = Buffer.alloc(1);
+    return this.port.readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === 10;
+  }
+  // The whole lines of the file's last `maxBytes`, never through a link; '' when absent.
+  readTail(maxBytes) {
+    let fd;
+    try {
+      if (!checkOwnDir(this.port, dirname8(this.dir), false) || !checkOwnDir(this.port, this.dir, false)) return "";
+      fd = openOwnFile(this.port, this.path, "read");
+    } catch (err) {
+      if (errnoOf(err) === "ENOENT") return "";
+      throw err;
+    }
+    try {
+      const { size } = this.port.fstatSync(fd);
+      const from = Math.max(0, size - maxBytes);
+      const bytes = Buffer.alloc(size - from);
+      let got = 0;
+      while (got < bytes.length) {
+        const n = this.port.readSync(fd, bytes, got, bytes.length - got, from + got);
+        if (n <= 0) break;
+        got += n;
+      }
+      const text = bytes.toString("utf8", 0, got);
+      return from === 0 ? text : text.slice(text.indexOf("\n") + 1);
+    } finally {
+      this.port.closeSync(fd);
+    }
+  }
+};
+
+// src/store/load.ts
+import { dirname as dirname9, join as join14 } from "node:path";
 var QUARANTINE_ATTEMPTS = 20;
 var GENERATION_HEAD = /^\{"generation":(\d{1,15})(?:,|(?=\}))/;
 var GENERATION_HEAD_BYTES = 32;
@@ -6031,7 +6146,7 @@ function noteRejection(state, at, what, reason, preservedAs) {
 function readState(port, statePath, codec, now, memo, learn = false) {
   let bytes;
   try {
-    bytes = checkOwnDir(port, dirname8(statePath), false) ? tryReadFileReusing(port, statePath) : void 0;
+    bytes = checkOwnDir(port, dirname9(statePath), false) ? tryReadFileReusing(port, statePath) : void 0;
   } catch (err) {
     throw unwritable("read", statePath, err);
   }
@@ -6047,7 +6162,7 @@ function readState(port, statePath, codec, now, memo, learn = false) {
 function quarantineState(port, stateDir, bytes, now) {
   for (let attempt = 0; attempt < QUARANTINE_ATTEMPTS; attempt++) {
     const name = attempt === 0 ? `state.corrupt-${now}.json` : `state.corrupt-${now}-${attempt}.json`;
-    const path = join13(stateDir, name);
+    const path = join14(stateDir, name);
     try {
       createFileExclusive(port, path, bytes);
       return name;
@@ -6064,20 +6179,21 @@ function applyChange(loaded, codec, now, change, hasStagedWork = () => false) {
   codec.tidy?.(loaded.state, now);
   const result = change(loaded.state);
   if (!result.ok) {
-    return fallback === void 0 ? { result } : { result, write: { text: fallback, finished: /* @__PURE__ */ new Map(), isFallback: true } };
+    return fallback === void 0 ? { result } : { result, write: { text: fallback, finished: /* @__PURE__ */ new Map(), retired: [], isFallback: true } };
   }
   const finished = takeFinished(loaded.state);
+  const retired = takeRetiredTasks(loaded.state, now);
   const text = codec.serializeState(loaded.state);
-  if (finished.size === 0 && text === loaded.baseline && !hasStagedWork()) return { result };
-  return { result, write: { text, finished, isFallback: false } };
+  if (finished.size === 0 && retired.length === 0 && text === loaded.baseline && !hasStagedWork()) return { result };
+  return { result, write: { text, finished, retired, isFallback: false } };
 }
 
 // src/store/migrate-v1.ts
-import { join as join14 } from "node:path";
+import { join as join15 } from "node:path";
 var MIGRATION_MARKER = "MIGRATED_FROM_V1";
 var LEGACY_DIR_NAME = [".opencode", "comms"].join("-");
 function migrationPaths(projectDir, stateDir) {
-  return { legacy: join14(projectDir, LEGACY_DIR_NAME, "state.json"), marker: join14(stateDir, MIGRATION_MARKER) };
+  return { legacy: join15(projectDir, LEGACY_DIR_NAME, "state.json"), marker: join15(stateDir, MIGRATION_MARKER) };
 }
 function migrateV1IfPresent(input) {
   const { port, codec, now, loaded } = input;
@@ -6105,8 +6221,8 @@ function migrateV1IfPresent(input) {
   }
   const state = migrated.state;
   try {
-    replaceFile(port, join14(input.stateDir, "state.v1.bak.json"), legacyBytes);
-    if (input.hadStateFile && loaded.baseline !== null) replaceFile(port, join14(input.stateDir, "state.v2.empty.bak.json"), loaded.baseline);
+    replaceFile(port, join15(input.stateDir, "state.v1.bak.json"), legacyBytes);
+    if (input.hadStateFile && loaded.baseline !== null) replaceFile(port, join15(input.stateDir, "state.v2.empty.bak.json"), loaded.baseline);
   } catch (err) {
     throw unwritable("back up the legacy state into", input.stateDir, err);
   }
@@ -6134,19 +6250,19 @@ function isEmptyOperatorState(state) {
 }
 
 // src/store/archives.ts
-import { dirname as dirname9, join as join15 } from "node:path";
+import { dirname as dirname10, join as join16 } from "node:path";
 function archivesDir(projectDir) {
-  return join15(projectDir, STATE_DIR_NAME, "archives");
+  return join16(projectDir, STATE_DIR_NAME, "archives");
 }
 function archivePath(projectDir, channelId) {
   if (!isValidChannelId(channelId)) throw new Error(`invalid channel id: ${JSON.stringify(channelId)}`);
-  return join15(archivesDir(projectDir), `${channelId}.json`);
+  return join16(archivesDir(projectDir), `${channelId}.json`);
 }
 function writeArchive(projectDir, archive, port = NODE_FS) {
   if (!isArchiveRecord(archive)) throw new Error("not a valid archive record");
   const path = archivePath(projectDir, archive.channel_id);
   try {
-    ensureOwnDir(port, dirname9(archivesDir(projectDir)));
+    ensureOwnDir(port, dirname10(archivesDir(projectDir)));
     ensureOwnDir(port, archivesDir(projectDir));
     replaceFile(port, path, JSON.stringify(archive));
   } catch (err) {
@@ -6183,7 +6299,7 @@ function listArchives(projectDir, port = NODE_FS) {
 }
 function hasArchivesDir(projectDir, port) {
   const dir = archivesDir(projectDir);
-  return checkOwnDir(port, dirname9(dir), false) && checkOwnDir(port, dir, false);
+  return checkOwnDir(port, dirname10(dir), false) && checkOwnDir(port, dir, false);
 }
 function readArchiveIn(projectDir, channelId, port) {
   let bytes;
@@ -6239,19 +6355,20 @@ function createEngineCtx(now, history) {
 }
 function createStore(options) {
   const projectDir = resolvePath2(options.projectDir);
-  const stateDir = join16(projectDir, STATE_DIR_NAME);
-  const statePath = join16(stateDir, "state.json");
-  const lockPath = join16(stateDir, ".state.lock");
+  const stateDir = join17(projectDir, STATE_DIR_NAME);
+  const statePath = join17(stateDir, "state.json");
+  const lockPath = join17(stateDir, ".state.lock");
   const port = options.fs ?? NODE_FS;
   const codec = options.codec;
   const now = options.now ?? Date.now;
   const host = options.host ?? hostname3();
   const history = new HistoryLog({
     port,
-    historyDir: join16(stateDir, "history"),
+    historyDir: join17(stateDir, "history"),
     keepRecords: options.historyKeep,
     compactLines: options.historyCompactLines
   });
+  const boardLog = new BoardHistoryLog(port, join17(stateDir, "history"));
   const ctx = createEngineCtx(now, history);
   let isMigrationSettled = false;
   const memo = {};
@@ -6340,8 +6457,9 @@ function createStore(options) {
     refreshLock(port, lock, Date.now());
     try {
       history.appendFinished(write.finished);
+      boardLog.append(write.retired);
     } catch (err) {
-      throw unwritable("append to the history in", join16(stateDir, "history"), err);
+      throw unwritable("append to the history in", join17(stateDir, "history"), err);
     }
     writeState(lock, write.text, fence);
   }
@@ -6393,7 +6511,7 @@ function createStore(options) {
       if (outcome.kind === "migrated") {
         const finished = takeFinished(outcome.state);
         const text = codec.serializeState(outcome.state);
-        save({ text, finished, isFallback: false }, lock, fence);
+        save({ text, finished, retired: [], isFallback: false }, lock, fence);
         writeMarker(port, migrationPaths(projectDir, stateDir).marker, outcome.marker);
         isMigrationSettled = true;
         return { state: outcome.state, baseline: text, fence: fenceOf({ state: outcome.state, baseline: text, generation: (fence.generation ?? 0) + 1 }) };
@@ -6417,6 +6535,7 @@ function createStore(options) {
       list: async () => listArchives(projectDir, port),
       get: async (channelId) => readArchive(projectDir, channelId, port)
     },
+    boardHistory: { where: boardLog.path, find: async (id) => boardLog.find(id) },
     mutate(fn) {
       return withLock((lock) => runLocked(lock, (state) => fn(state, ctx, tx)));
     },
@@ -6467,7 +6586,7 @@ function createStore(options) {
 }
 
 // src/store/redis/redis-store.ts
-import { join as join17, resolve as resolvePath3 } from "node:path";
+import { join as join18, resolve as resolvePath3 } from "node:path";
 
 // src/store/redis/history-cache.ts
 var HistoryNotLoaded = class extends Error {
@@ -6692,10 +6811,14 @@ for j = 1, dels do
 end
 local ids = {}
 for k = 10, #KEYS do
-  local count = tonumber(ARGV[a])
-  a = a + 1
+  local count, isTrimmed = tonumber(ARGV[a]), ARGV[a + 1] == '1'
+  a = a + 2
   for j = 1, count do
-    ids[#ids + 1] = redis.call('XADD', KEYS[k], 'MAXLEN', ARGV[4], '*', 'r', ARGV[a])
+    if isTrimmed then
+      ids[#ids + 1] = redis.call('XADD', KEYS[k], 'MAXLEN', ARGV[4], '*', 'r', ARGV[a])
+    else
+      ids[#ids + 1] = redis.call('XADD', KEYS[k], '*', 'r', ARGV[a])
+    end
     a = a + 1
   end
 end
@@ -6710,6 +6833,19 @@ var commitSha1;
 function commitScriptSha1() {
   commitSha1 ??= sha1Hex(COMMIT_SCRIPT);
   return commitSha1;
+}
+function streamArgsOf(keys, moved, retired) {
+  const streams = [];
+  const args = [];
+  for (const [channelId, records] of moved) {
+    streams.push(keys.history(channelId));
+    args.push(records.length, 1, ...records.map((r) => JSON.stringify(r)));
+  }
+  if (retired.length > 0) {
+    streams.push(keys.board);
+    args.push(retired.length, 0, ...retired.map((t) => JSON.stringify(t)));
+  }
+  return { keys: streams, args };
 }
 
 // src/store/redis/resp.ts
@@ -7470,6 +7606,7 @@ function keysOf(prefix) {
     archives: `${prefix}archives`,
     notices: `${prefix}notices`,
     history: (channelId) => `${prefix}history:${channelId}`,
+    board: `${prefix}board-history`,
     corrupt: (at) => `${prefix}state.corrupt-${at}`,
     pattern: `${prefix}*`
   };
@@ -7595,6 +7732,8 @@ async function pageUpTo({ client, keys, cache }, channelId, top) {
 }
 
 // src/store/redis/archive-shelf.ts
+var BOARD_SCAN_ENTRIES = 5e3;
+var BOARD_SCAN_PAGE = 500;
 function redisArchiveShelf(client, keys) {
   return {
     async list() {
@@ -7614,6 +7753,35 @@ function redisArchiveShelf(client, keys) {
       return text === null ? void 0 : archiveOfText(text, channelId);
     }
   };
+}
+function redisBoardShelf(client, keys) {
+  return {
+    where: `${client.where} ${keys.board}`,
+    async find(id) {
+      let before = "+";
+      for (let seen = 0; seen < BOARD_SCAN_ENTRIES; seen += BOARD_SCAN_PAGE) {
+        const page = client.check(await client.command(["XREVRANGE", keys.board, before, "-", "COUNT", BOARD_SCAN_PAGE]), "XREVRANGE");
+        if (!Array.isArray(page) || page.length === 0) return void 0;
+        for (const entry of page) {
+          if (!Array.isArray(entry) || entry.length !== 2 || !Array.isArray(entry[1])) continue;
+          before = `(${textOf(entry[0]) ?? ""}`;
+          const fields = entry[1];
+          const text = fields.length === 2 && textOf(fields[0]) === "r" ? textOf(fields[1]) : null;
+          const task = text === null ? void 0 : parseTaskText(text);
+          if (task?.id === id) return task;
+        }
+        if (page.length < BOARD_SCAN_PAGE) return void 0;
+      }
+      return void 0;
+    }
+  };
+}
+function parseTaskText(text) {
+  try {
+    return parseTaskRecord(JSON.parse(text));
+  } catch {
+    return void 0;
+  }
 }
 
 // src/store/redis/commit-watch.ts
@@ -8095,7 +8263,7 @@ var MAX_HISTORY_ROUNDS = 1e3;
 function createRedisStore(options) {
   const { config, codec } = options;
   const projectDir = resolvePath3(options.projectDir);
-  const stateDir = join17(projectDir, STATE_DIR_NAME);
+  const stateDir = join18(projectDir, STATE_DIR_NAME);
   const keys = keysOf(config.keyPrefix);
   const where = displayUrl(config);
   const now = options.now ?? Date.now;
@@ -8161,20 +8329,16 @@ function createRedisStore(options) {
       loaded = await load();
     }
   }
-  async function commit(expected, text, moved, rejected, staged, place) {
+  async function commit(expected, text, moved, retired, rejected, staged, place) {
     const { rejectedText } = rejected;
     const token = randomHex(12);
-    const streams = [...moved.keys()];
     const turn = commitTurnArgs(turns, place);
-    const keyList = [keys.version, keys.state, keys.commits, rejected.rejectedKey ?? keys.corrupt(now()), keys.archives, ...turn.keys, ...streams.map((c) => keys.history(c))];
+    const appends = streamArgsOf(keys, moved, retired);
+    const keyList = [keys.version, keys.state, keys.commits, rejected.rejectedKey ?? keys.corrupt(now()), keys.archives, ...turn.keys, ...appends.keys];
     const args = [expected, token, text, keep, rejectedText ?? "", REMEMBERED_COMMITS, keys.notices, ...turn.args];
     args.push(staged.puts.size);
     for (const [id, record] of staged.puts) args.push(id, record);
-    args.push(staged.deletes.size, ...staged.deletes);
-    for (const channelId of streams) {
-      const records = moved.get(channelId);
-      args.push(records.length, ...records.map((r) => JSON.stringify(r)));
-    }
+    args.push(staged.deletes.size, ...staged.deletes, ...appends.args);
     let reply;
     try {
       reply = await runCommitScript([keyList.length, ...keyList, ...args]);
@@ -8188,8 +8352,7 @@ function createRedisStore(options) {
     const version = textOf(reply[1]) ?? "";
     const ids = Array.isArray(reply[2]) ? reply[2].map((id) => textOf(id) ?? "") : [];
     let at = 0;
-    for (const channelId of streams) {
-      const records = moved.get(channelId);
+    for (const [channelId, records] of moved) {
       if (cache.isTracked(channelId)) {
         cache.apply(channelId, records.map((r, i) => ({ id: ids[at + i] ?? "0-0", fields: ["r", JSON.stringify(r)] })));
       }
@@ -8227,6 +8390,7 @@ function createRedisStore(options) {
     location: description.location,
     history,
     archives: redisArchiveShelf(client, keys),
+    boardHistory: redisBoardShelf(client, keys),
     describe: () => description,
     hasState: () => current?.version !== "",
     mutateShared(change, apply) {
@@ -8253,7 +8417,7 @@ function createRedisStore(options) {
             if (!write) return result;
             await options.beforeCommit?.();
             const work = write.isFallback ? { puts: /* @__PURE__ */ new Map(), deletes: /* @__PURE__ */ new Set() } : run.staged;
-            const outcome = await commit(run.loaded.version, write.text, write.finished, run, work, place);
+            const outcome = await commit(run.loaded.version, write.text, write.finished, write.retired, run, work, place);
             if (outcome.isCommitted) {
               place.ticket = void 0;
               return result;
@@ -8429,9 +8593,9 @@ function readSmallFile(path, variable) {
 }
 
 // src/store/pins.ts
-import { dirname as dirname10, join as join18 } from "node:path";
+import { dirname as dirname11, join as join19 } from "node:path";
 function pinsDir(projectDir) {
-  return join18(projectDir, STATE_DIR_NAME, "pins");
+  return join19(projectDir, STATE_DIR_NAME, "pins");
 }
 function readPin(projectDir, memberId, port = NODE_FS) {
   if (!isValidMemberId(memberId) || imitatesPersonId(memberId) || !hasPinsDir(projectDir, port)) return void 0;
@@ -8457,12 +8621,12 @@ function listPins(projectDir, host, port = NODE_FS) {
 }
 function hasPinsDir(projectDir, port) {
   const dir = pinsDir(projectDir);
-  return checkOwnDir(port, dirname10(dir), false) && checkOwnDir(port, dir, false);
+  return checkOwnDir(port, dirname11(dir), false) && checkOwnDir(port, dir, false);
 }
 function readPinIn(dir, memberId, port) {
   let bytes;
   try {
-    bytes = tryReadFile(port, join18(dir, `${memberId}.json`));
+    bytes = tryReadFile(port, join19(dir, `${memberId}.json`));
   } catch (err) {
     if (err instanceof StoreFault) throw err;
     return void 0;
@@ -8483,7 +8647,7 @@ function parsePin(text, expectedId) {
 
 // src/store/real-path.ts
 import { lstatSync as lstatSync3, readlinkSync as readlinkSync4, realpathSync } from "node:fs";
-import { dirname as dirname11, isAbsolute, join as join19, parse as parsePath, sep } from "node:path";
+import { dirname as dirname12, isAbsolute, join as join20, parse as parsePath, sep } from "node:path";
 var MAX_LINKS_PER_WALK = 40;
 function joinAsWritten(dir, path) {
   if (isAbsolute(path)) return path;
@@ -8504,12 +8668,12 @@ function walkNames(dir, names, links) {
     const name = names[i];
     if (name === "" || name === ".") continue;
     if (name === "..") {
-      at = dirname11(at);
+      at = dirname12(at);
       continue;
     }
-    const next = join19(at, name);
+    const next = join20(at, name);
     const rest = names.slice(i + 1);
-    const missing = { path: join19(next, ...rest), found: false };
+    const missing = { path: join20(next, ...rest), found: false };
     let isLink;
     try {
       isLink = lstatSync3(next).isSymbolicLink();
@@ -8540,17 +8704,17 @@ function walkNames(dir, names, links) {
 }
 
 // src/store/turn-records.ts
-import { basename as basename7, join as join20 } from "node:path";
+import { basename as basename7, join as join21 } from "node:path";
 var PHASES = ["busy", "idle", "ended"];
 var MAX_TURN_SESSION_CHARS = 100;
 function turnsDir(projectDir) {
-  return join20(projectDir, STATE_DIR_NAME, "turns");
+  return join21(projectDir, STATE_DIR_NAME, "turns");
 }
 var PLAIN_ID = /^[A-Za-z0-9_-]+$/;
 function turnRecordPath(projectDir, sessionId) {
   if (sessionId === "" || sessionId.length > MAX_TURN_SESSION_CHARS) return void 0;
   const name = PLAIN_ID.test(sessionId) ? sessionId : `x${Buffer.from(sessionId, "utf8").toString("hex")}`;
-  return join20(turnsDir(projectDir), `${name}.json`);
+  return join21(turnsDir(projectDir), `${name}.json`);
 }
 function readTurnRecord(projectDir, sessionId, port = NODE_FS) {
   const path = turnRecordPath(projectDir, sessionId);
@@ -8573,14 +8737,14 @@ function readTurnRecord(projectDir, sessionId, port = NODE_FS) {
 }
 
 // src/store/shell-checker-files.ts
-import { join as join21 } from "node:path";
+import { join as join22 } from "node:path";
 var NOTICE_NAME = /^checker-(\d+)\.json$/;
 function readCheckerNotices(projectDir, names, port = NODE_FS) {
   const found = [];
   for (const name of names) {
     const match = NOTICE_NAME.exec(name);
     if (!match) continue;
-    const path = join21(shellDirOf(projectDir), name);
+    const path = join22(shellDirOf(projectDir), name);
     try {
       const stat = port.lstatIfExists(path);
       if (stat === void 0 || !stat.isFile() || (stat.mode & 63) !== 0) continue;
@@ -8595,10 +8759,10 @@ function readCheckerNotices(projectDir, names, port = NODE_FS) {
   return found;
 }
 function askPath(projectDir, key, pid) {
-  return join21(shellDirOf(projectDir), `${key}.ask-${pid}`);
+  return join22(shellDirOf(projectDir), `${key}.ask-${pid}`);
 }
 function answerPath(projectDir, key, pid) {
-  return join21(shellDirOf(projectDir), `${key}.answer-${pid}.json`);
+  return join22(shellDirOf(projectDir), `${key}.answer-${pid}.json`);
 }
 function writeAsk(projectDir, key, pid, port = NODE_FS) {
   if (!isShellKey(key)) return false;
@@ -8691,17 +8855,17 @@ async function checkRootSession(client, sessionId) {
 
 // src/opencode/project-dir.ts
 import { existsSync as existsSync2 } from "node:fs";
-import { dirname as dirname12, join as join22, resolve as resolvePath4 } from "node:path";
+import { dirname as dirname13, join as join23, resolve as resolvePath4 } from "node:path";
 var OPENCODE_PLUGIN_FILE = ".opencode/plugin/opencomms.js";
 function isProjectRoot(dir) {
-  return existsSync2(join22(dir, STATE_DIR_NAME)) || existsSync2(join22(dir, OPENCODE_PLUGIN_FILE));
+  return existsSync2(join23(dir, STATE_DIR_NAME)) || existsSync2(join23(dir, OPENCODE_PLUGIN_FILE));
 }
 function findProjectDir(directory, worktree) {
   const start = resolvePath4(directory);
   const stop = worktree && worktree !== "/" ? resolvePath4(worktree) : void 0;
-  for (let dir = start; ; dir = dirname12(dir)) {
+  for (let dir = start; ; dir = dirname13(dir)) {
     if (isProjectRoot(dir)) return dir;
-    if (dir === stop || dirname12(dir) === dir) return start;
+    if (dir === stop || dirname13(dir) === dir) return start;
   }
 }
 
@@ -9599,7 +9763,7 @@ function storeFaultResult(fault) {
 }
 
 // src/tools/reserve-paths.ts
-import { isAbsolute as isAbsolute2, join as join23, relative } from "node:path";
+import { isAbsolute as isAbsolute2, join as join24, relative } from "node:path";
 var WILDCARD = /[*?]/;
 function realPatterns(paths, projectDir) {
   const root = realPathOf(projectDir);
@@ -9613,7 +9777,7 @@ function realPattern(raw, projectDir, root) {
   const wild = segments.findIndex((segment) => WILDCARD.test(segment));
   const literal = wild === -1 ? segments : segments.slice(0, wild);
   if (literal.length === 0) return lexical;
-  const real = realPathOf(join23(root, ...literal));
+  const real = realPathOf(join24(root, ...literal));
   const inside = relative(root, real);
   if (inside.startsWith("..") || isAbsolute2(inside)) return real.split("\\").join("/");
   return [...inside === "" ? [] : inside.split(/[\\/]/), ...segments.slice(literal.length)].join("/");
@@ -10914,7 +11078,7 @@ import { isAbsolute as isAbsolute3, relative as relative2, resolve as resolvePat
 
 // src/hooks/shell-check.ts
 import { lstatSync as lstatSync4, readdirSync as readdirSync5, statSync as statSync3 } from "node:fs";
-import { join as join24, sep as sep2 } from "node:path";
+import { join as join25, sep as sep2 } from "node:path";
 
 // src/hooks/shell-checker.ts
 import { readdirSync as readdirSync4 } from "node:fs";
@@ -10987,7 +11151,7 @@ function filesOf(root, pattern, budget, out) {
   const walk = (rel) => {
     let entries;
     try {
-      entries = readdirSync5(rel === "" ? root : join24(root, rel), { withFileTypes: true });
+      entries = readdirSync5(rel === "" ? root : join25(root, rel), { withFileTypes: true });
     } catch {
       return;
     }
@@ -11189,7 +11353,7 @@ function judgeEvent(state, memberId, files, now) {
 
 // src/hooks/reset-check.ts
 import { lstatSync as lstatSync5 } from "node:fs";
-import { dirname as dirname13, isAbsolute as isAbsolute4, join as join25, relative as relative3 } from "node:path";
+import { dirname as dirname14, isAbsolute as isAbsolute4, join as join26, relative as relative3 } from "node:path";
 var GIT_STATUS_TIMEOUT_MS = 2e3;
 var runGit = (args, cwd) => {
   const { spawnSync } = __require("node:child_process");
@@ -11217,9 +11381,9 @@ function heldInTrees(patterns, trees, projectDir) {
   return patterns.filter((pattern) => scopes.some((scope) => patternsOverlap(pattern, scope)));
 }
 function repositoryRootOf(dir) {
-  for (let head = dir; ; head = dirname13(head)) {
-    if (lstatSync5(join25(head, ".git"), { throwIfNoEntry: false }) !== void 0) return head;
-    if (dirname13(head) === head) return void 0;
+  for (let head = dir; ; head = dirname14(head)) {
+    if (lstatSync5(join26(head, ".git"), { throwIfNoEntry: false }) !== void 0) return head;
+    if (dirname14(head) === head) return void 0;
   }
 }
 function changedHeldFiles(projectDir, patterns, run = runGit) {
@@ -11256,10 +11420,10 @@ function judgeWritesAndResets(state, memberId, files, trees, projectDir, now, wa
 }
 
 // src/hooks/shell-parse.ts
-import { basename as basename8, isAbsolute as isAbsolute6, join as join27 } from "node:path";
+import { basename as basename8, isAbsolute as isAbsolute6, join as join28 } from "node:path";
 
 // src/hooks/git-writes.ts
-import { isAbsolute as isAbsolute5, join as join26 } from "node:path";
+import { isAbsolute as isAbsolute5, join as join27 } from "node:path";
 var WHOLE_WORK_TREE = "/";
 var NO_RESETS = { paths: [], trees: [] };
 var GLOBAL_WITH_ARG = /* @__PURE__ */ new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"]);
@@ -11316,7 +11480,7 @@ function gitResets(args) {
   let i = 0;
   for (; i < args.length && args[i].startsWith("-"); i += 1) {
     const arg = args[i];
-    if (arg === "-C" && args[i + 1] !== void 0) dir = join26(dir, args[i + 1]);
+    if (arg === "-C" && args[i + 1] !== void 0) dir = join27(dir, args[i + 1]);
     if (GLOBAL_WITH_ARG.has(arg)) i += 1;
   }
   const sub = args[i];
@@ -11329,7 +11493,7 @@ function gitResets(args) {
   else if (sub === "stash") resets = stashResets(rest);
   else return NO_RESETS;
   if (dir === "") return resets;
-  const place = (p) => isAbsolute5(p) ? p : join26(dir, p);
+  const place = (p) => isAbsolute5(p) ? p : join27(dir, p);
   return { paths: resets.paths.map(place), trees: resets.trees.map(place) };
 }
 
@@ -11578,11 +11742,11 @@ function shellTargets(command, cwd) {
   const finish = () => {
     const plain = words.every((w) => w.isPlain);
     const texts = words.map((w) => w.text);
-    if (texts[0] === "cd" && texts.length >= 2 && words[1].isPlain) dir = isAbsolute6(texts[1]) ? texts[1] : join27(dir, texts[1]);
+    if (texts[0] === "cd" && texts.length >= 2 && words[1].isPlain) dir = isAbsolute6(texts[1]) ? texts[1] : join28(dir, texts[1]);
     else {
       const named = plain ? texts : texts.filter((_, k) => words[k].isPlain);
       written.push(...commandWrites(named).map(place));
-      trees.push(...commandTrees(named).map((path) => isAbsolute6(path) ? path : join27(dir, path)));
+      trees.push(...commandTrees(named).map((path) => isAbsolute6(path) ? path : join28(dir, path)));
     }
     words = [];
   };
