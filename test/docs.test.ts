@@ -15,6 +15,10 @@ import type { Channel, Envelope, HistoryView } from '../src/engine/types';
 import { catalogTools, generatedToolBlock, renderToolTable } from './helpers/docs-tables';
 import { runCliInProcess } from './helpers/cli-in-process';
 import { ASK_TIMEOUT_MS } from '../src/hooks/shell-checker';
+import {
+  DEFAULT_TASK_PRIORITY, HOLDER_AWAY_GRACE_MS, MAX_OPEN_TASKS, MAX_TASK_AFTER, MAX_TASK_DETAILS_CHARS, MAX_TASK_DIGEST_CHARS, MAX_TASK_PRIORITY,
+  MAX_TASK_TITLE_CHARS, TASK_RETENTION_MS,
+} from '../src/engine';
 
 const ROOT = join(__dirname, '..', '..');
 const read = (name: string): string => readFileSync(join(ROOT, name), 'utf8');
@@ -220,4 +224,19 @@ test('every relative link in README, PROTOCOL, CONTRIBUTING and docs/ resolves, 
   }
   assert.ok(checked > 50, `only ${checked} links found`);
   assert.deepEqual(broken, []);
+});
+
+test('the board\'s limits docs/board.md and README state are the ones the engine enforces', () => {
+  const board = read('docs/board.md');
+  const number = (text: string): number => Number(text.replace(/,/g, ''));
+  assert.equal(number(/`title` \| one line, at most ([\d,]+) characters/.exec(board)![1]!), MAX_TASK_TITLE_CHARS);
+  assert.equal(number(/`details` \| optional, at most ([\d,]+) characters/.exec(board)![1]!), MAX_TASK_DETAILS_CHARS);
+  assert.equal(number(/0 \(most urgent\) to (\d); (\d) when not given/.exec(board)![1]!), MAX_TASK_PRIORITY);
+  assert.equal(number(/0 \(most urgent\) to (\d); (\d) when not given/.exec(board)![2]!), DEFAULT_TASK_PRIORITY);
+  assert.equal(number(/it waits on, at most (\d+);/.exec(board)![1]!), MAX_TASK_AFTER);
+  assert.equal(number(/At most (\d+) tasks may be neither/.exec(board)![1]!), MAX_OPEN_TASKS);
+  assert.equal(number(/or (\d+) minutes after the claimer's session went/.exec(board)![1]!) * 60_000, HOLDER_AWAY_GRACE_MS);
+  assert.equal(number(/reminded of them in at most (\d+) characters/.exec(board)![1]!), MAX_TASK_DIGEST_CHARS);
+  assert.equal(number(/done or cancelled (\d+) days ago leaves the board/.exec(board)![1]!) * 24 * 3600_000, TASK_RETENTION_MS);
+  assert.match(read('README.md'), new RegExp(`ends ${HOLDER_AWAY_GRACE_MS / 60_000} minutes\\s+after it went away`));
 });
