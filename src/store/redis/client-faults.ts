@@ -58,6 +58,11 @@ export class ClientFaults {
         return this.fault('store_auth_failed', `refused the credentials of ${user} (${reply.message}): check the user in the URL and OPENCOMMS_STORE_PASSWORD(_FILE), and that the user is enabled on the server`);
       case 'NOAUTH':
         return this.fault('store_auth_failed', `requires authentication before ${commandName} (${reply.message}): check OPENCOMMS_STORE_PASSWORD(_FILE)`);
+      // A server that restarted answers LOADING until its data is back in memory, and a replica
+      // whose primary is gone MASTERDOWN: it cannot serve yet, as if it were not there.
+      case 'LOADING':
+      case 'MASTERDOWN':
+        return this.fault('store_unreachable', `cannot serve ${commandName} yet (${reply.message.slice(0, 200)}): it is still starting or has lost its primary; try again in a moment`);
       case 'NOPERM': {
         const hint = this.options.permissionHint ? ` Grant that user ${this.options.permissionHint}.` : '';
         return this.fault('store_forbidden', `does not let ${user} run ${commandName} on these keys (${reply.message}).${hint}`);

@@ -278,6 +278,7 @@ async function helloLessServer(t: TestContext): Promise<{ port: number; commands
         if (name === 'HELLO') socket.write("-ERR unknown command 'HELLO', with args beginning with: '3'\r\n");
         else if (name === 'AUTH') socket.write(parsed.args[2] === 'right' ? '+OK\r\n' : '-WRONGPASS invalid username-password pair\r\n');
         else if (name === 'PING') socket.write('+PONG\r\n');
+        else if (name === 'GET') socket.write('-LOADING Redis is loading the dataset in memory\r\n');
         else socket.write('-ERR unexpected\r\n');
       }
     });
@@ -317,6 +318,13 @@ test('a server without HELLO gets AUTH instead and the client stays on RESP2; it
   const wrong = client(t, fake, { username: 'agent', password: 'wrong' });
   const err = await rejectsWith(wrong.command(['PING']), 'store_auth_failed');
   assert.doesNotMatch(err.message, /wrong/);
+});
+
+test('a server still loading its data after a restart (LOADING) is store_unreachable, to try again, not state_unwritable', async (t) => {
+  const fake = await helloLessServer(t);
+  const c = client(t, fake, { username: 'agent', password: 'right' });
+  const err = await rejectsWith(c.command(['GET', 'oc:{p}:state']), 'store_unreachable');
+  assert.match(err.message, /still starting/);
 });
 
 // ---- plain text goes only to this machine, by the address connected to -------
