@@ -9,7 +9,7 @@
 // Residual risk: the folder checks and the open are separate calls, so a
 // process of the same user swapping a folder for a link in between could still
 // redirect one write; a repository, which is static, cannot.
-import * as fs from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { basename, join } from 'node:path';
 import { StoreFault } from './faults';
 import { DIR_MODE, errnoOf, FILE_MODE, type FsPort } from './fs-port';
@@ -17,7 +17,7 @@ import { DIR_MODE, errnoOf, FILE_MODE, type FsPort } from './fs-port';
 const IS_POSIX = process.platform !== 'win32';
 /** Group and other permission bits: none of them belongs on anything under .opencomms/. */
 const SHARED_BITS = 0o077;
-const C = fs.constants;
+const C = constants;
 // Windows has none of these: an lstat before the open stands in for O_NOFOLLOW there.
 const O_NOFOLLOW = C.O_NOFOLLOW ?? 0;
 // A FIFO opened for reading would block until a writer came; non-blocking, the open returns and fstat refuses it.
@@ -74,7 +74,7 @@ function openNoFollow(port: FsPort, path: string, use: OwnFileUse, mode: number)
   return fd;
 }
 
-function openChecked(port: FsPort, path: string, use: 'read' | 'append', mode: number): { fd: number; stat: fs.Stats } {
+function openChecked(port: FsPort, path: string, use: 'read' | 'append', mode: number): { fd: number; stat: Stats } {
   const fd = openNoFollow(port, path, use, mode);
   try {
     const stat = port.fstatSync(fd);
@@ -120,12 +120,12 @@ export function ensureOwnDir(port: FsPort, dir: string): string | undefined {
 }
 
 /** Whether the entry belongs to the user OpenComms runs as (always true where there are no uids). */
-export function isOwnedByUs(stat: fs.Stats): boolean {
+export function isOwnedByUs(stat: Stats): boolean {
   return UID === undefined || stat.uid === UID;
 }
 
 /** Whether other users may read or enter the entry (never on Windows, where modes mean nothing here). */
-export function isShared(stat: fs.Stats): boolean {
+export function isShared(stat: Stats): boolean {
   return IS_POSIX && (stat.mode & SHARED_BITS) !== 0;
 }
 
@@ -182,7 +182,7 @@ const UID = IS_POSIX && typeof process.getuid === 'function' ? process.getuid() 
 
 const LINK_FIX = 'OpenComms never follows links under .opencomms/, so it neither reads nor writes through it: remove the link (and find out how it got there), then try again';
 
-function checkOwnFile(stat: fs.Stats, path: string, isWrite: boolean): void {
+function checkOwnFile(stat: Stats, path: string, isWrite: boolean): void {
   if (!stat.isFile()) throw refusalFor(path, misplacedText(stat, 'a file', path));
   checkOwner(stat, path);
   if (isWrite && stat.nlink > 1) {
@@ -190,7 +190,7 @@ function checkOwnFile(stat: fs.Stats, path: string, isWrite: boolean): void {
   }
 }
 
-function checkOwner(stat: fs.Stats, path: string): void {
+function checkOwner(stat: Stats, path: string): void {
   if (!isOwnedByUs(stat)) throw refusalFor(path, ownerText(stat.uid));
 }
 
@@ -198,13 +198,13 @@ function ownerText(uid: number): string {
   return `belongs to another user (uid ${uid}; OpenComms runs as uid ${UID}), and OpenComms uses only its own files under .opencomms/: if the project is yours, take it back (chown -R), else run OpenComms as the user who owns it`;
 }
 
-function misplacedText(stat: fs.Stats, expected: string, path?: string): string {
+function misplacedText(stat: Stats, expected: string, path?: string): string {
   const fresh = path !== undefined && basename(path) === 'state.json' ? ' (the next change then starts an empty state)' : '';
   return `is ${kindOf(stat)} where OpenComms keeps ${expected}; OpenComms will not use, replace or delete it: move it out of .opencomms/${fresh}, then try again`;
 }
 
 /** What an entry is, as a phrase: "a folder", "a named pipe", … */
-export function kindOf(stat: fs.Stats): string {
+export function kindOf(stat: Stats): string {
   if (stat.isDirectory()) return 'a folder';
   if (stat.isFile()) return 'a file';
   if (stat.isSymbolicLink()) return 'a symbolic link';
