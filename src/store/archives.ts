@@ -4,7 +4,9 @@
 // link or not ours is refused (fs-port), never read.
 import { dirname, join } from 'node:path';
 import type { SessionArchive } from '../engine/archive-types';
-import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, NODE_FS, tryReadFile } from './fs-port';
+import { tryReadFile } from './file-read';
+import { errnoOf, FsPort, NODE_FS } from './fs-port';
+import { checkOwnDir, ensureOwnDir } from './own-files';
 import { StoreFault, unwritable } from './faults';
 import { isValidChannelId } from './history';
 import { replaceFile } from './replace-file';

@@ -8,7 +8,8 @@
 import { dirname, join } from 'node:path';
 import { parseTaskRecord } from '../engine/task-shape';
 import type { Task } from '../engine/task-types';
-import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, openOwnFile, writeAll } from './fs-port';
+import { errnoOf, FsPort, writeAll } from './fs-port';
+import { checkOwnDir, ensureOwnDir, openOwnFile } from './own-files';
 import { fsyncDirectory } from './replace-file';
 
 /** The file name under history/: no channel id can take it (those start `chn_`). */

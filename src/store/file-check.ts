@@ -8,7 +8,9 @@ import type { State } from '../engine/types';
 import { isPidAlive } from '../process/liveness';
 import { guardCheck, printableLabel, type Check, type StoreCheckOptions, type StoreCheckReport } from './check';
 import { checkEntries, checkModes, lstatOrNone } from './folder-check';
-import { kindOf, NODE_FS, tryReadFile } from './fs-port';
+import { tryReadFile } from './file-read';
+import { NODE_FS } from './fs-port';
+import { kindOf } from './own-files';
 import { findLeftovers, removeLeftovers } from './leftovers';
 import { breakAbandonedLock, inspectLock, LOCK_STALE_MS } from './lock';
 

@@ -4,7 +4,8 @@
 import { lstatSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Check } from './check';
-import { isOwnedByUs, isShared, kindOf, narrowEntry, NODE_FS } from './fs-port';
+import { NODE_FS } from './fs-port';
+import { isOwnedByUs, isShared, kindOf, narrowEntry } from './own-files';
 import { STATE_DIR_NAME } from './state-dir';
 
 /** An entry's lstat, or undefined when nothing is there. */

@@ -6,7 +6,8 @@ import { dirname, join } from 'node:path';
 import { parseHistoryRecord } from '../engine/state-shape';
 import { CHANNEL_ID_PATTERN } from '../engine/constants';
 import type { HistoryRecord, HistoryView } from '../engine/types';
-import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, openOwnFile, writeAll } from './fs-port';
+import { errnoOf, FsPort, writeAll } from './fs-port';
+import { checkOwnDir, ensureOwnDir, openOwnFile } from './own-files';
 import { unwritable } from './faults';
 import { fsyncDirectory, replaceFile } from './replace-file';
 

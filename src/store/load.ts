@@ -7,7 +7,9 @@ import { addError } from '../engine/error-log';
 import { noteQuarantine } from '../engine/quarantine';
 import { MAX_ERRORS } from '../engine/constants';
 import type { StateCodec } from './codec';
-import { checkOwnDir, errnoOf, FsPort, tryReadFileReusing } from './fs-port';
+import { tryReadFileReusing } from './file-read';
+import { errnoOf, FsPort } from './fs-port';
+import { checkOwnDir } from './own-files';
 import { unwritable } from './faults';
 import { createFileExclusive } from './replace-file';
 

@@ -5,7 +5,9 @@
 // is ever empty (a holder that dies at any moment leaves a stamp naming it).
 import { randomHex } from '../process/crypto';
 import { basename, dirname, join } from 'node:path';
-import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, openOwnFile, tryReadFile, unlinkQuietly, writeAll } from './fs-port';
+import { tryReadFile } from './file-read';
+import { errnoOf, FsPort, unlinkQuietly, writeAll } from './fs-port';
+import { checkOwnDir, ensureOwnDir, openOwnFile } from './own-files';
 import { StoreFault, unwritable } from './faults';
 import { LOCK_REFRESH_MS, LockHandle, LockOptions, LockOwner, markHeld, parseLockOwner, stampFor } from './lock-stamp';
 

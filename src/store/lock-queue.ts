@@ -13,7 +13,8 @@
 import { watch } from 'node:fs';
 import { join } from 'node:path';
 import { randomHex } from '../process/crypto';
-import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, unlinkQuietly } from './fs-port';
+import { errnoOf, FsPort, unlinkQuietly } from './fs-port';
+import { checkOwnDir, ensureOwnDir } from './own-files';
 import { isServableTicket, isTicketAbandoned, LockHandle, LockOptions, stampedProcessOf, WatchPath } from './lock-stamp';
 import { createInPlace, LockFile, readLockFile, releaseLock } from './lock-file';
 import { CHANGE_SUFFIX, changePathOf } from './shared-changes';

@@ -4,7 +4,8 @@
 import { join } from 'node:path';
 import type { State } from '../engine/types';
 import type { StateCodec } from './codec';
-import { errnoOf, FsPort, tryReadFile } from './fs-port';
+import { tryReadFile } from './file-read';
+import { errnoOf, FsPort } from './fs-port';
 import { StoreFault, unwritable } from './faults';
 import { addError, LoadedState } from './load';
 import { replaceFile } from './replace-file';

@@ -3,7 +3,9 @@
 // names another member than its file is ignored (a hand-copied or tampered pin).
 // A pin, or its folder, that is a link or not ours is refused (fs-port), never read.
 import { dirname, join } from 'node:path';
-import { checkOwnDir, ensureOwnDir, errnoOf, FsPort, NODE_FS, tryReadFile } from './fs-port';
+import { tryReadFile } from './file-read';
+import { errnoOf, FsPort, NODE_FS } from './fs-port';
+import { checkOwnDir, ensureOwnDir } from './own-files';
 import { StoreFault, unwritable } from './faults';
 import { replaceFile } from './replace-file';
 import { STATE_DIR_NAME } from './state-dir';

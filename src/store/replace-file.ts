@@ -6,7 +6,8 @@
 // it. replaceUserFile is for the user's own files (host configs).
 import { randomHex } from '../process/crypto';
 import { basename, dirname, join } from 'node:path';
-import { checkOwnDir, errnoOf, FILE_MODE, FsPort, openOwnFile, unlinkQuietly, writeAll } from './fs-port';
+import { errnoOf, FILE_MODE, FsPort, unlinkQuietly, writeAll } from './fs-port';
+import { checkOwnDir, openOwnFile } from './own-files';
 import { StoreFault } from './faults';
 
 // Windows reports these while antivirus or a sync client holds the target

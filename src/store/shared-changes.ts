@@ -16,7 +16,9 @@
 // twice.
 import type { EngineCtx, State, ToolResult } from '../engine/types';
 import { sha256Hex } from '../process/crypto';
-import { FsPort, openOwnFile, tryReadFile, unlinkQuietly, writeAll } from './fs-port';
+import { tryReadFile } from './file-read';
+import { FsPort, unlinkQuietly, writeAll } from './fs-port';
+import { openOwnFile } from './own-files';
 import { writeUnsynced } from './side-files';
 
 /** A change a holder may apply for a waiter: what it is, and the member it speaks for (the waiter's, from its host). */

@@ -9,7 +9,9 @@
 // All are private files of ours, made without following a link (fs-port).
 import { join } from 'node:path';
 import type { RecordedProcess } from '../process/liveness';
-import { ensureOwnDir, errnoOf, NODE_FS, openOwnFile, tryReadFile, unlinkQuietly, type FsPort } from './fs-port';
+import { tryReadFile } from './file-read';
+import { errnoOf, NODE_FS, unlinkQuietly, type FsPort } from './fs-port';
+import { ensureOwnDir, openOwnFile } from './own-files';
 import { isShellKey, shellDirOf, writeUnsynced } from './side-files';
 import { STATE_DIR_NAME } from './state-dir';
 

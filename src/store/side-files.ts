@@ -7,7 +7,9 @@
 // Both are private files of ours, opened without following a link (fs-port).
 // Neither is fsynced: a crash loses at most a notice, never the state.
 import { basename, dirname, join } from 'node:path';
-import { ensureOwnDir, FsPort, NODE_FS, openOwnFile, tryReadFile, unlinkQuietly, writeAll, checkOwnDir, errnoOf } from './fs-port';
+import { tryReadFile } from './file-read';
+import { FsPort, NODE_FS, unlinkQuietly, writeAll, errnoOf } from './fs-port';
+import { ensureOwnDir, openOwnFile, checkOwnDir } from './own-files';
 import { isValidMemberId } from './member-id';
 import { replaceFile } from './replace-file';
 import { STATE_DIR_NAME } from './state-dir';

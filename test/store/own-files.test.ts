@@ -8,9 +8,9 @@ import {
   chmodSync, chownSync, linkSync, lstatSync, mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import {
-  checkOwnDir, DIR_MODE, ensureOwnDir, FILE_MODE, NODE_FS, openOwnFile, tryReadFile, tryReadFileReusing,
-} from '../../src/store/fs-port';
+import { tryReadFile, tryReadFileReusing } from '../../src/store/file-read';
+import { DIR_MODE, FILE_MODE, NODE_FS } from '../../src/store/fs-port';
+import { checkOwnDir, ensureOwnDir, openOwnFile } from '../../src/store/own-files';
 import { createFileExclusive, replaceFile } from '../../src/store/replace-file';
 import { tempProject } from './helpers';
 

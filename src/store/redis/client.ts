@@ -6,15 +6,18 @@
 // reply; a lost connection reopened on the next call after a jittered
 // backoff. Every failure is a StoreFault with a stable code whose message
 // names the server and what to check (client-faults.ts); where the socket
-// may go is client-address.ts.
+// may go is client-address.ts; what the handshake sends and what its answers
+// mean is client-handshake.ts; reading pub/sub messages is pub-sub.ts.
 import type { Socket } from 'node:net';
 import type { StoreFault } from '../faults';
 import { openSocket } from './client-address';
 import { ClientFaults, KEY_TYPE_READ_BY, type Phase } from './client-faults';
 import type { RedisClientOptions } from './client-options';
+import { afterHello, helloCommand } from './client-handshake';
+import { isSubscribeConfirmation, pubSubMessage } from './pub-sub';
 import { describeEndpoint } from './url';
 import {
-  encodeCommand, RespError, RespParser, RespProtocolError, RespPush, type RespArg, type RespValue,
+  encodeCommand, RespError, RespParser, RespProtocolError, type RespArg, type RespValue,
 } from './resp';
 
 /** Commands waiting for a connection beyond this many are refused rather than queued. */
@@ -149,9 +152,7 @@ export class RedisClient {
   async subscribe(channel: string, onMessage: (channel: string, payload: string) => void): Promise<void> {
     this.onMessage = onMessage;
     const answer = await this.command(['SUBSCRIBE', channel]);
-    // RESP3 confirms with a push, RESP2 with an array: the same items.
-    const reply = answer instanceof RespPush ? answer.items : answer;
-    if (!Array.isArray(reply) || textOfReply(reply[0]) !== 'subscribe') {
+    if (!isSubscribeConfirmation(answer)) {
       this.teardown(this.faults.fault('store_protocol_error', 'answered SUBSCRIBE with something other than a subscription: check that the URL names a Redis (or Valkey) server'));
       throw this.faults.fault('store_protocol_error', 'answered SUBSCRIBE unexpectedly');
     }
@@ -255,38 +256,29 @@ export class RedisClient {
     });
   }
 
-  // HELLO 3 with the credentials goes out first: RESP3 where the server
-  // offers it. A server that does not know HELLO or RESP3 (NOPROTO, an
-  // unknown command, an ACL without it) gets AUTH instead and stays on RESP2.
-  // SELECT follows; the queued calls go out only once all succeeded.
+  // The handshake's steps and their meaning are client-handshake.ts; here
+  // they are sent, and the first refusal ends the connection.
   private handshake(): void {
     this.phase = 'handshake';
-    const { username, password } = this.options;
     const hello: Pending = {
       name: 'HELLO',
       resolve: (value) => {
-        if (!(value instanceof RespError)) {
-          this.protocol = 3;
-          this.finishHandshake([]);
+        const next = afterHello(value, this.options);
+        if ('refusal' in next) {
+          this.failures = 0; // a refusal is an answer: no backoff before the next try
+          this.teardown(this.faultForReply(next.refusal, 'AUTH'));
           return;
         }
-        if (isNoResp3(value)) {
-          this.protocol = 2;
-          this.finishHandshake([username === undefined ? ['AUTH', password] : ['AUTH', username, password]]);
-          return;
-        }
-        this.failures = 0; // a refusal is an answer: no backoff before the next try
-        this.teardown(this.faultForReply(value, 'AUTH'));
+        this.protocol = next.protocol;
+        this.finishHandshake(next.steps);
       },
       reject: () => undefined, // the queued calls carry the fault
     };
-    this.write({ bytes: encodeCommand(['HELLO', 3, 'AUTH', username ?? 'default', password]), pendings: [hello] });
+    this.write({ bytes: encodeCommand(helloCommand(this.options)), pendings: [hello] });
   }
 
-  // The rest of the handshake after HELLO: AUTH when HELLO could not do it, then SELECT.
-  private finishHandshake(first: RespArg[][]): void {
-    const steps = [...first];
-    if (this.options.db !== 0) steps.push(['SELECT', this.options.db]);
+  // The rest of the handshake after HELLO (AUTH, SELECT), if any; then the connection is ready.
+  private finishHandshake(steps: RespArg[][]): void {
     if (steps.length === 0) {
       this.ready();
       return;
@@ -332,9 +324,9 @@ export class RedisClient {
       return;
     }
     for (const reply of replies) {
-      const message = this.onMessage ? pubSubItems(reply) : undefined;
+      const message = this.onMessage ? pubSubMessage(reply) : undefined;
       if (message) {
-        this.onMessage!(textOfReply(message[1]) ?? '', textOfReply(message[2]) ?? '');
+        this.onMessage!(message.channel, message.payload);
         continue;
       }
       const pending = this.inflight.shift();
@@ -372,25 +364,4 @@ export class RedisClient {
     if (this.inflight.length === 0 && this.queued.length === 0) this.socket.unref();
     else this.socket.ref();
   }
-}
-
-// A pub/sub delivery: ["message", channel, payload] (a RESP2 array; a RESP3 push has the same items).
-function pubSubItems(reply: RespValue): RespValue[] | undefined {
-  const items = reply instanceof RespPush ? reply.items : reply;
-  return Array.isArray(items) && items.length === 3 && textOfReply(items[0]) === 'message' ? items : undefined;
-}
-
-function textOfReply(value: RespValue | undefined): string | undefined {
-  if (typeof value === 'string') return value;
-  if (Buffer.isBuffer(value)) return value.toString('utf8');
-  return undefined;
-}
-
-// HELLO refused because the server lacks it or RESP3 (older than Redis 6, or
-// an ACL without HELLO): the handshake falls back to AUTH on RESP2. A
-// refusal of the credentials is not one of these.
-function isNoResp3(reply: RespError): boolean {
-  if (reply.prefix === 'NOPROTO') return true;
-  if (reply.prefix === 'NOPERM') return /hello/i.test(reply.message);
-  return reply.prefix === 'ERR' && /unknown command/i.test(reply.message);
 }

@@ -13,7 +13,7 @@ import { RedisClient } from './client';
 import type { RedisStoreConfig, StoreSelection } from './config';
 import { RECORD_FIELD } from './history-cache';
 import { clientFor, keysOf, type RedisKeys } from './keys';
-import { REMEMBERED_COMMITS } from './redis-store';
+import { REMEMBERED_COMMITS } from './state-commit';
 import { textOf } from './replies';
 import { HISTORY_PAGE } from './state-load';
 import { displayUrl } from './url';

@@ -1,18 +1,18 @@
 // The Redis store: the same Store contract as the file store, on a Redis (or
 // Valkey) that several machines share. A change loads the live state, its
-// version and the history it needs in one atomic read, runs the engine on
-// it (pure and synchronous, as with files), and commits with one Lua script
-// that applies it only if the version is still the one loaded; a conflict
+// version and the history it needs in one atomic read (state-load.ts), runs
+// the engine on it (pure and synchronous, as with files), and commits with
+// one Lua script that applies it only if the version is still the one loaded
+// (state-commit.ts); a conflict
 // puts the writer in line (turns.ts) and runs it again on its turn, up to the
 // lock timeout (PROTOCOL.md "Redis store").
 import { join, resolve as resolvePath } from 'node:path';
-import type { EngineCtx, HistoryRecord, State, ToolResult } from '../../engine/types';
+import type { EngineCtx, State, ToolResult } from '../../engine/types';
 import type { StateCodec } from '../codec';
-import { randomHex } from '../../process/crypto';
 import { StoreFault } from '../faults';
 import { isValidChannelId } from '../history';
 import { addError, noteRejection, parseStateText, rejectionNote, type ParsedText, type ParseMemo } from '../load';
-import { applyChange, type ChangeWrite } from '../change';
+import { applyChange } from '../change';
 import { LOCK_TIMEOUT_MS } from '../lock';
 import { createEngineCtx } from '../store';
 import type { Store, StoreTx } from '../contract';
@@ -24,20 +24,15 @@ import { HISTORY_KEEP_RECORDS } from '../history';
 import { RedisClient } from './client';
 import type { RedisStoreConfig } from './config';
 import { displayUrl } from './url';
-import { HistoryCache, HistoryNotLoaded, type StreamEntry } from './history-cache';
-import type { RespArg, RespValue } from './resp';
-import { COMMIT_SCRIPT, commitScriptSha1, streamArgsOf } from './scripts';
-import { RespError } from './resp';
+import { HistoryCache, HistoryNotLoaded } from './history-cache';
 import { clientFor, keysOf, type RedisKeys } from './keys';
-import { protocolFault, textOf, wrongTypeAt } from './replies';
+import { commitRedisState, type CommitSite, type StagedArchives } from './state-commit';
 import { loadRedisState, type LoadedState } from './state-load';
 import { redisArchiveShelf, redisBoardShelf } from './archive-shelf';
 import { subscribeToCommits, watchRedisState, type CommitListener } from './commit-watch';
 import { checkRedisStore } from './self-check';
-import { commitTurnArgs, createTurnLine, turnAnswerOf, turnKeysOf, type Place, type TurnAnswer } from './turns';
+import { createTurnLine, turnKeysOf, type Place } from './turns';
 
-/** Commit tokens the server remembers, to settle a commit whose reply was lost. */
-export const REMEMBERED_COMMITS = 256;
 /** An operation that keeps meeting channels it has not loaded stops here (a bug guard). */
 const MAX_HISTORY_ROUNDS = 1_000;
 
@@ -96,6 +91,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const ctx = createEngineCtx(now, history);
   const memo: ParseMemo = {};
   let current: LoadedState | undefined;
+  const commitSite: CommitSite = { client, keys, turns, cache, codec, memo, keep, where, now };
   // One change at a time per process, as with the file store: conflicts are
   // for other processes, not for our own calls.
   let queue: Promise<unknown> = Promise.resolve();
@@ -176,83 +172,6 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     staged: StagedArchives;
   }
 
-  interface StagedArchives {
-    puts: Map<string, string>;
-    deletes: Set<string>;
-  }
-
-  interface CommitOutcome {
-    isCommitted: boolean;
-    /** A refused commit's place in line. */
-    turn?: TurnAnswer;
-  }
-
-  async function commit(
-    expected: string, text: string, moved: Map<string, HistoryRecord[]>, retired: ChangeWrite['retired'], rejected: Pick<Run<unknown>, 'rejectedText' | 'rejectedKey'>, staged: StagedArchives, place: Place,
-  ): Promise<CommitOutcome> {
-    const { rejectedText } = rejected;
-    const token = randomHex(12);
-    const turn = commitTurnArgs(turns, place);
-    const appends = streamArgsOf(keys, moved, retired);
-    const keyList = [keys.version, keys.state, keys.commits, rejected.rejectedKey ?? keys.corrupt(now()), keys.archives, ...turn.keys, ...appends.keys];
-    const args: RespArg[] = [expected, token, text, keep, rejectedText ?? '', REMEMBERED_COMMITS, keys.notices, ...turn.args];
-    args.push(staged.puts.size);
-    for (const [id, record] of staged.puts) args.push(id, record);
-    args.push(staged.deletes.size, ...staged.deletes, ...appends.args);
-    let reply: RespValue;
-    try {
-      reply = await runCommitScript([keyList.length, ...keyList, ...args]);
-    } catch (err) {
-      if (!(err instanceof StoreFault) || err.code !== 'store_unreachable') throw err;
-      return settleUnknown(err, token);
-    }
-    if (!Array.isArray(reply) || (reply[0] !== 0 && reply[0] !== 1 && reply[0] !== 2)) throw protocolFault(where, 'the commit script answered an unexpected shape');
-    if (reply[0] === 0) return { isCommitted: false, turn: turnAnswerOf(reply) };
-    if (reply[0] === 2) throw await wrongTypeAt(client, textOf(reply[1]!) ?? '', 'the commit', textOf(reply[2]!) ?? undefined);
-    const version = textOf(reply[1]!) ?? '';
-    const ids = Array.isArray(reply[2]) ? reply[2].map((id) => textOf(id) ?? '') : [];
-    // Our stream entries directly follow what the load read (the version
-    // proved nothing came between), so the cache takes them as they are.
-    let at = 0;
-    for (const [channelId, records] of moved) {
-      if (cache.isTracked(channelId)) {
-        cache.apply(channelId, records.map((r, i): StreamEntry => ({ id: ids[at + i] ?? '0-0', fields: ['r', JSON.stringify(r)] })));
-      }
-      at += records.length;
-    }
-    current = { version, text, isLineBusy: false };
-    // The codec wrote this text from a state that was valid: the next load of it (the usual case
-    // without contention) needs no validation.
-    if (codec.reparse && rejectedText === undefined) memo.text = text;
-    return { isCommitted: true };
-  }
-
-  // By its SHA1, which the server keeps once it has seen the script: a
-  // commit then carries 40 bytes instead of the script. A server that has
-  // not seen it (first use, a restart, SCRIPT FLUSH) says NOSCRIPT, which
-  // means the script did not run, and gets the whole script once.
-  async function runCommitScript(rest: RespArg[]): Promise<RespValue> {
-    const [first] = await client.pipeline([['EVALSHA', commitScriptSha1(), ...rest]]);
-    if (first instanceof RespError && first.prefix === 'NOSCRIPT') return client.command(['EVAL', COMMIT_SCRIPT, ...rest]);
-    return client.check(first!, 'EVALSHA');
-  }
-
-  // The commit's reply was lost with the connection: it may or may not have
-  // run. The server remembers recent commit tokens; asking it settles the
-  // question whenever it can be reached again within one more timeout.
-  // (A commit still queued in the old connection's server-side buffer could
-  // in theory run after this check; Redis reads a closed client's buffer
-  // before dropping it, so the window is the server's own read latency.)
-  async function settleUnknown(cause: StoreFault, token: string): Promise<CommitOutcome> {
-    let tokens: RespValue;
-    try {
-      tokens = await client.command(['LRANGE', keys.commits, 0, REMEMBERED_COMMITS - 1]);
-    } catch {
-      throw new StoreFault('store_unreachable', `${cause.message}. This change may or may not have been saved: check with status or history before repeating it`, cause, true);
-    }
-    return { isCommitted: Array.isArray(tokens) && tokens.some((t) => textOf(t) === token) };
-  }
-
   function lockTimeout(attempts: number): StoreFault {
     return new StoreFault('lock_timeout', `gave up after ${attempts} attempts in ${lockTimeoutMs} ms: other writers held ${keys.state} on ${where} the whole time`);
   }
@@ -298,7 +217,11 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
             await options.beforeCommit?.();
             // A refused change saves only the fallback text, never its archive work.
             const work = write.isFallback ? { puts: new Map(), deletes: new Set<string>() } : run.staged;
-            const outcome = await commit(run.loaded.version, write.text, write.finished, write.retired, run, work, place);
+            const outcome = await commitRedisState(commitSite, {
+              expected: run.loaded.version, text: write.text, moved: write.finished, retired: write.retired,
+              rejectedText: run.rejectedText, rejectedKey: run.rejectedKey, staged: work, place,
+            });
+            if (outcome.committed) current = outcome.committed;
             if (outcome.isCommitted) {
               place.ticket = undefined; // the commit passed our turn on
               return result;

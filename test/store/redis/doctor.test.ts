@@ -13,7 +13,7 @@ import { RedisClient } from '../../../src/store/redis/client';
 import { keyPrefixOf } from '../../../src/store/redis/config';
 import { createRedisStore } from '../../../src/store/redis/redis-store';
 import { STORE_ACL_COMMANDS } from '../../../src/store/redis/keys';
-import { probedCommands } from '../../../src/store/redis/self-check';
+import { probedCommands } from '../../../src/store/redis/permission-probes';
 import { DEFAULT_CODEC } from '../../../src/store/default-codec';
 import { MINIMAL_PROJECT, SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer } from './server';
 
