@@ -4196,28 +4196,6 @@ import { dirname, join as join3 } from "node:path";
 
 // src/store/fs-port.ts
 import * as fs from "node:fs";
-import { basename, join as join2 } from "node:path";
-
-// src/store/faults.ts
-var StoreFault = class extends Error {
-  code;
-  /** Set when the message itself says what to do (a refused entry under .opencomms/), so no generic advice is added. */
-  hasFix;
-  constructor(code, message, cause, hasFix = false) {
-    super(message, cause === void 0 ? void 0 : { cause });
-    this.name = "StoreFault";
-    this.code = code;
-    this.hasFix = hasFix;
-  }
-};
-function unwritable(action, path, err) {
-  if (err instanceof StoreFault) return err;
-  const errno = err?.code;
-  const suffix = typeof errno === "string" ? ` (${errno})` : "";
-  return new StoreFault("state_unwritable", `cannot ${action} ${path}${suffix}`, err);
-}
-
-// src/store/fs-port.ts
 var FILE_MODE = 384;
 var DIR_MODE = 448;
 var NODE_FS = {
@@ -4252,69 +4230,40 @@ function writeAll(port, fd, data, position = null) {
     done += n;
   }
 }
-function tryReadFile(port, path) {
-  const opened = tryOpenForRead(port, path);
-  if (opened === void 0) return void 0;
-  try {
-    return readToEnd(port, opened.fd, Buffer.allocUnsafe(opened.size + 1), (bigger) => Buffer.allocUnsafe(bigger));
-  } finally {
-    port.closeSync(opened.fd);
-  }
-}
-var SCRATCH_KEEP_BYTES = 8 << 20;
-var scratch = { read: Buffer.alloc(0), encode: Buffer.alloc(0) };
-function scratchOf(kind, bytes) {
-  if (scratch[kind].length >= bytes) return scratch[kind];
-  const grown = Buffer.allocUnsafe(Math.max(bytes, Math.min(2 * scratch[kind].length, SCRATCH_KEEP_BYTES)));
-  if (grown.length <= SCRATCH_KEEP_BYTES) scratch[kind] = grown;
-  return grown;
-}
-function tryReadFileReusing(port, path) {
-  const opened = tryOpenForRead(port, path);
-  if (opened === void 0) return void 0;
-  try {
-    return readToEnd(port, opened.fd, scratchOf("read", opened.size + 1), (bigger) => scratchOf("read", bigger));
-  } finally {
-    port.closeSync(opened.fd);
-  }
-}
-function tryOpenForRead(port, path) {
-  try {
-    const { fd, stat } = openChecked(port, path, "read", FILE_MODE);
-    return { fd, size: stat.size };
-  } catch (err) {
-    if (errnoOf(err) === "ENOENT") return void 0;
-    throw err;
-  }
-}
-function readToEnd(port, fd, first, grow) {
-  let buffer = first;
-  let got = 0;
-  for (; ; ) {
-    if (got === buffer.length) {
-      const bigger = grow(2 * buffer.length);
-      buffer.copy(bigger, 0, 0, got);
-      buffer = bigger;
-    }
-    const n = port.readSync(fd, buffer, got, buffer.length - got, got);
-    if (n <= 0) return buffer.subarray(0, got);
-    got += n;
-  }
-}
-function encodeReusing(text) {
-  const bound = 3 * text.length;
-  const buffer = scratchOf("encode", bound <= SCRATCH_KEEP_BYTES ? bound : Buffer.byteLength(text, "utf8"));
-  return buffer.subarray(0, buffer.write(text, "utf8"));
-}
 function unlinkQuietly(port, path) {
   try {
     port.unlinkSync(path);
   } catch {
   }
 }
+
+// src/store/own-files.ts
+import { constants } from "node:fs";
+import { basename, join as join2 } from "node:path";
+
+// src/store/faults.ts
+var StoreFault = class extends Error {
+  code;
+  /** Set when the message itself says what to do (a refused entry under .opencomms/), so no generic advice is added. */
+  hasFix;
+  constructor(code, message, cause, hasFix = false) {
+    super(message, cause === void 0 ? void 0 : { cause });
+    this.name = "StoreFault";
+    this.code = code;
+    this.hasFix = hasFix;
+  }
+};
+function unwritable(action, path, err) {
+  if (err instanceof StoreFault) return err;
+  const errno = err?.code;
+  const suffix = typeof errno === "string" ? ` (${errno})` : "";
+  return new StoreFault("state_unwritable", `cannot ${action} ${path}${suffix}`, err);
+}
+
+// src/store/own-files.ts
 var IS_POSIX = process.platform !== "win32";
 var SHARED_BITS = 63;
-var C = fs.constants;
+var C = constants;
 var O_NOFOLLOW = C.O_NOFOLLOW ?? 0;
 var O_NONBLOCK = C.O_NONBLOCK ?? 0;
 var O_DIRECTORY = C.O_DIRECTORY ?? 0;
@@ -4326,6 +4275,15 @@ var OPEN_FLAGS = {
 var NARROW_DEPTH = 4;
 function openOwnFile(port, path, use, mode = FILE_MODE) {
   return use === "create" ? openNoFollow(port, path, use, mode) : openChecked(port, path, use, mode).fd;
+}
+function openOwnForRead(port, path) {
+  try {
+    const { fd, stat } = openChecked(port, path, "read", FILE_MODE);
+    return { fd, size: stat.size };
+  } catch (err) {
+    if (errnoOf(err) === "ENOENT") return void 0;
+    throw err;
+  }
 }
 function openNoFollow(port, path, use, mode) {
   if (O_NOFOLLOW === 0) refuseIfLink(port, path);
@@ -4515,6 +4473,53 @@ function checkModes(projectDir, fix) {
   const left = wide.filter((e) => !narrowEntry(NODE_FS, e.path));
   if (left.length > 0) return { name: "modes", status: "warn", message: `${what}; could not narrow ${left.map((e) => e.shown).join(", ")}: chmod go-rwx them` };
   return { name: "modes", status: "ok", message: `narrowed ${what}`, fixed: true };
+}
+
+// src/store/file-read.ts
+function tryReadFile(port, path) {
+  const opened = openOwnForRead(port, path);
+  if (opened === void 0) return void 0;
+  try {
+    return readToEnd(port, opened.fd, Buffer.allocUnsafe(opened.size + 1), (bigger) => Buffer.allocUnsafe(bigger));
+  } finally {
+    port.closeSync(opened.fd);
+  }
+}
+var SCRATCH_KEEP_BYTES = 8 << 20;
+var scratch = { read: Buffer.alloc(0), encode: Buffer.alloc(0) };
+function scratchOf(kind, bytes) {
+  if (scratch[kind].length >= bytes) return scratch[kind];
+  const grown = Buffer.allocUnsafe(Math.max(bytes, Math.min(2 * scratch[kind].length, SCRATCH_KEEP_BYTES)));
+  if (grown.length <= SCRATCH_KEEP_BYTES) scratch[kind] = grown;
+  return grown;
+}
+function tryReadFileReusing(port, path) {
+  const opened = openOwnForRead(port, path);
+  if (opened === void 0) return void 0;
+  try {
+    return readToEnd(port, opened.fd, scratchOf("read", opened.size + 1), (bigger) => scratchOf("read", bigger));
+  } finally {
+    port.closeSync(opened.fd);
+  }
+}
+function readToEnd(port, fd, first, grow) {
+  let buffer = first;
+  let got = 0;
+  for (; ; ) {
+    if (got === buffer.length) {
+      const bigger = grow(2 * buffer.length);
+      buffer.copy(bigger, 0, 0, got);
+      buffer = bigger;
+    }
+    const n = port.readSync(fd, buffer, got, buffer.length - got, got);
+    if (n <= 0) return buffer.subarray(0, got);
+    got += n;
+  }
+}
+function encodeReusing(text) {
+  const bound = 3 * text.length;
+  const buffer = scratchOf("encode", bound <= SCRATCH_KEEP_BYTES ? bound : Buffer.byteLength(text, "utf8"));
+  return buffer.subarray(0, buffer.write(text, "utf8"));
 }
 
 // src/store/leftovers.ts
@@ -6688,165 +6693,172 @@ function parseEntry(fields, channelId) {
   return void 0;
 }
 
-// src/store/redis/turn-scripts.ts
-var TURN_LUA = `
-local function readTurns(nextKey, servingKey)
-  local nextT = tonumber(redis.call('GET', nextKey) or '0') or 0
-  local serving = tonumber(redis.call('GET', servingKey) or '') or (nextT + 1)
-  return nextT, serving
-end
-local function settle(servingKey, leaseKey, ownersKey, nextT, serving, leaseMs, isMoved)
-  while serving <= nextT do
-    local bell = redis.call('HGET', ownersKey, serving)
-    if bell and redis.call('PUBLISH', bell, serving) > 0 then
-      if isMoved then
-        redis.call('SET', leaseKey, serving, 'PX', leaseMs)
-        break
-      end
-      if tonumber(redis.call('GET', leaseKey) or '') == serving then break end
-    end
-    redis.call('HDEL', ownersKey, serving)
-    serving = serving + 1
-    isMoved = true
-  end
-  if isMoved then redis.call('SET', servingKey, serving) end
-  return serving
-end
-local function takeTicket(nextKey, servingKey, leaseKey, ownersKey, serving, bell, leaseMs)
-  local ticket = redis.call('INCR', nextKey)
-  redis.call('HSET', ownersKey, ticket, bell)
-  if ticket ~= serving then return ticket, 0 end
-  redis.call('SET', servingKey, serving)
-  redis.call('SET', leaseKey, serving, 'PX', leaseMs)
-  return ticket, 1
-end
-local function passTurn(servingKey, leaseKey, ownersKey, nextT, ticket, leaseMs)
-  redis.call('HDEL', ownersKey, ticket)
-  settle(servingKey, leaseKey, ownersKey, nextT, ticket + 1, leaseMs, true)
-end
-`;
-var TURN_SCRIPT = `${TURN_LUA}
-local leaseMs, bell = ARGV[3], ARGV[4]
-local nextT, serving = readTurns(KEYS[1], KEYS[2])
-serving = settle(KEYS[2], KEYS[3], KEYS[4], nextT, serving, leaseMs, false)
-if ARGV[1] == 'take' then
-  local ticket, isNow = takeTicket(KEYS[1], KEYS[2], KEYS[3], KEYS[4], serving, bell, leaseMs)
-  return {ticket, isNow}
-end
-local ticket = tonumber(ARGV[2])
-local isOurs = ticket >= serving and redis.call('HGET', KEYS[4], ticket) == bell
-if ARGV[1] == 'release' then
-  if isOurs and ticket == serving then
-    passTurn(KEYS[2], KEYS[3], KEYS[4], nextT, ticket, leaseMs)
-  elseif isOurs then
-    redis.call('HDEL', KEYS[4], ticket)
-  end
-  return 0
-end
-if not isOurs then return -1 end
-if ticket == serving then
-  redis.call('SET', KEYS[3], ticket, 'PX', leaseMs)
-  return 1
-end
-return 0
-`;
-var turnSha1;
-function turnScriptSha1() {
-  turnSha1 ??= sha1Hex(TURN_SCRIPT);
-  return turnSha1;
+// src/store/redis/client-address.ts
+function openSocket(options, faults, target) {
+  const { host, port } = options;
+  const net = __require("node:net");
+  if (options.isTls) {
+    target.attach(__require("node:tls").connect({
+      host,
+      port,
+      // SNI carries names only; an IP address is checked against the certificate's IP entries.
+      servername: net.isIP(host) === 0 ? host : void 0,
+      ca: options.ca === void 0 ? void 0 : [options.ca],
+      minVersion: "TLSv1.2",
+      rejectUnauthorized: true
+    }));
+    return;
+  }
+  if (net.isIP(host) !== 0) {
+    if (isLoopbackAddress(host)) target.attach(net.connect({ host, port }));
+    else target.refuse(faults.offMachineFault(void 0));
+    return;
+  }
+  (options.lookup ?? lookupAll)(host).then(
+    (found) => {
+      if (!target.isCurrent()) return;
+      if (found.length === 0 || !found.every((a) => isLoopbackAddress(a.address))) {
+        target.refuse(faults.offMachineFault(found.map((a) => a.address)));
+        return;
+      }
+      target.attach(net.connect({ host, port, lookup: pinnedLookup(found) }));
+    },
+    (err) => {
+      if (target.isCurrent()) target.lookupFailed(err);
+    }
+  );
+}
+function lookupAll(host) {
+  return __require("node:dns").promises.lookup(host, { all: true, verbatim: true });
+}
+function pinnedLookup(found) {
+  return (_host, options, callback) => {
+    if (options.all) callback(null, found.map((a) => ({ address: a.address, family: a.family })));
+    else callback(null, found[0].address, found[0].family);
+  };
 }
 
-// src/store/redis/scripts.ts
-var COMMIT_SCRIPT = `${TURN_LUA}
-local function isWrongType(reply)
-  if type(reply) ~= 'table' or not reply.err then return false end
-  if string.sub(reply.err, 1, 9) == 'WRONGTYPE' then return true end
-  error(reply)
-end
-local current = redis.pcall('GET', KEYS[1])
-if isWrongType(current) then return {2, KEYS[1], 'string'} end
-for k = 6, 8 do
-  if isWrongType(redis.pcall('GET', KEYS[k])) then return {2, KEYS[k], 'string'} end
-end
-if isWrongType(redis.pcall('HGET', KEYS[9], '0')) then return {2, KEYS[9], 'hash'} end
-local leaseMs, bell = ARGV[9], ARGV[10]
-local nextT, serving = readTurns(KEYS[6], KEYS[7])
-serving = settle(KEYS[7], KEYS[8], KEYS[9], nextT, serving, leaseMs, false)
-local ticket = tonumber(ARGV[8])
-local isServed = ticket ~= nil and ticket == serving and redis.call('HGET', KEYS[9], ticket) == bell
-if (current or '') ~= ARGV[1] or (nextT >= serving and not isServed) then
-  local isNow = 0
-  if isServed then
-    redis.call('SET', KEYS[8], ticket, 'PX', leaseMs)
-    isNow = 1
-  elseif ticket == nil or ticket < serving or redis.call('HGET', KEYS[9], ticket) ~= bell then
-    ticket = 0
-    if bell ~= '' then ticket, isNow = takeTicket(KEYS[6], KEYS[7], KEYS[8], KEYS[9], serving, bell, leaseMs) end
-  end
-  return {0, current or '', ticket, isNow}
-end
-local puts = tonumber(ARGV[11])
-local dels = tonumber(ARGV[12 + 2 * puts])
-if isWrongType(redis.pcall('GET', KEYS[2])) then return {2, KEYS[2], 'string'} end
-if isWrongType(redis.pcall('LRANGE', KEYS[3], 0, 0)) then return {2, KEYS[3], 'list'} end
-if ARGV[5] ~= '' and isWrongType(redis.pcall('GET', KEYS[4])) then return {2, KEYS[4], 'string'} end
-if puts + dels > 0 and isWrongType(redis.pcall('HGET', KEYS[5], '')) then return {2, KEYS[5], 'hash'} end
-for k = 10, #KEYS do
-  if isWrongType(redis.pcall('XREVRANGE', KEYS[k], '+', '-', 'COUNT', 1)) then return {2, KEYS[k], 'stream'} end
-end
-local n = 0
-if current then n = tonumber(string.match(current, '^(%d+):')) or 0 end
-local version = string.format('%d', n + 1) .. ':' .. ARGV[2]
-if ARGV[5] ~= '' then redis.call('SET', KEYS[4], ARGV[5]) end
-redis.call('SET', KEYS[2], ARGV[3])
-local a = 12
-for j = 1, puts do
-  redis.call('HSET', KEYS[5], ARGV[a], ARGV[a + 1])
-  a = a + 2
-end
-a = a + 1
-for j = 1, dels do
-  redis.call('HDEL', KEYS[5], ARGV[a])
-  a = a + 1
-end
-local ids = {}
-for k = 10, #KEYS do
-  local count, isTrimmed = tonumber(ARGV[a]), ARGV[a + 1] == '1'
-  a = a + 2
-  for j = 1, count do
-    if isTrimmed then
-      ids[#ids + 1] = redis.call('XADD', KEYS[k], 'MAXLEN', ARGV[4], '*', 'r', ARGV[a])
-    else
-      ids[#ids + 1] = redis.call('XADD', KEYS[k], '*', 'r', ARGV[a])
-    end
-    a = a + 1
-  end
-end
-redis.call('SET', KEYS[1], version)
-redis.call('LPUSH', KEYS[3], ARGV[2])
-redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[6]) - 1)
-if isServed then passTurn(KEYS[7], KEYS[8], KEYS[9], nextT, ticket, leaseMs) end
-redis.call('PUBLISH', ARGV[7], version)
-return {1, version, ids}
-`;
-var commitSha1;
-function commitScriptSha1() {
-  commitSha1 ??= sha1Hex(COMMIT_SCRIPT);
-  return commitSha1;
-}
-function streamArgsOf(keys, moved, retired) {
-  const streams = [];
-  const args = [];
-  for (const [channelId, records] of moved) {
-    streams.push(keys.history(channelId));
-    args.push(records.length, 1, ...records.map((r) => JSON.stringify(r)));
+// src/store/redis/client-faults.ts
+var KEY_TYPE_READ_BY = {
+  GET: "string",
+  HGET: "hash",
+  HGETALL: "hash",
+  LRANGE: "list",
+  XRANGE: "stream",
+  XREVRANGE: "stream"
+};
+var CERT_ERRORS = /* @__PURE__ */ new Set([
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+  "CERT_UNTRUSTED",
+  "CERT_REVOKED",
+  "CERT_SIGNATURE_FAILURE",
+  "HOSTNAME_MISMATCH"
+]);
+var ClientFaults = class {
+  /** `host:port`, as messages name the server. */
+  where;
+  options;
+  moment;
+  constructor(options, where, moment) {
+    this.options = options;
+    this.where = where;
+    this.moment = moment;
   }
-  if (retired.length > 0) {
-    streams.push(keys.board);
-    args.push(retired.length, 0, ...retired.map((t) => JSON.stringify(t)));
+  fault(code, what, cause) {
+    return new StoreFault(code, `The Redis store at ${this.where} ${what}`, cause, true);
   }
-  return { keys: streams, args };
-}
+  /** The fault an error reply stands for: auth, permission, or the server refusing to do it. */
+  faultForReply(reply, commandName, key) {
+    const user = this.options.username === void 0 ? "the default user" : `ACL user ${JSON.stringify(this.options.username)}`;
+    switch (reply.prefix) {
+      case "WRONGPASS":
+        return this.fault("store_auth_failed", `refused the credentials of ${user} (${reply.message}): check the user in the URL and OPENCOMMS_STORE_PASSWORD(_FILE), and that the user is enabled on the server`);
+      case "NOAUTH":
+        return this.fault("store_auth_failed", `requires authentication before ${commandName} (${reply.message}): check OPENCOMMS_STORE_PASSWORD(_FILE)`);
+      // A server that restarted answers LOADING until its data is back in memory, and a replica
+      // whose primary is gone MASTERDOWN: it cannot serve yet, as if it were not there.
+      case "LOADING":
+      case "MASTERDOWN":
+        return this.fault("store_unreachable", `cannot serve ${commandName} yet (${reply.message.slice(0, 200)}): it is still starting or has lost its primary; try again in a moment`);
+      case "NOPERM": {
+        const hint = this.options.permissionHint ? ` Grant that user ${this.options.permissionHint}.` : "";
+        return this.fault("store_forbidden", `does not let ${user} run ${commandName} on these keys (${reply.message}).${hint}`);
+      }
+      default:
+        if (reply.prefix === "WRONGTYPE" && KEY_TYPE_READ_BY[commandName.toUpperCase()] !== void 0) return this.wrongTypeFault(key, commandName);
+        if (/^ERR invalid password|^ERR AUTH .*without any password configured/i.test(reply.message)) {
+          return this.fault("store_auth_failed", `refused the credentials of ${user} (${reply.message}): check OPENCOMMS_STORE_PASSWORD(_FILE) and the server's ACL`);
+        }
+        return this.fault("state_unwritable", `refused ${commandName}: ${reply.message.slice(0, 300)}. Check the server (memory limit, read-only replica, persistence errors) and try again`);
+    }
+  }
+  /**
+   * A key of the project holds another type than the store keeps there
+   * (`expected`, by default the type `commandName` works on), and `found`
+   * when it could be told. Nothing was written: a commit checks every key
+   * before its first write.
+   */
+  wrongTypeFault(key, commandName, expected = KEY_TYPE_READ_BY[commandName.toUpperCase()], found) {
+    const which = key ?? "a key of this project";
+    const holding = found === void 0 ? "a value of another type" : `a ${found}`;
+    const keeps = expected === void 0 ? "" : ` where OpenComms keeps a ${expected}`;
+    const inspect = found === void 0 && key !== void 0 ? ` (TYPE ${key} shows what it holds)` : "";
+    return this.fault(
+      "store_key_wrong_type",
+      `has ${which} holding ${holding}${keeps}${inspect}, written by a hand edit, another tool or a bad restore; so ${commandName} was refused and nothing was written. Restore that key from a backup, or delete it (redis-cli DEL ${key ?? "<key>"}) if what it holds is not needed, then try again`
+    );
+  }
+  /** Plain text to anything but loopback: refused before a byte is sent. */
+  // `addresses` is what the name resolved to (undefined for an address).
+  offMachineFault(addresses) {
+    const { host } = this.options;
+    const what = addresses === void 0 ? `${host} is not a loopback address` : addresses.length === 0 ? `${host} resolves to no address` : `${host} resolves to ${addresses.join(", ")}, not only to loopback`;
+    return this.fault(
+      "store_tls_required",
+      `was not contacted: ${what}, and redis:// (plain text: the password and every message in clear) goes only to this machine (127.0.0.0/8, ::1). Name 127.0.0.1 or ::1 in the URL for a server on this machine, or use rediss://\u2026 with TLS for one elsewhere`
+    );
+  }
+  tlsPortFault() {
+    return this.fault("store_tls_required", "answered with TLS: that port expects TLS, so use rediss://\u2026 (with OPENCOMMS_STORE_CA for a private CA)");
+  }
+  // Redis answers anything on its plain port, if only with an error; a
+  // connection dropped before AUTH got any answer is what a TLS port does
+  // to a plain-text client.
+  plainAtTlsPortFault() {
+    return this.fault("store_tls_required", "closed the connection without answering AUTH, as a TLS port does with plain text: use rediss://\u2026 (with OPENCOMMS_STORE_CA for a private CA); if that port is not a TLS port, check the server log");
+  }
+  faultForSocketError(err) {
+    const code = err.code ?? "";
+    if (this.moment().phase === "handshake" && !this.options.isTls && (code === "ECONNRESET" || code === "EPIPE")) return this.plainAtTlsPortFault();
+    if (CERT_ERRORS.has(code)) {
+      return this.fault("store_tls_failed", `presented a certificate that could not be verified (${code}): if it is signed by a private CA, set OPENCOMMS_STORE_CA to that CA's PEM file; check that the certificate names ${this.options.host} and has not expired`, err);
+    }
+    if (this.options.isTls && this.moment().phase === "connecting" && (code.startsWith("ERR_SSL") || code === "ECONNRESET" || code === "EPROTO")) {
+      return this.fault("store_tls_failed", `did not complete a TLS handshake (${code}): check that the port is the server's tls-port (a plain port needs redis:// on loopback)`, err);
+    }
+    const why = code === "ECONNREFUSED" ? "refused the connection: check that redis-server is running and listening on that host and port" : code === "ENOTFOUND" || code === "EAI_AGAIN" ? `cannot be found: check the host name ${JSON.stringify(this.options.host)} in OPENCOMMS_STORE` : `cannot be reached (${code || err.message}): check that the server is up and the network path to it`;
+    return this.fault("store_unreachable", why, err);
+  }
+  faultForTimeout() {
+    const ms = this.options.timeoutMs;
+    if (this.moment().phase === "connecting" && this.moment().isTcpConnected) {
+      return this.fault("store_tls_failed", `accepted the connection but completed no TLS handshake within ${ms} ms: check that the port is the server's tls-port (a plain port needs redis:// on loopback)`);
+    }
+    return this.fault("store_unreachable", `did not answer within ${ms} ms: check that the server is up and not overloaded, and the network path to it (firewall, VPN)`);
+  }
+  faultForClose() {
+    if (this.moment().sawTlsBytes) return this.tlsPortFault();
+    if (this.moment().phase === "handshake" && !this.options.isTls) return this.plainAtTlsPortFault();
+    return this.fault("store_unreachable", "closed the connection: check that the server is running (a command in flight may or may not have been applied)");
+  }
+};
 
 // src/store/redis/resp.ts
 var RespError = class {
@@ -7106,167 +7118,38 @@ function parseDouble(body) {
   return value;
 }
 
-// src/store/redis/client-address.ts
-function openSocket(options, faults, target) {
-  const { host, port } = options;
-  const net = __require("node:net");
-  if (options.isTls) {
-    target.attach(__require("node:tls").connect({
-      host,
-      port,
-      // SNI carries names only; an IP address is checked against the certificate's IP entries.
-      servername: net.isIP(host) === 0 ? host : void 0,
-      ca: options.ca === void 0 ? void 0 : [options.ca],
-      minVersion: "TLSv1.2",
-      rejectUnauthorized: true
-    }));
-    return;
-  }
-  if (net.isIP(host) !== 0) {
-    if (isLoopbackAddress(host)) target.attach(net.connect({ host, port }));
-    else target.refuse(faults.offMachineFault(void 0));
-    return;
-  }
-  (options.lookup ?? lookupAll)(host).then(
-    (found) => {
-      if (!target.isCurrent()) return;
-      if (found.length === 0 || !found.every((a) => isLoopbackAddress(a.address))) {
-        target.refuse(faults.offMachineFault(found.map((a) => a.address)));
-        return;
-      }
-      target.attach(net.connect({ host, port, lookup: pinnedLookup(found) }));
-    },
-    (err) => {
-      if (target.isCurrent()) target.lookupFailed(err);
-    }
-  );
+// src/store/redis/client-handshake.ts
+function helloCommand(options) {
+  return ["HELLO", 3, "AUTH", options.username ?? "default", options.password];
 }
-function lookupAll(host) {
-  return __require("node:dns").promises.lookup(host, { all: true, verbatim: true });
+function afterHello(reply, options) {
+  const select = options.db !== 0 ? [["SELECT", options.db]] : [];
+  if (!(reply instanceof RespError)) return { protocol: 3, steps: select };
+  if (!isNoResp3(reply)) return { refusal: reply };
+  const { username, password } = options;
+  return { protocol: 2, steps: [username === void 0 ? ["AUTH", password] : ["AUTH", username, password], ...select] };
 }
-function pinnedLookup(found) {
-  return (_host, options, callback) => {
-    if (options.all) callback(null, found.map((a) => ({ address: a.address, family: a.family })));
-    else callback(null, found[0].address, found[0].family);
-  };
+function isNoResp3(reply) {
+  if (reply.prefix === "NOPROTO") return true;
+  if (reply.prefix === "NOPERM") return /hello/i.test(reply.message);
+  return reply.prefix === "ERR" && /unknown command/i.test(reply.message);
 }
 
-// src/store/redis/client-faults.ts
-var KEY_TYPE_READ_BY = {
-  GET: "string",
-  HGET: "hash",
-  HGETALL: "hash",
-  LRANGE: "list",
-  XRANGE: "stream",
-  XREVRANGE: "stream"
-};
-var CERT_ERRORS = /* @__PURE__ */ new Set([
-  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
-  "UNABLE_TO_GET_ISSUER_CERT",
-  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
-  "SELF_SIGNED_CERT_IN_CHAIN",
-  "DEPTH_ZERO_SELF_SIGNED_CERT",
-  "CERT_HAS_EXPIRED",
-  "CERT_NOT_YET_VALID",
-  "ERR_TLS_CERT_ALTNAME_INVALID",
-  "CERT_UNTRUSTED",
-  "CERT_REVOKED",
-  "CERT_SIGNATURE_FAILURE",
-  "HOSTNAME_MISMATCH"
-]);
-var ClientFaults = class {
-  /** `host:port`, as messages name the server. */
-  where;
-  options;
-  moment;
-  constructor(options, where, moment) {
-    this.options = options;
-    this.where = where;
-    this.moment = moment;
-  }
-  fault(code, what, cause) {
-    return new StoreFault(code, `The Redis store at ${this.where} ${what}`, cause, true);
-  }
-  /** The fault an error reply stands for: auth, permission, or the server refusing to do it. */
-  faultForReply(reply, commandName, key) {
-    const user = this.options.username === void 0 ? "the default user" : `ACL user ${JSON.stringify(this.options.username)}`;
-    switch (reply.prefix) {
-      case "WRONGPASS":
-        return this.fault("store_auth_failed", `refused the credentials of ${user} (${reply.message}): check the user in the URL and OPENCOMMS_STORE_PASSWORD(_FILE), and that the user is enabled on the server`);
-      case "NOAUTH":
-        return this.fault("store_auth_failed", `requires authentication before ${commandName} (${reply.message}): check OPENCOMMS_STORE_PASSWORD(_FILE)`);
-      case "NOPERM": {
-        const hint = this.options.permissionHint ? ` Grant that user ${this.options.permissionHint}.` : "";
-        return this.fault("store_forbidden", `does not let ${user} run ${commandName} on these keys (${reply.message}).${hint}`);
-      }
-      default:
-        if (reply.prefix === "WRONGTYPE" && KEY_TYPE_READ_BY[commandName.toUpperCase()] !== void 0) return this.wrongTypeFault(key, commandName);
-        if (/^ERR invalid password|^ERR AUTH .*without any password configured/i.test(reply.message)) {
-          return this.fault("store_auth_failed", `refused the credentials of ${user} (${reply.message}): check OPENCOMMS_STORE_PASSWORD(_FILE) and the server's ACL`);
-        }
-        return this.fault("state_unwritable", `refused ${commandName}: ${reply.message.slice(0, 300)}. Check the server (memory limit, read-only replica, persistence errors) and try again`);
-    }
-  }
-  /**
-   * A key of the project holds another type than the store keeps there
-   * (`expected`, by default the type `commandName` works on), and `found`
-   * when it could be told. Nothing was written: a commit checks every key
-   * before its first write.
-   */
-  wrongTypeFault(key, commandName, expected = KEY_TYPE_READ_BY[commandName.toUpperCase()], found) {
-    const which = key ?? "a key of this project";
-    const holding = found === void 0 ? "a value of another type" : `a ${found}`;
-    const keeps = expected === void 0 ? "" : ` where OpenComms keeps a ${expected}`;
-    const inspect = found === void 0 && key !== void 0 ? ` (TYPE ${key} shows what it holds)` : "";
-    return this.fault(
-      "store_key_wrong_type",
-      `has ${which} holding ${holding}${keeps}${inspect}, written by a hand edit, another tool or a bad restore; so ${commandName} was refused and nothing was written. Restore that key from a backup, or delete it (redis-cli DEL ${key ?? "<key>"}) if what it holds is not needed, then try again`
-    );
-  }
-  /** Plain text to anything but loopback: refused before a byte is sent. */
-  // `addresses` is what the name resolved to (undefined for an address).
-  offMachineFault(addresses) {
-    const { host } = this.options;
-    const what = addresses === void 0 ? `${host} is not a loopback address` : addresses.length === 0 ? `${host} resolves to no address` : `${host} resolves to ${addresses.join(", ")}, not only to loopback`;
-    return this.fault(
-      "store_tls_required",
-      `was not contacted: ${what}, and redis:// (plain text: the password and every message in clear) goes only to this machine (127.0.0.0/8, ::1). Name 127.0.0.1 or ::1 in the URL for a server on this machine, or use rediss://\u2026 with TLS for one elsewhere`
-    );
-  }
-  tlsPortFault() {
-    return this.fault("store_tls_required", "answered with TLS: that port expects TLS, so use rediss://\u2026 (with OPENCOMMS_STORE_CA for a private CA)");
-  }
-  // Redis answers anything on its plain port, if only with an error; a
-  // connection dropped before AUTH got any answer is what a TLS port does
-  // to a plain-text client.
-  plainAtTlsPortFault() {
-    return this.fault("store_tls_required", "closed the connection without answering AUTH, as a TLS port does with plain text: use rediss://\u2026 (with OPENCOMMS_STORE_CA for a private CA); if that port is not a TLS port, check the server log");
-  }
-  faultForSocketError(err) {
-    const code = err.code ?? "";
-    if (this.moment().phase === "handshake" && !this.options.isTls && (code === "ECONNRESET" || code === "EPIPE")) return this.plainAtTlsPortFault();
-    if (CERT_ERRORS.has(code)) {
-      return this.fault("store_tls_failed", `presented a certificate that could not be verified (${code}): if it is signed by a private CA, set OPENCOMMS_STORE_CA to that CA's PEM file; check that the certificate names ${this.options.host} and has not expired`, err);
-    }
-    if (this.options.isTls && this.moment().phase === "connecting" && (code.startsWith("ERR_SSL") || code === "ECONNRESET" || code === "EPROTO")) {
-      return this.fault("store_tls_failed", `did not complete a TLS handshake (${code}): check that the port is the server's tls-port (a plain port needs redis:// on loopback)`, err);
-    }
-    const why = code === "ECONNREFUSED" ? "refused the connection: check that redis-server is running and listening on that host and port" : code === "ENOTFOUND" || code === "EAI_AGAIN" ? `cannot be found: check the host name ${JSON.stringify(this.options.host)} in OPENCOMMS_STORE` : `cannot be reached (${code || err.message}): check that the server is up and the network path to it`;
-    return this.fault("store_unreachable", why, err);
-  }
-  faultForTimeout() {
-    const ms = this.options.timeoutMs;
-    if (this.moment().phase === "connecting" && this.moment().isTcpConnected) {
-      return this.fault("store_tls_failed", `accepted the connection but completed no TLS handshake within ${ms} ms: check that the port is the server's tls-port (a plain port needs redis:// on loopback)`);
-    }
-    return this.fault("store_unreachable", `did not answer within ${ms} ms: check that the server is up and not overloaded, and the network path to it (firewall, VPN)`);
-  }
-  faultForClose() {
-    if (this.moment().sawTlsBytes) return this.tlsPortFault();
-    if (this.moment().phase === "handshake" && !this.options.isTls) return this.plainAtTlsPortFault();
-    return this.fault("store_unreachable", "closed the connection: check that the server is running (a command in flight may or may not have been applied)");
-  }
-};
+// src/store/redis/pub-sub.ts
+function isSubscribeConfirmation(answer) {
+  const reply = answer instanceof RespPush ? answer.items : answer;
+  return Array.isArray(reply) && textOfPubSub(reply[0]) === "subscribe";
+}
+function pubSubMessage(reply) {
+  const items = reply instanceof RespPush ? reply.items : reply;
+  if (!Array.isArray(items) || items.length !== 3 || textOfPubSub(items[0]) !== "message") return void 0;
+  return { channel: textOfPubSub(items[1]) ?? "", payload: textOfPubSub(items[2]) ?? "" };
+}
+function textOfPubSub(value) {
+  if (typeof value === "string") return value;
+  if (Buffer.isBuffer(value)) return value.toString("utf8");
+  return void 0;
+}
 
 // src/store/redis/client.ts
 var MAX_QUEUED_COMMANDS = 1e4;
@@ -7373,8 +7256,7 @@ var RedisClient = class {
   async subscribe(channel, onMessage) {
     this.onMessage = onMessage;
     const answer = await this.command(["SUBSCRIBE", channel]);
-    const reply = answer instanceof RespPush ? answer.items : answer;
-    if (!Array.isArray(reply) || textOfReply(reply[0]) !== "subscribe") {
+    if (!isSubscribeConfirmation(answer)) {
       this.teardown(this.faults.fault("store_protocol_error", "answered SUBSCRIBE with something other than a subscription: check that the URL names a Redis (or Valkey) server"));
       throw this.faults.fault("store_protocol_error", "answered SUBSCRIBE unexpectedly");
     }
@@ -7468,38 +7350,29 @@ var RedisClient = class {
       if (this.socket === socket) this.teardown(this.faults.faultForClose());
     });
   }
-  // HELLO 3 with the credentials goes out first: RESP3 where the server
-  // offers it. A server that does not know HELLO or RESP3 (NOPROTO, an
-  // unknown command, an ACL without it) gets AUTH instead and stays on RESP2.
-  // SELECT follows; the queued calls go out only once all succeeded.
+  // The handshake's steps and their meaning are client-handshake.ts; here
+  // they are sent, and the first refusal ends the connection.
   handshake() {
     this.phase = "handshake";
-    const { username, password } = this.options;
     const hello = {
       name: "HELLO",
       resolve: (value) => {
-        if (!(value instanceof RespError)) {
-          this.protocol = 3;
-          this.finishHandshake([]);
+        const next = afterHello(value, this.options);
+        if ("refusal" in next) {
+          this.failures = 0;
+          this.teardown(this.faultForReply(next.refusal, "AUTH"));
           return;
         }
-        if (isNoResp3(value)) {
-          this.protocol = 2;
-          this.finishHandshake([username === void 0 ? ["AUTH", password] : ["AUTH", username, password]]);
-          return;
-        }
-        this.failures = 0;
-        this.teardown(this.faultForReply(value, "AUTH"));
+        this.protocol = next.protocol;
+        this.finishHandshake(next.steps);
       },
       reject: () => void 0
       // the queued calls carry the fault
     };
-    this.write({ bytes: encodeCommand(["HELLO", 3, "AUTH", username ?? "default", password]), pendings: [hello] });
+    this.write({ bytes: encodeCommand(helloCommand(this.options)), pendings: [hello] });
   }
-  // The rest of the handshake after HELLO: AUTH when HELLO could not do it, then SELECT.
-  finishHandshake(first) {
-    const steps = [...first];
-    if (this.options.db !== 0) steps.push(["SELECT", this.options.db]);
+  // The rest of the handshake after HELLO (AUTH, SELECT), if any; then the connection is ready.
+  finishHandshake(steps) {
     if (steps.length === 0) {
       this.ready();
       return;
@@ -7542,9 +7415,9 @@ var RedisClient = class {
       return;
     }
     for (const reply of replies) {
-      const message = this.onMessage ? pubSubItems(reply) : void 0;
+      const message = this.onMessage ? pubSubMessage(reply) : void 0;
       if (message) {
-        this.onMessage(textOfReply(message[1]) ?? "", textOfReply(message[2]) ?? "");
+        this.onMessage(message.channel, message.payload);
         continue;
       }
       const pending = this.inflight.shift();
@@ -7581,20 +7454,6 @@ var RedisClient = class {
     else this.socket.ref();
   }
 };
-function pubSubItems(reply) {
-  const items = reply instanceof RespPush ? reply.items : reply;
-  return Array.isArray(items) && items.length === 3 && textOfReply(items[0]) === "message" ? items : void 0;
-}
-function textOfReply(value) {
-  if (typeof value === "string") return value;
-  if (Buffer.isBuffer(value)) return value.toString("utf8");
-  return void 0;
-}
-function isNoResp3(reply) {
-  if (reply.prefix === "NOPROTO") return true;
-  if (reply.prefix === "NOPERM") return /hello/i.test(reply.message);
-  return reply.prefix === "ERR" && /unknown command/i.test(reply.message);
-}
 
 // src/store/redis/keys.ts
 function keysOf(prefix) {
@@ -7673,6 +7532,358 @@ async function wrongTypeAt(client, key, commandName, expected) {
     found = void 0;
   }
   return client.wrongTypeFault(key, commandName, expected, found);
+}
+
+// src/store/redis/turn-scripts.ts
+var TURN_LUA = `
+local function readTurns(nextKey, servingKey)
+  local nextT = tonumber(redis.call('GET', nextKey) or '0') or 0
+  local serving = tonumber(redis.call('GET', servingKey) or '') or (nextT + 1)
+  return nextT, serving
+end
+local function settle(servingKey, leaseKey, ownersKey, nextT, serving, leaseMs, isMoved)
+  while serving <= nextT do
+    local bell = redis.call('HGET', ownersKey, serving)
+    if bell and redis.call('PUBLISH', bell, serving) > 0 then
+      if isMoved then
+        redis.call('SET', leaseKey, serving, 'PX', leaseMs)
+        break
+      end
+      if tonumber(redis.call('GET', leaseKey) or '') == serving then break end
+    end
+    redis.call('HDEL', ownersKey, serving)
+    serving = serving + 1
+    isMoved = true
+  end
+  if isMoved then redis.call('SET', servingKey, serving) end
+  return serving
+end
+local function takeTicket(nextKey, servingKey, leaseKey, ownersKey, serving, bell, leaseMs)
+  local ticket = redis.call('INCR', nextKey)
+  redis.call('HSET', ownersKey, ticket, bell)
+  if ticket ~= serving then return ticket, 0 end
+  redis.call('SET', servingKey, serving)
+  redis.call('SET', leaseKey, serving, 'PX', leaseMs)
+  return ticket, 1
+end
+local function passTurn(servingKey, leaseKey, ownersKey, nextT, ticket, leaseMs)
+  redis.call('HDEL', ownersKey, ticket)
+  settle(servingKey, leaseKey, ownersKey, nextT, ticket + 1, leaseMs, true)
+end
+`;
+var TURN_SCRIPT = `${TURN_LUA}
+local leaseMs, bell = ARGV[3], ARGV[4]
+local nextT, serving = readTurns(KEYS[1], KEYS[2])
+serving = settle(KEYS[2], KEYS[3], KEYS[4], nextT, serving, leaseMs, false)
+if ARGV[1] == 'take' then
+  local ticket, isNow = takeTicket(KEYS[1], KEYS[2], KEYS[3], KEYS[4], serving, bell, leaseMs)
+  return {ticket, isNow}
+end
+local ticket = tonumber(ARGV[2])
+local isOurs = ticket >= serving and redis.call('HGET', KEYS[4], ticket) == bell
+if ARGV[1] == 'release' then
+  if isOurs and ticket == serving then
+    passTurn(KEYS[2], KEYS[3], KEYS[4], nextT, ticket, leaseMs)
+  elseif isOurs then
+    redis.call('HDEL', KEYS[4], ticket)
+  end
+  return 0
+end
+if not isOurs then return -1 end
+if ticket == serving then
+  redis.call('SET', KEYS[3], ticket, 'PX', leaseMs)
+  return 1
+end
+return 0
+`;
+var turnSha1;
+function turnScriptSha1() {
+  turnSha1 ??= sha1Hex(TURN_SCRIPT);
+  return turnSha1;
+}
+
+// src/store/redis/scripts.ts
+var COMMIT_SCRIPT = `${TURN_LUA}
+local function isWrongType(reply)
+  if type(reply) ~= 'table' or not reply.err then return false end
+  if string.sub(reply.err, 1, 9) == 'WRONGTYPE' then return true end
+  error(reply)
+end
+local current = redis.pcall('GET', KEYS[1])
+if isWrongType(current) then return {2, KEYS[1], 'string'} end
+for k = 6, 8 do
+  if isWrongType(redis.pcall('GET', KEYS[k])) then return {2, KEYS[k], 'string'} end
+end
+if isWrongType(redis.pcall('HGET', KEYS[9], '0')) then return {2, KEYS[9], 'hash'} end
+local leaseMs, bell = ARGV[9], ARGV[10]
+local nextT, serving = readTurns(KEYS[6], KEYS[7])
+serving = settle(KEYS[7], KEYS[8], KEYS[9], nextT, serving, leaseMs, false)
+local ticket = tonumber(ARGV[8])
+local isServed = ticket ~= nil and ticket == serving and redis.call('HGET', KEYS[9], ticket) == bell
+if (current or '') ~= ARGV[1] or (nextT >= serving and not isServed) then
+  local isNow = 0
+  if isServed then
+    redis.call('SET', KEYS[8], ticket, 'PX', leaseMs)
+    isNow = 1
+  elseif ticket == nil or ticket < serving or redis.call('HGET', KEYS[9], ticket) ~= bell then
+    ticket = 0
+    if bell ~= '' then ticket, isNow = takeTicket(KEYS[6], KEYS[7], KEYS[8], KEYS[9], serving, bell, leaseMs) end
+  end
+  return {0, current or '', ticket, isNow}
+end
+local puts = tonumber(ARGV[11])
+local dels = tonumber(ARGV[12 + 2 * puts])
+if isWrongType(redis.pcall('GET', KEYS[2])) then return {2, KEYS[2], 'string'} end
+if isWrongType(redis.pcall('LRANGE', KEYS[3], 0, 0)) then return {2, KEYS[3], 'list'} end
+if ARGV[5] ~= '' and isWrongType(redis.pcall('GET', KEYS[4])) then return {2, KEYS[4], 'string'} end
+if puts + dels > 0 and isWrongType(redis.pcall('HGET', KEYS[5], '')) then return {2, KEYS[5], 'hash'} end
+for k = 10, #KEYS do
+  if isWrongType(redis.pcall('XREVRANGE', KEYS[k], '+', '-', 'COUNT', 1)) then return {2, KEYS[k], 'stream'} end
+end
+local n = 0
+if current then n = tonumber(string.match(current, '^(%d+):')) or 0 end
+local version = string.format('%d', n + 1) .. ':' .. ARGV[2]
+if ARGV[5] ~= '' then redis.call('SET', KEYS[4], ARGV[5]) end
+redis.call('SET', KEYS[2], ARGV[3])
+local a = 12
+for j = 1, puts do
+  redis.call('HSET', KEYS[5], ARGV[a], ARGV[a + 1])
+  a = a + 2
+end
+a = a + 1
+for j = 1, dels do
+  redis.call('HDEL', KEYS[5], ARGV[a])
+  a = a + 1
+end
+local ids = {}
+for k = 10, #KEYS do
+  local count, isTrimmed = tonumber(ARGV[a]), ARGV[a + 1] == '1'
+  a = a + 2
+  for j = 1, count do
+    if isTrimmed then
+      ids[#ids + 1] = redis.call('XADD', KEYS[k], 'MAXLEN', ARGV[4], '*', 'r', ARGV[a])
+    else
+      ids[#ids + 1] = redis.call('XADD', KEYS[k], '*', 'r', ARGV[a])
+    end
+    a = a + 1
+  end
+end
+redis.call('SET', KEYS[1], version)
+redis.call('LPUSH', KEYS[3], ARGV[2])
+redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[6]) - 1)
+if isServed then passTurn(KEYS[7], KEYS[8], KEYS[9], nextT, ticket, leaseMs) end
+redis.call('PUBLISH', ARGV[7], version)
+return {1, version, ids}
+`;
+var commitSha1;
+function commitScriptSha1() {
+  commitSha1 ??= sha1Hex(COMMIT_SCRIPT);
+  return commitSha1;
+}
+function streamArgsOf(keys, moved, retired) {
+  const streams = [];
+  const args = [];
+  for (const [channelId, records] of moved) {
+    streams.push(keys.history(channelId));
+    args.push(records.length, 1, ...records.map((r) => JSON.stringify(r)));
+  }
+  if (retired.length > 0) {
+    streams.push(keys.board);
+    args.push(retired.length, 0, ...retired.map((t) => JSON.stringify(t)));
+  }
+  return { keys: streams, args };
+}
+
+// src/store/redis/turns.ts
+var TURN_LEASE_MS = 2e3;
+var TURN_BEAT_MS = 150;
+var STRAY_RING_MS = 100;
+function turnKeysOf(prefix) {
+  return {
+    next: `${prefix}turn-next`,
+    serving: `${prefix}turn-serving`,
+    lease: `${prefix}turn-lease`,
+    owners: `${prefix}turn-owners`,
+    bellPrefix: `${prefix}turn-bell:`
+  };
+}
+function commitTurnArgs(line, place) {
+  const { keys } = line;
+  return { keys: [keys.next, keys.serving, keys.lease, keys.owners], args: [place.ticket ?? "", line.leaseMs, line.bellIfListening()] };
+}
+function turnAnswerOf(reply) {
+  const ticket = Number(reply[2]);
+  if (!Number.isSafeInteger(ticket) || ticket < 0) return void 0;
+  return { ticket, isNow: Number(reply[3]) === 1 };
+}
+function createTurnLine(options) {
+  const { client, keys } = options;
+  const leaseMs = options.leaseMs ?? TURN_LEASE_MS;
+  const beatMs = options.beatMs ?? TURN_BEAT_MS;
+  const bell = `${keys.bellPrefix}${randomHex(8)}`;
+  let listener;
+  let isListening = false;
+  let held;
+  let lastRung = 0;
+  const strays = /* @__PURE__ */ new Set();
+  async function runTurnScript(mode, ticket) {
+    const rest = [4, keys.next, keys.serving, keys.lease, keys.owners, mode, ticket, leaseMs, bell];
+    const [first] = await client.pipeline([["EVALSHA", turnScriptSha1(), ...rest]]);
+    if (first instanceof RespError && first.prefix === "NOSCRIPT") return client.command(["EVAL", TURN_SCRIPT, ...rest]);
+    return client.check(first, "EVALSHA");
+  }
+  function onRing(payload) {
+    const ticket = Number(payload);
+    if (!Number.isSafeInteger(ticket) || ticket < 1) return;
+    lastRung = ticket;
+    if (held?.ticket === ticket) {
+      held.standing = 1;
+      held.wake?.();
+      return;
+    }
+    if (strays.has(ticket)) return;
+    strays.add(ticket);
+    setTimeout(() => {
+      if (held?.ticket === ticket) {
+        strays.delete(ticket);
+        return;
+      }
+      runTurnScript("release", ticket).catch(() => void 0).finally(() => strays.delete(ticket));
+    }, STRAY_RING_MS).unref();
+  }
+  async function listen() {
+    if (isListening) return;
+    listener ??= options.openListener();
+    listener.onConnectionLost = () => {
+      isListening = false;
+      held?.wake?.();
+    };
+    await listener.subscribe(bell, (_channel, payload) => onRing(payload));
+    isListening = true;
+  }
+  async function beat(place) {
+    const { ticket } = place;
+    if (ticket === void 0) return;
+    try {
+      const standing = Number(await runTurnScript("check", ticket));
+      if (place.ticket !== ticket || standing === place.standing) return;
+      place.standing = standing;
+      place.wake?.();
+    } catch {
+    }
+  }
+  function hold(place, answer) {
+    held = place;
+    place.ticket = answer.ticket;
+    place.standing = answer.isNow || lastRung === answer.ticket ? 1 : 0;
+    if (place.beat !== void 0) return;
+    let isBeating = false;
+    place.beat = setInterval(() => {
+      if (isBeating) return;
+      isBeating = true;
+      void beat(place).finally(() => isBeating = false);
+    }, beatMs);
+    place.beat.unref();
+  }
+  async function take() {
+    const reply = await runTurnScript("take", 0);
+    const answer = Array.isArray(reply) ? turnAnswerOf([0, "", ...reply]) : void 0;
+    if (answer === void 0 || answer.ticket < 1) throw new StoreFault("store_protocol_error", `The Redis store at ${client.where}: the turn script answered an unexpected shape`, void 0, true);
+    return answer;
+  }
+  const line = {
+    keys,
+    leaseMs,
+    bellIfListening: () => isListening ? bell : "",
+    join: (place, deadline) => line.waitForTurn(place, void 0, deadline),
+    async waitForTurn(place, answer, deadline) {
+      if (answer === void 0 || answer.ticket === 0) {
+        await listen();
+        answer = await take();
+      }
+      hold(place, answer);
+      while (place.standing === 0 && isListening) {
+        const left = deadline - Date.now();
+        if (left <= 0) return false;
+        await new Promise((resolve) => {
+          const timer = setTimeout(resolve, left);
+          place.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        place.wake = void 0;
+      }
+      return Date.now() < deadline;
+    },
+    async leave(place) {
+      clearInterval(place.beat);
+      place.beat = void 0;
+      if (held === place) held = void 0;
+      const { ticket } = place;
+      place.ticket = void 0;
+      if (ticket === void 0) return;
+      try {
+        await runTurnScript("release", ticket);
+      } catch {
+      }
+    },
+    async close() {
+      await listener?.close();
+    }
+  };
+  return line;
+}
+
+// src/store/redis/state-commit.ts
+var REMEMBERED_COMMITS = 256;
+async function commitRedisState(site, request) {
+  const { client, keys, cache, codec, memo, keep, where, now } = site;
+  const { expected, text, moved, retired, rejectedText, staged, place } = request;
+  const token = randomHex(12);
+  const turn = commitTurnArgs(site.turns, place);
+  const appends = streamArgsOf(keys, moved, retired);
+  const keyList = [keys.version, keys.state, keys.commits, request.rejectedKey ?? keys.corrupt(now()), keys.archives, ...turn.keys, ...appends.keys];
+  const args = [expected, token, text, keep, rejectedText ?? "", REMEMBERED_COMMITS, keys.notices, ...turn.args];
+  args.push(staged.puts.size);
+  for (const [id, record] of staged.puts) args.push(id, record);
+  args.push(staged.deletes.size, ...staged.deletes, ...appends.args);
+  let reply;
+  try {
+    reply = await runCommitScript(client, [keyList.length, ...keyList, ...args]);
+  } catch (err) {
+    if (!(err instanceof StoreFault) || err.code !== "store_unreachable") throw err;
+    return settleUnknown(site, err, token);
+  }
+  if (!Array.isArray(reply) || reply[0] !== 0 && reply[0] !== 1 && reply[0] !== 2) throw protocolFault(where, "the commit script answered an unexpected shape");
+  if (reply[0] === 0) return { isCommitted: false, turn: turnAnswerOf(reply) };
+  if (reply[0] === 2) throw await wrongTypeAt(client, textOf(reply[1]) ?? "", "the commit", textOf(reply[2]) ?? void 0);
+  const version = textOf(reply[1]) ?? "";
+  const ids = Array.isArray(reply[2]) ? reply[2].map((id) => textOf(id) ?? "") : [];
+  let at = 0;
+  for (const [channelId, records] of moved) {
+    if (cache.isTracked(channelId)) {
+      cache.apply(channelId, records.map((r, i) => ({ id: ids[at + i] ?? "0-0", fields: ["r", JSON.stringify(r)] })));
+    }
+    at += records.length;
+  }
+  if (codec.reparse && rejectedText === void 0) memo.text = text;
+  return { isCommitted: true, committed: { version, text, isLineBusy: false } };
+}
+async function runCommitScript(client, rest) {
+  const [first] = await client.pipeline([["EVALSHA", commitScriptSha1(), ...rest]]);
+  if (first instanceof RespError && first.prefix === "NOSCRIPT") return client.command(["EVAL", COMMIT_SCRIPT, ...rest]);
+  return client.check(first, "EVALSHA");
+}
+async function settleUnknown(site, cause, token) {
+  const { client, keys } = site;
+  let tokens;
+  try {
+    tokens = await client.command(["LRANGE", keys.commits, 0, REMEMBERED_COMMITS - 1]);
+  } catch {
+    throw new StoreFault("store_unreachable", `${cause.message}. This change may or may not have been saved: check with status or history before repeating it`, cause, true);
+  }
+  return { isCommitted: Array.isArray(tokens) && tokens.some((t) => textOf(t) === token) };
 }
 
 // src/store/redis/state-load.ts
@@ -7885,11 +8096,98 @@ function callListener(listener, log) {
   }
 }
 
+// src/store/redis/permission-probes.ts
+var PROBE_SCRIPT = "return redis.call('GET', KEYS[1]) and 1 or 0";
+var PROBE_NAME = "doctor-probe";
+function probesFor(config, keys) {
+  const probeKey = `${config.keyPrefix}${PROBE_NAME}`;
+  const probeStream = keys.history(PROBE_NAME);
+  const reads = [
+    { name: "SELECT", args: ["SELECT", config.db] },
+    { name: "GET", args: ["GET", keys.version] },
+    { name: "LRANGE", args: ["LRANGE", keys.commits, 0, 0] },
+    { name: "HGET", args: ["HGET", keys.archives, PROBE_NAME] },
+    { name: "XRANGE", args: ["XRANGE", probeStream, "-", "+", "COUNT", 1] },
+    { name: "XREVRANGE", args: ["XREVRANGE", probeStream, "+", "-", "COUNT", 1] },
+    { name: "MGET", args: ["MGET", keys.version, keys.epoch] },
+    { name: "EVAL", args: ["EVAL", PROBE_SCRIPT, 1, keys.version] },
+    // The EVAL just before makes the server know the script, so this runs it again by its SHA1.
+    { name: "EVALSHA", args: ["EVALSHA", sha1Hex(PROBE_SCRIPT), 1, keys.version] },
+    { name: "EXEC", args: ["EXEC"] }
+  ];
+  const queued = [
+    { name: "SET", args: ["SET", probeKey, "1"] },
+    { name: "DEL", args: ["DEL", probeKey] },
+    { name: "INCR", args: ["INCR", probeKey] },
+    { name: "LPUSH", args: ["LPUSH", probeKey, "1"] },
+    { name: "LTRIM", args: ["LTRIM", probeKey, 0, 0] },
+    { name: "HGETALL", args: ["HGETALL", keys.archives] },
+    { name: "HSET", args: ["HSET", probeKey, PROBE_NAME, "1"] },
+    { name: "HDEL", args: ["HDEL", probeKey, PROBE_NAME] },
+    { name: "XADD", args: ["XADD", probeStream, "MAXLEN", 1, "*", "r", "1"] },
+    { name: "PUBLISH", args: ["PUBLISH", keys.notices, "doctor"] },
+    { name: "SUBSCRIBE", args: ["SUBSCRIBE", keys.notices] }
+  ];
+  return { reads, queued };
+}
+async function probePermissions(client, config, keys) {
+  const { reads, queued } = probesFor(config, keys);
+  const refused = { command: [], key: [], channel: [] };
+  const unclear = [];
+  const judge = (name, reply, isAllowed) => {
+    if (reply instanceof RespError && reply.prefix === "NOPERM") refused[deniedWhat(reply)].push(name);
+    else if (!isAllowed(reply)) unclear.push(`${name} (${reply instanceof RespError ? reply.message.slice(0, 120) : "an unexpected answer"})`);
+  };
+  const readReplies = await client.pipeline(reads.map((p) => p.args));
+  reads.forEach((probe, i) => judge(probe.name, readReplies[i], (reply) => probe.name === "EXEC" ? reply instanceof RespError && /without MULTI/i.test(reply.message) : !(reply instanceof RespError)));
+  const [multi] = await client.pipeline([["MULTI"]]);
+  judge("MULTI", multi, (reply) => reply === "OK");
+  let tested = reads.length + 1;
+  if (multi === "OK") {
+    const replies = await client.pipeline([...queued.map((p) => p.args), ["DISCARD"]]);
+    queued.forEach((probe, i) => judge(probe.name, replies[i], (reply) => reply === "QUEUED"));
+    judge("DISCARD", replies[queued.length], (reply) => reply === "OK");
+    tested += queued.length + 1;
+  } else {
+    unclear.push(`${queued.map((p) => p.name).join(", ")} and DISCARD (probed only inside a MULTI)`);
+  }
+  const scope = `on ${keys.pattern} and the channel ${keys.notices}`;
+  if (refused.command.length + refused.key.length + refused.channel.length > 0) {
+    const what = [];
+    const grant = [];
+    if (refused.command.length > 0) {
+      what.push(`run ${refused.command.join(", ")}`);
+      grant.push(...refused.command.map((name) => `+${name.toLowerCase()}`));
+    }
+    if (refused.key.length > 0) {
+      what.push(`use the keys ${keys.pattern} (refused: ${refused.key.join(", ")})`);
+      grant.push(`~${keys.pattern}`);
+    }
+    if (refused.channel.length > 0) {
+      what.push(`use the channel ${keys.notices} (refused: ${refused.channel.join(", ")})`);
+      grant.push(`&${keys.notices}`);
+    }
+    return {
+      name: "store permissions",
+      status: "fail",
+      reason: "store_forbidden",
+      message: `store_forbidden: the ACL user may not ${what.join("; nor ")}. Grant it ${grant.join(" ")} (ACL SETUSER on the server); everything the store needs is ${aclHint(keys)}`
+    };
+  }
+  if (unclear.length > 0) {
+    return { name: "store permissions", status: "warn", message: `could not confirm ${unclear.join("; ")}; the store needs ${STORE_ACL_COMMANDS} ${scope}` };
+  }
+  return { name: "store permissions", status: "ok", message: `all ${tested} commands the store uses are allowed ${scope} (checked without changing anything)` };
+}
+function deniedWhat(reply) {
+  if (/\bkeys?\b/i.test(reply.message)) return "key";
+  if (/\bchannels?\b/i.test(reply.message)) return "channel";
+  return "command";
+}
+
 // src/store/redis/self-check.ts
 var RTT_PINGS = 5;
 var SLOW_RTT_MS = 100;
-var PROBE_SCRIPT = "return redis.call('GET', KEYS[1]) and 1 or 0";
-var PROBE_NAME = "doctor-probe";
 function passed(name, message) {
   return { name, status: "ok", message };
 }
@@ -8003,91 +8301,6 @@ async function roundTripCheck(client) {
   if (median <= SLOW_RTT_MS) return passed("store round trip", message);
   return { name: "store round trip", status: "warn", message: `${message}: every change costs at least two round trips, so each tool call waits that long; a closer server helps` };
 }
-function probesFor(config, keys) {
-  const probeKey = `${config.keyPrefix}${PROBE_NAME}`;
-  const probeStream = keys.history(PROBE_NAME);
-  const reads = [
-    { name: "SELECT", args: ["SELECT", config.db] },
-    { name: "GET", args: ["GET", keys.version] },
-    { name: "LRANGE", args: ["LRANGE", keys.commits, 0, 0] },
-    { name: "HGET", args: ["HGET", keys.archives, PROBE_NAME] },
-    { name: "XRANGE", args: ["XRANGE", probeStream, "-", "+", "COUNT", 1] },
-    { name: "XREVRANGE", args: ["XREVRANGE", probeStream, "+", "-", "COUNT", 1] },
-    { name: "MGET", args: ["MGET", keys.version, keys.epoch] },
-    { name: "EVAL", args: ["EVAL", PROBE_SCRIPT, 1, keys.version] },
-    // The EVAL just before makes the server know the script, so this runs it again by its SHA1.
-    { name: "EVALSHA", args: ["EVALSHA", sha1Hex(PROBE_SCRIPT), 1, keys.version] },
-    { name: "EXEC", args: ["EXEC"] }
-  ];
-  const queued = [
-    { name: "SET", args: ["SET", probeKey, "1"] },
-    { name: "DEL", args: ["DEL", probeKey] },
-    { name: "INCR", args: ["INCR", probeKey] },
-    { name: "LPUSH", args: ["LPUSH", probeKey, "1"] },
-    { name: "LTRIM", args: ["LTRIM", probeKey, 0, 0] },
-    { name: "HGETALL", args: ["HGETALL", keys.archives] },
-    { name: "HSET", args: ["HSET", probeKey, PROBE_NAME, "1"] },
-    { name: "HDEL", args: ["HDEL", probeKey, PROBE_NAME] },
-    { name: "XADD", args: ["XADD", probeStream, "MAXLEN", 1, "*", "r", "1"] },
-    { name: "PUBLISH", args: ["PUBLISH", keys.notices, "doctor"] },
-    { name: "SUBSCRIBE", args: ["SUBSCRIBE", keys.notices] }
-  ];
-  return { reads, queued };
-}
-async function probePermissions(client, config, keys) {
-  const { reads, queued } = probesFor(config, keys);
-  const refused = { command: [], key: [], channel: [] };
-  const unclear = [];
-  const judge = (name, reply, isAllowed) => {
-    if (reply instanceof RespError && reply.prefix === "NOPERM") refused[deniedWhat(reply)].push(name);
-    else if (!isAllowed(reply)) unclear.push(`${name} (${reply instanceof RespError ? reply.message.slice(0, 120) : "an unexpected answer"})`);
-  };
-  const readReplies = await client.pipeline(reads.map((p) => p.args));
-  reads.forEach((probe, i) => judge(probe.name, readReplies[i], (reply) => probe.name === "EXEC" ? reply instanceof RespError && /without MULTI/i.test(reply.message) : !(reply instanceof RespError)));
-  const [multi] = await client.pipeline([["MULTI"]]);
-  judge("MULTI", multi, (reply) => reply === "OK");
-  let tested = reads.length + 1;
-  if (multi === "OK") {
-    const replies = await client.pipeline([...queued.map((p) => p.args), ["DISCARD"]]);
-    queued.forEach((probe, i) => judge(probe.name, replies[i], (reply) => reply === "QUEUED"));
-    judge("DISCARD", replies[queued.length], (reply) => reply === "OK");
-    tested += queued.length + 1;
-  } else {
-    unclear.push(`${queued.map((p) => p.name).join(", ")} and DISCARD (probed only inside a MULTI)`);
-  }
-  const scope = `on ${keys.pattern} and the channel ${keys.notices}`;
-  if (refused.command.length + refused.key.length + refused.channel.length > 0) {
-    const what = [];
-    const grant = [];
-    if (refused.command.length > 0) {
-      what.push(`run ${refused.command.join(", ")}`);
-      grant.push(...refused.command.map((name) => `+${name.toLowerCase()}`));
-    }
-    if (refused.key.length > 0) {
-      what.push(`use the keys ${keys.pattern} (refused: ${refused.key.join(", ")})`);
-      grant.push(`~${keys.pattern}`);
-    }
-    if (refused.channel.length > 0) {
-      what.push(`use the channel ${keys.notices} (refused: ${refused.channel.join(", ")})`);
-      grant.push(`&${keys.notices}`);
-    }
-    return {
-      name: "store permissions",
-      status: "fail",
-      reason: "store_forbidden",
-      message: `store_forbidden: the ACL user may not ${what.join("; nor ")}. Grant it ${grant.join(" ")} (ACL SETUSER on the server); everything the store needs is ${aclHint(keys)}`
-    };
-  }
-  if (unclear.length > 0) {
-    return { name: "store permissions", status: "warn", message: `could not confirm ${unclear.join("; ")}; the store needs ${STORE_ACL_COMMANDS} ${scope}` };
-  }
-  return passed("store permissions", `all ${tested} commands the store uses are allowed ${scope} (checked without changing anything)`);
-}
-function deniedWhat(reply) {
-  if (/\bkeys?\b/i.test(reply.message)) return "key";
-  if (/\bchannels?\b/i.test(reply.message)) return "channel";
-  return "command";
-}
 async function stateCheck(client, keys) {
   const [version, text] = await client.pipeline([["GET", keys.version], ["GET", keys.state]]);
   const versionText = replyText(client.check(version, "GET"));
@@ -8116,149 +8329,7 @@ async function stateCheck(client, keys) {
   return { check: passed("store state", `${keys.state} loads (${channels} channel${channels === 1 ? "" : "s"}${commits})`), state: parsed.state };
 }
 
-// src/store/redis/turns.ts
-var TURN_LEASE_MS = 2e3;
-var TURN_BEAT_MS = 150;
-var STRAY_RING_MS = 100;
-function turnKeysOf(prefix) {
-  return {
-    next: `${prefix}turn-next`,
-    serving: `${prefix}turn-serving`,
-    lease: `${prefix}turn-lease`,
-    owners: `${prefix}turn-owners`,
-    bellPrefix: `${prefix}turn-bell:`
-  };
-}
-function commitTurnArgs(line, place) {
-  const { keys } = line;
-  return { keys: [keys.next, keys.serving, keys.lease, keys.owners], args: [place.ticket ?? "", line.leaseMs, line.bellIfListening()] };
-}
-function turnAnswerOf(reply) {
-  const ticket = Number(reply[2]);
-  if (!Number.isSafeInteger(ticket) || ticket < 0) return void 0;
-  return { ticket, isNow: Number(reply[3]) === 1 };
-}
-function createTurnLine(options) {
-  const { client, keys } = options;
-  const leaseMs = options.leaseMs ?? TURN_LEASE_MS;
-  const beatMs = options.beatMs ?? TURN_BEAT_MS;
-  const bell = `${keys.bellPrefix}${randomHex(8)}`;
-  let listener;
-  let isListening = false;
-  let held;
-  let lastRung = 0;
-  const strays = /* @__PURE__ */ new Set();
-  async function runTurnScript(mode, ticket) {
-    const rest = [4, keys.next, keys.serving, keys.lease, keys.owners, mode, ticket, leaseMs, bell];
-    const [first] = await client.pipeline([["EVALSHA", turnScriptSha1(), ...rest]]);
-    if (first instanceof RespError && first.prefix === "NOSCRIPT") return client.command(["EVAL", TURN_SCRIPT, ...rest]);
-    return client.check(first, "EVALSHA");
-  }
-  function onRing(payload) {
-    const ticket = Number(payload);
-    if (!Number.isSafeInteger(ticket) || ticket < 1) return;
-    lastRung = ticket;
-    if (held?.ticket === ticket) {
-      held.standing = 1;
-      held.wake?.();
-      return;
-    }
-    if (strays.has(ticket)) return;
-    strays.add(ticket);
-    setTimeout(() => {
-      if (held?.ticket === ticket) {
-        strays.delete(ticket);
-        return;
-      }
-      runTurnScript("release", ticket).catch(() => void 0).finally(() => strays.delete(ticket));
-    }, STRAY_RING_MS).unref();
-  }
-  async function listen() {
-    if (isListening) return;
-    listener ??= options.openListener();
-    listener.onConnectionLost = () => {
-      isListening = false;
-      held?.wake?.();
-    };
-    await listener.subscribe(bell, (_channel, payload) => onRing(payload));
-    isListening = true;
-  }
-  async function beat(place) {
-    const { ticket } = place;
-    if (ticket === void 0) return;
-    try {
-      const standing = Number(await runTurnScript("check", ticket));
-      if (place.ticket !== ticket || standing === place.standing) return;
-      place.standing = standing;
-      place.wake?.();
-    } catch {
-    }
-  }
-  function hold(place, answer) {
-    held = place;
-    place.ticket = answer.ticket;
-    place.standing = answer.isNow || lastRung === answer.ticket ? 1 : 0;
-    if (place.beat !== void 0) return;
-    let isBeating = false;
-    place.beat = setInterval(() => {
-      if (isBeating) return;
-      isBeating = true;
-      void beat(place).finally(() => isBeating = false);
-    }, beatMs);
-    place.beat.unref();
-  }
-  async function take() {
-    const reply = await runTurnScript("take", 0);
-    const answer = Array.isArray(reply) ? turnAnswerOf([0, "", ...reply]) : void 0;
-    if (answer === void 0 || answer.ticket < 1) throw new StoreFault("store_protocol_error", `The Redis store at ${client.where}: the turn script answered an unexpected shape`, void 0, true);
-    return answer;
-  }
-  const line = {
-    keys,
-    leaseMs,
-    bellIfListening: () => isListening ? bell : "",
-    join: (place, deadline) => line.waitForTurn(place, void 0, deadline),
-    async waitForTurn(place, answer, deadline) {
-      if (answer === void 0 || answer.ticket === 0) {
-        await listen();
-        answer = await take();
-      }
-      hold(place, answer);
-      while (place.standing === 0 && isListening) {
-        const left = deadline - Date.now();
-        if (left <= 0) return false;
-        await new Promise((resolve) => {
-          const timer = setTimeout(resolve, left);
-          place.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        place.wake = void 0;
-      }
-      return Date.now() < deadline;
-    },
-    async leave(place) {
-      clearInterval(place.beat);
-      place.beat = void 0;
-      if (held === place) held = void 0;
-      const { ticket } = place;
-      place.ticket = void 0;
-      if (ticket === void 0) return;
-      try {
-        await runTurnScript("release", ticket);
-      } catch {
-      }
-    },
-    async close() {
-      await listener?.close();
-    }
-  };
-  return line;
-}
-
 // src/store/redis/redis-store.ts
-var REMEMBERED_COMMITS = 256;
 var MAX_HISTORY_ROUNDS = 1e3;
 function createRedisStore(options) {
   const { config, codec } = options;
@@ -8280,6 +8351,7 @@ function createRedisStore(options) {
   const ctx = createEngineCtx(now, history);
   const memo = {};
   let current;
+  const commitSite = { client, keys, turns, cache, codec, memo, keep, where, now };
   let queue = Promise.resolve();
   function enqueue(work) {
     const turn = queue.then(work);
@@ -8329,53 +8401,6 @@ function createRedisStore(options) {
       loaded = await load();
     }
   }
-  async function commit(expected, text, moved, retired, rejected, staged, place) {
-    const { rejectedText } = rejected;
-    const token = randomHex(12);
-    const turn = commitTurnArgs(turns, place);
-    const appends = streamArgsOf(keys, moved, retired);
-    const keyList = [keys.version, keys.state, keys.commits, rejected.rejectedKey ?? keys.corrupt(now()), keys.archives, ...turn.keys, ...appends.keys];
-    const args = [expected, token, text, keep, rejectedText ?? "", REMEMBERED_COMMITS, keys.notices, ...turn.args];
-    args.push(staged.puts.size);
-    for (const [id, record] of staged.puts) args.push(id, record);
-    args.push(staged.deletes.size, ...staged.deletes, ...appends.args);
-    let reply;
-    try {
-      reply = await runCommitScript([keyList.length, ...keyList, ...args]);
-    } catch (err) {
-      if (!(err instanceof StoreFault) || err.code !== "store_unreachable") throw err;
-      return settleUnknown(err, token);
-    }
-    if (!Array.isArray(reply) || reply[0] !== 0 && reply[0] !== 1 && reply[0] !== 2) throw protocolFault(where, "the commit script answered an unexpected shape");
-    if (reply[0] === 0) return { isCommitted: false, turn: turnAnswerOf(reply) };
-    if (reply[0] === 2) throw await wrongTypeAt(client, textOf(reply[1]) ?? "", "the commit", textOf(reply[2]) ?? void 0);
-    const version = textOf(reply[1]) ?? "";
-    const ids = Array.isArray(reply[2]) ? reply[2].map((id) => textOf(id) ?? "") : [];
-    let at = 0;
-    for (const [channelId, records] of moved) {
-      if (cache.isTracked(channelId)) {
-        cache.apply(channelId, records.map((r, i) => ({ id: ids[at + i] ?? "0-0", fields: ["r", JSON.stringify(r)] })));
-      }
-      at += records.length;
-    }
-    current = { version, text, isLineBusy: false };
-    if (codec.reparse && rejectedText === void 0) memo.text = text;
-    return { isCommitted: true };
-  }
-  async function runCommitScript(rest) {
-    const [first] = await client.pipeline([["EVALSHA", commitScriptSha1(), ...rest]]);
-    if (first instanceof RespError && first.prefix === "NOSCRIPT") return client.command(["EVAL", COMMIT_SCRIPT, ...rest]);
-    return client.check(first, "EVALSHA");
-  }
-  async function settleUnknown(cause, token) {
-    let tokens;
-    try {
-      tokens = await client.command(["LRANGE", keys.commits, 0, REMEMBERED_COMMITS - 1]);
-    } catch {
-      throw new StoreFault("store_unreachable", `${cause.message}. This change may or may not have been saved: check with status or history before repeating it`, cause, true);
-    }
-    return { isCommitted: Array.isArray(tokens) && tokens.some((t) => textOf(t) === token) };
-  }
   function lockTimeout(attempts) {
     return new StoreFault("lock_timeout", `gave up after ${attempts} attempts in ${lockTimeoutMs} ms: other writers held ${keys.state} on ${where} the whole time`);
   }
@@ -8417,7 +8442,17 @@ function createRedisStore(options) {
             if (!write) return result;
             await options.beforeCommit?.();
             const work = write.isFallback ? { puts: /* @__PURE__ */ new Map(), deletes: /* @__PURE__ */ new Set() } : run.staged;
-            const outcome = await commit(run.loaded.version, write.text, write.finished, write.retired, run, work, place);
+            const outcome = await commitRedisState(commitSite, {
+              expected: run.loaded.version,
+              text: write.text,
+              moved: write.finished,
+              retired: write.retired,
+              rejectedText: run.rejectedText,
+              rejectedKey: run.rejectedKey,
+              staged: work,
+              place
+            });
+            if (outcome.committed) current = outcome.committed;
             if (outcome.isCommitted) {
               place.ticket = void 0;
               return result;
