@@ -4,7 +4,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DIST, runCli, tempProject, type Json } from '../helpers/server';
 import { hasScript, runCliInTerminal } from '../helpers/person-terminal';
@@ -168,3 +168,91 @@ function startLog(t: TestContext, rig: Rig, args: string[]): WatchProcess {
   });
   return reader;
 }
+
+const CHANNELS = ['c0', 'c1', 'c2', 'c3', 'c4'];
+// Each channel holds this many records written by hand plus one sent for real: 2,000, what a log keeps.
+const RECORDS_PER_CHANNEL = 1_999;
+
+/** A file project with five channels of 2,000 history records each, their times interleaved. */
+async function seededProject(t: TestContext): Promise<string> {
+  const project = tempProject(t);
+  const alice = await member(t, project, 'alice-1');
+  const bob = await member(t, project, 'bob-1');
+  for (const name of CHANNELS) {
+    await create(alice, name, 'writer');
+    await joinChannel(bob, name, 'reviewer');
+    await ok(alice, 'opencomms_send', { channel: name, content: `real on ${name}` });
+  }
+  await ok(bob, 'opencomms_pull', {});
+  const state = JSON.parse(readFileSync(join(project, '.opencomms', 'state.json'), 'utf8')) as Json;
+  const historyDir = join(project, '.opencomms', 'history');
+  mkdirSync(historyDir, { recursive: true });
+  const sent = Object.values(state.messages as Record<string, Json>);
+  const base = Math.min(...sent.map((m) => m.timestamp as number)) - 1_000_000;
+  for (const [c, name] of CHANNELS.entries()) {
+    const template = sent.find((m) => m.channel_id === state.channels[name].id)!;
+    let text = '';
+    for (let i = 0; i < RECORDS_PER_CHANNEL; i++) {
+      const at = base + i * CHANNELS.length + c;
+      const record = {
+        ...template, message_id: `ocm_${at.toString(16).padStart(32, '0')}`, seq: 1_000_000 + at - base, timestamp: at,
+        content: `record ${i} of ${name}: ${'x'.repeat(200)}`, delivery_status: 'delivered', delivered_at: at + 1, delivered_to: ['bob-1'],
+      };
+      text += `${JSON.stringify(record)}\n`;
+    }
+    appendFileSync(join(historyDir, `${state.channels[name].id}.jsonl`), text);
+  }
+  return project;
+}
+
+/** Runs the CLI under /usr/bin/time, for the peak resident memory (KiB) with what it printed. */
+function runMeasured(args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; stdout: string; stderr: string; maxRssKib: number }> {
+  const merged: Record<string, string | undefined> = { ...process.env, ...env };
+  for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
+  const child = spawn('/usr/bin/time', ['-f', 'maxrss_kib %M', process.execPath, DIST, ...args], { env: merged as NodeJS.ProcessEnv });
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`log did not finish; stderr: ${stderr}`));
+    }, 60_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      const rss = /maxrss_kib (\d+)/.exec(stderr);
+      resolve({ code, stdout, stderr, maxRssKib: rss ? Number(rss[1]) : NaN });
+    });
+  });
+}
+
+/** The plain run gets a heap this small: the whole retained history of five channels must fit it. */
+const HEAP_LIMIT_MIB = 64;
+const NO_TIME = !existsSync('/usr/bin/time') && '/usr/bin/time is not installed: it measures the peak memory';
+
+bothStores('log prints 10,000 history records in send order across channels, in bounded memory', { timeout: 180_000 }, async (t, rig) => {
+  if (NO_TIME) return t.skip(NO_TIME);
+  const seeded = await seededProject(t);
+  let target = { project: seeded, env: { ...CLEAN_ENV } as Record<string, string | undefined> };
+  if (rig.kind === 'redis') {
+    const { env } = rig.cli();
+    const moved = await runCli(['migrate', '--to', env.OPENCOMMS_STORE!, '--project', seeded], { env: { ...CLEAN_ENV, ...env, OPENCOMMS_STORE: undefined } });
+    assert.equal(moved.code, 0, moved.stderr);
+    target = rig.cli();
+  }
+  const json = await runMeasured(['log', '--project', target.project, '--json'], { ...CLEAN_ENV, ...target.env });
+  assert.equal(json.code, 0, json.stderr);
+  const log = JSON.parse(json.stdout) as Json;
+  assert.equal(log.messages.length, 10_000);
+  assert.deepEqual(log.channels.map((c: Json) => c.messages), [2_000, 2_000, 2_000, 2_000, 2_000]);
+  const times = log.messages.map((m: Json) => m.at as number);
+  assert.ok(times.every((at: number, i: number) => i === 0 || times[i - 1]! <= at), 'in send order');
+  assert.deepEqual(log.messages.slice(0, 6).map((m: Json) => m.channel), ['c0', 'c1', 'c2', 'c3', 'c4', 'c0']);
+  const plain = await runMeasured(['log', '--project', target.project], { ...CLEAN_ENV, ...target.env, NODE_OPTIONS: `--max-old-space-size=${HEAP_LIMIT_MIB}` });
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.equal(plain.stdout.split('\n').filter((l) => l.startsWith('  path: ')).length, 10_000);
+  t.diagnostic(`peak RSS, ${rig.kind} store: --json ${json.maxRssKib} KiB, plain ${plain.maxRssKib} KiB`);
+  // Measured: the plain run fits a 32 MiB heap (not 24) and peaks near 120 MiB resident; these limits leave room for noise.
+  assert.ok(plain.maxRssKib < 192 * 1024, `peak RSS ${plain.maxRssKib} KiB`);
+});
