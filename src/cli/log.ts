@@ -17,6 +17,8 @@ export interface LogOptions {
   write: (text: string) => void;
   warn: (text: string) => void;
   onSignal: (signal: 'SIGTERM' | 'SIGINT' | 'SIGHUP', handler: () => void) => void;
+  /** Calls `handler` when stdout fails (its reader went away): a --follow nobody reads ends at its next write. */
+  onOutputGone: (handler: () => void) => void;
 }
 
 interface Transcript {
@@ -125,6 +127,7 @@ function follow(store: Store, options: LogOptions, since: number | null, printed
       resolve(code);
     };
     for (const signal of LOG_SIGNALS) options.onSignal(signal, () => finish(0));
+    options.onOutputGone(() => finish(0));
     let chain = Promise.resolve();
     const check = (): void => {
       chain = chain.then(async () => {

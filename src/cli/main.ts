@@ -218,6 +218,7 @@ async function runCommand(argv: string[]): Promise<number | undefined> {
       return (require('./log') as typeof import('./log')).runLog({
         projectDir, selection: store, channel: parsed.positionals[0], since: flags.since, follow: flags.follow, json: flags.json,
         now: Date.now, write: writeStdout, warn: warnLine, onSignal: (signal, handler) => process.on(signal, handler),
+        onOutputGone: (handler) => process.stdout.on('error', handler),
       });
     case 'migrate':
       // Picks both stores itself (the source and --to): not one of STORE_COMMANDS.
