@@ -114,6 +114,16 @@ bothStores('log --follow prints a message sent after it started, and exits 0 on 
   assert.deepEqual(await follower.exit(), { code: 0, signal: null });
 });
 
+bothStores('log --follow prints a line when a printed message is delivered', { timeout: 60_000 }, async (t, rig) => {
+  const { alice, bob } = await twoChannels(rig);
+  const sent = await ok(alice, 'opencomms_send', { channel: 'review', content: 'waiting for bob' });
+  const id = sent.data.message_ids[0] as string;
+  const follower = startLog(t, rig, ['--follow']);
+  await follower.matching(/^ {2}path: queued \S+$/);
+  await ok(bob, 'opencomms_pull', {});
+  await follower.matching(new RegExp(`^  \\[review\\] ${id}: delivered via pull \\S+$`));
+});
+
 test('log makes hostile text harmless: escapes, bidi marks and line breaks in content and role names', { timeout: 60_000 }, async (t) => {
   const project = tempProject(t);
   const alice = await member(t, project, 'alice-1');
@@ -255,4 +265,16 @@ bothStores('log prints 10,000 history records in send order across channels, in 
   t.diagnostic(`peak RSS, ${rig.kind} store: --json ${json.maxRssKib} KiB, plain ${plain.maxRssKib} KiB`);
   // Measured: the plain run fits a 32 MiB heap (not 24) and peaks near 120 MiB resident; these limits leave room for noise.
   assert.ok(plain.maxRssKib < 192 * 1024, `peak RSS ${plain.maxRssKib} KiB`);
+});
+
+test('log --since that is neither a duration nor a time is a usage error', async (t) => {
+  const ran = await runCli(['log', '--project', tempProject(t), '--since', 'yesterday'], { env: CLEAN_ENV });
+  assert.equal(ran.code, 2);
+  assert.match(ran.stderr, /--since/);
+});
+
+test('log of a channel that does not exist fails with not_found', async (t) => {
+  const ran = await runCli(['log', 'nope', '--project', tempProject(t)], { env: CLEAN_ENV });
+  assert.equal(ran.code, 1);
+  assert.match(ran.stderr, /\(reason: not_found\)/);
 });
