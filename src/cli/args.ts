@@ -78,6 +78,10 @@ export interface CommandFlags {
   role?: string;
   /** watch: a program (and its arguments) to run when mail reaches the person or a channel pauses for one. */
   notify?: string;
+  /** log --since: a duration back from now, or a time. */
+  since?: { ago_ms: number } | { at: number };
+  /** log --follow: keep printing new messages until a signal. */
+  follow: boolean;
   /** task: the board's fields as a person gives them (checked by the engine, as an agent's are). */
   task: TaskFlags;
   json: boolean;
@@ -101,6 +105,19 @@ export function parseDuration(text: string): number | undefined {
   if (!match) return undefined;
   const ms = Math.round(Number(match[1]) * DURATION_UNITS_MS[match[2] ?? 'ms']);
   return Number.isFinite(ms) && ms >= 1 && ms <= MAX_DURATION_MS ? ms : undefined;
+}
+
+// A time as ISO 8601 writes it: a date, then optionally a time and a zone.
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** --since: a duration back from now (2h, 30m) or an ISO time (2026-12-07T05:00:00Z). */
+function parseSince(text: string): { ago_ms: number } | { at: number } {
+  const trimmed = text.trim();
+  const ms = parseDuration(trimmed);
+  if (ms !== undefined && /[a-z]$/.test(trimmed)) return { ago_ms: ms };
+  const at = ISO_TIME.test(trimmed) ? Date.parse(trimmed) : NaN;
+  if (Number.isFinite(at)) return { at };
+  throw new UsageError(`--since takes a duration such as 30m or 2h, or a time such as 2026-12-07T05:00:00Z, not ${shownArg(trimmed)}.`);
 }
 
 /** An argument as a usage error may quote it: short, and every character outside printable ASCII escaped. */
@@ -176,6 +193,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
   if (command === 'migrate' && values.to === undefined) {
     throw new UsageError('The migrate command needs --to: --to redis://user@host:port/db (or rediss://…) copies this project\'s files into Redis, --to file copies the Redis project named by OPENCOMMS_STORE into this project\'s files.');
   }
+  const since = values.since === undefined ? undefined : parseSince(values.since as string);
   const flags: CommandFlags = {
     project: values.project as string | undefined,
     host: values.host as string | undefined,
@@ -200,6 +218,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
       result: values.result as string | undefined,
       all: values.all === true,
     },
+    since,
+    follow: values.follow === true,
     json: values.json === true,
     dryRun: values['dry-run'] === true,
     plugin: values.plugin === true,

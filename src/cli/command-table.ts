@@ -2,14 +2,14 @@
 // reads, so a command or a flag is added here and nowhere else.
 
 export const COMMANDS = [
-  'serve', 'status', 'pin', 'install', 'uninstall', 'hook', 'doctor', 'watch', 'migrate', 'reservations', 'say', 'read', 'pause', 'resume', 'task',
+  'serve', 'status', 'pin', 'install', 'uninstall', 'hook', 'doctor', 'watch', 'migrate', 'reservations', 'say', 'read', 'pause', 'resume', 'task', 'log',
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 export type FlagName =
   | 'project' | 'host' | 'id' | 'member' | 'timeout' | 'store' | 'to' | 'json' | 'help' | 'version' | 'dry-run' | 'plugin' | 'wait' | 'fix' | 'apply'
   | 'release' | 'release-member' | 'type' | 'reply-to' | 'role' | 'notify' | 'i-have-read-the-project-config'
-  | 'details' | 'priority' | 'after' | 'paths' | 'for' | 'channel' | 'result' | 'all';
+  | 'details' | 'priority' | 'after' | 'paths' | 'for' | 'channel' | 'result' | 'all' | 'since' | 'follow';
 
 /** Flags each command accepts; anything else is a usage error. */
 export const FLAGS_BY_COMMAND: Record<CommandName, readonly FlagName[]> = {
@@ -28,6 +28,7 @@ export const FLAGS_BY_COMMAND: Record<CommandName, readonly FlagName[]> = {
   pause: ['project', 'store'],
   resume: ['project', 'store'],
   task: ['project', 'store', 'json', 'details', 'priority', 'after', 'paths', 'for', 'channel', 'result', 'all'],
+  log: ['project', 'store', 'json', 'since', 'follow'],
 };
 
 /** How many positionals each command takes (install and uninstall name a host). */
@@ -47,6 +48,7 @@ export const POSITIONALS_BY_COMMAND: Record<CommandName, { min: number; max: num
   pause: { min: 1, max: 1, what: 'a channel' },
   resume: { min: 1, max: 1, what: 'a channel' },
   task: { min: 0, max: 3, what: '' },
+  log: { min: 0, max: 1, what: '' },
 };
 
 /** The message types a person's say may name. */
@@ -54,9 +56,9 @@ export const SAY_TYPES: readonly string[] = ['manual', 'review_request', 'review
 
 export const VALUE_FLAGS: readonly FlagName[] = [
   'project', 'host', 'id', 'member', 'timeout', 'store', 'to', 'release', 'release-member', 'type', 'reply-to', 'role', 'notify',
-  'details', 'priority', 'after', 'paths', 'for', 'channel', 'result',
+  'details', 'priority', 'after', 'paths', 'for', 'channel', 'result', 'since',
 ];
-export const BOOLEAN_FLAGS: readonly FlagName[] = ['json', 'help', 'version', 'dry-run', 'plugin', 'wait', 'fix', 'apply', 'i-have-read-the-project-config', 'all'];
+export const BOOLEAN_FLAGS: readonly FlagName[] = ['json', 'help', 'version', 'dry-run', 'plugin', 'wait', 'fix', 'apply', 'i-have-read-the-project-config', 'all', 'follow'];
 /** Value flags that may be given more than once: their values are kept in order. */
 export const REPEATED_FLAGS: readonly FlagName[] = ['paths'];
 export const SHORT_FLAGS: Record<string, FlagName> = { '-h': 'help', '-v': 'version' };

@@ -33,6 +33,11 @@ Usage:
       Lifts a loop-guard pause. Refused inside an agent host (agents use their tools).
   opencomms read [CHANNEL] [--json]
       Print your own mail (as person-<user>); it counts as delivered once printed.
+  opencomms log [CHANNEL] [--since 2h|TIME] [--follow] [--json] [--project DIR] [--store URL]
+      The transcript: every message of the project's channels (or one), in
+      order, with sender, type, reply chain, text and how it arrived, under one
+      line per channel for the period. --since: a duration back (30m, 2h) or an
+      ISO time; --follow: keep printing new messages until Ctrl-C.
   opencomms pause CHANNEL | opencomms resume CHANNEL
       Pause a channel, or resume it (also a pause the loop guard made, which
       only a person may lift).

@@ -81,7 +81,7 @@ function compileCacheHome(): string | undefined {
 }
 
 /** Commands that open a project's store, and so take --store / OPENCOMMS_STORE. */
-const STORE_COMMANDS: ReadonlySet<CommandName> = new Set(['serve', 'status', 'hook', 'doctor', 'watch', 'reservations', 'say', 'read', 'pause', 'resume', 'task']);
+const STORE_COMMANDS: ReadonlySet<CommandName> = new Set(['serve', 'status', 'hook', 'doctor', 'watch', 'reservations', 'say', 'read', 'pause', 'resume', 'task', 'log']);
 // The store is chosen (and a Redis configuration checked: credentials, TLS,
 // project id) before anything opens, so a wrong one is refused before a
 // byte is read or written anywhere.
@@ -213,6 +213,12 @@ async function runCommand(argv: string[]): Promise<number | undefined> {
       return (require('./task') as typeof import('./task')).runTask({
         projectDir, selection: store, env: process.env, personHere: personHereCheck, positionals: parsed.positionals, flags: flags.task, json: flags.json,
         write: writeStdout, warn: warnLine,
+      });
+    case 'log':
+      return (require('./log') as typeof import('./log')).runLog({
+        projectDir, selection: store, channel: parsed.positionals[0], since: flags.since, follow: flags.follow, json: flags.json,
+        now: Date.now, write: writeStdout, warn: warnLine, onSignal: (signal, handler) => process.on(signal, handler),
+        onOutputGone: (handler) => process.stdout.on('error', handler),
       });
     case 'migrate':
       // Picks both stores itself (the source and --to): not one of STORE_COMMANDS.

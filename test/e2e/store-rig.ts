@@ -24,6 +24,8 @@ export interface Rig {
   member(memberId: string, host?: string): Promise<ServerProcess>;
   /** The same server, initialized, but running in this process (test/helpers/server-in-process.ts). */
   localMember(memberId: string, host?: string): Promise<InProcessServer>;
+  /** A project folder and the store variables a CLI command needs to read this rig's project. */
+  cli(): { project: string; env: Record<string, string | undefined> };
 }
 
 export async function rigFor(t: TestContext, kind: StoreKind): Promise<Rig> {
@@ -55,6 +57,7 @@ export async function rigFor(t: TestContext, kind: StoreKind): Promise<Rig> {
   return {
     kind,
     start,
+    cli: () => ({ project: folderFor(), env: { ...storeEnv } }),
     member: async (memberId, host) => {
       const server = start(memberId, host);
       await server.initialize();
