@@ -172,11 +172,11 @@ async function runCommand(argv: string[]): Promise<number | undefined> {
     case 'install':
       return (require('../hosts') as typeof import('../hosts')).runInstall({
         projectDir, host: parsed.positionals[0], memberId: flags.member, dryRun: flags.dryRun, plugin: flags.plugin,
-        apply: flags.apply, hasReadProjectConfig: flags.hasReadProjectConfig, store: flags.store, bundlePath: resolvePath(process.argv[1]), version: VERSION, env: process.env, write: writeStdout, warn: warnLine,
-        compileCacheHome: compileCacheHome(),
+        apply: flags.apply, hasReadProjectConfig: flags.hasReadProjectConfig, store: flags.store, bundlePath: resolvePath(process.argv[1]), version: VERSION, env: process.env, write: writeStdout, warn: suggesting(warnLine),
+        compileCacheHome: compileCacheHome(), command: commandForm(),
       });
     case 'uninstall':
-      return (require('../hosts') as typeof import('../hosts')).runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, env: process.env, write: writeStdout, warn: warnLine });
+      return (require('../hosts') as typeof import('../hosts')).runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, env: process.env, write: writeStdout, warn: suggesting(warnLine) });
     case 'hook': {
       const code = await (require('../hooks') as typeof import('../hooks')).runHook({
         explicitProjectDir: flags.project ?? process.env.OPENCOMMS_PROJECT_DIR, selection: store,
@@ -247,7 +247,8 @@ runCommand(process.argv.slice(2)).then(
       process.exitCode = err.exitCode;
       return;
     }
-    const message = err instanceof Error ? err.message : String(err);
+    // A fault's advice (`opencomms doctor --fix`) in the form the person can run.
+    const message = (require('./invocation') as typeof import('./invocation')).asInvoked(err instanceof Error ? err.message : String(err), commandForm());
     process.stderr.write(`opencomms: ${message}\n`);
     process.exitCode = 1;
   },

@@ -9,7 +9,8 @@ import { copyFileSync, mkdirSync, symlinkSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { userInfo } from 'node:os';
 import { personMemberId } from '../../src/engine/person';
-import { DIST, tempProject } from '../helpers/server';
+import { spawn } from 'node:child_process';
+import { DIST, runToExit, tempProject } from '../helpers/server';
 import { hasScript, runInTerminal, shellWord } from '../helpers/person-terminal';
 import { localChannelOf, ok } from './tools-support';
 
@@ -70,4 +71,17 @@ test('status and a person command\'s refusal name the file as run from elsewhere
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /node dist\/opencomms\.js resume is a person's action/);
   assert.match(refused.stderr, /reason: no_person_terminal/);
+});
+
+test('install run as node dist/opencomms.js suggests its --apply and uninstall in that form', async (t) => {
+  const clone = cloneLike(t);
+  const project = tempProject(t);
+  const home = join(tempProject(t), 'home');
+  mkdirSync(home);
+  const ran = await runToExit(spawn(process.execPath, ['dist/opencomms.js', 'install', 'codex', '--project', project], {
+    cwd: clone, env: { ...process.env, HOME: home, CODEX_HOME: undefined, OPENCOMMS_MEMBER_ID: undefined }, stdio: ['pipe', 'pipe', 'pipe'],
+  }), '', 'install codex');
+  assert.equal(ran.code, 0, ran.stderr);
+  assert.ok(ran.stdout.includes('Run `node dist/opencomms.js install codex --apply`'), ran.stdout);
+  assert.ok(ran.stdout.includes('`node dist/opencomms.js uninstall codex` takes them out again'), ran.stdout);
 });
