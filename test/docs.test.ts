@@ -240,3 +240,17 @@ test('the board\'s limits docs/board.md and README state are the ones the engine
   assert.equal(number(/done or cancelled (\d+) days ago leaves the board/.exec(board)![1]!) * 24 * 3600_000, TASK_RETENTION_MS);
   assert.match(read('README.md'), new RegExp(`ends ${HOLDER_AWAY_GRACE_MS / 60_000} minutes\\s+after it went away`));
 });
+
+test('no document or package.json points at a registry package or a repository address that is not ours', () => {
+  // Nothing is published under the name: `npx opencomms` would run whoever claimed it.
+  // `npx ./opencomms-<version>.tgz` (a packed file) is fine.
+  const bareNpx = /\bnpx\s+(?:-\S+\s+)*opencomms\b/;
+  const invented = /github\.com\/opencomms\/|raw\.githubusercontent\.com|<owner>/i;
+  const files = ['README.md', 'PROTOCOL.md', 'CONTRIBUTING.md', ...documents().filter((f) => f.startsWith('docs/')), 'package.json'];
+  const found = files.flatMap((file) => {
+    const text = read(file);
+    return [bareNpx, invented].filter((pattern) => pattern.test(text)).map((pattern) => `${file}: ${String(pattern)}`);
+  });
+  assert.deepEqual(found, []);
+  assert.equal((JSON.parse(read('package.json')) as { repository?: unknown }).repository, undefined, 'package.json names no repository until there is one');
+});

@@ -7,6 +7,7 @@ import { checkHosts, type HostCheckOptions } from './doctor-hosts';
 import { checkMembers } from './doctor-members';
 import { checkDelivery } from './doctor-delivery';
 import { checkTrust } from './doctor-trust';
+import { asInvoked } from './invocation';
 
 export interface DoctorOptions extends HostCheckOptions {
   json: boolean;
@@ -19,6 +20,8 @@ export interface DoctorOptions extends HostCheckOptions {
   /** HOME and CODEX_HOME, where the hosts keep the trust and approvals doctor reads; none read without it. */
   env?: NodeJS.ProcessEnv;
   write: (text: string) => void;
+  /** How the person starts this program (cli/invocation): the fixes doctor suggests are in that form. */
+  command?: string;
 }
 
 const MIN_NODE_MAJOR = 18;
@@ -50,7 +53,10 @@ async function checkStore(options: DoctorOptions): Promise<StoreCheckReport> {
   }
 }
 
-function reportChecks(options: DoctorOptions, store: StoreJson, checks: Check[]): number {
+function reportChecks(options: DoctorOptions, store: StoreJson, found: Check[]): number {
+  const command = options.command ?? 'opencomms';
+  // Host trust findings carry the command that fixes them as `fix` too (doctor-trust).
+  const checks = found.map((c: Check & { fix?: string }) => ({ ...c, message: asInvoked(c.message, command), ...(c.fix === undefined ? {} : { fix: asInvoked(c.fix, command) }) }));
   const isHealthy = !checks.some((c) => c.status === 'fail');
   if (options.json) {
     options.write(`${JSON.stringify({ ok: isHealthy, project: options.projectDir, version: options.version, store, checks }, null, 2)}\n`);

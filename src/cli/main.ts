@@ -96,6 +96,18 @@ function personHereCheck(command: string): import('./person').PersonHere {
   return (require('./person') as typeof import('./person')).checkPersonHere(command, process.env, process.ppid, hasConsole);
 }
 
+let invokedAs: string | undefined;
+/** How the person starts this program (cli/invocation), worked out once, for the commands our output suggests. */
+function commandForm(): string {
+  invokedAs ??= (require('./invocation') as typeof import('./invocation')).invokedCommand({ script: process.argv[1], cwd: process.cwd(), pathEnv: process.env.PATH });
+  return invokedAs;
+}
+
+/** `write` with each suggested `opencomms <subcommand>` in our own messages as the person runs it. */
+function suggesting(write: (text: string) => void): (text: string) => void {
+  return (text) => write((require('./invocation') as typeof import('./invocation')).asInvoked(text, commandForm()));
+}
+
 async function runCommand(argv: string[]): Promise<number | undefined> {
   const parsed = parseCommandLine(argv);
   // The server and the hook own their output: for them an unwritten reply has consequences (PROTOCOL 7.1).
@@ -149,10 +161,10 @@ async function runCommand(argv: string[]): Promise<number | undefined> {
       });
       return undefined; // runs until stdin closes or a signal arrives
     case 'status':
-      return (require('./status') as typeof import('./status')).runStatus({ projectDir, json: flags.json, write: writeStdout, selection: store });
+      return (require('./status') as typeof import('./status')).runStatus({ projectDir, json: flags.json, write: writeStdout, selection: store, command: commandForm() });
     case 'reservations':
       return (require('./reservations') as typeof import('./reservations')).runReservations({
-        projectDir, json: flags.json, release: flags.release, releaseMember: flags.releaseMember, write: writeStdout, warn: warnLine, selection: store,
+        projectDir, json: flags.json, release: flags.release, releaseMember: flags.releaseMember, write: writeStdout, warn: suggesting(warnLine), selection: store,
         env: process.env, personHere: personHereCheck,
       });
     case 'pin':
@@ -160,11 +172,11 @@ async function runCommand(argv: string[]): Promise<number | undefined> {
     case 'install':
       return (require('../hosts') as typeof import('../hosts')).runInstall({
         projectDir, host: parsed.positionals[0], memberId: flags.member, dryRun: flags.dryRun, plugin: flags.plugin,
-        apply: flags.apply, hasReadProjectConfig: flags.hasReadProjectConfig, store: flags.store, bundlePath: resolvePath(process.argv[1]), version: VERSION, env: process.env, write: writeStdout, warn: warnLine,
-        compileCacheHome: compileCacheHome(),
+        apply: flags.apply, hasReadProjectConfig: flags.hasReadProjectConfig, store: flags.store, bundlePath: resolvePath(process.argv[1]), version: VERSION, env: process.env, write: writeStdout, warn: suggesting(warnLine),
+        compileCacheHome: compileCacheHome(), command: commandForm(),
       });
     case 'uninstall':
-      return (require('../hosts') as typeof import('../hosts')).runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, env: process.env, write: writeStdout, warn: warnLine });
+      return (require('../hosts') as typeof import('../hosts')).runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, env: process.env, write: writeStdout, warn: suggesting(warnLine) });
     case 'hook': {
       const code = await (require('../hooks') as typeof import('../hooks')).runHook({
         explicitProjectDir: flags.project ?? process.env.OPENCOMMS_PROJECT_DIR, selection: store,
@@ -185,34 +197,34 @@ async function runCommand(argv: string[]): Promise<number | undefined> {
         projectDir, selection: store, memberId: flags.member, json: flags.json, env: process.env,
         stdin: process.stdin, stdout: process.stdout, write: writeStdout, warn: warnLine,
         onSignal: (signal, handler) => process.on(signal, handler),
-        parentPid: process.ppid, notify: flags.notify, personHere: personHereCheck,
+        parentPid: process.ppid, notify: flags.notify, personHere: personHereCheck, command: commandForm(),
       });
     case 'say': {
       const [channel, text] = parsed.positionals;
       return (require('./say') as typeof import('./say')).runSay({
         projectDir, selection: store, env: process.env, personHere: personHereCheck, channel: channel!,
         text: text === '-' ? await readAll(0, readStdinStream) : text!,
-        to: flags.to, type: flags.type, replyTo: flags.replyTo, role: flags.role, write: writeStdout, warn: warnLine,
+        to: flags.to, type: flags.type, replyTo: flags.replyTo, role: flags.role, write: suggesting(writeStdout), warn: suggesting(warnLine),
       });
     }
     case 'read':
       return (require('./read') as typeof import('./read')).runRead({
         projectDir, selection: store, env: process.env, personHere: personHereCheck, channel: parsed.positionals[0], json: flags.json,
         // Written with plain write(2), like the hook's answer: the mail counts as delivered only once this settles.
-        print: writeAnswer, warn: warnLine,
+        print: writeAnswer, warn: suggesting(warnLine), command: commandForm(),
       });
     case 'pause':
       return (require('./pause') as typeof import('./pause')).runPause({
-        projectDir, selection: store, env: process.env, personHere: personHereCheck, channel: parsed.positionals[0]!, write: writeStdout, warn: warnLine,
+        projectDir, selection: store, env: process.env, personHere: personHereCheck, channel: parsed.positionals[0]!, write: suggesting(writeStdout), warn: suggesting(warnLine),
       });
     case 'resume':
       return (require('./resume') as typeof import('./resume')).runResume({
-        projectDir, selection: store, env: process.env, personHere: personHereCheck, channel: parsed.positionals[0]!, write: writeStdout, warn: warnLine,
+        projectDir, selection: store, env: process.env, personHere: personHereCheck, channel: parsed.positionals[0]!, write: suggesting(writeStdout), warn: suggesting(warnLine),
       });
     case 'task':
       return (require('./task') as typeof import('./task')).runTask({
         projectDir, selection: store, env: process.env, personHere: personHereCheck, positionals: parsed.positionals, flags: flags.task, json: flags.json,
-        write: writeStdout, warn: warnLine,
+        write: writeStdout, warn: suggesting(warnLine),
       });
     case 'log':
       return (require('./log') as typeof import('./log')).runLog({
@@ -225,7 +237,7 @@ async function runCommand(argv: string[]): Promise<number | undefined> {
       return (require('./migrate') as typeof import('./migrate')).runMigrate({ projectDir, to: flags.to!, env: process.env, write: writeStdout });
     case 'doctor':
       return (require('./doctor') as typeof import('./doctor')).runDoctor({
-        projectDir, fix: flags.fix, json: flags.json, version: VERSION, bundlePath: resolvePath(process.argv[1]), write: writeStdout,
+        projectDir, fix: flags.fix, json: flags.json, version: VERSION, bundlePath: resolvePath(process.argv[1]), write: writeStdout, command: commandForm(),
         store, storeProblem, caPath: process.env.OPENCOMMS_STORE_CA?.trim() || undefined, env: process.env,
       });
   }
@@ -241,7 +253,8 @@ runCommand(process.argv.slice(2)).then(
       process.exitCode = err.exitCode;
       return;
     }
-    const message = err instanceof Error ? err.message : String(err);
+    // A fault's advice (`opencomms doctor --fix`) in the form the person can run.
+    const message = (require('./invocation') as typeof import('./invocation')).asInvoked(err instanceof Error ? err.message : String(err), commandForm());
     process.stderr.write(`opencomms: ${message}\n`);
     process.exitCode = 1;
   },

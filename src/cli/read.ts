@@ -24,6 +24,8 @@ export interface ReadOptions {
   /** Writes to stdout and settles once every byte was written; rejects when it could not be. */
   print: (text: string) => Promise<void>;
   warn: (text: string) => void;
+  /** How the person starts this program (cli/invocation): the answer line suggests that form. */
+  command?: string;
 }
 
 /** One message as a person reads it: a header of our own, then the content, indented. */
@@ -34,12 +36,12 @@ function describeMail(mail: engine.PersonMail): string {
   return `${header}\n${body}\n`;
 }
 
-function render(messages: readonly engine.PersonMail[], remaining: number, json: boolean): string {
+function render(messages: readonly engine.PersonMail[], remaining: number, json: boolean, command: string): string {
   if (json) return `${terminalSafeJson({ messages, remaining }, 2)}\n`;
   if (messages.length === 0) return 'No mail for you.\n';
   const first = messages[0]!;
   return `${messages.map(describeMail).join('\n')}\n`
-    + `Answer one with: opencomms say ${printable(first.channel, 64)} --reply-to ${printable(first.message_id, 80)} "…"\n`;
+    + `Answer one with: ${command} say ${printable(first.channel, 64)} --reply-to ${printable(first.message_id, 80)} "…"\n`;
 }
 
 async function settleReadMail(store: Store, me: string, ids: readonly string[], owner: engine.DeliveryOwner, printed: boolean): Promise<void> {
@@ -74,7 +76,7 @@ export async function runRead(options: ReadOptions): Promise<number> {
     const ids = messages.map((m) => m.message_id);
     let printed = true;
     try {
-      await options.print(render(messages, result.data!.remaining as number, options.json));
+      await options.print(render(messages, result.data!.remaining as number, options.json, options.command ?? 'opencomms'));
     } catch (err) {
       printed = false;
       options.warn(`opencomms: could not print your mail (${err instanceof Error ? err.message : String(err)}); it stays waiting for the next read.`);

@@ -2,6 +2,7 @@
 import * as engine from '../engine';
 import { openStore, type StoreDescription, type StoreSelection } from '../store';
 import { printable } from '../watch/format';
+import { asInvoked } from './invocation';
 
 export interface StatusOptions {
   projectDir: string;
@@ -9,6 +10,8 @@ export interface StatusOptions {
   write: (text: string) => void;
   /** The store to read; the project's files when absent. */
   selection?: StoreSelection;
+  /** How the person starts this program (cli/invocation): the commands status suggests are in that form. */
+  command?: string;
 }
 
 interface MemberView {
@@ -33,10 +36,10 @@ export function runStatus(options: StatusOptions): Promise<number> {
 }
 
 /** Why a channel is paused: a loop-guard pause says that it waits for a person, and how many agent messages did it. */
-function pauseText(channel: ChannelView): string {
+function pauseText(channel: ChannelView, command: string): string {
   if (!channel.paused) return '';
   if (channel.paused_reason !== 'agent_streak') return ' [paused]';
-  return ` [paused: waiting for a person, ${channel.max_agent_streak} agent messages in a row (loop guard); opencomms say or opencomms resume lifts it]`;
+  return ` [paused: waiting for a person, ${channel.max_agent_streak} agent messages in a row (loop guard); ${command} say or ${command} resume lifts it]`;
 }
 
 function printStatus(options: StatusOptions, result: engine.ToolResult, store: StoreDescription): number {
@@ -45,6 +48,7 @@ function printStatus(options: StatusOptions, result: engine.ToolResult, store: S
     return result.ok ? 0 : 1;
   }
   const data = (result.data ?? {}) as { channels?: ChannelView[]; pending_messages?: number; errors?: { at: number; message: string }[] };
+  const command = options.command ?? 'opencomms';
   const lines = [`OpenComms project ${options.projectDir}`];
   lines.push(`store: ${store.line}`);
   const channels = data.channels ?? [];
@@ -52,9 +56,9 @@ function printStatus(options: StatusOptions, result: engine.ToolResult, store: S
   for (const channel of channels) {
     // Names, ids, roles, hosts and error texts may have been written by a peer
     // or by hand: each goes through printable, so none can drive the terminal.
-    lines.push(`channel ${printable(channel.name)} (${printable(channel.id)})${pauseText(channel)}`);
+    lines.push(`channel ${printable(channel.name)} (${printable(channel.id)})${pauseText(channel, command)}`);
     // Held mail, in the words a pull and the tripping send use (engine held-mail).
-    if (channel.held) lines.push(`  held: ${printable(channel.held.text, 600)}`);
+    if (channel.held) lines.push(`  held: ${asInvoked(printable(channel.held.text, 600), command)}`);
     for (const member of channel.members) {
       const pending = (channel.queue_lengths && engine.ownValue(channel.queue_lengths, member.session_id)) ?? 0;
       lines.push(
@@ -69,7 +73,7 @@ function printStatus(options: StatusOptions, result: engine.ToolResult, store: S
     }
   }
   const board = result.data?.board as engine.BoardCounts | undefined;
-  if (board) lines.push(`task board: ${board.ready} ready, ${board.claimed} claimed, ${board.asked} asked of a person, ${board.blocked} blocked (opencomms task)`);
+  if (board) lines.push(`task board: ${board.ready} ready, ${board.claimed} claimed, ${board.asked} asked of a person, ${board.blocked} blocked (${command} task)`);
   lines.push(`pending messages: ${data.pending_messages ?? 0}`);
   // Each waiting message's path so far: queued, rung through a host door, in flight.
   for (const m of (result.data?.mail_paths ?? []) as MailPath[]) {

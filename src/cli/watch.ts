@@ -28,6 +28,8 @@ export interface WatchOptions {
   notify?: string;
   /** Whether a person action may run here, and from which terminal (checkPersonHere): asked for the keys. */
   personHere: (command: string) => PersonHere;
+  /** How the person starts this program (cli/invocation): the commands the screen suggests. */
+  command?: string;
 }
 
 /**
@@ -195,7 +197,7 @@ export async function runWatch(options: WatchOptions): Promise<number> {
       // The view reads every channel's history: a Redis watch loads those too before each look.
       watch: () => store.watch({ log, load: () => store.readLatest((state, ctx) => takeView(state, ctx.history)) }),
       size: () => ({ columns: stdout.columns ?? 80, rows: stdout.rows ?? 24 }),
-      person, overlay: keys && (() => keys.overlay()), onEvents: notifier && ((events) => notifier.onEvents(events)),
+      person, command: options.command, overlay: keys && (() => keys.overlay()), onEvents: notifier && ((events) => notifier.onEvents(events)),
     });
     cleanups.push(() => peopleWatch.close());
     if (keys) {

@@ -44,6 +44,8 @@ export interface InstallOptions {
   compileCacheHome?: string;
   write: (text: string) => void;
   warn: (text: string) => void;
+  /** How the person starts this program (`opencomms`, `node dist/opencomms.js`): the commands install suggests. */
+  command?: string;
 }
 
 /** Returns the exit code: 0 done, 1 failure (nothing written), 2 usage. */
@@ -104,7 +106,7 @@ function installHosts(options: InstallOptions): number {
     return changes.find((c) => c.path === path)?.after ?? files.find((f) => f.path === path)?.before;
   };
   const userTrust = planUserTrust(host, projectDir, options.env ?? {}, afterOf, hookCommand(launch));
-  const applyMode = { apply: options.apply, dryRun: options.dryRun, hasRead: options.hasReadProjectConfig === true };
+  const applyMode = { apply: options.apply, dryRun: options.dryRun, hasRead: options.hasReadProjectConfig === true, command: options.command };
   const refusal = options.apply && !options.dryRun && userTrust ? applyRefusal(userTrust, projectDir, applyMode.hasRead) : undefined;
   if (refusal !== undefined) throw new InstallFailure(refusal, 1);
   const isNoop = changes.length === 0 && copy.isCurrent && copy.isPackageJsonCurrent && fixed?.needsPin !== true &&

@@ -188,10 +188,12 @@ export interface ApplyMode {
   dryRun: boolean;
   /** READ_PROJECT_CONFIG_FLAG was passed. */
   hasRead: boolean;
+  /** How the person starts this program: the command the plan suggests (`opencomms` when absent). */
+  command?: string;
 }
 
 /** Prints the plan; with --apply (and not a dry run) writes it. Call applyRefusal first: this writes what it is given. */
-export function showUserTrust(plan: UserTrustPlan, projectDir: string, { apply, dryRun, hasRead }: ApplyMode, write: (text: string) => void, warn: (text: string) => void): void {
+export function showUserTrust(plan: UserTrustPlan, projectDir: string, { apply, dryRun, hasRead, command = 'opencomms' }: ApplyMode, write: (text: string) => void, warn: (text: string) => void): void {
   const name = plan.host === 'codex' ? 'Codex' : 'Gemini CLI';
   for (const refused of plan.refusals) warn(`opencomms: ${name} trust: ${refused} (${plan.path}).`);
   const isListed = plan.after !== undefined && plan.problem === undefined && plan.trustsProject && plan.foreign.length > 0;
@@ -210,7 +212,7 @@ export function showUserTrust(plan: UserTrustPlan, projectDir: string, { apply, 
   }
   if (!apply) {
     if (isListed) write(foreignNote(plan));
-    write(`Run \`opencomms install ${plan.host} --apply${isListed ? ` ${READ_PROJECT_CONFIG_FLAG}` : ''}\` to add ${plan.host === 'codex' ? 'them' : 'it'} (it shows them, then writes them; \`opencomms uninstall ${plan.host}\` takes them out again), or add ${plan.host === 'codex' ? 'them' : 'it'} yourself.\n`);
+    write(`Run \`${command} install ${plan.host} --apply${isListed ? ` ${READ_PROJECT_CONFIG_FLAG}` : ''}\` to add ${plan.host === 'codex' ? 'them' : 'it'} (it shows them, then writes them; \`${command} uninstall ${plan.host}\` takes them out again), or add ${plan.host === 'codex' ? 'them' : 'it'} yourself.\n`);
     return;
   }
   const refusal = applyRefusal(plan, projectDir, hasRead);

@@ -59,14 +59,14 @@ export function clock(at: number): string {
   return isDateTime(at) ? new Date(at).toISOString().slice(-13, -5) : '--:--:--';
 }
 
-/** The event in words, without a time stamp. */
-export function describeEvent(event: WatchEvent | WatchStart): string {
+/** The event in words, without a time stamp; a command it suggests starts with `command`. */
+export function describeEvent(event: WatchEvent | WatchStart, command = 'opencomms'): string {
   switch (event.event) {
     case 'watching':
       return `watching ${printable(event.project, 400)}: ${event.channels} channel(s), ${event.pending} pending${event.store === undefined || event.store === 'file' ? '' : ` (store ${printable(event.store, 400)})`}`;
     case 'paused':
       return event.reason === 'agent_streak'
-        ? `channel ${printable(event.channel)} paused itself: too many agent messages in a row, waiting for a person (opencomms resume or say)`
+        ? `channel ${printable(event.channel)} paused itself: too many agent messages in a row, waiting for a person (${command} resume or say)`
         : `channel ${printable(event.channel)} paused`;
     case 'created':
     case 'resumed':
@@ -95,11 +95,11 @@ export function describeEvent(event: WatchEvent | WatchStart): string {
       return `${printable(event.person_id, 64)} ${printable(event.action, 32)}${event.channel === null ? '' : ` on ${printable(event.channel)}`}: ${printable(event.detail, 200)}`
         + ` [terminal ${printable(event.tty, 64)}${event.session_leader === null ? '' : `, session of ${printable(event.session_leader, 80)}`}]`;
     case 'task':
-      return `task ${printable(event.task_id, 16)} ${event.status}${event.by === null ? '' : ` by ${printable(event.by, 64)}`}${event.status === 'asked' ? ': it asks you (opencomms task show, then answer)' : ''}`;
+      return `task ${printable(event.task_id, 16)} ${event.status}${event.by === null ? '' : ` by ${printable(event.by, 64)}`}${event.status === 'asked' ? `: it asks you (${command} task show, then answer)` : ''}`;
   }
 }
 
 /** The plain line a non-TTY watch prints for an event. */
-export function plainLine(event: WatchEvent | WatchStart, at: number): string {
-  return `${clock(at)} ${describeEvent(event)}`;
+export function plainLine(event: WatchEvent | WatchStart, at: number, command?: string): string {
+  return `${clock(at)} ${describeEvent(event, command)}`;
 }

@@ -35,6 +35,8 @@ export interface PeopleWatchOptions {
   person?: string;
   /** What the person's keys add to the screen: the selected row and the footer lines (cli/watch-keys). */
   overlay?: () => { selected?: string; footer?: readonly string[] };
+  /** How the person starts this program (`opencomms`, `node dist/opencomms.js`): the commands the screen suggests. */
+  command?: string;
   /** Every batch of events, as found (--notify listens here). */
   onEvents?: (events: readonly WatchEvent[]) => void;
 }
@@ -78,7 +80,7 @@ export function startPeopleWatch(options: PeopleWatchOptions): PeopleWatch {
   const draw = (): void => {
     const { columns, rows } = options.size();
     const overlay = options.overlay?.() ?? {};
-    write(renderScreen({ project: options.project, view, recentEvents, at: now(), columns, rows, person: options.person, ...overlay }));
+    write(renderScreen({ project: options.project, view, recentEvents, at: now(), columns, rows, person: options.person, command: options.command, ...overlay }));
   };
 
   const watcher = (options.watch ?? ((dir) => watchStateDir(dir, { log: options.log })))(options.stateDir);
@@ -110,7 +112,7 @@ export function startPeopleWatch(options: PeopleWatchOptions): PeopleWatch {
     if (output === 'screen') {
       // Redrawn even without events: counts such as in-flight mail move too.
       const shownAt = now();
-      for (const event of events) recentEvents.push(`${clock(shownAt)} ${describeEvent(event)}`);
+      for (const event of events) recentEvents.push(`${clock(shownAt)} ${describeEvent(event, options.command)}`);
       recentEvents.splice(0, Math.max(0, recentEvents.length - SCREEN_EVENTS));
       draw();
       return;
@@ -118,7 +120,7 @@ export function startPeopleWatch(options: PeopleWatchOptions): PeopleWatch {
     const at = now();
     for (const event of events) {
       const isForPerson = event.event === 'sent' && options.person !== undefined && event.to_id === options.person;
-      const line = output === 'json' ? jsonLine(event, at) : isForPerson ? `${clock(at)} [for you] ${describeEvent(event)}` : plainLine(event, at);
+      const line = output === 'json' ? jsonLine(event, at) : isForPerson ? `${clock(at)} [for you] ${describeEvent(event, options.command)}` : plainLine(event, at, options.command);
       write(`${line}\n`);
     }
   }

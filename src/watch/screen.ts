@@ -30,6 +30,8 @@ export interface ScreenInput {
   selected?: string;
   /** Lines the keys add at the bottom: a prompt, the last action's outcome, the key help. */
   footer?: readonly string[];
+  /** How the person starts this program: the commands the screen suggests start with it (`opencomms` when absent). */
+  command?: string;
 }
 
 /** A row the person's keys can act on: a channel, a reservation, a message. */
@@ -179,7 +181,7 @@ function mailLine(view: WatchView, e: Envelope, selected?: string): string {
 function personLines(view: WatchView, input: ScreenInput): string[] {
   const waiting = mailForPerson(view, input.person);
   if (waiting.length === 0) return [];
-  const lines = [`*** MAIL FOR YOU (${printable(input.person!, 64)}): ${waiting.length} waiting; read it with: opencomms read ***`];
+  const lines = [`*** MAIL FOR YOU (${printable(input.person!, 64)}): ${waiting.length} waiting; read it with: ${input.command ?? 'opencomms'} read ***`];
   for (const e of waiting.slice(-RECENT_MAIL)) {
     const channel = view.channels.get(e.channel_id)?.name ?? e.channel_id;
     lines.push(markedLine(`  ${clock(e.timestamp)} ${printable(channel, 24)}: from ${printable(e.sender_role, 24)} (${printable(e.sender_session_id, 40)}) `
@@ -189,17 +191,17 @@ function personLines(view: WatchView, input: ScreenInput): string[] {
 }
 
 /** The task board under the channels: its counts, then its tasks (ready first), each on one line. */
-function boardLines(view: WatchView, at: number): string[] {
+function boardLines(view: WatchView, at: number, command: string): string[] {
   const board = view.board;
   if (!board) return [];
   const { counts } = board;
-  const lines = ['', `task board: ${counts.ready} ready, ${counts.claimed} claimed, ${counts.asked} asked, ${counts.blocked} blocked (opencomms task)`];
+  const lines = ['', `task board: ${counts.ready} ready, ${counts.claimed} claimed, ${counts.asked} asked, ${counts.blocked} blocked (${command} task)`];
   for (const { task, ready, away_since: away } of board.tasks.slice(0, MAX_BOARD_LINES)) {
     const held = task.claimed_by === null ? '' : ` by ${printable(task.claimed_by, 40)} for ${Math.max(0, Math.floor((at - (task.claimed_at ?? at)) / 60_000))} min${away === null ? '' : ', away'}`;
     const state = task.status === 'open' ? (ready ? 'ready' : 'blocked') : task.status;
-    lines.push(`  ${task.id} ${state}${held} p${task.priority} ${printable(task.title, 80)}${task.status === 'asked' ? ' [asks you: opencomms task show / answer]' : ''}`);
+    lines.push(`  ${task.id} ${state}${held} p${task.priority} ${printable(task.title, 80)}${task.status === 'asked' ? ` [asks you: ${command} task show / answer]` : ''}`);
   }
-  if (board.tasks.length > MAX_BOARD_LINES) lines.push(`  … and ${board.tasks.length - MAX_BOARD_LINES} more (opencomms task list)`);
+  if (board.tasks.length > MAX_BOARD_LINES) lines.push(`  … and ${board.tasks.length - MAX_BOARD_LINES} more (${command} task list)`);
   return lines;
 }
 
@@ -248,7 +250,7 @@ export function renderScreen(input: ScreenInput): string {
   top.push(...personLines(view, input));
   if (view.channels.size === 0) top.push('No channels yet. An agent creates one with opencomms_create.');
   for (const channel of view.channels.values()) top.push(...channelLines(view, channel, input.selected));
-  top.push(...boardLines(view, input.at));
+  top.push(...boardLines(view, input.at, input.command ?? 'opencomms'));
 
   const sections: Section[] = [
     { title: 'recent mail', entries: recentMail(view).map((e) => mailLine(view, e, input.selected)), empty: '  (none)' },

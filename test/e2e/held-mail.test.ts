@@ -4,7 +4,7 @@
 // paused it and what a person runs to lift it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runCli, tempProject } from '../helpers/server';
+import { DIST, runCli, tempProject } from '../helpers/server';
 import { channelOf, ok } from './tools-support';
 
 test('after the loop guard pauses a channel, the recipient\'s pull and status say what is held and how a person lifts it', async (t) => {
@@ -24,5 +24,7 @@ test('after the loop guard pauses a channel, the recipient\'s pull and status sa
   assert.deepEqual(status.data.held.map((h: any) => [h.channel, h.count, h.pauser]), [['tiny', 2, 'loop_guard']]);
   const plain = await runCli(['status', '--project', project]);
   assert.equal(plain.code, 0, plain.stderr);
-  assert.match(plain.stdout, /held: 2 messages wait in channel "tiny", paused by the loop guard .*opencomms resume tiny/);
+  assert.match(plain.stdout, /held: 2 messages wait in channel "tiny", paused by the loop guard /);
+  // Run as `node <path>/dist/opencomms.js`, the CLI suggests that form, not an `opencomms` the shell may not know.
+  assert.ok(plain.stdout.includes(`\`node ${DIST} resume tiny\``), plain.stdout);
 });

@@ -17,7 +17,7 @@ const RUN_MS = 60_000;
 /** Why a block cannot run here, or undefined when it can. */
 function whyNot(block: string): string | undefined {
   const rules: Array<[RegExp, string]> = [
-    [/\bcurl\b|\bnpx\b|git clone|apt-get|<owner>|<commit>|<8 hex>/, 'needs the network or a placeholder filled in'],
+    [/\bcurl\b|\bnpx\b|git clone|apt-get|npm install|<owner>|<your [^>]+>|<commit>|<8 hex>/, 'needs the network or a placeholder filled in'],
     [/^\s*(claude|codex|gemini|opencode)\b/m, 'needs a host CLI'],
     [/\bnpm (ci|test)\b/, 'is the project\'s own build and test run'],
     [/OPENCOMMS_STORE=|redis/i, 'needs a Redis server of the reader\'s'],

@@ -43,3 +43,14 @@ test('a task asked of the person is an event and runs --notify with its id, neve
   assert.deepEqual(notificationsFor(events, 'person-ada'), [['board', 'sess_a', 'task-asked:t3']]);
   assert.equal(JSON.stringify(events).includes('SECRET'), false);
 });
+
+test('the board\'s suggested commands start the way the person runs OpenComms', () => {
+  const ctx = fakeCtx(Date.now());
+  const state = boardState(ctx);
+  askTask(state, 'sess_a', 't3', 'Which one?', ctx);
+  const view = takeView(state, history);
+  const screen = renderScreen({ project: '/p', view, recentEvents: [], at: Date.now(), columns: 200, rows: 40, command: 'node dist/opencomms.js' });
+  assert.match(screen, /blocked \(node dist\/opencomms\.js task\)/);
+  assert.match(screen, /\[asks you: node dist\/opencomms\.js task show \/ answer\]/);
+  assert.doesNotMatch(screen, /(?<![./\w])opencomms (task|read)\b/);
+});

@@ -133,7 +133,7 @@ test('doctor warns about a host config that does not name the store it checked, 
   assert.equal((await runCli(['install', 'vscode', '--project', project], { env })).code, 0);
   const { code, stdout } = await runCli(['doctor', '--project', project], { env });
   assert.equal(code, 0, stdout);
-  assert.match(lineOf(stdout, 'vscode store'), new RegExp(`^WARN vscode store: its server uses this machine's \\.opencomms folder, not rediss://minimal@127\\.0\\.0\\.1:${server.tlsPort}/0, project acl-demo.*opencomms install vscode --store rediss://minimal@127\\.0\\.0\\.1:${server.tlsPort}/0`));
+  assert.match(lineOf(stdout, 'vscode store'), new RegExp(`^WARN vscode store: its server uses this machine's \\.opencomms folder, not rediss://minimal@127\\.0\\.0\\.1:${server.tlsPort}/0, project acl-demo.*node \\S+\\/opencomms\\.js install vscode --store rediss://minimal@127\\.0\\.0\\.1:${server.tlsPort}/0`));
 });
 
 test('doctor fails the state line when the state in Redis does not load, says it will be preserved, and leaves it as it is', { skip }, async (t) => {
