@@ -22,7 +22,7 @@ test('after the loop guard pauses a channel, the recipient\'s pull and status sa
 
   const status = await ok(reviewer!, 'opencomms_status', {});
   assert.deepEqual(status.data.held.map((h: any) => [h.channel, h.count, h.pauser]), [['tiny', 2, 'loop_guard']]);
-  const plain = await runCli(['status', '--project', project]);
+  const plain = await runCli(['status', '--project', project], { cwd: project });
   assert.equal(plain.code, 0, plain.stderr);
   assert.match(plain.stdout, /held: 2 messages wait in channel "tiny", paused by the loop guard /);
   // Run as `node <path>/dist/opencomms.js`, the CLI suggests that form, not an `opencomms` the shell may not know.
