@@ -42,8 +42,8 @@ Usage:
   opencomms task [list [--all] | show ID | add TITLE | done ID | release ID | cancel ID | answer ID TEXT] [--json]
       The task board (docs/board.md): with no action, the tasks that are ready.
       add takes [--details TEXT] [--priority 0-3] [--after ID,…] [--paths GLOB]…
-      [--for ROLE|ID] [--channel C]; done takes [--result TEXT]. Acting on the
-      board is a person's action: refused inside an agent host.
+      [--for ROLE|ID] [--channel C]; done takes [--result TEXT]. A change of the
+      board is a person's action: it needs your own terminal, as say does.
   opencomms hook [--project DIR] [--wait] [--timeout 30m] [--store URL]
       Run a host hook: reads the event JSON on stdin, answers on stdout.
       --wait: wait for new mail and exit 2 when it comes (asyncRewake).

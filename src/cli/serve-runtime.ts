@@ -133,8 +133,8 @@ function hostDoorOf(services: ToolServices, options: ServeRuntimeOptions): HostD
   const { env, log, projectDir } = options;
   const inboxAddress = inboxAddressOf(env);
   const claudeSession = env.CLAUDE_CODE_SESSION_ID?.trim();
-  const ring = (notice: string, session: string, written: () => void): ReturnType<typeof ringInbox> =>
-    (inboxAddress !== undefined ? ringInbox(inboxAddress, notice, {}, written) : ringCodexQueue(codexBinOf(env), session, notice, env, written));
+  const ring = (notice: string, doorSession: string, written: () => void): ReturnType<typeof ringInbox> =>
+    (inboxAddress !== undefined ? ringInbox(inboxAddress, notice, {}, written) : ringCodexQueue(codexBinOf(env), doorSession, notice, env, written));
   const session = (): string | undefined => (inboxAddress !== undefined ? claudeSession || undefined : services.lastThread);
   const turn = (id: string): ReturnType<typeof readTurnRecord> => readTurnRecord(projectDir, id);
   const hasWaiter = (state: engine.State, memberId: string): boolean => {

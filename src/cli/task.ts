@@ -1,4 +1,4 @@
-// `opencomms task …`: the board for the person at the terminal (INTERFACE §8).
+// `opencomms task …`: the board for the person at the terminal (INTERFACE section 8).
 // Views (the ready list, list, show) need nothing; every change is a person's
 // action, refused inside an agent host, and speaks as person-<user>, who may
 // close, release, cancel and answer any task. Every text a member wrote is

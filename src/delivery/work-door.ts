@@ -1,4 +1,4 @@
-// The board's wake through the host's own door (INTERFACE §8): when the
+// The board's wake through the host's own door (INTERFACE section 8): when the
 // board rang this server's member for work (state.board.wakes) and its
 // session is idle, the server rings the Claude Code inbox or `codex queue`
 // once with the fixed notice, the time of the wake in it so no two notices

@@ -87,5 +87,5 @@ export const DEFAULT_RESERVATION_TTL_MINUTES = 60;
 export const MAX_RESERVATION_TTL_MINUTES = 24 * 60;
 export const MAX_RESERVATIONS_PER_CHANNEL = 500;
 
-/** A reservation, and a task's claim, outlive their holder's presence by this much (PROTOCOL 5.6, INTERFACE §8). */
+/** A reservation, and a task's claim, outlive their holder's presence by this much (PROTOCOL 5.6, INTERFACE section 8). */
 export const HOLDER_AWAY_GRACE_MS = 10 * 60_000;

@@ -82,7 +82,7 @@ export const REASONS = [
   'store_unreachable',
   'store_protocol_error',
   'store_key_wrong_type',
-  // The task board (INTERFACE §8): an id that names no task, a claim of a
+  // The task board (INTERFACE section 8): an id that names no task, a claim of a
   // task that is not ready, already held, meant for another, or whose paths
   // another session holds; done/release by a member that does not hold it,
   // cancel by one that did not add it, an answer to a task not asked, a

@@ -66,7 +66,7 @@ export interface Conflict {
   /** Since when its holder is away (null while present), and when it lapses by time alone (reservation-lifetime). */
   holder_away_since: ReservationLapse['holder_away_since'];
   lapses_at: number;
-  /** Set when the hold is a claimed task's paths (INTERFACE §8): the task's id. Such a hold has no expiry of its own. */
+  /** Set when the hold is a claimed task's paths (INTERFACE section 8): the task's id. Such a hold has no expiry of its own. */
   task?: string;
 }
 

@@ -122,7 +122,7 @@ export function channelStatus(state: State, input: StatusInput, ctx: EngineCtx):
   return succeed(held.length === 0 ? 'OpenComms status.' : `OpenComms status. ${describeHeld(held)}`, {
     channels: described,
     held,
-    // The project's one board, whoever asks (INTERFACE §8).
+    // The project's one board, whoever asks (INTERFACE section 8).
     board: { ready: board.ready, claimed: board.claimed, asked: board.asked, blocked: board.blocked, ...yours },
     live_messages: live.length,
     pending_messages: pending.length,

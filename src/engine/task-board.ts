@@ -96,7 +96,7 @@ export function claimHolds(state: State, now: number, isAlive: ProcessCheck): Cl
   return holds;
 }
 
-/** The task as `task list --json` prints it (INTERFACE §8), plus its log when `withLog`. */
+/** The task as `task list --json` prints it (INTERFACE section 8), plus its log when `withLog`. */
 export function taskView(state: State, task: Task, now: number, isAlive: ProcessCheck, withLog = false): Record<string, unknown> {
   const blockers = task.status === 'open' ? blockersOf(state, task) : [];
   const view: Record<string, unknown> = {
@@ -173,7 +173,7 @@ export function ageText(ms: number): string {
 }
 
 /**
- * What a session start restates (INTERFACE §8): the tasks `memberId` holds,
+ * What a session start restates (INTERFACE section 8): the tasks `memberId` holds,
  * with their paths and age, and how many are ready, in at most
  * MAX_TASK_DIGEST_CHARS. Titles are peer text, so they go inside a frame;
  * undefined when the member holds nothing.

@@ -1,4 +1,4 @@
-// The task board's records (INTERFACE §8), as they live in State.board.
+// The task board's records (INTERFACE section 8), as they live in State.board.
 // PROTOCOL.md ("The board") documents every field.
 
 export type TaskStatus = 'open' | 'claimed' | 'asked' | 'done' | 'cancelled';

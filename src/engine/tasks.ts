@@ -1,4 +1,4 @@
-// The board's actions (INTERFACE §8): add, next, claim, done, release, ask,
+// The board's actions (INTERFACE section 8): add, next, claim, done, release, ask,
 // answer, cancel. Each is one pure change of State.board under the store's
 // lock, so a claim is atomic on every store: two sessions never both win one
 // task. Who may do what is decided here, by the caller's member id; a person

@@ -277,7 +277,7 @@ export interface State {
   presence?: Record<string, Presence>;
   /** The newest person actions with their terminals (our addition; engine/person-log). */
   person_actions?: PersonAction[];
-  /** The task board (our addition, INTERFACE §8; absent until the first task). */
+  /** The task board (our addition, INTERFACE section 8; absent until the first task). */
   board?: Board;
   /** The rejected state this one replaced (our addition, engine/quarantine): when, and its copy's name. */
   quarantine?: { at: number; preserved_as: string };

@@ -1,4 +1,4 @@
-// The board at a hook (INTERFACE §8): a session that starts (also after
+// The board at a hook (INTERFACE section 8): a session that starts (also after
 // compaction, a resume or a clear) is reminded of the tasks it holds, and a
 // member rung because a task became ready is told so once, at its next
 // context or stop hook. The wake is taken off the board only once the answer

@@ -1,4 +1,4 @@
-// The board's wake in OpenCode (INTERFACE §8): a member of this instance that
+// The board's wake in OpenCode (INTERFACE section 8): a member of this instance that
 // the board rang for work (state.board.wakes) is prompted once, while its
 // session is idle, with the fixed notice; the wake is taken off the board
 // under the lock first, so two instances or two idle events never prompt

@@ -1,5 +1,5 @@
 // Paths as the kernel finally names them, so that a file reached through a
-// symbolic link is the same file as the one it points at (INTERFACE §7:
+// symbolic link is the same file as the one it points at (INTERFACE section 7:
 // paths are compared after resolving links). The kernel walks a path one
 // name at a time and follows each link before it reads the next name, so
 // `alias/..` is the parent of alias's target, not the folder holding alias:

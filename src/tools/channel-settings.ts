@@ -8,7 +8,7 @@ import type { PropertySchema } from './schema';
 
 type ChannelSettings = Pick<CreateChannelInput, 'max_members' | 'rate_limit' | 'max_hops' | 'budgets' | 'away_retention_ms' | 'max_agent_streak'>;
 
-/** The create arguments for a channel's limits and budgets (INTERFACE.md §5), all optional. */
+/** The create arguments for a channel's limits and budgets (INTERFACE.md section 5), all optional. */
 export const CHANNEL_SETTING_PROPERTIES = {
   max_members: { type: 'integer', minimum: MIN_MEMBERS, maximum: MAX_MEMBERS_CEILING },
   rate_limit: { type: 'integer', minimum: 1, maximum: MAX_RATE_LIMIT, description: 'Sends per minute' },

@@ -1,4 +1,4 @@
-// opencomms_task: the board as one tool (INTERFACE §8). Any pinned session
+// opencomms_task: the board as one tool (INTERFACE section 8). Any pinned session
 // uses it, member of a channel or not; each action is one engine change under
 // the store's lock (list reads without it). What a member or the person wrote
 // on a task reaches the model framed as peer data.

@@ -33,7 +33,7 @@ test('a lone copy of the bundle serves tools calls', async (t) => {
   const created = await server.callTool('opencomms_create', { channel: 'solo', role: 'writer', role_prompt: 'You write.' });
   assert.equal(created.ok, true, created.message);
   const listed = await server.request('tools/list');
-  assert.equal(listed.result.tools.length, 19);
+  assert.equal(listed.result.tools.length, 20);
 });
 
 test('a lone copy of the bundle answers hooks', async (t) => {

@@ -194,7 +194,7 @@ test('the kick notice reaches the remaining member and names who kicked', async 
 });
 
 // The whole list is read into every model's context: 20 tools, the board's among them, in at most
-// 14,000 bytes (INTERFACE §8; 19 tools took 13,432 before the board came).
+// 14,000 bytes (INTERFACE section 8; 19 tools took 13,432 before the board came).
 test('tools/list is at most 14000 bytes and lists the 20 tools in order with honest annotations', async (t) => {
   const server = await member(t, tempProject(t), 'sess_lister');
   const reply = await server.request('tools/list');

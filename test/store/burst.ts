@@ -1,8 +1,9 @@
 // A burst of writers: many sender processes, each sending a few messages to
 // one member at the same moment, through the real store and codec with the
-// default lock timeout. Used by the suite (a small burst), by the bench
-// (send times and throughput against the number of writers) and by
-// `npm run storm -- --burst` (64 writers x 10 sends).
+// default lock timeout, on the file store or on a Redis project. Used by the
+// suite (a small burst), by the bench (send times and throughput against the
+// number of writers) and by `npm run storm` (64 writers x 10 sends, and
+// 32 writers on Redis with 8 of them killed).
 import { spawn, ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { createChannel, joinChannel } from '../../src/engine';
 import type { ToolResult } from '../../src/engine/types';
 import { MAX_MEMBERS_CEILING } from '../../src/engine/constants';
 import { openStore } from '../../src/store';
+import type { Store, StoreSelection } from '../../src/store';
 import { onLines } from '../helpers/lines';
 
 const WORKER = join(__dirname, '..', '..', '..', 'test', 'store', 'fixtures', 'burst-worker.cjs');
@@ -21,8 +23,12 @@ export interface BurstOptions {
   sendsEach: number;
   /** Registers cleanup (t.after in a test). */
   onCleanup?: (fn: () => void) => void;
-  /** SIGKILLs this many writers (chosen by `random`, maybe one twice) at random moments within `withinMs` of "go". */
+  /** SIGKILLs this many writers (chosen by `random`, each at most once) at random moments within `withinMs` of "go". */
   kills?: { count: number; withinMs: number; random: () => number };
+  /** Runs once the writers were told to go (a Redis restart mid-burst); the burst ends when it and every writer are done. */
+  midBurst?: () => Promise<void>;
+  /** A Redis project instead of the file store in `dir`: the writers get it through `env` (OPENCOMMS_STORE and the rest). */
+  redis?: { selection: StoreSelection; env: Record<string, string> };
 }
 
 export interface BurstOutcome {
@@ -39,12 +45,15 @@ export interface BurstOutcome {
   wallMs: number;
   /** Whatever the writers printed on stderr. */
   stderr: string;
+  /** Writers that died of a SIGKILL before they finished. */
+  killed: number;
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+// `what` is worked out when the time is up, so it can name what the writers printed by then.
+function withTimeout<T>(promise: Promise<T>, ms: number, what: () => string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what()}`)), ms);
   });
   return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
 }
@@ -54,8 +63,7 @@ function expectOk(result: ToolResult): void {
 }
 
 /** A channel "burst" with the receiver and as many sender members as a channel holds. */
-async function setUpChannel(dir: string): Promise<string[]> {
-  const store = openStore({ projectDir: dir });
+async function setUpChannel(store: Store, dir: string): Promise<string[]> {
   const base = { channel: 'burst', role_prompt: 'p', delivery_mode: 'pull', project_id: 'burst-project', worktree: dir } as const;
   await store.mutate((s, ctx) => {
     const created = createChannel(s, { ...base, role: 'receiver', session_id: RECEIVER, rate_limit: 1_000, max_agent_streak: 0, max_members: MAX_MEMBERS_CEILING }, ctx);
@@ -76,8 +84,8 @@ interface Writer {
   exited: Promise<unknown>;
 }
 
-function startWriter(dir: string, count: number, tag: string, member: string, lines: string[], stderr: string[]): Writer {
-  const child = spawn(process.execPath, [WORKER, dir, String(count), tag, member, RECEIVER], { stdio: ['pipe', 'pipe', 'pipe'] });
+function startWriter(dir: string, count: number, tag: string, member: string, lines: string[], stderr: string[], env: NodeJS.ProcessEnv): Writer {
+  const child = spawn(process.execPath, [WORKER, dir, String(count), tag, member, RECEIVER], { stdio: ['pipe', 'pipe', 'pipe'], env });
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   onLines(child.stdout!, (line) => {
@@ -92,20 +100,23 @@ function startWriter(dir: string, count: number, tag: string, member: string, li
 /** Runs one burst on a fresh project folder `dir` and checks the state it leaves. */
 export async function runBurst(options: BurstOptions): Promise<BurstOutcome> {
   const { dir, writers, sendsEach } = options;
-  const senders = await setUpChannel(dir);
+  const store = openStore({ projectDir: dir, selection: options.redis?.selection });
+  const senders = await setUpChannel(store, dir);
   const lines: string[] = [];
   const stderr: string[] = [];
-  const all = Array.from({ length: writers }, (_, i) => startWriter(dir, sendsEach, `w${i}`, senders[i % senders.length]!, lines, stderr));
+  const env = { ...process.env, OPENCOMMS_STORE: 'file', ...options.redis?.env };
+  const all = Array.from({ length: writers }, (_, i) => startWriter(dir, sendsEach, `w${i}`, senders[i % senders.length]!, lines, stderr, env));
   options.onCleanup?.(() => all.forEach((w) => w.child.kill('SIGKILL')));
-  await withTimeout(Promise.all(all.map((w) => w.ready)), 60_000 + writers * 1_000, 'writers ready');
+  await withTimeout(Promise.all(all.map((w) => w.ready)), 60_000 + writers * 1_000, () => `writers ready: ${stderr.join('')}`);
   const started = process.hrtime.bigint();
   for (const w of all) w.child.stdin!.write('go\n');
-  const timers = Array.from({ length: options.kills?.count ?? 0 }, () => {
+  const alive = [...all];
+  const timers = Array.from({ length: Math.min(options.kills?.count ?? 0, all.length) }, () => {
     const { random, withinMs } = options.kills!;
-    const victim = all[Math.floor(random() * all.length)]!;
-    return setTimeout(() => victim.child.kill('SIGKILL'), random() * withinMs);
+    const [victim] = alive.splice(Math.floor(random() * alive.length), 1);
+    return setTimeout(() => victim!.child.kill('SIGKILL'), random() * withinMs);
   });
-  await withTimeout(Promise.all(all.map((w) => w.exited)), 60_000 + writers * sendsEach * 1_000, `writers done: ${stderr.join('')}`);
+  await withTimeout(Promise.all([...all.map((w) => w.exited), options.midBurst?.()]), 60_000 + writers * sendsEach * 1_000, () => `writers done: ${stderr.join('')}`);
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   timers.forEach(clearTimeout);
 
@@ -122,13 +133,15 @@ export async function runBurst(options: BurstOptions): Promise<BurstOutcome> {
     }
   }
   const seen = new Map<string, number>();
-  const state = openStore({ projectDir: dir }).snapshot();
+  const state = await store.readLatest((s) => s);
+  await store.close();
   for (const envelope of Object.values(state.messages)) seen.set(envelope.content, (seen.get(envelope.content) ?? 0) + 1);
   let lost = 0;
   for (const label of acked) if (!seen.has(label)) lost++;
   let duplicated = 0;
   for (const n of seen.values()) if (n > 1) duplicated += n - 1;
-  return { acked: acked.size, refused, lost, duplicated, sendMs, wallMs, stderr: stderr.join('') };
+  const killed = all.filter((w) => w.child.signalCode === 'SIGKILL').length;
+  return { acked: acked.size, refused, lost, duplicated, sendMs, wallMs, stderr: stderr.join(''), killed };
 }
 
 /** The q-quantile (0..1) of `values`, nearest rank; NaN for none. */

@@ -38,7 +38,7 @@ export function keysOf(prefix: string): RedisKeys {
  * The commands the store's ACL user needs (besides the key pattern
  * ~oc:{<project id>}:*); PROTOCOL.md gives the same list to operators.
  */
-export const STORE_ACL_COMMANDS = '-@all +@connection +select +get +mget +set +del +incr +lpush +ltrim +lrange +blpop +pexpire +hget +hgetall +hset +hdel +multi +exec +discard +eval +evalsha +xadd +xrange +xrevrange +publish +subscribe';
+export const STORE_ACL_COMMANDS = '-@all +@connection +select +get +mget +set +del +incr +lpush +ltrim +lrange +hget +hgetall +hset +hdel +multi +exec +discard +eval +evalsha +xadd +xrange +xrevrange +publish +subscribe';
 
 /** What a user of this store needs from the server, for NOPERM messages. */
 export function aclHint(keys: RedisKeys): string {

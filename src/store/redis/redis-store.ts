@@ -49,7 +49,7 @@ export interface RedisStoreOptions {
   now?: () => number;
   /** How long a change keeps retrying conflicts before `lock_timeout`. */
   lockTimeoutMs?: number;
-  /** How long the writer whose turn it is may take before the turn passes on (turns.ts). */
+  /** How long the writer whose turn it is keeps it without a heartbeat before the turn passes on (turns.ts). */
   turnLeaseMs?: number;
   historyKeep?: number;
   /** A client to use instead of one made from `config` (tests). */
@@ -88,7 +88,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const client = options.client ?? newClient();
   const cache = new HistoryCache(keep);
   const turnKeys = turnKeysOf(config.keyPrefix);
-  const turns = createTurnLine({ client, openWaiter: newClient, keys: turnKeys, leaseMs: options.turnLeaseMs });
+  const turns = createTurnLine({ client, openListener: newClient, keys: turnKeys, leaseMs: options.turnLeaseMs });
   // Strict while the store runs an engine operation: a channel not loaded
   // then stops the operation (HistoryNotLoaded) instead of reading as empty.
   let isInOperation = false;
@@ -259,7 +259,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   }
 
   function lockTimeout(attempts: number): StoreFault {
-    return new StoreFault('lock_timeout', `gave up after ${attempts} attempts in ${lockTimeoutMs} ms: other writers kept committing to ${keys.state} on ${where}`);
+    return new StoreFault('lock_timeout', `gave up after ${attempts} attempts in ${lockTimeoutMs} ms: other writers held ${keys.state} on ${where} the whole time`);
   }
 
   const description = describeSelection({ kind: 'redis', config }, projectDir);

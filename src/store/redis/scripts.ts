@@ -16,19 +16,22 @@
 //
 // Turns (turn-scripts.ts): a commit is refused, as a conflict, when its
 // version is stale or when writers are taking turns and the caller does not
-// hold the ticket being served. A refused caller gets a ticket (or keeps the
-// one it holds while it is still ahead), and learns whether its turn is now.
+// hold the ticket being served (the turn first moves past tickets whose
+// holders are gone). A refused caller with a bell gets a ticket (or keeps the
+// one it holds while that is still in line), and learns whether its turn is
+// now; one without a bell gets none (ticket 0) and takes one once it listens.
 // A commit by the holder of the served ticket passes the turn on.
 //
 // KEYS: 1 version, 2 state, 3 recent commit tokens, 4 quarantine copy of a
 //       rejected state, 5 archives hash, 6 turn-next, 7 turn-serving,
-//       8 turn-lease, 9 the bell of the caller's ticket + 1, 10.. history streams
+//       8 turn-lease, 9 turn-owners, 10.. history streams
 // ARGV: 1 expected version ('' = none yet), 2 commit token, 3 state text,
 //       4 records kept per stream, 5 rejected state text ('' = none),
 //       6 tokens remembered, 7 notices channel, 8 the caller's ticket ('' =
-//       none), 9 turn lease ms, 10 archives written (n), then n pairs (id,
-//       record), then archives deleted (m), then m ids, then for each stream:
-//       how many records, then the records.
+//       none), 9 turn lease ms, 10 the caller's bell channel ('' = none yet),
+//       11 archives written (n), then n pairs (id, record), then archives
+//       deleted (m), then m ids, then for each stream: how many records, then
+//       the records.
 // Returns {1, new version, {stream ids…}} on commit, {0, current version,
 // ticket, 1 if it is served now else 0} on conflict (only the turn keys
 // written), {2, key, type kept there} for a key of another type (nothing written).
@@ -46,26 +49,29 @@ if isWrongType(current) then return {2, KEYS[1], 'string'} end
 for k = 6, 8 do
   if isWrongType(redis.pcall('GET', KEYS[k])) then return {2, KEYS[k], 'string'} end
 end
-local nextT, serving, hasServing = readTurns(KEYS[6], KEYS[7])
+if isWrongType(redis.pcall('HGET', KEYS[9], '0')) then return {2, KEYS[9], 'hash'} end
+local leaseMs, bell = ARGV[9], ARGV[10]
+local nextT, serving = readTurns(KEYS[6], KEYS[7])
+serving = settle(KEYS[7], KEYS[8], KEYS[9], nextT, serving, leaseMs, false)
 local ticket = tonumber(ARGV[8])
-local isServed = ticket ~= nil and ticket == serving
+local isServed = ticket ~= nil and ticket == serving and redis.call('HGET', KEYS[9], ticket) == bell
 if (current or '') ~= ARGV[1] or (nextT >= serving and not isServed) then
   local isNow = 0
-  if ticket == nil or ticket < serving then
-    ticket, isNow = takeTicket(KEYS[6], KEYS[7], KEYS[8], serving, hasServing, ARGV[9])
-  elseif ticket == serving then
-    redis.call('SET', KEYS[8], ticket, 'PX', ARGV[9])
+  if isServed then
+    redis.call('SET', KEYS[8], ticket, 'PX', leaseMs)
     isNow = 1
+  elseif ticket == nil or ticket < serving or redis.call('HGET', KEYS[9], ticket) ~= bell then
+    ticket = 0
+    if bell ~= '' then ticket, isNow = takeTicket(KEYS[6], KEYS[7], KEYS[8], KEYS[9], serving, bell, leaseMs) end
   end
   return {0, current or '', ticket, isNow}
 end
-local puts = tonumber(ARGV[10])
-local dels = tonumber(ARGV[11 + 2 * puts])
+local puts = tonumber(ARGV[11])
+local dels = tonumber(ARGV[12 + 2 * puts])
 if isWrongType(redis.pcall('GET', KEYS[2])) then return {2, KEYS[2], 'string'} end
 if isWrongType(redis.pcall('LRANGE', KEYS[3], 0, 0)) then return {2, KEYS[3], 'list'} end
 if ARGV[5] ~= '' and isWrongType(redis.pcall('GET', KEYS[4])) then return {2, KEYS[4], 'string'} end
 if puts + dels > 0 and isWrongType(redis.pcall('HGET', KEYS[5], '')) then return {2, KEYS[5], 'hash'} end
-if isServed and isWrongType(redis.pcall('LRANGE', KEYS[9], 0, 0)) then return {2, KEYS[9], 'list'} end
 for k = 10, #KEYS do
   if isWrongType(redis.pcall('XREVRANGE', KEYS[k], '+', '-', 'COUNT', 1)) then return {2, KEYS[k], 'stream'} end
 end
@@ -74,7 +80,7 @@ if current then n = tonumber(string.match(current, '^(%d+):')) or 0 end
 local version = string.format('%d', n + 1) .. ':' .. ARGV[2]
 if ARGV[5] ~= '' then redis.call('SET', KEYS[4], ARGV[5]) end
 redis.call('SET', KEYS[2], ARGV[3])
-local a = 11
+local a = 12
 for j = 1, puts do
   redis.call('HSET', KEYS[5], ARGV[a], ARGV[a + 1])
   a = a + 2
@@ -96,7 +102,7 @@ end
 redis.call('SET', KEYS[1], version)
 redis.call('LPUSH', KEYS[3], ARGV[2])
 redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[6]) - 1)
-if isServed then passTurn(KEYS[7], KEYS[8], KEYS[9], nextT, ticket, ARGV[9]) end
+if isServed then passTurn(KEYS[7], KEYS[8], KEYS[9], nextT, ticket, leaseMs) end
 redis.call('PUBLISH', ARGV[7], version)
 return {1, version, ids}
 `;

@@ -238,8 +238,6 @@ function probesFor(config: RedisStoreConfig, keys: RedisKeys): { reads: Probe[];
     { name: 'INCR', args: ['INCR', probeKey] },
     { name: 'LPUSH', args: ['LPUSH', probeKey, '1'] },
     { name: 'LTRIM', args: ['LTRIM', probeKey, 0, 0] },
-    { name: 'BLPOP', args: ['BLPOP', probeKey, 1] },
-    { name: 'PEXPIRE', args: ['PEXPIRE', probeKey, 1] },
     { name: 'HGETALL', args: ['HGETALL', keys.archives] },
     { name: 'HSET', args: ['HSET', probeKey, PROBE_NAME, '1'] },
     { name: 'HDEL', args: ['HDEL', probeKey, PROBE_NAME] },

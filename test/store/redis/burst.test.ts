@@ -3,7 +3,7 @@
 // run more than twice (its optimistic attempt, then once on its turn), none is
 // lost or applied twice, and every writer finishes. Real redis-server, real
 // processes, the ACL PROTOCOL.md asks operators to grant (the line needs
-// BLPOP and PEXPIRE). Speed belongs in bench/redis.mjs; the bound on runs is
+// PUBLISH and SUBSCRIBE for its bells). Speed belongs in bench/redis.mjs; the bound on runs is
 // what tells a fair line from optimistic retries.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,7 +19,7 @@ const skip = SKIP_WITHOUT_REDIS;
 const WORKER = join(__dirname, '..', '..', '..', '..', 'test', 'store', 'redis', 'fixtures', 'burst-writer.cjs');
 const WRITERS = 16;
 const CHANGES = 5;
-// Generous: a slow CI machine must not see a live holder's turn pass on.
+// Generous: a slow CI machine must not see a live holder's lease run out between its heartbeats.
 const LEASE_MS = 10_000;
 const LOCK_TIMEOUT_MS = 60_000;
 

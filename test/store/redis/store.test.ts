@@ -467,6 +467,36 @@ test('a commit whose reply is lost is settled by its token: applied exactly once
   assert.deepEqual((await open().readLatest((s) => s.errors)).map((e) => e.message), ['first', 'once']);
 });
 
+test('a ticket handed out in a refused commit whose reply was lost is given up when its turn is rung, not waited out for its lease', { skip, timeout: 60_000 }, async (t) => {
+  const { open, server, raw, projectId } = await rig(t);
+  const proxy = await relay(t, server.port);
+  let rivals = 0;
+  let isReplyLost = false;
+  const store = open({
+    port: proxy.port, turnLeaseMs: 20_000, lockTimeoutMs: 40_000,
+    beforeCommit: async () => {
+      if (rivals <= 0) return;
+      rivals--;
+      await raw.command(['SET', `oc:{${projectId}}:version`, `rival-${rivals}`]);
+      if (isReplyLost) proxy.loseNext('reply');
+    },
+  });
+  const change = (message: string) => store.mutate((s) => {
+    s.errors.push({ at: 1, message });
+    return OK;
+  });
+  // A first conflict: from then on the store listens on its bell, so a refused commit hands it a ticket.
+  rivals = 1;
+  await change('first');
+  rivals = 1;
+  isReplyLost = true;
+  const started = Date.now();
+  await change('second');
+  const took = Date.now() - started;
+  assert.ok(took < 5_000, `the change took ${took} ms (the lost ticket's lease is 20 s)`);
+  assert.deepEqual((await open().readLatest((s) => s.errors)).map((e) => e.message), ['first', 'second']);
+});
+
 test('a commit lost before it reached the server is run again: applied exactly once', { skip }, async (t) => {
   const { open, server } = await rig(t);
   const proxy = await relay(t, server.port);
