@@ -380,57 +380,60 @@ require("fs").writeFileSync(file, JSON.stringify(steps));' "$steps" "$channel" "
   echo "the door's own report: $(node "$DIST" status --project "$project" 2>/dev/null | grep -iE 'rang|error' | head -5 | tr '\n' ' ')"
 }
 
-# ---- Claude Code -----------------------------------------------------------
-DOORS_HOSTS=" ${CHECK_HOSTS_DOORS:-claude codex} "
-if [[ "$DOORS_HOSTS" == *" claude "* ]] && command -v claude >/dev/null; then
-  section "doors: Claude Code $(claude --version 2>/dev/null | head -1), idle in tmux, woken through its inbox"
-  DC_PROJECT="$WORK/doors-claude-project"
-  mkdir -p "$DC_PROJECT" && git -C "$DC_PROJECT" init -q 2>/dev/null
-  node "$DIST" install claude-code --project "$DC_PROJECT" >"$DOORS/install-claude.out" 2>&1 \
-    && echo "opencomms install claude-code: $(grep -c '^wrote' "$DOORS/install-claude.out") file(s) written ($(grep -o 'settings.local.json ([^)]*' "$DOORS/install-claude.out" | head -1))" \
-    || { echo "opencomms install claude-code failed: $(tail -3 "$DOORS/install-claude.out")"; status=1; }
-  # What a person answers once on a new machine: onboarding done, this API key
-  # approved (Claude Code keeps the key's last 20 characters), the folder trusted.
-  DC_KEY=sk-ant-offline-stub-doors
+# ---- Starting a host in tmux (shared with scripts/check-hosts-board.sh) -----
+# doors_claude_up SESSION PROJECT: a fresh project set up by a plain `opencomms
+# install claude-code`, and interactive claude in tmux session SESSION, its
+# prompt ready and our server running under it. Fails (after a FAIL line) if not.
+DC_KEY=sk-ant-offline-stub-doors
+DC_ENV=("${BASE_DOORS_ENV[@]}" "ANTHROPIC_BASE_URL=http://127.0.0.1:$DOORS_PORT" "ANTHROPIC_API_KEY=$DC_KEY"
+  "DISABLE_AUTOUPDATER=1" "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+doors_claude_project() { # project: installed, trusted, approved (what a person answers once on a new machine)
+  local project=$1 name
+  name="$(basename "$project")"
+  mkdir -p "$project" && git -C "$project" init -q 2>/dev/null
+  node "$DIST" install claude-code --project "$project" >"$DOORS/install-$name.out" 2>&1 \
+    && echo "opencomms install claude-code: $(grep -c '^wrote' "$DOORS/install-$name.out") file(s) written ($(grep -o 'settings.local.json ([^)]*' "$DOORS/install-$name.out" | head -1))" \
+    || { echo "opencomms install claude-code failed: $(tail -3 "$DOORS/install-$name.out")"; status=1; }
+  # Onboarding done, this API key approved (Claude Code keeps the key's last
+  # 20 characters), the folder trusted, the project's .mcp.json server approved.
   node -e 'const [file, project, key] = process.argv.slice(1); const fs = require("fs");
 let j = {}; try { j = JSON.parse(fs.readFileSync(file, "utf8")); } catch {}
 j.hasCompletedOnboarding = true;
 j.customApiKeyResponses = { approved: [...new Set([...(j.customApiKeyResponses?.approved || []), key.slice(-20)])], rejected: [] };
-j.projects = j.projects || {}; j.projects[project] = { ...(j.projects[project] || {}), hasTrustDialogAccepted: true };
-fs.writeFileSync(file, JSON.stringify(j));' "$HOME/.claude.json" "$DC_PROJECT" "$DC_KEY"
-  DC_ENV=("${BASE_DOORS_ENV[@]}" "ANTHROPIC_BASE_URL=http://127.0.0.1:$DOORS_PORT" "ANTHROPIC_API_KEY=$DC_KEY"
-    "DISABLE_AUTOUPDATER=1" "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
-  # The session: interactive claude, nothing on its command line.
-  "${DOORS_TMUX[@]}" new-session -d -s claude -x 200 -y 50 -c "$DC_PROJECT" "$(printf '%q ' "${DC_ENV[@]}" claude); sleep 600"
-  # Ready: the prompt shows and claude runs our server (a child of it).
+j.projects = j.projects || {}; j.projects[project] = { ...(j.projects[project] || {}), hasTrustDialogAccepted: true, enabledMcpjsonServers: ["opencomms"] };
+fs.writeFileSync(file, JSON.stringify(j));' "$HOME/.claude.json" "$project" "$DC_KEY"
+}
+doors_claude_up() {
+  local session=$1 project=$2
+  doors_claude_project "$project"
+  "${DOORS_TMUX[@]}" new-session -d -s "$session" -x 200 -y 50 -c "$project" "$(printf '%q ' "${DC_ENV[@]}" claude); sleep 600"
   doors_claude_ready() {
     local pane
-    pane="$(doors_pane claude)"
-    if [[ "$pane" == *"Do you want to use this API key"* ]]; then "${DOORS_TMUX[@]}" send-keys -t claude Up Enter; return 1; fi
-    if [[ "$pane" == *"Yes, I trust this folder"* || "$pane" == *"Yes, proceed"* ]]; then "${DOORS_TMUX[@]}" send-keys -t claude Enter; return 1; fi
-    [[ "$pane" == *"❯"* ]] && [ -n "$(doors_child "$(doors_pane_pid claude)" .opencomms/opencomms.js)" ]
+    pane="$(doors_pane "$session")"
+    if [[ "$pane" == *"Do you want to use this API key"* ]]; then "${DOORS_TMUX[@]}" send-keys -t "$session" Up Enter; return 1; fi
+    if [[ "$pane" == *"Yes, I trust this folder"* || "$pane" == *"Yes, proceed"* ]]; then "${DOORS_TMUX[@]}" send-keys -t "$session" Enter; return 1; fi
+    [[ "$pane" == *"❯"* ]] && [ -n "$(doors_child "$(doors_pane_pid "$session")" .opencomms/opencomms.js)" ]
   }
   if doors_until 60 doors_claude_ready; then
-    echo "claude is up in tmux; its OpenComms server runs: $(ps -o pid=,args= -p "$(doors_child "$(doors_pane_pid claude)" .opencomms/opencomms.js)")"
-    DC_SENDER_ENV=("${BASE_DOORS_ENV[@]}")
-    DC_SENDER_THREAD="$(doors_uuid)"
-    doors_run claude "Claude Code" claude "$DC_PROJECT" door-claude cjoin cwake inbox DC_SENDER_ENV \
-      --host codex --thread "$DC_SENDER_THREAD" \
-      && doors_burst claude claude "$DC_PROJECT" door-claude cwake DC_SENDER_ENV --host codex --thread "$DC_SENDER_THREAD"
+    echo "claude is up in tmux; its OpenComms server runs: $(ps -o pid=,args= -p "$(doors_child "$(doors_pane_pid "$session")" .opencomms/opencomms.js)")"
   else
-    doors_verdict claude-setup fail "claude did not come up ready within 60 s (prompt, SessionStart turn record, our server)"
-    doors_show_pane claude
+    doors_verdict "$session-setup" fail "claude did not come up ready within 60 s (prompt, our server)"
+    doors_show_pane "$session"
+    return 1
   fi
-fi
+}
 
-# ---- Codex -----------------------------------------------------------------
-if [[ "$DOORS_HOSTS" == *" codex "* ]] && command -v codex >/dev/null; then
-  section "doors: Codex $(codex --version 2>/dev/null | head -1) TUI, idle in tmux, woken through codex queue"
-  DX_PROJECT="$WORK/doors-codex-project"
-  mkdir -p "$DX_PROJECT" "$DOORS_CODEX_HOME" && git -C "$DX_PROJECT" init -q 2>/dev/null
+# doors_codex_up SESSION PROJECT: the same for the `codex` TUI (a model
+# provider at the stub, trust written by `install codex --apply` into a HOME
+# of its own).
+DX_ENV=("${BASE_DOORS_ENV[@]}" "HOME=$DOORS_CODEX_USER" "CODEX_HOME=$DOORS_CODEX_HOME" "STUB_API_KEY=sk-offline-stub")
+doors_codex_up() {
+  local session=$1 project=$2
+  mkdir -p "$project" "$DOORS_CODEX_HOME" "$DOORS_CODEX_USER" && git -C "$project" init -q 2>/dev/null
   # A model Codex knows (so no picker), the stub as its provider, and the
-  # model-migration notice marked as seen (else the TUI opens on it).
-  cat >"$DOORS_CODEX_HOME/config.toml" <<EOF
+  # model-migration notice marked as seen (else the TUI opens on it). Written
+  # once: install --apply adds each project's trust to it.
+  [ -f "$DOORS_CODEX_HOME/config.toml" ] || cat >"$DOORS_CODEX_HOME/config.toml" <<EOF
 model_provider = "stub"
 model = "gpt-5.5"
 
@@ -446,27 +449,63 @@ env_key = "STUB_API_KEY"
 [tui.model_availability_nux]
 "gpt-6.1-sol" = 1
 EOF
-  mkdir -p "$DOORS_CODEX_USER"
-  HOME="$DOORS_CODEX_USER" CODEX_HOME="$DOORS_CODEX_HOME" node "$DIST" install codex --project "$DX_PROJECT" --apply >"$DOORS/install-codex.out" 2>&1 \
-    && echo "opencomms install codex --apply: $(grep '^wrote' "$DOORS/install-codex.out" | tr '\n' ';' | head -c 400)" \
-    || { echo "opencomms install codex --apply failed: $(tail -3 "$DOORS/install-codex.out")"; status=1; }
-  DX_ENV=("${BASE_DOORS_ENV[@]}" "HOME=$DOORS_CODEX_USER" "CODEX_HOME=$DOORS_CODEX_HOME" "STUB_API_KEY=sk-offline-stub")
-  "${DOORS_TMUX[@]}" new-session -d -s codex -x 200 -y 50 -c "$DX_PROJECT" "$(printf '%q ' "${DX_ENV[@]}" codex); sleep 600"
+  HOME="$DOORS_CODEX_USER" CODEX_HOME="$DOORS_CODEX_HOME" node "$DIST" install codex --project "$project" --apply >"$DOORS/install-$session.out" 2>&1 \
+    && echo "opencomms install codex --apply: $(grep '^wrote' "$DOORS/install-$session.out" | tr '\n' ';' | head -c 400)" \
+    || { echo "opencomms install codex --apply failed: $(tail -3 "$DOORS/install-$session.out")"; status=1; }
+  "${DOORS_TMUX[@]}" new-session -d -s "$session" -x 200 -y 50 -c "$project" "$(printf '%q ' "${DX_ENV[@]}" codex); sleep 600"
   doors_codex_ready() {
     local pane
-    pane="$(doors_pane codex)"
-    if [[ "$pane" == *"Use existing model"* ]]; then "${DOORS_TMUX[@]}" send-keys -t codex 2; "${DOORS_TMUX[@]}" send-keys -t codex Enter; return 1; fi
-    if [[ "$pane" == *"Do you trust"* ]]; then "${DOORS_TMUX[@]}" send-keys -t codex Enter; return 1; fi
-    [[ "$pane" == *"Ask Codex to do anything"* ]] && pgrep -f -- "$DX_PROJECT/.opencomms/opencomms.js --project $DX_PROJECT --host codex" >/dev/null
+    pane="$(doors_pane "$session")"
+    if [[ "$pane" == *"Use existing model"* ]]; then "${DOORS_TMUX[@]}" send-keys -t "$session" 2; "${DOORS_TMUX[@]}" send-keys -t "$session" Enter; return 1; fi
+    if [[ "$pane" == *"Do you trust"* ]]; then "${DOORS_TMUX[@]}" send-keys -t "$session" Enter; return 1; fi
+    [[ "$pane" == *"Ask Codex to do anything"* ]] && pgrep -f -- "$project/.opencomms/opencomms.js --project $project --host codex" >/dev/null
   }
   if doors_until 60 doors_codex_ready; then
-    echo "codex is up in tmux; its OpenComms server runs (pid $(pgrep -f -- "$DX_PROJECT/.opencomms/opencomms.js --project $DX_PROJECT --host codex" | head -1), under Codex's app-server daemon)"
+    echo "codex is up in tmux; its OpenComms server runs (pid $(pgrep -f -- "$project/.opencomms/opencomms.js --project $project --host codex" | head -1), under Codex's app-server daemon)"
+  else
+    doors_verdict "$session-setup" fail "codex did not come up ready within 60 s (prompt, our server)"
+    doors_show_pane "$session"
+    return 1
+  fi
+}
+
+# The parts: CHECK_HOSTS_DOORS names them; by default the mail doors for
+# CHECK_HOSTS_ONLY=doors, the board's (scripts/check-hosts-board.sh) for
+# CHECK_HOSTS_ONLY=board, all of them for a whole run.
+case "${ONLY:-}" in
+  doors) DOORS_DEFAULT="claude codex" ;;
+  board) DOORS_DEFAULT="claude-board codex-board pair claude-compact" ;;
+  *) DOORS_DEFAULT="claude codex claude-board codex-board pair claude-compact" ;;
+esac
+DOORS_HOSTS=" ${CHECK_HOSTS_DOORS:-$DOORS_DEFAULT} "
+
+# ---- Claude Code -----------------------------------------------------------
+if [[ "$DOORS_HOSTS" == *" claude "* ]] && command -v claude >/dev/null; then
+  section "doors: Claude Code $(claude --version 2>/dev/null | head -1), idle in tmux, woken through its inbox"
+  DC_PROJECT="$WORK/doors-claude-project"
+  if doors_claude_up claude "$DC_PROJECT"; then
+    DC_SENDER_ENV=("${BASE_DOORS_ENV[@]}")
+    DC_SENDER_THREAD="$(doors_uuid)"
+    doors_run claude "Claude Code" claude "$DC_PROJECT" door-claude cjoin cwake inbox DC_SENDER_ENV \
+      --host codex --thread "$DC_SENDER_THREAD" \
+      && doors_burst claude claude "$DC_PROJECT" door-claude cwake DC_SENDER_ENV --host codex --thread "$DC_SENDER_THREAD"
+  fi
+  "${DOORS_TMUX[@]}" kill-session -t claude 2>/dev/null
+fi
+
+# ---- Codex -----------------------------------------------------------------
+if [[ "$DOORS_HOSTS" == *" codex "* ]] && command -v codex >/dev/null; then
+  section "doors: Codex $(codex --version 2>/dev/null | head -1) TUI, idle in tmux, woken through codex queue"
+  DX_PROJECT="$WORK/doors-codex-project"
+  if doors_codex_up codex "$DX_PROJECT"; then
     DX_SENDER_ENV=("${BASE_DOORS_ENV[@]}" "CLAUDE_CODE_SESSION_ID=$(doors_uuid)")
     doors_run codex Codex codex "$DX_PROJECT" door-codex xjoin xwake codex_queue DX_SENDER_ENV --host claude-code
-  else
-    doors_verdict codex-setup fail "codex did not come up ready within 60 s (prompt, our server)"
-    doors_show_pane codex
   fi
+  "${DOORS_TMUX[@]}" kill-session -t codex 2>/dev/null
 fi
+
+# ---- The board (issue 36) ----------------------------------------------------
+# shellcheck source=scripts/check-hosts-board.sh
+. "$ROOT/scripts/check-hosts-board.sh"
 
 doors_cleanup

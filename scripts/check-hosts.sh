@@ -40,7 +40,13 @@
 #                              commands (timed), then Claude Code and Codex exchange a review request
 #                              and its answer against the stub model (needs the npm registry for npm ci)
 #   CHECK_HOSTS_ONLY=doors     only the idle-session doors (interactive Claude Code and Codex in tmux) against the stub model
-#   CHECK_HOSTS_DOORS=claude   only these hosts of the doors (claude, codex; both by default)
+#   CHECK_HOSTS_ONLY=board     only the task board with the real hosts (scripts/check-hosts-board.sh):
+#                              an idle Claude Code and Codex in tmux woken by a person's `task add`
+#                              and claiming the task; both waiting in one project, each task wakes
+#                              the longest waiter only; a Claude Code session shown its claim at
+#                              SessionStart after /compact (headless --resume, and interactive)
+#   CHECK_HOSTS_DOORS=claude   only these parts of the doors and board (claude, codex, claude-board,
+#                              codex-board, pair, claude-compact; by default those of the CHECK_HOSTS_ONLY part)
 #   CHECK_HOSTS_TURNS="reserve stop"  only these parts of the turns (sessions, reserve, stop, redis)
 set -uo pipefail
 
@@ -72,7 +78,7 @@ wanted() { [ -z "$ONLY" ] || [ "$ONLY" = "$1" ]; }
 if [ "$ONLY" = turns ]; then PACKAGES=("${PACKAGES[0]}") BINS=(claude); fi
 if [ "$ONLY" = deny ]; then PACKAGES=("${PACKAGES[@]:0:3}") BINS=(claude gemini codex); fi
 if [ "$ONLY" = newcomer ]; then PACKAGES=("${PACKAGES[0]}" "${PACKAGES[2]}") BINS=(claude codex); fi
-if [ "$ONLY" = doors ]; then PACKAGES=("${PACKAGES[0]}" "${PACKAGES[2]}") BINS=(claude codex); fi
+if [ "$ONLY" = doors ] || [ "$ONLY" = board ]; then PACKAGES=("${PACKAGES[0]}" "${PACKAGES[2]}") BINS=(claude codex); fi
 status=0
 declare -A RESULT
 RESULT_ORDER=()
@@ -234,7 +240,8 @@ if wanted newcomer; then
   . "$ROOT/scripts/check-hosts-newcomer.sh"
 fi
 
-if wanted doors; then
+# The board's parts (scripts/check-hosts-board.sh) run inside the doors' setup.
+if wanted doors || wanted board; then
   # shellcheck source=scripts/check-hosts-doors.sh
   . "$ROOT/scripts/check-hosts-doors.sh"
 fi

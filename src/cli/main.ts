@@ -1,6 +1,7 @@
 // The executable: argv and env in, exit code out. The only module that reads
 // process.env / process.argv or calls process.exit.
-import { parseCommandLine, UsageError, type CommandName } from './args';
+import { parseCommandLine, UsageError } from './args';
+import type { CommandName } from './command-table';
 import { HELP_TEXT } from './help';
 import { resolveStoreSelection, type StoreSelection } from '../store';
 import { runServe } from './serve';

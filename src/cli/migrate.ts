@@ -84,6 +84,7 @@ function reportCopy(copy: ProjectCopy, headline: string, notes: string[], next: 
     `  history: ${countOf(records, 'record')} in ${countOf(copy.history.size, 'channel')}`,
     `  archives: ${countOf(copy.archives.size, 'saved session')}`,
   ];
+  if (copy.board.length > 0) lines.splice(3, 0, `  board history: ${countOf(copy.board.length, 'task')} that left the board`);
   if (copy.skipped > 0) lines.push(`  skipped: ${countOf(copy.skipped, 'source entry', 'source entries')} that do not load (not copied)`);
   for (const note of notes) lines.push(`  ${note}`);
   lines.push(next);

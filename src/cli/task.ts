@@ -117,12 +117,14 @@ async function showBoard(store: ReturnType<typeof openStore>, parsed: { action: 
   const view: engine.TaskListView = options.flags.all ? 'all' : options.positionals.length === 0 ? 'ready' : 'open';
   const result = await store.readLatest((state, ctx) => engine.listTasks(state, undefined,
     parsed.action === 'show' ? { id: parsed.id } : { view, limit: engine.MAX_OPEN_TASKS }, ctx.now(), ctx.isProcessAlive ?? engine.JUDGE_BY_LEASE));
+  if (!result.ok && result.data?.retired === true) return showRetired(store, parsed.id!.trim(), options);
   if (!result.ok) {
     options.warn(`opencomms: ${printable(result.message, 600)} (reason: ${String(result.data?.reason)})`);
     return 1;
   }
   if (options.json) {
-    options.write(`${terminalSafeJson(parsed.action === 'show' ? { task: result.data!.task } : { tasks: result.data!.tasks }, 2)}\n`);
+    const retiredField = typeof result.data!.retired === 'number' ? { retired: result.data!.retired } : {};
+    options.write(`${terminalSafeJson(parsed.action === 'show' ? { task: result.data!.task } : { tasks: result.data!.tasks, ...retiredField }, 2)}\n`);
     return 0;
   }
   if (parsed.action === 'show') {
@@ -131,9 +133,28 @@ async function showBoard(store: ReturnType<typeof openStore>, parsed: { action: 
   }
   const tasks = result.data!.tasks as Array<Record<string, unknown>>;
   const counts = result.data!.counts as engine.BoardCounts;
-  const head = `Board: ${counts.ready} ready, ${counts.claimed} claimed, ${counts.asked} asked, ${counts.blocked} blocked.`;
+  const retiredNote = typeof result.data!.retired === 'number' && result.data!.retired > 0 ? ` ${result.data!.retired} left the board for its history.` : '';
+  const head = `Board: ${counts.ready} ready, ${counts.claimed} claimed, ${counts.asked} asked, ${counts.blocked} blocked.${retiredNote}`;
   const empty = view === 'ready' ? 'No task is ready.' : 'No task on the board.';
   options.write(`${[head, ...(tasks.length === 0 ? [empty] : tasks.map((t) => describeTask(t, false)))].join('\n')}\n`);
+  return 0;
+}
+
+// A task that left the board, read from the board's history (a bounded scan of its newest part).
+async function showRetired(store: ReturnType<typeof openStore>, id: string, options: TaskOptions): Promise<number> {
+  const where = store.boardHistory.where;
+  const task = await store.boardHistory.find(id);
+  if (task === undefined) {
+    options.warn(`opencomms: ${printable(id, 16)} left the board for its history (${printable(where, 300)}), but it is not among the tasks read there. (reason: unknown_task)`);
+    return 1;
+  }
+  const view = await store.readLatest((state, ctx) => engine.taskView(state, task, ctx.now(), ctx.isProcessAlive ?? engine.JUDGE_BY_LEASE, true));
+  if (options.json) {
+    options.write(`${terminalSafeJson({ task: { ...view, history: where } }, 2)}\n`);
+    return 0;
+  }
+  const left = task.closed_at === null ? '' : ` (closed ${engine.formatIsoTime(task.closed_at)})`;
+  options.write(`${describeTask(view, true)}\n${task.id} left the board for its history${left}: ${printable(where, 300)}\n`);
   return 0;
 }
 

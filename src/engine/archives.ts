@@ -3,7 +3,9 @@
 import { MAX_ARCHIVED_MESSAGES } from './constants';
 import { frameMessage, peerLine, UNTRUSTED_NOTICE } from './framing';
 import { refuse, succeed } from './reasons';
-import { checkHistoryRecord, checkMember, isObj, ShapeError } from './state-shape';
+import { checkMember } from './member-shape';
+import { isObj, ShapeError } from './shape-checks';
+import { checkHistoryRecord } from './state-shape';
 import { clampToDateRange, isDateTime } from './times';
 import type { SessionArchive } from './archive-types';
 import type { EngineCtx, ToolResult } from './types';

@@ -56,9 +56,9 @@ export {
 } from './identity';
 export { expireAwayMembers, isAwayTooLong, tidyState } from './away';
 export {
-  reservePaths, releasePaths, judgeEdit, describeVerdict, liveReservations, pruneReservations, isMemberOfChannel,
-  isLiveReservation, holderAwaySince, reservationId, RESERVATION_LIFETIME_RULE,
+  reservePaths, releasePaths, liveReservations, pruneReservations, isLiveReservation, holderAwaySince, reservationId, RESERVATION_LIFETIME_RULE,
 } from './reservations';
+export { judgeEdit, describeVerdict, isMemberOfChannel } from './edit-verdict';
 export { nextReservationLapse, reservationLapse } from './reservation-lifetime';
 export type { ReservationLapse } from './reservation-lifetime';
 export { channelsAsJudged, listHeldReservations, releaseForPerson } from './reservation-admin';
@@ -72,7 +72,9 @@ export {
   PRESENCE_LEASE_MS, PRESENCE_RENEW_MS, LOCAL_PRESENCE_RENEW_MS, MAX_PRESENCE_LEASE_MS, UNCHANNELLED_AWAY_MS, JUDGE_BY_LEASE,
 } from './presence';
 export type { PresenceJudgement, PresenceClaim } from './presence';
-export type { ReserveInput, ReleaseInput, EditVerdict, Conflict } from './reservations';
+export type { ReserveInput, ReleaseInput } from './reservations';
+export type { EditVerdict } from './edit-verdict';
+export type { Conflict } from './reservation-conflicts';
 export { normalizePattern, patternsOverlap } from './globs';
 export { dueReminders, hasReminderDue, markReminded, reminderText, requestsOf, pruneRequests } from './requests';
 export type { RequestView } from './requests';
@@ -104,6 +106,8 @@ export {
 } from './task-board';
 export type { BoardCounts, ClaimHold, TaskListView } from './task-board';
 export { expireClaims, pathHolderOf, wakeForTask } from './task-upkeep';
+export { isRetiredId, retiredCount, takeRetiredTasks } from './task-retire';
+export { parseTaskRecord } from './task-shape';
 export {
   addTask, answerTask, askTask, cancelTask, claimTask, finishTask, listTasks, nextTask, releaseTask,
 } from './tasks';

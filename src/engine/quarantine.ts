@@ -3,7 +3,7 @@
 // 4.3). The store records when and where, so that a refusal for a channel
 // the lost state held says what happened and where the copy is, instead of a
 // bare `channel_not_found` that reads as "it never existed".
-import { isFiniteNumber, isObj } from './state-shape';
+import { isFiniteNumber, isObj } from './shape-checks';
 import { refuse } from './reasons';
 import { formatIsoTime } from './times';
 import type { State, ToolResult } from './types';

@@ -5,7 +5,9 @@ import { DEFAULT_STALE_EVENT_MS, LEGACY_HOST_ID, MAX_ERRORS } from './constants'
 import { insertInSendOrder, isLive } from './envelopes';
 import { capabilitiesForMode } from './members';
 import { checkPersonActions } from './person-log';
-import { checkChannel, checkEnvelope, HOST_DOORS, checkKeys, isFiniteNumber, isObj, isStringArray, rejectShape, ShapeError, type Obj } from './state-shape';
+import { checkChannel } from './channel-shape';
+import { checkKeys, isFiniteNumber, isObj, isStringArray, rejectShape, ShapeError, type Obj } from './shape-checks';
+import { checkEnvelope, HOST_DOORS } from './state-shape';
 import { isDateTime } from './times';
 import { upgradedLinkKey } from './session-links';
 import { checkQuarantine } from './quarantine';

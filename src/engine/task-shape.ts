@@ -2,7 +2,7 @@
 // may hold anything here. A task keeps what is sound and gets defaults for
 // the rest (noted); one with no usable id or title is dropped (noted); a board
 // that is not an object is a rejection, like the other maps of the state.
-import { checkKeys, isObj, isStringArray, rejectShape } from './state-shape';
+import { checkKeys, isObj, isStringArray, rejectShape } from './shape-checks';
 import type { Board, Task, TaskLogEntry, TaskStatus } from './task-types';
 import { MAX_TASK_PRIORITY, MAX_TASK_TITLE_CHARS } from './task-types';
 
@@ -58,6 +58,13 @@ function checkTask(key: string, raw: unknown, now: number, notes: string[]): Tas
   };
   if (repaired) notes.push(`board.tasks["${key}"]: repaired a malformed status, priority or author`);
   return task;
+}
+
+/** A task record read back from the board's history, checked as a task of the state is; undefined when unusable. */
+export function parseTaskRecord(raw: unknown): Task | undefined {
+  if (!isObj(raw) || typeof raw.id !== 'string') return undefined;
+  const task = checkTask(raw.id, raw, 0, []);
+  return task && task.closed_at !== null ? task : undefined;
 }
 
 /** The board of a state text, checked; undefined when it has none. */

@@ -13,6 +13,7 @@ import {
 import { badArgument, isResult, noteOf, taskFields, type AddTaskInput } from './task-input';
 import { MAX_OPEN_TASKS, type Task } from './task-types';
 import { pathHolderOf, wakeForTask } from './task-upkeep';
+import { isRetiredId, retiredCount } from './task-retire';
 import type { EngineCtx, State, ToolResult } from './types';
 
 /** Adds an open task; replies with it and whether it is ready. A ready task rings one member waiting for work. */
@@ -45,6 +46,9 @@ export function addTask(state: State, by: string, input: AddTaskInput, ctx: Engi
 function taskNamed(state: State, id: unknown): Task | ToolResult {
   if (typeof id !== 'string' || id.trim() === '') return badArgument('id', 'id is required: name a task such as t3.');
   const task = findTask(state, id.trim());
+  if (task === undefined && isRetiredId(state, id.trim())) {
+    return refuse('unknown_task', `${id.trim()} left the board for its history (it was done or cancelled more than 7 days ago); the person reads it with opencomms task show ${id.trim()}.`, { retired: true });
+  }
   return task ?? refuse('unknown_task', `No task ${id.trim()} on this board; opencomms_task with action list shows them.`);
 }
 
@@ -218,6 +222,8 @@ export function listTasks(state: State, memberId: string | undefined, input: Lis
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_OPEN_TASKS) return badArgument('limit', `limit must be a whole number from 1 to ${MAX_OPEN_TASKS}.`);
   const all = listedTasks(state, view as TaskListView, memberId);
   const counts = boardCounts(state);
-  return succeed(`${all.length} task(s) in view ${view}; the board has ${counts.ready} ready, ${counts.claimed} claimed, ${counts.asked} asked, ${counts.blocked} blocked.`,
-    { tasks: all.slice(0, limit).map((t) => taskView(state, t, now, isAlive)), counts, ...(all.length > limit ? { more: all.length - limit } : {}) });
+  const retired = view === 'all' ? retiredCount(state) : 0;
+  return succeed(`${all.length} task(s) in view ${view}; the board has ${counts.ready} ready, ${counts.claimed} claimed, ${counts.asked} asked, ${counts.blocked} blocked.`
+    + `${retired > 0 ? ` ${retired} more left the board for its history.` : ''}`,
+  { tasks: all.slice(0, limit).map((t) => taskView(state, t, now, isAlive)), counts, ...(all.length > limit ? { more: all.length - limit } : {}), ...(view === 'all' ? { retired } : {}) });
 }

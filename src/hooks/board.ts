@@ -24,8 +24,10 @@ export function boardTexts(state: State, event: HookEvent, memberId: string | un
     if (digest !== undefined) parts.push(digest);
   }
   const wake = Object.prototype.hasOwnProperty.call(state.board.wakes, memberId);
-  if (wake) parts.push(`[OpenComms] ${TASK_READY_NOTICE}.`);
-  return parts.length === 0 ? undefined : { text: parts.join('\n\n'), wake };
+  // A turn the door's notice started has told the model already: saying it again is noise.
+  const isToldByPrompt = event.prompt?.includes(TASK_READY_NOTICE) === true;
+  if (wake && !isToldByPrompt) parts.push(`[OpenComms] ${TASK_READY_NOTICE}.`);
+  return parts.length === 0 && !wake ? undefined : { text: parts.join('\n\n'), wake };
 }
 
 /**
@@ -39,11 +41,7 @@ export function withBoard(store: Store, state: State, event: HookEvent, memberId
   if (board === undefined || outcome.exitCode !== undefined) return outcome;
   if (event.kind === 'stop' && !board.wake) return outcome;
   if (event.kind === 'stop' && event.isStopHookActive && outcome.settle === undefined) return outcome;
-  const answer = outcome.answer as { hookSpecificOutput?: { additionalContext?: unknown }; reason?: unknown };
-  const carried = typeof answer.hookSpecificOutput?.additionalContext === 'string' ? answer.hookSpecificOutput.additionalContext
-    : typeof answer.reason === 'string' ? answer.reason : undefined;
-  const text = carried === undefined ? board.text : `${board.text}\n\n${carried}`;
-  const merged = event.kind === 'stop' ? stopAnswer(event, text, env) : contextAnswer(event, text);
+  const merged = board.text === '' ? outcome.answer : mergedAnswer(event, outcome.answer, board.text, env);
   if (!board.wake) return { ...outcome, answer: merged };
   const earlier = outcome.settle;
   return {
@@ -60,4 +58,13 @@ export function withBoard(store: Store, state: State, event: HookEvent, memberId
       });
     },
   };
+}
+
+/** `answer` with `text` put before the context or stop reason it carries. */
+function mergedAnswer(event: HookEvent, answer: HookAnswer, text: string, env: NodeJS.ProcessEnv): HookAnswer {
+  const fields = answer as { hookSpecificOutput?: { additionalContext?: unknown }; reason?: unknown };
+  const carried = typeof fields.hookSpecificOutput?.additionalContext === 'string' ? fields.hookSpecificOutput.additionalContext
+    : typeof fields.reason === 'string' ? fields.reason : undefined;
+  const joined = carried === undefined ? text : `${text}\n\n${carried}`;
+  return event.kind === 'stop' ? stopAnswer(event, joined, env) : contextAnswer(event, joined);
 }

@@ -34,6 +34,8 @@ export interface HookEvent {
   toolInput?: Record<string, unknown>;
   /** The host's id of this tool call (`tool_use_id`), when it sends one: a call's pre and post events share it. */
   toolUseId?: string;
+  /** Prompt events: the text that starts the turn (typed, or a door's notice). */
+  prompt?: string;
 }
 
 export type ParsedEvent =
@@ -119,6 +121,7 @@ export function parseHookEvent(input: string, env: NodeJS.ProcessEnv): ParsedEve
         ? fields.tool_input as Record<string, unknown>
         : undefined,
       toolUseId: stringField(fields.tool_use_id) ?? stringField(fields.call_id),
+      prompt: stringField(fields.prompt),
     },
   };
 }

@@ -4,99 +4,10 @@
 // arrays and objects. What is added is written in the file's own style, and an
 // addition followed by its removal gives the original text back. The result is
 // checked to mean exactly the intended document, or the edit is refused.
-import { blankComments, blankJsonc, stringEnd, type JsonObject } from './jsonc';
-
-/** One member of an object (with its key) or one element of an array. */
-interface Item {
-  key?: string;
-  /** Where the item starts: its key, or its value in an array. */
-  start: number;
-  node: Node;
-}
-
-type Container = { kind: 'object' | 'array'; start: number; end: number; items: Item[] };
-type Node = Container | { kind: 'scalar'; start: number; end: number };
-
-// A span parser over blanked (plain JSON) text that JSON.parse has already accepted.
-class SpanParser {
-  pos = 0;
-  constructor(private readonly text: string) {}
-
-  skip(): void {
-    while (this.pos < this.text.length && /\s/.test(this.text[this.pos])) this.pos++;
-  }
-
-  value(): Node {
-    this.skip();
-    const start = this.pos;
-    const ch = this.text[start];
-    if (ch === '{' || ch === '[') return this.container(ch === '{' ? 'object' : 'array');
-    if (ch === '"') this.pos = stringEnd(this.text, start);
-    else while (this.pos < this.text.length && !/[\s,\]}]/.test(this.text[this.pos])) this.pos++;
-    if (this.pos === start) throw new Error(`no value at offset ${start}`);
-    return { kind: 'scalar', start, end: this.pos };
-  }
-
-  container(kind: 'object' | 'array'): Container {
-    const start = this.pos;
-    const close = kind === 'object' ? '}' : ']';
-    this.pos++;
-    const items: Item[] = [];
-    this.skip();
-    while (this.text[this.pos] !== close) {
-      if (this.pos >= this.text.length) throw new Error('unterminated container');
-      const itemStart = this.pos;
-      let key: string | undefined;
-      if (kind === 'object') {
-        this.pos = stringEnd(this.text, itemStart);
-        key = JSON.parse(this.text.slice(itemStart, this.pos)) as string;
-        this.skip();
-        this.pos++; // ':'
-      }
-      items.push({ key, start: itemStart, node: this.value() });
-      this.skip();
-      if (this.text[this.pos] === ',') this.pos++;
-      this.skip();
-    }
-    this.pos++;
-    return { kind, start, end: this.pos, items };
-  }
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isContainerValue(value: unknown): value is JsonObject | unknown[] {
-  return typeof value === 'object' && value !== null;
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
-  }
-  if (!isObject(a) || !isObject(b)) return false;
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((k) => Object.prototype.hasOwnProperty.call(b, k) && sameJson(a[k], b[k]));
-}
-
-function hasOwn(object: object, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(object, key);
-}
-
-/** How the file writes JSON, learned from the file itself. */
-interface Style {
-  nl: string;
-  /** One level of indentation: two or four spaces, a tab. */
-  unit: string;
-  /** Between a key and its value: ": " or ":". */
-  colon: string;
-  /** Between the items of a one-line object or array: ", " or ",". */
-  comma: string;
-  /** Whether a list of plain values goes on one line (`["a", "b"]`), as the file does. */
-  isScalarListInline: boolean;
-}
+import { blankComments, blankJsonc, type JsonObject } from './jsonc';
+import { isObject, planArray, planObject, sameJson } from './jsonc-plan';
+import { SpanParser, type Container, type Item, type Node } from './jsonc-spans';
+import { learnStyle, lineIndent, renderValue, type Style } from './jsonc-style';
 
 interface Edit {
   start: number;
@@ -115,75 +26,9 @@ interface Splice {
   edits: Edit[];
 }
 
-function lineStartOf(text: string, at: number): number {
-  return text.lastIndexOf('\n', at - 1) + 1;
-}
-
-function lineIndent(text: string, at: number): string {
-  return /^[ \t]*/.exec(text.slice(lineStartOf(text, at), at))![0];
-}
-
 function isMultiline(splice: Splice, node: Container, isParentMultiline: boolean): boolean {
   if (node.items.length === 0) return splice.blanked.slice(node.start, node.end).includes('\n') || isParentMultiline;
   return splice.blanked.slice(node.start, node.items[0].start).includes('\n');
-}
-
-function learnStyle(blanked: string, root: Container): Style {
-  const nl = blanked.includes('\r\n') ? '\r\n' : '\n';
-  let unit: string | undefined;
-  let colonSpaced = 0;
-  let colonTight = 0;
-  let commaSpaced = 0;
-  let commaTight = 0;
-  let inlineLists = 0;
-  let splitLists = 0;
-  const visit = (node: Node): void => {
-    if (node.kind === 'scalar') return;
-    const first = node.items[0];
-    const isSplit = first !== undefined && blanked.slice(node.start, first.start).includes('\n');
-    if (isSplit && unit === undefined) {
-      const outer = lineIndent(blanked, node.start);
-      const inner = lineIndent(blanked, first.start);
-      if (inner.startsWith(outer) && inner.length > outer.length) unit = inner.slice(outer.length);
-    }
-    if (node.kind === 'array' && node.items.length > 0 && node.items.every((item) => item.node.kind === 'scalar')) {
-      if (isSplit) splitLists++;
-      else inlineLists++;
-    }
-    node.items.forEach((item, index) => {
-      if (item.key !== undefined) {
-        const between = blanked.slice(item.start, item.node.start);
-        if (/:[ \t]/.test(between)) colonSpaced++;
-        else colonTight++;
-      }
-      const next = node.items[index + 1];
-      if (next && !isSplit) {
-        if (/,[ \t]/.test(blanked.slice(item.node.end, next.start))) commaSpaced++;
-        else commaTight++;
-      }
-      visit(item.node);
-    });
-  };
-  visit(root);
-  const colon = colonTight > colonSpaced ? ':' : ': ';
-  const comma = commaSpaced + commaTight === 0 ? (colon === ':' ? ',' : ', ') : commaTight > commaSpaced ? ',' : ', ';
-  return { nl, unit: unit ?? '  ', colon, comma, isScalarListInline: inlineLists > splitLists };
-}
-
-/** `value` as the file would write it: on one line, or spread over lines below `indent`. */
-function renderValue(value: unknown, style: Style, indent: string, isInline: boolean): string {
-  if (!isContainerValue(value)) return JSON.stringify(value);
-  const entries: [string | undefined, unknown][] = Array.isArray(value) ? value.map((v) => [undefined, v]) : Object.entries(value);
-  const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
-  if (entries.length === 0) return open + close;
-  const keyed = (key: string | undefined, text: string): string => (key === undefined ? text : `${JSON.stringify(key)}${style.colon}${text}`);
-  const isScalarList = Array.isArray(value) && value.every((v) => !isContainerValue(v));
-  if (isInline || (isScalarList && style.isScalarListInline)) {
-    return open + entries.map(([k, v]) => keyed(k, renderValue(v, style, indent, true))).join(style.comma) + close;
-  }
-  const inner = indent + style.unit;
-  const lines = entries.map(([k, v]) => inner + keyed(k, renderValue(v, style, inner, false)));
-  return `${open}${style.nl}${lines.join(`,${style.nl}`)}${style.nl}${indent}${close}`;
 }
 
 /** The offset of the comma that follows an item's value, or -1. */
@@ -266,54 +111,6 @@ function spliceContainer(splice: Splice, node: Container, before: JsonObject | u
   for (const [item, theirs, ours] of plan.changed) spliceValue(splice, item, theirs, ours, isSplit);
   if (plan.removed.size > 0) removeItems(splice, node, plan.removed);
   if (plan.added.length > 0) addItems(splice, node, plan.added, isSplit);
-}
-
-interface Plan {
-  changed: [Item, unknown, unknown][];
-  removed: Set<Item>;
-  added: [string | undefined, unknown][];
-}
-
-function planObject(node: Container, before: JsonObject, after: JsonObject): Plan | undefined {
-  // JSON.parse keeps the last of duplicate keys; so do we.
-  const itemOf = (key: string): Item => {
-    const found = [...node.items].reverse().find((item) => item.key === key);
-    if (!found) throw new Error(`no member ${JSON.stringify(key)} in the text`);
-    return found;
-  };
-  const removedKeys = Object.keys(before).filter((key) => !hasOwn(after, key));
-  const addedKeys = Object.keys(after).filter((key) => !hasOwn(before, key));
-  const isDuplicated = new Set(node.items.map((item) => item.key)).size !== node.items.length;
-  if (node.items.length !== Object.keys(before).length && !isDuplicated) throw new Error('the text has other members');
-  if ((removedKeys.length > 0 && addedKeys.length > 0) || (isDuplicated && removedKeys.length > 0)) return undefined;
-  const changed: [Item, unknown, unknown][] = [];
-  for (const key of Object.keys(after)) {
-    if (hasOwn(before, key) && !sameJson(before[key], after[key])) changed.push([itemOf(key), before[key], after[key]]);
-  }
-  return {
-    changed,
-    removed: new Set(removedKeys.map(itemOf)),
-    added: addedKeys.map((key) => [key, after[key]]),
-  };
-}
-
-function planArray(node: Container, before: unknown[], after: unknown[]): Plan | undefined {
-  if (node.items.length !== before.length) throw new Error('the text has other elements');
-  const common = Math.min(before.length, after.length);
-  if (after.length >= before.length) {
-    // Elements changed where they stand, and any new ones at the end.
-    const changed: [Item, unknown, unknown][] = [];
-    for (let i = 0; i < common; i++) if (!sameJson(before[i], after[i])) changed.push([node.items[i], before[i], after[i]]);
-    return { changed, removed: new Set(), added: after.slice(before.length).map((v) => [undefined, v]) };
-  }
-  // Fewer elements: only as many taken out, the rest unchanged and in order.
-  const removed = new Set<Item>();
-  let next = 0;
-  before.forEach((value, i) => {
-    if (next < after.length && sameJson(value, after[next])) next++;
-    else removed.add(node.items[i]);
-  });
-  return next === after.length ? { changed: [], removed, added: [] } : undefined;
 }
 
 // An item kept before others is taken out with everything up to the next

@@ -1,9 +1,12 @@
 // The one change pipeline both stores run between their own load and their
-// own commit: upkeep (tidy), the change itself, finished envelopes out to
-// history, and the decision whether anything must be written at all. The file
-// store runs it under its lock; the Redis store runs it on an optimistic read
-// and commits with one script. Everything here is synchronous and does no I/O.
+// own commit: upkeep (tidy), the change itself, finished envelopes and
+// retired tasks out to history, and the decision whether anything must be
+// written at all. The file store runs it under its lock; the Redis store
+// runs it on an optimistic read and commits with one script. Everything here
+// is synchronous and does no I/O.
 import { takeFinished } from '../engine/finished';
+import { takeRetiredTasks } from '../engine/task-retire';
+import type { Task } from '../engine/task-types';
 import type { HistoryRecord, State, ToolResult } from '../engine/types';
 import type { StateCodec } from './codec';
 import type { ParsedText } from './load';
@@ -14,6 +17,8 @@ export interface ChangeWrite {
   text: string;
   /** Records taken out of the state for history, by channel. */
   finished: Map<string, HistoryRecord[]>;
+  /** Tasks that left the board (their retention passed), whole, for the board's history. */
+  retired: Task[];
   /**
    * True when the change was refused and `text` is the empty state that must
    * replace a rejected one anyway (or every later change would copy the bad
@@ -40,10 +45,11 @@ export function applyChange<T extends ToolResult>(
   codec.tidy?.(loaded.state, now);
   const result = change(loaded.state);
   if (!result.ok) {
-    return fallback === undefined ? { result } : { result, write: { text: fallback, finished: new Map(), isFallback: true } };
+    return fallback === undefined ? { result } : { result, write: { text: fallback, finished: new Map(), retired: [], isFallback: true } };
   }
   const finished = takeFinished(loaded.state);
+  const retired = takeRetiredTasks(loaded.state, now);
   const text = codec.serializeState(loaded.state);
-  if (finished.size === 0 && text === loaded.baseline && !hasStagedWork()) return { result };
-  return { result, write: { text, finished, isFallback: false } };
+  if (finished.size === 0 && retired.length === 0 && text === loaded.baseline && !hasStagedWork()) return { result };
+  return { result, write: { text, finished, retired, isFallback: false } };
 }

@@ -3,6 +3,7 @@
 // store it is. The file store (store.ts) and the Redis store
 // (redis/redis-store.ts) are two implementations of these methods.
 import type { EngineCtx, HistoryView, State, ToolResult } from '../engine/types';
+import type { Task } from '../engine/task-types';
 import type { ArchiveRecord } from './archives';
 import type { SharedApplier, SharedChange } from './shared-changes';
 import type { StoreCheckOptions, StoreCheckReport } from './check';
@@ -26,6 +27,14 @@ export interface ArchiveShelf {
 export interface StoreTx {
   putArchive(archive: ArchiveRecord): void;
   deleteArchive(channelId: string): void;
+}
+
+/** Tasks that left the board (INTERFACE §8), as the store keeps them. */
+export interface BoardHistoryShelf {
+  /** Where they are kept, as messages name it (a file, or a Redis key). */
+  readonly where: string;
+  /** One task by id, from a bounded scan of the newest part; undefined when not found. */
+  find(id: string): Promise<Task | undefined>;
 }
 
 export interface StoreWatchOptions extends WatchStateDirOptions {
@@ -53,6 +62,7 @@ export interface Store {
   readonly location: string;
   readonly history: HistoryView;
   readonly archives: ArchiveShelf;
+  readonly boardHistory: BoardHistoryShelf;
   /** How status, watch, serve and doctor name this store. */
   describe(): StoreDescription;
   /**

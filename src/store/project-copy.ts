@@ -12,6 +12,7 @@ import { listArchives, readArchive, writeArchive } from './archives';
 import type { StateCodec } from './codec';
 import { checkOwnDir, ensureOwnDir, FsPort, NODE_FS, tryReadFile } from './fs-port';
 import { HistoryLog, isValidChannelId } from './history';
+import { BoardHistoryLog } from './board-history';
 import { readState, splitGeneration, withGeneration } from './load';
 import { claimLock, releaseLock } from './lock';
 import { replaceFile } from './replace-file';
@@ -25,6 +26,8 @@ export interface ProjectCopy {
   hasState: boolean;
   /** Finished envelopes by channel id, oldest first, each record's JSON (one history line). */
   history: Map<string, string[]>;
+  /** Tasks that left the board, oldest first, each task's JSON (one line of history/board.jsonl). */
+  board: string[];
   /** Saved sessions by channel id: the archive record's JSON. */
   archives: Map<string, string>;
   /** Every channel id the source mentions: the history a target must not hold already. */
@@ -51,7 +54,7 @@ export class MigrationRefused extends Error {
  * state's channels and live messages, the history and the archives.
  */
 export function assembleCopy(parts: {
-  state: State; text: string; hasState: boolean; history: Map<string, string[]>; archives: Map<string, string>; skipped: number;
+  state: State; text: string; hasState: boolean; history: Map<string, string[]>; board: string[]; archives: Map<string, string>; skipped: number;
 }): ProjectCopy {
   const ids = new Set<string>();
   for (const channel of Object.values(parts.state.channels)) ids.add(channel.id);
@@ -62,6 +65,7 @@ export function assembleCopy(parts: {
     state: parts.text,
     hasState: parts.hasState,
     history: parts.history,
+    board: parts.board,
     archives: parts.archives,
     channelIds: [...ids].filter(isValidChannelId).sort(),
     channels: Object.keys(parts.state.channels).length,
@@ -141,9 +145,10 @@ export async function readFileProject(side: FileSide): Promise<ProjectCopy | und
       if (parseArchiveText(text, archive.channel_id)) archives.set(archive.channel_id, text);
     }
     const skipped = idsIn(port, paths.archivesDir, '.json').length - archives.size;
-    if (loaded.isAbsent && history.size === 0 && archives.size === 0) return undefined;
+    const board = new BoardHistoryLog(port, paths.historyDir).list(Infinity).map((t) => JSON.stringify(t));
+    if (loaded.isAbsent && history.size === 0 && board.length === 0 && archives.size === 0) return undefined;
     return assembleCopy({
-      state: loaded.state, text: loaded.baseline!, hasState: !loaded.isAbsent, history, archives, skipped,
+      state: loaded.state, text: loaded.baseline!, hasState: !loaded.isAbsent, history, board, archives, skipped,
     });
   } finally {
     releaseLock(port, lock);
@@ -167,8 +172,9 @@ export async function writeFileProject(side: FileSide, copy: ProjectCopy): Promi
   try {
     refuseHeldTarget(port, paths);
     const log = new HistoryLog({ port, historyDir: paths.historyDir });
-    if (copy.history.size > 0) ensureOwnDir(port, paths.historyDir);
+    if (copy.history.size > 0 || copy.board.length > 0) ensureOwnDir(port, paths.historyDir);
     for (const [id, records] of copy.history) replaceFile(port, log.pathOf(id), linesOf(records));
+    if (copy.board.length > 0) replaceFile(port, new BoardHistoryLog(port, paths.historyDir).path, linesOf(copy.board));
     // Each archive was checked when it was read (parseArchiveText).
     for (const [id, text] of copy.archives) writeArchive(side.projectDir, parseArchiveText(text, id)!, port);
     replaceFile(port, paths.statePath, withGeneration(copy.state, 1));
@@ -194,6 +200,7 @@ function refuseHeldTarget(port: FsPort, paths: ReturnType<typeof pathsOf>): void
   if (port.lstatIfExists(paths.statePath) !== undefined) held.push('state.json');
   const logs = idsIn(port, paths.historyDir, '.jsonl').length;
   if (logs > 0) held.push(`${logs} history log${logs === 1 ? '' : 's'}`);
+  if (port.lstatIfExists(new BoardHistoryLog(port, paths.historyDir).path) !== undefined) held.push('the board\'s history');
   const archives = idsIn(port, paths.archivesDir, '.json').length;
   if (archives > 0) held.push(`${archives} archive${archives === 1 ? '' : 's'}`);
   if (held.length === 0) return;
@@ -219,6 +226,8 @@ function compareFiles(projectDir: string, port: FsPort, copy: ProjectCopy): stri
   for (const [id, records] of copy.history) {
     if (tryReadFile(port, log.pathOf(id))?.toString('utf8') !== linesOf(records)) mismatches.push(`${log.pathOf(id)} does not hold the ${records.length} copied records`);
   }
+  const boardPath = new BoardHistoryLog(port, paths.historyDir).path;
+  if (copy.board.length > 0 && tryReadFile(port, boardPath)?.toString('utf8') !== linesOf(copy.board)) mismatches.push(`${boardPath} does not hold the ${copy.board.length} copied tasks`);
   for (const [id, text] of copy.archives) {
     const back = readArchive(projectDir, id, port);
     if (back === undefined || JSON.stringify(back) !== JSON.stringify(JSON.parse(text))) mismatches.push(`the archive ${id} does not read back as copied`);

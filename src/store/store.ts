@@ -15,6 +15,7 @@ import type { StateCodec } from './codec';
 import { encodeReusing, errnoOf, FILE_MODE, FsPort, NODE_FS } from './fs-port';
 import { StoreFault, unwritable } from './faults';
 import { HistoryLog } from './history';
+import { BoardHistoryLog } from './board-history';
 import { addError, GENERATION_HEAD_BYTES, LoadedState, ParseMemo, noteRejection, quarantineState, readState, rejectionNote, splitGeneration, withGeneration } from './load';
 import { applyChange, type ChangeWrite } from './change';
 import { takeFinished } from '../engine/finished';
@@ -88,6 +89,7 @@ export function createStore(options: StoreOptions): Store {
     keepRecords: options.historyKeep,
     compactLines: options.historyCompactLines,
   });
+  const boardLog = new BoardHistoryLog(port, join(stateDir, 'history'));
   const ctx = createEngineCtx(now, history);
   let isMigrationSettled = false;
   const memo: ParseMemo = {};
@@ -203,12 +205,13 @@ export function createStore(options: StoreOptions): Store {
     });
   }
 
-  // What a change decided to write: its finished records to their history
-  // logs first (a crash in between can only repeat a record), then the state.
+  // What a change decided to write: its finished records and retired tasks to
+  // their history logs first (a crash in between can only repeat a record), then the state.
   function save(write: ChangeWrite, lock: LockHandle, fence: StateFence): void {
     refreshLock(port, lock, Date.now());
     try {
       history.appendFinished(write.finished);
+      boardLog.append(write.retired);
     } catch (err) {
       throw unwritable('append to the history in', join(stateDir, 'history'), err);
     }
@@ -273,7 +276,7 @@ export function createStore(options: StoreOptions): Store {
       if (outcome.kind === 'migrated') {
         const finished = takeFinished(outcome.state);
         const text = codec.serializeState(outcome.state);
-        save({ text, finished, isFallback: false }, lock, fence);
+        save({ text, finished, retired: [], isFallback: false }, lock, fence);
         writeMarker(port, migrationPaths(projectDir, stateDir).marker, outcome.marker);
         isMigrationSettled = true;
         return { state: outcome.state, baseline: text, fence: fenceOf({ state: outcome.state, baseline: text, generation: (fence.generation ?? 0) + 1 }) };
@@ -301,6 +304,7 @@ export function createStore(options: StoreOptions): Store {
       list: async () => listArchives(projectDir, port),
       get: async (channelId) => readArchive(projectDir, channelId, port),
     },
+    boardHistory: { where: boardLog.path, find: async (id) => boardLog.find(id) },
 
     mutate<T extends ToolResult>(fn: (state: State, ctx: EngineCtx, tx: StoreTx) => T): Promise<T> {
       return withLock((lock) => runLocked(lock, (state) => fn(state, ctx, tx)));

@@ -4,7 +4,7 @@
 import { MAX_CHANNEL_NAME_CHARS, MAX_PAGE_LIMIT, MAX_ROLE_CHARS, type ToolResult } from '../engine';
 import type { ToolAnnotations, ToolDescriptor } from './registry';
 import type { ArgsOf, InputSchema } from './schema';
-import type { Caller } from './services';
+import type { Caller } from './identity-keeper';
 
 /** The longest id (message, member, archive) or reference an argument takes. */
 export const MAX_ID_CHARS = 80;

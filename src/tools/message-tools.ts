@@ -6,7 +6,8 @@ import {
   CHANNEL_ARG, defineTool, LIMIT_ARG, MAX_ID_CHARS, MEMBER_REF_ARG, READ_TOOL, WRITE_TOOL, type CallerTool,
 } from './define-tool';
 import { objectSchema } from './schema';
-import type { PullHandover, ToolServices } from './services';
+import type { PullHandover } from './pull-settler';
+import type { ToolServices } from './services';
 import { withArrivals } from './arrivals';
 import type { SharedApplier } from '../store';
 

@@ -90,3 +90,22 @@ test('a member rung for work is told at its next hook, with no task text, once; 
   assert.deepEqual(stateOf(store).board!.wakes, {});
   assert.deepEqual((await hook(project, claudeEvent('Stop', SID))).answer, {});
 });
+
+test('a turn started by the door\'s notice is not told of the wake again at its prompt hook, and the wake is cleared', async (t) => {
+  const { project, store } = await boardProject(t);
+  await store.mutate((state, ctx) => {
+    state.board!.tasks.t1!.status = 'done';
+    state.board!.tasks.t1!.claimed_by = null;
+    mustOk(claimTask(state, BOB, 't2', ctx));
+    mustOk(nextTask(state, ALICE, ctx));
+    mustOk(addTask(state, BOB, { title: 'Third job', project_dir: project }, ctx));
+    return { ok: true, message: 'waiting' };
+  });
+  assert.deepEqual(Object.keys(stateOf(store).board!.wakes), [ALICE]);
+  const notice = 'OpenComms: a task is ready: call opencomms_task with action next (rung 2026-12-07T05:13:47.952Z).';
+  // Claude Code's inbox and `codex queue` both start the turn with the notice as its prompt.
+  const run = await hook(project, claudeEvent('UserPromptSubmit', SID, { prompt: `Another Claude session sent a message: ${notice}` }));
+  assert.doesNotMatch(JSON.stringify(run.answer), /a task is ready/);
+  await store.refresh();
+  assert.deepEqual(stateOf(store).board!.wakes, {});
+});

@@ -14,7 +14,7 @@ test('a change that alters nothing asks for no write, unless the store holds sta
   const parsed = () => parseStateText(TEST_CODEC, emptyText(), 1);
   assert.equal(applyChange(parsed(), TEST_CODEC, 1, () => ok).write, undefined);
   const staged = applyChange(parsed(), TEST_CODEC, 1, () => ok, () => true).write;
-  assert.deepEqual(staged, { text: emptyText(), finished: new Map(), isFallback: false });
+  assert.deepEqual(staged, { text: emptyText(), finished: new Map(), retired: [], isFallback: false });
 });
 
 test('a refused change writes nothing, but a rejected state is replaced by the empty one anyway (the fallback)', () => {
@@ -27,7 +27,7 @@ test('a refused change writes nothing, but a rejected state is replaced by the e
     return refused;
   });
   assert.equal(result, refused);
-  assert.deepEqual(write, { text: emptyText(), finished: new Map(), isFallback: true }, 'the text from before the change ran');
+  assert.deepEqual(write, { text: emptyText(), finished: new Map(), retired: [], isFallback: true }, 'the text from before the change ran');
 });
 
 test('an ok change writes its new text with the finished envelopes taken out for history', () => {
@@ -40,6 +40,17 @@ test('an ok change writes its new text with the finished envelopes taken out for
   assert.equal(write?.isFallback, false);
   assert.deepEqual(JSON.parse(write!.text).messages, {});
   assert.deepEqual(write!.finished.get('chn_1')?.map((r) => [r.message_id, r.delivered_to]), [['m1', ['b']]]);
+});
+
+test('a change that alters nothing still writes when a task\'s retention passed: the task leaves the text for the board\'s history', () => {
+  const DAY = 24 * 3600_000;
+  const closed = { id: 't1', title: 'old', status: 'done', closed_at: 1_000, after: [], log: [] };
+  const open = { id: 't2', title: 'new', status: 'open', closed_at: null, after: [], log: [] };
+  const text = JSON.stringify({ ...JSON.parse(emptyText()), board: { next_no: 3, tasks: { t1: closed, t2: open }, waiting: {}, wakes: {} } });
+  assert.equal(applyChange(parseStateText(TEST_CODEC, text, 1), TEST_CODEC, 1_000 + 7 * DAY - 1, () => ok).write, undefined);
+  const { write } = applyChange(parseStateText(TEST_CODEC, text, 1), TEST_CODEC, 1_000 + 7 * DAY, () => ok);
+  assert.deepEqual(write!.retired.map((t) => t.id), ['t1']);
+  assert.deepEqual(Object.keys(JSON.parse(write!.text).board.tasks), ['t2']);
 });
 
 test('one parser for every store: a codec that throws on hostile text counts as one that refuses it', () => {

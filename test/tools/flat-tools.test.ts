@@ -12,7 +12,8 @@ import { CHANNEL_ARG, defineTool, READ_TOOL } from '../../src/tools/define-tool'
 import type { Identity } from '../../src/tools/env-identity';
 import { DIRECT_CALL, ToolRegistry } from '../../src/tools/registry';
 import { objectSchema } from '../../src/tools/schema';
-import { ToolServices, type Caller } from '../../src/tools/services';
+import { ToolServices } from '../../src/tools/services';
+import type { Caller } from '../../src/tools/identity-keeper';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const TOOLS_DIR = join(ROOT, 'src', 'tools');

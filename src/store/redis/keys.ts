@@ -15,6 +15,8 @@ export interface RedisKeys {
   /** Pub/sub channel: every commit publishes the new version here. */
   notices: string;
   history(channelId: string): string;
+  /** Stream: tasks that left the board, one entry each, field `r` = the task's JSON; never trimmed. */
+  board: string;
   corrupt(at: number): string;
   /** The pattern an ACL user needs on keys (and pub/sub channels). */
   pattern: string;
@@ -29,6 +31,7 @@ export function keysOf(prefix: string): RedisKeys {
     archives: `${prefix}archives`,
     notices: `${prefix}notices`,
     history: (channelId) => `${prefix}history:${channelId}`,
+    board: `${prefix}board-history`,
     corrupt: (at) => `${prefix}state.corrupt-${at}`,
     pattern: `${prefix}*`,
   };

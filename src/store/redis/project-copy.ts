@@ -4,6 +4,7 @@
 // single atomic step no other client can interleave with; then reads it back
 // (PROTOCOL.md "Migrating a project").
 import { parseHistoryRecord } from '../../engine/state-shape';
+import { parseTaskRecord } from '../../engine/task-shape';
 import type { StateCodec } from '../codec';
 import { randomHex } from '../../process/crypto';
 import { StoreFault } from '../faults';
@@ -25,7 +26,7 @@ const READ_ATTEMPTS = 3;
 
 /**
  * KEYS: 1 version, 2 state, 3 commit tokens, 4 archives, 5.. the history
- *       stream of every channel the source mentions
+ *       stream of every channel the source mentions, then the board's
  * ARGV: 1 state text, 2 commit token, 3 tokens remembered, 4 the notices
  *       channel, 5 archive count, then field/value pairs, then per stream:
  *       its record count, the records.
@@ -82,6 +83,7 @@ return {1, version}
 export function copyBytes(copy: ProjectCopy): number {
   let bytes = Buffer.byteLength(copy.state);
   for (const records of copy.history.values()) for (const r of records) bytes += Buffer.byteLength(r);
+  for (const r of copy.board) bytes += Buffer.byteLength(r);
   for (const text of copy.archives.values()) bytes += Buffer.byteLength(text);
   return bytes;
 }
@@ -100,13 +102,14 @@ export function migrationClient(config: RedisStoreConfig, bytes: number): RedisC
 export async function writeRedisProject(client: RedisClient, keys: RedisKeys, copy: ProjectCopy): Promise<string> {
   const token = randomHex(12);
   const streams = copy.channelIds;
-  const keyList = [keys.version, keys.state, keys.commits, keys.archives, ...streams.map((id) => keys.history(id))];
+  const keyList = [keys.version, keys.state, keys.commits, keys.archives, ...streams.map((id) => keys.history(id)), keys.board];
   const args: RespArg[] = [copy.state, token, REMEMBERED_COMMITS, keys.notices, copy.archives.size];
   for (const [id, text] of copy.archives) args.push(id, text);
   for (const id of streams) {
     const records = copy.history.get(id) ?? [];
     args.push(records.length, ...records);
   }
+  args.push(copy.board.length, ...copy.board);
   const reply = await client.command(['EVAL', MIGRATE_SCRIPT, keyList.length, ...keyList, ...args]);
   if (!Array.isArray(reply) || (reply[0] !== 0 && reply[0] !== 1)) throw copyProtocolFault(client, 'the migration script answered an unexpected shape');
   if (reply[0] === 0) {
@@ -130,6 +133,8 @@ export async function compareRedisProject(client: RedisClient, keys: RedisKeys, 
     const back = await readStream(client, keys.history(id), records.length);
     if (back.length < records.length || records.some((r, i) => back[i] !== r)) mismatches.push(`${keys.history(id)} does not hold the ${records.length} copied records in order`);
   }
+  const board = await readStream(client, keys.board, copy.board.length);
+  if (board.length < copy.board.length || copy.board.some((r, i) => board[i] !== r)) mismatches.push(`${keys.board} does not hold the ${copy.board.length} copied tasks in order`);
   const archives = hashOf(await client.command(['HGETALL', keys.archives]));
   for (const [id, text] of copy.archives) {
     if (archives.get(id) !== text) mismatches.push(`the archive ${id} in ${keys.archives} does not read back as copied`);
@@ -153,14 +158,15 @@ export async function readRedisProject(client: RedisClient, keys: RedisKeys, cod
       if (parseArchiveText(value, id)) archives.set(id, value);
       else skipped++;
     }
-    if (stateText === null && archives.size === 0) return undefined;
+    const board = (await readStream(client, keys.board, Infinity)).filter(isTaskText);
+    if (stateText === null && archives.size === 0 && board.length === 0) return undefined;
     const parsed = stateText === null ? undefined : codec.parseState(stateText, now());
     if (parsed && !parsed.ok) {
       throw new MigrationRefused('source_unloadable',
         `${keys.state} on ${client.where} does not load (${parsed.reason}), so nothing was copied: fix that key, or let the next change through the Redis store set it aside (as ${keys.state}.corrupt-<ms>) and start empty, then run migrate again`);
     }
     const state = parsed?.ok ? parsed.state : codec.emptyState();
-    const probe = assembleCopy({ state, text: stateText ?? codec.serializeState(state), hasState: stateText !== null, history: new Map(), archives, skipped });
+    const probe = assembleCopy({ state, text: stateText ?? codec.serializeState(state), hasState: stateText !== null, history: new Map(), board, archives, skipped });
     const history = new Map<string, string[]>();
     for (const id of probe.channelIds) {
       const entries = await readStream(client, keys.history(id), Infinity);
@@ -192,6 +198,14 @@ async function readStream(client: RedisClient, key: string, limit: number): Prom
     if (page.length < HISTORY_PAGE) break;
   }
   return records.slice(0, limit);
+}
+
+function isTaskText(text: string): boolean {
+  try {
+    return parseTaskRecord(JSON.parse(text)) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 function isRecordOf(text: string, channelId: string): boolean {

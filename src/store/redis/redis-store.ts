@@ -12,7 +12,7 @@ import { randomHex } from '../../process/crypto';
 import { StoreFault } from '../faults';
 import { isValidChannelId } from '../history';
 import { addError, noteRejection, parseStateText, rejectionNote, type ParsedText, type ParseMemo } from '../load';
-import { applyChange } from '../change';
+import { applyChange, type ChangeWrite } from '../change';
 import { LOCK_TIMEOUT_MS } from '../lock';
 import { createEngineCtx } from '../store';
 import type { Store, StoreTx } from '../contract';
@@ -26,12 +26,12 @@ import type { RedisStoreConfig } from './config';
 import { displayUrl } from './url';
 import { HistoryCache, HistoryNotLoaded, type StreamEntry } from './history-cache';
 import type { RespArg, RespValue } from './resp';
-import { COMMIT_SCRIPT, commitScriptSha1 } from './scripts';
+import { COMMIT_SCRIPT, commitScriptSha1, streamArgsOf } from './scripts';
 import { RespError } from './resp';
 import { clientFor, keysOf, type RedisKeys } from './keys';
 import { protocolFault, textOf, wrongTypeAt } from './replies';
 import { loadRedisState, type LoadedState } from './state-load';
-import { redisArchiveShelf } from './archive-shelf';
+import { redisArchiveShelf, redisBoardShelf } from './archive-shelf';
 import { subscribeToCommits, watchRedisState, type CommitListener } from './commit-watch';
 import { checkRedisStore } from './self-check';
 import { commitTurnArgs, createTurnLine, turnAnswerOf, turnKeysOf, type Place, type TurnAnswer } from './turns';
@@ -188,21 +188,17 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   }
 
   async function commit(
-    expected: string, text: string, moved: Map<string, HistoryRecord[]>, rejected: Pick<Run<unknown>, 'rejectedText' | 'rejectedKey'>, staged: StagedArchives, place: Place,
+    expected: string, text: string, moved: Map<string, HistoryRecord[]>, retired: ChangeWrite['retired'], rejected: Pick<Run<unknown>, 'rejectedText' | 'rejectedKey'>, staged: StagedArchives, place: Place,
   ): Promise<CommitOutcome> {
     const { rejectedText } = rejected;
     const token = randomHex(12);
-    const streams = [...moved.keys()];
     const turn = commitTurnArgs(turns, place);
-    const keyList = [keys.version, keys.state, keys.commits, rejected.rejectedKey ?? keys.corrupt(now()), keys.archives, ...turn.keys, ...streams.map((c) => keys.history(c))];
+    const appends = streamArgsOf(keys, moved, retired);
+    const keyList = [keys.version, keys.state, keys.commits, rejected.rejectedKey ?? keys.corrupt(now()), keys.archives, ...turn.keys, ...appends.keys];
     const args: RespArg[] = [expected, token, text, keep, rejectedText ?? '', REMEMBERED_COMMITS, keys.notices, ...turn.args];
     args.push(staged.puts.size);
     for (const [id, record] of staged.puts) args.push(id, record);
-    args.push(staged.deletes.size, ...staged.deletes);
-    for (const channelId of streams) {
-      const records = moved.get(channelId)!;
-      args.push(records.length, ...records.map((r) => JSON.stringify(r)));
-    }
+    args.push(staged.deletes.size, ...staged.deletes, ...appends.args);
     let reply: RespValue;
     try {
       reply = await runCommitScript([keyList.length, ...keyList, ...args]);
@@ -218,8 +214,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     // Our stream entries directly follow what the load read (the version
     // proved nothing came between), so the cache takes them as they are.
     let at = 0;
-    for (const channelId of streams) {
-      const records = moved.get(channelId)!;
+    for (const [channelId, records] of moved) {
       if (cache.isTracked(channelId)) {
         cache.apply(channelId, records.map((r, i): StreamEntry => ({ id: ids[at + i] ?? '0-0', fields: ['r', JSON.stringify(r)] })));
       }
@@ -273,6 +268,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     location: description.location,
     history,
     archives: redisArchiveShelf(client, keys),
+    boardHistory: redisBoardShelf(client, keys),
 
     describe: () => description,
 
@@ -302,7 +298,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
             await options.beforeCommit?.();
             // A refused change saves only the fallback text, never its archive work.
             const work = write.isFallback ? { puts: new Map(), deletes: new Set<string>() } : run.staged;
-            const outcome = await commit(run.loaded.version, write.text, write.finished, run, work, place);
+            const outcome = await commit(run.loaded.version, write.text, write.finished, write.retired, run, work, place);
             if (outcome.isCommitted) {
               place.ticket = undefined; // the commit passed our turn on
               return result;

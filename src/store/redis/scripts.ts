@@ -30,12 +30,17 @@
 //       6 tokens remembered, 7 notices channel, 8 the caller's ticket ('' =
 //       none), 9 turn lease ms, 10 the caller's bell channel ('' = none yet),
 //       11 archives written (n), then n pairs (id, record), then archives
-//       deleted (m), then m ids, then for each stream: how many records, then
+//       deleted (m), then m ids, then for each stream: how many records, 1
+//       to trim it to ARGV[4] records or 0 to keep all (the board's), then
 //       the records.
 // Returns {1, new version, {stream ids…}} on commit, {0, current version,
 // ticket, 1 if it is served now else 0} on conflict (only the turn keys
 // written), {2, key, type kept there} for a key of another type (nothing written).
+import type { Task } from '../../engine/task-types';
+import type { HistoryRecord } from '../../engine/types';
 import { sha1Hex } from '../../process/crypto';
+import type { RedisKeys } from './keys';
+import type { RespArg } from './resp';
 import { TURN_LUA } from './turn-scripts';
 
 export const COMMIT_SCRIPT = `${TURN_LUA}
@@ -92,10 +97,14 @@ for j = 1, dels do
 end
 local ids = {}
 for k = 10, #KEYS do
-  local count = tonumber(ARGV[a])
-  a = a + 1
+  local count, isTrimmed = tonumber(ARGV[a]), ARGV[a + 1] == '1'
+  a = a + 2
   for j = 1, count do
-    ids[#ids + 1] = redis.call('XADD', KEYS[k], 'MAXLEN', ARGV[4], '*', 'r', ARGV[a])
+    if isTrimmed then
+      ids[#ids + 1] = redis.call('XADD', KEYS[k], 'MAXLEN', ARGV[4], '*', 'r', ARGV[a])
+    else
+      ids[#ids + 1] = redis.call('XADD', KEYS[k], '*', 'r', ARGV[a])
+    end
     a = a + 1
   end
 end
@@ -113,4 +122,19 @@ let commitSha1: string | undefined;
 export function commitScriptSha1(): string {
   commitSha1 ??= sha1Hex(COMMIT_SCRIPT);
   return commitSha1;
+}
+
+/** The streams a commit appends to and their part of ARGV: each channel's finished records (trimmed), then the retired tasks (all kept). */
+export function streamArgsOf(keys: RedisKeys, moved: ReadonlyMap<string, HistoryRecord[]>, retired: readonly Task[]): { keys: string[]; args: RespArg[] } {
+  const streams: string[] = [];
+  const args: RespArg[] = [];
+  for (const [channelId, records] of moved) {
+    streams.push(keys.history(channelId));
+    args.push(records.length, 1, ...records.map((r) => JSON.stringify(r)));
+  }
+  if (retired.length > 0) {
+    streams.push(keys.board);
+    args.push(retired.length, 0, ...retired.map((t) => JSON.stringify(t)));
+  }
+  return { keys: streams, args };
 }

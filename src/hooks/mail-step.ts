@@ -1,0 +1,155 @@
+// Mail for a prompt, a tool call or a Stop: who the hook speaks for is
+// planned on the lock-free snapshot, then confirmed (bound, linked) and the
+// mail drained and framed under the lock; the answer's settle commits it.
+import {
+  findLinkedMember, hasReminderDue, linkSession, needsLink, recordMemberError, reminderText, dueReminders, markReminded, type DeliveryOwner, type State, type ToolResult,
+} from '../engine';
+import { listPins, type PinRecord, type Store } from '../store';
+import { contextAnswer, guidanceAnswer, stopAnswer } from './answer';
+import {
+  bindablePins, bindEnvMember, bindPin, choosePinMessage, isEnvBindingStale, linkRefsOf, memberBySession, sessionRefsOf,
+  type EnvMember,
+} from './bind';
+import {
+  commitHookDelivery, hookOwner, membershipsOf, needsDelivery, prepareDelivery, requeueHookDelivery, type PreparedDelivery,
+} from './deliver';
+import type { HookEvent } from './events';
+import { NOTHING, type HookOptions, type Outcome } from './run-context';
+import { noteTurn } from './turn';
+
+interface LockedResult extends ToolResult {
+  memberId?: string;
+  /** The open requests this answer reminds of (a Stop); marked as reminded once it is written. */
+  reminderIds?: string[];
+  owner?: DeliveryOwner;
+  delivery?: PreparedDelivery;
+}
+
+/** Who the hook speaks for, as far as the lock-free snapshot can tell, or why it stops here. */
+type Plan =
+  | { kind: 'done'; outcome: Outcome; problem?: { memberId: string; message: string } }
+  | { kind: 'member'; memberId: string }
+  | { kind: 'pin'; pin: PinRecord };
+
+function planMember(state: State, event: HookEvent, env: EnvMember, projectDir: string, now: number): Plan {
+  const memberId = env.kind === 'id' ? env.memberId : memberBySession(state, event);
+  if (memberId !== undefined) {
+    if (membershipsOf(state, memberId).length === 0) {
+      // A session's own member may simply not have joined yet; a member named
+      // by OPENCOMMS_MEMBER_ID that is in no roster is a set-up mistake to show.
+      return env.kind === 'id' ? { kind: 'done', outcome: NOTHING, problem: { memberId, message: notInRoster(memberId) } } : { kind: 'done', outcome: NOTHING };
+    }
+    const mustBind = env.kind === 'id' ? isEnvBindingStale(state, memberId, event) : mustLinkAtStart(state, event, memberId, now);
+    const isReminderDue = event.kind === 'stop' && hasReminderDue(state, memberId);
+    if (!mustBind && !isReminderDue && !needsDelivery(state, memberId, now)) return { kind: 'done', outcome: NOTHING };
+    return { kind: 'member', memberId };
+  }
+  // Only a session that is starting may be linked to a pin, and only to the one pin that can be meant.
+  if (!event.isSessionStart || env.kind === 'id' || event.sessionId === undefined) return { kind: 'done', outcome: NOTHING };
+  const pins = bindablePins(state, listPins(projectDir), event);
+  if (pins.length === 0) return { kind: 'done', outcome: NOTHING };
+  if (pins.length > 1) return { kind: 'done', outcome: { answer: guidanceAnswer(choosePinMessage(pins)) } };
+  return { kind: 'pin', pin: pins[0]! };
+}
+
+function notInRoster(memberId: string): string {
+  return `hook: OPENCOMMS_MEMBER_ID=${memberId} is in no channel, so this session gets no mail. `
+    + 'Remove OPENCOMMS_MEMBER_ID from the hook command (run `opencomms install <host>` again) so each session gets its own member, '
+    + `or have the agent join a channel as ${memberId}.`;
+}
+
+/**
+ * Records a problem scoped to a member where status and doctor show it, once:
+ * the lock is taken only when the newest entry for that member says something else.
+ */
+async function recordOnce(store: Store, state: State, memberId: string, message: string): Promise<void> {
+  const newest = [...state.errors].reverse().find((e) => e.member_id === memberId);
+  if (newest?.message === message) return;
+  await store.mutate((locked, ctx) => {
+    recordMemberError(locked, memberId, ctx.now(), message);
+    return { ok: true, message: 'recorded' };
+  });
+}
+
+/** Whether a starting session's link to `memberId` must be written: missing, due a last_seen, or its member away. */
+function mustLinkAtStart(state: State, event: HookEvent, memberId: string, now: number): boolean {
+  return event.isSessionStart && needsLink(state, linkRefsOf(state, event, memberId), now);
+}
+
+/** Whether some session is already linked to `memberId`. */
+function isLinked(state: State, memberId: string): boolean {
+  return Object.values(state.session_links ?? {}).some((link) => link.member_id === memberId);
+}
+
+/** Step 1 under the lock: confirm who the member is (binding if planned), then drain and frame. */
+function lockedStep(store: Store, plan: Plan, event: HookEvent, env: EnvMember, pid: number): Promise<LockedResult> {
+  return store.mutate((state, ctx): LockedResult => {
+    let memberId: string | undefined;
+    if (plan.kind === 'pin') {
+      // Another session may have taken the pin since the snapshot.
+      memberId = bindablePins(state, [plan.pin], event).length === 1 ? bindPin(state, plan.pin, event) : undefined;
+    } else if (plan.kind === 'member' && env.kind === 'id') {
+      memberId = plan.memberId;
+      if (event.isSessionStart) bindEnvMember(state, memberId, event);
+    } else if (plan.kind === 'member') {
+      memberId = memberBySession(state, event) === plan.memberId ? plan.memberId : undefined;
+      // A starting session is seen (last_seen) and back (its away mark goes);
+      // one found only by an old binding is linked to its member from now on.
+      if (memberId !== undefined && mustLinkAtStart(state, event, memberId, ctx.now())) linkSession(state, linkRefsOf(state, event, memberId), [memberId], ctx);
+    }
+    if (plan.kind === 'pin' && memberId !== undefined && findLinkedMember(state, sessionRefsOf(event)) === undefined
+      && !isLinked(state, memberId)) {
+      // An old install's pin, taken by the first session that starts under it.
+      linkSession(state, linkRefsOf(state, event, memberId), [memberId], ctx);
+    }
+    if (memberId === undefined || membershipsOf(state, memberId).length === 0) return { ok: true, message: 'no member' };
+    const owner = hookOwner(pid, ctx.now());
+    const delivery = prepareDelivery(state, memberId, owner, event.kind === 'stop', ctx);
+    // At a Stop, open review requests addressed to this member are brought up, each once: marked
+    // as reminded only once the answer carrying them was written (settle), like the mail.
+    const due = event.kind === 'stop' ? dueReminders(state, memberId) : [];
+    if (due.length > 0) delivery.text = delivery.text === null ? reminderText(due) : `${delivery.text}\n\n${reminderText(due)}`;
+    return { ok: true, message: 'prepared', memberId, owner, delivery, reminderIds: due.map((r) => r.request_id) };
+  });
+}
+
+// Mail for this moment: planned on the lock-free snapshot, drained under the lock.
+export async function deliverMail(options: HookOptions, store: Store, snapshot: State, event: HookEvent, env: EnvMember, projectDir: string): Promise<Outcome> {
+  const plan = planMember(snapshot, event, env, projectDir, Date.now());
+  if (plan.kind === 'done') {
+    if (plan.problem) {
+      options.warn(`opencomms: ${plan.problem.message}`);
+      await recordOnce(store, snapshot, plan.problem.memberId, plan.problem.message);
+    }
+    return plan.outcome;
+  }
+
+  const locked = await lockedStep(store, plan, event, env, process.pid);
+  const { memberId, owner, delivery, reminderIds = [] } = locked;
+  if (memberId === undefined || owner === undefined || delivery === undefined || delivery.text === null) return NOTHING;
+  const isStop = event.kind === 'stop';
+  // No loops at Stop: mail handed over in an earlier block is committed and
+  // can never come again, so a continuation (stop_hook_active) blocks again
+  // only for messages that go out in this very answer. A notice alone (an
+  // oversized message still waiting) is said once, never repeated.
+  // A reminder of open requests is given once per request, so it cannot loop either.
+  if (isStop && event.isStopHookActive && delivery.ids.length === 0 && reminderIds.length === 0) return NOTHING;
+  // A Stop that hands mail over keeps the turn going: busy again, so the door is not rung into it.
+  if (isStop) noteTurn(projectDir, event, options.warn, 'busy');
+  const answer = isStop ? stopAnswer(event, delivery.text, options.env) : contextAnswer(event, delivery.text);
+  if (delivery.ids.length === 0 && reminderIds.length === 0) return { answer };
+  return {
+    answer,
+    settle: async (wasSent) => {
+      await store.mutate((state, ctx) => {
+        if (wasSent) {
+          if (delivery.ids.length > 0) commitHookDelivery(state, memberId, delivery.ids, owner, ctx.now());
+          markReminded(state, memberId, reminderIds);
+        } else if (delivery.ids.length > 0) {
+          requeueHookDelivery(state, memberId, delivery.ids, owner);
+        }
+        return { ok: true, message: wasSent ? 'committed' : 'requeued' };
+      });
+    },
+  };
+}
