@@ -5,7 +5,7 @@
 // byte; a re-install where it does no work takes it out again.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
@@ -120,12 +120,24 @@ for (const c of CASES) {
   });
 }
 
-test('a Node without a compile cache gets no variable for it', { skip: typeof createRequire(__filename)('node:module').enableCompileCache === 'function' && 'this Node has a compile cache' }, async (t) => {
+// Node 22.1 and later have module.enableCompileCache; Node 20 has not.
+const NODE_HAS_COMPILE_CACHE = typeof createRequire(__filename)('node:module').enableCompileCache === 'function';
+
+test('install left to decide names the compile cache exactly where the Node running it has one', async (t) => {
   const project = tempProject(t);
   const home = tempHome(t);
-  assert.equal((await install('claude-code', project, home, undefined)).code, 0);
-  assert.ok(!readFileSync(join(project, '.mcp.json'), 'utf8').includes('NODE_COMPILE_CACHE'));
-  assert.ok(!readFileSync(join(project, '.claude/settings.json'), 'utf8').includes('NODE_COMPILE_CACHE'));
+  const done = await commandsVia(runCli).install('claude-code', project, home, undefined);
+  assert.equal(done.code, 0, done.stderr);
+  const claude = CASES[0]!;
+  if (NODE_HAS_COMPILE_CACHE) {
+    assert.deepEqual(claude.serverEnv(project), { NODE_COMPILE_CACHE: claude.serverValue(home) });
+    for (const command of claude.hooks(project)) assert.ok(command.startsWith(HOOK_PREFIX), command);
+    assert.equal(statSync(join(home, UNDER_HOME)).mode & 0o777, 0o700);
+  } else {
+    assert.ok(!readFileSync(join(project, '.mcp.json'), 'utf8').includes('NODE_COMPILE_CACHE'));
+    assert.ok(!readFileSync(join(project, '.claude/settings.json'), 'utf8').includes('NODE_COMPILE_CACHE'));
+    assert.ok(!existsSync(join(home, '.cache')));
+  }
 });
 
 test('the hook command as written, with the compile cache, still answers {}', async (t) => {

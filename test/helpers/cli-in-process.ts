@@ -13,7 +13,7 @@ import { runInstall, runUninstall } from '../../src/hosts';
 import { runPin } from '../../src/cli/pin';
 import { runDoctor } from '../../src/cli/doctor';
 import { runStatus } from '../../src/cli/status';
-import { DIST, type Finished } from './server';
+import { cliEnv, DIST, type Finished } from './server';
 
 const VERSION = (JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -30,15 +30,13 @@ function compileCacheHomeIn(env: NodeJS.ProcessEnv): string | undefined {
  * `opencomms <args>` run here instead of in a child: the same exit codes and
  * the same stderr lines for a usage error (2) or a failure (1). `cwd` stands
  * for the child's working folder (a relative or missing --project resolves
- * against it); `env` is laid over process.env, an undefined value removing
- * the name, as runCli does.
+ * against it); `env` is laid over process.env as runCli lays it (cliEnv).
  */
 export async function runCliInProcess(
   args: string[],
   options: { env?: Record<string, string | undefined>; cwd?: string } = {},
 ): Promise<Finished> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
-  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+  const env = cliEnv(options.env);
   let stdout = '';
   let stderr = '';
   const write = (text: string): void => void (stdout += text);

@@ -123,13 +123,26 @@ export function runToExit(child: ChildProcess, input: string, what: string): Pro
   });
 }
 
+/**
+ * The environment of a CLI run in a test: process.env, then
+ * OPENCOMMS_COMPILE_CACHE=0, then `overrides` (an undefined value removes the
+ * name). Install names a compile cache in what it writes only where the Node
+ * running it has one (22.1 and later), so unpinned, the configs a test
+ * compares would differ from Node to Node, and install would make a cache
+ * folder in the real home. The compile cache's own tests set the name, or
+ * remove it to let the Node decide.
+ */
+export function cliEnv(overrides: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: Record<string, string | undefined> = { ...process.env, OPENCOMMS_COMPILE_CACHE: '0', ...overrides };
+  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+  return env as NodeJS.ProcessEnv;
+}
+
 /** Runs the CLI to completion and returns what it printed. */
 export function runCli(
   args: string[],
   options: { env?: Record<string, string | undefined>; input?: string; cwd?: string; script?: string } = {},
 ): Promise<Finished> {
-  const env: Record<string, string | undefined> = { ...process.env, ...options.env };
-  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-  const child = spawn(process.execPath, [options.script ?? DIST, ...args], { env: env as NodeJS.ProcessEnv, cwd: options.cwd });
+  const child = spawn(process.execPath, [options.script ?? DIST, ...args], { env: cliEnv(options.env), cwd: options.cwd });
   return runToExit(child, options.input ?? '', `opencomms ${args.join(' ')}`);
 }
