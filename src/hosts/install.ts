@@ -9,6 +9,7 @@ import {
 } from './install-common';
 import { applyFileChange, printDryRun, readConfigs, type FileChange } from './config-files';
 import { GitignoreInstall, planGitignoreInstall } from './gitignore';
+import { recordInstallWrites, type InstallWrite } from './install-record';
 import { OpencodePluginPlan, planOpencodePlugin, pluginCopyNote, writePluginCopy } from './opencode-plugin-copy';
 import { claudePluginDirIn } from './claude-plugin';
 import { snippetFor } from './snippets';
@@ -87,17 +88,19 @@ function installHosts(options: InstallOptions): number {
 
   const changes: FileChange[] = [];
   const droppedIds: string[] = [];
+  const writes: InstallWrite[] = [];
   for (const file of files) {
     const after = file.edit.install(file.before, launch);
     if (after === undefined || after === file.before) continue;
+    writes.push({ path: file.path, before: file.before, after, hadOurs: file.before !== undefined && file.edit.hasOurs(file.before) });
     const notes = describeRewrite(file.edit, file.before, after);
     for (const id of file.before === undefined ? [] : file.edit.ours(file.before).memberIds) {
       if (id !== launch.memberId && !droppedIds.includes(id)) droppedIds.push(id);
     }
     changes.push({ file: file.file, path: file.path, after, what: notes.length > 0 ? `${file.edit.what}: ${notes.join('; ')}` : file.edit.what });
   }
-  const gitignore = planGitignoreInstall(projectDir);
-  if (gitignore.kind === 'write') changes.push({ ...gitignore.plan, what: GITIGNORE_WHAT });
+  const gitignore = planGitignoreInstall(projectDir, host);
+  if (gitignore.plan) changes.push({ ...gitignore.plan, what: GITIGNORE_WHAT });
   const copy = planBundleCopy(projectDir, options.bundlePath);
   const opencodePlugin: OpencodePluginPlan = host === 'opencode' ? planOpencodePlugin(projectDir, options.bundlePath) : { copies: [] };
   const snippet = snippetFor(host, launch);
@@ -131,6 +134,7 @@ function installHosts(options: InstallOptions): number {
   writeBundleCopy(projectDir, copy);
   if (fixed?.needsPin) writePin(projectDir, { member_id: fixed.memberId, host });
   ensureCompileCacheDir(launch.compileCache);
+  recordInstallWrites(projectDir, writes);
   for (const change of changes) applyFileChange(change);
   for (const plugin of opencodePlugin.copies) writePluginCopy(projectDir, plugin);
 
@@ -166,7 +170,7 @@ function installHosts(options: InstallOptions): number {
   return 0;
 }
 
-const GITIGNORE_WHAT = 'ignores .opencomms/ but keeps the server copy opencomms.js and its package.json committed';
+const GITIGNORE_WHAT = 'ignores .opencomms/ but keeps the server copy opencomms.js and its package.json committed; for claude-code, ignores .claude/settings.local.json';
 
 /** The notes after the file list: absolute paths a host needs, and a .gitignore we could not use. */
 function writeNotes(host: HostName, files: string[], gitignore: GitignoreInstall, write: (text: string) => void): void {
@@ -175,7 +179,7 @@ function writeNotes(host: HostName, files: string[], gitignore: GitignoreInstall
     const where = files.length === 0 ? 'the entry to paste names' : `${files.join(' and ')} ${files.length === 1 ? 'names' : 'name'}`;
     write(`note: ${where} the project by its absolute path (${reason}); run install again after moving the project, and in each clone.\n`);
   }
-  if (gitignore.kind === 'blocked') {
-    write(`note: ${gitignore.path} ignores all of .opencomms/, so the server copy there cannot be committed; replace that line with the ones in docs/hosts.md ("Commit or ignore?"), or have each teammate run install.\n`);
+  if (gitignore.blockedPath !== undefined) {
+    write(`note: ${gitignore.blockedPath} ignores all of .opencomms/, so the server copy there cannot be committed; replace that line with the ones in docs/hosts.md ("Commit or ignore?"), or have each teammate run install.\n`);
   }
 }

@@ -5,7 +5,8 @@ import { tryReadBytes } from './bundle';
 import { uninstallClaudePlugin } from './claude-plugin-install';
 import { checkHost, describePath, failureOf, readOwnBytes } from './install-common';
 import { additionsNote, applyFileChange, printDryRun, readConfigs, type FileChange } from './config-files';
-import { planGitignoreUninstall } from './gitignore';
+import { CLAUDE_GITIGNORE_LINES, GITIGNORE_LINES, hasStateIgnoreBlock, planGitignoreUninstall } from './gitignore';
+import { forgetInstallWrites, recordedOriginal } from './install-record';
 import { opencodePluginPathIn, removeOpencodePlugin } from './opencode-plugin-copy';
 import { claudePluginDirIn } from './claude-plugin';
 import { snippetFor } from './snippets';
@@ -47,6 +48,7 @@ function otherInstalls(projectDir: string, host: HostName): string[] {
     }));
     if (isInstalled) found.push(other);
   }
+  if (host !== 'opencode' && tryReadBytes(opencodePluginPathIn(projectDir)) !== undefined) found.push('opencode');
   if (host !== 'claude-code' && readOwnBytes(projectDir, join(claudePluginDirIn(projectDir), '.claude-plugin', 'plugin.json')) !== undefined) {
     found.push('claude-code --plugin');
   }
@@ -61,12 +63,15 @@ function uninstall(options: UninstallOptions): number {
   for (const file of files) {
     if (file.before === undefined) continue;
     // A link is kept: what is left of the file is written through it, even when that is nothing of the user's.
-    const after = file.edit.uninstall(file.before, file.file.through !== undefined);
+    const isLink = file.file.through !== undefined;
+    const recorded = recordedOriginal(projectDir, file.path, file.before);
+    const after = recorded && (recorded.original !== undefined || !isLink) ? recorded.original : file.edit.uninstall(file.before, isLink);
     if (after !== file.before) changes.push({ file: file.file, path: file.path, after, what: file.edit.what, note: additionsNote(file) });
   }
-  const gitignore = planGitignoreUninstall(projectDir);
-  const others = gitignore ? otherInstalls(projectDir, host) : [];
-  if (gitignore && others.length === 0) changes.push({ ...gitignore, what: 'the OpenComms lines' });
+  // The state lines stay while another host still keeps its state under .opencomms/.
+  const others = hasStateIgnoreBlock(projectDir) ? [...new Set(otherInstalls(projectDir, host))] : [];
+  const gitignore = planGitignoreUninstall(projectDir, [...(host === 'claude-code' ? [CLAUDE_GITIGNORE_LINES] : []), ...(others.length === 0 ? [GITIGNORE_LINES] : [])]);
+  if (gitignore) changes.push({ ...gitignore, what: others.length === 0 ? 'the OpenComms lines' : `the ${CLAUDE_GITIGNORE_LINES[1]} line` });
   const snippet = snippetFor(host, { host, projectDir });
   const opencodePluginPath = opencodePluginPathIn(projectDir);
   const hasOpencodePlugin = host === 'opencode' && tryReadBytes(opencodePluginPath) !== undefined;
@@ -78,13 +83,14 @@ function uninstall(options: UninstallOptions): number {
     }
     if (hasOpencodePlugin) write(`would delete ${opencodePluginPath}\n`);
   } else {
+    forgetInstallWrites(projectDir, files.map((file) => file.path));
     for (const change of changes) {
       applyFileChange(change);
       write(`${change.after === undefined ? 'removed' : 'updated'} ${describePath(projectDir, change.path)} (took out ${change.what})${throughNote(change.file)}${change.note ?? ''}\n`);
     }
     if (hasOpencodePlugin && removeOpencodePlugin(projectDir)) write(`removed ${describePath(projectDir, opencodePluginPath)} (the OpenCode plugin)\n`);
   }
-  if (gitignore && others.length > 0) write(`kept the OpenComms lines in .gitignore: ${others.join(', ')} ${others.length === 1 ? 'is' : 'are'} still installed here.\n`);
+  if (others.length > 0) write(`kept the OpenComms state lines in .gitignore: ${others.join(', ')} ${others.length === 1 ? 'is' : 'are'} still installed here.\n`);
   removeUserTrust(host, projectDir, options.env ?? {}, options.dryRun, write);
   const hadPlugin = host === 'claude-code' && uninstallClaudePlugin(projectDir, options.dryRun, write, options.warn);
   if (snippet) write(`${host} is configured outside the project: remove the opencomms entry from ${snippet.where.replace(/, then .*$/, '')}.\n`);

@@ -12,6 +12,7 @@ import { runCliInProcess } from '../helpers/cli-in-process';
 import { writeFiles } from '../hosts/install-support';
 
 const LINES = '.opencomms/*\n!.opencomms/opencomms.js\n!.opencomms/package.json\n';
+const CLAUDE_LINES = '# OpenComms: Claude Code\'s local settings hold your own grants\n.claude/settings.local.json\n';
 
 type Run = (args: string[], options: { cwd?: string }) => Promise<Finished>;
 
@@ -42,13 +43,24 @@ test('in a git repository install adds the ignore lines to .gitignore and says s
   const { code, stdout, stderr } = await throughCli.install('claude-code', project);
   assert.equal(code, 0, stderr);
   const text = readFileSync(join(project, '.gitignore'), 'utf8');
-  assert.ok(text.endsWith(LINES), text);
+  assert.ok(text.endsWith(`${LINES}\n${CLAUDE_LINES}`), text);
   assert.match(stdout, /^wrote \.gitignore \(.*\.opencomms.*\)$/m);
   writeFiles(project, { '.opencomms/state.json': '{}\n', '.opencomms/pins/sess_a.json': '{}\n', '.opencomms/history/c.jsonl': '\n' });
   const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: project, encoding: 'utf8' });
   const listed = status.split('\n').filter(Boolean).map((line) => line.slice(3)).sort();
-  // settings.local.json holds only the grant of our own tools and server, the same in every clone (docs/hosts.md).
-  assert.deepEqual(listed, ['.claude/settings.json', '.claude/settings.local.json', '.gitignore', '.mcp.json', '.opencomms/opencomms.js', '.opencomms/package.json']);
+  assert.deepEqual(listed, ['.claude/settings.json', '.gitignore', '.mcp.json', '.opencomms/opencomms.js', '.opencomms/package.json']);
+});
+
+test('claude-code: install ignores .claude/settings.local.json, the person\'s own grants, so git add -A does not commit them; uninstall takes that line out', { skip: !HAS_GIT }, async (t) => {
+  const project = tempProject(t);
+  execFileSync('git', ['init', '-q', project]);
+  writeFiles(project, { '.gitignore': 'node_modules\n' });
+  assert.equal((await throughCli.install('claude-code', project)).code, 0);
+  assert.ok(readFileSync(join(project, '.gitignore'), 'utf8').endsWith(`${LINES}\n${CLAUDE_LINES}`));
+  const ignored = spawnSync('git', ['check-ignore', '-q', '.claude/settings.local.json'], { cwd: project });
+  assert.equal(ignored.status, 0, '.claude/settings.local.json is ignored');
+  assert.equal((await throughCli.uninstall('claude-code', project)).code, 0);
+  assert.equal(readFileSync(join(project, '.gitignore'), 'utf8'), 'node_modules\n');
 });
 
 test('a .git file (a worktree or submodule) also counts as a git repository', async (t) => {
@@ -109,6 +121,23 @@ test('uninstall keeps the lines while another host is still installed, and takes
   assert.equal((await uninstall('claude-code', project)).code, 0);
   assert.equal(readFileSync(join(project, '.gitignore'), 'utf8'), 'node_modules\n');
 });
+
+for (const [first, second] of [['claude-code', 'codex'], ['codex', 'claude-code'], ['claude-code', 'opencode'], ['opencode', 'gemini-cli']] as const) {
+  test(`with ${first} and ${second} installed, uninstalling either keeps the lines the other needs, and the last gives .gitignore back byte for byte`, async (t) => {
+    for (const order of [[first, second], [second, first]]) {
+      const project = gitProject(t);
+      writeFiles(project, { '.gitignore': '# mine\r\n*.log' });
+      for (const host of [first, second]) assert.equal((await throughCli.install(host, project)).code, 0);
+      const removed = await throughCli.uninstall(order[0], project);
+      assert.equal(removed.code, 0, removed.stderr);
+      const left = readFileSync(join(project, '.gitignore'), 'utf8').replace(/\r\n/g, '\n');
+      assert.ok(left.includes(LINES), `${order[1]} still needs the state lines: ${left}`);
+      assert.equal(left.includes(CLAUDE_LINES), order[1] === 'claude-code', 'the Claude Code line stays only with claude-code');
+      assert.equal((await throughCli.uninstall(order[1], project)).code, 0);
+      assert.equal(readFileSync(join(project, '.gitignore'), 'utf8'), '# mine\r\n*.log');
+    }
+  });
+}
 
 test('the lines a teammate committed are used as they are, not added twice', async (t) => {
   const project = gitProject(t);

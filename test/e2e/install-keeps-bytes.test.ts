@@ -61,6 +61,39 @@ for (const [host, files] of Object.entries(HOST_FILES).filter(([host]) => host !
   });
 }
 
+// A user's own empty container is theirs: uninstall gives it back, and the file that held only it.
+const EMPTY_CONTAINERS: [host: string, rel: string, text: string][] = [
+  ['claude-code', '.mcp.json', '{"mcpServers": {}}\n'],
+  ['claude-code', '.mcp.json', '{\n  "mcpServers": {}\n}\n'],
+  ['claude-code', '.claude/settings.json', '{\n  "hooks": {}\n}\n'],
+  ['gemini-cli', '.gemini/settings.json', '{\n  "ui": { "theme": "Default" },\n  "mcpServers": {}\n}\n'],
+  ['gemini-cli', '.gemini/settings.json', '{"mcpServers": {}}'],
+  ['cursor', '.cursor/mcp.json', '{\r\n  "mcpServers": {}\r\n}\r\n'],
+  ['vscode', '.vscode/mcp.json', '{\n\t"servers": {}\n}\n'],
+  ['codex', '.codex/hooks.json', '{"hooks":{}}\n'],
+];
+for (const [host, rel, text] of EMPTY_CONTAINERS) {
+  test(`${host}: a ${rel} that held ${JSON.stringify(text)} is given back byte for byte by uninstall, its empty container kept`, async (t) => {
+    const project = tempProject(t);
+    writeFiles(project, { [rel]: text });
+    assert.equal((await cliProcess('install', host, '--project', project)).code, 0);
+    assert.notEqual(readFileSync(join(project, rel), 'utf8'), text, `${rel} did not get our entry`);
+    const removed = await cliProcess('uninstall', host, '--project', project);
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.equal(existsSync(join(project, rel)), true, `${rel} was deleted`);
+    assert.equal(readFileSync(join(project, rel), 'utf8'), text);
+  });
+}
+
+test('claude-code: installed twice over a user\'s {"mcpServers": {}}, uninstall still gives the first bytes back', async (t) => {
+  const project = tempProject(t);
+  writeFiles(project, { '.mcp.json': '{"mcpServers": {}}\n' });
+  assert.equal((await cliProcess('install', 'claude-code', '--project', project)).code, 0);
+  assert.equal((await cliProcess('install', 'claude-code', '--project', project, '--member', 'writer')).code, 0);
+  assert.equal((await cliProcess('uninstall', 'claude-code', '--project', project)).code, 0);
+  assert.equal(readFileSync(join(project, '.mcp.json'), 'utf8'), '{"mcpServers": {}}\n');
+});
+
 test('what install adds follows each file\'s own indentation and line endings, and leaves the user\'s lines as they were', async (t) => {
   const project = tempProject(t);
   for (const files of Object.values(HOST_FILES)) writeFiles(project, files);
