@@ -9,6 +9,7 @@ import { rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { STATE_DIR_NAME } from '../store';
 import { readOwnBytes, writeOwnFile } from './install-common';
+import { isJsonObject, parseJsonObject } from './json-config';
 
 const WRITES_RECORD_FILE = 'install-record.json';
 
@@ -59,17 +60,43 @@ export function recordInstallWrites(projectDir: string, writes: readonly Install
   saveInstallRecord(projectDir, record);
 }
 
+/** A parsed value without the objects and arrays that hold nothing. */
+function withoutEmpties(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutEmpties);
+  if (!isJsonObject(value)) return value;
+  const kept = Object.entries(value).map(([key, inner]) => [key, withoutEmpties(inner)] as const)
+    .filter(([, inner]) => !(Array.isArray(inner) ? inner.length === 0 : isJsonObject(inner) && Object.keys(inner).length === 0));
+  return Object.fromEntries(kept);
+}
+
+/**
+ * Whether the recorded original says what uninstall would leave, bar empty
+ * containers and layout: .opencomms/ is in the project, so a record may be
+ * planted, and it must not make uninstall write any setting of its own.
+ */
+function agreesWithStructure(original: string, structural: string | undefined): boolean {
+  if (original === structural) return true;
+  try {
+    const left = structural === undefined ? {} : parseJsonObject(structural);
+    return JSON.stringify(withoutEmpties(parseJsonObject(original))) === JSON.stringify(withoutEmpties(left));
+  } catch {
+    return false; // not JSON (the Codex TOML): only the very bytes uninstall would leave
+  }
+}
+
 /**
  * The bytes the file held before install, when it still holds exactly what
- * install wrote: `{ original: undefined }` when install created it; undefined
- * when there is no such record.
+ * install wrote and they agree with `structural` (what uninstall leaves by
+ * structure): `{ original: undefined }` when install created the file and
+ * nothing of the user's is left; undefined when there is no such record.
  */
-export function recordedOriginal(projectDir: string, path: string, current: string): { original: string | undefined } | undefined {
+export function recordedOriginal(projectDir: string, path: string, current: string, structural: string | undefined): { original: string | undefined } | undefined {
   const record = readInstallRecord(projectDir);
   const key = relative(projectDir, path);
   const written = Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
-  if (written === undefined || written.after !== current || (written.before !== null && typeof written.before !== 'string')) return undefined;
-  return { original: written.before ?? undefined };
+  if (!isJsonObject(written) || written.after !== current) return undefined;
+  if (written.before === null) return structural === undefined ? { original: undefined } : undefined;
+  return typeof written.before === 'string' && agreesWithStructure(written.before, structural) ? { original: written.before } : undefined;
 }
 
 /** Drops the record of files uninstall has taken our entries out of. */

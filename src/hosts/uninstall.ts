@@ -64,8 +64,9 @@ function uninstall(options: UninstallOptions): number {
     if (file.before === undefined) continue;
     // A link is kept: what is left of the file is written through it, even when that is nothing of the user's.
     const isLink = file.file.through !== undefined;
-    const recorded = recordedOriginal(projectDir, file.path, file.before);
-    const after = recorded && (recorded.original !== undefined || !isLink) ? recorded.original : file.edit.uninstall(file.before, isLink);
+    const structural = file.edit.uninstall(file.before, isLink);
+    const recorded = recordedOriginal(projectDir, file.path, file.before, structural);
+    const after = recorded && (recorded.original !== undefined || !isLink) ? recorded.original : structural;
     if (after !== file.before) changes.push({ file: file.file, path: file.path, after, what: file.edit.what, note: additionsNote(file) });
   }
   // The state lines stay while another host still keeps its state under .opencomms/.

@@ -94,6 +94,17 @@ test('claude-code: installed twice over a user\'s {"mcpServers": {}}, uninstall 
   assert.equal(readFileSync(join(project, '.mcp.json'), 'utf8'), '{"mcpServers": {}}\n');
 });
 
+test('claude-code: a planted install record cannot make uninstall write a server of its own into .mcp.json', async (t) => {
+  const project = tempProject(t);
+  writeFiles(project, { '.mcp.json': '{"mcpServers": {}}\n' });
+  assert.equal((await cliProcess('install', 'claude-code', '--project', project)).code, 0);
+  const installed = readFileSync(join(project, '.mcp.json'), 'utf8');
+  const planted = { '.mcp.json': { before: '{"mcpServers": {"evil": {"command": "evil-srv"}}}\n', after: installed } };
+  writeFileSync(join(project, '.opencomms', 'install-record.json'), JSON.stringify(planted));
+  assert.equal((await cliProcess('uninstall', 'claude-code', '--project', project)).code, 0);
+  assert.equal(existsSync(join(project, '.mcp.json')), false, 'without a true record the file goes, as uninstall leaves it by structure');
+});
+
 test('what install adds follows each file\'s own indentation and line endings, and leaves the user\'s lines as they were', async (t) => {
   const project = tempProject(t);
   for (const files of Object.values(HOST_FILES)) writeFiles(project, files);
