@@ -6,6 +6,7 @@ import { join, resolve as resolvePath } from 'node:path';
 import { NODE_FS, PROGRAM_MODE, printableLabel, replaceFile, STATE_DIR_NAME, type Check, type StoreJson } from '../store';
 import { readUserFile } from '../hosts/user-file';
 import { isJsonObject, parseJsonObject } from '../hosts/json-config';
+import { strictJsonProblem } from '../hosts/strict-json';
 import { locateOurServer, readOurServer } from '../hosts/toml';
 import { storeOfEnv, type StoreChoice } from '../hosts/launch';
 
@@ -13,7 +14,8 @@ import { storeOfEnv, type StoreChoice } from '../hosts/launch';
  * The host config files install writes, and where our server entry sits in
  * each. They are read with the parsers install uses (JSON with comments for
  * every JSON file, the TOML scanner for Codex), so a file install can edit is
- * a file doctor can read.
+ * a file doctor can read; a file its host reads as strict JSON is held to
+ * that, as install holds it (strict-json.ts).
  */
 const HOST_CONFIGS: readonly { host: string; file: string; format: 'json' | 'toml'; path: readonly string[] }[] = [
   { host: 'claude-code', file: '.mcp.json', format: 'json', path: ['mcpServers', 'opencomms'] },
@@ -80,6 +82,8 @@ function readConfigValue(projectDir: string, config: (typeof HOST_CONFIGS)[numbe
   } catch (err) {
     return { error: (err as Error).message };
   }
+  const strictProblem = strictJsonProblem(config.file, text);
+  if (strictProblem !== undefined) return { error: strictProblem };
   for (const key of config.path) value = isJsonObject(value) ? value[key] : undefined;
   if (!isJsonObject(value)) return undefined;
   const argv = Array.isArray(value.command) ? value.command.slice(1) : value.args;

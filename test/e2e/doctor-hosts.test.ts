@@ -12,7 +12,8 @@ import { tempHome, trustFlags, writeFiles } from '../hosts/install-support';
 const COMMENTED: Record<string, Record<string, string>> = {
   'gemini-cli': { '.gemini/settings.json': '{\n  // my look\n  "ui": { "theme": "Default" }, // trailing comma next\n}\n' },
   vscode: { '.vscode/mcp.json': '{\n  /* servers */\n  "servers": {},\n}\n' },
-  'claude-code': { '.mcp.json': '{\n  // project servers\n  "mcpServers": {}\n}\n', '.claude/settings.json': '{ /* mine */ }\n' },
+  // Claude Code reads .mcp.json strictly (doctor-strict-json.test.ts); its settings file keeps the comment.
+  'claude-code': { '.mcp.json': '{\n  "mcpServers": {}\n}\n', '.claude/settings.json': '{ /* mine */ }\n' },
   cursor: { '.cursor/mcp.json': '// cursor servers\n{ "mcpServers": {} }\n' },
 };
 

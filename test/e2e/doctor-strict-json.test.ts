@@ -1,0 +1,58 @@
+// Claude Code reads .mcp.json as strict JSON: one comment or trailing comma
+// and it refuses the file whole, so no project server starts. doctor names
+// the line and what is wrong; install refuses to write into such a file.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { runCli, tempProject } from '../helpers/server';
+import { snapshot, tempHome, writeFiles } from '../hosts/install-support';
+
+const REFUSED: readonly { name: string; text: string; where: RegExp; what: RegExp }[] = [
+  { name: 'a comment', text: '{\n  // my servers\n  "mcpServers": {}\n}\n', where: /line 2, column 3\b/, what: /comment \(\/\/\)/ },
+  {
+    name: 'a trailing comma',
+    text: '{\n  "mcpServers": {\n    "other": { "command": "other-srv" },\n  }\n}\n',
+    where: /line 3, column 40\b/,
+    what: /trailing comma/,
+  },
+];
+
+for (const { name, text, where, what } of REFUSED) {
+  test(`doctor fails a .mcp.json with ${name}, naming the line, the column and the problem`, async (t) => {
+    const project = tempProject(t);
+    writeFiles(project, { '.mcp.json': text });
+    const { code, stdout } = await runCli(['doctor', '--project', project], { cwd: tmpdir(), env: { HOME: tempHome(t), CODEX_HOME: undefined } });
+    assert.equal(code, 1, stdout);
+    const line = stdout.split('\n').find((l) => l.startsWith('FAIL claude-code (.mcp.json)'));
+    assert.ok(line, stdout);
+    assert.match(line, where);
+    assert.match(line, what);
+  });
+
+  test(`install claude-code refuses a .mcp.json with ${name}: exit 1, the same line named, every byte of the project unchanged`, async (t) => {
+    const project = tempProject(t);
+    writeFiles(project, { '.mcp.json': text });
+    const before = snapshot(project);
+    const { code, stdout, stderr } = await runCli(['install', 'claude-code', '--project', project], { cwd: tmpdir(), env: { HOME: tempHome(t), CODEX_HOME: undefined } });
+    assert.equal(code, 1, stdout + stderr);
+    assert.match(stderr, /\.mcp\.json/);
+    assert.match(stderr, where);
+    assert.match(stderr, what);
+    assert.deepEqual(snapshot(project), before);
+  });
+}
+
+test('install claude-code still writes into a strict .mcp.json whose strings hold comment marks and commas, and doctor passes it', async (t) => {
+  const project = tempProject(t);
+  const env = { HOME: tempHome(t), CODEX_HOME: undefined };
+  writeFiles(project, { '.mcp.json': '{\n  "mcpServers": {\n    "other": { "command": "srv", "args": ["http://x/*y*/", "a,]", "b,}"] }\n  }\n}\n' });
+  const installed = await runCli(['install', 'claude-code', '--project', project], { cwd: tmpdir(), env });
+  assert.equal(installed.code, 0, installed.stderr);
+  const written = JSON.parse(readFileSync(join(project, '.mcp.json'), 'utf8'));
+  assert.deepEqual(Object.keys(written.mcpServers), ['other', 'opencomms']);
+  const { code, stdout } = await runCli(['doctor', '--project', project], { cwd: tmpdir(), env });
+  assert.doesNotMatch(stdout, /FAIL/, stdout);
+  assert.equal(code, 0, stdout);
+});
