@@ -6,7 +6,7 @@ import { join, resolve as resolvePath } from 'node:path';
 import { NODE_FS, PROGRAM_MODE, printableLabel, replaceFile, STATE_DIR_NAME, type Check, type StoreJson } from '../store';
 import { readUserFile } from '../hosts/user-file';
 import { isJsonObject, parseJsonObject } from '../hosts/json-config';
-import { strictJsonProblem } from '../hosts/strict-json';
+import { STRICT_JSON_FILES, strictJsonProblem } from '../hosts/strict-json';
 import { locateOurServer, readOurServer } from '../hosts/toml';
 import { storeOfEnv, type StoreChoice } from '../hosts/launch';
 
@@ -128,8 +128,11 @@ export function checkHosts(options: HostCheckOptions, checked: StoreJson): Check
     const storeMismatch = checkConfigStore(config.host, storeOfEnv(found.env), options, checked);
     if (storeMismatch) checks.push(storeMismatch);
   }
+  const refused = checkStrictFiles(options.projectDir);
   for (const hooks of HOOK_CONFIGS) {
     if (!checks.some((c) => c.name.startsWith(`${hooks.host} (`))) continue;
+    // A hooks file its host refuses has its FAIL line: its hooks do not run.
+    if ([...checks, ...refused].some((c) => c.status === 'fail' && c.name === `${hooks.host} (${hooks.file})`)) continue;
     checks.push(
       hasOurHook(join(options.projectDir, hooks.file))
         ? { name: `${hooks.host} hooks`, status: 'ok', message: `present in ${hooks.file}` }
@@ -139,6 +142,31 @@ export function checkHosts(options: HostCheckOptions, checked: StoreJson): Check
             message: `no opencomms hook in ${hooks.file}: mail reaches the agent only when it calls opencomms_pull; run \`opencomms install ${installArgs(hooks.host)}\``,
           },
     );
+  }
+  checks.push(...refused);
+  return checks;
+}
+
+/**
+ * The files a host reads as strict JSON that hold no server entry of ours
+ * (Claude Code's settings; those with one were checked with it): a FAIL for
+ * each one the host would refuse.
+ */
+function checkStrictFiles(projectDir: string): Check[] {
+  const checks: Check[] = [];
+  for (const [file, { host }] of Object.entries(STRICT_JSON_FILES)) {
+    const name = `${host} (${file})`;
+    if (HOST_CONFIGS.some((c) => c.file === file)) continue;
+    const path = join(projectDir, file);
+    if (statConfigFile(path) === undefined) continue;
+    let text: string | undefined;
+    try {
+      text = readUserFile(projectDir, path).text;
+    } catch {
+      continue; // a link install will not follow: install names it
+    }
+    const problem = text === undefined ? undefined : strictJsonProblem(file, text);
+    if (problem !== undefined) checks.push({ name, status: 'fail', message: `${file}: ${problem}. Fix the file, then run \`opencomms install ${host}\`.` });
   }
   return checks;
 }

@@ -5,11 +5,15 @@ import { blankJsonc } from './jsonc';
 
 /**
  * The config files (relative to the project) a host reads as strict JSON, and
- * that host. Claude Code 2.1.332 refuses a `.mcp.json` with a comment or a
- * trailing comma ("MCP config is not a valid JSON"), observed with `claude mcp list`.
+ * that host. Observed with Claude Code 2.1.332: a comment or a trailing comma
+ * in `.mcp.json` makes `claude mcp list` report "MCP config is not a valid
+ * JSON" and start no project server; in either settings file, `claude -p`
+ * reports "Invalid or malformed JSON" and loads none of it, hooks included.
  */
-const STRICT_JSON_FILES: Readonly<Record<string, string>> = {
-  '.mcp.json': 'Claude Code',
+export const STRICT_JSON_FILES: Readonly<Record<string, { host: string; shown: string }>> = {
+  '.mcp.json': { host: 'claude-code', shown: 'Claude Code' },
+  '.claude/settings.json': { host: 'claude-code', shown: 'Claude Code' },
+  '.claude/settings.local.json': { host: 'claude-code', shown: 'Claude Code' },
 };
 
 /**
@@ -19,7 +23,7 @@ const STRICT_JSON_FILES: Readonly<Record<string, string>> = {
  * (the JSONC reader reports that one).
  */
 export function strictJsonProblem(file: string, text: string): string | undefined {
-  const host = STRICT_JSON_FILES[file];
+  const host = STRICT_JSON_FILES[file]?.shown;
   if (host === undefined) return undefined;
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
   if (body.trim() === '' || parsesAs(body) || !parsesAs(blankJsonc(body))) return undefined;
@@ -29,7 +33,7 @@ export function strictJsonProblem(file: string, text: string): string | undefine
   while (at < body.length && body[at] === blanked[at]) at++;
   const what = body[at] === ',' ? 'a trailing comma' : `a comment (${body.slice(at, at + 2)})`;
   const { line, column } = lineAndColumn(body, at);
-  return `${host} reads it as strict JSON and refuses it whole (none of its servers start): line ${line}, column ${column} holds ${what}, which strict JSON does not allow`;
+  return `${host} reads it as strict JSON and refuses it whole (nothing in it takes effect): line ${line}, column ${column} holds ${what}, which strict JSON does not allow`;
 }
 
 function parsesAs(text: string): boolean {

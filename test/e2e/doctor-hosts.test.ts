@@ -1,6 +1,7 @@
 // doctor reads every host config with the parsers install uses: a file with
 // comments or trailing commas, which install edits and the host reads, is a
-// working set-up, not a broken one.
+// working set-up, not a broken one. Claude Code reads its files strictly:
+// doctor-strict-json.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -12,8 +13,6 @@ import { tempHome, trustFlags, writeFiles } from '../hosts/install-support';
 const COMMENTED: Record<string, Record<string, string>> = {
   'gemini-cli': { '.gemini/settings.json': '{\n  // my look\n  "ui": { "theme": "Default" }, // trailing comma next\n}\n' },
   vscode: { '.vscode/mcp.json': '{\n  /* servers */\n  "servers": {},\n}\n' },
-  // Claude Code reads .mcp.json strictly (doctor-strict-json.test.ts); its settings file keeps the comment.
-  'claude-code': { '.mcp.json': '{\n  "mcpServers": {}\n}\n', '.claude/settings.json': '{ /* mine */ }\n' },
   cursor: { '.cursor/mcp.json': '// cursor servers\n{ "mcpServers": {} }\n' },
 };
 
