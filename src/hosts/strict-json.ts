@@ -9,11 +9,14 @@ import { blankJsonc } from './jsonc';
  * in `.mcp.json` makes `claude mcp list` report "MCP config is not a valid
  * JSON" and start no project server; in either settings file, `claude -p`
  * reports "Invalid or malformed JSON" and loads none of it, hooks included.
+ * Codex 0.171.0 (`codex exec`) warns "failed to parse hooks config" and runs
+ * none of the hooks in a `.codex/hooks.json` with either.
  */
 export const STRICT_JSON_FILES: Readonly<Record<string, { host: string; shown: string }>> = {
   '.mcp.json': { host: 'claude-code', shown: 'Claude Code' },
   '.claude/settings.json': { host: 'claude-code', shown: 'Claude Code' },
   '.claude/settings.local.json': { host: 'claude-code', shown: 'Claude Code' },
+  '.codex/hooks.json': { host: 'codex', shown: 'Codex' },
 };
 
 /**

@@ -1,7 +1,7 @@
-// Claude Code reads .mcp.json and its settings files as strict JSON: one
-// comment or trailing comma and it refuses the file whole (no project server
-// starts, no hook runs). doctor names the line and what is wrong; install
-// refuses to write into such a file.
+// Claude Code reads .mcp.json and its settings files as strict JSON, and Codex
+// its .codex/hooks.json: one comment or trailing comma and the host refuses
+// the file whole (no project server starts, no hook runs). doctor names the
+// line and what is wrong; install refuses to write into such a file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { runCli, tempProject } from '../helpers/server';
 import { snapshot, tempHome, writeFiles } from '../hosts/install-support';
 
-const REFUSED: readonly { file: string; name: string; text: string; where: RegExp; what: RegExp }[] = [
+const REFUSED: readonly { host?: string; file: string; name: string; text: string; where: RegExp; what: RegExp }[] = [
   { file: '.mcp.json', name: 'a comment', text: '{\n  // my servers\n  "mcpServers": {}\n}\n', where: /line 2, column 3\b/, what: /comment \(\/\/\)/ },
   {
     file: '.mcp.json',
@@ -20,26 +20,27 @@ const REFUSED: readonly { file: string; name: string; text: string; where: RegEx
     what: /trailing comma/,
   },
   { file: '.claude/settings.json', name: 'a block comment', text: '{ "model": "x", /* mine */ "env": {} }\n', where: /line 1, column 17\b/, what: /comment \(\/\*\)/ },
+  { host: 'codex', file: '.codex/hooks.json', name: 'a comment', text: '{\n  "hooks": {} // mine\n}\n', where: /line 2, column 15\b/, what: /comment \(\/\/\)/ },
   { file: '.claude/settings.local.json', name: 'a trailing comma', text: '{\n  "permissions": { "allow": ["Read",] }\n}\n', where: /line 2, column 36\b/, what: /trailing comma/ },
 ];
 
-for (const { file, name, text, where, what } of REFUSED) {
+for (const { host = 'claude-code', file, name, text, where, what } of REFUSED) {
   test(`doctor fails a ${file} with ${name}, naming the line, the column and the problem`, async (t) => {
     const project = tempProject(t);
     writeFiles(project, { [file]: text });
     const { code, stdout } = await runCli(['doctor', '--project', project], { cwd: tmpdir(), env: { HOME: tempHome(t), CODEX_HOME: undefined } });
     assert.equal(code, 1, stdout);
-    const line = stdout.split('\n').find((l) => l.startsWith(`FAIL claude-code (${file})`));
+    const line = stdout.split('\n').find((l) => l.startsWith(`FAIL ${host} (${file})`));
     assert.ok(line, stdout);
     assert.match(line, where);
     assert.match(line, what);
   });
 
-  test(`install claude-code refuses a ${file} with ${name}: exit 1, the same line named, every byte of the project unchanged`, async (t) => {
+  test(`install ${host} refuses a ${file} with ${name}: exit 1, the same line named, every byte of the project unchanged`, async (t) => {
     const project = tempProject(t);
     writeFiles(project, { [file]: text });
     const before = snapshot(project);
-    const { code, stdout, stderr } = await runCli(['install', 'claude-code', '--project', project], { cwd: tmpdir(), env: { HOME: tempHome(t), CODEX_HOME: undefined } });
+    const { code, stdout, stderr } = await runCli(['install', host, '--project', project], { cwd: tmpdir(), env: { HOME: tempHome(t), CODEX_HOME: undefined } });
     assert.equal(code, 1, stdout + stderr);
     assert.ok(stderr.includes(file), stderr);
     assert.match(stderr, where);
