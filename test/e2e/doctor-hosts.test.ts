@@ -1,6 +1,6 @@
 // doctor reads every host config with the parsers install uses: a file with
 // comments or trailing commas, which install edits and the host reads, is a
-// working set-up, not a broken one. Claude Code reads its files strictly:
+// working set-up, not a broken one. Files a host reads more strictly:
 // doctor-strict-json.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +11,8 @@ import { runCli, tempProject } from '../helpers/server';
 import { tempHome, trustFlags, writeFiles } from '../hosts/install-support';
 
 const COMMENTED: Record<string, Record<string, string>> = {
-  'gemini-cli': { '.gemini/settings.json': '{\n  // my look\n  "ui": { "theme": "Default" }, // trailing comma next\n}\n' },
+  // Gemini CLI takes comments there, not a trailing comma (doctor-strict-json.test.ts).
+  'gemini-cli': { '.gemini/settings.json': '{\n  // my look\n  "ui": { "theme": "Default" } /* mine */\n}\n' },
   vscode: { '.vscode/mcp.json': '{\n  /* servers */\n  "servers": {},\n}\n' },
   cursor: { '.cursor/mcp.json': '// cursor servers\n{ "mcpServers": {} }\n' },
 };

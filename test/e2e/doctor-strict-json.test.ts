@@ -1,6 +1,7 @@
-// Claude Code reads .mcp.json and its settings files as strict JSON, and Codex
-// its .codex/hooks.json: one comment or trailing comma and the host refuses
-// the file whole (no project server starts, no hook runs). doctor names the
+// Claude Code reads .mcp.json and its settings files as strict JSON, Codex its
+// .codex/hooks.json; Gemini CLI takes comments in its settings, not trailing
+// commas. One mark the host does not take and it refuses the file whole (no
+// project server starts, no hook runs). doctor names the
 // line and what is wrong; install refuses to write into such a file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,6 +22,14 @@ const REFUSED: readonly { host?: string; file: string; name: string; text: strin
   },
   { file: '.claude/settings.json', name: 'a block comment', text: '{ "model": "x", /* mine */ "env": {} }\n', where: /line 1, column 17\b/, what: /comment \(\/\*\)/ },
   { host: 'codex', file: '.codex/hooks.json', name: 'a comment', text: '{\n  "hooks": {} // mine\n}\n', where: /line 2, column 15\b/, what: /comment \(\/\/\)/ },
+  {
+    host: 'gemini-cli',
+    file: '.gemini/settings.json',
+    name: 'a trailing comma after a comment it takes',
+    text: '{\n  // my look\n  "ui": { "theme": "Default" }, // mine\n}\n',
+    where: /line 3, column 31\b/,
+    what: /trailing comma/,
+  },
   { file: '.claude/settings.local.json', name: 'a trailing comma', text: '{\n  "permissions": { "allow": ["Read",] }\n}\n', where: /line 2, column 36\b/, what: /trailing comma/ },
 ];
 
