@@ -149,8 +149,8 @@ export function checkHosts(options: HostCheckOptions, checked: StoreJson): Check
 
 /**
  * The files a host reads as strict JSON that hold no server entry of ours
- * (Claude Code's settings; those with one were checked with it): a FAIL for
- * each one the host would refuse.
+ * (Claude Code's settings, Codex's hooks; those with one were checked with
+ * it): a FAIL for each one the host would refuse, broken JSON included.
  */
 function checkStrictFiles(projectDir: string): Check[] {
   const checks: Check[] = [];
@@ -165,7 +165,14 @@ function checkStrictFiles(projectDir: string): Check[] {
     } catch {
       continue; // a link install will not follow: install names it
     }
-    const problem = text === undefined ? undefined : strictJsonProblem(file, text);
+    if (text === undefined) continue;
+    let problem: string | undefined;
+    try {
+      parseJsonObject(text);
+      problem = strictJsonProblem(file, text);
+    } catch (err) {
+      problem = (err as Error).message;
+    }
     if (problem !== undefined) checks.push({ name, status: 'fail', message: `${file}: ${problem}. Fix the file, then run \`opencomms install ${host}\`.` });
   }
   return checks;

@@ -70,3 +70,11 @@ test('install claude-code still writes into a strict .mcp.json whose strings hol
   assert.doesNotMatch(stdout, /FAIL/, stdout);
   assert.equal(code, 0, stdout);
 });
+
+test('doctor fails a .claude/settings.json that is not JSON even with comments, instead of only missing its hooks', async (t) => {
+  const project = tempProject(t);
+  writeFiles(project, { '.claude/settings.json': '{\n  "hooks": {\n' });
+  const { code, stdout } = await runCli(['doctor', '--project', project], { cwd: tmpdir(), env: { HOME: tempHome(t), CODEX_HOME: undefined } });
+  assert.equal(code, 1, stdout);
+  assert.match(stdout, /^FAIL claude-code \(\.claude\/settings\.json\): .*not valid JSON, with or without comments/m);
+});
