@@ -6,6 +6,7 @@ import { join, resolve as resolvePath } from 'node:path';
 import { NODE_FS, PROGRAM_MODE, printableLabel, replaceFile, STATE_DIR_NAME, type Check, type StoreJson } from '../store';
 import { readUserFile } from '../hosts/user-file';
 import { isJsonObject, parseJsonObject } from '../hosts/json-config';
+import { STRICT_JSON_FILES, strictJsonProblem } from '../hosts/strict-json';
 import { locateOurServer, readOurServer } from '../hosts/toml';
 import { storeOfEnv, type StoreChoice } from '../hosts/launch';
 
@@ -13,7 +14,8 @@ import { storeOfEnv, type StoreChoice } from '../hosts/launch';
  * The host config files install writes, and where our server entry sits in
  * each. They are read with the parsers install uses (JSON with comments for
  * every JSON file, the TOML scanner for Codex), so a file install can edit is
- * a file doctor can read.
+ * a file doctor can read; a file its host reads as strict JSON is held to
+ * that, as install holds it (strict-json.ts).
  */
 const HOST_CONFIGS: readonly { host: string; file: string; format: 'json' | 'toml'; path: readonly string[] }[] = [
   { host: 'claude-code', file: '.mcp.json', format: 'json', path: ['mcpServers', 'opencomms'] },
@@ -80,6 +82,8 @@ function readConfigValue(projectDir: string, config: (typeof HOST_CONFIGS)[numbe
   } catch (err) {
     return { error: (err as Error).message };
   }
+  const strictProblem = strictJsonProblem(config.file, text);
+  if (strictProblem !== undefined) return { error: strictProblem };
   for (const key of config.path) value = isJsonObject(value) ? value[key] : undefined;
   if (!isJsonObject(value)) return undefined;
   const argv = Array.isArray(value.command) ? value.command.slice(1) : value.args;
@@ -124,8 +128,11 @@ export function checkHosts(options: HostCheckOptions, checked: StoreJson): Check
     const storeMismatch = checkConfigStore(config.host, storeOfEnv(found.env), options, checked);
     if (storeMismatch) checks.push(storeMismatch);
   }
+  const refused = checkStrictFiles(options.projectDir);
   for (const hooks of HOOK_CONFIGS) {
     if (!checks.some((c) => c.name.startsWith(`${hooks.host} (`))) continue;
+    // A hooks file its host refuses has its FAIL line: its hooks do not run.
+    if ([...checks, ...refused].some((c) => c.status === 'fail' && c.name === `${hooks.host} (${hooks.file})`)) continue;
     checks.push(
       hasOurHook(join(options.projectDir, hooks.file))
         ? { name: `${hooks.host} hooks`, status: 'ok', message: `present in ${hooks.file}` }
@@ -135,6 +142,38 @@ export function checkHosts(options: HostCheckOptions, checked: StoreJson): Check
             message: `no opencomms hook in ${hooks.file}: mail reaches the agent only when it calls opencomms_pull; run \`opencomms install ${installArgs(hooks.host)}\``,
           },
     );
+  }
+  checks.push(...refused);
+  return checks;
+}
+
+/**
+ * The files a host reads as strict JSON that hold no server entry of ours
+ * (Claude Code's settings, Codex's hooks; those with one were checked with
+ * it): a FAIL for each one the host would refuse, broken JSON included.
+ */
+function checkStrictFiles(projectDir: string): Check[] {
+  const checks: Check[] = [];
+  for (const [file, { host }] of Object.entries(STRICT_JSON_FILES)) {
+    const name = `${host} (${file})`;
+    if (HOST_CONFIGS.some((c) => c.file === file)) continue;
+    const path = join(projectDir, file);
+    if (statConfigFile(path) === undefined) continue;
+    let text: string | undefined;
+    try {
+      text = readUserFile(projectDir, path).text;
+    } catch {
+      continue; // a link install will not follow: install names it
+    }
+    if (text === undefined) continue;
+    let problem: string | undefined;
+    try {
+      parseJsonObject(text);
+      problem = strictJsonProblem(file, text);
+    } catch (err) {
+      problem = (err as Error).message;
+    }
+    if (problem !== undefined) checks.push({ name, status: 'fail', message: `${file}: ${problem}. Fix the file, then run \`opencomms install ${host}\`.` });
   }
   return checks;
 }

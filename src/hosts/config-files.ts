@@ -5,6 +5,7 @@ import { rmdirSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ensureDir, InstallFailure } from './install-common';
 import { ConfigError } from './json-config';
+import { strictJsonProblem } from './strict-json';
 import { CONFIG_EDITS, ConfigEdit } from './config-edits';
 import type { HostName } from './launch';
 import { readUserFile, throughNote, writeUserFile, type UserFile } from './user-file';
@@ -29,7 +30,7 @@ export interface FileChange {
 /** Reads and checks every file of the host; throws InstallFailure naming the first bad one. */
 export function readConfigs(projectDir: string, host: HostName, purpose: 'install' | 'uninstall'): FileState[] {
   return CONFIG_EDITS[host].flatMap((edit) => {
-    const states = [edit.file, ...(edit.alternates ?? [])].map((name) => readConfig(projectDir, edit, name));
+    const states = [edit.file, ...(edit.alternates ?? [])].map((name) => readConfig(projectDir, edit, name, purpose));
     const existing = states.filter((state) => state.before !== undefined);
     // Uninstall takes our entry out of every name the host reads; install
     // edits the file that holds it already, else the first that exists.
@@ -38,7 +39,7 @@ export function readConfigs(projectDir: string, host: HostName, purpose: 'instal
   });
 }
 
-function readConfig(projectDir: string, edit: ConfigEdit, name: string): FileState {
+function readConfig(projectDir: string, edit: ConfigEdit, name: string, purpose: 'install' | 'uninstall'): FileState {
   const path = join(projectDir, name);
   // A link is resolved here, before anything is written: one that cannot be written through stops the run.
   const file = readUserFile(projectDir, path);
@@ -46,6 +47,9 @@ function readConfig(projectDir: string, edit: ConfigEdit, name: string): FileSta
   if (before !== undefined) {
     try {
       edit.check(before);
+      // Writing our entry into a file its host refuses would start nothing; uninstall still takes ours out.
+      const strictProblem = purpose === 'install' ? strictJsonProblem(name, before) : undefined;
+      if (strictProblem !== undefined) throw new ConfigError(strictProblem);
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       throw new InstallFailure(`${path} cannot be edited: ${err.message}; fix or move the file and run again. Nothing was changed.`, 1);

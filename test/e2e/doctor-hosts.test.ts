@@ -1,6 +1,7 @@
 // doctor reads every host config with the parsers install uses: a file with
 // comments or trailing commas, which install edits and the host reads, is a
-// working set-up, not a broken one.
+// working set-up, not a broken one. Files a host reads more strictly:
+// doctor-strict-json.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -10,9 +11,9 @@ import { runCli, tempProject } from '../helpers/server';
 import { tempHome, trustFlags, writeFiles } from '../hosts/install-support';
 
 const COMMENTED: Record<string, Record<string, string>> = {
-  'gemini-cli': { '.gemini/settings.json': '{\n  // my look\n  "ui": { "theme": "Default" }, // trailing comma next\n}\n' },
+  // Gemini CLI takes comments there, not a trailing comma (doctor-strict-json.test.ts).
+  'gemini-cli': { '.gemini/settings.json': '{\n  // my look\n  "ui": { "theme": "Default" } /* mine */\n}\n' },
   vscode: { '.vscode/mcp.json': '{\n  /* servers */\n  "servers": {},\n}\n' },
-  'claude-code': { '.mcp.json': '{\n  // project servers\n  "mcpServers": {}\n}\n', '.claude/settings.json': '{ /* mine */ }\n' },
   cursor: { '.cursor/mcp.json': '// cursor servers\n{ "mcpServers": {} }\n' },
 };
 

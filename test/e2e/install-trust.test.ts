@@ -29,7 +29,8 @@ const read = (path: string): string => readFileSync(path, 'utf8');
 test('claude-code: install allows the OpenComms tools and approves the server in .claude/settings.local.json; uninstall gives back the user\'s bytes', async (t) => {
   const project = tempProject(t);
   const home = tempHome(t);
-  const local = '{\r\n\t// mine\r\n\t"permissions": {\r\n\t\t"allow": ["Bash(ls)"]\r\n\t},\r\n\t"model": "x"\r\n}\r\n';
+  // No comment in it: Claude Code reads this file as strict JSON (doctor-strict-json.test.ts).
+  const local = '{\r\n\t"permissions": {\r\n\t\t"allow": ["Bash(ls)"]\r\n\t},\r\n\t"model": "x"\r\n}\r\n';
   writeFiles(project, { '.claude/settings.local.json': local });
   const installed = await runCli(['install', 'claude-code', '--project', project], { cwd: tmpdir(), env: { HOME: home } });
   assert.equal(installed.code, 0, installed.stderr);

@@ -71,9 +71,10 @@ test('vscode: a .vscode/mcp.json with comments is installed into with its commen
   assert.equal(readFileSync(path, 'utf8'), original);
 });
 
-test('gemini-cli: a .gemini/settings.json with comments and a trailing comma gets our server and hooks, comments kept', async (t) => {
+// Gemini CLI takes comments there but stops at a trailing comma, which install refuses (doctor-strict-json.test.ts).
+test('gemini-cli: a .gemini/settings.json with comments gets our server and hooks, comments kept', async (t) => {
   const project = tempProject(t);
-  const original = '{\n  // theme\n  "ui": { "theme": "Default" },\n}\n';
+  const original = '{\n  // theme\n  "ui": { "theme": "Default" } /* mine */\n}\n';
   writeFiles(project, { '.gemini/settings.json': original });
   const { code, stderr } = await install('gemini-cli', project);
   assert.equal(code, 0, stderr);
