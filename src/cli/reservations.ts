@@ -74,6 +74,7 @@ async function releaseHeld(store: Store, target: engine.ReleaseTarget, by: engin
 function describeHeldReservation(row: engine.HeldReservation): string {
   const away = row.holder_away_since === null ? '' : `, holder away since ${engine.formatIsoTime(row.holder_away_since)}`;
   return `${printable(row.id, 64)} ${row.paths.map((p) => printable(p, 120)).join(', ')} by ${printable(row.role, 32)} (${printable(row.member_id, 64)})`
-    + ` in channel ${printable(row.channel, 64)}, ${row.exclusive ? 'exclusive' : 'shared'} until ${engine.formatIsoTime(row.expires_at)}${away}`
+    + `${row.channel === '' ? '' : ` in channel ${printable(row.channel, 64)}`}, ${row.exclusive ? 'exclusive' : 'shared'}`
+    + `${row.expires_at === null ? ' while its claim lasts' : ` until ${engine.formatIsoTime(row.expires_at)}`}${away}`
     + `${row.reason ? `: ${printable(row.reason, 120)}` : ''}`;
 }

@@ -8,6 +8,7 @@ import { recordMemberError } from './spawn-leases';
 import { refuse, succeed } from './reasons';
 import { judgedChannels } from './presence';
 import { holderAwaySince, liveReservations, reservationId } from './reservations';
+import { claimHolds, claimerAwaySince, findTask } from './task-board';
 import type { Channel, EngineCtx, ProcessCheck, Reservation, State, ToolResult } from './types';
 
 /** One reservation that holds, as `reservations --json` prints it. */
@@ -19,9 +20,12 @@ export interface HeldReservation {
   paths: string[];
   exclusive: boolean;
   reason: string | null;
-  expires_at: number;
+  /** Null for a claimed task's paths: they hold while the claim lasts, with no time of their own. */
+  expires_at: number | null;
   /** When its holder went away (epoch ms), or null while present. */
   holder_away_since: number | null;
+  /** Set when the paths are held by a claimed task (INTERFACE section 8): its id; `task release` frees them. */
+  task?: string;
 }
 
 function heldOf(state: State, channel: Channel, r: Reservation, now: number, isAlive: ProcessCheck): HeldReservation {
@@ -39,13 +43,32 @@ function heldOf(state: State, channel: Channel, r: Reservation, now: number, isA
   };
 }
 
-/** Every reservation of the project that holds at `now`, channel by channel, oldest first. */
+/** The paths each live claim holds, one row a task, as the hooks enforce them (claimHolds). */
+function claimRows(state: State, now: number, isAlive: ProcessCheck): HeldReservation[] {
+  const byTask = new Map<string, HeldReservation>();
+  for (const hold of claimHolds(state, now, isAlive)) {
+    const row = byTask.get(hold.task_id);
+    if (row) {
+      row.paths.push(hold.path);
+      continue;
+    }
+    const role = Object.values(state.channels).flatMap((c) => c.members).find((m) => m.session_id === hold.member_id)?.role ?? 'agent';
+    const task = findTask(state, hold.task_id)!;
+    byTask.set(hold.task_id, {
+      id: `task:${hold.task_id}`, member_id: hold.member_id, role, channel: hold.channel ?? '', paths: [hold.path], exclusive: true,
+      reason: `claimed task ${hold.task_id}`, expires_at: null, holder_away_since: claimerAwaySince(state, task, now, isAlive), task: hold.task_id,
+    });
+  }
+  return [...byTask.values()];
+}
+
+/** Every reservation of the project that holds at `now`, channel by channel, oldest first; then the paths of live claims. */
 export function listHeldReservations(state: State, now: number, isAlive: ProcessCheck): HeldReservation[] {
   const rows: HeldReservation[] = [];
   for (const channel of Object.values(state.channels)) {
     for (const r of liveReservations(state, channel, now, isAlive)) rows.push(heldOf(state, channel, r, now, isAlive));
   }
-  return rows;
+  return [...rows, ...claimRows(state, now, isAlive)];
 }
 
 /** Which reservations a person releases: one by id, or every one a member holds. */
@@ -61,6 +84,10 @@ const NOTICE_SENDER = { session_id: 'opencomms', role: 'OpenComms' };
  * nothing that holds matches.
  */
 export function releaseForPerson(state: State, target: ReleaseTarget, ctx: EngineCtx, isAlive: ProcessCheck): ToolResult {
+  if ('id' in target && target.id.startsWith('task:')) {
+    const id = target.id.slice('task:'.length);
+    return refuse('not_found', `${target.id} is the paths of claimed task ${id}: they are freed with the claim, by \`opencomms task release ${id}\` (or done, or its claimer away 10 minutes).`);
+  }
   const now = ctx.now();
   const released: HeldReservation[] = [];
   for (const channel of Object.values(state.channels)) {

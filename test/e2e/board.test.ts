@@ -123,3 +123,19 @@ test('a change of the board is a person\'s action: refused without the person\'s
   assert.equal(action.detail, 't1');
   assert.match(action.terminal.tty, /^\/dev\//);
 });
+
+test('opencomms reservations lists the paths a claimed task holds, as the hooks enforce them, and points a release at the task', { timeout: 30_000 }, async (t) => {
+  const project = tempProject(t);
+  const worker = await member(t, project, 'sess_worker');
+  await ok(worker, 'opencomms_task', { action: 'add', title: 'api', paths: ['src/api/**', 'docs/api.md'] });
+  await ok(worker, 'opencomms_task', { action: 'claim', id: 't1' });
+  const listed = await runCli(['reservations', '--json', '--project', project]);
+  assert.equal(listed.code, 0, listed.stderr);
+  const rows = JSON.parse(listed.stdout).reservations as Json[];
+  assert.deepEqual(rows.map((r) => [r.id, r.member_id, r.paths, r.exclusive, r.expires_at, r.task]), [['task:t1', 'sess_worker', ['src/api/**', 'docs/api.md'], true, null, 't1']]);
+  const plain = await runCli(['reservations', '--project', project]);
+  assert.match(plain.stdout, /task:t1 src\/api\/\*\*, docs\/api\.md by agent \(sess_worker\), exclusive while its claim lasts/);
+  const release = await runCliInTerminal(['reservations', '--release', 'task:t1', '--project', project]);
+  assert.equal(release.code, 1);
+  assert.match(release.stderr, /task release t1/);
+});
