@@ -6,6 +6,7 @@ import { HOLDER_AWAY_GRACE_MS } from './constants';
 import { patternsOverlap } from './globs';
 import { liveReservations, reservationLapse } from './reservation-lifetime';
 import { conflictOf, frameHolderText, lapseText, shownHeldPath, type Conflict } from './reservation-conflicts';
+import { memberInfosFor } from './identity';
 import { presenceOf } from './presence';
 import type { ProcessCheck, State } from './types';
 
@@ -36,7 +37,7 @@ export function judgeEdit(state: State, memberId: string | undefined, file: stri
     const away = presenceOf(state, hold.member_id, now, isAlive);
     const since = away.present || away.away_since === null ? null : away.away_since;
     conflicts.push({
-      path: file, channel: hold.channel ?? '', held_path: hold.path, holder: hold.member_id, role: roleOf(state, hold.member_id),
+      path: file, channel: hold.channel ?? '', held_path: hold.path, holder: hold.member_id, role: memberInfosFor(state, hold.member_id)[0]?.role ?? 'agent',
       exclusive: true, reason: null, expires_at: Number.POSITIVE_INFINITY, task: hold.task_id,
       holder_away_since: since, lapses_at: since === null ? Number.POSITIVE_INFINITY : since + HOLDER_AWAY_GRACE_MS,
     });
@@ -72,15 +73,6 @@ export function describeVerdict(verdict: EditVerdict, isMemberOf: (channel: stri
       : 'OpenComms refused this shell command on purpose, before it ran (nothing failed): it writes a file another agent holds.'} ${lines.join(' ')} Wait until they release it (opencomms_release), it expires, or they have been away 10 minutes; a person can free it with \`opencomms reservations --release ID\`.`
     : `OpenComms: note that another agent shares this file. ${lines.join(' ')}`;
   return [summary, ...blocks].join('\n');
-}
-
-/** A member's role in its first channel, or `agent` for one in none. */
-function roleOf(state: State, memberId: string): string {
-  for (const channel of Object.values(state.channels)) {
-    const member = channel.members.find((m) => m.session_id === memberId);
-    if (member) return member.role;
-  }
-  return 'agent';
 }
 
 /** How a denied edit names a hold that comes from a claimed task: held while the claim lasts. */

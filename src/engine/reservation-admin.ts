@@ -6,6 +6,7 @@
 import { queueEnvelopes, rootThread } from './compose';
 import { recordMemberError } from './spawn-leases';
 import { refuse, succeed } from './reasons';
+import { memberInfosFor } from './identity';
 import { judgedChannels } from './presence';
 import { holderAwaySince, liveReservations, reservationId } from './reservations';
 import { claimHolds, claimerAwaySince, findTask } from './task-board';
@@ -52,7 +53,7 @@ function claimRows(state: State, now: number, isAlive: ProcessCheck): HeldReserv
       row.paths.push(hold.path);
       continue;
     }
-    const role = Object.values(state.channels).flatMap((c) => c.members).find((m) => m.session_id === hold.member_id)?.role ?? 'agent';
+    const role = memberInfosFor(state, hold.member_id)[0]?.role ?? 'agent';
     const task = findTask(state, hold.task_id)!;
     byTask.set(hold.task_id, {
       id: `task:${hold.task_id}`, member_id: hold.member_id, role, channel: hold.channel ?? '', paths: [hold.path], exclusive: true,
