@@ -3481,7 +3481,7 @@ function judgeEdit(state, memberId, file, now, isAlive) {
       channel: hold.channel ?? "",
       held_path: hold.path,
       holder: hold.member_id,
-      role: roleOf(state, hold.member_id),
+      role: memberInfosFor(state, hold.member_id)[0]?.role ?? "agent",
       exclusive: true,
       reason: null,
       expires_at: Number.POSITIVE_INFINITY,
@@ -3504,13 +3504,6 @@ function describeVerdict(verdict, isMemberOf, nonce, action = "edit") {
   });
   const summary = verdict.kind === "deny" ? `${action === "edit" ? "OpenComms refused this edit on purpose (nothing failed): another agent holds the file." : "OpenComms refused this shell command on purpose, before it ran (nothing failed): it writes a file another agent holds."} ${lines.join(" ")} Wait until they release it (opencomms_release), it expires, or they have been away 10 minutes; a person can free it with \`opencomms reservations --release ID\`.` : `OpenComms: note that another agent shares this file. ${lines.join(" ")}`;
   return [summary, ...blocks].join("\n");
-}
-function roleOf(state, memberId) {
-  for (const channel of Object.values(state.channels)) {
-    const member = channel.members.find((m) => m.session_id === memberId);
-    if (member) return member.role;
-  }
-  return "agent";
 }
 function claimLine(c, isMemberOf) {
   const reach = c.channel !== "" && isMemberOf(c.channel) ? ` To ask them: opencomms_send with channel "${c.channel}", to "${c.holder}".` : " The board (opencomms_task with action list and id) shows the task and who holds it.";
