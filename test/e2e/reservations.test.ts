@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli, startServer, tempProject, type ServerProcess } from '../helpers/server';
+import { holdProject, runCli, startServer, tempProject, type ServerProcess } from '../helpers/server';
 import { memberEnv, ok, refused } from './tools-support';
 
 async function claudeServer(t: TestContext, project: string, sessionId: string): Promise<ServerProcess> {
@@ -88,6 +88,11 @@ test('a server whose project is given as a link reserves by the real path and by
   const linked = join(parent, 'project');
   symlinkSync(project, linked);
   const a = await claudeServer(t, linked, 'session-A');
+  // The server is held by the link's path: the real folder must also wait for it to stop before it is removed.
+  holdProject(project, () => {
+    a.child.stdin.end();
+    return a.exited;
+  });
   await ok(a, 'opencomms_create', { channel: 'dev', role: 'writer', role_prompt: 'write' });
   const granted = await ok(a, 'opencomms_reserve', { channel: 'dev', paths: [join(realpathSync(project), 'src', 'a.ts'), join(linked, 'src', 'b.ts')] });
   assert.deepEqual(granted.data.granted.map((g: { path: string }) => g.path), ['src/a.ts', 'src/b.ts']);
