@@ -24,3 +24,13 @@ export interface SessionArchive {
   /** Oldest first, at most the newest MAX_ARCHIVED_MESSAGES. */
   messages: HistoryRecord[];
 }
+
+/**
+ * What a change may do besides editing the state, in the same commit: save
+ * or delete a session's archive. The store decides how (the file store under
+ * its lock before the state is saved; the Redis store in its commit script).
+ */
+export interface ChangeTx {
+  putArchive(archive: SessionArchive): void;
+  deleteArchive(channelId: string): void;
+}

@@ -5,7 +5,9 @@
 import type { EngineCtx, HistoryView, State, ToolResult } from '../engine/types';
 import type { Task } from '../engine/task-types';
 import type { ArchiveRecord } from './archives';
-import type { SharedApplier, SharedChange } from './shared-changes';
+import type { ChangeArgs, ChangeName, ChangeResult } from '../engine/changes/table';
+import type { ChangeTx } from '../engine/archive-types';
+import type { LocalChange, MutateOptions } from './change-call';
 import type { StoreCheckOptions, StoreCheckReport } from './check';
 import type { StoreDescription } from './describe';
 import type { StateWatcher, WatchStateDirOptions } from './state-dir-watch';
@@ -18,16 +20,8 @@ export interface ArchiveShelf {
   get(channelId: string): Promise<ArchiveRecord | undefined>;
 }
 
-/**
- * What a change may do besides editing the state, as part of the same
- * commit: the file store does it at once under the lock (before the state is
- * saved); the Redis store does it in the commit script, so it happens exactly
- * when the state change does.
- */
-export interface StoreTx {
-  putArchive(archive: ArchiveRecord): void;
-  deleteArchive(channelId: string): void;
-}
+/** What a change may do besides editing the state, in its commit (engine ChangeTx). */
+export type StoreTx = ChangeTx;
 
 /** Tasks that left the board (INTERFACE §8), as the store keeps them. */
 export interface BoardHistoryShelf {
@@ -52,8 +46,6 @@ export interface Store {
   readonly projectDir: string;
   /** This project's .opencomms folder: pins and local files live there whichever store holds the state. */
   readonly stateDir: string;
-  readonly statePath: string;
-  readonly lockPath: string;
   /**
    * Where this project's channels live, as channels record it (their
    * worktree) and as caches key it: the project folder for files,
@@ -72,20 +64,17 @@ export interface Store {
    */
   hasState(): boolean;
   /**
-   * Runs `fn` on the current state under the lock. The state is saved only
-   * when the result is ok and the state text changed. Rejects with a fault
-   * (`lock_timeout`, `state_unwritable`) on I/O trouble; whatever `fn` throws
-   * propagates and nothing is saved.
+   * Applies the engine change called `name` (engine/changes/table.ts) with
+   * `args` to the current state, as one commit. The state is saved only when
+   * the result is ok and something changed. The file store may have it
+   * applied by another process holding the lock, in one rewrite with others:
+   * the answer is the same either way, and means the same: committed.
+   * Rejects with a fault (`lock_timeout`, `state_unwritable`) on I/O trouble;
+   * a change that throws propagates and nothing of it is saved.
    */
-  mutate<T extends ToolResult>(fn: (state: State, ctx: EngineCtx, tx: StoreTx) => T): Promise<T>;
-  /**
-   * Runs a shared change (shared-changes.ts) as `mutate` runs a function:
-   * `apply` applies it. The file store may have it applied by the process
-   * holding the lock, in one commit with others (a group commit); this
-   * process then serves waiting shared changes too. The result is the same
-   * either way, and means the same: the change is committed.
-   */
-  mutateShared(change: SharedChange, apply: SharedApplier): Promise<ToolResult>;
+  mutate<K extends ChangeName>(name: K, args: ChangeArgs<K>, options?: MutateOptions): Promise<ChangeResult<K>>;
+  /** Until every caller names its change: `fn` runs in this process under the lock. */
+  mutate<T extends ToolResult>(fn: LocalChange<T>): Promise<T>;
   /** Runs `fn` on the latest state (and history) there is; nothing is saved. The read every caller that can wait uses. */
   readLatest<T>(fn: (state: State, ctx: EngineCtx) => T): Promise<T>;
   /**

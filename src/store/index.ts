@@ -55,7 +55,7 @@ export type { FsPort } from './fs-port';
 export { replaceFile, replaceUserFile } from './replace-file';
 export { HistoryLog, isValidChannelId, CHANNEL_ID_PATTERN, HISTORY_KEEP_RECORDS, HISTORY_COMPACT_LINES } from './history';
 export { LOCK_TIMEOUT_MS, LOCK_STALE_MS } from './lock';
-export type { SharedApplier, SharedChange } from './shared-changes';
+export type { LocalChange, MutateOptions } from './change-call';
 export { findLeftovers, removeLeftovers, LEFTOVER_MIN_AGE_MS } from './leftovers';
 export { isValidMemberId } from './member-id';
 export { writePin, readPin, listPins, removePin } from './pins';

@@ -13,7 +13,7 @@ import { checkOwnDir } from './own-files';
 export const LEFTOVER_MIN_AGE_MS = 60_000;
 
 const LEFTOVER_NAME = /^\.(?:.+\.(\d+)\.[0-9a-f]{8}\.tmp|state\.lock(?:\.break)?\.(\d+)\.[0-9a-f]{8}\.stale)$/;
-// `.state.lock.queue`: the temp of a shared change's answer (shared-changes.ts).
+// `.state.lock.queue`: the temps of a waiting change's answers (waiting-changes.ts).
 const SUBDIRS = ['', 'history', 'archives', 'pins', 'edits', 'shell', 'turns', '.state.lock.queue'];
 
 /** The pid a temp or lock-aside name carries, or undefined for any other name. */

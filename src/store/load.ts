@@ -27,30 +27,37 @@ export interface LoadedState extends ParsedText {
   isAbsent?: true;
   /** The file's commit generation (see splitGeneration), or undefined when it carries none. */
   generation?: number;
+  /** The name the save that wrote the file gave itself (see splitGeneration), when it gave one. */
+  commit?: string;
 }
 
 // The store keeps a commit counter as the first key of state.json,
 // `{"generation":N,…`, outside the engine's state: each save writes the
 // generation it loaded plus one, and checks just before its rename that the
 // file still carries the generation it loaded (the commit fence, store.ts).
-// Being first, it is read from the file's first bytes without a parse.
-const GENERATION_HEAD = /^\{"generation":(\d{1,15})(?:,|(?=\}))/;
+// A save may name itself next, `"commit":"<16 hex>"`, fresh for every save:
+// changes a holder applied for waiters are answered in advance with that
+// name (waiting-changes.ts), and count as committed exactly when the file
+// carries it. Being first, both are read from the file's first bytes without
+// a parse.
+const GENERATION_HEAD = /^\{"generation":(\d{1,15})(?:,"commit":"([0-9a-f]{16})")?(?:,|(?=\}))/;
 
-/** The longest head that can hold the generation key: `{"generation":` and 15 digits. */
-export const GENERATION_HEAD_BYTES = 32;
+/** The longest head that can hold the generation and commit keys. */
+export const GENERATION_HEAD_BYTES = 64;
 
-/** Splits the store's generation off state text: the generation (if any) and the text the codec sees. */
-export function splitGeneration(text: string): { generation: number | undefined; body: string } {
+/** Splits the store's head off state text: the generation and commit (if any) and the text the codec sees. */
+export function splitGeneration(text: string): { generation: number | undefined; commit?: string; body: string } {
   const match = GENERATION_HEAD.exec(text);
   if (!match) return { generation: undefined, body: text };
-  return { generation: Number(match[1]), body: `{${text.slice(match[0].length)}` };
+  return { generation: Number(match[1]), commit: match[2], body: `{${text.slice(match[0].length)}` };
 }
 
-/** Codec text with the store's generation put first. */
-export function withGeneration(body: string, generation: number): string {
+/** Codec text with the store's generation (and the save's commit name) put first. */
+export function withGeneration(body: string, generation: number, commit?: string): string {
   if (!body.startsWith('{')) return body; // not an object: nothing a loader would accept anyway
   const rest = body.slice(1);
-  return `{"generation":${generation}${rest.startsWith('}') ? '' : ','}${rest}`;
+  const head = commit === undefined ? `{"generation":${generation}` : `{"generation":${generation},"commit":"${commit}"`;
+  return `${head}${rest.startsWith('}') ? '' : ','}${rest}`;
 }
 
 /**
@@ -136,10 +143,10 @@ export function readState(port: FsPort, statePath: string, codec: StateCodec, no
     const state = codec.emptyState();
     return { state, baseline: codec.serializeState(state), isAbsent: true };
   }
-  const { generation, body: text } = splitGeneration(bytes.toString('utf8'));
+  const { generation, commit, body: text } = splitGeneration(bytes.toString('utf8'));
   const parsed = parseStateText(codec, text, now, memo, learn);
-  if (parsed.rejection !== undefined) return { ...parsed, rejected: { reason: parsed.rejection, bytes: Buffer.from(bytes) }, generation };
-  return { ...parsed, generation };
+  if (parsed.rejection !== undefined) return { ...parsed, rejected: { reason: parsed.rejection, bytes: Buffer.from(bytes) }, generation, commit };
+  return { ...parsed, generation, commit };
 }
 
 /**

@@ -17,7 +17,7 @@ import { errnoOf, FsPort, unlinkQuietly } from './fs-port';
 import { checkOwnDir, ensureOwnDir } from './own-files';
 import { isServableTicket, isTicketAbandoned, LockHandle, LockOptions, stampedProcessOf, WatchPath } from './lock-stamp';
 import { createInPlace, LockFile, readLockFile, releaseLock } from './lock-file';
-import { CHANGE_SUFFIX, changePathOf } from './shared-changes';
+import { CHANGE_SUFFIX, changePathOf } from './waiting-changes';
 
 // `<15-digit epoch ms>.<pid>.<8 hex>`: names sort in the order tickets were taken.
 // The 8 hex are this process's ticket count (4) and a random part (4), so two
@@ -89,7 +89,7 @@ export function leaveQueue(port: FsPort, ticket: Ticket): void {
   releaseLock(port, ticket.handle);
 }
 
-/** Deletes a dead waiter's ticket and the shared change it left beside it (shared-changes.ts). */
+/** Deletes a dead waiter's ticket and the change it left beside it (waiting-changes.ts). */
 function dropDeadTicket(port: FsPort, path: string): void {
   unlinkQuietly(port, path);
   unlinkQuietly(port, changePathOf(path));
@@ -102,7 +102,7 @@ export interface ServableTicket {
 }
 
 /**
- * The tickets whose shared changes a holder may apply (isServableTicket), in
+ * The tickets whose waiting changes a holder may apply (isServableTicket), in
  * queue order. Dead tickets met are deleted with their changes, and
  * so is a change file whose ticket is gone (an answer that came after its
  * waiter gave up: a waiter deletes its change before its ticket). A live

@@ -193,8 +193,8 @@ export function stampedProcessOf(owner: LockOwner): { pid: number; machine: stri
 }
 
 /**
- * Whether a holder may apply the shared change waiting beside this ticket
- * (shared-changes.ts): the ticket names a process of this very boot and pid
+ * Whether a holder may apply the change waiting beside this ticket
+ * (waiting-changes.ts): the ticket names a process of this very boot and pid
  * namespace (its `ns` equals ours, which a repository cannot know; where
  * there is no /proc, its host equals ours and it has no `ns` either), that
  * process is alive and is the one that wrote it (isLocalHolderGone), and its

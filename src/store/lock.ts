@@ -8,7 +8,7 @@ import { LOCK_TIMEOUT_MS, LockHandle, LockOptions, LockOwner } from './lock-stam
 import { discardStaged, linkStaged, readLockFile, refreshLock, releaseLock, Staged, stageStamp } from './lock-file';
 import { displaceIfAbandoned, Seen } from './lock-break';
 import { hasWaiters, leaveQueue, sleepUntilChanged, takeTicket, Ticket, ticketAhead, ticketPathOf } from './lock-queue';
-import { changePathOf, dropChange, leaveProposal, readChangeFile, type Proposal } from './shared-changes';
+import { changePathOf, dropChange, leaveChange, readChangeFile, type WaitingChange } from './waiting-changes';
 import type { ToolResult } from '../engine/types';
 
 export { EMPTY_LOCK_STALE_MS, LOCK_REFRESH_MS, LOCK_STALE_MS, LOCK_TIMEOUT_MS, isSameNamespace, parseLockOwner } from './lock-stamp';
@@ -92,9 +92,20 @@ function isLockFree(options: LockOptions): boolean {
   }
 }
 
-/** A shared change a holder applied and answered while we waited: we never took the lock. */
+/** A waiting change a holder applied and answered while we waited: we never took the lock. */
 export interface Answered {
   answered: ToolResult;
+}
+
+/**
+ * The lock, taken by a waiter that left its change as data, and what a
+ * holder left of that change: an answer prepared for a rewrite named
+ * `commit`, when a holder applied it and stopped before it answered (the
+ * change is in the state exactly when state.json carries that commit).
+ */
+export interface ClaimedWith {
+  lock: LockHandle;
+  prepared?: { commit: string; result: ToolResult };
 }
 
 /**
@@ -109,27 +120,27 @@ export async function claimLock(options: LockOptions): Promise<LockHandle> {
 }
 
 /**
- * claimLock for a shared change: while it waits in the queue, `proposal`
- * waits beside its ticket, and a holder may apply and answer it
- * (shared-changes.ts); then the answer is returned instead of the lock. A
- * waiter that gets the lock first takes its proposal back, to apply itself.
+ * claimLock for a change written as data: while it waits in the queue,
+ * `change` waits beside its ticket, and a holder may apply and answer it
+ * (waiting-changes.ts); then the answer is returned instead of the lock. A
+ * waiter that gets the lock first takes its change back, to apply itself.
  */
-export function claimLockOrAnswer(options: LockOptions, proposal: Proposal): Promise<LockHandle | Answered> {
-  return takeLock(options, proposal);
+export async function claimLockOrAnswer(options: LockOptions, change: WaitingChange): Promise<ClaimedWith | Answered> {
+  return (await takeLock(options, change)) as ClaimedWith | Answered;
 }
 
-// Our proposal, read where it waits: the answer when a holder gave one.
+// Our change, read where it waits: the answer when a holder gave one.
 function answerAt(options: LockOptions, changePath: string | undefined): Answered | undefined {
   if (changePath === undefined) return undefined;
   const file = readChangeFile(options.port, changePath);
   return file?.kind === 'answered' ? { answered: file.result } : undefined;
 }
 
-// Where our proposal waits beside our ticket, or undefined when it could not be left there (then we simply wait).
-function leaveProposalBeside(options: LockOptions, ticket: Ticket, proposal: Proposal): string | undefined {
+// Where our change waits beside our ticket, or undefined when it could not be left there (then we simply wait).
+function leaveChangeBeside(options: LockOptions, ticket: Ticket, change: WaitingChange): string | undefined {
   const path = changePathOf(ticketPathOf(options, ticket));
   try {
-    leaveProposal(options.port, path, proposal);
+    leaveChange(options.port, path, change);
     return path;
   } catch {
     dropChange(options.port, path);
@@ -137,7 +148,20 @@ function leaveProposalBeside(options: LockOptions, ticket: Ticket, proposal: Pro
   }
 }
 
-async function takeLock(options: LockOptions, proposal: Proposal | undefined): Promise<LockHandle | Answered> {
+// What we hold once the lock is ours: the answer a holder gave our change meanwhile (then the lock goes back),
+// or the lock with any answer a holder prepared for it.
+function heldOrAnswered(options: LockOptions, lock: LockHandle, change: WaitingChange | undefined, changePath: string | undefined): LockHandle | ClaimedWith | Answered {
+  if (change === undefined) return lock;
+  // Nobody can answer our change while we hold the lock: it is answered now or never was.
+  const left = changePath === undefined ? undefined : readChangeFile(options.port, changePath);
+  if (left?.kind === 'answered') {
+    releaseLock(options.port, lock);
+    return { answered: left.result };
+  }
+  return left?.kind === 'prepared' ? { lock, prepared: { commit: left.commit, result: left.result } } : { lock };
+}
+
+async function takeLock(options: LockOptions, change: WaitingChange | undefined): Promise<LockHandle | ClaimedWith | Answered> {
   const now = options.now ?? Date.now;
   const timeoutMs = options.timeoutMs ?? LOCK_TIMEOUT_MS;
   const progress = new Progress(now);
@@ -160,10 +184,7 @@ async function takeLock(options: LockOptions, proposal: Proposal | undefined): P
         if (linked === 'restage') staged = undefined;
         else if (linked) {
           staged = undefined;
-          // Nobody can answer our proposal while we hold the lock: it is answered now or never was.
-          const late = answerAt(options, changePath);
-          if (late) releaseLock(options.port, linked);
-          return late ?? linked;
+          return heldOrAnswered(options, linked, change, changePath);
         }
         const verdict = displaceIfAbandoned(options, now, seen);
         if (verdict === 'displaced' || verdict === 'vanished') continue;
@@ -181,7 +202,7 @@ async function takeLock(options: LockOptions, proposal: Proposal | undefined): P
       if (ticket === undefined && isQueueUsable) {
         ticket = takeTicket(options, now());
         isQueueUsable = ticket !== undefined;
-        if (ticket !== undefined && proposal !== undefined) changePath = leaveProposalBeside(options, ticket, proposal);
+        if (ticket !== undefined && change !== undefined) changePath = leaveChangeBeside(options, ticket, change);
       }
       if (ticket === undefined) {
         await new Promise((resolve) => setTimeout(resolve, POLL_MIN_MS + Math.random() * POLL_JITTER_MS));

@@ -7,6 +7,7 @@ import { isRecordedProcessAlive } from '../process/liveness';
 import { join, resolve as resolvePath } from 'node:path';
 import type { EngineCtx, HistoryView, State, ToolResult } from '../engine/types';
 import type { Store, StoreTx } from './contract';
+import { changeFnOf, type LocalChange, type MutateOptions } from './change-call';
 import { describeSelection } from './describe';
 import { checkFileStore } from './file-check';
 import { STATE_DIR_NAME } from './state-dir';
@@ -20,9 +21,9 @@ import { BoardHistoryLog } from './board-history';
 import { addError, GENERATION_HEAD_BYTES, LoadedState, ParseMemo, noteRejection, quarantineState, readState, rejectionNote, splitGeneration, withGeneration } from './load';
 import { applyChange, type ChangeWrite } from './change';
 import { takeFinished } from '../engine/finished';
-import { isRecordedProcessOf } from '../engine/presence';
-import { Answered, claimLock, claimLockOrAnswer, servableTickets, LockHandle, refreshLock, releaseLock } from './lock';
-import { answerChange, applyOnce, MAX_SHARED_PER_COMMIT, Proposal, SharedApplier, SharedChange, waitingChanges } from './shared-changes';
+import { Answered, claimLock, claimLockOrAnswer, ClaimedWith, servableTickets, LockHandle, refreshLock, releaseLock } from './lock';
+import { Answer, answerAll, Applied, applyWaiting, gatherWaiting, plainChange, prepareAll, ServingFailed, ServingRefused } from './waiting-batch';
+import { answerChange, MAX_WAITING_PER_COMMIT, seededCtx, type WaitingChange } from './waiting-changes';
 import { migrateV1IfPresent, migrationPaths, writeMarker } from './migrate-v1';
 import { deleteArchive, listArchives, readArchive, writeArchive } from './archives';
 import { fsyncDirectory, renameIntoPlace } from './replace-file';
@@ -43,10 +44,6 @@ interface StateFence {
 // lock we hold was not exclusive (it was broken under us). The change is run
 // again from a fresh lock and load.
 class FenceLost extends Error {}
-
-// Thrown when a waiting shared change threw as this process applied it for
-// its waiter: the run is done again without serving (runLocked).
-class ServingFailed extends Error {}
 
 export interface StoreOptions {
   projectDir: string;
@@ -103,23 +100,20 @@ export function createStore(options: StoreOptions): Store {
 
   // Lock timing runs on the wall clock, never on the injected engine clock.
   const lockOptions = { port, lockPath, host, timeoutMs: options.lockTimeoutMs, isPidAlive: options.isPidAlive };
-  // Set by this process's first shared change: from then on it applies the shared changes waiting in the queue too.
-  let sharedApplier: SharedApplier | undefined;
-
   function withLock<T>(section: (lock: LockHandle) => T): Promise<T> {
-    return lockedOrAnswered(section, undefined) as Promise<T>;
+    return lockedOrAnswered((claimed) => section(claimed.lock), undefined) as Promise<T>;
   }
 
-  // withLock, or for a shared change (`proposal`) the answer a holder gave it while it waited.
-  async function lockedOrAnswered<T>(section: (lock: LockHandle) => T, proposal: Proposal | undefined): Promise<T | Answered> {
+  // withLock, or for a change written as data the answer a holder gave it while it waited.
+  async function lockedOrAnswered<T>(section: (claimed: ClaimedWith) => T, change: WaitingChange | undefined): Promise<T | Answered> {
     const turn = queue.then(async () => {
       for (let attempt = 1; ; attempt++) {
-        const claimed = proposal === undefined ? await claimLock(lockOptions) : await claimLockOrAnswer(lockOptions, proposal);
+        const claimed = change === undefined ? { lock: await claimLock(lockOptions) } : await claimLockOrAnswer(lockOptions, change);
         if ('answered' in claimed) return claimed;
-        const lock = claimed;
+        const lock = claimed.lock;
         let isDone = false;
         try {
-          const result = section(lock);
+          const result = section(claimed);
           isDone = true;
           return result;
         } catch (err) {
@@ -152,63 +146,63 @@ export function createStore(options: StoreOptions): Store {
     }
   }
 
-  // Runs a change under the lock, with the shared changes waiting in the
-  // queue when this process can apply them and its own change went through:
-  // one load, one save for all, and each waiter answered only once that save
-  // is durable (its folder fsynced before the lock is let go). A waiting
-  // change that throws may have left the state half changed: the whole run
-  // is done again from a fresh load without serving anyone, and each waiter
-  // applies its own change in its own process, where its error belongs.
-  function runLocked<T extends ToolResult>(lock: LockHandle, change: (state: State) => T): T {
-    try {
-      return commitLocked(lock, change, true);
-    } catch (err) {
-      if (!(err instanceof ServingFailed)) throw err;
-      return commitLocked(lock, change, false);
+  // Runs a change under the lock, with the changes waiting in the queue
+  // when its own went through: one load, one rewrite for all, and each
+  // waiter answered only once that rewrite is durable (its folder fsynced
+  // before the lock is let go). A waiting change that throws is left to its
+  // waiter, one that is refused gets its refusal: either way the run is done
+  // again from a fresh load without it, so it fails alone and leaves nothing
+  // behind in the state. `mine` is an answer a holder prepared for our own
+  // change before it stopped.
+  function runLocked<T extends ToolResult>(lock: LockHandle, own: (state: State) => T, mine?: ClaimedWith['prepared']): T {
+    const left = new Set<string>();
+    const refused: Answer[] = [];
+    for (;;) {
+      try {
+        return commitLocked(lock, own, mine, left, refused);
+      } catch (err) {
+        if (!(err instanceof ServingFailed) && !(err instanceof ServingRefused)) throw err;
+        left.add(err.path);
+        if (err instanceof ServingRefused) refused.push({ path: err.path, result: err.result });
+      }
     }
   }
 
-  function commitLocked<T extends ToolResult>(lock: LockHandle, change: (state: State) => T, mayServe: boolean): T {
+  function commitLocked<T extends ToolResult>(lock: LockHandle, own: (state: State) => T, mine: ClaimedWith['prepared'], left: Set<string>, refused: Answer[]): T {
     const loaded = loadLocked(lock);
-    let served: { path: string; result: ToolResult }[] = [];
-    // Archive work (tx) is already on disk under the lock: it needs no state write of its own.
-    const { result, write } = applyChange(loaded, codec, ctx.now(), (state) => {
-      const own = change(state);
-      served = own.ok && mayServe ? serveWaiting(state) : [];
-      return own;
-    });
-    if (write) save(write, lock, loaded.fence);
-    if (served.length > 0) {
-      settleSave(true);
-      for (const { path, result: answer } of served) {
-        try {
-          answerChange(port, path, answer);
-        } catch {
-          // Unanswered, its waiter takes the lock in turn and finds its change committed (applyOnce).
-        }
+    // Saved by a holder that stopped before it answered: the state holds it.
+    if (mine !== undefined && mine.commit === loaded.commit) return mine.result as T;
+    const found = gatherWaiting(port, servableTickets(lockOptions, Date.now()), loaded.commit, MAX_WAITING_PER_COMMIT);
+    // Answered before this rewrite replaces the commit they are in (waiting-changes.ts).
+    for (const answer of found.committed) {
+      try {
+        answerChange(port, answer.path, answer.result);
+      } catch (err) {
+        throw unwritable('answer a waiting change at', answer.path, err);
       }
+    }
+    const pending = found.toApply.filter((f) => !left.has(f.path));
+    let applied: Applied[] = [];
+    const { result, write } = applyChange(loaded, codec, ctx.now(), (state) => {
+      const result = own(state);
+      applied = result.ok ? applyWaiting(state, pending, ctx, tx) : [];
+      return result;
+    });
+    if (write) {
+      const commit = randomHex(8);
+      prepareAll(port, applied, commit);
+      save(write, lock, loaded.fence, commit);
+    }
+    if (applied.length > 0 || refused.length > 0) {
+      settleSave(true);
+      answerAll(port, [...applied, ...refused]);
     }
     return result;
   }
 
-  function serveWaiting(state: State): { path: string; result: ToolResult }[] {
-    const apply = sharedApplier;
-    if (apply === undefined) return [];
-    // A change is applied only as a member its waiting process is recorded as speaking for (its own calls
-    // record it, engine presence); any other is left to its waiter, which applies it itself.
-    const waiting = waitingChanges(port, servableTickets(lockOptions, Date.now()), MAX_SHARED_PER_COMMIT);
-    return waiting.filter(({ proposal, waiter }) => isRecordedProcessOf(state, proposal.change.member, waiter)).map(({ path, proposal }) => {
-      try {
-        return { path, result: applyOnce(state, proposal, ctx, apply) };
-      } catch {
-        throw new ServingFailed();
-      }
-    });
-  }
-
   // What a change decided to write: its finished records and retired tasks to
   // their history logs first (a crash in between can only repeat a record), then the state.
-  function save(write: ChangeWrite, lock: LockHandle, fence: StateFence): void {
+  function save(write: ChangeWrite, lock: LockHandle, fence: StateFence, commit: string): void {
     refreshLock(port, lock, Date.now());
     try {
       history.appendFinished(write.finished);
@@ -216,13 +210,13 @@ export function createStore(options: StoreOptions): Store {
     } catch (err) {
       throw unwritable('append to the history in', join(stateDir, 'history'), err);
     }
-    writeState(lock, write.text, fence);
+    writeState(lock, write.text, fence, commit);
   }
 
-  function writeState(lock: LockHandle, text: string, fence: StateFence): void {
+  function writeState(lock: LockHandle, text: string, fence: StateFence, commit: string): void {
     refreshLock(port, lock, Date.now());
     try {
-      renameIntoPlace(port, statePath, encodeReusing(withGeneration(text, (fence.generation ?? 0) + 1)), FILE_MODE, () => checkFence(fence));
+      renameIntoPlace(port, statePath, encodeReusing(withGeneration(text, (fence.generation ?? 0) + 1, commit)), FILE_MODE, () => checkFence(fence));
     } catch (err) {
       if (err instanceof FenceLost) throw err;
       throw unwritable('save', statePath, err);
@@ -277,7 +271,7 @@ export function createStore(options: StoreOptions): Store {
       if (outcome.kind === 'migrated') {
         const finished = takeFinished(outcome.state);
         const text = codec.serializeState(outcome.state);
-        save({ text, finished, retired: [], isFallback: false }, lock, fence);
+        save({ text, finished, retired: [], isFallback: false }, lock, fence, randomHex(8));
         writeMarker(port, migrationPaths(projectDir, stateDir).marker, outcome.marker);
         isMigrationSettled = true;
         return { state: outcome.state, baseline: text, fence: fenceOf({ state: outcome.state, baseline: text, generation: (fence.generation ?? 0) + 1 }) };
@@ -297,8 +291,6 @@ export function createStore(options: StoreOptions): Store {
   return {
     projectDir,
     stateDir,
-    statePath,
-    lockPath,
     location: description.location,
     history,
     archives: {
@@ -307,16 +299,13 @@ export function createStore(options: StoreOptions): Store {
     },
     boardHistory: { where: boardLog.path, find: async (id) => boardLog.find(id) },
 
-    mutate<T extends ToolResult>(fn: (state: State, ctx: EngineCtx, tx: StoreTx) => T): Promise<T> {
-      return withLock((lock) => runLocked(lock, (state) => fn(state, ctx, tx)));
-    },
-
-    async mutateShared(change: SharedChange, apply: SharedApplier): Promise<ToolResult> {
-      sharedApplier = apply;
-      const proposal: Proposal = { seed: randomHex(16), change };
-      const outcome = await lockedOrAnswered((lock) => runLocked(lock, (state) => applyOnce(state, proposal, ctx, apply)), proposal);
+    mutate: (async (nameOrFn: string | LocalChange<ToolResult>, args?: unknown, mutateOptions?: MutateOptions): Promise<ToolResult> => {
+      if (typeof nameOrFn === 'function') return withLock((lock) => runLocked(lock, (state) => nameOrFn(state, ctx, tx)));
+      const apply = changeFnOf(nameOrFn);
+      const change = plainChange(nameOrFn, args, mutateOptions?.member, now());
+      const outcome = await lockedOrAnswered((claimed) => runLocked(claimed.lock, (state) => apply(state, change.args, seededCtx(ctx, change), tx), claimed.prepared), change);
       return 'answered' in outcome ? outcome.answered : outcome;
-    },
+    }) as Store['mutate'],
 
     read<T>(fn: (state: State, ctx: EngineCtx) => T): T {
       return fn(this.snapshot(), ctx);

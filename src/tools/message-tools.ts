@@ -9,39 +9,6 @@ import { objectSchema } from './schema';
 import type { PullHandover } from './pull-settler';
 import type { ToolServices } from './services';
 import { withArrivals } from './arrivals';
-import type { SharedApplier } from '../store';
-
-const SEND_TEXT_ARGS = ['type', 'reply_to', 'to', 'session_description'] as const;
-
-/**
- * How a send is applied, by this process or by whichever holds the lock
- * (store: mutateShared): as the member the sender's host named, never a
- * person, only once it is a live member of the channel, with the reply's
- * word on how each recipient gets it. The arguments come from a file another process wrote,
- * so their types are checked again here.
- */
-export function sendApplier(projectDir: string): SharedApplier {
-  return (state, change, ctx) => {
-    const a = change.args;
-    const isWellTyped = typeof a.channel === 'string' && typeof a.content === 'string' && typeof a.broadcast === 'boolean'
-      && SEND_TEXT_ARGS.every((key) => a[key] === undefined || a[key] === null || typeof a[key] === 'string');
-    if (!isWellTyped) return { ok: false, message: 'The send arguments were malformed: send again.', data: { reason: 'invalid_argument' } };
-    // The send tool never speaks as a person (OPENCOMMS_MEMBER_ID, pins and sessions refuse the prefix; a person
-    // speaks through `opencomms say`), so a shared change that names one was not made by it.
-    if (engine.isPersonMemberId(change.member)) {
-      return { ok: false, message: 'A send through the tools cannot speak as a person: a person speaks with `opencomms say`.', data: { reason: 'invalid_argument' } };
-    }
-    const channel = a.channel as string;
-    const auth = engine.authorizeMember(state, change.member, channel);
-    if (!auth.ok) return auth;
-    const text = (key: (typeof SEND_TEXT_ARGS)[number]): string | null | undefined => a[key] as string | null | undefined;
-    return withArrivals(engine.sendMessage(state, {
-      channel, session_id: change.member, content: a.content as string, type: text('type'), reply_to: text('reply_to'),
-      to: text('to'), broadcast: a.broadcast as boolean, session_description: text('session_description'),
-    }, ctx), state, ctx, projectDir, channel);
-  };
-}
-
 export function messageTools(s: ToolServices): Record<'send' | 'inbox' | 'pull' | 'status' | 'history', CallerTool> {
   return {
     send: defineTool({
@@ -68,11 +35,13 @@ export function messageTools(s: ToolServices): Record<'send' | 'inbox' | 'pull' 
           channel: a.channel, content: a.content, type: a.type, reply_to: a.reply_to,
           to: a.to, broadcast: a.broadcast === true, session_description: a.session_description,
         };
-        // The member is pinned here, from the caller's host; the send is then committed by this
-        // process or, in a burst, by the one holding the lock (store: mutateShared).
+        // The member is pinned here, from the caller's host; the send (engine change `send`) is then
+        // committed by this process or, in a burst, by the one holding the lock.
         const pinned = s.pin(caller);
         if ('refusal' in pinned) return pinned.refusal;
-        const result = await s.store.mutateShared({ kind: 'send', member: pinned.memberId, args }, sendApplier(s.options.projectDir));
+        const sent = await s.store.mutate('send', { member: pinned.memberId, ...args }, { member: pinned.memberId });
+        // The reply's word on how each recipient gets it, judged from the state as it now is.
+        const result = sent.ok ? s.store.read((state, ctx) => withArrivals(sent, state, ctx, s.options.projectDir, args.channel)) : sent;
         // Spawn-push recipients get their mail now; the driver ignores anyone who is not spawn_push.
         if (result.ok && Array.isArray(result.data?.recipients)) s.spawnDriver?.trigger(result.data.recipients as string[]);
         return result;

@@ -10,6 +10,7 @@ import { deliverableMail, needsDelivery } from '../../src/hooks/deliver';
 import {
   channelWith, claudeEvent, codexEvent, geminiEvent, hook, historyRecord, send, stateOf, statusOf, tempProject, textOf,
 } from './support';
+import { statePathOf } from '../helpers/store-paths';
 
 const ALICE = 'alice-1';
 const BOB = 'bob-1';
@@ -29,14 +30,14 @@ for (const name of ['UserPromptSubmit', 'PostToolUse', 'SessionStart', 'Stop', '
     const { project, store } = await pair(t);
     // A session's first start links it to its member (once; see the session-links tests).
     if (name === 'SessionStart') await hook(project, claudeEvent(name, SID));
-    const before = readFileSync(store.statePath);
-    const mtime = statSync(store.statePath).mtimeMs;
+    const before = readFileSync(statePathOf(store));
+    const mtime = statSync(statePathOf(store)).mtimeMs;
     const run = await hook(project, claudeEvent(name, SID));
     assert.deepEqual(run.answer, {});
     assert.deepEqual(run.warnings, []);
     if (name !== 'SessionEnd') {
-      assert.deepEqual(readFileSync(store.statePath), before);
-      assert.equal(statSync(store.statePath).mtimeMs, mtime);
+      assert.deepEqual(readFileSync(statePathOf(store)), before);
+      assert.equal(statSync(statePathOf(store)).mtimeMs, mtime);
     }
   });
 }
@@ -290,9 +291,9 @@ test('mail of a paused channel waits and costs no lock', async (t) => {
     state.channels.review!.paused = true;
     return { ok: true, message: 'paused' };
   });
-  const before = readFileSync(store.statePath);
+  const before = readFileSync(statePathOf(store));
   assert.deepEqual((await hook(project, claudeEvent('UserPromptSubmit', SID))).answer, {});
-  assert.deepEqual(readFileSync(store.statePath), before);
+  assert.deepEqual(readFileSync(statePathOf(store)), before);
   assert.equal(stateOf(store).messages[id!]!.delivery_status, 'pending');
 });
 

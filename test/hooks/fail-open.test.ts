@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { channelWith, claudeEvent, hook, send, stateOf, tempProject, textOf } from './support';
+import { statePathOf, lockPathOf } from '../helpers/store-paths';
 
 async function project(t: Parameters<typeof tempProject>[0]) {
   const dir = tempProject(t);
@@ -67,16 +68,16 @@ test('without --project the event cwd is the project, then options.cwd', async (
 
 test('a state file that does not parse: {} and exit 0, and the file is left as it was', async (t) => {
   const { dir, store } = await project(t);
-  writeFileSync(store.statePath, '{"schema_version": 2, "channels": ');
+  writeFileSync(statePathOf(store), '{"schema_version": 2, "channels": ');
   const run = await hook(dir, claudeEvent('UserPromptSubmit', 's'));
   assert.deepEqual(run.answer, {});
-  assert.equal(readFileSync(store.statePath, 'utf8'), '{"schema_version": 2, "channels": ');
+  assert.equal(readFileSync(statePathOf(store), 'utf8'), '{"schema_version": 2, "channels": ');
 });
 
 test('a state file that cannot be read at all: {} and exit 0 with a warning', async (t) => {
   const { dir, store } = await project(t);
-  rmSync(store.statePath);
-  mkdirSync(store.statePath);
+  rmSync(statePathOf(store));
+  mkdirSync(statePathOf(store));
   const run = await hook(dir, claudeEvent('UserPromptSubmit', 's'));
   assert.equal(run.code, 0);
   assert.deepEqual(run.answer, {});
@@ -90,15 +91,15 @@ test('a failed commit is reported, and the mail stays in flight under this pid f
   // Break the state file in the short window between the answer and the commit.
   const run = await hook(dir, claudeEvent('UserPromptSubmit', 's'), {}, {
     write: () => {
-      saved = readFileSync(store.statePath);
-      rmSync(store.statePath);
-      mkdirSync(store.statePath);
+      saved = readFileSync(statePathOf(store));
+      rmSync(statePathOf(store));
+      mkdirSync(statePathOf(store));
     },
   });
   assert.equal(run.code, 0);
   assert.ok(run.warnings.some((w) => /could not commit/.test(w)), run.warnings.join('\n'));
-  rmSync(store.statePath, { recursive: true });
-  writeFileSync(store.statePath, saved!);
+  rmSync(statePathOf(store), { recursive: true });
+  writeFileSync(statePathOf(store), saved!);
   const envelope = stateOf(store).messages[id!]!;
   assert.equal(envelope.delivery_status, 'in_flight');
   assert.equal(envelope.delivery_owner?.pid, process.pid);
@@ -107,8 +108,8 @@ test('a failed commit is reported, and the mail stays in flight under this pid f
 test('the no-mail fast path takes no lock: it answers {} while another process holds the lock', async (t) => {
   const { dir, store } = await project(t);
   // A live holder (this very process) on this host: no waiter may break it.
-  writeFileSync(store.lockPath, JSON.stringify({ pid: process.pid, host: hostname(), t: Date.now(), token: 'held-by-test' }));
-  t.after(() => rmSync(store.lockPath, { force: true }));
+  writeFileSync(lockPathOf(store), JSON.stringify({ pid: process.pid, host: hostname(), t: Date.now(), token: 'held-by-test' }));
+  t.after(() => rmSync(lockPathOf(store), { force: true }));
   const run = await hook(dir, claudeEvent('UserPromptSubmit', 's'));
   assert.deepEqual(run.answer, {});
   assert.deepEqual(run.warnings, []);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { reservePaths } from '../../src/engine/index';
 import { channelWith, claudeEvent, codexEvent, geminiEvent, hook, stateOf, tempProject } from './support';
+import { statePathOf } from '../helpers/store-paths';
 
 const HOLDER = 'alice-1';
 const EDITOR = 'bob-1';
@@ -43,9 +44,9 @@ test('Claude Code: an Edit of a file another member holds exclusively is denied 
 test('a committed reservation whose expiry lies years ahead binds nothing: the edit it would deny passes', async (t) => {
   const { project, store } = await reserved(t, ['src/a.ts']);
   // The state.json a repository can ship: the holder's reservation "until" ten years from now.
-  const text = readFileSync(store.statePath, 'utf8');
+  const text = readFileSync(statePathOf(store), 'utf8');
   assert.match(text, /"expires_at":\d+/);
-  writeFileSync(store.statePath, text.replace(/"expires_at":\d+/g, `"expires_at":${Date.now() + 10 * 365 * 86_400_000}`));
+  writeFileSync(statePathOf(store), text.replace(/"expires_at":\d+/g, `"expires_at":${Date.now() + 10 * 365 * 86_400_000}`));
   const run = await hook(project, claudeEdit(project, join(project, 'src', 'a.ts')), { OPENCOMMS_HOST: 'claude-code' });
   assert.notEqual(run.answer.hookSpecificOutput?.permissionDecision, 'deny');
 });

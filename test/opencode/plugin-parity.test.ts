@@ -139,7 +139,9 @@ test('a store fault in the start-up sweep does not stop the plugin from starting
   let faults = 1;
   const store: Store = {
     ...real,
-    mutate: (fn) => (faults-- > 0 ? Promise.reject(new StoreFault('lock_timeout', 'timed out after 5000 ms waiting for the lock')) : real.mutate(fn)),
+    mutate: ((...args: unknown[]) => (faults-- > 0
+      ? Promise.reject(new StoreFault('lock_timeout', 'timed out after 5000 ms waiting for the lock'))
+      : (real.mutate as (...passed: unknown[]) => Promise<unknown>)(...args))) as Store['mutate'],
   };
   const logs: string[] = [];
   const started = startOpenComms({ client: new FakeClient(), project: { id: PROJECT_ID }, directory: dir, worktree: dir }, {

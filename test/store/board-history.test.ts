@@ -9,6 +9,7 @@ import * as engine from '../../src/engine/index';
 import { TASK_RETENTION_MS } from '../../src/engine/task-types';
 import type { Store } from '../../src/store/contract';
 import { faultyFsByPath, OK, tempProject, testStore } from './helpers';
+import { statePathOf } from '../helpers/store-paths';
 
 const PERSON = 'person-ada';
 
@@ -70,11 +71,11 @@ test('a crash between the board history append and the state save only repeats t
 test('a failed board history append keeps the task in the state and state.json untouched', async (t) => {
   const port = faultyFsByPath([]);
   const { store, clock } = await boardStore(t, { fs: port });
-  const before = readFileSync(store.statePath);
+  const before = readFileSync(statePathOf(store));
   clock.at += TASK_RETENTION_MS;
   port.fail({ method: 'writeSync', code: 'ENOSPC', when: (p) => typeof p === 'string' && p.endsWith('board.jsonl') });
   await assert.rejects(store.mutate(() => OK), { code: 'state_unwritable' });
-  assert.deepEqual(readFileSync(store.statePath), before);
+  assert.deepEqual(readFileSync(statePathOf(store)), before);
 });
 
 test('a history/board.jsonl that is a link is refused: nothing written through it, and the task stays on the board', async (t) => {

@@ -16,7 +16,6 @@ import { openStore, type Store } from '../../src/store';
 import { LOCK_STALE_MS, queueDirOf } from '../../src/store/lock';
 import { isAbandoned, isServableTicket, isTicketAbandoned, stampAgeMs } from '../../src/store/lock-stamp';
 import { NODE_FS } from '../../src/store/fs-port';
-import { sendApplier } from '../../src/tools/message-tools';
 import { tempProject } from './helpers';
 
 const FAR_AHEAD_MS = 10 * 365 * 86_400_000;
@@ -34,7 +33,7 @@ async function setUp(t: TestContext): Promise<{ dir: string; store: Store; lockP
 }
 
 const send = (store: Store, dir: string, member: string, content: string): Promise<ToolResult> =>
-  store.mutateShared({ kind: 'send', member, args: { channel: 'shared', content, to: 'inbox', broadcast: false } }, sendApplier(dir));
+  store.mutate('send', { member, channel: 'shared', content, to: 'inbox', broadcast: false }, { member });
 
 const contents = (store: Store): string[] => Object.values(store.snapshot().messages).map((e) => `${e.sender_session_id}: ${e.content}`).sort();
 

@@ -7,6 +7,7 @@ import { HistoryLog, isValidChannelId } from '../../src/store/history';
 import { NODE_FS } from '../../src/store/fs-port';
 import { envelope, faultyFsByPath, OK, tempFilesIn, tempProject, testStore } from './helpers';
 import { TEST_CODEC } from './test-codec';
+import { statePathOf } from '../helpers/store-paths';
 
 function lines(path: string): string[] {
   return readFileSync(path, 'utf8').split('\n').filter((l) => l !== '');
@@ -45,7 +46,7 @@ test('finished envelopes already on disk are moved by the next ok mutation', asy
   const state = TEST_CODEC.emptyState();
   put(state, envelope({ channel_id: 'chn_a', delivery_status: 'stale' }));
   mkdirSync(store.stateDir, { recursive: true });
-  writeFileSync(store.statePath, JSON.stringify(state));
+  writeFileSync(statePathOf(store), JSON.stringify(state));
   await store.mutate(() => OK);
   assert.deepEqual(store.snapshot().messages, {});
   assert.equal(store.history.list('chn_a').length, 1);
@@ -101,7 +102,7 @@ test('a failed history append keeps the envelope in state and the state file unt
     put(s, e);
     return OK;
   });
-  const before = readFileSync(store.statePath);
+  const before = readFileSync(statePathOf(store));
   port.fail({ method: 'writeSync', code: 'ENOSPC', when: (p) => typeof p === 'string' && p.endsWith('.jsonl') });
   await assert.rejects(
     store.mutate((s) => {
@@ -110,7 +111,7 @@ test('a failed history append keeps the envelope in state and the state file unt
     }),
     { code: 'state_unwritable' },
   );
-  assert.deepEqual(readFileSync(store.statePath), before);
+  assert.deepEqual(readFileSync(statePathOf(store)), before);
 });
 
 /** A mutation putting `n` delivered 500-character envelopes of chn_a in state, for the save to move to history. */

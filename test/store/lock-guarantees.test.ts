@@ -14,6 +14,7 @@ import { splitGeneration } from '../../src/store/load';
 import { leftoverPidOf } from '../../src/store/leftovers';
 import { FENCE_ATTEMPTS } from '../../src/store/store';
 import { OK, tempFilesIn, tempProject, testStore } from './helpers';
+import { statePathOf, lockPathOf } from '../helpers/store-paths';
 
 const HOST = hostname();
 const DIST = join(__dirname, '..', '..', '..', 'dist', 'opencomms.js');
@@ -203,7 +204,7 @@ test('a save whose state.json changed since its load is not written; the change 
     s.errors.push({ at: 0, message: 'first' });
     return OK;
   });
-  statePath = store.statePath;
+  statePath = statePathOf(store);
   let runs = 0;
   await store.mutate((s) => {
     runs++;
@@ -213,7 +214,7 @@ test('a save whose state.json changed since its load is not written; the change 
   assert.equal(isRaced, true);
   assert.equal(runs, 2, 'the change ran again on the state the other holder committed');
   assert.deepEqual(store.snapshot().errors.map((e) => e.message), ['first', 'theirs', 'ours']);
-  assert.equal(splitGeneration(readFileSync(store.statePath, 'utf8')).generation, 3);
+  assert.equal(splitGeneration(readFileSync(statePathOf(store), 'utf8')).generation, 3);
   assert.deepEqual(tempFilesIn(store.stateDir), []);
 });
 
@@ -237,7 +238,7 @@ test(`a change whose fence fails ${FENCE_ATTEMPTS} times in a row gives up with 
     s.errors.push({ at: 0, message: 'saved' });
     return OK;
   });
-  statePath = store.statePath;
+  statePath = statePathOf(store);
   await assert.rejects(store.mutate((s) => {
     s.errors.push({ at: 0, message: 'never saved' });
     return OK;
@@ -245,7 +246,7 @@ test(`a change whose fence fails ${FENCE_ATTEMPTS} times in a row gives up with 
   assert.equal(races, FENCE_ATTEMPTS);
   statePath = '';
   assert.deepEqual(store.snapshot().errors.map((e) => e.message), ['saved']);
-  assert.equal(existsSync(store.lockPath), false);
+  assert.equal(existsSync(lockPathOf(store)), false);
   assert.deepEqual(tempFilesIn(store.stateDir), []);
 });
 

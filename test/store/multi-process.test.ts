@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { OK, tempFilesIn, tempProject, testStore } from './helpers';
 import { runStorm } from './storm';
 import { onLines } from '../helpers/lines';
+import { lockPathOf } from '../helpers/store-paths';
 
 const WORKER = join(__dirname, '..', '..', '..', 'test', 'store', 'fixtures', 'worker.cjs');
 
@@ -66,7 +67,7 @@ test('6 processes x 100 mutations apply exactly 600 updates and leave a clean di
     assert.deepEqual(mine, Array.from({ length: 100 }, (_, i) => i), `worker ${w} in order`);
   }
   assert.equal(acks.size, 600);
-  assert.equal(existsSync(store.lockPath), false);
+  assert.equal(existsSync(lockPathOf(store)), false);
   assert.deepEqual(tempFilesIn(store.stateDir), []);
 });
 

@@ -11,6 +11,7 @@ import { DEFAULT_CODEC } from '../../src/store/default-codec';
 import { openStore } from '../../src/store';
 import { tempProject } from './helpers';
 import { pullDelivered } from '../engine/helpers';
+import { statePathOf } from '../helpers/store-paths';
 
 const PROJECT = { project_id: 'local-project', worktree: '/w' };
 
@@ -50,17 +51,17 @@ test('engine send and pull through the store: delivered mail moves to history an
 
 test('a refused engine operation leaves the file untouched', async (t) => {
   const { store } = await twoMembers(tempProject(t));
-  const before = readFileSync(store.statePath);
+  const before = readFileSync(statePathOf(store));
   const refused = await store.mutate((s, ctx) => sendMessage(s, { channel: 'nope', session_id: 'alice', content: 'x' }, ctx));
   assert.equal(refused.ok, false);
-  assert.deepEqual(readFileSync(store.statePath), before);
+  assert.deepEqual(readFileSync(statePathOf(store)), before);
 });
 
 test('a state the engine rejects is quarantined byte-for-byte with the real codec', async (t) => {
   const store = openStore({ projectDir: tempProject(t), now: () => 1234 });
   mkdirSync(store.stateDir, { recursive: true });
   const bad = JSON.stringify({ schema_version: 2, channels: { x: { id: 'chn_1', name: 'y' } }, messages: {}, queues: {}, delivered_to: {}, errors: [] });
-  writeFileSync(store.statePath, bad);
+  writeFileSync(statePathOf(store), bad);
   await store.mutate((s, ctx) => createChannel(s, { channel: 'fresh', role: 'writer', role_prompt: 'w', session_id: 'alice', ...PROJECT }, ctx));
   assert.equal(readFileSync(join(store.stateDir, 'state.corrupt-1234.json'), 'utf8'), bad);
   const s = store.snapshot();
@@ -105,7 +106,7 @@ test('a placeholder v2 state is backed up and merged by the migration', async (t
   mkdirSync(store.stateDir, { recursive: true });
   const placeholder = emptyState();
   placeholder.errors.push({ at: 1, message: 'from the placeholder' });
-  writeFileSync(store.statePath, serializeState(placeholder));
+  writeFileSync(statePathOf(store), serializeState(placeholder));
   await store.mutate(() => ({ ok: true, message: '' }));
   assert.equal(readFileSync(join(store.stateDir, 'state.v2.empty.bak.json'), 'utf8'), serializeState(placeholder));
   assert.ok(store.snapshot().errors.some((e) => e.message === 'from the placeholder'));
@@ -145,7 +146,7 @@ test('a state the engine writes is exact under validation, so reparse rebuilds e
   ok(await store.mutate((s, ctx) => timerAction(s, { channel: 'rich', session_id: 'alice', action: 'start' }, ctx)));
   ok(await store.mutate((s, ctx) => pauseChannel(s, { channel: 'rich', session_id: 'alice' }, ctx)));
   // the store's generation key comes first and is not the engine's: the codec sees the rest
-  const { generation, body: text } = splitGeneration(readFileSync(store.statePath, 'utf8'));
+  const { generation, body: text } = splitGeneration(readFileSync(statePathOf(store), 'utf8'));
   assert.equal(generation, 8, 'one generation per committed change');
   const parsed = parseState(text, 0);
   assert.equal(parsed.ok, true);
@@ -172,12 +173,12 @@ test('a snapshot teaches the memo: the next load of that same text skips validat
     return { ok: true, message: 'no change' };
   });
   assert.equal(parses, 1, 'the same text was not validated again');
-  const full = DEFAULT_CODEC.parseState(readFileSync(store.statePath, 'utf8'), 0);
+  const full = DEFAULT_CODEC.parseState(readFileSync(statePathOf(store), 'utf8'), 0);
   assert.ok(full.ok);
   assert.deepStrictEqual(loaded, full.state, 'the rebuilt state is the validated one, and shares nothing with the snapshot');
   // Same length, different bytes: validated again.
-  const text = readFileSync(store.statePath, 'utf8');
-  writeFileSync(store.statePath, text.replace('"role_prompt":"writes"', '"role_prompt":"wrotes"'));
+  const text = readFileSync(statePathOf(store), 'utf8');
+  writeFileSync(statePathOf(store), text.replace('"role_prompt":"writes"', '"role_prompt":"wrotes"'));
   await store.mutate((s) => {
     loaded = s;
     return { ok: true, message: 'no change' };
@@ -185,9 +186,9 @@ test('a snapshot teaches the memo: the next load of that same text skips validat
   assert.equal(parses, 2);
   assert.equal(loaded?.channels.demo?.members[0]?.role_prompt, 'wrotes');
   // A text that validation repairs (here a missing created_at) is never taken as exact.
-  const raw = JSON.parse(readFileSync(store.statePath, 'utf8')) as { channels: Record<string, Record<string, unknown>> };
+  const raw = JSON.parse(readFileSync(statePathOf(store), 'utf8')) as { channels: Record<string, Record<string, unknown>> };
   delete raw.channels.demo!.created_at;
-  writeFileSync(store.statePath, JSON.stringify(raw));
+  writeFileSync(statePathOf(store), JSON.stringify(raw));
   store.snapshot();
   await store.mutate(() => ({ ok: true, message: 'repair' }));
   assert.equal(parses, 4, 'the repaired text was validated by the snapshot and again by the mutation');

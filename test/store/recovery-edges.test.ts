@@ -12,6 +12,7 @@ import { openStore } from '../../src/store';
 import { FsPort, NODE_FS } from '../../src/store/fs-port';
 import { claimLock, releaseLock } from '../../src/store/lock';
 import { envelope, faultyFsByPath, OK, tempProject, testStore } from './helpers';
+import { statePathOf } from '../helpers/store-paths';
 
 const HOST = hostname();
 const LEGACY_DIR = ['.opencode', 'comms'].join('-');
@@ -37,7 +38,7 @@ test('a quarantine followed by a v1 migration still reports the corrupt copy in 
   writeLegacy(dir, V1);
   const store = openStore({ projectDir: dir, now: () => 1_700_000_000_555 });
   mkdirSync(store.stateDir, { recursive: true });
-  writeFileSync(store.statePath, '{"schema_version": 2, "channels": {');
+  writeFileSync(statePathOf(store), '{"schema_version": 2, "channels": {');
   await store.mutate(() => ({ ok: true, message: '' }));
   assert.equal(readFileSync(join(store.stateDir, 'state.corrupt-1700000000555.json'), 'utf8'), '{"schema_version": 2, "channels": {');
   const messages = store.snapshot().errors.map((e) => e.message);
@@ -139,7 +140,7 @@ test('a new history log is made durable (its folder fsynced) before state.json d
   };
   const rename = port.renameSync;
   port.renameSync = (from, to) => {
-    if (to === store.statePath) events.push('rename state.json');
+    if (to === statePathOf(store)) events.push('rename state.json');
     rename(from, to);
   };
   await store.mutate((s) => {

@@ -7,6 +7,7 @@ import type { State } from '../../src/engine/types';
 import { ERRORS_KEEP } from '../../src/store/load';
 import { envelope, faultyFsByPath, OK, REFUSED, tempFilesIn, tempProject, testStore } from './helpers';
 import { TEST_CODEC } from './test-codec';
+import { statePathOf, lockPathOf } from '../helpers/store-paths';
 
 function corruptCopies(stateDir: string): string[] {
   return readdirSync(stateDir).filter((n) => /^state\.corrupt-\d+(-\d+)?\.json$/.test(n)).sort();
@@ -17,8 +18,8 @@ test('an absent state reads as empty and a no-op mutate creates no file', async 
   assert.deepEqual(store.snapshot(), TEST_CODEC.emptyState());
   const result = await store.mutate(() => OK);
   assert.deepEqual(result, OK);
-  assert.equal(existsSync(store.statePath), false);
-  assert.equal(existsSync(store.lockPath), false);
+  assert.equal(existsSync(statePathOf(store)), false);
+  assert.equal(existsSync(lockPathOf(store)), false);
 });
 
 test('an ok mutation that changes the state is saved; a refused one is not', async (t) => {
@@ -34,7 +35,7 @@ test('an ok mutation that changes the state is saved; a refused one is not', asy
   });
   assert.equal(refused.ok, false);
   assert.deepEqual(store.snapshot().errors, [{ at: 1, message: 'kept' }]);
-  assert.equal(existsSync(store.lockPath), false);
+  assert.equal(existsSync(lockPathOf(store)), false);
   assert.deepEqual(tempFilesIn(store.stateDir), []);
 });
 
@@ -44,9 +45,9 @@ test('an ok mutation that changes nothing does not rewrite the file', async (t) 
     s.errors.push({ at: 1, message: 'x' });
     return OK;
   });
-  const before = statSync(store.statePath);
+  const before = statSync(statePathOf(store));
   await store.mutate(() => OK);
-  const after = statSync(store.statePath);
+  const after = statSync(statePathOf(store));
   assert.equal(after.ino, before.ino);
   assert.equal(after.mtimeMs, before.mtimeMs);
 });
@@ -60,8 +61,8 @@ test('a throwing mutation saves nothing and releases the lock', async (t) => {
     }),
     /engine bug/,
   );
-  assert.equal(existsSync(store.statePath), false);
-  assert.equal(existsSync(store.lockPath), false);
+  assert.equal(existsSync(statePathOf(store)), false);
+  assert.equal(existsSync(lockPathOf(store)), false);
   assert.deepEqual(await store.mutate(() => OK), OK);
 });
 
@@ -117,11 +118,11 @@ for (const [what, text] of BAD_FILES) {
     const store = testStore(tempProject(t), { now: () => 1_700_000_000_123 });
     mkdirSync(store.stateDir, { recursive: true });
     const bytes = Buffer.from(text, 'latin1');
-    writeFileSync(store.statePath, bytes);
+    writeFileSync(statePathOf(store), bytes);
     const seen = store.snapshot();
     assert.match(seen.errors[0].message, /state file rejected/);
     assert.deepEqual(corruptCopies(store.stateDir), [], 'the read path only reports');
-    assert.deepEqual(readFileSync(store.statePath), bytes, 'the read path never writes');
+    assert.deepEqual(readFileSync(statePathOf(store)), bytes, 'the read path never writes');
     await store.mutate((s) => {
       s.errors.push({ at: 5, message: 'after' });
       return OK;
@@ -137,7 +138,7 @@ for (const [what, text] of BAD_FILES) {
 test('a refused mutation after a quarantine still replaces the bad file, once', async (t) => {
   const store = testStore(tempProject(t));
   mkdirSync(store.stateDir, { recursive: true });
-  writeFileSync(store.statePath, 'garbage');
+  writeFileSync(statePathOf(store), 'garbage');
   await store.mutate(() => REFUSED);
   await store.mutate(() => REFUSED);
   assert.equal(corruptCopies(store.stateDir).length, 1);
@@ -147,9 +148,9 @@ test('a refused mutation after a quarantine still replaces the bad file, once', 
 test('two quarantines in the same millisecond never overwrite each other', async (t) => {
   const store = testStore(tempProject(t), { now: () => 7 });
   mkdirSync(store.stateDir, { recursive: true });
-  writeFileSync(store.statePath, 'first');
+  writeFileSync(statePathOf(store), 'first');
   await store.mutate(() => OK);
-  writeFileSync(store.statePath, 'second');
+  writeFileSync(statePathOf(store), 'second');
   await store.mutate(() => OK);
   assert.deepEqual(corruptCopies(store.stateDir), ['state.corrupt-7-1.json', 'state.corrupt-7.json']);
   assert.equal(readFileSync(join(store.stateDir, 'state.corrupt-7.json'), 'utf8'), 'first');
@@ -161,7 +162,7 @@ test('when the quarantine copy cannot be written, nothing is written over the ba
   const port = faultyFsByPath([{ method: 'writeSync', code: 'ENOSPC', when: (p) => typeof p === 'string' && p.includes('corrupt') }]);
   const store = testStore(dir, { fs: port });
   mkdirSync(store.stateDir, { recursive: true });
-  writeFileSync(store.statePath, 'precious garbage');
+  writeFileSync(statePathOf(store), 'precious garbage');
   let hasRun = false;
   await assert.rejects(
     store.mutate(() => {
@@ -171,15 +172,15 @@ test('when the quarantine copy cannot be written, nothing is written over the ba
     { code: 'state_unwritable' },
   );
   assert.equal(hasRun, false);
-  assert.equal(readFileSync(store.statePath, 'utf8'), 'precious garbage');
-  assert.equal(existsSync(store.lockPath), false);
+  assert.equal(readFileSync(statePathOf(store), 'utf8'), 'precious garbage');
+  assert.equal(existsSync(lockPathOf(store)), false);
 });
 
 test('a codec that throws on hostile input is treated as a rejection', async (t) => {
   const codec = { ...TEST_CODEC, parseState: () => { throw new Error('boom'); } };
   const store = testStore(tempProject(t), { codec });
   mkdirSync(store.stateDir, { recursive: true });
-  writeFileSync(store.statePath, '{}');
+  writeFileSync(statePathOf(store), '{}');
   assert.match(store.snapshot().errors[0].message, /parser failed: boom/);
 });
 
@@ -193,7 +194,7 @@ test('parse notes from the codec are recorded in errors', async (t) => {
   };
   const store = testStore(tempProject(t), { codec, now: () => 9 });
   mkdirSync(store.stateDir, { recursive: true });
-  writeFileSync(store.statePath, JSON.stringify(TEST_CODEC.emptyState()));
+  writeFileSync(statePathOf(store), JSON.stringify(TEST_CODEC.emptyState()));
   await store.mutate(() => OK);
   assert.deepEqual(store.snapshot().errors.slice(0, 1), [{ at: 9, message: 'backfilled max_hops' }]);
 });
@@ -210,9 +211,9 @@ test('store-added errors keep only the newest entries', async (t) => {
   const full: State = TEST_CODEC.emptyState();
   full.errors = Array.from({ length: ERRORS_KEEP }, (_, i) => ({ at: i, message: `e${i}` }));
   mkdirSync(store.stateDir, { recursive: true });
-  writeFileSync(store.statePath, JSON.stringify(full));
+  writeFileSync(statePathOf(store), JSON.stringify(full));
   await store.mutate(() => OK);
-  const errors = (JSON.parse(readFileSync(store.statePath, 'utf8')) as State).errors;
+  const errors = (JSON.parse(readFileSync(statePathOf(store), 'utf8')) as State).errors;
   assert.equal(errors.length, ERRORS_KEEP);
   assert.equal(errors[0].message, 'e1');
   assert.equal(errors[ERRORS_KEEP - 1].message, 'newest');
@@ -235,7 +236,7 @@ for (const [method, code] of [['writeSync', 'ENOSPC'], ['fsyncSync', 'EIO'], ['r
       s.errors.push({ at: 1, message: 'v1' });
       return OK;
     });
-    const before = readFileSync(store.statePath);
+    const before = readFileSync(statePathOf(store));
     // the state's temp file, not the lock's staged stamp (.state.lock.<pid>.<hex>.tmp)
     port.fail({ method, code, when: (p) => typeof p === 'string' && /\.state\.\d+\.[0-9a-f]{8}\.tmp$/.test(p) });
     await assert.rejects(
@@ -243,11 +244,11 @@ for (const [method, code] of [['writeSync', 'ENOSPC'], ['fsyncSync', 'EIO'], ['r
         s.errors.push({ at: 2, message: 'v2' });
         return OK;
       }),
-      (err: Error) => isUnwritableBecause(err, code) && err.message.includes(store.statePath),
+      (err: Error) => isUnwritableBecause(err, code) && err.message.includes(statePathOf(store)),
     );
-    assert.deepEqual(readFileSync(store.statePath), before);
+    assert.deepEqual(readFileSync(statePathOf(store)), before);
     assert.deepEqual(tempFilesIn(store.stateDir), []);
-    assert.equal(existsSync(store.lockPath), false);
+    assert.equal(existsSync(lockPathOf(store)), false);
   });
 }
 
@@ -259,7 +260,7 @@ test('a save releases the lock before its directory fsync, yet reports success o
   const seen: string[] = [];
   const fsync = port.fsyncSync;
   port.fsyncSync = (fd) => {
-    if (fdPaths.get(fd) === store.stateDir) seen.push(existsSync(store.lockPath) ? 'dir fsync, lock held' : 'dir fsync, lock free');
+    if (fdPaths.get(fd) === store.stateDir) seen.push(existsSync(lockPathOf(store)) ? 'dir fsync, lock held' : 'dir fsync, lock free');
     fsync(fd);
   };
   const saving = store.mutate((s) => {
@@ -277,7 +278,7 @@ test('a save releases the lock before its directory fsync, yet reports success o
     }),
     (err: Error) => isUnwritableBecause(err, 'EIO'),
   );
-  assert.equal(existsSync(store.lockPath), false);
+  assert.equal(existsSync(lockPathOf(store)), false);
   // The rename itself had happened: the failure is that it may not survive a crash.
   assert.deepEqual(store.snapshot().errors.map((e) => e.message), ['v1', 'v2']);
 });

@@ -12,6 +12,7 @@ import { isPidAlive } from '../../src/process/liveness';
 import { OK, tempFilesIn, testStore } from './helpers';
 import { seededRandom } from '../helpers/seeded-random';
 import { onLines } from '../helpers/lines';
+import { lockPathOf } from '../helpers/store-paths';
 
 /** The history records a channel keeps by default (PROTOCOL 4.7). */
 const HISTORY_KEEP = 2_000;
@@ -130,7 +131,7 @@ export async function runStorm(options: StormOptions): Promise<StormOutcome> {
   // longer than that checks every record only when its writers keep all.
   if (unlogged > 0 && (options.keepAllHistory || acks.size <= HISTORY_KEEP)) problems.push(`${unlogged} acknowledged record(s) missing from history`);
   if (Object.keys(state.messages).length > 0) problems.push('finished envelopes left in state.json');
-  if (existsSync(store.lockPath)) problems.push('the lock was not released');
+  if (existsSync(lockPathOf(store))) problems.push('the lock was not released');
   // A writer's temp files go when its lock is broken; one killed outside the
   // lock (or a breaker killed mid-break) leaves files naming a dead pid, which
   // the next sweep of leftovers takes.

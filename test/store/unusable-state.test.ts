@@ -10,6 +10,7 @@ import { buildTools } from '../../src/tools/catalog';
 import { ToolRegistry } from '../../src/tools/registry';
 import { ToolServices } from '../../src/tools/services';
 import { tempProject } from './helpers';
+import { statePathOf } from '../helpers/store-paths';
 
 function toolsAs(projectDir: string, memberId: string): ToolRegistry {
   const services = new ToolServices({
@@ -30,10 +31,10 @@ test('a channel whose id is not a valid file name is refused at load (the file p
   const created = await store.mutate((s, ctx) => engine.createChannel(s, { ...base, channel: 'dev', role: 'writer', session_id: 'alice' }, ctx));
   assert.equal(created.ok, true, created.message);
   // A hand edit of the id (the reference writes chn_ + 32 hex; PROTOCOL 4.2 says the same).
-  const raw = JSON.parse(readFileSync(store.statePath, 'utf8'));
+  const raw = JSON.parse(readFileSync(statePathOf(store), 'utf8'));
   raw.channels.dev.id = 'chn_bad.id';
-  writeFileSync(store.statePath, JSON.stringify(raw));
-  const parsed = engine.parseState(readFileSync(store.statePath, 'utf8'), Date.now());
+  writeFileSync(statePathOf(store), JSON.stringify(raw));
+  const parsed = engine.parseState(readFileSync(statePathOf(store), 'utf8'), Date.now());
   assert.equal(parsed.ok, false);
   assert.match(parsed.ok ? '' : parsed.reason, /id/);
 

@@ -16,7 +16,7 @@ import { applyChange } from '../change';
 import { LOCK_TIMEOUT_MS } from '../lock';
 import { createEngineCtx } from '../store';
 import type { Store, StoreTx } from '../contract';
-import type { SharedApplier, SharedChange } from '../shared-changes';
+import { changeFnOf, type LocalChange, type MutateOptions } from '../change-call';
 import { describeSelection } from '../describe';
 import { STATE_DIR_NAME } from '../state-dir';
 import { isArchiveRecord } from '../archives';
@@ -182,8 +182,6 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     client,
     projectDir,
     stateDir,
-    statePath: `${where} ${keys.state}`,
-    lockPath: `${where} ${keys.version}`,
     location: description.location,
     history,
     archives: redisArchiveShelf(client, keys),
@@ -193,12 +191,10 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
     hasState: () => current?.version !== '',
 
-    mutateShared(change: SharedChange, apply: SharedApplier): Promise<ToolResult> {
-      // Optimistic commits already carry a burst (each retry is one script); no group commit here.
-      return this.mutate((state, changeCtx) => apply(state, change, changeCtx));
-    },
-
-    mutate<T extends ToolResult>(fn: (state: State, ctx: EngineCtx, tx: StoreTx) => T): Promise<T> {
+    // Optimistic commits already carry a burst (each retry is one script): nothing waits as data here.
+    mutate: ((nameOrFn: string | LocalChange<ToolResult>, args?: unknown, _options?: MutateOptions): Promise<ToolResult> => {
+      const plain = args === undefined ? undefined : JSON.parse(JSON.stringify(args)) as unknown; // as a file store would see it
+      const fn: LocalChange<ToolResult> = typeof nameOrFn === 'function' ? nameOrFn : (state, changeCtx, tx) => changeFnOf(nameOrFn)(state, plain, changeCtx, tx);
       return enqueue(async () => {
         const started = Date.now();
         const place: Place = { ticket: undefined };
@@ -234,7 +230,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
           await turns.leave(place);
         }
       });
-    },
+    }) as Store['mutate'],
 
     read<T>(fn: (state: State, ctx: EngineCtx) => T): T {
       return fn(store.snapshot(), ctx);

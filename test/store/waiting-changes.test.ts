@@ -1,6 +1,8 @@
-// Group commit (store/shared-changes.ts): a send waiting in the lock's queue
-// is applied by whoever holds the lock, in one commit with its own change,
-// and answered in place; a change is never applied twice, and a dead
+// Changes written as data (store/waiting-changes.ts): a change waiting in the
+// lock's queue is applied by whoever holds the lock, through the engine's
+// table, in one rewrite with its own change, and answered in place; a change
+// is never applied twice (even when its holder dies between its rewrite and
+// its answers), a change that throws or is refused fails alone, and a dead
 // waiter's change is never applied at all.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,14 +18,14 @@ import { openStore, type Store } from '../../src/store';
 import { claimLock, queueDirOf, releaseLock } from '../../src/store/lock';
 import { sleepUntilChanged } from '../../src/store/lock-queue';
 import { NODE_FS } from '../../src/store/fs-port';
-import { applyOnce, readChangeFile, type Proposal } from '../../src/store/shared-changes';
-import { sendApplier } from '../../src/tools/message-tools';
+import { readChangeFile } from '../../src/store/waiting-changes';
 import { until } from '../helpers/wait';
 import { seededRandom } from '../helpers/seeded-random';
 import { runBurst } from './burst';
 import { tempProject } from './helpers';
 
 const SENDER = join(__dirname, '..', '..', '..', 'test', 'store', 'fixtures', 'shared-sender.cjs');
+const DYING_HOLDER = join(__dirname, '..', '..', '..', 'test', 'store', 'fixtures', 'dying-holder.cjs');
 const base = { channel: 'shared', role_prompt: 'p', delivery_mode: 'pull', project_id: 'shared-project' } as const;
 
 async function setUp(t: TestContext): Promise<{ dir: string; store: Store }> {
@@ -37,8 +39,8 @@ async function setUp(t: TestContext): Promise<{ dir: string; store: Store }> {
   return { dir, store };
 }
 
-const send = (store: Store, dir: string, member: string, content: string): Promise<ToolResult> =>
-  store.mutateShared({ kind: 'send', member, args: { channel: 'shared', content, to: 'inbox', broadcast: false } }, sendApplier(dir));
+const send = (store: Store, _dir: string, member: string, content: string): Promise<ToolResult> =>
+  store.mutate('send', { member, channel: 'shared', content, to: 'inbox', broadcast: false }, { member });
 
 const generationOf = (dir: string): number => JSON.parse(readFileSync(join(dir, '.opencomms', 'state.json'), 'utf8').split('\n')[0]!).generation as number;
 const contents = (store: Store): string[] => Object.values(store.snapshot().messages).map((e) => e.content).sort();
@@ -56,8 +58,9 @@ interface Sender {
 }
 
 // A sender process that has recorded itself for its member (or for `speaksFor`), as a server does at its first call.
-async function startSender(dir: string, member: string, content: string, speaksFor = member): Promise<Sender> {
-  const child = spawn(process.execPath, [SENDER, dir, member, 'inbox', content, speaksFor], { stdio: ['pipe', 'pipe', 'pipe'] });
+async function startSender(dir: string, member: string, content: string, speaksFor = member, rawArgs?: unknown): Promise<Sender> {
+  const extra = rawArgs === undefined ? [] : [JSON.stringify(rawArgs)];
+  const child = spawn(process.execPath, [SENDER, dir, member, 'inbox', content, speaksFor, ...extra], { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   let markPresent!: () => void;
@@ -145,63 +148,95 @@ test('a holder applies a waiting change only as a member its waiting process spe
   assert.deepEqual(contents(store), ['as b', 'from c']);
 });
 
-test('a send a holder committed but never answered is not applied again: found by its first message id, in the state or in the history', () => {
-  const state = { channels: {}, messages: {} } as unknown as State;
-  let found: HistoryRecord | undefined;
-  const ctx = {
-    now: () => 1_000, newId: () => { throw new Error('unseeded id'); }, nonce: () => 'n', hash32: () => 'h',
-    history: { find: (_channel: string, id: string) => (found?.message_id === id ? found : undefined), list: () => [] },
-  } as unknown as EngineCtx;
-  const proposal: Proposal = { seed: '0123456789abcdef0123456789abcdef', change: { kind: 'send', member: 'a', args: { channel: 'shared' } } };
-  let applied = 0;
-  const apply = (s: State, _change: unknown, seeded: EngineCtx): ToolResult => {
-    applied += 1;
-    const id = seeded.newId('ocm_');
-    s.channels.chn = { id: 'chn', name: 'shared' } as State['channels'][string];
-    s.messages[id] = { message_id: id, channel_id: 'chn', delivery_status: 'pending' } as State['messages'][string];
-    return { ok: true, message: 'queued', data: { message_ids: [id] } };
-  };
-  const first = applyOnce(state, proposal, ctx, apply);
-  const again = applyOnce(state, proposal, ctx, apply);
-  assert.equal(applied, 1);
-  assert.equal(again.ok, true);
-  assert.match(again.message, /not sent again/);
-  assert.deepEqual(again.data?.message_ids, first.data?.message_ids);
-  // Delivered and moved to the history since: still known.
-  const id = (first.data?.message_ids as string[])[0]!;
-  found = { message_id: id } as HistoryRecord;
-  delete state.messages[id];
-  assert.match(applyOnce(state, proposal, ctx, apply).message, /not sent again/);
-  assert.equal(applied, 1);
+// A holder (its own process) that dies at `when` while it commits its own send and the waiter's behind it.
+async function holderDyingAt(t: TestContext, when: 'saved' | 'prepared'): Promise<void> {
+  const { dir, store } = await setUp(t);
+  const lockPath = join(dir, '.opencomms', '.state.lock');
+  const waiter = await startSender(dir, 'a', 'from a');
+  t.after(() => waiter.kill());
+  const held = await claimLock({ port: NODE_FS, lockPath, host: hostname() });
+  const holder = spawn(process.execPath, [DYING_HOLDER, dir, 'c', 'from c', when], { stdio: ['ignore', 'pipe', 'pipe'] });
+  t.after(() => holder.kill('SIGKILL'));
+  const holderExit = once(holder, 'exit');
+  await until('the holder-to-be waiting first in the queue', () => changeFiles(dir).length === 1);
+  waiter.go();
+  await until('the sender waiting behind it', () => changeFiles(dir).length === 2);
+  releaseLock(NODE_FS, held);
+  const [, signal] = await holderExit;
+  assert.equal(signal, 'SIGKILL', 'the holder died where it was told to');
+  const theirs = await waiter.result;
+  assert.equal(theirs.ok, true, theirs.message);
+  const messages = Object.values(store.snapshot().messages);
+  assert.equal(messages.filter((m) => m.content === 'from a').length, 1, 'the waiter\'s send is in the state exactly once');
+  assert.deepEqual(theirs.data?.message_ids, messages.filter((m) => m.content === 'from a').map((m) => m.message_id), 'its answer names that message');
+  // The holder's own send is in exactly when its rewrite happened.
+  assert.equal(messages.filter((m) => m.content === 'from c').length, when === 'saved' ? 1 : 0);
+  assert.deepEqual(changeFiles(dir), [], 'no change left in the queue');
+}
+
+test('a holder killed between its rewrite and its answers: the waiter takes the lock, finds its answer prepared for the rewrite state.json carries, and returns it without applying its change again', { timeout: 30_000 }, async (t) => {
+  await holderDyingAt(t, 'saved');
 });
 
-test('a change file is read only when whole and well formed: half a file, another tool\'s text or a bad seed is no change at all', (t) => {
+test('a holder killed after it prepared an answer but before its rewrite: the rewrite never happened, so the waiter applies its change itself, once', { timeout: 30_000 }, async (t) => {
+  await holderDyingAt(t, 'prepared');
+});
+
+test('a waiter that takes the lock and finds an answer prepared for the commit state.json carries returns it: its change is in the state already', async (t) => {
+  const { dir, store } = await setUp(t);
+  assert.equal((await send(store, dir, 'a', 'first')).ok, true);
+  const commit = /"commit":"([0-9a-f]{16})"/.exec(readFileSync(join(dir, '.opencomms', 'state.json'), 'utf8'))?.[1];
+  assert.ok(commit, 'every rewrite names its commit in the head of state.json');
+  // This process waits; a holder saved its change in that commit and died before it answered.
+  const lockPath = join(dir, '.opencomms', '.state.lock');
+  const held = await claimLock({ port: NODE_FS, lockPath, host: hostname() });
+  const pending = send(store, dir, 'b', 'second');
+  await until('this process waiting in the queue', () => changeFiles(dir).length === 1);
+  const [changeName] = changeFiles(dir);
+  const changePath = join(queueDirOf(lockPath), changeName!);
+  const waiting = readChangeFile(NODE_FS, changePath);
+  assert.equal(waiting?.kind, 'waiting');
+  const answer = { ok: true, message: 'prepared by a holder that stopped' };
+  writeFileSync(changePath, `opencomms-prepared 2\n${JSON.stringify({ change: waiting.kind === 'waiting' ? waiting.change : undefined, commit, result: answer })}`);
+  releaseLock(NODE_FS, held);
+  const result = await pending;
+  assert.deepEqual(result, answer, 'the prepared answer stands: the change is in the state already');
+  assert.deepEqual(contents(store), ['first'], 'and it was not applied again');
+});
+
+test('a change file is read only when whole and well formed: half a file, another tool\'s text, a bad seed or a bad commit is no change at all', (t) => {
   const dir = tempProject(t);
   const path = join(dir, 'x.change');
+  const seed = '0123456789abcdef0123456789abcdef';
   const cases: [string, string][] = [
-    ['cut short', 'opencomms-change 1\n{"seed":"0123456789abcdef0123456789abcdef","change":{"kind":"se'],
-    ['not ours', '{"seed":"0123456789abcdef0123456789abcdef"}'],
-    ['bad seed', 'opencomms-change 1\n{"seed":"xyz","change":{"kind":"send","member":"a","args":{}}}'],
-    ['unknown kind', 'opencomms-change 1\n{"seed":"0123456789abcdef0123456789abcdef","change":{"kind":"drop","member":"a","args":{}}}'],
+    ['cut short', `opencomms-change 2\n{"op":"send","args":{},"seed":"${seed}","at":1`],
+    ['not ours', `{"seed":"${seed}"}`],
+    ['an older format', `opencomms-change 1\n{"seed":"${seed}","change":{"kind":"send","member":"a","args":{}}}`],
+    ['bad seed', 'opencomms-change 2\n{"op":"send","args":{},"seed":"xyz","at":1}'],
+    ['no time', `opencomms-change 2\n{"op":"send","args":{},"seed":"${seed}"}`],
+    ['no op', `opencomms-change 2\n{"args":{},"seed":"${seed}","at":1}`],
+    ['prepared without a commit', `opencomms-prepared 2\n{"change":{"op":"send","args":{},"seed":"${seed}","at":1},"result":{"ok":true,"message":"m"}}`],
     ['result without ok', 'opencomms-result 1\n{"message":"x"}'],
   ];
   for (const [what, text] of cases) {
     writeFileSync(path, text);
     assert.equal(readChangeFile(NODE_FS, path), undefined, what);
   }
-  writeFileSync(path, 'opencomms-change 1\n{"seed":"0123456789abcdef0123456789abcdef","change":{"kind":"send","member":"a","args":{"channel":"c"}}}');
+  writeFileSync(path, `opencomms-change 2\n{"op":"send","args":{"channel":"c"},"member":"a","seed":"${seed}","at":1}`);
   assert.equal(readChangeFile(NODE_FS, path)?.kind, 'waiting');
+  writeFileSync(path, `opencomms-prepared 2\n{"change":{"op":"send","args":{},"seed":"${seed}","at":1},"commit":"00112233aabbccdd","result":{"ok":true,"message":"m"}}`);
+  assert.equal(readChangeFile(NODE_FS, path)?.kind, 'prepared');
 });
 
-test('a shared send whose arguments are malformed (a hand-made change) is refused with invalid_argument, not applied', async (t) => {
-  const { dir, store } = await setUp(t);
-  const result = await store.mutateShared({ kind: 'send', member: 'a', args: { channel: 'shared', content: 42, broadcast: false } }, sendApplier(dir));
+test('a send whose arguments are malformed (a hand-made change) is refused with invalid_argument, not applied', async (t) => {
+  const { store } = await setUp(t);
+  const result = await store.mutate('send', { member: 'a', channel: 'shared', content: 42 as unknown as string, broadcast: false }, { member: 'a' });
   assert.equal(result.ok, false);
   assert.equal(result.data?.reason, 'invalid_argument');
   assert.deepEqual(contents(store), []);
 });
 
-test('a shared send that speaks as a person (no send tool makes one) is refused with invalid_argument, never applied: it cannot lift a loop-guard pause', async (t) => {
+test('a send that speaks as a person (no send tool makes one) is refused with invalid_argument, never applied: it cannot lift a loop-guard pause', async (t) => {
   const { dir, store } = await setUp(t);
   await store.mutate((s, ctx) => {
     const said = personSay(s, {
@@ -213,7 +248,7 @@ test('a shared send that speaks as a person (no send tool makes one) is refused 
     return said;
   });
   const before = contents(store);
-  const result = await store.mutateShared({ kind: 'send', member: 'person-user', args: { channel: 'shared', content: 'go on', to: 'inbox', broadcast: false } }, sendApplier(dir));
+  const result = await store.mutate('send', { member: 'person-user', channel: 'shared', content: 'go on', to: 'inbox', broadcast: false }, { member: 'person-user' });
   assert.equal(result.ok, false);
   assert.equal(result.data?.reason, 'invalid_argument');
   assert.deepEqual(contents(store), before);
@@ -257,26 +292,48 @@ test('a change file whose ticket is gone (an answer that came after its waiter g
   assert.deepEqual(contents(store), ['first', 'second']);
 });
 
-test('a waiting change that throws as the holder applies it does not fail the holder\'s own change: the holder commits its own alone, and the waiter applies its change itself', { timeout: 30_000 }, async (t) => {
+test('a waiting change that throws as the holder applies it fails alone: the holder commits its own, and the waiter applies its change itself and gets the error', { timeout: 30_000 }, async (t) => {
   const { dir, store } = await setUp(t);
   const lockPath = join(dir, '.opencomms', '.state.lock');
-  const real = sendApplier(dir);
-  // This process's applier breaks on one text; the waiter's own (in its own process) does not.
-  const brittle = (s: State, change: Parameters<typeof real>[1], ctx: EngineCtx): ToolResult => {
-    if (change.args.content === 'breaks the holder') throw new Error('applier failure');
-    return real(s, change, ctx);
-  };
-  const waiter = await startSender(dir, 'a', 'breaks the holder');
+  // Arguments no send can take (null): the engine change throws on them, in any process.
+  const waiter = await startSender(dir, 'a', 'unused', 'a', null);
   t.after(() => waiter.kill());
+  await speakFor(store, 'c');
   const held = await claimLock({ port: NODE_FS, lockPath, host: hostname() });
-  const own = store.mutateShared({ kind: 'send', member: 'c', args: { channel: 'shared', content: 'from c', to: 'inbox', broadcast: false } }, brittle);
+  const own = send(store, dir, 'c', 'from c');
   await until('this process waiting first in the queue', () => changeFiles(dir).length === 1);
   waiter.go();
   await until('the other sender waiting behind it', () => changeFiles(dir).length === 2);
   releaseLock(NODE_FS, held);
-  const [mine, theirs] = await Promise.all([own, waiter.result]);
+  const mine = await own;
   assert.equal(mine.ok, true, mine.message);
-  assert.equal(theirs.ok, true, theirs.message);
-  assert.deepEqual(contents(store), ['breaks the holder', 'from c']);
+  await assert.rejects(waiter.result, /printed no result[\s\S]*TypeError/, 'the waiter got its own error');
+  assert.deepEqual(contents(store), ['from c']);
   assert.deepEqual(changeFiles(dir), []);
+});
+
+test('a waiting change that is refused fails alone: its waiter gets the refusal from the holder, and nothing of it is in the state', { timeout: 30_000 }, async (t) => {
+  const { dir, store } = await setUp(t);
+  const lockPath = join(dir, '.opencomms', '.state.lock');
+  const waiter = await startSender(dir, 'a', 'unused', 'a', { member: 'a', channel: 'shared', content: 'to nobody', to: 'nobody-here', broadcast: false });
+  t.after(() => waiter.kill());
+  const behind = await startSender(dir, 'b', 'from b');
+  t.after(() => behind.kill());
+  await speakFor(store, 'c');
+  const held = await claimLock({ port: NODE_FS, lockPath, host: hostname() });
+  const own = send(store, dir, 'c', 'from c');
+  await until('this process waiting first in the queue', () => changeFiles(dir).length === 1);
+  waiter.go();
+  await until('the refused-to-be sender waiting', () => changeFiles(dir).length === 2);
+  behind.go();
+  await until('a good sender behind it', () => changeFiles(dir).length === 3);
+  const before = generationOf(dir);
+  releaseLock(NODE_FS, held);
+  const [mine, refused, good] = await Promise.all([own, waiter.result, behind.result]);
+  assert.equal(mine.ok, true, mine.message);
+  assert.equal(good.ok, true, good.message);
+  assert.equal(refused.ok, false);
+  assert.equal(typeof refused.data?.reason, 'string');
+  assert.deepEqual(contents(store), ['from b', 'from c']);
+  assert.equal(generationOf(dir), before + 1, 'the holder and the good sender in one rewrite');
 });

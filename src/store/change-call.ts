@@ -1,0 +1,21 @@
+// How a caller names a change: by its name in the engine's table and its
+// arguments (the one way, and the only one a waiting change can be written
+// down in), or, until every caller is moved, as a function of the state.
+import type { ChangeTx } from '../engine/archive-types';
+import { changeNamed } from '../engine/changes/table';
+import type { EngineCtx, State, ToolResult } from '../engine/types';
+
+/** A change given as code: it runs in the calling process only, never for another. */
+export type LocalChange<T extends ToolResult> = (state: State, ctx: EngineCtx, tx: ChangeTx) => T;
+
+export interface MutateOptions {
+  /** The member the change speaks for, as the caller's host named it: another process applies it only for a process recorded as that member's. */
+  member?: string;
+}
+
+/** The engine change called `name`; throws for a name this build does not have (a caller's mistake). */
+export function changeFnOf(name: string): (state: State, args: unknown, ctx: EngineCtx, tx: ChangeTx) => ToolResult {
+  const apply = changeNamed(name);
+  if (apply === undefined) throw new Error(`no change is called ${JSON.stringify(name)}`);
+  return apply;
+}
