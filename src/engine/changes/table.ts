@@ -6,13 +6,21 @@
 // store holds its lock.
 import type { EngineCtx, State, ToolResult } from '../types';
 import type { ChangeTx } from '../archive-types';
+import { cliChanges } from './cli';
+import { hooksChanges } from './hooks';
 import { messageChanges } from './message';
+import { pushChanges } from './push';
+import { toolsChanges } from './tools';
 
 /** A named change: what `store.mutate` applies. */
 export type ChangeFn<A, R extends ToolResult = ToolResult> = (state: State, args: A, ctx: EngineCtx, tx: ChangeTx) => R;
 
 export const CHANGES = {
   ...messageChanges,
+  ...toolsChanges,
+  ...hooksChanges,
+  ...cliChanges,
+  ...pushChanges,
 };
 
 export type Changes = typeof CHANGES;

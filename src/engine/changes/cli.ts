@@ -1,0 +1,2 @@
+// The changes of the cli room's callers (see table.ts).
+export const cliChanges = {};

@@ -1,0 +1,2 @@
+// The changes of the hooks room's callers (see table.ts).
+export const hooksChanges = {};

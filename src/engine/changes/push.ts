@@ -1,0 +1,2 @@
+// The changes of the push room's callers (see table.ts).
+export const pushChanges = {};

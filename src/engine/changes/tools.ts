@@ -1,0 +1,2 @@
+// The changes of the tools room's callers (see table.ts).
+export const toolsChanges = {};
