@@ -1,6 +1,6 @@
 // The changes that carry mail.
 import type { ToolResult } from '../types';
-import type { ChangeFn } from './table';
+import type { ChangeFn } from './change-fn';
 import { authorizeMember } from '../identity';
 import { isPersonMemberId } from '../person';
 import { sendMessage } from '../send';

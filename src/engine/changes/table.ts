@@ -4,16 +4,14 @@
 // context and the commit's side work (tx). Callers name the change and give
 // its arguments (`store.mutate('send', {...})`); no caller code runs while a
 // store holds its lock.
-import type { EngineCtx, State, ToolResult } from '../types';
-import type { ChangeTx } from '../archive-types';
+import type { ChangeFn } from './change-fn';
 import { cliChanges } from './cli';
 import { hooksChanges } from './hooks';
 import { messageChanges } from './message';
 import { pushChanges } from './push';
 import { toolsChanges } from './tools';
 
-/** A named change: what `store.mutate` applies. */
-export type ChangeFn<A, R extends ToolResult = ToolResult> = (state: State, args: A, ctx: EngineCtx, tx: ChangeTx) => R;
+export type { ChangeFn } from './change-fn';
 
 export const CHANGES = {
   ...messageChanges,
