@@ -4076,6 +4076,47 @@ function sha1Hex(text) {
 import { hostname as hostname3 } from "node:os";
 import { join as join17, resolve as resolvePath2 } from "node:path";
 
+// src/engine/changes/message.ts
+var TEXT_ARGS = ["type", "reply_to", "to", "session_description"];
+function isSendArgs(a) {
+  const loose = a;
+  return typeof a.member === "string" && typeof a.channel === "string" && typeof a.content === "string" && typeof a.broadcast === "boolean" && TEXT_ARGS.every((key) => loose[key] === void 0 || loose[key] === null || typeof loose[key] === "string");
+}
+var send = (state, a, ctx) => {
+  if (!isSendArgs(a)) return { ok: false, message: "The send arguments were malformed: send again.", data: { reason: "invalid_argument" } };
+  if (isPersonMemberId(a.member)) {
+    return { ok: false, message: "A send through the tools cannot speak as a person: a person speaks with `opencomms say`.", data: { reason: "invalid_argument" } };
+  }
+  const auth = authorizeMember(state, a.member, a.channel);
+  if (!auth.ok) return auth;
+  return sendMessage(state, {
+    channel: a.channel,
+    session_id: a.member,
+    content: a.content,
+    type: a.type,
+    reply_to: a.reply_to,
+    to: a.to,
+    broadcast: a.broadcast,
+    session_description: a.session_description
+  }, ctx);
+};
+var messageChanges = { send };
+
+// src/engine/changes/table.ts
+var CHANGES = {
+  ...messageChanges
+};
+function changeNamed(name) {
+  return Object.prototype.hasOwnProperty.call(CHANGES, name) ? CHANGES[name] : void 0;
+}
+
+// src/store/change-call.ts
+function changeFnOf(name) {
+  const apply = changeNamed(name);
+  if (apply === void 0) throw new Error(`no change is called ${JSON.stringify(name)}`);
+  return apply;
+}
+
 // src/store/describe.ts
 import { join, resolve as resolvePath } from "node:path";
 
@@ -5138,26 +5179,32 @@ function removeOldRecords(port, dir, now) {
   }
 }
 
-// src/store/shared-changes.ts
-var MAX_SHARED_PER_COMMIT = 64;
-var WAITING = "opencomms-change 1\n";
+// src/store/waiting-changes.ts
+var MAX_WAITING_PER_COMMIT = 64;
+var WAITING = "opencomms-change 2\n";
+var PREPARED = "opencomms-prepared 2\n";
 var ANSWERED = "opencomms-result 1\n";
 var SEED = /^[0-9a-f]{32}$/;
+var COMMIT = /^[0-9a-f]{16}$/;
 var CHANGE_SUFFIX = ".change";
 function changePathOf(ticketPath) {
   return ticketPath + CHANGE_SUFFIX;
 }
-function leaveProposal(port, path, proposal) {
+function leaveChange(port, path, change) {
   const fd = openOwnFile(port, path, "create");
   try {
-    writeAll(port, fd, Buffer.from(WAITING + JSON.stringify(proposal), "utf8"));
+    writeAll(port, fd, Buffer.from(WAITING + JSON.stringify(change), "utf8"));
   } finally {
     port.closeSync(fd);
   }
 }
-function isSharedChange(value) {
+function isWaitingChange(value) {
   const change = value;
-  return typeof change === "object" && change !== null && change.kind === "send" && typeof change.member === "string" && typeof change.args === "object" && change.args !== null && !Array.isArray(change.args);
+  return typeof change === "object" && change !== null && typeof change.op === "string" && (change.member === void 0 || typeof change.member === "string") && typeof change.seed === "string" && SEED.test(change.seed) && typeof change.at === "number" && Number.isFinite(change.at);
+}
+function isResult2(value) {
+  const result = value;
+  return typeof result === "object" && result !== null && typeof result.ok === "boolean" && typeof result.message === "string";
 }
 function readChangeFile(port, path) {
   let text;
@@ -5171,15 +5218,22 @@ function readChangeFile(port, path) {
   try {
     if (text.startsWith(ANSWERED)) {
       const result = JSON.parse(text.slice(ANSWERED.length));
-      return typeof result === "object" && result !== null && typeof result.ok === "boolean" && typeof result.message === "string" ? { kind: "answered", result } : void 0;
+      return isResult2(result) ? { kind: "answered", result } : void 0;
     }
     if (text.startsWith(WAITING)) {
-      const proposal = JSON.parse(text.slice(WAITING.length));
-      return typeof proposal.seed === "string" && SEED.test(proposal.seed) && isSharedChange(proposal.change) ? { kind: "waiting", proposal: { seed: proposal.seed, change: proposal.change } } : void 0;
+      const change = JSON.parse(text.slice(WAITING.length));
+      return isWaitingChange(change) ? { kind: "waiting", change } : void 0;
+    }
+    if (text.startsWith(PREPARED)) {
+      const { change, commit, result } = JSON.parse(text.slice(PREPARED.length));
+      return isWaitingChange(change) && typeof commit === "string" && COMMIT.test(commit) && isResult2(result) ? { kind: "prepared", change, commit, result } : void 0;
     }
   } catch {
   }
   return void 0;
+}
+function prepareAnswer(port, path, change, commit, result) {
+  writeUnsynced(port, path, PREPARED + JSON.stringify({ change, commit, result }));
 }
 function answerChange(port, path, result) {
   writeUnsynced(port, path, ANSWERED + JSON.stringify(result));
@@ -5193,37 +5247,21 @@ function waitingChanges(port, tickets, limit) {
     if (found.length >= limit) break;
     const path = changePathOf(ticket.path);
     const file = readChangeFile(port, path);
-    if (file?.kind === "waiting") found.push({ path, proposal: file.proposal, waiter: ticket.waiter });
+    if (file?.kind === "waiting" || file?.kind === "prepared") found.push({ path, file, waiter: ticket.waiter });
   }
   return found;
 }
-function seededCtx(ctx, seed) {
+function seededCtx(ctx, change) {
   const counts = /* @__PURE__ */ new Map();
   return {
     ...ctx,
+    now: () => Math.max(change.at, ctx.now()),
     newId: (prefix) => {
       const n = counts.get(prefix) ?? 0;
       counts.set(prefix, n + 1);
-      return prefix + seededHex(seed, prefix, n);
+      return prefix + sha256Hex(`${change.seed}/${prefix}/${n}`).slice(0, 32);
     }
   };
-}
-function seededHex(seed, prefix, n) {
-  return sha256Hex(`${seed}/${prefix}/${n}`).slice(0, 32);
-}
-function applyOnce(state, proposal, ctx, apply) {
-  const firstId = `ocm_${seededHex(proposal.seed, "ocm_", 0)}`;
-  const envelope = state.messages[firstId];
-  const channelName = proposal.change.args.channel;
-  const channelId = envelope?.channel_id ?? (typeof channelName === "string" ? Object.values(state.channels).find((c) => c.name === channelName)?.id : void 0);
-  if (envelope !== void 0 || channelId !== void 0 && ctx.history.find(channelId, firstId) !== void 0) {
-    return {
-      ok: true,
-      message: "Message queued earlier: the process that committed it stopped before it could answer, so it was not sent again.",
-      data: { message_ids: [firstId], delivery_status: envelope?.delivery_status ?? "delivered" }
-    };
-  }
-  return apply(state, proposal.change, seededCtx(ctx, proposal.seed));
 }
 
 // src/store/lock-queue.ts
@@ -5405,25 +5443,34 @@ function isLockFree(options) {
 async function claimLock(options) {
   return await takeLock(options, void 0);
 }
-function claimLockOrAnswer(options, proposal) {
-  return takeLock(options, proposal);
+async function claimLockOrAnswer(options, change) {
+  return await takeLock(options, change);
 }
 function answerAt(options, changePath) {
   if (changePath === void 0) return void 0;
   const file = readChangeFile(options.port, changePath);
   return file?.kind === "answered" ? { answered: file.result } : void 0;
 }
-function leaveProposalBeside(options, ticket, proposal) {
+function leaveChangeBeside(options, ticket, change) {
   const path = changePathOf(ticketPathOf(options, ticket));
   try {
-    leaveProposal(options.port, path, proposal);
+    leaveChange(options.port, path, change);
     return path;
   } catch {
     dropChange(options.port, path);
     return void 0;
   }
 }
-async function takeLock(options, proposal) {
+function heldOrAnswered(options, lock, change, changePath) {
+  if (change === void 0) return lock;
+  const left = changePath === void 0 ? void 0 : readChangeFile(options.port, changePath);
+  if (left?.kind === "answered") {
+    releaseLock(options.port, lock);
+    return { answered: left.result };
+  }
+  return left?.kind === "prepared" ? { lock, prepared: { commit: left.commit, result: left.result } } : { lock };
+}
+async function takeLock(options, change) {
   const now = options.now ?? Date.now;
   const timeoutMs = options.timeoutMs ?? LOCK_TIMEOUT_MS;
   const progress = new Progress(now);
@@ -5445,9 +5492,7 @@ async function takeLock(options, proposal) {
         if (linked === "restage") staged = void 0;
         else if (linked) {
           staged = void 0;
-          const late = answerAt(options, changePath);
-          if (late) releaseLock(options.port, linked);
-          return late ?? linked;
+          return heldOrAnswered(options, linked, change, changePath);
         }
         const verdict = displaceIfAbandoned(options, now, seen);
         if (verdict === "displaced" || verdict === "vanished") continue;
@@ -5464,7 +5509,7 @@ async function takeLock(options, proposal) {
       if (ticket === void 0 && isQueueUsable) {
         ticket = takeTicket(options, now());
         isQueueUsable = ticket !== void 0;
-        if (ticket !== void 0 && proposal !== void 0) changePath = leaveProposalBeside(options, ticket, proposal);
+        if (ticket !== void 0 && change !== void 0) changePath = leaveChangeBeside(options, ticket, change);
       }
       if (ticket === void 0) {
         await new Promise((resolve) => setTimeout(resolve, POLL_MIN_MS + Math.random() * POLL_JITTER_MS));
@@ -6107,17 +6152,18 @@ ${text}`;
 // src/store/load.ts
 import { dirname as dirname9, join as join14 } from "node:path";
 var QUARANTINE_ATTEMPTS = 20;
-var GENERATION_HEAD = /^\{"generation":(\d{1,15})(?:,|(?=\}))/;
-var GENERATION_HEAD_BYTES = 32;
+var GENERATION_HEAD = /^\{"generation":(\d{1,15})(?:,"commit":"([0-9a-f]{16})")?(?:,|(?=\}))/;
+var GENERATION_HEAD_BYTES = 64;
 function splitGeneration(text) {
   const match = GENERATION_HEAD.exec(text);
   if (!match) return { generation: void 0, body: text };
-  return { generation: Number(match[1]), body: `{${text.slice(match[0].length)}` };
+  return { generation: Number(match[1]), commit: match[2], body: `{${text.slice(match[0].length)}` };
 }
-function withGeneration(body, generation) {
+function withGeneration(body, generation, commit) {
   if (!body.startsWith("{")) return body;
   const rest = body.slice(1);
-  return `{"generation":${generation}${rest.startsWith("}") ? "" : ","}${rest}`;
+  const head = commit === void 0 ? `{"generation":${generation}` : `{"generation":${generation},"commit":"${commit}"`;
+  return `${head}${rest.startsWith("}") ? "" : ","}${rest}`;
 }
 function parseStateText(codec, text, now, memo, learn = false) {
   if (memo !== void 0 && memo.text === text && codec.reparse) return { state: codec.reparse(text), baseline: text };
@@ -6152,10 +6198,10 @@ function readState(port, statePath, codec, now, memo, learn = false) {
     const state = codec.emptyState();
     return { state, baseline: codec.serializeState(state), isAbsent: true };
   }
-  const { generation, body: text } = splitGeneration(bytes.toString("utf8"));
+  const { generation, commit, body: text } = splitGeneration(bytes.toString("utf8"));
   const parsed = parseStateText(codec, text, now, memo, learn);
-  if (parsed.rejection !== void 0) return { ...parsed, rejected: { reason: parsed.rejection, bytes: Buffer.from(bytes) }, generation };
-  return { ...parsed, generation };
+  if (parsed.rejection !== void 0) return { ...parsed, rejected: { reason: parsed.rejection, bytes: Buffer.from(bytes) }, generation, commit };
+  return { ...parsed, generation, commit };
 }
 function quarantineState(port, stateDir, bytes, now) {
   for (let attempt = 0; attempt < QUARANTINE_ATTEMPTS; attempt++) {
@@ -6184,6 +6230,74 @@ function applyChange(loaded, codec, now, change, hasStagedWork = () => false) {
   const text = codec.serializeState(loaded.state);
   if (finished.size === 0 && retired.length === 0 && text === loaded.baseline && !hasStagedWork()) return { result };
   return { result, write: { text, finished, retired, isFallback: false } };
+}
+
+// src/store/waiting-batch.ts
+var ServingFailed = class extends Error {
+  constructor(path) {
+    super(`the waiting change at ${path} could not be applied here`);
+    this.path = path;
+  }
+  path;
+};
+var ServingRefused = class extends Error {
+  constructor(path, result) {
+    super(`the waiting change at ${path} was refused`);
+    this.path = path;
+    this.result = result;
+  }
+  path;
+  result;
+};
+function gatherWaiting(port, tickets, loadedCommit, limit) {
+  const gathered = { toApply: [], committed: [] };
+  for (const found of waitingChanges(port, tickets, limit)) {
+    if (found.file.kind === "prepared" && loadedCommit !== void 0 && found.file.commit === loadedCommit) {
+      gathered.committed.push({ path: found.path, result: found.file.result });
+    } else {
+      gathered.toApply.push(found);
+    }
+  }
+  return gathered;
+}
+function applyWaiting(state, found, ctx, tx) {
+  const applied = [];
+  for (const { path, file, waiter } of found) {
+    const { change } = file;
+    const apply = changeNamed(change.op);
+    if (apply === void 0) continue;
+    if (change.member !== void 0 && !isRecordedProcessOf(state, change.member, waiter)) continue;
+    let result;
+    try {
+      result = apply(state, change.args, seededCtx(ctx, change), tx);
+    } catch {
+      throw new ServingFailed(path);
+    }
+    if (!result.ok) throw new ServingRefused(path, result);
+    applied.push({ path, change, result });
+  }
+  return applied;
+}
+function prepareAll(port, applied, commit) {
+  for (const { path, change, result } of applied) {
+    try {
+      prepareAnswer(port, path, change, commit, result);
+    } catch {
+      throw new ServingFailed(path);
+    }
+  }
+}
+function answerAll(port, answers) {
+  for (const { path, result } of answers) {
+    try {
+      answerChange(port, path, result);
+    } catch {
+    }
+  }
+}
+function plainChange(op, args, member, at) {
+  const plain = args === void 0 ? void 0 : JSON.parse(JSON.stringify(args));
+  return member === void 0 ? { op, args: plain, seed: randomHex(16), at } : { op, args: plain, member, seed: randomHex(16), at };
 }
 
 // src/store/migrate-v1.ts
@@ -6339,8 +6453,6 @@ function isArchiveRecord(value) {
 var FENCE_ATTEMPTS = 5;
 var FenceLost = class extends Error {
 };
-var ServingFailed = class extends Error {
-};
 function createEngineCtx(now, history) {
   return {
     now,
@@ -6373,19 +6485,18 @@ function createStore(options) {
   let queue = Promise.resolve();
   let isRenameUnsynced = false;
   const lockOptions = { port, lockPath, host, timeoutMs: options.lockTimeoutMs, isPidAlive: options.isPidAlive };
-  let sharedApplier;
   function withLock(section) {
-    return lockedOrAnswered(section, void 0);
+    return lockedOrAnswered((claimed) => section(claimed.lock), void 0);
   }
-  async function lockedOrAnswered(section, proposal) {
+  async function lockedOrAnswered(section, change) {
     const turn = queue.then(async () => {
       for (let attempt = 1; ; attempt++) {
-        const claimed = proposal === void 0 ? await claimLock(lockOptions) : await claimLockOrAnswer(lockOptions, proposal);
+        const claimed = change === void 0 ? { lock: await claimLock(lockOptions) } : await claimLockOrAnswer(lockOptions, change);
         if ("answered" in claimed) return claimed;
-        const lock = claimed;
+        const lock = claimed.lock;
         let isDone = false;
         try {
-          const result = section(lock);
+          const result = section(claimed);
           isDone = true;
           return result;
         } catch (err) {
@@ -6411,47 +6522,49 @@ function createStore(options) {
       if (isDone) throw unwritable("save", statePath, err);
     }
   }
-  function runLocked(lock, change) {
-    try {
-      return commitLocked(lock, change, true);
-    } catch (err) {
-      if (!(err instanceof ServingFailed)) throw err;
-      return commitLocked(lock, change, false);
+  function runLocked(lock, own, mine) {
+    const left = /* @__PURE__ */ new Set();
+    const refused = [];
+    for (; ; ) {
+      try {
+        return commitLocked(lock, own, mine, left, refused);
+      } catch (err) {
+        if (!(err instanceof ServingFailed) && !(err instanceof ServingRefused)) throw err;
+        left.add(err.path);
+        if (err instanceof ServingRefused) refused.push({ path: err.path, result: err.result });
+      }
     }
   }
-  function commitLocked(lock, change, mayServe) {
+  function commitLocked(lock, own, mine, left, refused) {
     const loaded = loadLocked(lock);
-    let served = [];
-    const { result, write } = applyChange(loaded, codec, ctx.now(), (state) => {
-      const own = change(state);
-      served = own.ok && mayServe ? serveWaiting(state) : [];
-      return own;
-    });
-    if (write) save(write, lock, loaded.fence);
-    if (served.length > 0) {
-      settleSave(true);
-      for (const { path, result: answer } of served) {
-        try {
-          answerChange(port, path, answer);
-        } catch {
-        }
+    if (mine !== void 0 && mine.commit === loaded.commit) return mine.result;
+    const found = gatherWaiting(port, servableTickets(lockOptions, Date.now()), loaded.commit, MAX_WAITING_PER_COMMIT);
+    for (const answer of found.committed) {
+      try {
+        answerChange(port, answer.path, answer.result);
+      } catch (err) {
+        throw unwritable("answer a waiting change at", answer.path, err);
       }
+    }
+    const pending = found.toApply.filter((f) => !left.has(f.path));
+    let applied = [];
+    const { result, write } = applyChange(loaded, codec, ctx.now(), (state) => {
+      const result2 = own(state);
+      applied = result2.ok ? applyWaiting(state, pending, ctx, tx) : [];
+      return result2;
+    });
+    if (write) {
+      const commit = randomHex(8);
+      prepareAll(port, applied, commit);
+      save(write, lock, loaded.fence, commit);
+    }
+    if (applied.length > 0 || refused.length > 0) {
+      settleSave(true);
+      answerAll(port, [...applied, ...refused]);
     }
     return result;
   }
-  function serveWaiting(state) {
-    const apply = sharedApplier;
-    if (apply === void 0) return [];
-    const waiting = waitingChanges(port, servableTickets(lockOptions, Date.now()), MAX_SHARED_PER_COMMIT);
-    return waiting.filter(({ proposal, waiter }) => isRecordedProcessOf(state, proposal.change.member, waiter)).map(({ path, proposal }) => {
-      try {
-        return { path, result: applyOnce(state, proposal, ctx, apply) };
-      } catch {
-        throw new ServingFailed();
-      }
-    });
-  }
-  function save(write, lock, fence) {
+  function save(write, lock, fence, commit) {
     refreshLock(port, lock, Date.now());
     try {
       history.appendFinished(write.finished);
@@ -6459,12 +6572,12 @@ function createStore(options) {
     } catch (err) {
       throw unwritable("append to the history in", join17(stateDir, "history"), err);
     }
-    writeState(lock, write.text, fence);
+    writeState(lock, write.text, fence, commit);
   }
-  function writeState(lock, text, fence) {
+  function writeState(lock, text, fence, commit) {
     refreshLock(port, lock, Date.now());
     try {
-      renameIntoPlace(port, statePath, encodeReusing(withGeneration(text, (fence.generation ?? 0) + 1)), FILE_MODE, () => checkFence(fence));
+      renameIntoPlace(port, statePath, encodeReusing(withGeneration(text, (fence.generation ?? 0) + 1, commit)), FILE_MODE, () => checkFence(fence));
     } catch (err) {
       if (err instanceof FenceLost) throw err;
       throw unwritable("save", statePath, err);
@@ -6509,7 +6622,7 @@ function createStore(options) {
       if (outcome.kind === "migrated") {
         const finished = takeFinished(outcome.state);
         const text = codec.serializeState(outcome.state);
-        save({ text, finished, retired: [], isFallback: false }, lock, fence);
+        save({ text, finished, retired: [], isFallback: false }, lock, fence, randomHex(8));
         writeMarker(port, migrationPaths(projectDir, stateDir).marker, outcome.marker);
         isMigrationSettled = true;
         return { state: outcome.state, baseline: text, fence: fenceOf({ state: outcome.state, baseline: text, generation: (fence.generation ?? 0) + 1 }) };
@@ -6525,8 +6638,6 @@ function createStore(options) {
   return {
     projectDir,
     stateDir,
-    statePath,
-    lockPath,
     location: description.location,
     history,
     archives: {
@@ -6534,15 +6645,13 @@ function createStore(options) {
       get: async (channelId) => readArchive(projectDir, channelId, port)
     },
     boardHistory: { where: boardLog.path, find: async (id) => boardLog.find(id) },
-    mutate(fn) {
-      return withLock((lock) => runLocked(lock, (state) => fn(state, ctx, tx)));
-    },
-    async mutateShared(change, apply) {
-      sharedApplier = apply;
-      const proposal = { seed: randomHex(16), change };
-      const outcome = await lockedOrAnswered((lock) => runLocked(lock, (state) => applyOnce(state, proposal, ctx, apply)), proposal);
+    mutate: (async (nameOrFn, args, mutateOptions) => {
+      if (typeof nameOrFn === "function") return withLock((lock) => runLocked(lock, (state) => nameOrFn(state, ctx, tx)));
+      const apply = changeFnOf(nameOrFn);
+      const change = plainChange(nameOrFn, args, mutateOptions?.member, now());
+      const outcome = await lockedOrAnswered((claimed) => runLocked(claimed.lock, (state) => apply(state, change.args, seededCtx(ctx, change), tx), claimed.prepared), change);
       return "answered" in outcome ? outcome.answered : outcome;
-    },
+    }),
     read(fn) {
       return fn(this.snapshot(), ctx);
     },
@@ -8403,18 +8512,16 @@ function createRedisStore(options) {
     client,
     projectDir,
     stateDir,
-    statePath: `${where} ${keys.state}`,
-    lockPath: `${where} ${keys.version}`,
     location: description.location,
     history,
     archives: redisArchiveShelf(client, keys),
     boardHistory: redisBoardShelf(client, keys),
     describe: () => description,
     hasState: () => current?.version !== "",
-    mutateShared(change, apply) {
-      return this.mutate((state, changeCtx) => apply(state, change, changeCtx));
-    },
-    mutate(fn) {
+    // Optimistic commits already carry a burst (each retry is one script): nothing waits as data here.
+    mutate: ((nameOrFn, args, _options) => {
+      const plain = args === void 0 ? void 0 : JSON.parse(JSON.stringify(args));
+      const fn = typeof nameOrFn === "function" ? nameOrFn : (state, changeCtx, tx) => changeFnOf(nameOrFn)(state, plain, changeCtx, tx);
       return enqueue(async () => {
         const started = Date.now();
         const place = { ticket: void 0 };
@@ -8458,7 +8565,7 @@ function createRedisStore(options) {
           await turns.leave(place);
         }
       });
-    },
+    }),
     read(fn) {
       return fn(store.snapshot(), ctx);
     },
@@ -9591,31 +9698,6 @@ ${lines}`, data: { ...result.data, arrivals } };
 }
 
 // src/tools/message-tools.ts
-var SEND_TEXT_ARGS = ["type", "reply_to", "to", "session_description"];
-function sendApplier(projectDir) {
-  return (state, change, ctx) => {
-    const a = change.args;
-    const isWellTyped = typeof a.channel === "string" && typeof a.content === "string" && typeof a.broadcast === "boolean" && SEND_TEXT_ARGS.every((key) => a[key] === void 0 || a[key] === null || typeof a[key] === "string");
-    if (!isWellTyped) return { ok: false, message: "The send arguments were malformed: send again.", data: { reason: "invalid_argument" } };
-    if (isPersonMemberId(change.member)) {
-      return { ok: false, message: "A send through the tools cannot speak as a person: a person speaks with `opencomms say`.", data: { reason: "invalid_argument" } };
-    }
-    const channel = a.channel;
-    const auth = authorizeMember(state, change.member, channel);
-    if (!auth.ok) return auth;
-    const text = (key) => a[key];
-    return withArrivals(sendMessage(state, {
-      channel,
-      session_id: change.member,
-      content: a.content,
-      type: text("type"),
-      reply_to: text("reply_to"),
-      to: text("to"),
-      broadcast: a.broadcast,
-      session_description: text("session_description")
-    }, ctx), state, ctx, projectDir, channel);
-  };
-}
 function messageTools(s) {
   return {
     send: defineTool({
@@ -9649,7 +9731,8 @@ function messageTools(s) {
         };
         const pinned = s.pin(caller);
         if ("refusal" in pinned) return pinned.refusal;
-        const result = await s.store.mutateShared({ kind: "send", member: pinned.memberId, args }, sendApplier(s.options.projectDir));
+        const sent = await s.store.mutate("send", { member: pinned.memberId, ...args }, { member: pinned.memberId });
+        const result = sent.ok ? s.store.read((state, ctx) => withArrivals(sent, state, ctx, s.options.projectDir, args.channel)) : sent;
         if (result.ok && Array.isArray(result.data?.recipients)) s.spawnDriver?.trigger(result.data.recipients);
         return result;
       }

@@ -3,17 +3,17 @@
 // needs to list and find archives safely. An archive, or its folder, that is a
 // link or not ours is refused (fs-port), never read.
 import { dirname, join } from 'node:path';
-import type { SessionArchive } from '../engine/archive-types';
 import { tryReadFile } from './file-read';
 import { errnoOf, FsPort, NODE_FS } from './fs-port';
 import { checkOwnDir, ensureOwnDir } from './own-files';
 import { StoreFault, unwritable } from './faults';
-import { isValidChannelId } from './history';
+import { isValidChannelId } from './limits';
+import { archiveOfText, isArchiveRecord, type ArchiveRecord } from './archive-shape';
 import { replaceFile } from './replace-file';
 import { STATE_DIR_NAME } from './state-dir';
 
 /** A saved session as the engine builds it; the store validates only what listing and lookup rely on. */
-export type ArchiveRecord = SessionArchive;
+export type { ArchiveRecord } from './archive-shape';
 
 function archivesDir(projectDir: string): string {
   return join(projectDir, STATE_DIR_NAME, 'archives');
@@ -94,17 +94,6 @@ function readArchiveIn(projectDir: string, channelId: string, port: FsPort): Arc
   return bytes === undefined ? undefined : archiveOfText(bytes.toString('utf8'), channelId);
 }
 
-/** The archive `text` holds when it is a valid archive of `channelId`; undefined for anything else (skipped like a broken archive). */
-export function archiveOfText(text: string, channelId: string): ArchiveRecord | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  return isArchiveRecord(value) && value.channel_id === channelId ? value : undefined;
-}
-
 /** The newest archive whose name is `name`, or undefined. */
 export function findArchiveByName(projectDir: string, name: string, port: FsPort = NODE_FS): ArchiveRecord | undefined {
   return listArchives(projectDir, port).find((a) => a.name === name);
@@ -122,11 +111,4 @@ export function deleteArchive(projectDir: string, channelId: string, port: FsPor
     if (errnoOf(err) === 'ENOENT') return false;
     throw unwritable('delete the archive', path, err);
   }
-}
-
-/** Whether `value` has what listing and lookup rely on (schema 1, ids, members, messages, saved_at). */
-export function isArchiveRecord(value: unknown): value is ArchiveRecord {
-  const a = value as Partial<ArchiveRecord> | null;
-  return !!a && typeof a === 'object' && a.schema === 1 && typeof a.channel_id === 'string' && typeof a.name === 'string' &&
-    Array.isArray(a.members) && Array.isArray(a.messages) && typeof a.saved_at === 'number' && Number.isFinite(a.saved_at);
 }

@@ -9,7 +9,7 @@ import { takeRetiredTasks } from '../engine/task-retire';
 import type { Task } from '../engine/task-types';
 import type { HistoryRecord, State, ToolResult } from '../engine/types';
 import type { StateCodec } from './codec';
-import type { ParsedText } from './load';
+import type { ParsedText } from './parse';
 
 /** What a change asks its store to write, in one commit. */
 export interface ChangeWrite {

@@ -4,28 +4,17 @@
 // channel, reading only the tail a file grew by since their last look.
 import { dirname, join } from 'node:path';
 import { parseHistoryRecord } from '../engine/state-shape';
-import { CHANNEL_ID_PATTERN } from '../engine/constants';
+import { HISTORY_COMPACT_LINES, HISTORY_KEEP_RECORDS, isValidChannelId } from './limits';
 import type { HistoryRecord, HistoryView } from '../engine/types';
 import { errnoOf, FsPort, writeAll } from './fs-port';
 import { checkOwnDir, ensureOwnDir, openOwnFile } from './own-files';
 import { unwritable } from './faults';
 import { fsyncDirectory, replaceFile } from './replace-file';
 
-/** Finished records kept per channel after a compaction. */
-export const HISTORY_KEEP_RECORDS = 2_000;
-/** A channel log is compacted once it holds more lines than this. */
-export const HISTORY_COMPACT_LINES = 2_500;
-/** Channel ids are checked against this before any path is built from them. */
-export { CHANNEL_ID_PATTERN };
 // Enough leading bytes to tell a rewritten file from the one we cached.
 const PREFIX_CHECK_BYTES = 128;
 const NEWLINE = 0x0a;
 const COUNT_CHUNK_BYTES = 1 << 16;
-
-/** Whether `id` is a well-formed channel id, safe to use as a file name. */
-export function isValidChannelId(id: unknown): id is string {
-  return typeof id === 'string' && CHANNEL_ID_PATTERN.test(id);
-}
 
 // How many lines a channel log held when this process last appended to it or
 // compacted it. A later append checks that the file is the same one (inode,

@@ -31,7 +31,8 @@ export function openStore(options: OpenStoreOptions): Store {
 }
 
 export type { ArchiveShelf, Store, StoreTx, StoreWatchOptions } from './contract';
-export { createStore, createEngineCtx } from './store';
+export { createStore } from './store';
+export { createEngineCtx } from './ctx';
 export type { StoreOptions } from './store';
 export { STATE_DIR_NAME } from './state-dir';
 export { describeSelection } from './describe';
@@ -53,7 +54,8 @@ export { NODE_FS, FILE_MODE, DIR_MODE, PROGRAM_MODE } from './fs-port';
 export { checkOwnDir, ensureOwnDir } from './own-files';
 export type { FsPort } from './fs-port';
 export { replaceFile, replaceUserFile } from './replace-file';
-export { HistoryLog, isValidChannelId, CHANNEL_ID_PATTERN, HISTORY_KEEP_RECORDS, HISTORY_COMPACT_LINES } from './history';
+export { HistoryLog } from './history';
+export { isValidChannelId, CHANNEL_ID_PATTERN, HISTORY_KEEP_RECORDS, HISTORY_COMPACT_LINES } from './limits';
 export { LOCK_TIMEOUT_MS, LOCK_STALE_MS } from './lock';
 export type { LocalChange, MutateOptions } from './change-call';
 export { findLeftovers, removeLeftovers, LEFTOVER_MIN_AGE_MS } from './leftovers';

@@ -7,8 +7,7 @@ import { isPidAlive } from '../process/liveness';
 import { isBelievableTime } from '../engine/times';
 import type { FsPort } from './fs-port';
 
-/** Give up waiting after the lock has been held this long by one holder, without a release. */
-export const LOCK_TIMEOUT_MS = 5_000;
+export { LOCK_TIMEOUT_MS } from './limits';
 /** A holder elsewhere (another machine or pid namespace) whose stamp is older than this is presumed gone. */
 export const LOCK_STALE_MS = 15_000;
 /** A long holder re-stamps `t` this often, so peers elsewhere never judge it stale. */

@@ -1,11 +1,11 @@
 // The one door to the state file. mutate = lock → load (quarantine a bad file)
 // → v1 migration → fn → history move → atomic save → unlock, with fn
 // synchronous so nothing can nest or interleave inside the critical section.
-import { randomHex, sha256Hex } from '../process/crypto';
+import { randomHex } from '../process/crypto';
+import { createEngineCtx } from './ctx';
 import { hostname } from 'node:os';
-import { isRecordedProcessAlive } from '../process/liveness';
 import { join, resolve as resolvePath } from 'node:path';
-import type { EngineCtx, HistoryView, State, ToolResult } from '../engine/types';
+import type { EngineCtx, State, ToolResult } from '../engine/types';
 import type { Store, StoreTx } from './contract';
 import { changeFnOf, type LocalChange, type MutateOptions } from './change-call';
 import { describeSelection } from './describe';
@@ -18,7 +18,8 @@ import { errnoOf, FILE_MODE, FsPort, NODE_FS } from './fs-port';
 import { StoreFault, unwritable } from './faults';
 import { HistoryLog } from './history';
 import { BoardHistoryLog } from './board-history';
-import { addError, GENERATION_HEAD_BYTES, LoadedState, ParseMemo, noteRejection, quarantineState, readState, rejectionNote, splitGeneration, withGeneration } from './load';
+import { addError, GENERATION_HEAD_BYTES, LoadedState, quarantineState, readState, splitGeneration, withGeneration } from './load';
+import { ParseMemo, noteRejection, rejectionNote } from './parse';
 import { applyChange, type ChangeWrite } from './change';
 import { takeFinished } from '../engine/finished';
 import { Answered, claimLock, claimLockOrAnswer, ClaimedWith, servableTickets, LockHandle, refreshLock, releaseLock } from './lock';
@@ -57,18 +58,6 @@ export interface StoreOptions {
   historyKeep?: number;
   historyCompactLines?: number;
   isPidAlive?: (pid: number) => boolean;
-}
-
-/** Builds the EngineCtx the store hands to engine operations. */
-export function createEngineCtx(now: () => number, history: HistoryView): EngineCtx {
-  return {
-    now,
-    newId: (prefix) => prefix + randomHex(16),
-    nonce: () => randomHex(8),
-    hash32: (text) => sha256Hex(text).slice(0, 32),
-    history,
-    isProcessAlive: (proc) => isRecordedProcessAlive(proc),
-  };
 }
 
 /** Opens the store of `projectDir` with an explicit codec. Nothing touches the disk until the first call. */

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyChange } from '../../src/store/change';
-import { parseStateText } from '../../src/store/load';
+import { parseStateText } from '../../src/store/parse';
 import { TEST_CODEC } from './test-codec';
 
 const ok = { ok: true, message: 'ok' };

@@ -4,9 +4,10 @@
 // stream written the same way, read here newest first.
 import { parseTaskRecord } from '../../engine/task-shape';
 import type { Task } from '../../engine/task-types';
-import { archiveOfText, type ArchiveRecord } from '../archives';
+import { type ArchiveRecord } from '../archives';
+import { archiveOfText } from '../archive-shape';
 import type { ArchiveShelf, BoardHistoryShelf } from '../contract';
-import { isValidChannelId } from '../history';
+import { isValidChannelId } from '../limits';
 import type { RedisClient } from './client';
 import type { RedisKeys } from './keys';
 import { textOf } from './replies';

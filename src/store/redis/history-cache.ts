@@ -5,7 +5,7 @@
 // channel together with a fresh state, and runs the operation again.
 import { parseHistoryRecord } from '../../engine/state-shape';
 import type { HistoryRecord, HistoryView } from '../../engine/types';
-import { isValidChannelId } from '../history';
+import { isValidChannelId } from '../limits';
 
 /** Thrown through an engine operation that consults a channel whose history is not loaded; never escapes the store. */
 export class HistoryNotLoaded extends Error {

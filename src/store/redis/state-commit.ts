@@ -8,7 +8,7 @@ import { randomHex } from '../../process/crypto';
 import type { ChangeWrite } from '../change';
 import type { StateCodec } from '../codec';
 import { StoreFault } from '../faults';
-import type { ParseMemo } from '../load';
+import type { ParseMemo } from '../parse';
 import type { RedisClient } from './client';
 import type { HistoryCache, StreamEntry } from './history-cache';
 import type { RedisKeys } from './keys';
