@@ -4072,9 +4072,27 @@ function sha1Hex(text) {
   return crypto().createHash("sha1").update(text, "utf8").digest("hex");
 }
 
-// src/store/store.ts
+// src/store/ctx.ts
+function createEngineCtx(now, history) {
+  return {
+    now,
+    newId: (prefix) => prefix + randomHex(16),
+    nonce: () => randomHex(8),
+    hash32: (text) => sha256Hex(text).slice(0, 32),
+    history,
+    isProcessAlive: (proc) => isRecordedProcessAlive(proc)
+  };
+}
+
+// src/store/file/store.ts
 import { hostname as hostname3 } from "node:os";
 import { join as join17, resolve as resolvePath2 } from "node:path";
+
+// src/engine/changes/cli.ts
+var cliChanges = {};
+
+// src/engine/changes/hooks.ts
+var hooksChanges = {};
 
 // src/engine/changes/message.ts
 var TEXT_ARGS = ["type", "reply_to", "to", "session_description"];
@@ -4102,9 +4120,19 @@ var send = (state, a, ctx) => {
 };
 var messageChanges = { send };
 
+// src/engine/changes/push.ts
+var pushChanges = {};
+
+// src/engine/changes/tools.ts
+var toolsChanges = {};
+
 // src/engine/changes/table.ts
 var CHANGES = {
-  ...messageChanges
+  ...messageChanges,
+  ...toolsChanges,
+  ...hooksChanges,
+  ...cliChanges,
+  ...pushChanges
 };
 function changeNamed(name) {
   return Object.prototype.hasOwnProperty.call(CHANGES, name) ? CHANGES[name] : void 0;
@@ -4180,7 +4208,7 @@ function redactUrl(text) {
   return clipped.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^@/]*):([^@/]*)@/i, "$1$2:***@");
 }
 
-// src/store/state-dir.ts
+// src/local/state-dir.ts
 var STATE_DIR_NAME = ".opencomms";
 
 // src/store/describe.ts
@@ -4201,7 +4229,7 @@ function describeSelection(selection, projectDir) {
   };
 }
 
-// src/store/file-check.ts
+// src/store/file/file-check.ts
 import { readdirSync as readdirSync3, readlinkSync as readlinkSync3 } from "node:fs";
 import { hostname as hostname2 } from "node:os";
 import { join as join10 } from "node:path";
@@ -4228,7 +4256,7 @@ function faultCheck(name, fault) {
 import { lstatSync as lstatSync2, readdirSync as readdirSync2, readlinkSync as readlinkSync2 } from "node:fs";
 import { dirname, join as join3 } from "node:path";
 
-// src/store/fs-port.ts
+// src/files/fs-port.ts
 import * as fs from "node:fs";
 var FILE_MODE = 384;
 var DIR_MODE = 448;
@@ -4271,11 +4299,11 @@ function unlinkQuietly(port, path) {
   }
 }
 
-// src/store/own-files.ts
+// src/files/own-files.ts
 import { constants } from "node:fs";
 import { basename, join as join2 } from "node:path";
 
-// src/store/faults.ts
+// src/files/faults.ts
 var StoreFault = class extends Error {
   code;
   /** Set when the message itself says what to do (a refused entry under .opencomms/), so no generic advice is added. */
@@ -4294,7 +4322,7 @@ function unwritable(action, path, err) {
   return new StoreFault("state_unwritable", `cannot ${action} ${path}${suffix}`, err);
 }
 
-// src/store/own-files.ts
+// src/files/own-files.ts
 var IS_POSIX = process.platform !== "win32";
 var SHARED_BITS = 63;
 var C = constants;
@@ -4509,7 +4537,7 @@ function checkModes(projectDir, fix) {
   return { name: "modes", status: "ok", message: `narrowed ${what}`, fixed: true };
 }
 
-// src/store/file-read.ts
+// src/files/file-read.ts
 function tryReadFile(port, path) {
   const opened = openOwnForRead(port, path);
   if (opened === void 0) return void 0;
@@ -4556,7 +4584,7 @@ function encodeReusing(text) {
   return buffer.subarray(0, buffer.write(text, "utf8"));
 }
 
-// src/store/leftovers.ts
+// src/local/leftovers.ts
 import { join as join4 } from "node:path";
 var LEFTOVER_MIN_AGE_MS = 6e4;
 var LEFTOVER_NAME = /^\.(?:.+\.(\d+)\.[0-9a-f]{8}\.tmp|state\.lock(?:\.break)?\.(\d+)\.[0-9a-f]{8}\.stale)$/;
@@ -4611,8 +4639,15 @@ function removeLeftovers(options) {
   return found.length;
 }
 
-// src/store/lock-stamp.ts
+// src/store/limits.ts
+var HISTORY_KEEP_RECORDS = 2e3;
+var HISTORY_COMPACT_LINES = 2500;
+function isValidChannelId(id) {
+  return typeof id === "string" && CHANNEL_ID_PATTERN.test(id);
+}
 var LOCK_TIMEOUT_MS = 5e3;
+
+// src/store/file/lock-stamp.ts
 var LOCK_STALE_MS = 15e3;
 var LOCK_REFRESH_MS = 4e3;
 var EMPTY_LOCK_STALE_MS = 2e3;
@@ -4693,7 +4728,7 @@ function isServableTicket(options, owner, file, at) {
   return !isLocalHolderGone(options, owner, file, at);
 }
 
-// src/store/lock-file.ts
+// src/store/file/lock-file.ts
 import { basename as basename2, dirname as dirname2, join as join5 } from "node:path";
 var RESTAMP_BEFORE_LINK_MS = 1e3;
 var NO_LINK_CODES = /* @__PURE__ */ new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
@@ -4826,7 +4861,7 @@ function releaseLock(port, handle) {
   if (bytes !== void 0 && parseLockOwner(bytes)?.token === handle.owner.token) unlinkQuietly(port, handle.path);
 }
 
-// src/store/lock-break.ts
+// src/store/file/lock-break.ts
 import { basename as basename3, dirname as dirname3, join as join6 } from "node:path";
 var RECHECK_MS = 20;
 function holdingKeyOf(file) {
@@ -4949,20 +4984,20 @@ function breakAbandonedLock(options) {
   return breakLock(options, file, now);
 }
 
-// src/store/lock-queue.ts
+// src/store/file/lock-queue.ts
 import { watch } from "node:fs";
 import { join as join9 } from "node:path";
 
-// src/store/side-files.ts
+// src/local/side-files.ts
 import { basename as basename5, dirname as dirname5, join as join8 } from "node:path";
 
-// src/store/member-id.ts
+// src/local/member-id.ts
 var MEMBER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 function isValidMemberId(id) {
   return typeof id === "string" && MEMBER_ID_PATTERN.test(id);
 }
 
-// src/store/replace-file.ts
+// src/files/replace-file.ts
 import { basename as basename4, dirname as dirname4, join as join7 } from "node:path";
 var RENAME_RETRY_CODES = /* @__PURE__ */ new Set(["EPERM", "EBUSY", "EACCES"]);
 var RENAME_BACKOFF_MS = [2, 8, 25];
@@ -5091,7 +5126,7 @@ function writeDurably(port, path, data) {
   }
 }
 
-// src/store/side-files.ts
+// src/local/side-files.ts
 var EDIT_LOG_MAX_BYTES = 64 * 1024;
 var SHELL_RECORD_MAX_AGE_MS = 24 * 36e5;
 var SHELL_KEY = /^[0-9a-f]{16,64}$/;
@@ -5179,7 +5214,7 @@ function removeOldRecords(port, dir, now) {
   }
 }
 
-// src/store/waiting-changes.ts
+// src/store/file/waiting-changes.ts
 var MAX_WAITING_PER_COMMIT = 64;
 var WAITING = "opencomms-change 2\n";
 var PREPARED = "opencomms-prepared 2\n";
@@ -5264,7 +5299,7 @@ function seededCtx(ctx, change) {
   };
 }
 
-// src/store/lock-queue.ts
+// src/store/file/lock-queue.ts
 var TICKET_NAME = /^\d{15}\.\d+\.[0-9a-f]{8}$/;
 var ticketsTaken = 0;
 function ticketPathOf(options, ticket) {
@@ -5390,7 +5425,7 @@ function isPathPresent(port, path) {
   }
 }
 
-// src/store/lock.ts
+// src/store/file/lock.ts
 var HEAD_POLL_MS = 20;
 var QUEUE_POLL_MS = 200;
 var QUEUE_POLL_STEPS = 10;
@@ -5536,7 +5571,7 @@ async function takeLock(options, change) {
   }
 }
 
-// src/store/file-check.ts
+// src/store/file/file-check.ts
 var OLD_LOCK_MS = 15e3;
 async function checkFileStore(projectDir, stateDir, options) {
   const checks = [
@@ -5643,7 +5678,7 @@ function checkLeftovers(stateDir, fix) {
   return { name: "leftovers", status: "ok", message: `deleted ${what}`, fixed: true };
 }
 
-// src/store/state-dir-watch.ts
+// src/local/state-dir-watch.ts
 import { existsSync, statSync as statSync2, watch as watch2 } from "node:fs";
 import { basename as basename6, dirname as dirname6, join as join11 } from "node:path";
 var DEFAULT_DEBOUNCE_MS = 5;
@@ -5813,16 +5848,11 @@ function watchStateDir(stateDir, options = {}) {
   };
 }
 
-// src/store/history.ts
+// src/store/file/history.ts
 import { dirname as dirname7, join as join12 } from "node:path";
-var HISTORY_KEEP_RECORDS = 2e3;
-var HISTORY_COMPACT_LINES = 2500;
 var PREFIX_CHECK_BYTES = 128;
 var NEWLINE = 10;
 var COUNT_CHUNK_BYTES = 1 << 16;
-function isValidChannelId(id) {
-  return typeof id === "string" && CHANNEL_ID_PATTERN.test(id);
-}
 var HistoryLog = class {
   cache = /* @__PURE__ */ new Map();
   counts = /* @__PURE__ */ new Map();
@@ -6062,7 +6092,7 @@ function sortOldestFirst(records) {
   return records.sort((a, b) => a.timestamp - b.timestamp);
 }
 
-// src/store/board-history.ts
+// src/store/file/board-history.ts
 import { dirname as dirname8, join as join13 } from "node:path";
 var BOARD_HISTORY_FILE = "board.jsonl";
 var BOARD_READ_MAX_BYTES = 32 << 20;
@@ -6149,22 +6179,10 @@ ${text}`;
   }
 };
 
-// src/store/load.ts
+// src/store/file/load.ts
 import { dirname as dirname9, join as join14 } from "node:path";
-var QUARANTINE_ATTEMPTS = 20;
-var GENERATION_HEAD = /^\{"generation":(\d{1,15})(?:,"commit":"([0-9a-f]{16})")?(?:,|(?=\}))/;
-var GENERATION_HEAD_BYTES = 64;
-function splitGeneration(text) {
-  const match = GENERATION_HEAD.exec(text);
-  if (!match) return { generation: void 0, body: text };
-  return { generation: Number(match[1]), commit: match[2], body: `{${text.slice(match[0].length)}` };
-}
-function withGeneration(body, generation, commit) {
-  if (!body.startsWith("{")) return body;
-  const rest = body.slice(1);
-  const head = commit === void 0 ? `{"generation":${generation}` : `{"generation":${generation},"commit":"${commit}"`;
-  return `${head}${rest.startsWith("}") ? "" : ","}${rest}`;
-}
+
+// src/store/parse.ts
 function parseStateText(codec, text, now, memo, learn = false) {
   if (memo !== void 0 && memo.text === text && codec.reparse) return { state: codec.reparse(text), baseline: text };
   let parsed;
@@ -6186,6 +6204,22 @@ function rejectionNote(what, reason, preservedAs) {
 function noteRejection(state, at, what, reason, preservedAs) {
   addError(state, at, rejectionNote(what, reason, preservedAs));
   if (preservedAs !== void 0) noteQuarantine(state, at, preservedAs.slice(Math.max(0, preservedAs.lastIndexOf("state.corrupt-"))));
+}
+
+// src/store/file/load.ts
+var QUARANTINE_ATTEMPTS = 20;
+var GENERATION_HEAD = /^\{"generation":(\d{1,15})(?:,"commit":"([0-9a-f]{16})")?(?:,|(?=\}))/;
+var GENERATION_HEAD_BYTES = 64;
+function splitGeneration(text) {
+  const match = GENERATION_HEAD.exec(text);
+  if (!match) return { generation: void 0, body: text };
+  return { generation: Number(match[1]), commit: match[2], body: `{${text.slice(match[0].length)}` };
+}
+function withGeneration(body, generation, commit) {
+  if (!body.startsWith("{")) return body;
+  const rest = body.slice(1);
+  const head = commit === void 0 ? `{"generation":${generation}` : `{"generation":${generation},"commit":"${commit}"`;
+  return `${head}${rest.startsWith("}") ? "" : ","}${rest}`;
 }
 function readState(port, statePath, codec, now, memo, learn = false) {
   let bytes;
@@ -6232,7 +6266,7 @@ function applyChange(loaded, codec, now, change, hasStagedWork = () => false) {
   return { result, write: { text, finished, retired, isFallback: false } };
 }
 
-// src/store/waiting-batch.ts
+// src/store/file/waiting-batch.ts
 var ServingFailed = class extends Error {
   constructor(path) {
     super(`the waiting change at ${path} could not be applied here`);
@@ -6300,7 +6334,7 @@ function plainChange(op, args, member, at) {
   return member === void 0 ? { op, args: plain, seed: randomHex(16), at } : { op, args: plain, member, seed: randomHex(16), at };
 }
 
-// src/store/migrate-v1.ts
+// src/store/file/migrate-v1.ts
 import { join as join15 } from "node:path";
 var MIGRATION_MARKER = "MIGRATED_FROM_V1";
 var LEGACY_DIR_NAME = [".opencode", "comms"].join("-");
@@ -6361,8 +6395,25 @@ function isEmptyOperatorState(state) {
   return Object.values(state.channels).every((c) => c.lifecycle === "active" && c.members.length === 0);
 }
 
-// src/store/archives.ts
+// src/store/file/archives.ts
 import { dirname as dirname10, join as join16 } from "node:path";
+
+// src/store/archive-shape.ts
+function archiveOfText(text, channelId) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return void 0;
+  }
+  return isArchiveRecord(value) && value.channel_id === channelId ? value : void 0;
+}
+function isArchiveRecord(value) {
+  const a = value;
+  return !!a && typeof a === "object" && a.schema === 1 && typeof a.channel_id === "string" && typeof a.name === "string" && Array.isArray(a.members) && Array.isArray(a.messages) && typeof a.saved_at === "number" && Number.isFinite(a.saved_at);
+}
+
+// src/store/file/archives.ts
 function archivesDir(projectDir) {
   return join16(projectDir, STATE_DIR_NAME, "archives");
 }
@@ -6423,15 +6474,6 @@ function readArchiveIn(projectDir, channelId, port) {
   }
   return bytes === void 0 ? void 0 : archiveOfText(bytes.toString("utf8"), channelId);
 }
-function archiveOfText(text, channelId) {
-  let value;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return void 0;
-  }
-  return isArchiveRecord(value) && value.channel_id === channelId ? value : void 0;
-}
 function deleteArchive(projectDir, channelId, port = NODE_FS) {
   if (!isValidChannelId(channelId)) return false;
   const path = archivePath(projectDir, channelId);
@@ -6444,25 +6486,11 @@ function deleteArchive(projectDir, channelId, port = NODE_FS) {
     throw unwritable("delete the archive", path, err);
   }
 }
-function isArchiveRecord(value) {
-  const a = value;
-  return !!a && typeof a === "object" && a.schema === 1 && typeof a.channel_id === "string" && typeof a.name === "string" && Array.isArray(a.members) && Array.isArray(a.messages) && typeof a.saved_at === "number" && Number.isFinite(a.saved_at);
-}
 
-// src/store/store.ts
+// src/store/file/store.ts
 var FENCE_ATTEMPTS = 5;
 var FenceLost = class extends Error {
 };
-function createEngineCtx(now, history) {
-  return {
-    now,
-    newId: (prefix) => prefix + randomHex(16),
-    nonce: () => randomHex(8),
-    hash32: (text) => sha256Hex(text).slice(0, 32),
-    history,
-    isProcessAlive: (proc) => isRecordedProcessAlive(proc)
-  };
-}
 function createStore(options) {
   const projectDir = resolvePath2(options.projectDir);
   const stateDir = join17(projectDir, STATE_DIR_NAME);
@@ -8727,199 +8755,6 @@ function readSmallFile(path, variable) {
   }
 }
 
-// src/store/pins.ts
-import { dirname as dirname11, join as join19 } from "node:path";
-function pinsDir(projectDir) {
-  return join19(projectDir, STATE_DIR_NAME, "pins");
-}
-function readPin(projectDir, memberId, port = NODE_FS) {
-  if (!isValidMemberId(memberId) || imitatesPersonId(memberId) || !hasPinsDir(projectDir, port)) return void 0;
-  return readPinIn(pinsDir(projectDir), memberId, port);
-}
-function listPins(projectDir, host, port = NODE_FS) {
-  if (!hasPinsDir(projectDir, port)) return [];
-  let names;
-  try {
-    names = port.readdirSync(pinsDir(projectDir));
-  } catch (err) {
-    if (errnoOf(err) === "ENOENT" || errnoOf(err) === "ENOTDIR") return [];
-    throw err;
-  }
-  const pins = [];
-  for (const name of names.sort()) {
-    if (!name.endsWith(".json")) continue;
-    const id = name.slice(0, -".json".length);
-    const pin = isValidMemberId(id) && !imitatesPersonId(id) ? readPinIn(pinsDir(projectDir), id, port) : void 0;
-    if (pin && (host === void 0 || pin.host === host)) pins.push(pin);
-  }
-  return pins;
-}
-function hasPinsDir(projectDir, port) {
-  const dir = pinsDir(projectDir);
-  return checkOwnDir(port, dirname11(dir), false) && checkOwnDir(port, dir, false);
-}
-function readPinIn(dir, memberId, port) {
-  let bytes;
-  try {
-    bytes = tryReadFile(port, join19(dir, `${memberId}.json`));
-  } catch (err) {
-    if (err instanceof StoreFault) throw err;
-    return void 0;
-  }
-  return bytes === void 0 ? void 0 : parsePin(bytes.toString("utf8"), memberId);
-}
-function parsePin(text, expectedId) {
-  let value;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return void 0;
-  }
-  const p = value;
-  if (!p || typeof p !== "object" || p.member_id !== expectedId || typeof p.host !== "string") return void 0;
-  return { member_id: p.member_id, host: p.host, saved_at: typeof p.saved_at === "number" ? p.saved_at : 0 };
-}
-
-// src/store/real-path.ts
-import { lstatSync as lstatSync3, readlinkSync as readlinkSync4, realpathSync } from "node:fs";
-import { dirname as dirname12, isAbsolute, join as join20, parse as parsePath, sep } from "node:path";
-var MAX_LINKS_PER_WALK = 40;
-function joinAsWritten(dir, path) {
-  if (isAbsolute(path)) return path;
-  return dir.endsWith("/") || dir.endsWith(sep) ? dir + path : dir + sep + path;
-}
-function realPathOf(path, from) {
-  const absolute = joinAsWritten(from ?? process.cwd(), path);
-  try {
-    return realpathSync.native(absolute);
-  } catch {
-    const root = parsePath(absolute).root;
-    return walkNames(root, absolute.slice(root.length).split(/[\\/]/), { left: MAX_LINKS_PER_WALK }).path;
-  }
-}
-function walkNames(dir, names, links) {
-  let at = dir;
-  for (let i = 0; i < names.length; i += 1) {
-    const name = names[i];
-    if (name === "" || name === ".") continue;
-    if (name === "..") {
-      at = dirname12(at);
-      continue;
-    }
-    const next = join20(at, name);
-    const rest = names.slice(i + 1);
-    const missing = { path: join20(next, ...rest), found: false };
-    let isLink;
-    try {
-      isLink = lstatSync3(next).isSymbolicLink();
-    } catch {
-      return missing;
-    }
-    if (!isLink) {
-      at = next;
-      continue;
-    }
-    let target;
-    try {
-      target = readlinkSync4(next);
-    } catch {
-      return missing;
-    }
-    if (--links.left < 0) return missing;
-    const base = isAbsolute(target) ? parsePath(target).root : at;
-    const through = walkNames(base, isAbsolute(target) ? target.slice(base.length).split(/[\\/]/) : target.split(/[\\/]/), links);
-    if (through.found) {
-      at = through.path;
-      continue;
-    }
-    const isLast = rest.every((n) => n === "" || n === ".");
-    return isLast && links.left >= 0 ? through : missing;
-  }
-  return { path: at, found: true };
-}
-
-// src/store/turn-records.ts
-import { basename as basename7, join as join21 } from "node:path";
-var PHASES = ["busy", "idle", "ended"];
-var MAX_TURN_SESSION_CHARS = 100;
-function turnsDir(projectDir) {
-  return join21(projectDir, STATE_DIR_NAME, "turns");
-}
-var PLAIN_ID = /^[A-Za-z0-9_-]+$/;
-function turnRecordPath(projectDir, sessionId) {
-  if (sessionId === "" || sessionId.length > MAX_TURN_SESSION_CHARS) return void 0;
-  const name = PLAIN_ID.test(sessionId) ? sessionId : `x${Buffer.from(sessionId, "utf8").toString("hex")}`;
-  return join21(turnsDir(projectDir), `${name}.json`);
-}
-function readTurnRecord(projectDir, sessionId, port = NODE_FS) {
-  const path = turnRecordPath(projectDir, sessionId);
-  if (path === void 0) return void 0;
-  let bytes;
-  try {
-    bytes = tryReadFile(port, path);
-  } catch {
-    return void 0;
-  }
-  if (bytes === void 0) return void 0;
-  try {
-    const value = JSON.parse(bytes.toString("utf8"));
-    if (typeof value.phase !== "string" || !PHASES.includes(value.phase)) return void 0;
-    if (typeof value.at !== "number" || !Number.isFinite(value.at)) return void 0;
-    return { phase: value.phase, at: value.at, event: typeof value.event === "string" ? value.event : "" };
-  } catch {
-    return void 0;
-  }
-}
-
-// src/store/shell-checker-files.ts
-import { join as join22 } from "node:path";
-var NOTICE_NAME = /^checker-(\d+)\.json$/;
-function readCheckerNotices(projectDir, names, port = NODE_FS) {
-  const found = [];
-  for (const name of names) {
-    const match = NOTICE_NAME.exec(name);
-    if (!match) continue;
-    const path = join22(shellDirOf(projectDir), name);
-    try {
-      const stat = port.lstatIfExists(path);
-      if (stat === void 0 || !stat.isFile() || (stat.mode & 63) !== 0) continue;
-      const value = JSON.parse(tryReadFile(port, path)?.toString("utf8") ?? "null");
-      const start = value?.start;
-      if (value !== null && value.pid === Number(match[1]) && typeof value.machine === "string" && (start === null || typeof start === "number")) {
-        found.push({ pid: value.pid, machine: value.machine, start });
-      }
-    } catch {
-    }
-  }
-  return found;
-}
-function askPath(projectDir, key, pid) {
-  return join22(shellDirOf(projectDir), `${key}.ask-${pid}`);
-}
-function answerPath(projectDir, key, pid) {
-  return join22(shellDirOf(projectDir), `${key}.answer-${pid}.json`);
-}
-function writeAsk(projectDir, key, pid, port = NODE_FS) {
-  if (!isShellKey(key)) return false;
-  unlinkQuietly(port, answerPath(projectDir, key, pid));
-  const path = askPath(projectDir, key, pid);
-  try {
-    port.closeSync(openOwnFile(port, path, "create"));
-    return true;
-  } catch (err) {
-    if (errnoOf(err) !== "EEXIST") return false;
-    unlinkQuietly(port, path);
-    return writeAsk(projectDir, key, pid, port);
-  }
-}
-function readCheckerAnswer(projectDir, key, pid, port = NODE_FS) {
-  return tryReadFile(port, answerPath(projectDir, key, pid))?.toString("utf8");
-}
-function removeAsk(projectDir, key, pid, port = NODE_FS) {
-  unlinkQuietly(port, askPath(projectDir, key, pid));
-  unlinkQuietly(port, answerPath(projectDir, key, pid));
-}
-
 // src/store/index.ts
 function openStore(options) {
   const codec = options.codec ?? DEFAULT_CODEC;
@@ -8990,17 +8825,17 @@ async function checkRootSession(client, sessionId) {
 
 // src/opencode/project-dir.ts
 import { existsSync as existsSync2 } from "node:fs";
-import { dirname as dirname13, join as join23, resolve as resolvePath4 } from "node:path";
+import { dirname as dirname11, join as join19, resolve as resolvePath4 } from "node:path";
 var OPENCODE_PLUGIN_FILE = ".opencode/plugin/opencomms.js";
 function isProjectRoot(dir) {
-  return existsSync2(join23(dir, STATE_DIR_NAME)) || existsSync2(join23(dir, OPENCODE_PLUGIN_FILE));
+  return existsSync2(join19(dir, STATE_DIR_NAME)) || existsSync2(join19(dir, OPENCODE_PLUGIN_FILE));
 }
 function findProjectDir(directory, worktree) {
   const start = resolvePath4(directory);
   const stop = worktree && worktree !== "/" ? resolvePath4(worktree) : void 0;
-  for (let dir = start; ; dir = dirname13(dir)) {
+  for (let dir = start; ; dir = dirname11(dir)) {
     if (isProjectRoot(dir)) return dir;
-    if (dir === stop || dirname13(dir) === dir) return start;
+    if (dir === stop || dirname11(dir) === dir) return start;
   }
 }
 
@@ -9675,6 +9510,39 @@ function spawnPushRefusal(s, a) {
   };
 }
 
+// src/local/turn-records.ts
+import { basename as basename7, join as join20 } from "node:path";
+var PHASES = ["busy", "idle", "ended"];
+var MAX_TURN_SESSION_CHARS = 100;
+function turnsDir(projectDir) {
+  return join20(projectDir, STATE_DIR_NAME, "turns");
+}
+var PLAIN_ID = /^[A-Za-z0-9_-]+$/;
+function turnRecordPath(projectDir, sessionId) {
+  if (sessionId === "" || sessionId.length > MAX_TURN_SESSION_CHARS) return void 0;
+  const name = PLAIN_ID.test(sessionId) ? sessionId : `x${Buffer.from(sessionId, "utf8").toString("hex")}`;
+  return join20(turnsDir(projectDir), `${name}.json`);
+}
+function readTurnRecord(projectDir, sessionId, port = NODE_FS) {
+  const path = turnRecordPath(projectDir, sessionId);
+  if (path === void 0) return void 0;
+  let bytes;
+  try {
+    bytes = tryReadFile(port, path);
+  } catch {
+    return void 0;
+  }
+  if (bytes === void 0) return void 0;
+  try {
+    const value = JSON.parse(bytes.toString("utf8"));
+    if (typeof value.phase !== "string" || !PHASES.includes(value.phase)) return void 0;
+    if (typeof value.at !== "number" || !Number.isFinite(value.at)) return void 0;
+    return { phase: value.phase, at: value.at, event: typeof value.event === "string" ? value.event : "" };
+  } catch {
+    return void 0;
+  }
+}
+
 // src/tools/arrivals.ts
 function withArrivals(result, state, ctx, projectDir, channelName) {
   const ids = result.data?.recipients;
@@ -9874,7 +9742,67 @@ function storeFaultResult(fault) {
 }
 
 // src/tools/reserve-paths.ts
-import { isAbsolute as isAbsolute2, join as join24, relative } from "node:path";
+import { isAbsolute as isAbsolute2, join as join22, relative } from "node:path";
+
+// src/files/real-path.ts
+import { lstatSync as lstatSync3, readlinkSync as readlinkSync4, realpathSync } from "node:fs";
+import { dirname as dirname12, isAbsolute, join as join21, parse as parsePath, sep } from "node:path";
+var MAX_LINKS_PER_WALK = 40;
+function joinAsWritten(dir, path) {
+  if (isAbsolute(path)) return path;
+  return dir.endsWith("/") || dir.endsWith(sep) ? dir + path : dir + sep + path;
+}
+function realPathOf(path, from) {
+  const absolute = joinAsWritten(from ?? process.cwd(), path);
+  try {
+    return realpathSync.native(absolute);
+  } catch {
+    const root = parsePath(absolute).root;
+    return walkNames(root, absolute.slice(root.length).split(/[\\/]/), { left: MAX_LINKS_PER_WALK }).path;
+  }
+}
+function walkNames(dir, names, links) {
+  let at = dir;
+  for (let i = 0; i < names.length; i += 1) {
+    const name = names[i];
+    if (name === "" || name === ".") continue;
+    if (name === "..") {
+      at = dirname12(at);
+      continue;
+    }
+    const next = join21(at, name);
+    const rest = names.slice(i + 1);
+    const missing = { path: join21(next, ...rest), found: false };
+    let isLink;
+    try {
+      isLink = lstatSync3(next).isSymbolicLink();
+    } catch {
+      return missing;
+    }
+    if (!isLink) {
+      at = next;
+      continue;
+    }
+    let target;
+    try {
+      target = readlinkSync4(next);
+    } catch {
+      return missing;
+    }
+    if (--links.left < 0) return missing;
+    const base = isAbsolute(target) ? parsePath(target).root : at;
+    const through = walkNames(base, isAbsolute(target) ? target.slice(base.length).split(/[\\/]/) : target.split(/[\\/]/), links);
+    if (through.found) {
+      at = through.path;
+      continue;
+    }
+    const isLast = rest.every((n) => n === "" || n === ".");
+    return isLast && links.left >= 0 ? through : missing;
+  }
+  return { path: at, found: true };
+}
+
+// src/tools/reserve-paths.ts
 var WILDCARD = /[*?]/;
 function realPatterns(paths, projectDir) {
   const root = realPathOf(projectDir);
@@ -9888,7 +9816,7 @@ function realPattern(raw, projectDir, root) {
   const wild = segments.findIndex((segment) => WILDCARD.test(segment));
   const literal = wild === -1 ? segments : segments.slice(0, wild);
   if (literal.length === 0) return lexical;
-  const real = realPathOf(join24(root, ...literal));
+  const real = realPathOf(join22(root, ...literal));
   const inside = relative(root, real);
   if (inside.startsWith("..") || isAbsolute2(inside)) return real.split("\\").join("/");
   return [...inside === "" ? [] : inside.split(/[\\/]/), ...segments.slice(literal.length)].join("/");
@@ -10569,6 +10497,59 @@ function describeFault(err) {
   return err instanceof Error ? err.message : String(err);
 }
 
+// src/local/pins.ts
+import { dirname as dirname13, join as join23 } from "node:path";
+function pinsDir(projectDir) {
+  return join23(projectDir, STATE_DIR_NAME, "pins");
+}
+function readPin(projectDir, memberId, port = NODE_FS) {
+  if (!isValidMemberId(memberId) || imitatesPersonId(memberId) || !hasPinsDir(projectDir, port)) return void 0;
+  return readPinIn(pinsDir(projectDir), memberId, port);
+}
+function listPins(projectDir, host, port = NODE_FS) {
+  if (!hasPinsDir(projectDir, port)) return [];
+  let names;
+  try {
+    names = port.readdirSync(pinsDir(projectDir));
+  } catch (err) {
+    if (errnoOf(err) === "ENOENT" || errnoOf(err) === "ENOTDIR") return [];
+    throw err;
+  }
+  const pins = [];
+  for (const name of names.sort()) {
+    if (!name.endsWith(".json")) continue;
+    const id = name.slice(0, -".json".length);
+    const pin = isValidMemberId(id) && !imitatesPersonId(id) ? readPinIn(pinsDir(projectDir), id, port) : void 0;
+    if (pin && (host === void 0 || pin.host === host)) pins.push(pin);
+  }
+  return pins;
+}
+function hasPinsDir(projectDir, port) {
+  const dir = pinsDir(projectDir);
+  return checkOwnDir(port, dirname13(dir), false) && checkOwnDir(port, dir, false);
+}
+function readPinIn(dir, memberId, port) {
+  let bytes;
+  try {
+    bytes = tryReadFile(port, join23(dir, `${memberId}.json`));
+  } catch (err) {
+    if (err instanceof StoreFault) throw err;
+    return void 0;
+  }
+  return bytes === void 0 ? void 0 : parsePin(bytes.toString("utf8"), memberId);
+}
+function parsePin(text, expectedId) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return void 0;
+  }
+  const p = value;
+  if (!p || typeof p !== "object" || p.member_id !== expectedId || typeof p.host !== "string") return void 0;
+  return { member_id: p.member_id, host: p.host, saved_at: typeof p.saved_at === "number" ? p.saved_at : 0 };
+}
+
 // src/tools/host-process.ts
 import { readFileSync as readFileSync3 } from "node:fs";
 var GO_BETWEENS = /* @__PURE__ */ new Set([
@@ -11193,6 +11174,57 @@ import { join as join25, sep as sep2 } from "node:path";
 
 // src/hooks/shell-checker.ts
 import { readdirSync as readdirSync4 } from "node:fs";
+
+// src/local/shell-checker-files.ts
+import { join as join24 } from "node:path";
+var NOTICE_NAME = /^checker-(\d+)\.json$/;
+function readCheckerNotices(projectDir, names, port = NODE_FS) {
+  const found = [];
+  for (const name of names) {
+    const match = NOTICE_NAME.exec(name);
+    if (!match) continue;
+    const path = join24(shellDirOf(projectDir), name);
+    try {
+      const stat = port.lstatIfExists(path);
+      if (stat === void 0 || !stat.isFile() || (stat.mode & 63) !== 0) continue;
+      const value = JSON.parse(tryReadFile(port, path)?.toString("utf8") ?? "null");
+      const start = value?.start;
+      if (value !== null && value.pid === Number(match[1]) && typeof value.machine === "string" && (start === null || typeof start === "number")) {
+        found.push({ pid: value.pid, machine: value.machine, start });
+      }
+    } catch {
+    }
+  }
+  return found;
+}
+function askPath(projectDir, key, pid) {
+  return join24(shellDirOf(projectDir), `${key}.ask-${pid}`);
+}
+function answerPath(projectDir, key, pid) {
+  return join24(shellDirOf(projectDir), `${key}.answer-${pid}.json`);
+}
+function writeAsk(projectDir, key, pid, port = NODE_FS) {
+  if (!isShellKey(key)) return false;
+  unlinkQuietly(port, answerPath(projectDir, key, pid));
+  const path = askPath(projectDir, key, pid);
+  try {
+    port.closeSync(openOwnFile(port, path, "create"));
+    return true;
+  } catch (err) {
+    if (errnoOf(err) !== "EEXIST") return false;
+    unlinkQuietly(port, path);
+    return writeAsk(projectDir, key, pid, port);
+  }
+}
+function readCheckerAnswer(projectDir, key, pid, port = NODE_FS) {
+  return tryReadFile(port, answerPath(projectDir, key, pid))?.toString("utf8");
+}
+function removeAsk(projectDir, key, pid, port = NODE_FS) {
+  unlinkQuietly(port, askPath(projectDir, key, pid));
+  unlinkQuietly(port, answerPath(projectDir, key, pid));
+}
+
+// src/hooks/shell-checker.ts
 var ASK_TIMEOUT_MS = 150;
 function liveShellCheckerOf(projectDir) {
   let names;

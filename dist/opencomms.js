@@ -2851,6 +2851,43 @@ var init_crypto = __esm({
   }
 });
 
+// src/store/ctx.ts
+function createEngineCtx(now, history) {
+  return {
+    now,
+    newId: (prefix) => prefix + randomHex(16),
+    nonce: () => randomHex(8),
+    hash32: (text) => sha256Hex(text).slice(0, 32),
+    history,
+    isProcessAlive: (proc) => isRecordedProcessAlive(proc)
+  };
+}
+var init_ctx = __esm({
+  "src/store/ctx.ts"() {
+    "use strict";
+    init_crypto();
+    init_liveness();
+  }
+});
+
+// src/engine/changes/cli.ts
+var cliChanges;
+var init_cli = __esm({
+  "src/engine/changes/cli.ts"() {
+    "use strict";
+    cliChanges = {};
+  }
+});
+
+// src/engine/changes/hooks.ts
+var hooksChanges;
+var init_hooks = __esm({
+  "src/engine/changes/hooks.ts"() {
+    "use strict";
+    hooksChanges = {};
+  }
+});
+
 // src/engine/budgets.ts
 function budgetRefusal(channel, now) {
   const { max_runtime_ms: runtime, max_delivered_messages: messages } = channel.budgets;
@@ -3224,6 +3261,24 @@ var init_message = __esm({
   }
 });
 
+// src/engine/changes/push.ts
+var pushChanges;
+var init_push = __esm({
+  "src/engine/changes/push.ts"() {
+    "use strict";
+    pushChanges = {};
+  }
+});
+
+// src/engine/changes/tools.ts
+var toolsChanges;
+var init_tools = __esm({
+  "src/engine/changes/tools.ts"() {
+    "use strict";
+    toolsChanges = {};
+  }
+});
+
 // src/engine/changes/table.ts
 function changeNamed(name) {
   return Object.prototype.hasOwnProperty.call(CHANGES, name) ? CHANGES[name] : void 0;
@@ -3232,9 +3287,17 @@ var CHANGES;
 var init_table = __esm({
   "src/engine/changes/table.ts"() {
     "use strict";
+    init_cli();
+    init_hooks();
     init_message();
+    init_push();
+    init_tools();
     CHANGES = {
-      ...messageChanges
+      ...messageChanges,
+      ...toolsChanges,
+      ...hooksChanges,
+      ...cliChanges,
+      ...pushChanges
     };
   }
 });
@@ -3318,10 +3381,10 @@ var init_url = __esm({
   }
 });
 
-// src/store/state-dir.ts
+// src/local/state-dir.ts
 var STATE_DIR_NAME;
 var init_state_dir = __esm({
-  "src/store/state-dir.ts"() {
+  "src/local/state-dir.ts"() {
     "use strict";
     STATE_DIR_NAME = ".opencomms";
   }
@@ -3377,7 +3440,7 @@ var init_check = __esm({
   }
 });
 
-// src/store/fs-port.ts
+// src/files/fs-port.ts
 function errnoOf(err) {
   const code = err?.code;
   return typeof code === "string" ? code : void 0;
@@ -3399,7 +3462,7 @@ function unlinkQuietly(port, path) {
 }
 var fs, FILE_MODE, DIR_MODE, PROGRAM_MODE, NODE_FS;
 var init_fs_port = __esm({
-  "src/store/fs-port.ts"() {
+  "src/files/fs-port.ts"() {
     "use strict";
     fs = __toESM(require("node:fs"));
     FILE_MODE = 384;
@@ -3427,7 +3490,7 @@ var init_fs_port = __esm({
   }
 });
 
-// src/store/faults.ts
+// src/files/faults.ts
 function unwritable(action, path, err) {
   if (err instanceof StoreFault) return err;
   const errno = err?.code;
@@ -3436,7 +3499,7 @@ function unwritable(action, path, err) {
 }
 var StoreFault;
 var init_faults = __esm({
-  "src/store/faults.ts"() {
+  "src/files/faults.ts"() {
     "use strict";
     StoreFault = class extends Error {
       code;
@@ -3452,7 +3515,7 @@ var init_faults = __esm({
   }
 });
 
-// src/store/own-files.ts
+// src/files/own-files.ts
 function openOwnFile(port, path, use, mode = FILE_MODE) {
   return use === "create" ? openNoFollow(port, path, use, mode) : openChecked(port, path, use, mode).fd;
 }
@@ -3602,7 +3665,7 @@ function closeQuietly(port, fd) {
 }
 var import_node_fs2, import_node_path2, IS_POSIX, SHARED_BITS, C, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY, OPEN_FLAGS, NARROW_DEPTH, UID, LINK_FIX;
 var init_own_files = __esm({
-  "src/store/own-files.ts"() {
+  "src/files/own-files.ts"() {
     "use strict";
     import_node_fs2 = require("node:fs");
     import_node_path2 = require("node:path");
@@ -3688,7 +3751,7 @@ var init_folder_check = __esm({
   }
 });
 
-// src/store/file-read.ts
+// src/files/file-read.ts
 function tryReadFile(port, path) {
   const opened = openOwnForRead(port, path);
   if (opened === void 0) return void 0;
@@ -3734,7 +3797,7 @@ function encodeReusing(text) {
 }
 var SCRATCH_KEEP_BYTES, scratch;
 var init_file_read = __esm({
-  "src/store/file-read.ts"() {
+  "src/files/file-read.ts"() {
     "use strict";
     init_own_files();
     SCRATCH_KEEP_BYTES = 8 << 20;
@@ -3742,7 +3805,7 @@ var init_file_read = __esm({
   }
 });
 
-// src/store/leftovers.ts
+// src/local/leftovers.ts
 function leftoverPidOf(name) {
   const match = LEFTOVER_NAME.exec(name);
   if (!match) return void 0;
@@ -3794,7 +3857,7 @@ function removeLeftovers(options) {
 }
 var import_node_path4, LEFTOVER_MIN_AGE_MS, LEFTOVER_NAME, SUBDIRS;
 var init_leftovers = __esm({
-  "src/store/leftovers.ts"() {
+  "src/local/leftovers.ts"() {
     "use strict";
     import_node_path4 = require("node:path");
     init_fs_port();
@@ -3805,7 +3868,22 @@ var init_leftovers = __esm({
   }
 });
 
-// src/store/lock-stamp.ts
+// src/store/limits.ts
+function isValidChannelId(id) {
+  return typeof id === "string" && CHANNEL_ID_PATTERN.test(id);
+}
+var HISTORY_KEEP_RECORDS, HISTORY_COMPACT_LINES, LOCK_TIMEOUT_MS;
+var init_limits = __esm({
+  "src/store/limits.ts"() {
+    "use strict";
+    init_constants();
+    HISTORY_KEEP_RECORDS = 2e3;
+    HISTORY_COMPACT_LINES = 2500;
+    LOCK_TIMEOUT_MS = 5e3;
+  }
+});
+
+// src/store/file/lock-stamp.ts
 function markHeld(token, isHeld) {
   if (isHeld) HELD_TOKENS.add(token);
   else HELD_TOKENS.delete(token);
@@ -3880,14 +3958,14 @@ function isServableTicket(options, owner, file, at) {
   if (owner.host !== options.host || owner.ns !== place.ns) return false;
   return !isLocalHolderGone(options, owner, file, at);
 }
-var LOCK_TIMEOUT_MS, LOCK_STALE_MS, LOCK_REFRESH_MS, EMPTY_LOCK_STALE_MS, START_SLACK_MS, HELD_TOKENS;
+var LOCK_STALE_MS, LOCK_REFRESH_MS, EMPTY_LOCK_STALE_MS, START_SLACK_MS, HELD_TOKENS;
 var init_lock_stamp = __esm({
-  "src/store/lock-stamp.ts"() {
+  "src/store/file/lock-stamp.ts"() {
     "use strict";
     init_place();
     init_liveness();
     init_times();
-    LOCK_TIMEOUT_MS = 5e3;
+    init_limits();
     LOCK_STALE_MS = 15e3;
     LOCK_REFRESH_MS = 4e3;
     EMPTY_LOCK_STALE_MS = 2e3;
@@ -3896,7 +3974,7 @@ var init_lock_stamp = __esm({
   }
 });
 
-// src/store/lock-file.ts
+// src/store/file/lock-file.ts
 function stagingPathFor(beside) {
   return (0, import_node_path5.join)((0, import_node_path5.dirname)(beside), `.${(0, import_node_path5.basename)(beside).replace(/^\./, "")}.${process.pid}.${randomHex(4)}.tmp`);
 }
@@ -4027,7 +4105,7 @@ function releaseLock(port, handle) {
 }
 var import_node_path5, RESTAMP_BEFORE_LINK_MS, NO_LINK_CODES;
 var init_lock_file = __esm({
-  "src/store/lock-file.ts"() {
+  "src/store/file/lock-file.ts"() {
     "use strict";
     init_crypto();
     import_node_path5 = require("node:path");
@@ -4041,7 +4119,7 @@ var init_lock_file = __esm({
   }
 });
 
-// src/store/lock-break.ts
+// src/store/file/lock-break.ts
 function holdingKeyOf(file) {
   return file.owner?.token ?? `${file.ino}:${file.bytes.toString("base64")}`;
 }
@@ -4163,7 +4241,7 @@ function breakAbandonedLock(options) {
 }
 var import_node_path6, RECHECK_MS;
 var init_lock_break = __esm({
-  "src/store/lock-break.ts"() {
+  "src/store/file/lock-break.ts"() {
     "use strict";
     init_crypto();
     import_node_path6 = require("node:path");
@@ -4177,19 +4255,19 @@ var init_lock_break = __esm({
   }
 });
 
-// src/store/member-id.ts
+// src/local/member-id.ts
 function isValidMemberId(id) {
   return typeof id === "string" && MEMBER_ID_PATTERN.test(id);
 }
 var MEMBER_ID_PATTERN;
 var init_member_id = __esm({
-  "src/store/member-id.ts"() {
+  "src/local/member-id.ts"() {
     "use strict";
     MEMBER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
   }
 });
 
-// src/store/replace-file.ts
+// src/files/replace-file.ts
 function sleepSync(ms) {
   Atomics.wait(SLEEP_CELL, 0, 0, ms);
 }
@@ -4328,7 +4406,7 @@ function writeDurably(port, path, data) {
 }
 var import_node_path7, RENAME_RETRY_CODES, RENAME_BACKOFF_MS, DIR_FSYNC_UNSUPPORTED, SLEEP_CELL, USER_FILE_MODE, LINK_UNSUPPORTED;
 var init_replace_file = __esm({
-  "src/store/replace-file.ts"() {
+  "src/files/replace-file.ts"() {
     "use strict";
     init_crypto();
     import_node_path7 = require("node:path");
@@ -4344,7 +4422,7 @@ var init_replace_file = __esm({
   }
 });
 
-// src/store/side-files.ts
+// src/local/side-files.ts
 function sideDir(projectDir, kind) {
   return (0, import_node_path8.join)(projectDir, STATE_DIR_NAME, kind);
 }
@@ -4464,7 +4542,7 @@ function removeOldRecords(port, dir, now) {
 }
 var import_node_path8, EDIT_LOG_MAX_BYTES, SHELL_RECORD_MAX_AGE_MS, SHELL_KEY;
 var init_side_files = __esm({
-  "src/store/side-files.ts"() {
+  "src/local/side-files.ts"() {
     "use strict";
     import_node_path8 = require("node:path");
     init_file_read();
@@ -4479,7 +4557,7 @@ var init_side_files = __esm({
   }
 });
 
-// src/store/waiting-changes.ts
+// src/store/file/waiting-changes.ts
 function changePathOf(ticketPath) {
   return ticketPath + CHANGE_SUFFIX;
 }
@@ -4558,7 +4636,7 @@ function seededCtx(ctx, change) {
 }
 var MAX_WAITING_PER_COMMIT, WAITING, PREPARED, ANSWERED, SEED, COMMIT, CHANGE_SUFFIX;
 var init_waiting_changes = __esm({
-  "src/store/waiting-changes.ts"() {
+  "src/store/file/waiting-changes.ts"() {
     "use strict";
     init_crypto();
     init_file_read();
@@ -4575,7 +4653,7 @@ var init_waiting_changes = __esm({
   }
 });
 
-// src/store/lock-queue.ts
+// src/store/file/lock-queue.ts
 function ticketPathOf(options, ticket) {
   return (0, import_node_path9.join)(queueDirOf(options.lockPath), ticket.name);
 }
@@ -4691,7 +4769,7 @@ function isPathPresent(port, path) {
 }
 var import_node_fs4, import_node_path9, TICKET_NAME, ticketsTaken, watchWithNodeFs;
 var init_lock_queue = __esm({
-  "src/store/lock-queue.ts"() {
+  "src/store/file/lock-queue.ts"() {
     "use strict";
     import_node_fs4 = require("node:fs");
     import_node_path9 = require("node:path");
@@ -4715,7 +4793,7 @@ var init_lock_queue = __esm({
   }
 });
 
-// src/store/lock.ts
+// src/store/file/lock.ts
 function stuckFault(options, timeoutMs, progress) {
   const holder = progress.holder;
   const who = holder ? `pid ${holder.pid} on ${holder.host}` : "an unknown holder";
@@ -4838,7 +4916,7 @@ async function takeLock(options, change) {
 }
 var HEAD_POLL_MS, QUEUE_POLL_MS, QUEUE_POLL_STEPS, POLL_MIN_MS, POLL_JITTER_MS, Progress;
 var init_lock = __esm({
-  "src/store/lock.ts"() {
+  "src/store/file/lock.ts"() {
     "use strict";
     init_faults();
     init_lock_stamp();
@@ -4877,7 +4955,7 @@ var init_lock = __esm({
   }
 });
 
-// src/store/file-check.ts
+// src/store/file/file-check.ts
 async function checkFileStore(projectDir, stateDir, options) {
   const checks = [
     ...guardCheck("state", () => checkState(projectDir, stateDir)),
@@ -4984,7 +5062,7 @@ function checkLeftovers(stateDir, fix) {
 }
 var import_node_fs5, import_node_os2, import_node_path10, OLD_LOCK_MS;
 var init_file_check = __esm({
-  "src/store/file-check.ts"() {
+  "src/store/file/file-check.ts"() {
     "use strict";
     import_node_fs5 = require("node:fs");
     import_node_os2 = require("node:os");
@@ -5002,7 +5080,7 @@ var init_file_check = __esm({
   }
 });
 
-// src/store/state-dir-watch.ts
+// src/local/state-dir-watch.ts
 function signatureOf(path) {
   try {
     const stat = (0, import_node_fs6.statSync)(path);
@@ -5167,7 +5245,7 @@ function watchStateDir(stateDir, options = {}) {
 }
 var import_node_fs6, import_node_path11, DEFAULT_DEBOUNCE_MS, DEFAULT_POLL_MS, STATE_FILE, watchDirWithNode;
 var init_state_dir_watch = __esm({
-  "src/store/state-dir-watch.ts"() {
+  "src/local/state-dir-watch.ts"() {
     "use strict";
     import_node_fs6 = require("node:fs");
     import_node_path11 = require("node:path");
@@ -5178,10 +5256,7 @@ var init_state_dir_watch = __esm({
   }
 });
 
-// src/store/history.ts
-function isValidChannelId(id) {
-  return typeof id === "string" && CHANNEL_ID_PATTERN.test(id);
-}
+// src/store/file/history.ts
 function linesBefore(port, fd, known, ino, size) {
   if (known && known.ino === ino && known.size <= size && hasPrefix(port, fd, known.prefix)) {
     return { lines: known.lines + countNewlinesIn(port, fd, known.size, size), prefix: known.prefix };
@@ -5262,19 +5337,17 @@ function parseRecord(line, channelId) {
 function sortOldestFirst(records) {
   return records.sort((a, b) => a.timestamp - b.timestamp);
 }
-var import_node_path12, HISTORY_KEEP_RECORDS, HISTORY_COMPACT_LINES, PREFIX_CHECK_BYTES, NEWLINE, COUNT_CHUNK_BYTES, HistoryLog;
+var import_node_path12, PREFIX_CHECK_BYTES, NEWLINE, COUNT_CHUNK_BYTES, HistoryLog;
 var init_history = __esm({
-  "src/store/history.ts"() {
+  "src/store/file/history.ts"() {
     "use strict";
     import_node_path12 = require("node:path");
     init_state_shape();
-    init_constants();
+    init_limits();
     init_fs_port();
     init_own_files();
     init_faults();
     init_replace_file();
-    HISTORY_KEEP_RECORDS = 2e3;
-    HISTORY_COMPACT_LINES = 2500;
     PREFIX_CHECK_BYTES = 128;
     NEWLINE = 10;
     COUNT_CHUNK_BYTES = 1 << 16;
@@ -5439,10 +5512,10 @@ var init_history = __esm({
   }
 });
 
-// src/store/board-history.ts
+// src/store/file/board-history.ts
 var import_node_path13, BOARD_HISTORY_FILE, BOARD_READ_MAX_BYTES, BoardHistoryLog;
 var init_board_history = __esm({
-  "src/store/board-history.ts"() {
+  "src/store/file/board-history.ts"() {
     "use strict";
     import_node_path13 = require("node:path");
     init_task_shape();
@@ -5536,18 +5609,7 @@ ${text}`;
   }
 });
 
-// src/store/load.ts
-function splitGeneration(text) {
-  const match = GENERATION_HEAD.exec(text);
-  if (!match) return { generation: void 0, body: text };
-  return { generation: Number(match[1]), commit: match[2], body: `{${text.slice(match[0].length)}` };
-}
-function withGeneration(body, generation, commit) {
-  if (!body.startsWith("{")) return body;
-  const rest = body.slice(1);
-  const head = commit === void 0 ? `{"generation":${generation}` : `{"generation":${generation},"commit":"${commit}"`;
-  return `${head}${rest.startsWith("}") ? "" : ","}${rest}`;
-}
+// src/store/parse.ts
 function parseStateText(codec, text, now, memo, learn = false) {
   if (memo !== void 0 && memo.text === text && codec.reparse) return { state: codec.reparse(text), baseline: text };
   let parsed;
@@ -5569,6 +5631,26 @@ function rejectionNote(what, reason, preservedAs) {
 function noteRejection(state, at, what, reason, preservedAs) {
   addError(state, at, rejectionNote(what, reason, preservedAs));
   if (preservedAs !== void 0) noteQuarantine(state, at, preservedAs.slice(Math.max(0, preservedAs.lastIndexOf("state.corrupt-"))));
+}
+var init_parse = __esm({
+  "src/store/parse.ts"() {
+    "use strict";
+    init_error_log();
+    init_quarantine();
+  }
+});
+
+// src/store/file/load.ts
+function splitGeneration(text) {
+  const match = GENERATION_HEAD.exec(text);
+  if (!match) return { generation: void 0, body: text };
+  return { generation: Number(match[1]), commit: match[2], body: `{${text.slice(match[0].length)}` };
+}
+function withGeneration(body, generation, commit) {
+  if (!body.startsWith("{")) return body;
+  const rest = body.slice(1);
+  const head = commit === void 0 ? `{"generation":${generation}` : `{"generation":${generation},"commit":"${commit}"`;
+  return `${head}${rest.startsWith("}") ? "" : ","}${rest}`;
 }
 function readState(port, statePath, codec, now, memo, learn = false) {
   let bytes;
@@ -5601,11 +5683,10 @@ function quarantineState(port, stateDir, bytes, now) {
 }
 var import_node_path14, QUARANTINE_ATTEMPTS, GENERATION_HEAD, GENERATION_HEAD_BYTES;
 var init_load = __esm({
-  "src/store/load.ts"() {
+  "src/store/file/load.ts"() {
     "use strict";
     import_node_path14 = require("node:path");
-    init_error_log();
-    init_quarantine();
+    init_parse();
     init_file_read();
     init_fs_port();
     init_own_files();
@@ -5696,7 +5777,7 @@ var init_change = __esm({
   }
 });
 
-// src/store/waiting-batch.ts
+// src/store/file/waiting-batch.ts
 function gatherWaiting(port, tickets, loadedCommit, limit) {
   const gathered = { toApply: [], committed: [] };
   for (const found of waitingChanges(port, tickets, limit)) {
@@ -5749,7 +5830,7 @@ function plainChange(op, args, member, at) {
 }
 var ServingFailed, ServingRefused;
 var init_waiting_batch = __esm({
-  "src/store/waiting-batch.ts"() {
+  "src/store/file/waiting-batch.ts"() {
     "use strict";
     init_table();
     init_presence();
@@ -5774,7 +5855,7 @@ var init_waiting_batch = __esm({
   }
 });
 
-// src/store/migrate-v1.ts
+// src/store/file/migrate-v1.ts
 function migrationPaths(projectDir, stateDir) {
   return { legacy: (0, import_node_path15.join)(projectDir, LEGACY_DIR_NAME, "state.json"), marker: (0, import_node_path15.join)(stateDir, MIGRATION_MARKER) };
 }
@@ -5833,20 +5914,40 @@ function isEmptyOperatorState(state) {
 }
 var import_node_path15, MIGRATION_MARKER, LEGACY_DIR_NAME;
 var init_migrate_v1 = __esm({
-  "src/store/migrate-v1.ts"() {
+  "src/store/file/migrate-v1.ts"() {
     "use strict";
     import_node_path15 = require("node:path");
     init_file_read();
     init_fs_port();
     init_faults();
-    init_load();
+    init_error_log();
     init_replace_file();
     MIGRATION_MARKER = "MIGRATED_FROM_V1";
     LEGACY_DIR_NAME = [".opencode", "comms"].join("-");
   }
 });
 
-// src/store/archives.ts
+// src/store/archive-shape.ts
+function archiveOfText(text, channelId) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return void 0;
+  }
+  return isArchiveRecord(value) && value.channel_id === channelId ? value : void 0;
+}
+function isArchiveRecord(value) {
+  const a = value;
+  return !!a && typeof a === "object" && a.schema === 1 && typeof a.channel_id === "string" && typeof a.name === "string" && Array.isArray(a.members) && Array.isArray(a.messages) && typeof a.saved_at === "number" && Number.isFinite(a.saved_at);
+}
+var init_archive_shape = __esm({
+  "src/store/archive-shape.ts"() {
+    "use strict";
+  }
+});
+
+// src/store/file/archives.ts
 function archivesDir(projectDir) {
   return (0, import_node_path16.join)(projectDir, STATE_DIR_NAME, "archives");
 }
@@ -5907,15 +6008,6 @@ function readArchiveIn(projectDir, channelId, port) {
   }
   return bytes === void 0 ? void 0 : archiveOfText(bytes.toString("utf8"), channelId);
 }
-function archiveOfText(text, channelId) {
-  let value;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return void 0;
-  }
-  return isArchiveRecord(value) && value.channel_id === channelId ? value : void 0;
-}
 function deleteArchive(projectDir, channelId, port = NODE_FS) {
   if (!isValidChannelId(channelId)) return false;
   const path = archivePath(projectDir, channelId);
@@ -5928,36 +6020,23 @@ function deleteArchive(projectDir, channelId, port = NODE_FS) {
     throw unwritable("delete the archive", path, err);
   }
 }
-function isArchiveRecord(value) {
-  const a = value;
-  return !!a && typeof a === "object" && a.schema === 1 && typeof a.channel_id === "string" && typeof a.name === "string" && Array.isArray(a.members) && Array.isArray(a.messages) && typeof a.saved_at === "number" && Number.isFinite(a.saved_at);
-}
 var import_node_path16;
 var init_archives = __esm({
-  "src/store/archives.ts"() {
+  "src/store/file/archives.ts"() {
     "use strict";
     import_node_path16 = require("node:path");
     init_file_read();
     init_fs_port();
     init_own_files();
     init_faults();
-    init_history();
+    init_limits();
+    init_archive_shape();
     init_replace_file();
     init_state_dir();
   }
 });
 
-// src/store/store.ts
-function createEngineCtx(now, history) {
-  return {
-    now,
-    newId: (prefix) => prefix + randomHex(16),
-    nonce: () => randomHex(8),
-    hash32: (text) => sha256Hex(text).slice(0, 32),
-    history,
-    isProcessAlive: (proc) => isRecordedProcessAlive(proc)
-  };
-}
+// src/store/file/store.ts
 function createStore(options) {
   const projectDir = (0, import_node_path17.resolve)(options.projectDir);
   const stateDir = (0, import_node_path17.join)(projectDir, STATE_DIR_NAME);
@@ -6188,11 +6267,11 @@ function createStore(options) {
 }
 var import_node_os3, import_node_path17, FENCE_ATTEMPTS, FenceLost;
 var init_store = __esm({
-  "src/store/store.ts"() {
+  "src/store/file/store.ts"() {
     "use strict";
     init_crypto();
+    init_ctx();
     import_node_os3 = require("node:os");
-    init_liveness();
     import_node_path17 = require("node:path");
     init_change_call();
     init_describe();
@@ -6205,6 +6284,8 @@ var init_store = __esm({
     init_history();
     init_board_history();
     init_load();
+    init_error_log();
+    init_parse();
     init_change();
     init_finished();
     init_lock();
@@ -6239,7 +6320,7 @@ var init_history_cache = __esm({
   "src/store/redis/history-cache.ts"() {
     "use strict";
     init_state_shape();
-    init_history();
+    init_limits();
     HistoryNotLoaded = class extends Error {
       constructor(channelId) {
         super(`history of ${channelId} is not loaded`);
@@ -7731,8 +7812,8 @@ var init_archive_shelf = __esm({
   "src/store/redis/archive-shelf.ts"() {
     "use strict";
     init_task_shape();
-    init_archives();
-    init_history();
+    init_archive_shape();
+    init_limits();
     init_replies();
     BOARD_SCAN_ENTRIES = 5e3;
     BOARD_SCAN_PAGE = 500;
@@ -8283,16 +8364,17 @@ var init_redis_store = __esm({
     "use strict";
     import_node_path18 = require("node:path");
     init_faults();
-    init_history();
-    init_load();
+    init_limits();
+    init_error_log();
+    init_parse();
     init_change();
-    init_lock();
-    init_store();
+    init_limits();
+    init_ctx();
     init_change_call();
     init_describe();
     init_state_dir();
-    init_archives();
-    init_history();
+    init_archive_shape();
+    init_limits();
     init_url();
     init_history_cache();
     init_keys();
@@ -8437,779 +8519,6 @@ var init_config = __esm({
   }
 });
 
-// src/store/pins.ts
-function pinsDir(projectDir) {
-  return (0, import_node_path19.join)(projectDir, STATE_DIR_NAME, "pins");
-}
-function writePin(projectDir, pin, options = {}) {
-  if (!isValidMemberId(pin.member_id)) throw new Error(`invalid member id: ${JSON.stringify(pin.member_id)}`);
-  if (imitatesPersonId(pin.member_id)) throw new Error(`member id ${JSON.stringify(pin.member_id)} reads as the person's id, which is reserved for a person: it is never pinned`);
-  const port = options.fs ?? NODE_FS;
-  const record = { member_id: pin.member_id, host: pin.host, saved_at: (options.now ?? Date.now)() };
-  const dir = pinsDir(projectDir);
-  const path = (0, import_node_path19.join)(dir, `${pin.member_id}.json`);
-  try {
-    ensureOwnDir(port, (0, import_node_path19.dirname)(dir));
-    ensureOwnDir(port, dir);
-    replaceFile(port, path, JSON.stringify(record, null, 2) + "\n");
-  } catch (err) {
-    throw unwritable("write the pin", path, err);
-  }
-  return record;
-}
-function readPin(projectDir, memberId, port = NODE_FS) {
-  if (!isValidMemberId(memberId) || imitatesPersonId(memberId) || !hasPinsDir(projectDir, port)) return void 0;
-  return readPinIn(pinsDir(projectDir), memberId, port);
-}
-function listPins(projectDir, host, port = NODE_FS) {
-  if (!hasPinsDir(projectDir, port)) return [];
-  let names;
-  try {
-    names = port.readdirSync(pinsDir(projectDir));
-  } catch (err) {
-    if (errnoOf(err) === "ENOENT" || errnoOf(err) === "ENOTDIR") return [];
-    throw err;
-  }
-  const pins = [];
-  for (const name of names.sort()) {
-    if (!name.endsWith(".json")) continue;
-    const id = name.slice(0, -".json".length);
-    const pin = isValidMemberId(id) && !imitatesPersonId(id) ? readPinIn(pinsDir(projectDir), id, port) : void 0;
-    if (pin && (host === void 0 || pin.host === host)) pins.push(pin);
-  }
-  return pins;
-}
-function hasPinsDir(projectDir, port) {
-  const dir = pinsDir(projectDir);
-  return checkOwnDir(port, (0, import_node_path19.dirname)(dir), false) && checkOwnDir(port, dir, false);
-}
-function readPinIn(dir, memberId, port) {
-  let bytes;
-  try {
-    bytes = tryReadFile(port, (0, import_node_path19.join)(dir, `${memberId}.json`));
-  } catch (err) {
-    if (err instanceof StoreFault) throw err;
-    return void 0;
-  }
-  return bytes === void 0 ? void 0 : parsePin(bytes.toString("utf8"), memberId);
-}
-function parsePin(text, expectedId) {
-  let value;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return void 0;
-  }
-  const p = value;
-  if (!p || typeof p !== "object" || p.member_id !== expectedId || typeof p.host !== "string") return void 0;
-  return { member_id: p.member_id, host: p.host, saved_at: typeof p.saved_at === "number" ? p.saved_at : 0 };
-}
-var import_node_path19;
-var init_pins = __esm({
-  "src/store/pins.ts"() {
-    "use strict";
-    import_node_path19 = require("node:path");
-    init_file_read();
-    init_fs_port();
-    init_own_files();
-    init_faults();
-    init_replace_file();
-    init_state_dir();
-    init_person();
-    init_member_id();
-  }
-});
-
-// src/store/real-path.ts
-function joinAsWritten(dir, path) {
-  if ((0, import_node_path20.isAbsolute)(path)) return path;
-  return dir.endsWith("/") || dir.endsWith(import_node_path20.sep) ? dir + path : dir + import_node_path20.sep + path;
-}
-function realPathOf(path, from) {
-  const absolute = joinAsWritten(from ?? process.cwd(), path);
-  try {
-    return import_node_fs8.realpathSync.native(absolute);
-  } catch {
-    const root = (0, import_node_path20.parse)(absolute).root;
-    return walkNames(root, absolute.slice(root.length).split(/[\\/]/), { left: MAX_LINKS_PER_WALK }).path;
-  }
-}
-function walkNames(dir, names, links) {
-  let at = dir;
-  for (let i = 0; i < names.length; i += 1) {
-    const name = names[i];
-    if (name === "" || name === ".") continue;
-    if (name === "..") {
-      at = (0, import_node_path20.dirname)(at);
-      continue;
-    }
-    const next = (0, import_node_path20.join)(at, name);
-    const rest = names.slice(i + 1);
-    const missing = { path: (0, import_node_path20.join)(next, ...rest), found: false };
-    let isLink;
-    try {
-      isLink = (0, import_node_fs8.lstatSync)(next).isSymbolicLink();
-    } catch {
-      return missing;
-    }
-    if (!isLink) {
-      at = next;
-      continue;
-    }
-    let target;
-    try {
-      target = (0, import_node_fs8.readlinkSync)(next);
-    } catch {
-      return missing;
-    }
-    if (--links.left < 0) return missing;
-    const base = (0, import_node_path20.isAbsolute)(target) ? (0, import_node_path20.parse)(target).root : at;
-    const through = walkNames(base, (0, import_node_path20.isAbsolute)(target) ? target.slice(base.length).split(/[\\/]/) : target.split(/[\\/]/), links);
-    if (through.found) {
-      at = through.path;
-      continue;
-    }
-    const isLast = rest.every((n) => n === "" || n === ".");
-    return isLast && links.left >= 0 ? through : missing;
-  }
-  return { path: at, found: true };
-}
-var import_node_fs8, import_node_path20, MAX_LINKS_PER_WALK;
-var init_real_path = __esm({
-  "src/store/real-path.ts"() {
-    "use strict";
-    import_node_fs8 = require("node:fs");
-    import_node_path20 = require("node:path");
-    MAX_LINKS_PER_WALK = 40;
-  }
-});
-
-// src/engine/archives.ts
-function parseArchive(value) {
-  if (!isObj(value) || value.schema !== 1 || typeof value.channel_id !== "string" || typeof value.name !== "string" || !Array.isArray(value.members) || !Array.isArray(value.messages) || typeof value.saved_at !== "number" || !Number.isFinite(value.saved_at)) return void 0;
-  try {
-    const notes = [];
-    const members = value.members.map((m, i) => checkMember(m, `members[${i}]`, notes, true));
-    const messages = value.messages.map((raw, i) => checkHistoryRecord(raw, `messages[${i}]`, notes));
-    const text = (v) => typeof v === "string" ? v : null;
-    const num = (v, fallback) => typeof v === "number" && Number.isFinite(v) ? v : fallback;
-    const budgets = isObj(value.budgets) ? value.budgets : {};
-    const savedAt = clampToDateRange(value.saved_at);
-    return {
-      schema: 1,
-      channel_id: value.channel_id,
-      name: value.name,
-      parent_channel_id: text(value.parent_channel_id),
-      description: text(value.description),
-      summary: text(value.summary),
-      members,
-      budgets: {
-        max_runtime_ms: typeof budgets.max_runtime_ms === "number" ? budgets.max_runtime_ms : null,
-        max_delivered_messages: typeof budgets.max_delivered_messages === "number" ? budgets.max_delivered_messages : null
-      },
-      created_at: isDateTime(value.created_at) ? value.created_at : savedAt,
-      saved_at: savedAt,
-      saved_by: text(value.saved_by),
-      saved_by_role: text(value.saved_by_role),
-      message_count: num(value.message_count, messages.length),
-      final_state_note: text(value.final_state_note),
-      messages: messages.slice(-MAX_ARCHIVED_MESSAGES)
-    };
-  } catch (err) {
-    if (err instanceof ShapeError) return void 0;
-    throw err;
-  }
-}
-function archiveListEntry(archive) {
-  return {
-    archive_id: archive.channel_id,
-    name: archive.name,
-    saved_at: archive.saved_at,
-    message_count: archive.message_count,
-    roles: archive.members.map((m) => m.role)
-  };
-}
-function viewArchive(archive, input, ctx) {
-  if (!archive.members.some((m) => m.session_id === input.session_id)) {
-    return refuse("not_archived_member", `Only archived members of "${archive.name}" may read it.`);
-  }
-  if (input.mode === "summary") {
-    return succeed(`Archive of "${archive.name}".`, {
-      ...archiveListEntry(archive),
-      // Peer-written, each shown as one neutral line.
-      description: archive.description === null ? null : peerLine(archive.description),
-      summary: archive.summary === null ? null : peerLine(archive.summary),
-      members: archive.members.map((m) => ({ session_id: m.session_id, role: m.role, host: m.host })),
-      saved_by_role: archive.saved_by_role
-    });
-  }
-  const raw = input.limit;
-  const limit = typeof raw === "number" && Number.isFinite(raw) ? Math.min(500, Math.max(1, Math.floor(raw))) : 50;
-  const newest = [...archive.messages].reverse().slice(0, limit);
-  return succeed(`${newest.length} message(s) from the archive of "${archive.name}".`, {
-    messages: newest.map((e) => ({
-      message_id: e.message_id,
-      sender_role: e.sender_role,
-      recipient_role: e.recipient_role,
-      message_type: e.message_type,
-      timestamp: e.timestamp,
-      reply_to: e.reply_to,
-      framed: frameMessage(e, archive.name, ctx.nonce())
-    })),
-    untrusted_notice: UNTRUSTED_NOTICE
-  });
-}
-var init_archives2 = __esm({
-  "src/engine/archives.ts"() {
-    "use strict";
-    init_constants();
-    init_framing();
-    init_reasons();
-    init_member_shape();
-    init_shape_checks();
-    init_state_shape();
-    init_times();
-  }
-});
-
-// src/store/project-copy.ts
-function assembleCopy(parts) {
-  const ids = /* @__PURE__ */ new Set();
-  for (const channel of Object.values(parts.state.channels)) ids.add(channel.id);
-  for (const envelope of Object.values(parts.state.messages)) ids.add(envelope.channel_id);
-  for (const id of parts.history.keys()) ids.add(id);
-  for (const id of parts.archives.keys()) ids.add(id);
-  return {
-    state: parts.text,
-    hasState: parts.hasState,
-    history: parts.history,
-    board: parts.board,
-    archives: parts.archives,
-    channelIds: [...ids].filter(isValidChannelId).sort(),
-    channels: Object.keys(parts.state.channels).length,
-    messages: Object.keys(parts.state.messages).length,
-    skipped: parts.skipped
-  };
-}
-function parseArchiveText(text, id) {
-  let value;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return void 0;
-  }
-  const checked = parseArchive(value);
-  return checked && checked.channel_id === id && isValidChannelId(id) ? value : void 0;
-}
-function pathsOf(projectDir) {
-  const stateDir = (0, import_node_path21.join)(projectDir, STATE_DIR_NAME);
-  return {
-    stateDir,
-    statePath: (0, import_node_path21.join)(stateDir, "state.json"),
-    lockPath: (0, import_node_path21.join)(stateDir, ".state.lock"),
-    historyDir: (0, import_node_path21.join)(stateDir, "history"),
-    archivesDir: (0, import_node_path21.join)(stateDir, "archives")
-  };
-}
-function idsIn(port, dir, suffix) {
-  if (!checkOwnDir(port, dir, false)) return [];
-  return port.readdirSync(dir).filter((name) => name.endsWith(suffix)).map((name) => name.slice(0, -suffix.length)).filter(isValidChannelId).sort();
-}
-async function readFileProject(side) {
-  const port = side.port ?? NODE_FS;
-  const paths = pathsOf(side.projectDir);
-  if (!checkOwnDir(port, paths.stateDir, false)) return void 0;
-  const lock = await claimLock({ port, lockPath: paths.lockPath, host: (0, import_node_os4.hostname)() });
-  try {
-    const loaded = readState(port, paths.statePath, side.codec, (side.now ?? Date.now)());
-    if (loaded.rejected) {
-      throw new MigrationRefused(
-        "source_unloadable",
-        `${paths.statePath} does not load (${loaded.rejected.reason}), so nothing was copied. Run "opencomms doctor --project ${side.projectDir}" and fix the state first`
-      );
-    }
-    const log = new HistoryLog({ port, historyDir: paths.historyDir });
-    const history = /* @__PURE__ */ new Map();
-    for (const id of idsIn(port, paths.historyDir, ".jsonl")) {
-      const records = log.list(id);
-      if (records.length > 0) history.set(id, records.map((r) => JSON.stringify(r)));
-    }
-    const archives = /* @__PURE__ */ new Map();
-    for (const archive of listArchives(side.projectDir, port)) {
-      const text = JSON.stringify(archive);
-      if (parseArchiveText(text, archive.channel_id)) archives.set(archive.channel_id, text);
-    }
-    const skipped = idsIn(port, paths.archivesDir, ".json").length - archives.size;
-    const board = new BoardHistoryLog(port, paths.historyDir).list(Infinity).map((t) => JSON.stringify(t));
-    if (loaded.isAbsent && history.size === 0 && board.length === 0 && archives.size === 0) return void 0;
-    return assembleCopy({
-      state: loaded.state,
-      text: loaded.baseline,
-      hasState: !loaded.isAbsent,
-      history,
-      board,
-      archives,
-      skipped
-    });
-  } finally {
-    releaseLock(port, lock);
-  }
-}
-async function writeFileProject(side, copy) {
-  const port = side.port ?? NODE_FS;
-  const paths = pathsOf(side.projectDir);
-  if (!port.statIfExists(side.projectDir)?.isDirectory()) {
-    throw new MigrationRefused("target_missing", `${side.projectDir} is not a folder: create the project folder (or pass --project DIR), then run migrate again`);
-  }
-  ensureOwnDir(port, paths.stateDir);
-  const lock = await claimLock({ port, lockPath: paths.lockPath, host: (0, import_node_os4.hostname)() });
-  try {
-    refuseHeldTarget(port, paths);
-    const log = new HistoryLog({ port, historyDir: paths.historyDir });
-    if (copy.history.size > 0 || copy.board.length > 0) ensureOwnDir(port, paths.historyDir);
-    for (const [id, records] of copy.history) replaceFile(port, log.pathOf(id), linesOf(records));
-    if (copy.board.length > 0) replaceFile(port, new BoardHistoryLog(port, paths.historyDir).path, linesOf(copy.board));
-    for (const [id, text] of copy.archives) writeArchive(side.projectDir, parseArchiveText(text, id), port);
-    replaceFile(port, paths.statePath, withGeneration(copy.state, 1));
-    return compareFiles(side.projectDir, port, copy);
-  } finally {
-    releaseLock(port, lock);
-  }
-}
-function refuseHeldFileTarget(side) {
-  const port = side.port ?? NODE_FS;
-  const paths = pathsOf(side.projectDir);
-  if (checkOwnDir(port, paths.stateDir, false)) refuseHeldTarget(port, paths);
-}
-function refuseHeldTarget(port, paths) {
-  const held = [];
-  if (port.lstatIfExists(paths.statePath) !== void 0) held.push("state.json");
-  const logs = idsIn(port, paths.historyDir, ".jsonl").length;
-  if (logs > 0) held.push(`${logs} history log${logs === 1 ? "" : "s"}`);
-  if (port.lstatIfExists(new BoardHistoryLog(port, paths.historyDir).path) !== void 0) held.push("the board's history");
-  const archives = idsIn(port, paths.archivesDir, ".json").length;
-  if (archives > 0) held.push(`${archives} archive${archives === 1 ? "" : "s"}`);
-  if (held.length === 0) return;
-  throw new MigrationRefused(
-    "target_has_state",
-    `${paths.stateDir} already holds a project (${held.join(", ")}), so nothing was copied: migrate only fills an empty target. Move state.json, history/ and archives/ out of ${paths.stateDir} (or pass another --project), then run it again`
-  );
-}
-function linesOf(records) {
-  let text = "";
-  for (const record of records) text += `${record}
-`;
-  return text;
-}
-function compareFiles(projectDir, port, copy) {
-  const paths = pathsOf(projectDir);
-  const mismatches = [];
-  const stateBytes = tryReadFile(port, paths.statePath);
-  const { generation, body } = splitGeneration(stateBytes?.toString("utf8") ?? "");
-  if (stateBytes === void 0 || generation !== 1 || body !== copy.state) mismatches.push(`${paths.statePath} does not hold the copied state`);
-  const log = new HistoryLog({ port, historyDir: paths.historyDir });
-  for (const [id, records] of copy.history) {
-    if (tryReadFile(port, log.pathOf(id))?.toString("utf8") !== linesOf(records)) mismatches.push(`${log.pathOf(id)} does not hold the ${records.length} copied records`);
-  }
-  const boardPath = new BoardHistoryLog(port, paths.historyDir).path;
-  if (copy.board.length > 0 && tryReadFile(port, boardPath)?.toString("utf8") !== linesOf(copy.board)) mismatches.push(`${boardPath} does not hold the ${copy.board.length} copied tasks`);
-  for (const [id, text] of copy.archives) {
-    const back = readArchive(projectDir, id, port);
-    if (back === void 0 || JSON.stringify(back) !== JSON.stringify(JSON.parse(text))) mismatches.push(`the archive ${id} does not read back as copied`);
-  }
-  return mismatches;
-}
-var import_node_os4, import_node_path21, MigrationRefused;
-var init_project_copy = __esm({
-  "src/store/project-copy.ts"() {
-    "use strict";
-    import_node_os4 = require("node:os");
-    import_node_path21 = require("node:path");
-    init_archives2();
-    init_archives();
-    init_file_read();
-    init_fs_port();
-    init_own_files();
-    init_history();
-    init_board_history();
-    init_load();
-    init_lock();
-    init_replace_file();
-    init_state_dir();
-    MigrationRefused = class extends Error {
-      constructor(reason, message) {
-        super(message);
-        this.reason = reason;
-        this.name = "MigrationRefused";
-      }
-      reason;
-    };
-  }
-});
-
-// src/store/redis/project-copy.ts
-function copyBytes(copy) {
-  let bytes = Buffer.byteLength(copy.state);
-  for (const records of copy.history.values()) for (const r of records) bytes += Buffer.byteLength(r);
-  for (const r of copy.board) bytes += Buffer.byteLength(r);
-  for (const text of copy.archives.values()) bytes += Buffer.byteLength(text);
-  return bytes;
-}
-function migrationClient(config, bytes) {
-  return clientFor(config, { timeoutMs: config.timeoutMs + Math.ceil(bytes / (1 << 20)) * TIMEOUT_PER_MIB_MS });
-}
-async function writeRedisProject(client, keys, copy) {
-  const token = randomHex(12);
-  const streams = copy.channelIds;
-  const keyList = [keys.version, keys.state, keys.commits, keys.archives, ...streams.map((id) => keys.history(id)), keys.board];
-  const args = [copy.state, token, REMEMBERED_COMMITS, keys.notices, copy.archives.size];
-  for (const [id, text] of copy.archives) args.push(id, text);
-  for (const id of streams) {
-    const records = copy.history.get(id) ?? [];
-    args.push(records.length, ...records);
-  }
-  args.push(copy.board.length, ...copy.board);
-  const reply = await client.command(["EVAL", MIGRATE_SCRIPT, keyList.length, ...keyList, ...args]);
-  if (!Array.isArray(reply) || reply[0] !== 0 && reply[0] !== 1) throw copyProtocolFault(client, "the migration script answered an unexpected shape");
-  if (reply[0] === 0) {
-    const found = Array.isArray(reply[1]) ? reply[1].map((k) => textOf(k) ?? "") : [];
-    throw new MigrationRefused(
-      "target_has_state",
-      `The Redis store at ${client.where} already holds project data under ${keys.pattern} (${found.slice(0, 5).join(", ")}${found.length > 5 ? ", \u2026" : ""}), so nothing was written: migrate only fills an empty project. Choose another OPENCOMMS_PROJECT_ID, or delete that project's keys if it is unused, then run it again`
-    );
-  }
-  return textOf(reply[1]) ?? "";
-}
-async function compareRedisProject(client, keys, copy, version) {
-  const mismatches = [];
-  const [nowVersion, state] = await atomically(client, [["GET", keys.version], ["GET", keys.state]]);
-  if (textOf(nowVersion) !== version) {
-    mismatches.push(`${keys.version} changed after the copy (another client wrote to the project), so the state could not be compared`);
-  } else if (textOf(state) !== copy.state) {
-    mismatches.push(`${keys.state} does not hold the copied state`);
-  }
-  for (const [id, records] of copy.history) {
-    const back = await readStream(client, keys.history(id), records.length);
-    if (back.length < records.length || records.some((r, i) => back[i] !== r)) mismatches.push(`${keys.history(id)} does not hold the ${records.length} copied records in order`);
-  }
-  const board = await readStream(client, keys.board, copy.board.length);
-  if (board.length < copy.board.length || copy.board.some((r, i) => board[i] !== r)) mismatches.push(`${keys.board} does not hold the ${copy.board.length} copied tasks in order`);
-  const archives = hashOf(await client.command(["HGETALL", keys.archives]));
-  for (const [id, text] of copy.archives) {
-    if (archives.get(id) !== text) mismatches.push(`the archive ${id} in ${keys.archives} does not read back as copied`);
-  }
-  return mismatches;
-}
-async function readRedisProject(client, keys, codec, now = Date.now) {
-  for (let attempt = 1; attempt <= READ_ATTEMPTS; attempt++) {
-    const [version, text, epoch, hash] = await atomically(client, [["GET", keys.version], ["GET", keys.state], ["GET", keys.epoch], ["HGETALL", keys.archives]]);
-    const stateText = textOf(text);
-    let skipped = 0;
-    const archives = /* @__PURE__ */ new Map();
-    for (const [id, value] of hashOf(hash)) {
-      if (parseArchiveText(value, id)) archives.set(id, value);
-      else skipped++;
-    }
-    const board = (await readStream(client, keys.board, Infinity)).filter(isTaskText);
-    if (stateText === null && archives.size === 0 && board.length === 0) return void 0;
-    const parsed = stateText === null ? void 0 : codec.parseState(stateText, now());
-    if (parsed && !parsed.ok) {
-      throw new MigrationRefused(
-        "source_unloadable",
-        `${keys.state} on ${client.where} does not load (${parsed.reason}), so nothing was copied: fix that key, or let the next change through the Redis store set it aside (as ${keys.state}.corrupt-<ms>) and start empty, then run migrate again`
-      );
-    }
-    const state = parsed?.ok ? parsed.state : codec.emptyState();
-    const probe = assembleCopy({ state, text: stateText ?? codec.serializeState(state), hasState: stateText !== null, history: /* @__PURE__ */ new Map(), board, archives, skipped });
-    const history = /* @__PURE__ */ new Map();
-    for (const id of probe.channelIds) {
-      const entries = await readStream(client, keys.history(id), Infinity);
-      const records = entries.filter((r) => isRecordOf(r, id));
-      probe.skipped += entries.length - records.length;
-      if (records.length > 0) history.set(id, records);
-    }
-    const [versionAfter, epochAfter] = await atomically(client, [["GET", keys.version], ["GET", keys.epoch]]);
-    if (textOf(versionAfter) === textOf(version) && textOf(epochAfter) === textOf(epoch)) {
-      return { ...probe, history };
-    }
-  }
-  throw new MigrationRefused(
-    "source_changed",
-    `The Redis project under ${keys.pattern} kept changing while it was read (a host is still using it), so nothing was copied: stop the hosts that use it, then run migrate again`
-  );
-}
-async function readStream(client, key, limit) {
-  const records = [];
-  let from = "-";
-  while (records.length < limit) {
-    const page = await client.command(["XRANGE", key, from, "+", "COUNT", HISTORY_PAGE]);
-    if (!Array.isArray(page) || page.length === 0) break;
-    for (const entry of page) {
-      if (!Array.isArray(entry) || entry.length !== 2 || !Array.isArray(entry[1])) continue;
-      from = `(${textOf(entry[0]) ?? ""}`;
-      records.push(fieldOf(entry[1], RECORD_FIELD) ?? "");
-    }
-    if (page.length < HISTORY_PAGE) break;
-  }
-  return records.slice(0, limit);
-}
-function isTaskText(text) {
-  try {
-    return parseTaskRecord(JSON.parse(text)) !== void 0;
-  } catch {
-    return false;
-  }
-}
-function isRecordOf(text, channelId) {
-  try {
-    return parseHistoryRecord(JSON.parse(text))?.channel_id === channelId;
-  } catch {
-    return false;
-  }
-}
-async function atomically(client, commands) {
-  const all = [["MULTI"], ...commands, ["EXEC"]];
-  const replies = await client.pipeline(all);
-  replies.forEach((r, i) => client.check(r, String(all[i][0])));
-  const exec = replies[replies.length - 1];
-  if (!Array.isArray(exec) || exec.length !== commands.length) throw copyProtocolFault(client, "EXEC answered an unexpected shape");
-  return exec.map((value, i) => client.check(value, String(commands[i][0])));
-}
-function fieldOf(fields, name) {
-  for (let i = 0; i + 1 < fields.length; i += 2) if (textOf(fields[i]) === name) return textOf(fields[i + 1]) ?? void 0;
-  return void 0;
-}
-function hashOf(value) {
-  const map = /* @__PURE__ */ new Map();
-  if (!Array.isArray(value)) return map;
-  for (let i = 0; i + 1 < value.length; i += 2) map.set(textOf(value[i]) ?? "", textOf(value[i + 1]) ?? "");
-  return map;
-}
-function copyProtocolFault(client, what) {
-  return new StoreFault("store_protocol_error", `The Redis store at ${client.where}: ${what}`, void 0, true);
-}
-function redisSideOf(selection) {
-  if (selection.kind !== "redis") return void 0;
-  const { config } = selection;
-  const keys = keysOf(config.keyPrefix);
-  const url = displayUrl(config);
-  return {
-    url,
-    projectId: config.projectId,
-    where: `${url}, project ${config.projectId}`,
-    keyPattern: keys.pattern,
-    async writeAndCompare(copy) {
-      const client = migrationClient(config, copyBytes(copy));
-      try {
-        const version = await writeRedisProject(client, keys, copy);
-        return await compareRedisProject(client, keys, copy, version);
-      } finally {
-        await client.close();
-      }
-    },
-    async read(codec) {
-      const client = migrationClient(config, 0);
-      try {
-        return await readRedisProject(client, keys, codec);
-      } finally {
-        await client.close();
-      }
-    }
-  };
-}
-var TIMEOUT_PER_MIB_MS, READ_ATTEMPTS, MIGRATE_SCRIPT;
-var init_project_copy2 = __esm({
-  "src/store/redis/project-copy.ts"() {
-    "use strict";
-    init_state_shape();
-    init_task_shape();
-    init_crypto();
-    init_faults();
-    init_project_copy();
-    init_history_cache();
-    init_keys();
-    init_state_commit();
-    init_replies();
-    init_state_load();
-    init_url();
-    TIMEOUT_PER_MIB_MS = 1e3;
-    READ_ATTEMPTS = 3;
-    MIGRATE_SCRIPT = `
-local function holds(reply)
-  if type(reply) == 'table' and reply.err then
-    if string.sub(reply.err, 1, 9) == 'WRONGTYPE' then return true end
-    error(reply)
-  end
-  if type(reply) == 'table' then return #reply > 0 end
-  return reply ~= false
-end
-local found = {}
-if holds(redis.pcall('GET', KEYS[1])) then found[#found + 1] = KEYS[1] end
-if holds(redis.pcall('GET', KEYS[2])) then found[#found + 1] = KEYS[2] end
-if holds(redis.pcall('HGETALL', KEYS[4])) then found[#found + 1] = KEYS[4] end
-local tokens = redis.pcall('LRANGE', KEYS[3], 0, 0)
-if type(tokens) == 'table' and tokens.err and holds(tokens) then found[#found + 1] = KEYS[3] end
-for k = 5, #KEYS do
-  if holds(redis.pcall('XRANGE', KEYS[k], '-', '+', 'COUNT', 1)) then found[#found + 1] = KEYS[k] end
-end
-if #found > 0 then return {0, found} end
-redis.call('SET', KEYS[2], ARGV[1])
-local a = 6
-for j = 1, tonumber(ARGV[5]) do
-  redis.call('HSET', KEYS[4], ARGV[a], ARGV[a + 1])
-  a = a + 2
-end
-for k = 5, #KEYS do
-  local count = tonumber(ARGV[a])
-  a = a + 1
-  for j = 1, count do
-    redis.call('XADD', KEYS[k], '*', '${RECORD_FIELD}', ARGV[a])
-    a = a + 1
-  end
-end
-local version = '1:' .. ARGV[2]
-redis.call('SET', KEYS[1], version)
-redis.call('LPUSH', KEYS[3], ARGV[2])
-redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[3]) - 1)
-redis.call('PUBLISH', ARGV[4], version)
-return {1, version}
-`;
-  }
-});
-
-// src/store/turn-records.ts
-function turnsDir(projectDir) {
-  return (0, import_node_path22.join)(projectDir, STATE_DIR_NAME, "turns");
-}
-function turnRecordPath(projectDir, sessionId) {
-  if (sessionId === "" || sessionId.length > MAX_TURN_SESSION_CHARS) return void 0;
-  const name = PLAIN_ID.test(sessionId) ? sessionId : `x${Buffer.from(sessionId, "utf8").toString("hex")}`;
-  return (0, import_node_path22.join)(turnsDir(projectDir), `${name}.json`);
-}
-function writeTurnRecord(projectDir, sessionId, record, port = NODE_FS) {
-  const target = turnRecordPath(projectDir, sessionId);
-  if (target === void 0) return;
-  const text = JSON.stringify({ phase: record.phase, at: record.at, event: record.event });
-  if (!checkOwnDir(port, turnsDir(projectDir), true)) {
-    ensureOwnDir(port, (0, import_node_path22.join)(projectDir, STATE_DIR_NAME));
-    ensureOwnDir(port, turnsDir(projectDir));
-  }
-  writeRecordFile(port, turnsDir(projectDir), (0, import_node_path22.basename)(target, ".json"), text);
-}
-function readTurnRecord(projectDir, sessionId, port = NODE_FS) {
-  const path = turnRecordPath(projectDir, sessionId);
-  if (path === void 0) return void 0;
-  let bytes;
-  try {
-    bytes = tryReadFile(port, path);
-  } catch {
-    return void 0;
-  }
-  if (bytes === void 0) return void 0;
-  try {
-    const value = JSON.parse(bytes.toString("utf8"));
-    if (typeof value.phase !== "string" || !PHASES.includes(value.phase)) return void 0;
-    if (typeof value.at !== "number" || !Number.isFinite(value.at)) return void 0;
-    return { phase: value.phase, at: value.at, event: typeof value.event === "string" ? value.event : "" };
-  } catch {
-    return void 0;
-  }
-}
-var import_node_path22, PHASES, MAX_TURN_SESSION_CHARS, PLAIN_ID;
-var init_turn_records = __esm({
-  "src/store/turn-records.ts"() {
-    "use strict";
-    import_node_path22 = require("node:path");
-    init_file_read();
-    init_fs_port();
-    init_own_files();
-    init_side_files();
-    init_state_dir();
-    PHASES = ["busy", "idle", "ended"];
-    MAX_TURN_SESSION_CHARS = 100;
-    PLAIN_ID = /^[A-Za-z0-9_-]+$/;
-  }
-});
-
-// src/store/shell-checker-files.ts
-function ensureShellDir(projectDir, port = NODE_FS) {
-  const dir = shellDirOf(projectDir);
-  ensureOwnDir(port, (0, import_node_path23.join)(projectDir, STATE_DIR_NAME));
-  ensureOwnDir(port, dir);
-  return dir;
-}
-function writeCheckerNotice(projectDir, proc, port = NODE_FS) {
-  writeUnsynced(port, (0, import_node_path23.join)(shellDirOf(projectDir), `checker-${proc.pid}.json`), JSON.stringify(proc));
-}
-function removeCheckerNotice(projectDir, pid, port = NODE_FS) {
-  unlinkQuietly(port, (0, import_node_path23.join)(shellDirOf(projectDir), `checker-${pid}.json`));
-}
-function readCheckerNotices(projectDir, names, port = NODE_FS) {
-  const found = [];
-  for (const name of names) {
-    const match = NOTICE_NAME.exec(name);
-    if (!match) continue;
-    const path = (0, import_node_path23.join)(shellDirOf(projectDir), name);
-    try {
-      const stat = port.lstatIfExists(path);
-      if (stat === void 0 || !stat.isFile() || (stat.mode & 63) !== 0) continue;
-      const value = JSON.parse(tryReadFile(port, path)?.toString("utf8") ?? "null");
-      const start = value?.start;
-      if (value !== null && value.pid === Number(match[1]) && typeof value.machine === "string" && (start === null || typeof start === "number")) {
-        found.push({ pid: value.pid, machine: value.machine, start });
-      }
-    } catch {
-    }
-  }
-  return found;
-}
-function askPath(projectDir, key, pid) {
-  return (0, import_node_path23.join)(shellDirOf(projectDir), `${key}.ask-${pid}`);
-}
-function answerPath(projectDir, key, pid) {
-  return (0, import_node_path23.join)(shellDirOf(projectDir), `${key}.answer-${pid}.json`);
-}
-function writeAsk(projectDir, key, pid, port = NODE_FS) {
-  if (!isShellKey(key)) return false;
-  unlinkQuietly(port, answerPath(projectDir, key, pid));
-  const path = askPath(projectDir, key, pid);
-  try {
-    port.closeSync(openOwnFile(port, path, "create"));
-    return true;
-  } catch (err) {
-    if (errnoOf(err) !== "EEXIST") return false;
-    unlinkQuietly(port, path);
-    return writeAsk(projectDir, key, pid, port);
-  }
-}
-function isAskWaiting(projectDir, key, port = NODE_FS) {
-  return port.lstatIfExists(askPath(projectDir, key, process.pid)) !== void 0 && port.lstatIfExists(answerPath(projectDir, key, process.pid)) === void 0;
-}
-function writeCheckerAnswer(projectDir, key, text, port = NODE_FS) {
-  writeUnsynced(port, answerPath(projectDir, key, process.pid), text);
-}
-function readCheckerAnswer(projectDir, key, pid, port = NODE_FS) {
-  return tryReadFile(port, answerPath(projectDir, key, pid))?.toString("utf8");
-}
-function removeAsk(projectDir, key, pid, port = NODE_FS) {
-  unlinkQuietly(port, askPath(projectDir, key, pid));
-  unlinkQuietly(port, answerPath(projectDir, key, pid));
-}
-var import_node_path23, ASK_NAME, NOTICE_NAME;
-var init_shell_checker_files = __esm({
-  "src/store/shell-checker-files.ts"() {
-    "use strict";
-    import_node_path23 = require("node:path");
-    init_file_read();
-    init_fs_port();
-    init_own_files();
-    init_side_files();
-    init_state_dir();
-    ASK_NAME = /^([0-9a-f]{16,64})\.ask-(\d+)$/;
-    NOTICE_NAME = /^checker-(\d+)\.json$/;
-  }
-});
-
 // src/store/index.ts
 function openStore(options) {
   const codec = options.codec ?? DEFAULT_CODEC;
@@ -9232,28 +8541,13 @@ var init_store2 = __esm({
     init_default_codec();
     init_store();
     init_redis_store();
-    init_state_dir();
     init_describe();
     init_check();
     init_self_check();
-    init_state_dir_watch();
     init_default_codec();
-    init_faults();
     init_config();
     init_url();
-    init_file_read();
-    init_fs_port();
-    init_own_files();
-    init_replace_file();
-    init_history();
-    init_member_id();
-    init_pins();
-    init_real_path();
-    init_project_copy();
-    init_project_copy2();
-    init_side_files();
-    init_turn_records();
-    init_shell_checker_files();
+    init_limits();
   }
 });
 
@@ -9493,6 +8787,7 @@ var init_args = __esm({
   "src/cli/args.ts"() {
     "use strict";
     init_store2();
+    init_member_id();
     init_command_table();
     UsageError = class extends Error {
       exitCode = 2;
@@ -9533,7 +8828,7 @@ var init_env_identity = __esm({
   "src/tools/env-identity.ts"() {
     "use strict";
     init_person();
-    init_store2();
+    init_member_id();
     HOW_TO_PIN = "Run `opencomms pin --host <host>` (or `opencomms install <host>`) to mint a member id, and put it in OPENCOMMS_MEMBER_ID.";
   }
 });
@@ -9659,7 +8954,7 @@ var DIRECT_CALL, TOOL_RESULT_SCHEMA, ToolRegistry;
 var init_registry = __esm({
   "src/tools/registry.ts"() {
     "use strict";
-    init_store2();
+    init_faults();
     init_schema();
     DIRECT_CALL = {
       afterReply: (action) => void Promise.resolve().then(() => action("sent"))
@@ -11306,6 +10601,94 @@ var init_sessions = __esm({
   }
 });
 
+// src/engine/archives.ts
+function parseArchive(value) {
+  if (!isObj(value) || value.schema !== 1 || typeof value.channel_id !== "string" || typeof value.name !== "string" || !Array.isArray(value.members) || !Array.isArray(value.messages) || typeof value.saved_at !== "number" || !Number.isFinite(value.saved_at)) return void 0;
+  try {
+    const notes = [];
+    const members = value.members.map((m, i) => checkMember(m, `members[${i}]`, notes, true));
+    const messages = value.messages.map((raw, i) => checkHistoryRecord(raw, `messages[${i}]`, notes));
+    const text = (v) => typeof v === "string" ? v : null;
+    const num = (v, fallback) => typeof v === "number" && Number.isFinite(v) ? v : fallback;
+    const budgets = isObj(value.budgets) ? value.budgets : {};
+    const savedAt = clampToDateRange(value.saved_at);
+    return {
+      schema: 1,
+      channel_id: value.channel_id,
+      name: value.name,
+      parent_channel_id: text(value.parent_channel_id),
+      description: text(value.description),
+      summary: text(value.summary),
+      members,
+      budgets: {
+        max_runtime_ms: typeof budgets.max_runtime_ms === "number" ? budgets.max_runtime_ms : null,
+        max_delivered_messages: typeof budgets.max_delivered_messages === "number" ? budgets.max_delivered_messages : null
+      },
+      created_at: isDateTime(value.created_at) ? value.created_at : savedAt,
+      saved_at: savedAt,
+      saved_by: text(value.saved_by),
+      saved_by_role: text(value.saved_by_role),
+      message_count: num(value.message_count, messages.length),
+      final_state_note: text(value.final_state_note),
+      messages: messages.slice(-MAX_ARCHIVED_MESSAGES)
+    };
+  } catch (err) {
+    if (err instanceof ShapeError) return void 0;
+    throw err;
+  }
+}
+function archiveListEntry(archive) {
+  return {
+    archive_id: archive.channel_id,
+    name: archive.name,
+    saved_at: archive.saved_at,
+    message_count: archive.message_count,
+    roles: archive.members.map((m) => m.role)
+  };
+}
+function viewArchive(archive, input, ctx) {
+  if (!archive.members.some((m) => m.session_id === input.session_id)) {
+    return refuse("not_archived_member", `Only archived members of "${archive.name}" may read it.`);
+  }
+  if (input.mode === "summary") {
+    return succeed(`Archive of "${archive.name}".`, {
+      ...archiveListEntry(archive),
+      // Peer-written, each shown as one neutral line.
+      description: archive.description === null ? null : peerLine(archive.description),
+      summary: archive.summary === null ? null : peerLine(archive.summary),
+      members: archive.members.map((m) => ({ session_id: m.session_id, role: m.role, host: m.host })),
+      saved_by_role: archive.saved_by_role
+    });
+  }
+  const raw = input.limit;
+  const limit = typeof raw === "number" && Number.isFinite(raw) ? Math.min(500, Math.max(1, Math.floor(raw))) : 50;
+  const newest = [...archive.messages].reverse().slice(0, limit);
+  return succeed(`${newest.length} message(s) from the archive of "${archive.name}".`, {
+    messages: newest.map((e) => ({
+      message_id: e.message_id,
+      sender_role: e.sender_role,
+      recipient_role: e.recipient_role,
+      message_type: e.message_type,
+      timestamp: e.timestamp,
+      reply_to: e.reply_to,
+      framed: frameMessage(e, archive.name, ctx.nonce())
+    })),
+    untrusted_notice: UNTRUSTED_NOTICE
+  });
+}
+var init_archives2 = __esm({
+  "src/engine/archives.ts"() {
+    "use strict";
+    init_constants();
+    init_framing();
+    init_reasons();
+    init_member_shape();
+    init_shape_checks();
+    init_state_shape();
+    init_times();
+  }
+});
+
 // src/engine/task-input.ts
 function badArgument(argument, message) {
   return refuse("invalid_argument", message, { argument });
@@ -11779,7 +11162,7 @@ function resolveHostBinary(host, env) {
   const { bin, override } = SPAWN_HOSTS[host];
   const raw = env[override];
   if (raw === void 0 || raw.trim() === "") return { file: bin, prefix: [] };
-  if ((0, import_node_fs10.existsSync)(raw)) return { file: raw, prefix: [] };
+  if ((0, import_node_fs9.existsSync)(raw)) return { file: raw, prefix: [] };
   const tokens = splitTemplate(raw.trim());
   return tokens ? { file: tokens[0], prefix: tokens.slice(1) } : void 0;
 }
@@ -11808,11 +11191,11 @@ function fittingPrefix(frames, separator, fixedCost, budget, platform) {
   }
   return count;
 }
-var import_node_fs10, SPAWN_HOSTS, MAX_HOST_SESSION_ID_CHARS, CONTROL, CLAUDE_RESUME_ALLOWED_TOOLS;
+var import_node_fs9, SPAWN_HOSTS, MAX_HOST_SESSION_ID_CHARS, CONTROL, CLAUDE_RESUME_ALLOWED_TOOLS;
 var init_spawn_command = __esm({
   "src/delivery/spawn-command.ts"() {
     "use strict";
-    import_node_fs10 = require("node:fs");
+    import_node_fs9 = require("node:fs");
     SPAWN_HOSTS = {
       "claude-code": { bin: "claude", override: "OPENCOMMS_CLAUDE_BIN" },
       codex: { bin: "codex", override: "OPENCOMMS_CODEX_BIN" }
@@ -11994,6 +11377,60 @@ var init_entry_tools = __esm({
   }
 });
 
+// src/local/turn-records.ts
+function turnsDir(projectDir) {
+  return (0, import_node_path19.join)(projectDir, STATE_DIR_NAME, "turns");
+}
+function turnRecordPath(projectDir, sessionId) {
+  if (sessionId === "" || sessionId.length > MAX_TURN_SESSION_CHARS) return void 0;
+  const name = PLAIN_ID.test(sessionId) ? sessionId : `x${Buffer.from(sessionId, "utf8").toString("hex")}`;
+  return (0, import_node_path19.join)(turnsDir(projectDir), `${name}.json`);
+}
+function writeTurnRecord(projectDir, sessionId, record, port = NODE_FS) {
+  const target = turnRecordPath(projectDir, sessionId);
+  if (target === void 0) return;
+  const text = JSON.stringify({ phase: record.phase, at: record.at, event: record.event });
+  if (!checkOwnDir(port, turnsDir(projectDir), true)) {
+    ensureOwnDir(port, (0, import_node_path19.join)(projectDir, STATE_DIR_NAME));
+    ensureOwnDir(port, turnsDir(projectDir));
+  }
+  writeRecordFile(port, turnsDir(projectDir), (0, import_node_path19.basename)(target, ".json"), text);
+}
+function readTurnRecord(projectDir, sessionId, port = NODE_FS) {
+  const path = turnRecordPath(projectDir, sessionId);
+  if (path === void 0) return void 0;
+  let bytes;
+  try {
+    bytes = tryReadFile(port, path);
+  } catch {
+    return void 0;
+  }
+  if (bytes === void 0) return void 0;
+  try {
+    const value = JSON.parse(bytes.toString("utf8"));
+    if (typeof value.phase !== "string" || !PHASES.includes(value.phase)) return void 0;
+    if (typeof value.at !== "number" || !Number.isFinite(value.at)) return void 0;
+    return { phase: value.phase, at: value.at, event: typeof value.event === "string" ? value.event : "" };
+  } catch {
+    return void 0;
+  }
+}
+var import_node_path19, PHASES, MAX_TURN_SESSION_CHARS, PLAIN_ID;
+var init_turn_records = __esm({
+  "src/local/turn-records.ts"() {
+    "use strict";
+    import_node_path19 = require("node:path");
+    init_file_read();
+    init_fs_port();
+    init_own_files();
+    init_side_files();
+    init_state_dir();
+    PHASES = ["busy", "idle", "ended"];
+    MAX_TURN_SESSION_CHARS = 100;
+    PLAIN_ID = /^[A-Za-z0-9_-]+$/;
+  }
+});
+
 // src/tools/arrivals.ts
 function withArrivals(result, state, ctx, projectDir, channelName) {
   const ids = result.data?.recipients;
@@ -12019,7 +11456,7 @@ var init_arrivals = __esm({
   "src/tools/arrivals.ts"() {
     "use strict";
     init_engine();
-    init_store2();
+    init_turn_records();
   }
 });
 
@@ -12149,6 +11586,70 @@ var init_message_tools = __esm({
   }
 });
 
+// src/files/real-path.ts
+function joinAsWritten(dir, path) {
+  if ((0, import_node_path20.isAbsolute)(path)) return path;
+  return dir.endsWith("/") || dir.endsWith(import_node_path20.sep) ? dir + path : dir + import_node_path20.sep + path;
+}
+function realPathOf(path, from) {
+  const absolute = joinAsWritten(from ?? process.cwd(), path);
+  try {
+    return import_node_fs10.realpathSync.native(absolute);
+  } catch {
+    const root = (0, import_node_path20.parse)(absolute).root;
+    return walkNames(root, absolute.slice(root.length).split(/[\\/]/), { left: MAX_LINKS_PER_WALK }).path;
+  }
+}
+function walkNames(dir, names, links) {
+  let at = dir;
+  for (let i = 0; i < names.length; i += 1) {
+    const name = names[i];
+    if (name === "" || name === ".") continue;
+    if (name === "..") {
+      at = (0, import_node_path20.dirname)(at);
+      continue;
+    }
+    const next = (0, import_node_path20.join)(at, name);
+    const rest = names.slice(i + 1);
+    const missing = { path: (0, import_node_path20.join)(next, ...rest), found: false };
+    let isLink;
+    try {
+      isLink = (0, import_node_fs10.lstatSync)(next).isSymbolicLink();
+    } catch {
+      return missing;
+    }
+    if (!isLink) {
+      at = next;
+      continue;
+    }
+    let target;
+    try {
+      target = (0, import_node_fs10.readlinkSync)(next);
+    } catch {
+      return missing;
+    }
+    if (--links.left < 0) return missing;
+    const base = (0, import_node_path20.isAbsolute)(target) ? (0, import_node_path20.parse)(target).root : at;
+    const through = walkNames(base, (0, import_node_path20.isAbsolute)(target) ? target.slice(base.length).split(/[\\/]/) : target.split(/[\\/]/), links);
+    if (through.found) {
+      at = through.path;
+      continue;
+    }
+    const isLast = rest.every((n) => n === "" || n === ".");
+    return isLast && links.left >= 0 ? through : missing;
+  }
+  return { path: at, found: true };
+}
+var import_node_fs10, import_node_path20, MAX_LINKS_PER_WALK;
+var init_real_path = __esm({
+  "src/files/real-path.ts"() {
+    "use strict";
+    import_node_fs10 = require("node:fs");
+    import_node_path20 = require("node:path");
+    MAX_LINKS_PER_WALK = 40;
+  }
+});
+
 // src/tools/reserve-paths.ts
 function realPatterns(paths, projectDir) {
   const root = realPathOf(projectDir);
@@ -12162,18 +11663,18 @@ function realPattern(raw, projectDir, root) {
   const wild = segments.findIndex((segment) => WILDCARD.test(segment));
   const literal = wild === -1 ? segments : segments.slice(0, wild);
   if (literal.length === 0) return lexical;
-  const real = realPathOf((0, import_node_path24.join)(root, ...literal));
-  const inside = (0, import_node_path24.relative)(root, real);
-  if (inside.startsWith("..") || (0, import_node_path24.isAbsolute)(inside)) return real.split("\\").join("/");
+  const real = realPathOf((0, import_node_path21.join)(root, ...literal));
+  const inside = (0, import_node_path21.relative)(root, real);
+  if (inside.startsWith("..") || (0, import_node_path21.isAbsolute)(inside)) return real.split("\\").join("/");
   return [...inside === "" ? [] : inside.split(/[\\/]/), ...segments.slice(literal.length)].join("/");
 }
-var import_node_path24, WILDCARD;
+var import_node_path21, WILDCARD;
 var init_reserve_paths = __esm({
   "src/tools/reserve-paths.ts"() {
     "use strict";
-    import_node_path24 = require("node:path");
+    import_node_path21 = require("node:path");
     init_engine();
-    init_store2();
+    init_real_path();
     WILDCARD = /[*?]/;
   }
 });
@@ -12945,7 +12446,7 @@ var init_doorbell = __esm({
   "src/delivery/doorbell.ts"() {
     "use strict";
     init_engine();
-    init_store2();
+    init_state_dir_watch();
     CHANNEL_NOTIFICATION = "notifications/claude/channel";
     LABEL_UNSAFE = /[^A-Za-z0-9 _-]/g;
     MAX_LABEL_CHARS = 64;
@@ -13454,6 +12955,89 @@ var init_presence_keeper = __esm({
   }
 });
 
+// src/local/pins.ts
+function pinsDir(projectDir) {
+  return (0, import_node_path22.join)(projectDir, STATE_DIR_NAME, "pins");
+}
+function writePin(projectDir, pin, options = {}) {
+  if (!isValidMemberId(pin.member_id)) throw new Error(`invalid member id: ${JSON.stringify(pin.member_id)}`);
+  if (imitatesPersonId(pin.member_id)) throw new Error(`member id ${JSON.stringify(pin.member_id)} reads as the person's id, which is reserved for a person: it is never pinned`);
+  const port = options.fs ?? NODE_FS;
+  const record = { member_id: pin.member_id, host: pin.host, saved_at: (options.now ?? Date.now)() };
+  const dir = pinsDir(projectDir);
+  const path = (0, import_node_path22.join)(dir, `${pin.member_id}.json`);
+  try {
+    ensureOwnDir(port, (0, import_node_path22.dirname)(dir));
+    ensureOwnDir(port, dir);
+    replaceFile(port, path, JSON.stringify(record, null, 2) + "\n");
+  } catch (err) {
+    throw unwritable("write the pin", path, err);
+  }
+  return record;
+}
+function readPin(projectDir, memberId, port = NODE_FS) {
+  if (!isValidMemberId(memberId) || imitatesPersonId(memberId) || !hasPinsDir(projectDir, port)) return void 0;
+  return readPinIn(pinsDir(projectDir), memberId, port);
+}
+function listPins(projectDir, host, port = NODE_FS) {
+  if (!hasPinsDir(projectDir, port)) return [];
+  let names;
+  try {
+    names = port.readdirSync(pinsDir(projectDir));
+  } catch (err) {
+    if (errnoOf(err) === "ENOENT" || errnoOf(err) === "ENOTDIR") return [];
+    throw err;
+  }
+  const pins = [];
+  for (const name of names.sort()) {
+    if (!name.endsWith(".json")) continue;
+    const id = name.slice(0, -".json".length);
+    const pin = isValidMemberId(id) && !imitatesPersonId(id) ? readPinIn(pinsDir(projectDir), id, port) : void 0;
+    if (pin && (host === void 0 || pin.host === host)) pins.push(pin);
+  }
+  return pins;
+}
+function hasPinsDir(projectDir, port) {
+  const dir = pinsDir(projectDir);
+  return checkOwnDir(port, (0, import_node_path22.dirname)(dir), false) && checkOwnDir(port, dir, false);
+}
+function readPinIn(dir, memberId, port) {
+  let bytes;
+  try {
+    bytes = tryReadFile(port, (0, import_node_path22.join)(dir, `${memberId}.json`));
+  } catch (err) {
+    if (err instanceof StoreFault) throw err;
+    return void 0;
+  }
+  return bytes === void 0 ? void 0 : parsePin(bytes.toString("utf8"), memberId);
+}
+function parsePin(text, expectedId) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return void 0;
+  }
+  const p = value;
+  if (!p || typeof p !== "object" || p.member_id !== expectedId || typeof p.host !== "string") return void 0;
+  return { member_id: p.member_id, host: p.host, saved_at: typeof p.saved_at === "number" ? p.saved_at : 0 };
+}
+var import_node_path22;
+var init_pins = __esm({
+  "src/local/pins.ts"() {
+    "use strict";
+    import_node_path22 = require("node:path");
+    init_file_read();
+    init_fs_port();
+    init_own_files();
+    init_faults();
+    init_replace_file();
+    init_state_dir();
+    init_person();
+    init_member_id();
+  }
+});
+
 // src/tools/host-process.ts
 function isGoBetween(name) {
   const base = name.trim().split("/").pop().toLowerCase();
@@ -13568,7 +13152,7 @@ var NO_SESSION;
 var init_identity2 = __esm({
   "src/tools/identity.ts"() {
     "use strict";
-    init_store2();
+    init_pins();
     init_env_identity();
     init_env_identity();
     NO_SESSION = "This server cannot tell which agent session it serves: its host gave it no session id, and its parent process could not be read.";
@@ -13581,7 +13165,7 @@ var init_identity_keeper = __esm({
   "src/tools/identity-keeper.ts"() {
     "use strict";
     init_engine();
-    init_store2();
+    init_pins();
     init_liveness();
     init_host_process();
     init_identity2();
@@ -14041,6 +13625,85 @@ var init_codex_door = __esm({
   }
 });
 
+// src/local/shell-checker-files.ts
+function ensureShellDir(projectDir, port = NODE_FS) {
+  const dir = shellDirOf(projectDir);
+  ensureOwnDir(port, (0, import_node_path23.join)(projectDir, STATE_DIR_NAME));
+  ensureOwnDir(port, dir);
+  return dir;
+}
+function writeCheckerNotice(projectDir, proc, port = NODE_FS) {
+  writeUnsynced(port, (0, import_node_path23.join)(shellDirOf(projectDir), `checker-${proc.pid}.json`), JSON.stringify(proc));
+}
+function removeCheckerNotice(projectDir, pid, port = NODE_FS) {
+  unlinkQuietly(port, (0, import_node_path23.join)(shellDirOf(projectDir), `checker-${pid}.json`));
+}
+function readCheckerNotices(projectDir, names, port = NODE_FS) {
+  const found = [];
+  for (const name of names) {
+    const match = NOTICE_NAME.exec(name);
+    if (!match) continue;
+    const path = (0, import_node_path23.join)(shellDirOf(projectDir), name);
+    try {
+      const stat = port.lstatIfExists(path);
+      if (stat === void 0 || !stat.isFile() || (stat.mode & 63) !== 0) continue;
+      const value = JSON.parse(tryReadFile(port, path)?.toString("utf8") ?? "null");
+      const start = value?.start;
+      if (value !== null && value.pid === Number(match[1]) && typeof value.machine === "string" && (start === null || typeof start === "number")) {
+        found.push({ pid: value.pid, machine: value.machine, start });
+      }
+    } catch {
+    }
+  }
+  return found;
+}
+function askPath(projectDir, key, pid) {
+  return (0, import_node_path23.join)(shellDirOf(projectDir), `${key}.ask-${pid}`);
+}
+function answerPath(projectDir, key, pid) {
+  return (0, import_node_path23.join)(shellDirOf(projectDir), `${key}.answer-${pid}.json`);
+}
+function writeAsk(projectDir, key, pid, port = NODE_FS) {
+  if (!isShellKey(key)) return false;
+  unlinkQuietly(port, answerPath(projectDir, key, pid));
+  const path = askPath(projectDir, key, pid);
+  try {
+    port.closeSync(openOwnFile(port, path, "create"));
+    return true;
+  } catch (err) {
+    if (errnoOf(err) !== "EEXIST") return false;
+    unlinkQuietly(port, path);
+    return writeAsk(projectDir, key, pid, port);
+  }
+}
+function isAskWaiting(projectDir, key, port = NODE_FS) {
+  return port.lstatIfExists(askPath(projectDir, key, process.pid)) !== void 0 && port.lstatIfExists(answerPath(projectDir, key, process.pid)) === void 0;
+}
+function writeCheckerAnswer(projectDir, key, text, port = NODE_FS) {
+  writeUnsynced(port, answerPath(projectDir, key, process.pid), text);
+}
+function readCheckerAnswer(projectDir, key, pid, port = NODE_FS) {
+  return tryReadFile(port, answerPath(projectDir, key, pid))?.toString("utf8");
+}
+function removeAsk(projectDir, key, pid, port = NODE_FS) {
+  unlinkQuietly(port, askPath(projectDir, key, pid));
+  unlinkQuietly(port, answerPath(projectDir, key, pid));
+}
+var import_node_path23, ASK_NAME, NOTICE_NAME;
+var init_shell_checker_files = __esm({
+  "src/local/shell-checker-files.ts"() {
+    "use strict";
+    import_node_path23 = require("node:path");
+    init_file_read();
+    init_fs_port();
+    init_own_files();
+    init_side_files();
+    init_state_dir();
+    ASK_NAME = /^([0-9a-f]{16,64})\.ask-(\d+)$/;
+    NOTICE_NAME = /^checker-(\d+)\.json$/;
+  }
+});
+
 // src/hooks/shell-checker.ts
 function startShellChecker(options) {
   if ((options.platform ?? process.platform) !== "linux") return void 0;
@@ -14069,7 +13732,7 @@ function startShellChecker(options) {
   };
   function onEvent(name) {
     if (isStopped) return;
-    if (name === null || name === (0, import_node_path25.basename)(dir)) {
+    if (name === null || name === (0, import_node_path24.basename)(dir)) {
       stop(`${dir} was moved or removed`);
       return;
     }
@@ -14135,14 +13798,16 @@ function parseCheckerAnswer(text) {
   const { changed } = value;
   return Array.isArray(changed) && changed.every((f) => typeof f === "string") ? changed : void 0;
 }
-var import_node_fs12, import_node_path25, ASK_TIMEOUT_MS, sleepCell;
+var import_node_fs12, import_node_path24, ASK_TIMEOUT_MS, sleepCell;
 var init_shell_checker = __esm({
   "src/hooks/shell-checker.ts"() {
     "use strict";
     import_node_fs12 = require("node:fs");
-    import_node_path25 = require("node:path");
+    import_node_path24 = require("node:path");
     init_liveness();
-    init_store2();
+    init_shell_checker_files();
+    init_side_files();
+    init_state_dir_watch();
     ASK_TIMEOUT_MS = 150;
     sleepCell = new Int32Array(new SharedArrayBuffer(4));
   }
@@ -14196,7 +13861,7 @@ function filesOf(root, pattern, budget, out) {
   const walk = (rel) => {
     let entries;
     try {
-      entries = (0, import_node_fs13.readdirSync)(rel === "" ? root : (0, import_node_path26.join)(root, rel), { withFileTypes: true });
+      entries = (0, import_node_fs13.readdirSync)(rel === "" ? root : (0, import_node_path25.join)(root, rel), { withFileTypes: true });
     } catch {
       return;
     }
@@ -14217,8 +13882,8 @@ function candidatesOf(projectDir, patterns) {
   const files = /* @__PURE__ */ new Set();
   const budget = { left: MAX_WALK_ENTRIES };
   for (const pattern of patterns) filesOf(root, pattern, budget, files);
-  const prefix = root.endsWith(import_node_path26.sep) ? root : root + import_node_path26.sep;
-  return { files, onDisk: (file) => prefix + (import_node_path26.sep === "/" ? file : file.split("/").join(import_node_path26.sep)) };
+  const prefix = root.endsWith(import_node_path25.sep) ? root : root + import_node_path25.sep;
+  return { files, onDisk: (file) => prefix + (import_node_path25.sep === "/" ? file : file.split("/").join(import_node_path25.sep)) };
 }
 function presentOf(files, onDisk) {
   const byFolder = /* @__PURE__ */ new Map();
@@ -14333,15 +13998,16 @@ function shellWriteText(changed) {
     "The holder has been told. Do not change held files; ask the holder (opencomms_send), and restore the file if your change was not wanted."
   ].join("\n");
 }
-var import_node_fs13, import_node_path26, SHELL_TOOLS, MAX_WALK_ENTRIES, SKIPPED_DIRS, STAT_OPTIONS, LIST_FOLDER_AT;
+var import_node_fs13, import_node_path25, SHELL_TOOLS, MAX_WALK_ENTRIES, SKIPPED_DIRS, STAT_OPTIONS, LIST_FOLDER_AT;
 var init_shell_check = __esm({
   "src/hooks/shell-check.ts"() {
     "use strict";
     import_node_fs13 = require("node:fs");
-    import_node_path26 = require("node:path");
+    import_node_path25 = require("node:path");
     init_engine();
     init_liveness();
-    init_store2();
+    init_side_files();
+    init_real_path();
     init_shell_checker();
     SHELL_TOOLS = /* @__PURE__ */ new Set(["Bash", "exec_command", "shell", "local_shell", "shell_command", "run_shell_command", "write_stdin"]);
     MAX_WALK_ENTRIES = 5e3;
@@ -14490,7 +14156,7 @@ var init_serve_runtime = __esm({
     init_catalog();
     init_services();
     init_doorbell();
-    init_store2();
+    init_turn_records();
     init_host_door();
     init_work_door();
     init_inbox_door();
@@ -14671,7 +14337,7 @@ __export(person_exports, {
 });
 function osUserName(env) {
   try {
-    return (0, import_node_os5.userInfo)().username;
+    return (0, import_node_os4.userInfo)().username;
   } catch {
     return env.USER ?? env.LOGNAME ?? env.USERNAME ?? "";
   }
@@ -14713,11 +14379,11 @@ function projectIdOf(env) {
   const raw = env.OPENCOMMS_PROJECT_ID;
   return raw && raw.trim() !== "" ? raw.trim() : "local-project";
 }
-var import_node_os5, AGENTS_USE_TOOLS;
+var import_node_os4, AGENTS_USE_TOOLS;
 var init_person2 = __esm({
   "src/cli/person.ts"() {
     "use strict";
-    import_node_os5 = require("node:os");
+    import_node_os4 = require("node:os");
     init_engine();
     init_agent_host();
     init_terminal();
@@ -14745,23 +14411,23 @@ function invokedCommand(facts) {
   const script = facts.script;
   if (script === void 0 || script === "") return "opencomms";
   const real = tryRealpath(script);
-  for (const dir of (facts.pathEnv ?? "").split(import_node_path27.delimiter)) {
-    if (dir === "" || !(0, import_node_path27.isAbsolute)(dir) || dir.endsWith(`node_modules${import_node_path27.sep}.bin`)) continue;
-    if (real !== void 0 && tryRealpath((0, import_node_path27.join)(dir, "opencomms")) === real) return "opencomms";
+  for (const dir of (facts.pathEnv ?? "").split(import_node_path26.delimiter)) {
+    if (dir === "" || !(0, import_node_path26.isAbsolute)(dir) || dir.endsWith(`node_modules${import_node_path26.sep}.bin`)) continue;
+    if (real !== void 0 && tryRealpath((0, import_node_path26.join)(dir, "opencomms")) === real) return "opencomms";
   }
-  const shown = (0, import_node_path27.relative)(facts.cwd, script);
-  const isUnder = shown !== "" && !shown.startsWith("..") && !(0, import_node_path27.isAbsolute)(shown);
+  const shown = (0, import_node_path26.relative)(facts.cwd, script);
+  const isUnder = shown !== "" && !shown.startsWith("..") && !(0, import_node_path26.isAbsolute)(shown);
   return `node ${shellWord(isUnder ? shown : script)}`;
 }
 function asInvoked(text, command) {
   return command === "opencomms" ? text : text.replace(SUGGESTION, `${command} `);
 }
-var import_node_fs18, import_node_path27, SUBCOMMANDS, SUGGESTION;
+var import_node_fs18, import_node_path26, SUBCOMMANDS, SUGGESTION;
 var init_invocation = __esm({
   "src/cli/invocation.ts"() {
     "use strict";
     import_node_fs18 = require("node:fs");
-    import_node_path27 = require("node:path");
+    import_node_path26 = require("node:path");
     SUBCOMMANDS = "install|uninstall|pin|status|watch|say|read|pause|resume|reservations|task|hook|doctor|migrate";
     SUGGESTION = new RegExp(`(?<![\\w./@-])opencomms (?=(?:${SUBCOMMANDS})\\b(?!:))`, "g");
   }
@@ -14995,7 +14661,8 @@ var init_pin = __esm({
   "src/cli/pin.ts"() {
     "use strict";
     init_engine();
-    init_store2();
+    init_pins();
+    init_member_id();
     init_crypto();
     init_args();
   }
@@ -15003,10 +14670,10 @@ var init_pin = __esm({
 
 // src/hosts/bundle.ts
 function bundlePathIn(projectDir) {
-  return (0, import_node_path28.join)(projectDir, STATE_DIR_NAME, BUNDLE_NAME);
+  return (0, import_node_path27.join)(projectDir, STATE_DIR_NAME, BUNDLE_NAME);
 }
 function bundlePackageJsonPathIn(projectDir) {
-  return (0, import_node_path28.join)(projectDir, STATE_DIR_NAME, "package.json");
+  return (0, import_node_path27.join)(projectDir, STATE_DIR_NAME, "package.json");
 }
 function tryReadBytes(path) {
   try {
@@ -15016,13 +14683,13 @@ function tryReadBytes(path) {
     throw err;
   }
 }
-var import_node_fs19, import_node_path28, BUNDLE_NAME, BUNDLE_PACKAGE_JSON;
+var import_node_fs19, import_node_path27, BUNDLE_NAME, BUNDLE_PACKAGE_JSON;
 var init_bundle = __esm({
   "src/hosts/bundle.ts"() {
     "use strict";
     import_node_fs19 = require("node:fs");
-    import_node_path28 = require("node:path");
-    init_store2();
+    import_node_path27 = require("node:path");
+    init_state_dir();
     BUNDLE_NAME = "opencomms.js";
     BUNDLE_PACKAGE_JSON = '{"type":"commonjs"}\n';
   }
@@ -15924,7 +15591,7 @@ var HOST_NAMES, STORE_SECRET_VARIABLES, CODEX_HOME_VARIABLE, STORE_VARIABLES, CO
 var init_launch = __esm({
   "src/hosts/launch.ts"() {
     "use strict";
-    init_store2();
+    init_state_dir();
     init_bundle();
     init_json_config();
     HOST_NAMES = [
@@ -16590,7 +16257,7 @@ var init_config_edits = __esm({
 
 // src/hosts/claude-plugin.ts
 function claudePluginDirIn(projectDir) {
-  return (0, import_node_path29.join)(projectDir, STATE_DIR_NAME, CLAUDE_PLUGIN_DIR_NAME);
+  return (0, import_node_path28.join)(projectDir, STATE_DIR_NAME, CLAUDE_PLUGIN_DIR_NAME);
 }
 function marketplaceNameFor(projectDir) {
   return `opencomms-${sha256Hex(projectDir).slice(0, 8)}`;
@@ -16662,13 +16329,13 @@ function claudeUninstallCommands(projectDir) {
     ["plugin", "marketplace", "remove", marketplaceNameFor(projectDir)]
   ];
 }
-var import_node_path29, PLUGIN_NAME, CLAUDE_PLUGIN_DIR_NAME, HOOK_TIMEOUT_S, REWAKE_WAIT, REWAKE_TIMEOUT_S, PLAIN_HOOK_EVENTS, DESCRIPTION, PLUGIN_FILES;
+var import_node_path28, PLUGIN_NAME, CLAUDE_PLUGIN_DIR_NAME, HOOK_TIMEOUT_S, REWAKE_WAIT, REWAKE_TIMEOUT_S, PLAIN_HOOK_EVENTS, DESCRIPTION, PLUGIN_FILES;
 var init_claude_plugin = __esm({
   "src/hosts/claude-plugin.ts"() {
     "use strict";
     init_crypto();
-    import_node_path29 = require("node:path");
-    init_store2();
+    import_node_path28 = require("node:path");
+    init_state_dir();
     init_bundle();
     init_json_config();
     init_config_edits();
@@ -16694,10 +16361,10 @@ var init_claude_plugin = __esm({
 function findOnPath(name, env, platform = process.platform) {
   const path = env.PATH ?? env.Path ?? "";
   const names = platform === "win32" ? [`${name}.exe`, name] : [name];
-  for (const dir of path.split(import_node_path30.delimiter)) {
-    if (dir === "" || !(0, import_node_path30.isAbsolute)(dir)) continue;
+  for (const dir of path.split(import_node_path29.delimiter)) {
+    if (dir === "" || !(0, import_node_path29.isAbsolute)(dir)) continue;
     for (const candidate of names) {
-      const full = (0, import_node_path30.join)(dir, candidate);
+      const full = (0, import_node_path29.join)(dir, candidate);
       try {
         if (!(0, import_node_fs20.statSync)(full).isFile()) continue;
         (0, import_node_fs20.accessSync)(full, import_node_fs20.constants.X_OK);
@@ -16722,12 +16389,12 @@ function runProgram(program, args, cwd, env, write, warn) {
   if (result.status !== 0) return { ok: false, detail: result.signal ? `killed by ${result.signal}` : `exit code ${result.status}` };
   return { ok: true, detail: "exit code 0" };
 }
-var import_node_fs20, import_node_path30;
+var import_node_fs20, import_node_path29;
 var init_host_cli = __esm({
   "src/hosts/host-cli.ts"() {
     "use strict";
     import_node_fs20 = require("node:fs");
-    import_node_path30 = require("node:path");
+    import_node_path29 = require("node:path");
   }
 });
 
@@ -16757,21 +16424,21 @@ function compileCacheFrom(home) {
   return home === void 0 ? void 0 : { home };
 }
 function ensureCompileCacheDir(cache) {
-  if (cache !== void 0) (0, import_node_fs21.mkdirSync)((0, import_node_path31.join)(cache.home, COMPILE_CACHE_UNDER_HOME), { recursive: true, mode: 448 });
+  if (cache !== void 0) (0, import_node_fs21.mkdirSync)((0, import_node_path30.join)(cache.home, COMPILE_CACHE_UNDER_HOME), { recursive: true, mode: 448 });
 }
 function describeCompileCache(cache) {
   if (cache === void 0) return "";
-  return `compile cache: ${COMPILE_CACHE_VARIABLE} names ${(0, import_node_path31.join)(cache.home, COMPILE_CACHE_UNDER_HOME)} (yours, outside the project): Node 22.1 and later keep the compiled server there and start it faster
+  return `compile cache: ${COMPILE_CACHE_VARIABLE} names ${(0, import_node_path30.join)(cache.home, COMPILE_CACHE_UNDER_HOME)} (yours, outside the project): Node 22.1 and later keep the compiled server there and start it faster
 `;
 }
 function ensureDir(path) {
   (0, import_node_fs21.mkdirSync)(path, { recursive: true, mode: 511 });
 }
 function ownDirsOf(projectDir, path) {
-  const stateDir = (0, import_node_path31.join)(projectDir, STATE_DIR_NAME);
-  const rel = (0, import_node_path31.relative)(stateDir, (0, import_node_path31.dirname)(path));
+  const stateDir = (0, import_node_path30.join)(projectDir, STATE_DIR_NAME);
+  const rel = (0, import_node_path30.relative)(stateDir, (0, import_node_path30.dirname)(path));
   const dirs = [stateDir];
-  for (const part of rel === "" ? [] : rel.split(import_node_path31.sep)) dirs.push((0, import_node_path31.join)(dirs[dirs.length - 1], part));
+  for (const part of rel === "" ? [] : rel.split(import_node_path30.sep)) dirs.push((0, import_node_path30.join)(dirs[dirs.length - 1], part));
   return dirs;
 }
 function writeOwnFile(projectDir, path, data, mode) {
@@ -16783,7 +16450,7 @@ function readOwnBytes(projectDir, path) {
   return tryReadFile(NODE_FS, path);
 }
 function describePath(projectDir, path) {
-  const rel = (0, import_node_path31.relative)(projectDir, path);
+  const rel = (0, import_node_path30.relative)(projectDir, path);
   return rel.startsWith("..") ? path : rel;
 }
 function failureOf(err, warn, verb) {
@@ -16825,14 +16492,20 @@ function writeBundleCopy(projectDir, copy) {
   if (!copy.isCurrent) replaceFile(NODE_FS, copy.path, copy.bytes, PROGRAM_MODE);
   if (!copy.isPackageJsonCurrent) replaceFile(NODE_FS, copy.packageJsonPath, BUNDLE_PACKAGE_JSON);
 }
-var import_node_fs21, import_node_path31, InstallFailure;
+var import_node_fs21, import_node_path30, InstallFailure;
 var init_install_common = __esm({
   "src/hosts/install-common.ts"() {
     "use strict";
     import_node_fs21 = require("node:fs");
     init_engine();
-    import_node_path31 = require("node:path");
-    init_store2();
+    import_node_path30 = require("node:path");
+    init_pins();
+    init_member_id();
+    init_replace_file();
+    init_own_files();
+    init_fs_port();
+    init_file_read();
+    init_state_dir();
     init_bundle();
     init_launch();
     InstallFailure = class extends Error {
@@ -16891,6 +16564,7 @@ var init_store_choice = __esm({
   "src/hosts/store-choice.ts"() {
     "use strict";
     init_store2();
+    init_faults();
     init_install_common();
     init_launch();
   }
@@ -16934,7 +16608,7 @@ function readUserText(path) {
 function plainInstallFiles(projectDir) {
   const files = [];
   for (const edit of CONFIG_EDITS[HOST].filter((e) => !e.isGrant)) {
-    const text = readUserText((0, import_node_path32.join)(projectDir, edit.file));
+    const text = readUserText((0, import_node_path31.join)(projectDir, edit.file));
     if (text === void 0) continue;
     try {
       if (edit.uninstall(text) !== text) files.push(edit.file);
@@ -16950,13 +16624,13 @@ function claudeCommandLines(commands) {
 function installClaudePlugin(options) {
   const { projectDir, write, warn } = options;
   const pluginDir = claudePluginDirIn(projectDir);
-  const manifest = readProjectText(projectDir, (0, import_node_path32.join)(pluginDir, ".claude-plugin/plugin.json"));
+  const manifest = readProjectText(projectDir, (0, import_node_path31.join)(pluginDir, ".claude-plugin/plugin.json"));
   if (manifest !== void 0 && !isOurManifest(manifest)) {
     throw new InstallFailure(`${pluginDir} holds a plugin that is not ours; move it away and run again. Nothing was changed.`, 1);
   }
   const plainFiles = plainInstallFiles(projectDir);
   const fixed = options.memberId === void 0 ? void 0 : chooseFixedIdentity(projectDir, options.memberId);
-  const store = chooseStore(options.store, options.env, [pluginStore(readProjectText(projectDir, (0, import_node_path32.join)(pluginDir, ".mcp.json")))]);
+  const store = chooseStore(options.store, options.env, [pluginStore(readProjectText(projectDir, (0, import_node_path31.join)(pluginDir, ".mcp.json")))]);
   const launch = {
     host: HOST,
     projectDir,
@@ -16966,7 +16640,7 @@ function installClaudePlugin(options) {
     compileCache: compileCacheFrom(options.compileCacheHome)
   };
   const texts = pluginFileTexts(launch, options.version);
-  const changes = PLUGIN_FILES.map((rel) => ({ path: (0, import_node_path32.join)(pluginDir, rel), after: texts[rel], before: readProjectText(projectDir, (0, import_node_path32.join)(pluginDir, rel)) })).filter((file) => file.before !== file.after);
+  const changes = PLUGIN_FILES.map((rel) => ({ path: (0, import_node_path31.join)(pluginDir, rel), after: texts[rel], before: readProjectText(projectDir, (0, import_node_path31.join)(pluginDir, rel)) })).filter((file) => file.before !== file.after);
   const copy = planBundleCopy(projectDir, options.bundlePath);
   const commands = claudeInstallCommands(projectDir);
   const claude = options.apply ? findOnPath("claude", options.env) : void 0;
@@ -17040,19 +16714,19 @@ function refreshCommands(projectDir) {
 }
 function uninstallClaudePlugin(projectDir, dryRun, write, warn) {
   const pluginDir = claudePluginDirIn(projectDir);
-  const manifest = readProjectText(projectDir, (0, import_node_path32.join)(pluginDir, ".claude-plugin/plugin.json"));
+  const manifest = readProjectText(projectDir, (0, import_node_path31.join)(pluginDir, ".claude-plugin/plugin.json"));
   if (manifest === void 0) return false;
   if (!isOurManifest(manifest)) {
     warn(`opencomms: ${pluginDir} holds a plugin that is not ours; left it alone.`);
     return false;
   }
-  const present = PLUGIN_FILES.map((rel) => (0, import_node_path32.join)(pluginDir, rel)).filter((path) => readProjectText(projectDir, path) !== void 0);
+  const present = PLUGIN_FILES.map((rel) => (0, import_node_path31.join)(pluginDir, rel)).filter((path) => readProjectText(projectDir, path) !== void 0);
   if (dryRun) {
     for (const path of present) write(`would delete ${path}
 `);
   } else {
     for (const path of present) (0, import_node_fs22.unlinkSync)(path);
-    for (const dir of [".claude-plugin", "hooks", "monitors", "."].map((rel) => (0, import_node_path32.join)(pluginDir, rel))) {
+    for (const dir of [".claude-plugin", "hooks", "monitors", "."].map((rel) => (0, import_node_path31.join)(pluginDir, rel))) {
       try {
         if (checkOwnDir(NODE_FS, dir, false) && (0, import_node_fs22.readdirSync)(dir).length === 0) (0, import_node_fs22.rmdirSync)(dir);
       } catch {
@@ -17065,13 +16739,16 @@ function uninstallClaudePlugin(projectDir, dryRun, write, warn) {
 ${claudeCommandLines(claudeUninstallCommands(projectDir))}`);
   return true;
 }
-var import_node_fs22, import_node_path32, HOST;
+var import_node_fs22, import_node_path31, HOST;
 var init_claude_plugin_install = __esm({
   "src/hosts/claude-plugin-install.ts"() {
     "use strict";
     import_node_fs22 = require("node:fs");
-    import_node_path32 = require("node:path");
-    init_store2();
+    import_node_path31 = require("node:path");
+    init_pins();
+    init_own_files();
+    init_fs_port();
+    init_faults();
     init_bundle();
     init_claude_plugin();
     init_host_cli();
@@ -17130,7 +16807,7 @@ var init_strict_json = __esm({
 
 // src/hosts/user-file.ts
 function readUserFile(projectDir, path) {
-  const project = realpathOf(projectDir) ?? (0, import_node_path33.resolve)(projectDir);
+  const project = realpathOf(projectDir) ?? (0, import_node_path32.resolve)(projectDir);
   const shown = describePath(projectDir, path);
   const stat = lstatOf(path);
   if (stat?.isSymbolicLink()) {
@@ -17142,12 +16819,12 @@ function readUserFile(projectDir, path) {
       throw new InstallFailure(`${shown} is a link to ${target}, outside the project; install writes only inside the project: replace the link with a copy of that file, or add the entry by hand (\`--dry-run\` prints it). ${NOTHING_CHANGED}`, 1);
     }
     if (!(0, import_node_fs23.statSync)(target).isFile()) throw new InstallFailure(`${shown} is a link to ${target}, which is not a file; point it at a file or remove it, then run again. ${NOTHING_CHANGED}`, 1);
-    return { path, realPath: target, through: (0, import_node_path33.relative)(project, target), ...readLinkedText(path, target) };
+    return { path, realPath: target, through: (0, import_node_path32.relative)(project, target), ...readLinkedText(path, target) };
   }
   if (stat !== void 0 && !stat.isFile()) {
     throw new InstallFailure(`${shown} is not a file; move it away, then run again. ${NOTHING_CHANGED}`, 1);
   }
-  const real = stat !== void 0 ? realpathOf(path) : realpathOf(nearestExisting((0, import_node_path33.dirname)(path)));
+  const real = stat !== void 0 ? realpathOf(path) : realpathOf(nearestExisting((0, import_node_path32.dirname)(path)));
   if (real !== void 0 && !isInside(project, real)) {
     throw new InstallFailure(`${shown} would be written under ${real}, outside the project, because a folder on its way is a link; install writes only inside the project: replace that link with a folder, or add the entry by hand (\`--dry-run\` prints it). ${NOTHING_CHANGED}`, 1);
   }
@@ -17167,8 +16844,8 @@ function readLinkedText(path, real) {
   }
 }
 function isInside(project, real) {
-  const rel = (0, import_node_path33.relative)(project, real);
-  return rel === "" || !rel.startsWith(`..${import_node_path33.sep}`) && rel !== ".." && !(0, import_node_path33.isAbsolute)(rel);
+  const rel = (0, import_node_path32.relative)(project, real);
+  return rel === "" || !rel.startsWith(`..${import_node_path32.sep}`) && rel !== ".." && !(0, import_node_path32.isAbsolute)(rel);
 }
 function lstatOf(path) {
   return (0, import_node_fs23.lstatSync)(path, { throwIfNoEntry: false });
@@ -17182,17 +16859,17 @@ function realpathOf(path) {
 }
 function nearestExisting(dir) {
   let at = dir;
-  while (lstatOf(at) === void 0 && (0, import_node_path33.dirname)(at) !== at) at = (0, import_node_path33.dirname)(at);
+  while (lstatOf(at) === void 0 && (0, import_node_path32.dirname)(at) !== at) at = (0, import_node_path32.dirname)(at);
   return at;
 }
-var import_node_fs23, import_node_path33, NOTHING_CHANGED;
+var import_node_fs23, import_node_path32, NOTHING_CHANGED;
 var init_user_file = __esm({
   "src/hosts/user-file.ts"() {
     "use strict";
     import_node_fs23 = require("node:fs");
-    import_node_path33 = require("node:path");
-    init_store2();
-    init_store2();
+    import_node_path32 = require("node:path");
+    init_fs_port();
+    init_replace_file();
     init_install_common();
     NOTHING_CHANGED = "Nothing was changed.";
   }
@@ -17208,7 +16885,7 @@ function readConfigs(projectDir, host, purpose) {
   });
 }
 function readConfig(projectDir, edit, name, purpose) {
-  const path = (0, import_node_path34.join)(projectDir, name);
+  const path = (0, import_node_path33.join)(projectDir, name);
   const file = readUserFile(projectDir, path);
   const before = file.text;
   if (before !== void 0) {
@@ -17231,12 +16908,12 @@ function applyFileChange(change) {
   if (change.after === void 0) {
     (0, import_node_fs24.unlinkSync)(change.path);
     try {
-      (0, import_node_fs24.rmdirSync)((0, import_node_path34.dirname)(change.path));
+      (0, import_node_fs24.rmdirSync)((0, import_node_path33.dirname)(change.path));
     } catch {
     }
     return;
   }
-  ensureDir((0, import_node_path34.dirname)(change.file.realPath));
+  ensureDir((0, import_node_path33.dirname)(change.file.realPath));
   writeUserFile(change.file, change.after);
 }
 function printDryRun(change, write) {
@@ -17245,12 +16922,12 @@ function printDryRun(change, write) {
   else write(`would write ${change.path}${throughNote(change.file)}:
 ${change.after}${change.after.endsWith("\n") ? "" : "\n"}`);
 }
-var import_node_fs24, import_node_path34;
+var import_node_fs24, import_node_path33;
 var init_config_files = __esm({
   "src/hosts/config-files.ts"() {
     "use strict";
     import_node_fs24 = require("node:fs");
-    import_node_path34 = require("node:path");
+    import_node_path33 = require("node:path");
     init_install_common();
     init_json_config();
     init_strict_json();
@@ -17261,7 +16938,7 @@ var init_config_files = __esm({
 
 // src/hosts/gitignore.ts
 function isGitRepository(projectDir) {
-  return (0, import_node_fs25.lstatSync)((0, import_node_path35.join)(projectDir, ".git"), { throwIfNoEntry: false }) !== void 0;
+  return (0, import_node_fs25.lstatSync)((0, import_node_path34.join)(projectDir, ".git"), { throwIfNoEntry: false }) !== void 0;
 }
 function blockOf(lines, nl) {
   return lines.join(nl) + nl;
@@ -17285,7 +16962,7 @@ function ignoresAllOfState(text) {
 }
 function planGitignoreInstall(projectDir, host) {
   if (!isGitRepository(projectDir)) return {};
-  const path = (0, import_node_path35.join)(projectDir, ".gitignore");
+  const path = (0, import_node_path34.join)(projectDir, ".gitignore");
   const file = readUserFile(projectDir, path);
   const original = file.text ?? "";
   const nl = original.includes("\r\n") ? "\r\n" : "\n";
@@ -17298,7 +16975,7 @@ function planGitignoreInstall(projectDir, host) {
   return text === original ? {} : { plan: { file, path, after: text } };
 }
 function planGitignoreUninstall(projectDir, blocks) {
-  const path = (0, import_node_path35.join)(projectDir, ".gitignore");
+  const path = (0, import_node_path34.join)(projectDir, ".gitignore");
   if ((0, import_node_fs25.lstatSync)(path, { throwIfNoEntry: false }) === void 0) return void 0;
   const file = readUserFile(projectDir, path);
   const original = file.text ?? "";
@@ -17313,17 +16990,17 @@ function planGitignoreUninstall(projectDir, blocks) {
   return { file, path, after: text === "" && file.through === void 0 ? void 0 : text };
 }
 function hasStateIgnoreBlock(projectDir) {
-  const path = (0, import_node_path35.join)(projectDir, ".gitignore");
+  const path = (0, import_node_path34.join)(projectDir, ".gitignore");
   if ((0, import_node_fs25.lstatSync)(path, { throwIfNoEntry: false }) === void 0) return false;
   return findIgnoreBlock(readUserFile(projectDir, path).text ?? "", GITIGNORE_LINES) !== void 0;
 }
-var import_node_fs25, import_node_path35, GITIGNORE_LINES, CLAUDE_GITIGNORE_LINES;
+var import_node_fs25, import_node_path34, GITIGNORE_LINES, CLAUDE_GITIGNORE_LINES;
 var init_gitignore = __esm({
   "src/hosts/gitignore.ts"() {
     "use strict";
     import_node_fs25 = require("node:fs");
-    import_node_path35 = require("node:path");
-    init_store2();
+    import_node_path34 = require("node:path");
+    init_state_dir();
     init_bundle();
     init_user_file();
     GITIGNORE_LINES = [
@@ -17341,7 +17018,7 @@ var init_gitignore = __esm({
 
 // src/hosts/install-record.ts
 function installRecordPath(projectDir) {
-  return (0, import_node_path36.join)(projectDir, STATE_DIR_NAME, WRITES_RECORD_FILE);
+  return (0, import_node_path35.join)(projectDir, STATE_DIR_NAME, WRITES_RECORD_FILE);
 }
 function readInstallRecord(projectDir) {
   try {
@@ -17360,7 +17037,7 @@ function recordInstallWrites(projectDir, writes) {
   if (writes.length === 0) return;
   const record = readInstallRecord(projectDir);
   for (const write of writes) {
-    const key = (0, import_node_path36.relative)(projectDir, write.path);
+    const key = (0, import_node_path35.relative)(projectDir, write.path);
     const earlier = Object.prototype.hasOwnProperty.call(record, key) ? record[key] : void 0;
     if (earlier !== void 0 && earlier.after === write.before) record[key] = { before: earlier.before, after: write.after };
     else if (write.hadOurs) delete record[key];
@@ -17385,7 +17062,7 @@ function agreesWithStructure(original, structural) {
 }
 function recordedOriginal(projectDir, path, current, structural) {
   const record = readInstallRecord(projectDir);
-  const key = (0, import_node_path36.relative)(projectDir, path);
+  const key = (0, import_node_path35.relative)(projectDir, path);
   const written = Object.prototype.hasOwnProperty.call(record, key) ? record[key] : void 0;
   if (!isJsonObject(written) || written.after !== current) return void 0;
   if (written.before === null) return structural === void 0 ? { original: void 0 } : void 0;
@@ -17393,18 +17070,18 @@ function recordedOriginal(projectDir, path, current, structural) {
 }
 function forgetInstallWrites(projectDir, paths) {
   const record = readInstallRecord(projectDir);
-  const keys = paths.map((path) => (0, import_node_path36.relative)(projectDir, path)).filter((key) => Object.prototype.hasOwnProperty.call(record, key));
+  const keys = paths.map((path) => (0, import_node_path35.relative)(projectDir, path)).filter((key) => Object.prototype.hasOwnProperty.call(record, key));
   if (keys.length === 0) return;
   for (const key of keys) delete record[key];
   saveInstallRecord(projectDir, record);
 }
-var import_node_fs26, import_node_path36, WRITES_RECORD_FILE;
+var import_node_fs26, import_node_path35, WRITES_RECORD_FILE;
 var init_install_record = __esm({
   "src/hosts/install-record.ts"() {
     "use strict";
     import_node_fs26 = require("node:fs");
-    import_node_path36 = require("node:path");
-    init_store2();
+    import_node_path35 = require("node:path");
+    init_state_dir();
     init_install_common();
     init_json_config();
     WRITES_RECORD_FILE = "install-record.json";
@@ -17422,10 +17099,10 @@ var init_project_dir = __esm({
 
 // src/hosts/opencode-plugin-copy.ts
 function opencodePluginPathIn(projectDir) {
-  return (0, import_node_path37.join)(projectDir, OPENCODE_PLUGIN_FILE);
+  return (0, import_node_path36.join)(projectDir, OPENCODE_PLUGIN_FILE);
 }
 function planOpencodePlugin(projectDir, bundlePath) {
-  const source = (0, import_node_path37.join)((0, import_node_path37.dirname)(bundlePath), OPENCODE_PLUGIN_BUNDLE);
+  const source = (0, import_node_path36.join)((0, import_node_path36.dirname)(bundlePath), OPENCODE_PLUGIN_BUNDLE);
   const bytes = tryReadBytes(source);
   if (bytes === void 0 || bytes.length === 0) {
     return {
@@ -17439,7 +17116,7 @@ function planOpencodePlugin(projectDir, bundlePath) {
     const user = readUserFile(projectDir, live);
     if (user.text !== bytes.toString("utf8")) copies.push({ path: live, bytes, user });
   }
-  const spare = (0, import_node_path37.join)(projectDir, STATE_DIR_NAME, OPENCODE_PLUGIN_BUNDLE);
+  const spare = (0, import_node_path36.join)(projectDir, STATE_DIR_NAME, OPENCODE_PLUGIN_BUNDLE);
   if (spare !== source && readOwnBytes(projectDir, spare)?.equals(bytes) !== true) copies.push({ path: spare, bytes });
   return { copies };
 }
@@ -17448,7 +17125,7 @@ function writePluginCopy(projectDir, copy) {
     writeOwnFile(projectDir, copy.path, copy.bytes);
     return;
   }
-  ensureDir((0, import_node_path37.dirname)(copy.user.realPath));
+  ensureDir((0, import_node_path36.dirname)(copy.user.realPath));
   writeUserFile(copy.user, copy.bytes);
 }
 function pluginCopyNote(copy) {
@@ -17458,7 +17135,7 @@ function removeOpencodePlugin(projectDir) {
   const path = opencodePluginPathIn(projectDir);
   if (tryReadBytes(path) === void 0) return false;
   (0, import_node_fs27.unlinkSync)(path);
-  for (let dir = (0, import_node_path37.dirname)(path); dir !== projectDir; dir = (0, import_node_path37.dirname)(dir)) {
+  for (let dir = (0, import_node_path36.dirname)(path); dir !== projectDir; dir = (0, import_node_path36.dirname)(dir)) {
     try {
       (0, import_node_fs27.rmdirSync)(dir);
     } catch {
@@ -17467,14 +17144,14 @@ function removeOpencodePlugin(projectDir) {
   }
   return true;
 }
-var import_node_fs27, import_node_path37, OPENCODE_PLUGIN_BUNDLE;
+var import_node_fs27, import_node_path36, OPENCODE_PLUGIN_BUNDLE;
 var init_opencode_plugin_copy = __esm({
   "src/hosts/opencode-plugin-copy.ts"() {
     "use strict";
     import_node_fs27 = require("node:fs");
-    import_node_path37 = require("node:path");
+    import_node_path36 = require("node:path");
     init_project_dir();
-    init_store2();
+    init_state_dir();
     init_bundle();
     init_install_common();
     init_user_file();
@@ -17621,7 +17298,7 @@ function otherFiles(projectDir, folder, owned) {
   const walk = (rel, depth) => {
     let entries;
     try {
-      entries = (0, import_node_fs28.readdirSync)((0, import_node_path38.join)(projectDir, rel), { withFileTypes: true });
+      entries = (0, import_node_fs28.readdirSync)((0, import_node_path37.join)(projectDir, rel), { withFileTypes: true });
     } catch {
       return;
     }
@@ -17642,7 +17319,7 @@ function otherFiles(projectDir, folder, owned) {
 function dotenvOf(projectDir) {
   let text;
   try {
-    text = tryReadBytes((0, import_node_path38.join)(projectDir, ".env"))?.toString("utf8");
+    text = tryReadBytes((0, import_node_path37.join)(projectDir, ".env"))?.toString("utf8");
   } catch {
     text = "";
   }
@@ -17667,12 +17344,12 @@ function reviewProjectConfig(host, projectDir, projectFileText, command) {
   }
   return [];
 }
-var import_node_fs28, import_node_path38, SHOWN_MAX_CHARS, LISTED_FILES_MAX, WALK_DEPTH_MAX, UNSHOWABLE;
+var import_node_fs28, import_node_path37, SHOWN_MAX_CHARS, LISTED_FILES_MAX, WALK_DEPTH_MAX, UNSHOWABLE;
 var init_project_review = __esm({
   "src/hosts/project-review.ts"() {
     "use strict";
     import_node_fs28 = require("node:fs");
-    import_node_path38 = require("node:path");
+    import_node_path37 = require("node:path");
     init_bundle();
     init_config_edits();
     init_json_config();
@@ -17700,7 +17377,7 @@ function codexHookHash(event, hook, matcher) {
 function codexTrustEntries(projectDir, hooksJsonText, command) {
   const entries = [{ path: ["projects", projectDir], name: "trust_level", value: "trusted", label: "the project" }];
   if (hooksJsonText === void 0) return entries;
-  const file = (0, import_node_path39.join)(projectDir, ".codex", "hooks.json");
+  const file = (0, import_node_path38.join)(projectDir, ".codex", "hooks.json");
   for (const { event, index, group } of findWrittenHookGroups("codex", ".codex/hooks.json", parseJsonObject(hooksJsonText).hooks, command)) {
     const hook = group.hooks[0];
     if (!isJsonObject(hook) || typeof hook.command !== "string") continue;
@@ -17742,7 +17419,7 @@ function findTrustBlock(text, sections, projectDir) {
   const at = markersOf(projectDir).map((marker) => findMarkerLine(text, marker)).find((found) => found !== -1);
   if (at === void 0) return void 0;
   let end = text.indexOf("\n", at) === -1 ? text.length : text.indexOf("\n", at) + 1;
-  const hooksFile = (0, import_node_path39.join)(projectDir, ".codex", "hooks.json");
+  const hooksFile = (0, import_node_path38.join)(projectDir, ".codex", "hooks.json");
   for (const section of sections.filter((s) => s.start >= end)) {
     const isOurs = samePath(section.path, ["projects", projectDir]) || section.path.length === 3 && isPrefix(["hooks", "state"], section.path) && section.path[2].startsWith(`${hooksFile}:`);
     if (!isOurs || text.slice(end, section.start).trim() !== "") break;
@@ -17812,12 +17489,12 @@ ${renderCodexTrust(added)}`.replace(/\n/g, nl);
   }
   return { after, added, updated, refused };
 }
-var import_node_crypto, import_node_path39, CODEX_DEFAULT_HOOK_TIMEOUT_S, samePath, isPrefix;
+var import_node_crypto, import_node_path38, CODEX_DEFAULT_HOOK_TIMEOUT_S, samePath, isPrefix;
 var init_codex_trust = __esm({
   "src/hosts/codex-trust.ts"() {
     "use strict";
     import_node_crypto = require("node:crypto");
-    import_node_path39 = require("node:path");
+    import_node_path38 = require("node:path");
     init_json_config();
     init_project_review();
     init_toml();
@@ -17830,15 +17507,15 @@ var init_codex_trust = __esm({
 
 // src/hosts/gemini-trust.ts
 function isWithin(folder, dir) {
-  const rel = (0, import_node_path40.relative)(folder, dir);
-  return rel === "" || !rel.startsWith(`..${import_node_path40.sep}`) && rel !== ".." && !(0, import_node_path40.isAbsolute)(rel);
+  const rel = (0, import_node_path39.relative)(folder, dir);
+  return rel === "" || !rel.startsWith(`..${import_node_path39.sep}`) && rel !== ".." && !(0, import_node_path39.isAbsolute)(rel);
 }
 function readGeminiTrust(text, projectDir) {
   if (text === void 0) return "missing";
   const rules = parseJsonObject(text);
   if (rules[projectDir] === "DO_NOT_TRUST") return "distrusted";
   for (const [folder, level] of Object.entries(rules)) {
-    const covered = level === "TRUST_FOLDER" ? folder : level === "TRUST_PARENT" ? (0, import_node_path40.dirname)(folder) : void 0;
+    const covered = level === "TRUST_FOLDER" ? folder : level === "TRUST_PARENT" ? (0, import_node_path39.dirname)(folder) : void 0;
     if (covered !== void 0 && isWithin(covered, projectDir)) return "trusted";
   }
   return "missing";
@@ -17858,11 +17535,11 @@ function removeGeminiTrust(text, projectDir) {
   if (Object.keys(doc).length === 0 && !isJsoncOnly(text)) return void 0;
   return renderChanged(text, before, doc);
 }
-var import_node_path40, GEMINI_TRUST_VALUE;
+var import_node_path39, GEMINI_TRUST_VALUE;
 var init_gemini_trust = __esm({
   "src/hosts/gemini-trust.ts"() {
     "use strict";
-    import_node_path40 = require("node:path");
+    import_node_path39 = require("node:path");
     init_json_config();
     init_jsonc();
     GEMINI_TRUST_VALUE = "TRUST_FOLDER";
@@ -17874,13 +17551,13 @@ function homeOf(env) {
   return env.HOME || require("node:os").homedir();
 }
 function codexUserConfigPath(env) {
-  return (0, import_node_path41.join)(env.CODEX_HOME || (0, import_node_path41.join)(homeOf(env), ".codex"), "config.toml");
+  return (0, import_node_path40.join)(env.CODEX_HOME || (0, import_node_path40.join)(homeOf(env), ".codex"), "config.toml");
 }
 function geminiTrustPath(env) {
-  return (0, import_node_path41.join)(homeOf(env), ".gemini", "trustedFolders.json");
+  return (0, import_node_path40.join)(homeOf(env), ".gemini", "trustedFolders.json");
 }
 function trustRecordPath(projectDir) {
-  return (0, import_node_path41.join)(projectDir, STATE_DIR_NAME, RECORD_FILE);
+  return (0, import_node_path40.join)(projectDir, STATE_DIR_NAME, RECORD_FILE);
 }
 function readRecord(projectDir) {
   try {
@@ -17905,7 +17582,7 @@ function writeText(path, text) {
     target = (0, import_node_fs29.realpathSync)(path);
     mode = (0, import_node_fs29.statSync)(target).mode & 4095;
   } catch {
-    ensureDir((0, import_node_path41.dirname)(path));
+    ensureDir((0, import_node_path40.dirname)(path));
   }
   replaceUserFile(NODE_FS, target, text, mode);
 }
@@ -18041,7 +17718,7 @@ function removeGeminiUserTrust(projectDir, env, dryRun, write) {
   if (!isJsonObject(entry) || typeof entry.file !== "string" || typeof entry.key !== "string") return;
   const own = geminiTrustPath(env);
   if (entry.file !== own || entry.key !== projectDir) {
-    write(`ignored ${(0, import_node_path41.join)(STATE_DIR_NAME, RECORD_FILE)}: its gemini-cli record names ${showText(JSON.stringify(entry.key))} in ${showText(entry.file)}, not this project in ${own}, so it is not one --apply wrote here; no trust file was changed.
+    write(`ignored ${(0, import_node_path40.join)(STATE_DIR_NAME, RECORD_FILE)}: its gemini-cli record names ${showText(JSON.stringify(entry.key))} in ${showText(entry.file)}, not this project in ${own}, so it is not one --apply wrote here; no trust file was changed.
 `);
     return;
   }
@@ -18068,13 +17745,15 @@ ${after}`);
   if (Object.keys(rest).length === 0) (0, import_node_fs29.unlinkSync)(trustRecordPath(projectDir));
   else writeOwnFile(projectDir, trustRecordPath(projectDir), renderJson(rest));
 }
-var import_node_fs29, import_node_path41, READ_PROJECT_CONFIG_FLAG, RECORD_FILE, WHY, HANDS, CONTROL_CHARACTER;
+var import_node_fs29, import_node_path40, READ_PROJECT_CONFIG_FLAG, RECORD_FILE, WHY, HANDS, CONTROL_CHARACTER;
 var init_user_trust = __esm({
   "src/hosts/user-trust.ts"() {
     "use strict";
     import_node_fs29 = require("node:fs");
-    import_node_path41 = require("node:path");
-    init_store2();
+    import_node_path40 = require("node:path");
+    init_replace_file();
+    init_fs_port();
+    init_state_dir();
     init_bundle();
     init_codex_trust();
     init_gemini_trust();
@@ -18147,7 +17826,7 @@ function installHosts(options) {
   const opencodePlugin = host === "opencode" ? planOpencodePlugin(projectDir, options.bundlePath) : { copies: [] };
   const snippet = snippetFor(host, launch);
   const afterOf = (rel) => {
-    const path = (0, import_node_path42.join)(projectDir, rel);
+    const path = (0, import_node_path41.join)(projectDir, rel);
     return changes.find((c) => c.path === path)?.after ?? files.find((f) => f.path === path)?.before;
   };
   const userTrust = planUserTrust(host, projectDir, options.env ?? {}, afterOf, hookCommand(launch));
@@ -18195,7 +17874,7 @@ ${snippet.text}`);
   }
   for (const id of droppedIds) {
     const pin = readPin(projectDir, id);
-    if (pin) write(`kept ${(0, import_node_path42.join)(STATE_DIR_NAME, "pins", `${id}.json`)}: the first ${pin.host} session to start here takes ${id} over, with its channels and mail
+    if (pin) write(`kept ${(0, import_node_path41.join)(STATE_DIR_NAME, "pins", `${id}.json`)}: the first ${pin.host} session to start here takes ${id} over, with its channels and mail
 `);
   }
   if (opencodePlugin.missing) options.warn(`opencomms: ${opencodePlugin.missing}`);
@@ -18206,7 +17885,7 @@ ${snippet.text}` : `Paste this into ${snippet.where}:
 ${snippet.text}`);
   }
   writeNotes(host, files.map((f) => describePath(projectDir, f.path)), gitignore, write);
-  if (host === "claude-code" && readOwnBytes(projectDir, (0, import_node_path42.join)(claudePluginDirIn(projectDir), ".claude-plugin", "plugin.json")) !== void 0) {
+  if (host === "claude-code" && readOwnBytes(projectDir, (0, import_node_path41.join)(claudePluginDirIn(projectDir), ".claude-plugin", "plugin.json")) !== void 0) {
     options.warn(`opencomms: ${describePath(projectDir, claudePluginDirIn(projectDir))} (the --plugin install) is there too; with both, every hook runs twice. Keep one: \`opencomms uninstall claude-code\` removes both.`);
   }
   const reminder = trustReminder(host, false);
@@ -18228,12 +17907,13 @@ function writeNotes(host, files, gitignore, write) {
 `);
   }
 }
-var import_node_path42, GITIGNORE_WHAT;
+var import_node_path41, GITIGNORE_WHAT;
 var init_install = __esm({
   "src/hosts/install.ts"() {
     "use strict";
-    import_node_path42 = require("node:path");
-    init_store2();
+    import_node_path41 = require("node:path");
+    init_pins();
+    init_state_dir();
     init_claude_plugin_install();
     init_install_common();
     init_config_files();
@@ -18265,7 +17945,7 @@ function otherInstalls(projectDir, host) {
     if (other === host) continue;
     const isInstalled = CONFIG_EDITS[other].some((edit) => [edit.file, ...edit.alternates ?? []].some((name) => {
       try {
-        const text = tryReadBytes((0, import_node_path43.join)(projectDir, name))?.toString("utf8");
+        const text = tryReadBytes((0, import_node_path42.join)(projectDir, name))?.toString("utf8");
         return text !== void 0 && edit.hasOurs(text);
       } catch {
         return true;
@@ -18274,7 +17954,7 @@ function otherInstalls(projectDir, host) {
     if (isInstalled) found.push(other);
   }
   if (host !== "opencode" && tryReadBytes(opencodePluginPathIn(projectDir)) !== void 0) found.push("opencode");
-  if (host !== "claude-code" && readOwnBytes(projectDir, (0, import_node_path43.join)(claudePluginDirIn(projectDir), ".claude-plugin", "plugin.json")) !== void 0) {
+  if (host !== "claude-code" && readOwnBytes(projectDir, (0, import_node_path42.join)(claudePluginDirIn(projectDir), ".claude-plugin", "plugin.json")) !== void 0) {
     found.push("claude-code --plugin");
   }
   return found;
@@ -18329,11 +18009,11 @@ function uninstall(options) {
   if (!options.dryRun) write("Kept .opencomms/ (state, pins and opencomms.js, which other hosts may still use).\n");
   return 0;
 }
-var import_node_path43;
+var import_node_path42;
 var init_uninstall = __esm({
   "src/hosts/uninstall.ts"() {
     "use strict";
-    import_node_path43 = require("node:path");
+    import_node_path42 = require("node:path");
     init_bundle();
     init_claude_plugin_install();
     init_install_common();
@@ -18700,7 +18380,7 @@ var PHASE_OF_EVENT;
 var init_turn = __esm({
   "src/hooks/turn.ts"() {
     "use strict";
-    init_store2();
+    init_turn_records();
     PHASE_OF_EVENT = {
       SessionStart: "idle",
       UserPromptSubmit: "busy",
@@ -18811,7 +18491,7 @@ var init_mail_step = __esm({
   "src/hooks/mail-step.ts"() {
     "use strict";
     init_engine();
-    init_store2();
+    init_pins();
     init_answer();
     init_bind();
     init_deliver();
@@ -18872,7 +18552,7 @@ var init_post_tool = __esm({
     "use strict";
     init_engine();
     init_liveness();
-    init_store2();
+    init_side_files();
     init_deliver();
     init_shell_check();
   }
@@ -18931,7 +18611,7 @@ var init_state_dir_guard = __esm({
   "src/hooks/state-dir-guard.ts"() {
     "use strict";
     init_engine();
-    init_store2();
+    init_state_dir();
     init_answer();
   }
 });
@@ -18969,14 +18649,14 @@ function repoPath(file, projectDir, cwd) {
   return insideProject(realPathOf(file, cwd), realPathOf(projectDir));
 }
 function insideProject(absolute, root) {
-  const inside = (0, import_node_path44.relative)(root, absolute);
-  if (inside === "" || inside.startsWith("..") || (0, import_node_path44.isAbsolute)(inside)) return void 0;
+  const inside = (0, import_node_path43.relative)(root, absolute);
+  if (inside === "" || inside.startsWith("..") || (0, import_node_path43.isAbsolute)(inside)) return void 0;
   const normalized = normalizePattern(inside.split("\\").join("/"), "/");
   return typeof normalized === "string" ? normalized : void 0;
 }
 function readingsOf(file, cwd) {
   const asWalked = realPathOf(file, cwd);
-  const folded = realPathOf((0, import_node_path44.resolve)(cwd, file));
+  const folded = realPathOf((0, import_node_path43.resolve)(cwd, file));
   return asWalked === folded ? [asWalked] : [asWalked, folded];
 }
 function judgedFiles(state, memberId, named, projectDir, cwd, now) {
@@ -19023,15 +18703,15 @@ function preToolAnswer(event, state, memberId, verdict, nonce) {
   if (verdict.kind === "deny") return denyAnswer(event, text);
   return isGemini ? { systemMessage: text } : { hookSpecificOutput: { hookEventName: event.name, additionalContext: text } };
 }
-var import_node_fs30, import_node_path44, CLAUDE_WRITERS, GEMINI_WRITERS, PATCH_HEADER, RUST_SPACE, RUST_TRIM, CD_THEN_PATCH;
+var import_node_fs30, import_node_path43, CLAUDE_WRITERS, GEMINI_WRITERS, PATCH_HEADER, RUST_SPACE, RUST_TRIM, CD_THEN_PATCH;
 var init_pre_tool = __esm({
   "src/hooks/pre-tool.ts"() {
     "use strict";
     import_node_fs30 = require("node:fs");
-    import_node_path44 = require("node:path");
+    import_node_path43 = require("node:path");
     init_engine();
     init_liveness();
-    init_store2();
+    init_real_path();
     init_answer();
     init_events();
     init_shell_check();
@@ -19055,20 +18735,20 @@ var init_pre_tool = __esm({
 // src/hooks/reset-check.ts
 function heldInTrees(patterns, trees, projectDir) {
   const root = realPathOf(projectDir);
-  const isWithinRoot = (path) => path === "" || !path.startsWith("..") && !(0, import_node_path45.isAbsolute)(path);
+  const isWithinRoot = (path) => path === "" || !path.startsWith("..") && !(0, import_node_path44.isAbsolute)(path);
   const scopes = [];
   for (const tree of trees) {
     const real = realPathOf(tree);
-    if (isWithinRoot((0, import_node_path45.relative)(real, root))) return [...patterns];
-    const inside = (0, import_node_path45.relative)(root, real);
+    if (isWithinRoot((0, import_node_path44.relative)(real, root))) return [...patterns];
+    const inside = (0, import_node_path44.relative)(root, real);
     if (isWithinRoot(inside)) scopes.push(`${inside.split("\\").join("/")}/**`);
   }
   return patterns.filter((pattern) => scopes.some((scope) => patternsOverlap(pattern, scope)));
 }
 function repositoryRootOf(dir) {
-  for (let head = dir; ; head = (0, import_node_path45.dirname)(head)) {
-    if ((0, import_node_fs31.lstatSync)((0, import_node_path45.join)(head, ".git"), { throwIfNoEntry: false }) !== void 0) return head;
-    if ((0, import_node_path45.dirname)(head) === head) return void 0;
+  for (let head = dir; ; head = (0, import_node_path44.dirname)(head)) {
+    if ((0, import_node_fs31.lstatSync)((0, import_node_path44.join)(head, ".git"), { throwIfNoEntry: false }) !== void 0) return head;
+    if ((0, import_node_path44.dirname)(head) === head) return void 0;
   }
 }
 function changedHeldFiles(projectDir, patterns, run = runGit) {
@@ -19077,7 +18757,7 @@ function changedHeldFiles(projectDir, patterns, run = runGit) {
   if (top === void 0) return { files: [] };
   const answer = run(["status", "--porcelain=v1", "-z", "--untracked-files=no", "--", ...patterns.map((p) => `:(glob)${p}`)], root);
   if (!answer.ok) return { problem: answer.problem };
-  const prefix = (0, import_node_path45.relative)(top, root).split("\\").join("/");
+  const prefix = (0, import_node_path44.relative)(top, root).split("\\").join("/");
   const entries = answer.stdout.split("\0");
   const files = [];
   for (let i = 0; i < entries.length; i += 1) {
@@ -19103,15 +18783,15 @@ function judgeWritesAndResets(state, memberId, files, trees, projectDir, now, wa
   const reset = changed.files.length === 0 ? void 0 : judgeEvent(state, memberId, changed.files, now);
   return reset?.kind === "deny" ? reset : verdict ?? { kind: "pass", conflicts: [] };
 }
-var import_node_fs31, import_node_path45, GIT_STATUS_TIMEOUT_MS, runGit;
+var import_node_fs31, import_node_path44, GIT_STATUS_TIMEOUT_MS, runGit;
 var init_reset_check = __esm({
   "src/hooks/reset-check.ts"() {
     "use strict";
     import_node_fs31 = require("node:fs");
-    import_node_path45 = require("node:path");
+    import_node_path44 = require("node:path");
     init_engine();
     init_liveness();
-    init_store2();
+    init_real_path();
     init_pre_tool();
     GIT_STATUS_TIMEOUT_MS = 2e3;
     runGit = (args, cwd) => {
@@ -19181,7 +18861,7 @@ function gitResets(args) {
   let i = 0;
   for (; i < args.length && args[i].startsWith("-"); i += 1) {
     const arg = args[i];
-    if (arg === "-C" && args[i + 1] !== void 0) dir = (0, import_node_path46.join)(dir, args[i + 1]);
+    if (arg === "-C" && args[i + 1] !== void 0) dir = (0, import_node_path45.join)(dir, args[i + 1]);
     if (GLOBAL_WITH_ARG.has(arg)) i += 1;
   }
   const sub = args[i];
@@ -19194,14 +18874,14 @@ function gitResets(args) {
   else if (sub === "stash") resets = stashResets(rest);
   else return NO_RESETS;
   if (dir === "") return resets;
-  const place = (p) => (0, import_node_path46.isAbsolute)(p) ? p : (0, import_node_path46.join)(dir, p);
+  const place = (p) => (0, import_node_path45.isAbsolute)(p) ? p : (0, import_node_path45.join)(dir, p);
   return { paths: resets.paths.map(place), trees: resets.trees.map(place) };
 }
-var import_node_path46, WHOLE_WORK_TREE, NO_RESETS, GLOBAL_WITH_ARG, CHECKOUT_WITH_ARG, RESTORE_WITH_ARG, STASH_WITH_ARG;
+var import_node_path45, WHOLE_WORK_TREE, NO_RESETS, GLOBAL_WITH_ARG, CHECKOUT_WITH_ARG, RESTORE_WITH_ARG, STASH_WITH_ARG;
 var init_git_writes = __esm({
   "src/hooks/git-writes.ts"() {
     "use strict";
-    import_node_path46 = require("node:path");
+    import_node_path45 = require("node:path");
     WHOLE_WORK_TREE = "/";
     NO_RESETS = { paths: [], trees: [] };
     GLOBAL_WITH_ARG = /* @__PURE__ */ new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"]);
@@ -19398,7 +19078,7 @@ function copyWrites(name, args) {
   const dest = target ?? operands[operands.length - 1];
   if (dest === void 0 || target === void 0 && operands.length < 2) return [];
   const written = target === void 0 ? [dest] : [];
-  written.push(...sources.map((s) => joinAsWritten(dest, (0, import_node_path47.basename)(s))));
+  written.push(...sources.map((s) => joinAsWritten(dest, (0, import_node_path46.basename)(s))));
   if (name === "mv") written.push(...sources);
   return written;
 }
@@ -19409,12 +19089,12 @@ function commandStart(words) {
 }
 function commandTrees(words) {
   const start = commandStart(words);
-  return start < words.length && (0, import_node_path47.basename)(words[start]) === "git" ? gitResets(words.slice(start + 1)).trees : [];
+  return start < words.length && (0, import_node_path46.basename)(words[start]) === "git" ? gitResets(words.slice(start + 1)).trees : [];
 }
 function commandWrites(words) {
   const start = commandStart(words);
   if (start >= words.length) return [];
-  const name = (0, import_node_path47.basename)(words[start]);
+  const name = (0, import_node_path46.basename)(words[start]);
   const args = words.slice(start + 1);
   switch (name) {
     case "tee":
@@ -19450,11 +19130,11 @@ function shellTargets(command, cwd) {
   const finish = () => {
     const plain = words.every((w) => w.isPlain);
     const texts = words.map((w) => w.text);
-    if (texts[0] === "cd" && texts.length >= 2 && words[1].isPlain) dir = (0, import_node_path47.isAbsolute)(texts[1]) ? texts[1] : (0, import_node_path47.join)(dir, texts[1]);
+    if (texts[0] === "cd" && texts.length >= 2 && words[1].isPlain) dir = (0, import_node_path46.isAbsolute)(texts[1]) ? texts[1] : (0, import_node_path46.join)(dir, texts[1]);
     else {
       const named = plain ? texts : texts.filter((_, k) => words[k].isPlain);
       written.push(...commandWrites(named).map(place));
-      trees.push(...commandTrees(named).map((path) => (0, import_node_path47.isAbsolute)(path) ? path : (0, import_node_path47.join)(dir, path)));
+      trees.push(...commandTrees(named).map((path) => (0, import_node_path46.isAbsolute)(path) ? path : (0, import_node_path46.join)(dir, path)));
     }
     words = [];
   };
@@ -19478,12 +19158,12 @@ function shellTargets(command, cwd) {
   finish();
   return { files: written.filter((p) => p !== "" && !p.startsWith("/dev/")), trees };
 }
-var import_node_path47, SEPARATORS, WRITE_REDIRECTS, READ_REDIRECTS, OPERATORS, WRAPPERS, ASSIGNMENT;
+var import_node_path46, SEPARATORS, WRITE_REDIRECTS, READ_REDIRECTS, OPERATORS, WRAPPERS, ASSIGNMENT;
 var init_shell_parse = __esm({
   "src/hooks/shell-parse.ts"() {
     "use strict";
-    import_node_path47 = require("node:path");
-    init_store2();
+    import_node_path46 = require("node:path");
+    init_real_path();
     init_git_writes();
     SEPARATORS = /* @__PURE__ */ new Set(["&&", "||", ";", ";;", "|", "|&", "&", "(", ")", "\n"]);
     WRITE_REDIRECTS = /* @__PURE__ */ new Set([">", ">>", ">|", "&>", "&>>", "<>", ">&"]);
@@ -19865,15 +19545,15 @@ async function decide(options, event, projectDir) {
   return withBoard(store, snapshot, event, env.kind === "id" ? env.memberId : memberBySession(snapshot, event), mailed, options.env);
 }
 async function runHook(options) {
-  let projectDir = options.explicitProjectDir === void 0 ? void 0 : (0, import_node_path48.resolve)(options.explicitProjectDir);
+  let projectDir = options.explicitProjectDir === void 0 ? void 0 : (0, import_node_path47.resolve)(options.explicitProjectDir);
   let outcome = NOTHING;
   try {
     const parsed = parseHookEvent(options.input, options.env);
     if (parsed.ok) {
-      projectDir = (0, import_node_path48.resolve)(options.explicitProjectDir ?? parsed.event.cwd ?? options.cwd);
+      projectDir = (0, import_node_path47.resolve)(options.explicitProjectDir ?? parsed.event.cwd ?? options.cwd);
       outcome = await decide(options, parsed.event, projectDir);
     } else if (!parsed.ignored) {
-      await reportProblem(options, projectDir ?? (0, import_node_path48.resolve)(options.cwd), `hook: ${parsed.problem}; answered {}`);
+      await reportProblem(options, projectDir ?? (0, import_node_path47.resolve)(options.cwd), `hook: ${parsed.problem}; answered {}`);
     }
   } catch (err) {
     await reportProblem(options, projectDir, `hook failed and answered {}: ${err instanceof Error ? err.message : String(err)}`, err);
@@ -19896,14 +19576,15 @@ async function runHook(options) {
   }
   return outcome.exitCode ?? 0;
 }
-var import_node_fs32, import_node_path48;
-var init_hooks = __esm({
+var import_node_fs32, import_node_path47;
+var init_hooks2 = __esm({
   "src/hooks/index.ts"() {
     "use strict";
     import_node_fs32 = require("node:fs");
-    import_node_path48 = require("node:path");
+    import_node_path47 = require("node:path");
     init_engine();
     init_store2();
+    init_faults();
     init_answer();
     init_bind();
     init_events();
@@ -19992,7 +19673,7 @@ var init_mail_watch = __esm({
   "src/watch/mail-watch.ts"() {
     "use strict";
     init_doorbell();
-    init_store2();
+    init_state_dir_watch();
   }
 });
 
@@ -20438,7 +20119,7 @@ var SCREEN_EVENTS, MAX_TIMER_MS;
 var init_people_watch = __esm({
   "src/watch/people-watch.ts"() {
     "use strict";
-    init_store2();
+    init_state_dir_watch();
     init_events2();
     init_format();
     init_screen();
@@ -20919,6 +20600,7 @@ var init_watch2 = __esm({
     "use strict";
     import_node_fs33 = require("node:fs");
     init_store2();
+    init_member_id();
     init_view();
     init_watch();
     init_liveness();
@@ -21429,6 +21111,421 @@ var init_log = __esm({
   }
 });
 
+// src/store/copy/project-copy.ts
+function assembleCopy(parts) {
+  const ids = /* @__PURE__ */ new Set();
+  for (const channel of Object.values(parts.state.channels)) ids.add(channel.id);
+  for (const envelope of Object.values(parts.state.messages)) ids.add(envelope.channel_id);
+  for (const id of parts.history.keys()) ids.add(id);
+  for (const id of parts.archives.keys()) ids.add(id);
+  return {
+    state: parts.text,
+    hasState: parts.hasState,
+    history: parts.history,
+    board: parts.board,
+    archives: parts.archives,
+    channelIds: [...ids].filter(isValidChannelId).sort(),
+    channels: Object.keys(parts.state.channels).length,
+    messages: Object.keys(parts.state.messages).length,
+    skipped: parts.skipped
+  };
+}
+function parseArchiveText(text, id) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return void 0;
+  }
+  const checked = parseArchive(value);
+  return checked && checked.channel_id === id && isValidChannelId(id) ? value : void 0;
+}
+function pathsOf(projectDir) {
+  const stateDir = (0, import_node_path48.join)(projectDir, STATE_DIR_NAME);
+  return {
+    stateDir,
+    statePath: (0, import_node_path48.join)(stateDir, "state.json"),
+    lockPath: (0, import_node_path48.join)(stateDir, ".state.lock"),
+    historyDir: (0, import_node_path48.join)(stateDir, "history"),
+    archivesDir: (0, import_node_path48.join)(stateDir, "archives")
+  };
+}
+function idsIn(port, dir, suffix) {
+  if (!checkOwnDir(port, dir, false)) return [];
+  return port.readdirSync(dir).filter((name) => name.endsWith(suffix)).map((name) => name.slice(0, -suffix.length)).filter(isValidChannelId).sort();
+}
+async function readFileProject(side) {
+  const port = side.port ?? NODE_FS;
+  const paths = pathsOf(side.projectDir);
+  if (!checkOwnDir(port, paths.stateDir, false)) return void 0;
+  const lock = await claimLock({ port, lockPath: paths.lockPath, host: (0, import_node_os5.hostname)() });
+  try {
+    const loaded = readState(port, paths.statePath, side.codec, (side.now ?? Date.now)());
+    if (loaded.rejected) {
+      throw new MigrationRefused(
+        "source_unloadable",
+        `${paths.statePath} does not load (${loaded.rejected.reason}), so nothing was copied. Run "opencomms doctor --project ${side.projectDir}" and fix the state first`
+      );
+    }
+    const log = new HistoryLog({ port, historyDir: paths.historyDir });
+    const history = /* @__PURE__ */ new Map();
+    for (const id of idsIn(port, paths.historyDir, ".jsonl")) {
+      const records = log.list(id);
+      if (records.length > 0) history.set(id, records.map((r) => JSON.stringify(r)));
+    }
+    const archives = /* @__PURE__ */ new Map();
+    for (const archive of listArchives(side.projectDir, port)) {
+      const text = JSON.stringify(archive);
+      if (parseArchiveText(text, archive.channel_id)) archives.set(archive.channel_id, text);
+    }
+    const skipped = idsIn(port, paths.archivesDir, ".json").length - archives.size;
+    const board = new BoardHistoryLog(port, paths.historyDir).list(Infinity).map((t) => JSON.stringify(t));
+    if (loaded.isAbsent && history.size === 0 && board.length === 0 && archives.size === 0) return void 0;
+    return assembleCopy({
+      state: loaded.state,
+      text: loaded.baseline,
+      hasState: !loaded.isAbsent,
+      history,
+      board,
+      archives,
+      skipped
+    });
+  } finally {
+    releaseLock(port, lock);
+  }
+}
+async function writeFileProject(side, copy) {
+  const port = side.port ?? NODE_FS;
+  const paths = pathsOf(side.projectDir);
+  if (!port.statIfExists(side.projectDir)?.isDirectory()) {
+    throw new MigrationRefused("target_missing", `${side.projectDir} is not a folder: create the project folder (or pass --project DIR), then run migrate again`);
+  }
+  ensureOwnDir(port, paths.stateDir);
+  const lock = await claimLock({ port, lockPath: paths.lockPath, host: (0, import_node_os5.hostname)() });
+  try {
+    refuseHeldTarget(port, paths);
+    const log = new HistoryLog({ port, historyDir: paths.historyDir });
+    if (copy.history.size > 0 || copy.board.length > 0) ensureOwnDir(port, paths.historyDir);
+    for (const [id, records] of copy.history) replaceFile(port, log.pathOf(id), linesOf(records));
+    if (copy.board.length > 0) replaceFile(port, new BoardHistoryLog(port, paths.historyDir).path, linesOf(copy.board));
+    for (const [id, text] of copy.archives) writeArchive(side.projectDir, parseArchiveText(text, id), port);
+    replaceFile(port, paths.statePath, withGeneration(copy.state, 1));
+    return compareFiles(side.projectDir, port, copy);
+  } finally {
+    releaseLock(port, lock);
+  }
+}
+function refuseHeldFileTarget(side) {
+  const port = side.port ?? NODE_FS;
+  const paths = pathsOf(side.projectDir);
+  if (checkOwnDir(port, paths.stateDir, false)) refuseHeldTarget(port, paths);
+}
+function refuseHeldTarget(port, paths) {
+  const held = [];
+  if (port.lstatIfExists(paths.statePath) !== void 0) held.push("state.json");
+  const logs = idsIn(port, paths.historyDir, ".jsonl").length;
+  if (logs > 0) held.push(`${logs} history log${logs === 1 ? "" : "s"}`);
+  if (port.lstatIfExists(new BoardHistoryLog(port, paths.historyDir).path) !== void 0) held.push("the board's history");
+  const archives = idsIn(port, paths.archivesDir, ".json").length;
+  if (archives > 0) held.push(`${archives} archive${archives === 1 ? "" : "s"}`);
+  if (held.length === 0) return;
+  throw new MigrationRefused(
+    "target_has_state",
+    `${paths.stateDir} already holds a project (${held.join(", ")}), so nothing was copied: migrate only fills an empty target. Move state.json, history/ and archives/ out of ${paths.stateDir} (or pass another --project), then run it again`
+  );
+}
+function linesOf(records) {
+  let text = "";
+  for (const record of records) text += `${record}
+`;
+  return text;
+}
+function compareFiles(projectDir, port, copy) {
+  const paths = pathsOf(projectDir);
+  const mismatches = [];
+  const stateBytes = tryReadFile(port, paths.statePath);
+  const { generation, body } = splitGeneration(stateBytes?.toString("utf8") ?? "");
+  if (stateBytes === void 0 || generation !== 1 || body !== copy.state) mismatches.push(`${paths.statePath} does not hold the copied state`);
+  const log = new HistoryLog({ port, historyDir: paths.historyDir });
+  for (const [id, records] of copy.history) {
+    if (tryReadFile(port, log.pathOf(id))?.toString("utf8") !== linesOf(records)) mismatches.push(`${log.pathOf(id)} does not hold the ${records.length} copied records`);
+  }
+  const boardPath = new BoardHistoryLog(port, paths.historyDir).path;
+  if (copy.board.length > 0 && tryReadFile(port, boardPath)?.toString("utf8") !== linesOf(copy.board)) mismatches.push(`${boardPath} does not hold the ${copy.board.length} copied tasks`);
+  for (const [id, text] of copy.archives) {
+    const back = readArchive(projectDir, id, port);
+    if (back === void 0 || JSON.stringify(back) !== JSON.stringify(JSON.parse(text))) mismatches.push(`the archive ${id} does not read back as copied`);
+  }
+  return mismatches;
+}
+var import_node_os5, import_node_path48, MigrationRefused;
+var init_project_copy = __esm({
+  "src/store/copy/project-copy.ts"() {
+    "use strict";
+    import_node_os5 = require("node:os");
+    import_node_path48 = require("node:path");
+    init_archives2();
+    init_archives();
+    init_file_read();
+    init_fs_port();
+    init_own_files();
+    init_history();
+    init_limits();
+    init_board_history();
+    init_load();
+    init_lock();
+    init_replace_file();
+    init_state_dir();
+    MigrationRefused = class extends Error {
+      constructor(reason, message) {
+        super(message);
+        this.reason = reason;
+        this.name = "MigrationRefused";
+      }
+      reason;
+    };
+  }
+});
+
+// src/store/copy/redis-side.ts
+function copyBytes(copy) {
+  let bytes = Buffer.byteLength(copy.state);
+  for (const records of copy.history.values()) for (const r of records) bytes += Buffer.byteLength(r);
+  for (const r of copy.board) bytes += Buffer.byteLength(r);
+  for (const text of copy.archives.values()) bytes += Buffer.byteLength(text);
+  return bytes;
+}
+function migrationClient(config, bytes) {
+  return clientFor(config, { timeoutMs: config.timeoutMs + Math.ceil(bytes / (1 << 20)) * TIMEOUT_PER_MIB_MS });
+}
+async function writeRedisProject(client, keys, copy) {
+  const token = randomHex(12);
+  const streams = copy.channelIds;
+  const keyList = [keys.version, keys.state, keys.commits, keys.archives, ...streams.map((id) => keys.history(id)), keys.board];
+  const args = [copy.state, token, REMEMBERED_COMMITS, keys.notices, copy.archives.size];
+  for (const [id, text] of copy.archives) args.push(id, text);
+  for (const id of streams) {
+    const records = copy.history.get(id) ?? [];
+    args.push(records.length, ...records);
+  }
+  args.push(copy.board.length, ...copy.board);
+  const reply = await client.command(["EVAL", MIGRATE_SCRIPT, keyList.length, ...keyList, ...args]);
+  if (!Array.isArray(reply) || reply[0] !== 0 && reply[0] !== 1) throw copyProtocolFault(client, "the migration script answered an unexpected shape");
+  if (reply[0] === 0) {
+    const found = Array.isArray(reply[1]) ? reply[1].map((k) => textOf(k) ?? "") : [];
+    throw new MigrationRefused(
+      "target_has_state",
+      `The Redis store at ${client.where} already holds project data under ${keys.pattern} (${found.slice(0, 5).join(", ")}${found.length > 5 ? ", \u2026" : ""}), so nothing was written: migrate only fills an empty project. Choose another OPENCOMMS_PROJECT_ID, or delete that project's keys if it is unused, then run it again`
+    );
+  }
+  return textOf(reply[1]) ?? "";
+}
+async function compareRedisProject(client, keys, copy, version) {
+  const mismatches = [];
+  const [nowVersion, state] = await atomically(client, [["GET", keys.version], ["GET", keys.state]]);
+  if (textOf(nowVersion) !== version) {
+    mismatches.push(`${keys.version} changed after the copy (another client wrote to the project), so the state could not be compared`);
+  } else if (textOf(state) !== copy.state) {
+    mismatches.push(`${keys.state} does not hold the copied state`);
+  }
+  for (const [id, records] of copy.history) {
+    const back = await readStream(client, keys.history(id), records.length);
+    if (back.length < records.length || records.some((r, i) => back[i] !== r)) mismatches.push(`${keys.history(id)} does not hold the ${records.length} copied records in order`);
+  }
+  const board = await readStream(client, keys.board, copy.board.length);
+  if (board.length < copy.board.length || copy.board.some((r, i) => board[i] !== r)) mismatches.push(`${keys.board} does not hold the ${copy.board.length} copied tasks in order`);
+  const archives = hashOf(await client.command(["HGETALL", keys.archives]));
+  for (const [id, text] of copy.archives) {
+    if (archives.get(id) !== text) mismatches.push(`the archive ${id} in ${keys.archives} does not read back as copied`);
+  }
+  return mismatches;
+}
+async function readRedisProject(client, keys, codec, now = Date.now) {
+  for (let attempt = 1; attempt <= READ_ATTEMPTS; attempt++) {
+    const [version, text, epoch, hash] = await atomically(client, [["GET", keys.version], ["GET", keys.state], ["GET", keys.epoch], ["HGETALL", keys.archives]]);
+    const stateText = textOf(text);
+    let skipped = 0;
+    const archives = /* @__PURE__ */ new Map();
+    for (const [id, value] of hashOf(hash)) {
+      if (parseArchiveText(value, id)) archives.set(id, value);
+      else skipped++;
+    }
+    const board = (await readStream(client, keys.board, Infinity)).filter(isTaskText);
+    if (stateText === null && archives.size === 0 && board.length === 0) return void 0;
+    const parsed = stateText === null ? void 0 : codec.parseState(stateText, now());
+    if (parsed && !parsed.ok) {
+      throw new MigrationRefused(
+        "source_unloadable",
+        `${keys.state} on ${client.where} does not load (${parsed.reason}), so nothing was copied: fix that key, or let the next change through the Redis store set it aside (as ${keys.state}.corrupt-<ms>) and start empty, then run migrate again`
+      );
+    }
+    const state = parsed?.ok ? parsed.state : codec.emptyState();
+    const probe = assembleCopy({ state, text: stateText ?? codec.serializeState(state), hasState: stateText !== null, history: /* @__PURE__ */ new Map(), board, archives, skipped });
+    const history = /* @__PURE__ */ new Map();
+    for (const id of probe.channelIds) {
+      const entries = await readStream(client, keys.history(id), Infinity);
+      const records = entries.filter((r) => isRecordOf(r, id));
+      probe.skipped += entries.length - records.length;
+      if (records.length > 0) history.set(id, records);
+    }
+    const [versionAfter, epochAfter] = await atomically(client, [["GET", keys.version], ["GET", keys.epoch]]);
+    if (textOf(versionAfter) === textOf(version) && textOf(epochAfter) === textOf(epoch)) {
+      return { ...probe, history };
+    }
+  }
+  throw new MigrationRefused(
+    "source_changed",
+    `The Redis project under ${keys.pattern} kept changing while it was read (a host is still using it), so nothing was copied: stop the hosts that use it, then run migrate again`
+  );
+}
+async function readStream(client, key, limit) {
+  const records = [];
+  let from = "-";
+  while (records.length < limit) {
+    const page = await client.command(["XRANGE", key, from, "+", "COUNT", HISTORY_PAGE]);
+    if (!Array.isArray(page) || page.length === 0) break;
+    for (const entry of page) {
+      if (!Array.isArray(entry) || entry.length !== 2 || !Array.isArray(entry[1])) continue;
+      from = `(${textOf(entry[0]) ?? ""}`;
+      records.push(fieldOf(entry[1], RECORD_FIELD) ?? "");
+    }
+    if (page.length < HISTORY_PAGE) break;
+  }
+  return records.slice(0, limit);
+}
+function isTaskText(text) {
+  try {
+    return parseTaskRecord(JSON.parse(text)) !== void 0;
+  } catch {
+    return false;
+  }
+}
+function isRecordOf(text, channelId) {
+  try {
+    return parseHistoryRecord(JSON.parse(text))?.channel_id === channelId;
+  } catch {
+    return false;
+  }
+}
+async function atomically(client, commands) {
+  const all = [["MULTI"], ...commands, ["EXEC"]];
+  const replies = await client.pipeline(all);
+  replies.forEach((r, i) => client.check(r, String(all[i][0])));
+  const exec = replies[replies.length - 1];
+  if (!Array.isArray(exec) || exec.length !== commands.length) throw copyProtocolFault(client, "EXEC answered an unexpected shape");
+  return exec.map((value, i) => client.check(value, String(commands[i][0])));
+}
+function fieldOf(fields, name) {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (textOf(fields[i]) === name) return textOf(fields[i + 1]) ?? void 0;
+  return void 0;
+}
+function hashOf(value) {
+  const map = /* @__PURE__ */ new Map();
+  if (!Array.isArray(value)) return map;
+  for (let i = 0; i + 1 < value.length; i += 2) map.set(textOf(value[i]) ?? "", textOf(value[i + 1]) ?? "");
+  return map;
+}
+function copyProtocolFault(client, what) {
+  return new StoreFault("store_protocol_error", `The Redis store at ${client.where}: ${what}`, void 0, true);
+}
+function redisSideOf(selection) {
+  if (selection.kind !== "redis") return void 0;
+  const { config } = selection;
+  const keys = keysOf(config.keyPrefix);
+  const url = displayUrl(config);
+  return {
+    url,
+    projectId: config.projectId,
+    where: `${url}, project ${config.projectId}`,
+    keyPattern: keys.pattern,
+    async writeAndCompare(copy) {
+      const client = migrationClient(config, copyBytes(copy));
+      try {
+        const version = await writeRedisProject(client, keys, copy);
+        return await compareRedisProject(client, keys, copy, version);
+      } finally {
+        await client.close();
+      }
+    },
+    async read(codec) {
+      const client = migrationClient(config, 0);
+      try {
+        return await readRedisProject(client, keys, codec);
+      } finally {
+        await client.close();
+      }
+    }
+  };
+}
+var TIMEOUT_PER_MIB_MS, READ_ATTEMPTS, MIGRATE_SCRIPT;
+var init_redis_side = __esm({
+  "src/store/copy/redis-side.ts"() {
+    "use strict";
+    init_state_shape();
+    init_task_shape();
+    init_crypto();
+    init_faults();
+    init_project_copy();
+    init_history_cache();
+    init_keys();
+    init_state_commit();
+    init_replies();
+    init_state_load();
+    init_url();
+    TIMEOUT_PER_MIB_MS = 1e3;
+    READ_ATTEMPTS = 3;
+    MIGRATE_SCRIPT = `
+local function holds(reply)
+  if type(reply) == 'table' and reply.err then
+    if string.sub(reply.err, 1, 9) == 'WRONGTYPE' then return true end
+    error(reply)
+  end
+  if type(reply) == 'table' then return #reply > 0 end
+  return reply ~= false
+end
+local found = {}
+if holds(redis.pcall('GET', KEYS[1])) then found[#found + 1] = KEYS[1] end
+if holds(redis.pcall('GET', KEYS[2])) then found[#found + 1] = KEYS[2] end
+if holds(redis.pcall('HGETALL', KEYS[4])) then found[#found + 1] = KEYS[4] end
+local tokens = redis.pcall('LRANGE', KEYS[3], 0, 0)
+if type(tokens) == 'table' and tokens.err and holds(tokens) then found[#found + 1] = KEYS[3] end
+for k = 5, #KEYS do
+  if holds(redis.pcall('XRANGE', KEYS[k], '-', '+', 'COUNT', 1)) then found[#found + 1] = KEYS[k] end
+end
+if #found > 0 then return {0, found} end
+redis.call('SET', KEYS[2], ARGV[1])
+local a = 6
+for j = 1, tonumber(ARGV[5]) do
+  redis.call('HSET', KEYS[4], ARGV[a], ARGV[a + 1])
+  a = a + 2
+end
+for k = 5, #KEYS do
+  local count = tonumber(ARGV[a])
+  a = a + 1
+  for j = 1, count do
+    redis.call('XADD', KEYS[k], '*', '${RECORD_FIELD}', ARGV[a])
+    a = a + 1
+  end
+end
+local version = '1:' .. ARGV[2]
+redis.call('SET', KEYS[1], version)
+redis.call('LPUSH', KEYS[3], ARGV[2])
+redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[3]) - 1)
+redis.call('PUBLISH', ARGV[4], version)
+return {1, version}
+`;
+  }
+});
+
+// src/store/copy/index.ts
+var init_copy = __esm({
+  "src/store/copy/index.ts"() {
+    "use strict";
+    init_project_copy();
+    init_redis_side();
+  }
+});
+
 // src/cli/migrate.ts
 var migrate_exports = {};
 __export(migrate_exports, {
@@ -21521,6 +21618,8 @@ var init_migrate = __esm({
     "use strict";
     import_node_path49 = require("node:path");
     init_store2();
+    init_copy();
+    init_state_dir();
   }
 });
 
@@ -21693,6 +21792,9 @@ var init_doctor_hosts = __esm({
     import_node_fs34 = require("node:fs");
     import_node_path50 = require("node:path");
     init_store2();
+    init_replace_file();
+    init_fs_port();
+    init_state_dir();
     init_user_file();
     init_json_config();
     init_strict_json();
@@ -21800,7 +21902,9 @@ var init_doctor_members = __esm({
     import_node_fs35 = require("node:fs");
     import_node_path51 = require("node:path");
     init_engine();
-    init_store2();
+    init_pins();
+    init_member_id();
+    init_state_dir();
     init_liveness();
     init_place();
   }
@@ -21990,7 +22094,7 @@ var init_doctor_trust = __esm({
     "use strict";
     import_node_fs36 = require("node:fs");
     import_node_path52 = require("node:path");
-    init_store2();
+    init_state_dir();
     init_config_edits();
     init_claude_permissions();
     init_codex_trust();
@@ -22804,12 +22908,12 @@ function createMcpMethodTable(options) {
 }
 
 // src/transport/input.ts
-var import_node_fs9 = require("node:fs");
+var import_node_fs8 = require("node:fs");
 var READ_BUFFER_BYTES = 65536;
 function stdinInput(fd, stream) {
   let kind = "other";
   try {
-    const stat = (0, import_node_fs9.fstatSync)(fd);
+    const stat = (0, import_node_fs8.fstatSync)(fd);
     if (stat.isFIFO() || stat.isSocket()) kind = "pipe";
     else if (stat.isFile()) kind = "file";
   } catch {
@@ -22859,7 +22963,7 @@ function fdInput(fd, fallback) {
   const next = () => {
     if (isPaused || isReading || isStopped || !handlers) return;
     isReading = true;
-    (0, import_node_fs9.read)(fd, buffer, 0, buffer.length, null, (err, bytes) => {
+    (0, import_node_fs8.read)(fd, buffer, 0, buffer.length, null, (err, bytes) => {
       isReading = false;
       if (isStopped || !handlers) return;
       if (err) {
@@ -23203,7 +23307,7 @@ async function runCommand(argv) {
     case "uninstall":
       return (init_hosts(), __toCommonJS(hosts_exports)).runUninstall({ projectDir, host: parsed.positionals[0], dryRun: flags.dryRun, env: process.env, write: writeStdout, warn: suggesting(warnLine) });
     case "hook": {
-      const code = await (init_hooks(), __toCommonJS(hooks_exports)).runHook({
+      const code = await (init_hooks2(), __toCommonJS(hooks_exports)).runHook({
         explicitProjectDir: flags.project ?? process.env.OPENCOMMS_PROJECT_DIR,
         selection: store,
         cwd: process.cwd(),

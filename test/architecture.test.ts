@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
@@ -74,14 +74,76 @@ test('outside src/store, nothing branches on which store it has: no store.kind, 
   }
 });
 
-test('outside src/store, the store is imported only through src/store/index.ts', () => {
-  for (const file of sourceFiles(SRC).filter((f) => !isInStore(f))) {
+const COPY_DOOR = join(STORE_DIR, 'copy', 'index.ts');
+const MAX_DOOR_NAMES = 30;
+
+/**
+ * What breaks the store's walls in the tree under `src`: an import of the
+ * store from outside it that does not go through a door, an import between
+ * store/file and store/redis, and an import of the store from files/ or
+ * local/. One line per problem.
+ */
+function storeWallProblems(src: string): string[] {
+  const store = join(src, 'store');
+  const doors = [join(store, 'index.ts'), join(store, 'copy', 'index.ts')];
+  const inside = (file: string, dir: string): boolean => file.startsWith(dir + '/');
+  const problems: string[] = [];
+  for (const file of sourceFiles(src)) {
     for (const spec of relativeImports(readFileSync(file, 'utf8'))) {
       const target = resolveImport(file, spec);
-      if (target === undefined || !isInStore(target)) continue;
-      assert.equal(target, STORE_DOOR, `${relative(ROOT, file)} imports ${spec}: import it from the store's door, src/store/index.ts`);
+      if (target === undefined) continue;
+      const where = `${relative(src, file)} imports ${spec}`;
+      if (!inside(file, store) && inside(target, store) && !doors.includes(target)) problems.push(`${where}: import it from the store's door, src/store/index.ts`);
+      for (const [from, to] of [['file', 'redis'], ['redis', 'file']] as const) {
+        if (inside(file, join(store, from)) && inside(target, join(store, to))) problems.push(`${where}: store/${from} and store/${to} never import each other`);
+      }
+      for (const low of ['files', 'local']) {
+        if (inside(file, join(src, low)) && inside(target, store)) problems.push(`${where}: src/${low}/ never imports the store`);
+      }
     }
   }
+  return problems.sort();
+}
+
+/** The names a door module exports: every name of its `export { … }` lines and its own exported declarations. */
+function doorNames(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const listed = [...text.matchAll(/export (?:type )?\{([^}]*)\}/g)].flatMap((m) => m[1]!.split(',').map((n) => n.trim().split(/\s+as\s+/).pop()!).filter(Boolean));
+  const declared = [...text.matchAll(/^export (?:async )?(?:function|const|class|interface|type|enum) ([A-Za-z0-9_]+)/gm)].map((m) => m[1]!);
+  return [...listed, ...declared];
+}
+
+test('outside src/store, the store is imported only through its doors; store/file and store/redis never import each other; files/ and local/ never import the store', () => {
+  assert.deepEqual(storeWallProblems(SRC), []);
+  assert.ok(existsSync(COPY_DOOR));
+});
+
+test('the store\'s door exports at most 30 names', () => {
+  const names = doorNames(STORE_DOOR);
+  assert.ok(names.length <= MAX_DOOR_NAMES, `src/store/index.ts exports ${names.length} names (${names.join(', ')}); at most ${MAX_DOOR_NAMES}`);
+});
+
+test('the wall checks find a planted store/file <-> store/redis import, a planted deep import, an import of the store from local/, and a 31-name door', (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'oc-walls-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const src = join(root, 'src');
+  const plant = (path: string, text: string): void => {
+    mkdirSync(join(src, path, '..'), { recursive: true });
+    writeFileSync(join(src, path), text);
+  };
+  plant('store/index.ts', "export { a } from './file/a';\n");
+  plant('store/copy/index.ts', "export { b } from '../redis/b';\n");
+  plant('store/file/a.ts', "import { b } from '../redis/b';\nexport const a = b;\n");
+  plant('store/redis/b.ts', 'export const b = 1;\n');
+  plant('cli/deep.ts', "import { a } from '../store/file/a';\nimport { a as viaDoor } from '../store';\nexport const c = [a, viaDoor];\n");
+  plant('local/pin.ts', "import { a } from '../store';\nexport const p = a;\n");
+  assert.deepEqual(storeWallProblems(src), [
+    "cli/deep.ts imports ../store/file/a: import it from the store's door, src/store/index.ts",
+    'local/pin.ts imports ../store: src/local/ never imports the store',
+    'store/file/a.ts imports ../redis/b: store/file and store/redis never import each other',
+  ]);
+  plant('store/index.ts', `export { ${Array.from({ length: 31 }, (_, i) => `n${i}`).join(', ')} } from './file/a';\n`);
+  assert.equal(doorNames(join(src, 'store', 'index.ts')).length, 31);
 });
 
 test('no import circle anywhere in src', () => {

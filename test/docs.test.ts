@@ -10,7 +10,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { REASONS } from '../src/engine/reasons';
 import { composeBell } from '../src/delivery/doorbell';
 import { mintMemberId } from '../src/cli/pin';
-import { createEngineCtx } from '../src/store';
+import { createEngineCtx } from '../src/store/ctx';
 import type { Channel, Envelope, HistoryView } from '../src/engine/types';
 import { catalogTools, generatedToolBlock, renderToolTable } from './helpers/docs-tables';
 import { runCliInProcess } from './helpers/cli-in-process';

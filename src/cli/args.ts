@@ -1,6 +1,7 @@
 // argv → a command and its flags. Usage errors carry exit code 2. Hand-written
 // rather than node:util's parseArgs, which costs start-up time to load.
-import { isValidMemberId, parseStoreUrl } from '../store';
+import { parseStoreUrl } from '../store';
+import { isValidMemberId } from '../local/member-id';
 import {
   BOOLEAN_FLAGS, COMMANDS, FLAGS_BY_COMMAND, POSITIONALS_BY_COMMAND, REPEATED_FLAGS, SAY_TYPES, SHORT_FLAGS, VALUE_FLAGS, type CommandName, type FlagName,
 } from './command-table';

@@ -3,7 +3,10 @@
 // hooks are in place.
 import { existsSync, lstatSync, readFileSync, type Stats } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
-import { NODE_FS, PROGRAM_MODE, printableLabel, replaceFile, STATE_DIR_NAME, type Check, type StoreJson } from '../store';
+import { printableLabel, type Check, type StoreJson } from '../store';
+import { replaceFile } from '../files/replace-file';
+import { NODE_FS, PROGRAM_MODE } from '../files/fs-port';
+import { STATE_DIR_NAME } from '../local/state-dir';
 import { readUserFile } from '../hosts/user-file';
 import { isJsonObject, parseJsonObject } from '../hosts/json-config';
 import { STRICT_JSON_FILES, strictJsonProblem } from '../hosts/strict-json';

@@ -5,7 +5,10 @@ import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatIsoTime, isBelievableTime, isSpokenFor as isSpokenForIn, SPEAKER_LEASE_MS } from '../engine';
 import type { State } from '../engine';
-import { isValidMemberId, listPins, STATE_DIR_NAME, type Check, type PinRecord } from '../store';
+import { type Check } from '../store';
+import { listPins, type PinRecord } from '../local/pins';
+import { isValidMemberId } from '../local/member-id';
+import { STATE_DIR_NAME } from '../local/state-dir';
 import { isPidAlive } from '../process/liveness';
 import { processHostTag } from '../process/place';
 

@@ -6,7 +6,8 @@
 // HOME (CODEX_HOME for Codex), never written.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { STATE_DIR_NAME, type Check } from '../store';
+import { type Check } from '../store';
+import { STATE_DIR_NAME } from '../local/state-dir';
 import { CONFIG_EDITS } from '../hosts/config-edits';
 import { CLAUDE_ALLOW_RULE, CLAUDE_LOCAL_SETTINGS, grantsOf, isOpencommsGrant } from '../hosts/claude-permissions';
 import { codexTrustEntries, readCodexTrust, strayCodexTrust } from '../hosts/codex-trust';

@@ -4,10 +4,9 @@
 // success is reported, and the source is left as it was (PROTOCOL.md
 // "Migrating a project"). Pins stay on each machine either way.
 import { join } from 'node:path';
-import {
-  DEFAULT_CODEC, MigrationRefused, readFileProject, redisSideOf, refuseHeldFileTarget, resolveStoreSelection, STATE_DIR_NAME, writeFileProject,
-  type ProjectCopy, type StoreEnv,
-} from '../store';
+import { DEFAULT_CODEC, resolveStoreSelection, type StoreEnv } from '../store';
+import { MigrationRefused, readFileProject, redisSideOf, refuseHeldFileTarget, writeFileProject, type ProjectCopy } from '../store/copy';
+import { STATE_DIR_NAME } from '../local/state-dir';
 
 export interface MigrateOptions {
   projectDir: string;

@@ -1,6 +1,7 @@
 // `opencomms pin`: mint (or take) a member id and record it as this host's pin.
 import { imitatesPersonId } from '../engine';
-import { isValidMemberId, writePin } from '../store';
+import { writePin } from '../local/pins';
+import { isValidMemberId } from '../local/member-id';
 import { randomHex } from '../process/crypto';
 import { UsageError } from './args';
 

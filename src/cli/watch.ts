@@ -3,7 +3,8 @@
 // the member-id check, and every way the watch ends (a signal, stdin closing,
 // the parent going away, stdout closing).
 import { fstatSync } from 'node:fs';
-import { isValidMemberId, openStore, type StoreSelection } from '../store';
+import { openStore, type StoreSelection } from '../store';
+import { isValidMemberId } from '../local/member-id';
 import { takeView } from '../watch/view';
 import { startMailWatch, startPeopleWatch, type PeopleOutput } from '../watch';
 import { isPidAlive, isRecordedProcessAlive } from '../process/liveness';

@@ -10,7 +10,7 @@
 // member it asks for a sweep (one locked change); the sweep's save is a change
 // like any other, and the next pass rings for the mail now pending again.
 import { isAbandonedDelivery, TASK_READY_NOTICE, type Channel, type DeliveryOwner, type Envelope, type State } from '../engine';
-import { watchStateDir, type StateWatcher } from '../store';
+import { watchStateDir, type StateWatcher } from '../local/state-dir-watch';
 
 /** The notification that rings the bell; its capability is in channel-capability.ts. */
 export const CHANNEL_NOTIFICATION = 'notifications/claude/channel';

@@ -26,7 +26,7 @@
 //     waits when its look comes is rung again, a bounded number of times
 //     (ring-again.ts); then the mail is marked for status and doctor.
 import type { Envelope, HostDoor, State } from '../engine';
-import type { TurnRecord } from '../store';
+import type { TurnRecord } from '../local/turn-records';
 import { composeBell, pullableMailOf } from './doorbell';
 import { inboxAddressOf, type DoorOutcome } from './inbox-door';
 import { createRingAgain, LAST_RING_WAIT_MS, MAX_RINGS, noticeDetail, RING_AGAIN_MS, type RingAgainReport } from './ring-again';

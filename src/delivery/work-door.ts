@@ -6,7 +6,7 @@
 // notice never carries task text. The wake itself is cleared by the member's
 // next claim or `next`, or by the hook that tells it.
 import { TASK_READY_NOTICE, formatIsoTime, type State } from '../engine';
-import type { TurnRecord } from '../store';
+import type { TurnRecord } from '../local/turn-records';
 import type { DoorOutcome } from './inbox-door';
 
 export interface WorkDoorOptions {

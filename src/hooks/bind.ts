@@ -7,7 +7,7 @@ import {
 } from '../engine';
 import { isLeaseAlive } from '../process/liveness';
 import { hostProcessId } from '../tools/host-process';
-import type { PinRecord } from '../store';
+import type { PinRecord } from '../local/pins';
 import { identityFromEnv } from '../tools/env-identity';
 import { HOST_CLAUDE_CODE, HOST_CODEX, HOST_GEMINI, type HookEvent } from './events';
 

@@ -9,7 +9,8 @@
 import { existsSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { addError } from '../engine';
-import { openStore, StoreFault, type Store } from '../store';
+import { openStore, type Store } from '../store';
+import { StoreFault } from '../files/faults';
 import { contextAnswer, EMPTY_ANSWER } from './answer';
 import { memberFromEnv, memberBySession } from './bind';
 import { parseHookEvent, type HookEvent } from './events';

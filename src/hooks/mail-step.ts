@@ -4,7 +4,8 @@
 import {
   findLinkedMember, hasReminderDue, linkSession, needsLink, recordMemberError, reminderText, dueReminders, markReminded, type DeliveryOwner, type State, type ToolResult,
 } from '../engine';
-import { listPins, type PinRecord, type Store } from '../store';
+import { type Store } from '../store';
+import { listPins, type PinRecord } from '../local/pins';
 import { contextAnswer, guidanceAnswer, stopAnswer } from './answer';
 import {
   bindablePins, bindEnvMember, bindPin, choosePinMessage, isEnvBindingStale, linkRefsOf, memberBySession, sessionRefsOf,

@@ -4,7 +4,8 @@
 // files that changed are reported. Any trouble is a warning, never a broken hook.
 import { dueCollisions, noteCollisions, noteShellWrite, COLLISION_WINDOW_MS, type EditRecord, type State } from '../engine';
 import { isRecordedProcessAlive } from '../process/liveness';
-import { appendEdits, readEdits, type Store } from '../store';
+import { type Store } from '../store';
+import { appendEdits, readEdits } from '../local/side-files';
 import { membershipsOf } from './deliver';
 import type { HookEvent } from './events';
 import { changedSinceRecord, heldByOthers, shellCallOf, shellRecordKey, shellWriteText } from './shell-check';

@@ -7,7 +7,7 @@ import { statSync, type Stats } from 'node:fs';
 import { isAbsolute, relative, resolve as resolvePath } from 'node:path';
 import { describeVerdict, isMemberOfChannel, judgeEdit, liveReservations, normalizePattern, type EditVerdict, type State } from '../engine';
 import { isRecordedProcessAlive } from '../process/liveness';
-import { joinAsWritten, realPathOf } from '../store';
+import { joinAsWritten, realPathOf } from '../files/real-path';
 import { denyAnswer, type HookAnswer } from './answer';
 import { HOST_GEMINI, type HookEvent } from './events';
 import { candidatesOf, isShellTool } from './shell-check';

@@ -8,7 +8,7 @@ import { lstatSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { patternsHeldByOthers, patternsOverlap, type EditVerdict, type State } from '../engine';
 import { isRecordedProcessAlive } from '../process/liveness';
-import { realPathOf } from '../store';
+import { realPathOf } from '../files/real-path';
 import { judgeEvent } from './pre-tool';
 
 /** How long the hook waits for `git status` before it lets the command go ahead. */

@@ -11,7 +11,8 @@ import { lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
 import { join, sep } from 'node:path';
 import { judgeEdit, patternsHeldByOthers, patternsOverlap, shownFileName, type Conflict, type State } from '../engine';
 import { isRecordedProcessAlive } from '../process/liveness';
-import { hasShellRecord, joinAsWritten, readShellRecord, realPathOf, removeShellRecord, writeShellRecord } from '../store';
+import { hasShellRecord, readShellRecord, removeShellRecord, writeShellRecord } from '../local/side-files';
+import { joinAsWritten, realPathOf } from '../files/real-path';
 import { askShellChecker } from './shell-checker';
 import type { HookEvent } from './events';
 

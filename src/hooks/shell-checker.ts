@@ -10,10 +10,9 @@
 import { readdirSync } from 'node:fs';
 import { basename } from 'node:path';
 import { isRecordedProcessAlive, thisRecordedProcess, type RecordedProcess } from '../process/liveness';
-import {
-  ASK_NAME, ensureShellDir, isAskWaiting, readCheckerAnswer, readCheckerNotices, removeAsk, removeCheckerNotice, shellDirOf,
-  watchDirWithNode, writeAsk, writeCheckerAnswer, writeCheckerNotice, type DirWatch, type WatchDir,
-} from '../store';
+import { ASK_NAME, ensureShellDir, isAskWaiting, readCheckerAnswer, readCheckerNotices, removeAsk, removeCheckerNotice, writeAsk, writeCheckerAnswer, writeCheckerNotice } from '../local/shell-checker-files';
+import { shellDirOf } from '../local/side-files';
+import { watchDirWithNode, type DirWatch, type WatchDir } from '../local/state-dir-watch';
 
 /** How long the check after a call waits for a server's answer before it judges the record itself. */
 export const ASK_TIMEOUT_MS = 150;

@@ -8,7 +8,7 @@
 // we can name and is skipped; a glob is kept as a pattern. Best effort: a
 // write through any other program is caught after the call (shell-check.ts).
 import { basename, isAbsolute, join } from 'node:path';
-import { joinAsWritten } from '../store';
+import { joinAsWritten } from '../files/real-path';
 import { gitResets } from './git-writes';
 
 type Token = { kind: 'word'; text: string; isPlain: boolean } | { kind: 'op'; text: string };

@@ -6,7 +6,7 @@
 // opencomms tools. Best effort, like every plain-write check: a write through
 // a program that names no such path is not seen.
 import { patternsOverlap } from '../engine';
-import { STATE_DIR_NAME } from '../store';
+import { STATE_DIR_NAME } from '../local/state-dir';
 import { denyAnswer, type HookAnswer } from './answer';
 import type { HookEvent } from './events';
 import type { ToolTargets } from './tool-targets';

@@ -3,7 +3,7 @@
 // host's door (the Claude Code inbox, `codex queue`) only while the session
 // is idle, and a sender is told how its mail will arrive. One small write per
 // event, no lock; trouble is a warning, never a broken hook.
-import { writeTurnRecord, type TurnPhase } from '../store';
+import { writeTurnRecord, type TurnPhase } from '../local/turn-records';
 import type { HookEvent } from './events';
 
 const PHASE_OF_EVENT: Readonly<Record<string, TurnPhase>> = {

@@ -15,7 +15,8 @@ import { processHostTag } from '../process/place';
 import {
   activeWaitLease, hasSessionEnded, leavePresence, recordPresence, releaseWaitLease, renewWaitLease, replaceWaitLease, type PresenceClaim, type State,
 } from '../engine';
-import type { StateWatcher, Store } from '../store';
+import type { Store } from '../store';
+import type { StateWatcher } from '../local/state-dir-watch';
 import { randomHex } from '../process/crypto';
 import { isHolderRunning, isPidAlive, thisRecordedProcess } from '../process/liveness';
 import { EMPTY_ANSWER } from './answer';

@@ -2,7 +2,7 @@
 // plus a package.json that keeps it CommonJS inside a "type": "module" project.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { STATE_DIR_NAME } from '../store';
+import { STATE_DIR_NAME } from '../local/state-dir';
 
 export const BUNDLE_NAME = 'opencomms.js';
 export const BUNDLE_PACKAGE_JSON = '{"type":"commonjs"}\n';

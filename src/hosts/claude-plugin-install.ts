@@ -4,7 +4,10 @@
 // warn, since both would run (two servers, every hook twice).
 import { readdirSync, rmdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkOwnDir, NODE_FS, StoreFault, writePin } from '../store';
+import { writePin } from '../local/pins';
+import { checkOwnDir } from '../files/own-files';
+import { NODE_FS } from '../files/fs-port';
+import { StoreFault } from '../files/faults';
 import { tryReadBytes } from './bundle';
 import {
   claudeInstallCommands, claudePluginDirIn, claudeUninstallCommands, isOurManifest, marketplaceNameFor, PLUGIN_FILES,

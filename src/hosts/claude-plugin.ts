@@ -12,7 +12,7 @@
 // its absolute path.
 import { sha256Hex } from '../process/crypto';
 import { join } from 'node:path';
-import { STATE_DIR_NAME } from '../store';
+import { STATE_DIR_NAME } from '../local/state-dir';
 import { bundlePathIn } from './bundle';
 import { JsonObject, renderJson } from './json-config';
 import { CLAUDE_WRITE_TOOLS } from './config-edits';

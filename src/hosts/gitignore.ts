@@ -7,7 +7,7 @@
 // local settings get a block of their own, which goes with claude-code alone.
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { STATE_DIR_NAME } from '../store';
+import { STATE_DIR_NAME } from '../local/state-dir';
 import { BUNDLE_NAME } from './bundle';
 import { readUserFile, type UserFile } from './user-file';
 

@@ -3,9 +3,13 @@
 import { mkdirSync } from 'node:fs';
 import { imitatesPersonId } from '../engine';
 import { dirname, join, relative, sep } from 'node:path';
-import {
-  checkOwnDir, ensureOwnDir, isValidMemberId, NODE_FS, PROGRAM_MODE, readPin, replaceFile, STATE_DIR_NAME, tryReadFile,
-} from '../store';
+import { readPin } from '../local/pins';
+import { isValidMemberId } from '../local/member-id';
+import { replaceFile } from '../files/replace-file';
+import { checkOwnDir, ensureOwnDir } from '../files/own-files';
+import { NODE_FS, PROGRAM_MODE } from '../files/fs-port';
+import { tryReadFile } from '../files/file-read';
+import { STATE_DIR_NAME } from '../local/state-dir';
 import { bundlePackageJsonPathIn, bundlePathIn, BUNDLE_PACKAGE_JSON, tryReadBytes } from './bundle';
 import { COMPILE_CACHE_UNDER_HOME, COMPILE_CACHE_VARIABLE, CompileCacheHome, HOST_NAMES, HostName, isHostName } from './launch';
 

@@ -7,7 +7,7 @@
 // their structure.
 import { rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { STATE_DIR_NAME } from '../store';
+import { STATE_DIR_NAME } from '../local/state-dir';
 import { readOwnBytes, writeOwnFile } from './install-common';
 import { isJsonObject, parseJsonObject } from './json-config';
 

@@ -1,7 +1,8 @@
 // `opencomms install <host>`: the host's config entries, the server copy in
 // .opencomms/, the .gitignore lines and, with --apply, the host's own trust.
 import { join } from 'node:path';
-import { readPin, STATE_DIR_NAME, writePin } from '../store';
+import { readPin, writePin } from '../local/pins';
+import { STATE_DIR_NAME } from '../local/state-dir';
 import { installClaudePlugin } from './claude-plugin-install';
 import {
   checkHost, chooseFixedIdentity, compileCacheFrom, describeBundleCopy, describeCompileCache, describeIdentity, ensureCompileCacheDir, describePath, failureOf, InstallFailure,

@@ -1,6 +1,6 @@
 // How a host starts our server and hooks (argv, env, the hook command line),
 // and how to read those back out of a config: the part of install every host shares.
-import { STATE_DIR_NAME } from '../store';
+import { STATE_DIR_NAME } from '../local/state-dir';
 import { BUNDLE_NAME, bundlePathIn } from './bundle';
 import { isJsonObject } from './json-config';
 

@@ -5,7 +5,7 @@
 import { rmdirSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { OPENCODE_PLUGIN_FILE } from '../opencode/project-dir';
-import { STATE_DIR_NAME } from '../store';
+import { STATE_DIR_NAME } from '../local/state-dir';
 import { tryReadBytes } from './bundle';
 import { ensureDir, readOwnBytes, writeOwnFile } from './install-common';
 import { readUserFile, throughNote, writeUserFile, type UserFile } from './user-file';

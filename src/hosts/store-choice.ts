@@ -4,7 +4,8 @@
 // keeps a store: quietly dropping it would send that host's sessions back to
 // this machine's files and split the project without anyone noticing.
 // `--store file` is how to take it out.
-import { resolveStoreTarget, StoreFault, type StoreEnv } from '../store';
+import { resolveStoreTarget, type StoreEnv } from '../store';
+import { StoreFault } from '../files/faults';
 import { InstallFailure } from './install-common';
 import { shellQuote, type HostName, type StoreChoice } from './launch';
 

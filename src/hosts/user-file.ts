@@ -7,8 +7,8 @@
 // does, is refused before anything is written. The file's mode is kept.
 import { lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve as resolvePath, sep } from 'node:path';
-import { NODE_FS } from '../store';
-import { replaceUserFile } from '../store';
+import { NODE_FS } from '../files/fs-port';
+import { replaceUserFile } from '../files/replace-file';
 import { describePath, InstallFailure } from './install-common';
 
 /** Where one of the user's files in the project really is, and what it holds. */

@@ -8,7 +8,9 @@
 // the user says they have read it (project-review.ts).
 import { realpathSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { NODE_FS, replaceUserFile, STATE_DIR_NAME } from '../store';
+import { replaceUserFile } from '../files/replace-file';
+import { NODE_FS } from '../files/fs-port';
+import { STATE_DIR_NAME } from '../local/state-dir';
 import { tryReadBytes } from './bundle';
 import { applyCodexTrust, codexTrustEntries, readCodexTrust, removeCodexTrust, renderCodexTrust, type CodexTrustEntry } from './codex-trust';
 import { applyGeminiTrust, GEMINI_TRUST_VALUE, readGeminiTrust, removeGeminiTrust } from './gemini-trust';

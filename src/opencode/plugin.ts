@@ -5,7 +5,8 @@
 // through which each session speaks as its own member (session-members.ts).
 import { processHostTag } from '../process/place';
 import { markStale, pendingRecipients, succeed, sweepInFlight, type DeliveryOwner, type EngineCtx, type State } from '../engine';
-import { openStore, type StateWatcher, type Store, type StoreSelection } from '../store';
+import { openStore, type Store, type StoreSelection } from '../store';
+import { type StateWatcher } from '../local/state-dir-watch';
 import { isHolderRunning } from '../process/liveness';
 import type { HostEvent, HostPluginInput, HostToolDefinition, SchemaKit } from './host-types';
 import { locationOf, OPENCODE_HOST_ID } from './identity';

@@ -3,7 +3,7 @@
 // the worktree, that already has OpenComms state or our installed plugin file.
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve as resolvePath } from 'node:path';
-import { STATE_DIR_NAME } from '../store';
+import { STATE_DIR_NAME } from '../local/state-dir';
 
 /** Where `install opencode` puts the plugin bundle, relative to the project. */
 export const OPENCODE_PLUGIN_FILE = '.opencode/plugin/opencomms.js';

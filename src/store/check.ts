@@ -2,7 +2,7 @@
 // thing that must hold, each saying what it saw and what to do.
 import type { State } from '../engine/types';
 import type { StoreJson } from './describe';
-import { StoreFault } from './faults';
+import { StoreFault } from '../files/faults';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 

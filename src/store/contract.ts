@@ -4,13 +4,13 @@
 // (redis/redis-store.ts) are two implementations of these methods.
 import type { EngineCtx, HistoryView, State, ToolResult } from '../engine/types';
 import type { Task } from '../engine/task-types';
-import type { ArchiveRecord } from './archives';
+import type { ArchiveRecord } from './archive-shape';
 import type { ChangeArgs, ChangeName, ChangeResult } from '../engine/changes/table';
 import type { ChangeTx } from '../engine/archive-types';
 import type { LocalChange, MutateOptions } from './change-call';
 import type { StoreCheckOptions, StoreCheckReport } from './check';
 import type { StoreDescription } from './describe';
-import type { StateWatcher, WatchStateDirOptions } from './state-dir-watch';
+import type { StateWatcher, WatchStateDirOptions } from '../local/state-dir-watch';
 
 /** Saved sessions, read as they are now (a network store asks its server). */
 export interface ArchiveShelf {

@@ -3,7 +3,7 @@
 import { join, resolve as resolvePath } from 'node:path';
 import type { StoreSelection } from './redis/config';
 import { displayUrl } from './redis/url';
-import { STATE_DIR_NAME } from './state-dir';
+import { STATE_DIR_NAME } from '../local/state-dir';
 
 /**
  * `store` in `status --json` and `doctor --json`: never a password (the URL

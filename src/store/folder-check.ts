@@ -4,9 +4,9 @@
 import { lstatSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Check } from './check';
-import { NODE_FS } from './fs-port';
-import { isOwnedByUs, isShared, kindOf, narrowEntry } from './own-files';
-import { STATE_DIR_NAME } from './state-dir';
+import { NODE_FS } from '../files/fs-port';
+import { isOwnedByUs, isShared, kindOf, narrowEntry } from '../files/own-files';
+import { STATE_DIR_NAME } from '../local/state-dir';
 
 /** An entry's lstat, or undefined when nothing is there. */
 export function lstatOrNone(path: string): Stats | undefined {

@@ -3,7 +3,7 @@
 // machine, from each recipient's turn record (what its hooks last said).
 import * as engine from '../engine';
 import type { EngineCtx, State, ToolResult } from '../engine';
-import { readTurnRecord } from '../store';
+import { readTurnRecord } from '../local/turn-records';
 
 /** `result` (a successful send) with `data.arrivals` and one line per recipient added to its message. */
 export function withArrivals(result: ToolResult, state: State, ctx: EngineCtx, projectDir: string, channelName: string): ToolResult {

@@ -1,7 +1,7 @@
 // Who a server is, as far as OPENCOMMS_MEMBER_ID says: the part of identity
 // the start-up log needs, kept apart so it loads without the store.
 import { imitatesPersonId } from '../engine/person';
-import { isValidMemberId } from '../store';
+import { isValidMemberId } from '../local/member-id';
 
 export type Identity =
   | { kind: 'pinned'; memberId: string; source: 'env' | 'pin' | 'session' }

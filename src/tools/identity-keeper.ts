@@ -4,7 +4,8 @@
 import * as engine from '../engine';
 import type { State, ToolResult } from '../engine';
 import type { ToolCall } from './registry';
-import { listPins, readPin, type Store } from '../store';
+import { type Store } from '../store';
+import { listPins, readPin } from '../local/pins';
 import { isLeaseAlive } from '../process/liveness';
 import { hostProcessId } from './host-process';
 import { identityFromEnv, identityFromPins, type Identity } from './identity';

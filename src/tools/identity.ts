@@ -1,7 +1,7 @@
 // Who this server process speaks as. The identity comes from the environment
 // or from this host's single pin file, never from a tool argument, and once
 // found it is fixed for the life of the process.
-import { listPins } from '../store';
+import { listPins } from '../local/pins';
 import { HOW_TO_PIN, type Identity } from './env-identity';
 
 export { identityFromEnv, type Identity } from './env-identity';

@@ -1,7 +1,7 @@
 // The ordered tool table and the one door every tools/call goes through:
 // argument guard, handler, ToolResult → MCP result.
 import type { ToolResult } from '../engine/types';
-import { StoreFault } from '../store';
+import { StoreFault } from '../files/faults';
 import { argumentProblemResult, findArgumentProblem, type InputSchema } from './schema';
 
 export interface ToolAnnotations {

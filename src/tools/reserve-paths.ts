@@ -4,7 +4,7 @@
 // pre-tool check sees when alias/a.ts is edited (it compares real paths too).
 import { isAbsolute, join, relative } from 'node:path';
 import { normalizePattern } from '../engine';
-import { realPathOf } from '../store';
+import { realPathOf } from '../files/real-path';
 
 const WILDCARD = /[*?]/;
 

@@ -5,7 +5,7 @@
 // through a committing path (opencomms_pull, hooks).
 import type { State } from '../engine';
 import { checkBell } from '../delivery/doorbell';
-import { watchStateDir, type StateWatcher } from '../store';
+import { watchStateDir, type StateWatcher } from '../local/state-dir-watch';
 
 export interface MailWatchOptions {
   stateDir: string;

@@ -2,7 +2,7 @@
 // is diffed against the previous view; the events go out as JSON lines, as
 // plain lines, or (on a terminal) as a redrawn screen.
 import type { HistoryView, State } from '../engine';
-import { watchStateDir, type StateWatcher } from '../store';
+import { watchStateDir, type StateWatcher } from '../local/state-dir-watch';
 import { diffViews, type WatchEvent } from './events';
 import { clock, describeEvent, jsonLine, plainLine, type WatchStart } from './format';
 import { HIDE_CURSOR, renderScreen, SHOW_CURSOR } from './screen';

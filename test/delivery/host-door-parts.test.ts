@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { inboxAddressOf, problemInAnswer, ringInbox } from '../../src/delivery/inbox-door';
 import { codexBinOf, ringCodexQueue } from '../../src/delivery/codex-door';
 import { hostDoorFor } from '../../src/delivery/host-door';
-import { readTurnRecord, writeTurnRecord } from '../../src/store';
+import { readTurnRecord, writeTurnRecord } from '../../src/local/turn-records';
 
 test('an inbox answer is a problem only when it says so', () => {
   assert.equal(problemInAnswer('{"type":"auth_ok"}'), undefined);

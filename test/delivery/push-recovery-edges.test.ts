@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { watchStateDir } from '../../src/store/state-dir-watch';
-import { replaceFile } from '../../src/store/replace-file';
-import { NODE_FS } from '../../src/store/fs-port';
+import { watchStateDir } from '../../src/local/state-dir-watch';
+import { replaceFile } from '../../src/files/replace-file';
+import { NODE_FS } from '../../src/files/fs-port';
 import { envelope, setup } from './spawn-support';
 import { until } from '../helpers/wait';
 

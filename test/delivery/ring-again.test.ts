@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { channelStatus, clearRung, markRung, markUnwoken, sendMessage, type Envelope, type State } from '../../src/engine/index';
 import { createHostDoor, type HostDoorBell } from '../../src/delivery/host-door';
 import { LAST_RING_WAIT_MS, MAX_RINGS, noticeDetail, RING_AGAIN_MS } from '../../src/delivery/ring-again';
-import type { TurnRecord } from '../../src/store';
+import type { TurnRecord } from '../../src/local/turn-records';
 import { channelWith, fakeCtx, mustOk, pullDelivered } from '../engine/helpers';
 
 const START = 1_800_000_000_000;

@@ -61,7 +61,7 @@ test('without hooks the busy, finishing and resumed states are missed; the OpenC
 
 test('the turn records the hooks write are OpenComms\' own files to doctor, and a dead writer\'s temp file is a leftover', async (t) => {
   const project = await installed(t, 'claude-code');
-  const { writeTurnRecord } = await import('../../src/store');
+  const { writeTurnRecord } = await import('../../src/local/turn-records');
   const { writeFileSync, utimesSync } = await import('node:fs');
   const { join } = await import('node:path');
   writeTurnRecord(project, 'cc-1', { phase: 'idle', at: 1, event: 'Stop' });

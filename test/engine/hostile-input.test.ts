@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runStatus } from '../../src/cli/status';
 import { clock } from '../../src/watch/format';
-import { HistoryLog, NODE_FS } from '../../src/store/index';
+import { HistoryLog } from '../../src/store/file/history';
+import { NODE_FS } from '../../src/files/fs-port';
 import { buildArchiveContext, createChannel, channelHistory as history, drainQueue, emptyState, joinChannel, kickChannel, parseArchive, requeueFailedDelivery, parseState, sendMessage, serializeState, sweepInFlight, timerAction, formatIsoTime, MAX_DATE_MS } from '../../src/engine/index';
 import { channelWith, fakeCtx, mustOk, PROJECT, reasonOf, WORKTREE } from './helpers';
 

@@ -3,7 +3,7 @@
 // SessionEnd cleared by the next prompt.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { writePin } from '../../src/store/index';
+import { writePin } from '../../src/local/pins';
 import { processHostTag } from '../../src/process/place';
 import { channelWith, claudeEvent, codexEvent, hook, send, stateOf, tempProject, textOf } from './support';
 

@@ -57,7 +57,7 @@ test('the waiter of a later Stop still wakes for mail that arrives after an earl
 test('a session bound at an uncertain SessionStart keeps resolving at its later, host-certain events', async (t) => {
   const project = tempProject(t);
   const store = await channelWith(project, 'review', [{ id: 'bob-1', role: 'reviewer', host: 'mcp' }, { id: 'alice-1', role: 'author' }]);
-  const { writePin } = await import('../../src/store/index');
+  const { writePin } = await import('../../src/local/pins');
   writePin(project, { member_id: 'alice-1', host: 'claude-code' });
   await hook(project, claudeEvent('SessionStart', 'codex-thread', { source: 'startup', model: 'gpt-5' }));
   const bound = memberships(stateOf(store), 'alice-1').map((m) => m.host_session_id);

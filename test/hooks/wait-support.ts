@@ -3,10 +3,11 @@
 // runHook with the wait-only options the shared helper does not pass.
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { watchStateDir } from '../../src/store/state-dir-watch';
+import { watchStateDir } from '../../src/local/state-dir-watch';
 import type { State } from '../../src/engine/index';
 import { runHook, type HookOptions } from '../../src/hooks/index';
-import { openStore, STATE_DIR_NAME } from '../../src/store/index';
+import { openStore } from '../../src/store/index';
+import { STATE_DIR_NAME } from '../../src/local/state-dir';
 
 export const BOUND_MS = 10_000;
 

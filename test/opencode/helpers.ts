@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as engine from '../../src/engine';
 import { openStore, type Store } from '../../src/store';
-import type { StateWatcher } from '../../src/store/state-dir-watch';
+import type { StateWatcher } from '../../src/local/state-dir-watch';
 import {
   memberOptionsFor, sessionRefOf, startOpenComms, type HostSession, type OpenCommsInstance, type SchemaKit, type SchemaNode,
 } from '../../src/opencode';

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as engine from '../../src/engine';
 import { openStore, type Store } from '../../src/store';
-import { StoreFault } from '../../src/store/faults';
+import { StoreFault } from '../../src/files/faults';
 import { startOpenComms, type HostToolDefinition } from '../../src/opencode';
 import { buildTools as buildMcpTools } from '../../src/tools/catalog';
 import { ToolServices } from '../../src/tools/services';

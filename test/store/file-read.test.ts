@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodeReusing, tryReadFileReusing } from '../../src/store/file-read';
-import { NODE_FS } from '../../src/store/fs-port';
+import { encodeReusing, tryReadFileReusing } from '../../src/files/file-read';
+import { NODE_FS } from '../../src/files/fs-port';
 import { faultyFsByPath, tempProject } from './helpers';
 
 test('tryReadFileReusing reads whole files of any size into a reused buffer, and absent files as undefined', (t) => {

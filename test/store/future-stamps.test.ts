@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { createChannel, joinChannel } from '../../src/engine';
 import type { ToolResult } from '../../src/engine/types';
 import { openStore, type Store } from '../../src/store';
-import { LOCK_STALE_MS, queueDirOf } from '../../src/store/lock';
-import { isAbandoned, isServableTicket, isTicketAbandoned, stampAgeMs } from '../../src/store/lock-stamp';
-import { NODE_FS } from '../../src/store/fs-port';
+import { LOCK_STALE_MS, queueDirOf } from '../../src/store/file/lock';
+import { isAbandoned, isServableTicket, isTicketAbandoned, stampAgeMs } from '../../src/store/file/lock-stamp';
+import { NODE_FS } from '../../src/files/fs-port';
 import { tempProject } from './helpers';
 
 const FAR_AHEAD_MS = 10 * 365 * 86_400_000;

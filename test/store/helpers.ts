@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import type { Envelope } from '../../src/engine/types';
-import { FsPort, NODE_FS } from '../../src/store/fs-port';
-import { createStore, StoreOptions } from '../../src/store/store';
+import { FsPort, NODE_FS } from '../../src/files/fs-port';
+import { createStore, StoreOptions } from '../../src/store/file/store';
 import type { Store } from '../../src/store/contract';
 import { TEST_CODEC } from './test-codec';
 

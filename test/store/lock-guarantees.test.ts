@@ -7,12 +7,12 @@ import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { breakAbandonedLock, claimLock, EMPTY_LOCK_STALE_MS, inspectLock, LOCK_STALE_MS, parseLockOwner, releaseLock } from '../../src/store/lock';
-import { FsPort, NODE_FS } from '../../src/store/fs-port';
+import { breakAbandonedLock, claimLock, EMPTY_LOCK_STALE_MS, inspectLock, LOCK_STALE_MS, parseLockOwner, releaseLock } from '../../src/store/file/lock';
+import { FsPort, NODE_FS } from '../../src/files/fs-port';
 import { processStartTicks, thisProcessPlace } from '../../src/process/place';
-import { splitGeneration } from '../../src/store/load';
-import { leftoverPidOf } from '../../src/store/leftovers';
-import { FENCE_ATTEMPTS } from '../../src/store/store';
+import { splitGeneration } from '../../src/store/file/load';
+import { leftoverPidOf } from '../../src/local/leftovers';
+import { FENCE_ATTEMPTS } from '../../src/store/file/store';
 import { OK, tempFilesIn, tempProject, testStore } from './helpers';
 import { statePathOf, lockPathOf } from '../helpers/store-paths';
 

@@ -11,7 +11,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { OK, tempFilesIn, tempProject, testStore } from './helpers';
 import { until } from '../helpers/wait';
-import { queueDirOf } from '../../src/store/lock';
+import { queueDirOf } from '../../src/store/file/lock';
 import { onLines } from '../helpers/lines';
 
 const RACE_WORKER = join(__dirname, '..', '..', '..', 'test', 'store', 'fixtures', 'race-worker.cjs');

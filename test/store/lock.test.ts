@@ -5,11 +5,11 @@ import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { claimLock, LOCK_REFRESH_MS, parseLockOwner, queueDirOf, refreshLock, releaseLock } from '../../src/store/lock';
-import { takeTicket, ticketAhead } from '../../src/store/lock-queue';
+import { claimLock, LOCK_REFRESH_MS, parseLockOwner, queueDirOf, refreshLock, releaseLock } from '../../src/store/file/lock';
+import { takeTicket, ticketAhead } from '../../src/store/file/lock-queue';
 import { until } from '../helpers/wait';
 import { isPidAlive } from '../../src/process/liveness';
-import { FsPort, NODE_FS } from '../../src/store/fs-port';
+import { FsPort, NODE_FS } from '../../src/files/fs-port';
 import { processStartTicks } from '../../src/process/place';
 import { faultyFsByPath, tempFilesIn, tempProject } from './helpers';
 
@@ -368,8 +368,8 @@ test('a head of the queue that froze (alive, never claiming) is overtaken once t
   const dir = tempProject(t);
   const held = await claimLock({ port: NODE_FS, lockPath: lockIn(dir), host: HOST });
   // A second process queues as the head behind our hold, then is frozen (SIGSTOP): its ticket stays alive.
-  const lockModule = join(__dirname, '..', '..', 'src', 'store', 'lock.js');
-  const portModule = join(__dirname, '..', '..', 'src', 'store', 'fs-port.js');
+  const lockModule = join(__dirname, '..', '..', 'src', 'store', 'file', 'lock.js');
+  const portModule = join(__dirname, '..', '..', 'src', 'files', 'fs-port.js');
   const head = spawn(process.execPath, ['-e', `
     const { claimLock } = require(${JSON.stringify(lockModule)});
     const { NODE_FS } = require(${JSON.stringify(portModule)});

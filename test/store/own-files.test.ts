@@ -8,10 +8,10 @@ import {
   chmodSync, chownSync, linkSync, lstatSync, mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { tryReadFile, tryReadFileReusing } from '../../src/store/file-read';
-import { DIR_MODE, FILE_MODE, NODE_FS } from '../../src/store/fs-port';
-import { checkOwnDir, ensureOwnDir, openOwnFile } from '../../src/store/own-files';
-import { createFileExclusive, replaceFile } from '../../src/store/replace-file';
+import { tryReadFile, tryReadFileReusing } from '../../src/files/file-read';
+import { DIR_MODE, FILE_MODE, NODE_FS } from '../../src/files/fs-port';
+import { checkOwnDir, ensureOwnDir, openOwnFile } from '../../src/files/own-files';
+import { createFileExclusive, replaceFile } from '../../src/files/replace-file';
 import { tempProject } from './helpers';
 
 const IS_POSIX = process.platform !== 'win32';

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionArchive } from '../../src/engine/index';
-import { isValidMemberId, listPins, readPin, removePin, writePin } from '../../src/store/pins';
-import { deleteArchive, findArchiveByName, listArchives, readArchive, writeArchive } from '../../src/store/archives';
+import { isValidMemberId, listPins, readPin, removePin, writePin } from '../../src/local/pins';
+import { deleteArchive, findArchiveByName, listArchives, readArchive, writeArchive } from '../../src/store/file/archives';
 import { faultyFsByPath, tempFilesIn, tempProject } from './helpers';
 
 test('member ids are 1-64 safe characters starting with a letter or digit', () => {

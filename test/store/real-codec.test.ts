@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createChannel, joinChannel, sendMessage, channelHistory as history, emptyState, serializeState, parseState, timerAction, pauseChannel } from '../../src/engine';
 import type { State } from '../../src/engine';
 import { reparseState } from '../../src/engine/state-codec';
-import { splitGeneration } from '../../src/store/load';
+import { splitGeneration } from '../../src/store/file/load';
 import { DEFAULT_CODEC } from '../../src/store/default-codec';
 import { openStore } from '../../src/store';
 import { tempProject } from './helpers';

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { joinAsWritten, realPathOf } from '../../src/store/index';
+import { joinAsWritten, realPathOf } from '../../src/files/real-path';
 
 // A project with src/a.ts, src/sub/, and alias -> src/sub.
 function tree(t: TestContext): string {

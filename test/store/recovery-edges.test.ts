@@ -4,13 +4,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { findLeftovers, LEFTOVER_MIN_AGE_MS, leftoverPidOf, removeLeftovers } from '../../src/store/leftovers';
+import { findLeftovers, LEFTOVER_MIN_AGE_MS, leftoverPidOf, removeLeftovers } from '../../src/local/leftovers';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Envelope, State } from '../../src/engine/types';
 import { openStore } from '../../src/store';
-import { FsPort, NODE_FS } from '../../src/store/fs-port';
-import { claimLock, releaseLock } from '../../src/store/lock';
+import { FsPort, NODE_FS } from '../../src/files/fs-port';
+import { claimLock, releaseLock } from '../../src/store/file/lock';
 import { envelope, faultyFsByPath, OK, tempProject, testStore } from './helpers';
 import { statePathOf } from '../helpers/store-paths';
 

@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { leftoverPidOf } from '../../src/store/leftovers';
-import { createFileExclusive, fsyncDirectory, replaceFile, tempPathFor } from '../../src/store/replace-file';
-import { NODE_FS } from '../../src/store/fs-port';
+import { leftoverPidOf } from '../../src/local/leftovers';
+import { createFileExclusive, fsyncDirectory, replaceFile, tempPathFor } from '../../src/files/replace-file';
+import { NODE_FS } from '../../src/files/fs-port';
 import { faultyFsByPath, tempFilesIn, tempProject } from './helpers';
 
 const isTemp = (p: unknown) => typeof p === 'string' && p.endsWith('.tmp');

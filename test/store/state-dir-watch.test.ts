@@ -9,9 +9,9 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { watchStateDir, type DirWatch, type StateWatcher, type WatchDir } from '../../src/store/state-dir-watch';
-import { replaceFile } from '../../src/store/replace-file';
-import { NODE_FS } from '../../src/store/fs-port';
+import { watchStateDir, type DirWatch, type StateWatcher, type WatchDir } from '../../src/local/state-dir-watch';
+import { replaceFile } from '../../src/files/replace-file';
+import { NODE_FS } from '../../src/files/fs-port';
 
 const WAIT_MS = 5_000;
 

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { State } from '../../src/engine/types';
-import { ERRORS_KEEP } from '../../src/store/load';
+import { ERRORS_KEEP } from '../../src/store/file/load';
 import { envelope, faultyFsByPath, OK, REFUSED, tempFilesIn, tempProject, testStore } from './helpers';
 import { TEST_CODEC } from './test-codec';
 import { statePathOf, lockPathOf } from '../helpers/store-paths';

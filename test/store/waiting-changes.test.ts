@@ -15,10 +15,10 @@ import { createChannel, joinChannel, LOCAL_PRESENCE_RENEW_MS, personSay, recordP
 import { thisRecordedProcess } from '../../src/process/liveness';
 import type { EngineCtx, HistoryRecord, State, ToolResult } from '../../src/engine/types';
 import { openStore, type Store } from '../../src/store';
-import { claimLock, queueDirOf, releaseLock } from '../../src/store/lock';
-import { sleepUntilChanged } from '../../src/store/lock-queue';
-import { NODE_FS } from '../../src/store/fs-port';
-import { readChangeFile } from '../../src/store/waiting-changes';
+import { claimLock, queueDirOf, releaseLock } from '../../src/store/file/lock';
+import { sleepUntilChanged } from '../../src/store/file/lock-queue';
+import { NODE_FS } from '../../src/files/fs-port';
+import { readChangeFile } from '../../src/store/file/waiting-changes';
 import { until } from '../helpers/wait';
 import { seededRandom } from '../helpers/seeded-random';
 import { runBurst } from './burst';

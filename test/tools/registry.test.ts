@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StoreFault } from '../../src/store/faults';
+import { StoreFault } from '../../src/files/faults';
 import { ToolRegistry, type ToolDescriptor } from '../../src/tools/registry';
 
 function registryThrowing(err: unknown): ToolRegistry {

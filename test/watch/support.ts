@@ -3,7 +3,7 @@
 import {
   emptyState, type State,
 } from '../../src/engine/index';
-import type { StateWatcher } from '../../src/store/state-dir-watch';
+import type { StateWatcher } from '../../src/local/state-dir-watch';
 import { takeView, type WatchView } from '../../src/watch/index';
 import { channelWith, fakeCtx, simulateSave, type FakeCtx } from '../engine/helpers';
 

@@ -4,7 +4,7 @@
 // stream written the same way, read here newest first.
 import { parseTaskRecord } from '../../engine/task-shape';
 import type { Task } from '../../engine/task-types';
-import { type ArchiveRecord } from '../archives';
+import { type ArchiveRecord } from '../archive-shape';
 import { archiveOfText } from '../archive-shape';
 import type { ArchiveShelf, BoardHistoryShelf } from '../contract';
 import { isValidChannelId } from '../limits';

@@ -2,7 +2,7 @@
 // text only to this machine, judged on the addresses the connection will use
 // (PROTOCOL.md "Authentication rules", step 1).
 import type { LookupFunction, Socket } from 'node:net';
-import type { StoreFault } from '../faults';
+import type { StoreFault } from '../../files/faults';
 import type { ClientFaults } from './client-faults';
 import type { RedisClientOptions, ResolvedAddress } from './client-options';
 import { isLoopbackAddress } from './url';

@@ -2,7 +2,7 @@
 // message names the server and what to check (PROTOCOL.md "Authentication"):
 // error replies, socket errors, timeouts and closed connections, judged by
 // the phase the connection was in.
-import { StoreFault, type StoreFaultCode } from '../faults';
+import { StoreFault, type StoreFaultCode } from '../../files/faults';
 import type { RedisClientOptions } from './client-options';
 import type { RespError } from './resp';
 

@@ -9,7 +9,7 @@
 // may go is client-address.ts; what the handshake sends and what its answers
 // mean is client-handshake.ts; reading pub/sub messages is pub-sub.ts.
 import type { Socket } from 'node:net';
-import type { StoreFault } from '../faults';
+import type { StoreFault } from '../../files/faults';
 import { openSocket } from './client-address';
 import { ClientFaults, KEY_TYPE_READ_BY, type Phase } from './client-faults';
 import type { RedisClientOptions } from './client-options';

@@ -4,7 +4,7 @@
 // anyone, and loads now and then without a notice too (a safety net under
 // pub/sub, which drops what it cannot deliver).
 import type { StoreWatchOptions } from '../contract';
-import type { StateWatcher } from '../state-dir-watch';
+import type { StateWatcher } from '../../local/state-dir-watch';
 import type { RedisClient } from './client';
 
 /** Re-subscription delays after a lost or refused subscription: doubling from the base to the cap. */

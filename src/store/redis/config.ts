@@ -4,7 +4,7 @@
 // CA for a private TLS chain. Every refusal here happens before any byte goes
 // to the network (PROTOCOL.md "Store selection").
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { StoreFault } from '../faults';
+import { StoreFault } from '../../files/faults';
 import { describeEndpoint, displayUrl, isLoopbackAddress, keyPrefixOf, parseStoreUrl, type RedisEndpoint } from './url';
 
 export { describeEndpoint, displayUrl, keyPrefixOf, parseStoreUrl, REDIS_DEFAULT_PORT } from './url';

@@ -1,6 +1,6 @@
 // Reading what a Redis server answers: replies as text, stream entries,
 // stream ids, and the faults a reply of the wrong shape or type becomes.
-import { StoreFault } from '../faults';
+import { StoreFault } from '../../files/faults';
 import type { RedisClient } from './client';
 import type { StreamEntry } from './history-cache';
 import { RespError, type RespArg, type RespValue } from './resp';

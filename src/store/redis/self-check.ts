@@ -9,7 +9,7 @@
 import type { State } from '../../engine/types';
 import { faultCheck, guardCheck, type Check, type StoreCheckReport } from '../check';
 import { DEFAULT_CODEC } from '../default-codec';
-import { StoreFault } from '../faults';
+import { StoreFault } from '../../files/faults';
 import { checkEntries, checkModes } from '../folder-check';
 import type { RedisClient } from './client';
 import type { RedisStoreConfig } from './config';

@@ -7,7 +7,7 @@ import type { HistoryRecord } from '../../engine/types';
 import { randomHex } from '../../process/crypto';
 import type { ChangeWrite } from '../change';
 import type { StateCodec } from '../codec';
-import { StoreFault } from '../faults';
+import { StoreFault } from '../../files/faults';
 import type { ParseMemo } from '../parse';
 import type { RedisClient } from './client';
 import type { HistoryCache, StreamEntry } from './history-cache';

@@ -12,7 +12,7 @@
 // renews our lease. A place given up takes its ticket out at once
 // (PROTOCOL.md "The transaction").
 import { randomHex } from '../../process/crypto';
-import { StoreFault } from '../faults';
+import { StoreFault } from '../../files/faults';
 import type { RedisClient } from './client';
 import { RespError, type RespArg, type RespValue } from './resp';
 import { TURN_SCRIPT, turnScriptSha1 } from './turn-scripts';

@@ -12,13 +12,13 @@ import { randomHex } from '../../../src/process/crypto';
 import type { Store } from '../../../src/store/contract';
 import { DEFAULT_CODEC } from '../../../src/store/default-codec';
 import { openStore } from '../../../src/store/index';
-import { readFileProject, writeFileProject } from '../../../src/store/project-copy';
+import { readFileProject, writeFileProject } from '../../../src/store/copy/project-copy';
 import { RedisClient } from '../../../src/store/redis/client';
 import { keyPrefixOf } from '../../../src/store/redis/config';
 import { keysOf } from '../../../src/store/redis/keys';
-import { compareRedisProject, readRedisProject, writeRedisProject } from '../../../src/store/redis/project-copy';
+import { compareRedisProject, readRedisProject, writeRedisProject } from '../../../src/store/copy/redis-side';
 import { createRedisStore, type RedisStoreOptions } from '../../../src/store/redis/redis-store';
-import { createStore } from '../../../src/store/store';
+import { createStore } from '../../../src/store/file/store';
 import { OK } from '../helpers';
 import { configFor, SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer } from './server';
 

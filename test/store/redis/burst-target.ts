@@ -1,6 +1,7 @@
 // A Redis project for the sender bursts of ../burst.ts: the selection the
 // test process opens it with, and the environment its writer processes get.
-import type { RedisStoreConfig, StoreSelection } from '../../../src/store';
+import type { StoreSelection } from '../../../src/store';
+import type { RedisStoreConfig } from '../../../src/store/redis/config';
 import { configFor, USERS } from './server';
 
 export function burstOnRedis(port: number, projectId: string): { config: RedisStoreConfig; selection: StoreSelection; env: Record<string, string> } {

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Envelope, SessionArchive, State } from '../../../src/engine/index';
 import { parseFrames } from '../../../src/engine';
-import { StoreFault } from '../../../src/store/faults';
+import { StoreFault } from '../../../src/files/faults';
 import { RedisClient } from '../../../src/store/redis/client';
 import { keyPrefixOf } from '../../../src/store/redis/config';
 import { createRedisStore, type RedisStore, type RedisStoreOptions } from '../../../src/store/redis/redis-store';

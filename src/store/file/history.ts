@@ -3,13 +3,13 @@
 // happen only under the state lock; readers are lock-free and cache per
 // channel, reading only the tail a file grew by since their last look.
 import { dirname, join } from 'node:path';
-import { parseHistoryRecord } from '../engine/state-shape';
-import { HISTORY_COMPACT_LINES, HISTORY_KEEP_RECORDS, isValidChannelId } from './limits';
-import type { HistoryRecord, HistoryView } from '../engine/types';
-import { errnoOf, FsPort, writeAll } from './fs-port';
-import { checkOwnDir, ensureOwnDir, openOwnFile } from './own-files';
-import { unwritable } from './faults';
-import { fsyncDirectory, replaceFile } from './replace-file';
+import { parseHistoryRecord } from '../../engine/state-shape';
+import { HISTORY_COMPACT_LINES, HISTORY_KEEP_RECORDS, isValidChannelId } from '../limits';
+import type { HistoryRecord, HistoryView } from '../../engine/types';
+import { errnoOf, FsPort, writeAll } from '../../files/fs-port';
+import { checkOwnDir, ensureOwnDir, openOwnFile } from '../../files/own-files';
+import { unwritable } from '../../files/faults';
+import { fsyncDirectory, replaceFile } from '../../files/replace-file';
 
 // Enough leading bytes to tell a rewritten file from the one we cached.
 const PREFIX_CHECK_BYTES = 128;

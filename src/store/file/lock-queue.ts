@@ -12,9 +12,9 @@
 // `.state.lock` is still excluded.
 import { watch } from 'node:fs';
 import { join } from 'node:path';
-import { randomHex } from '../process/crypto';
-import { errnoOf, FsPort, unlinkQuietly } from './fs-port';
-import { checkOwnDir, ensureOwnDir } from './own-files';
+import { randomHex } from '../../process/crypto';
+import { errnoOf, FsPort, unlinkQuietly } from '../../files/fs-port';
+import { checkOwnDir, ensureOwnDir } from '../../files/own-files';
 import { isServableTicket, isTicketAbandoned, LockHandle, LockOptions, stampedProcessOf, WatchPath } from './lock-stamp';
 import { createInPlace, LockFile, readLockFile, releaseLock } from './lock-file';
 import { CHANGE_SUFFIX, changePathOf } from './waiting-changes';

@@ -3,13 +3,13 @@
 // judgement of a holder live in lock-stamp.ts, the stamped file itself in
 // lock-file.ts, the break of an abandoned lock in lock-break.ts, the queue in
 // lock-queue.ts.
-import { StoreFault } from './faults';
+import { StoreFault } from '../../files/faults';
 import { LOCK_TIMEOUT_MS, LockHandle, LockOptions, LockOwner } from './lock-stamp';
 import { discardStaged, linkStaged, readLockFile, refreshLock, releaseLock, Staged, stageStamp } from './lock-file';
 import { displaceIfAbandoned, Seen } from './lock-break';
 import { hasWaiters, leaveQueue, sleepUntilChanged, takeTicket, Ticket, ticketAhead, ticketPathOf } from './lock-queue';
 import { changePathOf, dropChange, leaveChange, readChangeFile, type WaitingChange } from './waiting-changes';
-import type { ToolResult } from '../engine/types';
+import type { ToolResult } from '../../engine/types';
 
 export { EMPTY_LOCK_STALE_MS, LOCK_REFRESH_MS, LOCK_STALE_MS, LOCK_TIMEOUT_MS, isSameNamespace, parseLockOwner } from './lock-stamp';
 export type { LockHandle, LockOptions, LockOwner, ProcessStartOf, WatchPath } from './lock-stamp';

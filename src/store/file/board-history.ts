@@ -6,11 +6,11 @@
 // (readers keep the last line of each id). Tasks leave slowly (one week after
 // they close), so the file is never compacted; a lookup reads its newest part.
 import { dirname, join } from 'node:path';
-import { parseTaskRecord } from '../engine/task-shape';
-import type { Task } from '../engine/task-types';
-import { errnoOf, FsPort, writeAll } from './fs-port';
-import { checkOwnDir, ensureOwnDir, openOwnFile } from './own-files';
-import { fsyncDirectory } from './replace-file';
+import { parseTaskRecord } from '../../engine/task-shape';
+import type { Task } from '../../engine/task-types';
+import { errnoOf, FsPort, writeAll } from '../../files/fs-port';
+import { checkOwnDir, ensureOwnDir, openOwnFile } from '../../files/own-files';
+import { fsyncDirectory } from '../../files/replace-file';
 
 /** The file name under history/: no channel id can take it (those start `chn_`). */
 export const BOARD_HISTORY_FILE = 'board.jsonl';

@@ -5,21 +5,21 @@
 // the Redis side (PROTOCOL.md "Migrating a project").
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { parseArchive } from '../engine/archives';
-import type { SessionArchive } from '../engine/archive-types';
-import type { State } from '../engine/types';
-import { listArchives, readArchive, writeArchive } from './archives';
-import type { StateCodec } from './codec';
-import { tryReadFile } from './file-read';
-import { FsPort, NODE_FS } from './fs-port';
-import { checkOwnDir, ensureOwnDir } from './own-files';
-import { HistoryLog } from './history';
-import { isValidChannelId } from './limits';
-import { BoardHistoryLog } from './board-history';
-import { readState, splitGeneration, withGeneration } from './load';
-import { claimLock, releaseLock } from './lock';
-import { replaceFile } from './replace-file';
-import { STATE_DIR_NAME } from './state-dir';
+import { parseArchive } from '../../engine/archives';
+import type { SessionArchive } from '../../engine/archive-types';
+import type { State } from '../../engine/types';
+import { listArchives, readArchive, writeArchive } from '../file/archives';
+import type { StateCodec } from '../codec';
+import { tryReadFile } from '../../files/file-read';
+import { FsPort, NODE_FS } from '../../files/fs-port';
+import { checkOwnDir, ensureOwnDir } from '../../files/own-files';
+import { HistoryLog } from '../file/history';
+import { isValidChannelId } from '../limits';
+import { BoardHistoryLog } from '../file/board-history';
+import { readState, splitGeneration, withGeneration } from '../file/load';
+import { claimLock, releaseLock } from '../file/lock';
+import { replaceFile } from '../../files/replace-file';
+import { STATE_DIR_NAME } from '../../local/state-dir';
 
 /** A project in transit. Every text is exactly what the target store will hold. */
 export interface ProjectCopy {

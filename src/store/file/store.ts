@@ -1,33 +1,34 @@
 // The one door to the state file. mutate = lock → load (quarantine a bad file)
 // → v1 migration → fn → history move → atomic save → unlock, with fn
 // synchronous so nothing can nest or interleave inside the critical section.
-import { randomHex } from '../process/crypto';
-import { createEngineCtx } from './ctx';
+import { randomHex } from '../../process/crypto';
+import { createEngineCtx } from '../ctx';
 import { hostname } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
-import type { EngineCtx, State, ToolResult } from '../engine/types';
-import type { Store, StoreTx } from './contract';
-import { changeFnOf, type LocalChange, type MutateOptions } from './change-call';
-import { describeSelection } from './describe';
+import type { EngineCtx, State, ToolResult } from '../../engine/types';
+import type { Store, StoreTx } from '../contract';
+import { changeFnOf, type LocalChange, type MutateOptions } from '../change-call';
+import { describeSelection } from '../describe';
 import { checkFileStore } from './file-check';
-import { STATE_DIR_NAME } from './state-dir';
-import { watchStateDir } from './state-dir-watch';
-import type { StateCodec } from './codec';
-import { encodeReusing } from './file-read';
-import { errnoOf, FILE_MODE, FsPort, NODE_FS } from './fs-port';
-import { StoreFault, unwritable } from './faults';
+import { STATE_DIR_NAME } from '../../local/state-dir';
+import { watchStateDir } from '../../local/state-dir-watch';
+import type { StateCodec } from '../codec';
+import { encodeReusing } from '../../files/file-read';
+import { errnoOf, FILE_MODE, FsPort, NODE_FS } from '../../files/fs-port';
+import { StoreFault, unwritable } from '../../files/faults';
 import { HistoryLog } from './history';
 import { BoardHistoryLog } from './board-history';
-import { addError, GENERATION_HEAD_BYTES, LoadedState, quarantineState, readState, splitGeneration, withGeneration } from './load';
-import { ParseMemo, noteRejection, rejectionNote } from './parse';
-import { applyChange, type ChangeWrite } from './change';
-import { takeFinished } from '../engine/finished';
+import { GENERATION_HEAD_BYTES, LoadedState, quarantineState, readState, splitGeneration, withGeneration } from './load';
+import { addError } from '../../engine/error-log';
+import { ParseMemo, noteRejection, rejectionNote } from '../parse';
+import { applyChange, type ChangeWrite } from '../change';
+import { takeFinished } from '../../engine/finished';
 import { Answered, claimLock, claimLockOrAnswer, ClaimedWith, servableTickets, LockHandle, refreshLock, releaseLock } from './lock';
 import { Answer, answerAll, Applied, applyWaiting, gatherWaiting, plainChange, prepareAll, ServingFailed, ServingRefused } from './waiting-batch';
 import { answerChange, MAX_WAITING_PER_COMMIT, seededCtx, type WaitingChange } from './waiting-changes';
 import { migrateV1IfPresent, migrationPaths, writeMarker } from './migrate-v1';
 import { deleteArchive, listArchives, readArchive, writeArchive } from './archives';
-import { fsyncDirectory, renameIntoPlace } from './replace-file';
+import { fsyncDirectory, renameIntoPlace } from '../../files/replace-file';
 
 /** A change whose commit fence fails this many times in a row gives up with `lock_timeout`. */
 export const FENCE_ATTEMPTS = 5;

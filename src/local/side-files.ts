@@ -7,11 +7,11 @@
 // Both are private files of ours, opened without following a link (fs-port).
 // Neither is fsynced: a crash loses at most a notice, never the state.
 import { basename, dirname, join } from 'node:path';
-import { tryReadFile } from './file-read';
-import { FsPort, NODE_FS, unlinkQuietly, writeAll, errnoOf } from './fs-port';
-import { ensureOwnDir, openOwnFile, checkOwnDir } from './own-files';
+import { tryReadFile } from '../files/file-read';
+import { FsPort, NODE_FS, unlinkQuietly, writeAll, errnoOf } from '../files/fs-port';
+import { ensureOwnDir, openOwnFile, checkOwnDir } from '../files/own-files';
 import { isValidMemberId } from './member-id';
-import { replaceFile } from './replace-file';
+import { replaceFile } from '../files/replace-file';
 import { STATE_DIR_NAME } from './state-dir';
 
 /** An edit log is cut back to its recent lines once it passes this size. */

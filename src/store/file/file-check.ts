@@ -3,15 +3,15 @@
 import { readdirSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { parseState } from '../engine/state-codec';
-import type { State } from '../engine/types';
-import { isPidAlive } from '../process/liveness';
-import { guardCheck, printableLabel, type Check, type StoreCheckOptions, type StoreCheckReport } from './check';
-import { checkEntries, checkModes, lstatOrNone } from './folder-check';
-import { tryReadFile } from './file-read';
-import { NODE_FS } from './fs-port';
-import { kindOf } from './own-files';
-import { findLeftovers, removeLeftovers } from './leftovers';
+import { parseState } from '../../engine/state-codec';
+import type { State } from '../../engine/types';
+import { isPidAlive } from '../../process/liveness';
+import { guardCheck, printableLabel, type Check, type StoreCheckOptions, type StoreCheckReport } from '../check';
+import { checkEntries, checkModes, lstatOrNone } from '../folder-check';
+import { tryReadFile } from '../../files/file-read';
+import { NODE_FS } from '../../files/fs-port';
+import { kindOf } from '../../files/own-files';
+import { findLeftovers, removeLeftovers } from '../../local/leftovers';
 import { breakAbandonedLock, inspectLock, LOCK_STALE_MS } from './lock';
 
 /** A lock older than this whose holder cannot be checked (another machine) is worth a warning. */

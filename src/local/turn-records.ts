@@ -10,9 +10,9 @@
 // node:crypto (a hook with nothing to do must stay cheap). Not fsynced: a
 // crash loses at most one ring.
 import { basename, join } from 'node:path';
-import { tryReadFile } from './file-read';
-import { FsPort, NODE_FS } from './fs-port';
-import { checkOwnDir, ensureOwnDir } from './own-files';
+import { tryReadFile } from '../files/file-read';
+import { FsPort, NODE_FS } from '../files/fs-port';
+import { checkOwnDir, ensureOwnDir } from '../files/own-files';
 import { writeRecordFile } from './side-files';
 import { STATE_DIR_NAME } from './state-dir';
 

@@ -2,15 +2,15 @@
 // unseen: the locked path copies it aside byte for byte first, and the
 // lock-free path only reports it.
 import { dirname, join } from 'node:path';
-import { addError } from '../engine/error-log';
-import { MAX_ERRORS } from '../engine/constants';
-import type { StateCodec } from './codec';
-import { parseStateText, type ParseMemo, type ParsedText } from './parse';
-import { tryReadFileReusing } from './file-read';
-import { errnoOf, FsPort } from './fs-port';
-import { checkOwnDir } from './own-files';
-import { unwritable } from './faults';
-import { createFileExclusive } from './replace-file';
+import { addError } from '../../engine/error-log';
+import { MAX_ERRORS } from '../../engine/constants';
+import type { StateCodec } from '../codec';
+import { parseStateText, type ParseMemo, type ParsedText } from '../parse';
+import { tryReadFileReusing } from '../../files/file-read';
+import { errnoOf, FsPort } from '../../files/fs-port';
+import { checkOwnDir } from '../../files/own-files';
+import { unwritable } from '../../files/faults';
+import { createFileExclusive } from '../../files/replace-file';
 
 /** Only the newest entries of state.errors are kept when the store adds one. */
 export const ERRORS_KEEP = MAX_ERRORS;

@@ -3,12 +3,12 @@
 // a private temp file and hard-links it into place; `link` fails if the name
 // is taken, so the claim is exclusive like an O_EXCL create, and no such file
 // is ever empty (a holder that dies at any moment leaves a stamp naming it).
-import { randomHex } from '../process/crypto';
+import { randomHex } from '../../process/crypto';
 import { basename, dirname, join } from 'node:path';
-import { tryReadFile } from './file-read';
-import { errnoOf, FsPort, unlinkQuietly, writeAll } from './fs-port';
-import { checkOwnDir, ensureOwnDir, openOwnFile } from './own-files';
-import { StoreFault, unwritable } from './faults';
+import { tryReadFile } from '../../files/file-read';
+import { errnoOf, FsPort, unlinkQuietly, writeAll } from '../../files/fs-port';
+import { checkOwnDir, ensureOwnDir, openOwnFile } from '../../files/own-files';
+import { StoreFault, unwritable } from '../../files/faults';
 import { LOCK_REFRESH_MS, LockHandle, LockOptions, LockOwner, markHeld, parseLockOwner, stampFor } from './lock-stamp';
 
 // A stamp staged this long ago is re-stamped before it is linked into place.

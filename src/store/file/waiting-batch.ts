@@ -2,12 +2,12 @@
 // the queue at its load, applying those changes through the engine's table
 // in the state its own change is in, answering them in advance for its
 // rewrite, and answering them once the rewrite is durable.
-import type { ChangeTx } from '../engine/archive-types';
-import { changeNamed } from '../engine/changes/table';
-import { isRecordedProcessOf } from '../engine/presence';
-import type { EngineCtx, State, ToolResult } from '../engine/types';
-import { randomHex } from '../process/crypto';
-import type { FsPort } from './fs-port';
+import type { ChangeTx } from '../../engine/archive-types';
+import { changeNamed } from '../../engine/changes/table';
+import { isRecordedProcessOf } from '../../engine/presence';
+import type { EngineCtx, State, ToolResult } from '../../engine/types';
+import { randomHex } from '../../process/crypto';
+import type { FsPort } from '../../files/fs-port';
 import type { ServableTicket } from './lock-queue';
 import { answerChange, FoundChange, prepareAnswer, seededCtx, waitingChanges, type WaitingChange } from './waiting-changes';
 

@@ -3,17 +3,17 @@
 // needs to list and find archives safely. An archive, or its folder, that is a
 // link or not ours is refused (fs-port), never read.
 import { dirname, join } from 'node:path';
-import { tryReadFile } from './file-read';
-import { errnoOf, FsPort, NODE_FS } from './fs-port';
-import { checkOwnDir, ensureOwnDir } from './own-files';
-import { StoreFault, unwritable } from './faults';
-import { isValidChannelId } from './limits';
-import { archiveOfText, isArchiveRecord, type ArchiveRecord } from './archive-shape';
-import { replaceFile } from './replace-file';
-import { STATE_DIR_NAME } from './state-dir';
+import { tryReadFile } from '../../files/file-read';
+import { errnoOf, FsPort, NODE_FS } from '../../files/fs-port';
+import { checkOwnDir, ensureOwnDir } from '../../files/own-files';
+import { StoreFault, unwritable } from '../../files/faults';
+import { isValidChannelId } from '../limits';
+import { archiveOfText, isArchiveRecord, type ArchiveRecord } from '../archive-shape';
+import { replaceFile } from '../../files/replace-file';
+import { STATE_DIR_NAME } from '../../local/state-dir';
 
 /** A saved session as the engine builds it; the store validates only what listing and lookup rely on. */
-export type { ArchiveRecord } from './archive-shape';
+export type { ArchiveRecord } from '../archive-shape';
 
 function archivesDir(projectDir: string): string {
   return join(projectDir, STATE_DIR_NAME, 'archives');

@@ -2,12 +2,12 @@
 // tickets) and the judgement of its holder. Liveness, not age, decides
 // whether a holder in our own pid namespace is gone; age is only the fallback
 // for holders elsewhere (another machine, another container).
-import { hostTagOf, processStartEpochMs, processStartTicks, ProcessPlace, thisProcessPlace } from '../process/place';
-import { isPidAlive } from '../process/liveness';
-import { isBelievableTime } from '../engine/times';
-import type { FsPort } from './fs-port';
+import { hostTagOf, processStartEpochMs, processStartTicks, ProcessPlace, thisProcessPlace } from '../../process/place';
+import { isPidAlive } from '../../process/liveness';
+import { isBelievableTime } from '../../engine/times';
+import type { FsPort } from '../../files/fs-port';
 
-export { LOCK_TIMEOUT_MS } from './limits';
+export { LOCK_TIMEOUT_MS } from '../limits';
 /** A holder elsewhere (another machine or pid namespace) whose stamp is older than this is presumed gone. */
 export const LOCK_STALE_MS = 15_000;
 /** A long holder re-stamps `t` this often, so peers elsewhere never judge it stale. */

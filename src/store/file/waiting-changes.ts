@@ -17,12 +17,12 @@
 // happened (every holder finalises the prepared answers of the commit it
 // loaded before it writes its own), and the change is still to apply. So a
 // change is applied once, and never answered before it is saved.
-import type { EngineCtx, ToolResult } from '../engine/types';
-import { sha256Hex } from '../process/crypto';
-import { tryReadFile } from './file-read';
-import { FsPort, unlinkQuietly, writeAll } from './fs-port';
-import { openOwnFile } from './own-files';
-import { writeUnsynced } from './side-files';
+import type { EngineCtx, ToolResult } from '../../engine/types';
+import { sha256Hex } from '../../process/crypto';
+import { tryReadFile } from '../../files/file-read';
+import { FsPort, unlinkQuietly, writeAll } from '../../files/fs-port';
+import { openOwnFile } from '../../files/own-files';
+import { writeUnsynced } from '../../local/side-files';
 
 /** A change as it waits in the queue: plain data any holder can apply. */
 export interface WaitingChange {

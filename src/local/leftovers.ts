@@ -6,8 +6,8 @@
 // enough that no writer on another machine sharing the folder can still be
 // busy with it.
 import { join } from 'node:path';
-import { FsPort, unlinkQuietly } from './fs-port';
-import { checkOwnDir } from './own-files';
+import { FsPort, unlinkQuietly } from '../files/fs-port';
+import { checkOwnDir } from '../files/own-files';
 
 /** A temp or aside file younger than this is never taken for a leftover. */
 export const LEFTOVER_MIN_AGE_MS = 60_000;

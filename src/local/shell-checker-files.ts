@@ -9,9 +9,9 @@
 // All are private files of ours, made without following a link (fs-port).
 import { join } from 'node:path';
 import type { RecordedProcess } from '../process/liveness';
-import { tryReadFile } from './file-read';
-import { errnoOf, NODE_FS, unlinkQuietly, type FsPort } from './fs-port';
-import { ensureOwnDir, openOwnFile } from './own-files';
+import { tryReadFile } from '../files/file-read';
+import { errnoOf, NODE_FS, unlinkQuietly, type FsPort } from '../files/fs-port';
+import { ensureOwnDir, openOwnFile } from '../files/own-files';
 import { isShellKey, shellDirOf, writeUnsynced } from './side-files';
 import { STATE_DIR_NAME } from './state-dir';
 

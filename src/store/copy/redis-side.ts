@@ -7,17 +7,17 @@ import { parseHistoryRecord } from '../../engine/state-shape';
 import { parseTaskRecord } from '../../engine/task-shape';
 import type { StateCodec } from '../codec';
 import { randomHex } from '../../process/crypto';
-import { StoreFault } from '../faults';
-import { assembleCopy, MigrationRefused, parseArchiveText, type ProjectCopy } from '../project-copy';
-import { RedisClient } from './client';
-import type { RedisStoreConfig, StoreSelection } from './config';
-import { RECORD_FIELD } from './history-cache';
-import { clientFor, keysOf, type RedisKeys } from './keys';
-import { REMEMBERED_COMMITS } from './state-commit';
-import { textOf } from './replies';
-import { HISTORY_PAGE } from './state-load';
-import { displayUrl } from './url';
-import type { RespArg, RespValue } from './resp';
+import { StoreFault } from '../../files/faults';
+import { assembleCopy, MigrationRefused, parseArchiveText, type ProjectCopy } from './project-copy';
+import { RedisClient } from '../redis/client';
+import type { RedisStoreConfig, StoreSelection } from '../redis/config';
+import { RECORD_FIELD } from '../redis/history-cache';
+import { clientFor, keysOf, type RedisKeys } from '../redis/keys';
+import { REMEMBERED_COMMITS } from '../redis/state-commit';
+import { textOf } from '../redis/replies';
+import { HISTORY_PAGE } from '../redis/state-load';
+import { displayUrl } from '../redis/url';
+import type { RespArg, RespValue } from '../redis/resp';
 
 /** Each call's bound grows by this much per MiB the copy carries (the script sends it all at once). */
 const TIMEOUT_PER_MIB_MS = 1_000;

@@ -2,13 +2,14 @@
 // Runs only inside the locked mutate, never on a read path, and the legacy
 // directory is never modified: rollback is deleting the marker and state.json.
 import { join } from 'node:path';
-import type { State } from '../engine/types';
-import type { StateCodec } from './codec';
-import { tryReadFile } from './file-read';
-import { errnoOf, FsPort } from './fs-port';
-import { StoreFault, unwritable } from './faults';
-import { addError, LoadedState } from './load';
-import { replaceFile } from './replace-file';
+import type { State } from '../../engine/types';
+import type { StateCodec } from '../codec';
+import { tryReadFile } from '../../files/file-read';
+import { errnoOf, FsPort } from '../../files/fs-port';
+import { StoreFault, unwritable } from '../../files/faults';
+import { LoadedState } from './load';
+import { addError } from '../../engine/error-log';
+import { replaceFile } from '../../files/replace-file';
 
 /** Its presence in the state dir means the v1 question is settled for good. */
 export const MIGRATION_MARKER = 'MIGRATED_FROM_V1';

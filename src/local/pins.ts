@@ -3,11 +3,11 @@
 // names another member than its file is ignored (a hand-copied or tampered pin).
 // A pin, or its folder, that is a link or not ours is refused (fs-port), never read.
 import { dirname, join } from 'node:path';
-import { tryReadFile } from './file-read';
-import { errnoOf, FsPort, NODE_FS } from './fs-port';
-import { checkOwnDir, ensureOwnDir } from './own-files';
-import { StoreFault, unwritable } from './faults';
-import { replaceFile } from './replace-file';
+import { tryReadFile } from '../files/file-read';
+import { errnoOf, FsPort, NODE_FS } from '../files/fs-port';
+import { checkOwnDir, ensureOwnDir } from '../files/own-files';
+import { StoreFault, unwritable } from '../files/faults';
+import { replaceFile } from '../files/replace-file';
 import { STATE_DIR_NAME } from './state-dir';
 import { imitatesPersonId } from '../engine/person';
 import { isValidMemberId } from './member-id';

@@ -1,12 +1,12 @@
 // Judging the lock a waiter finds, and removing it when its holder is gone.
 // Breakers are serialised by a second lock, the breaker file, so the file a
 // breaker checked is the file it removes.
-import { randomHex } from '../process/crypto';
+import { randomHex } from '../../process/crypto';
 import { basename, dirname, join } from 'node:path';
-import { errnoOf, FsPort, unlinkQuietly } from './fs-port';
-import { unwritable } from './faults';
-import { removeLeftovers } from './leftovers';
-import { isPidAlive } from '../process/liveness';
+import { errnoOf, FsPort, unlinkQuietly } from '../../files/fs-port';
+import { unwritable } from '../../files/faults';
+import { removeLeftovers } from '../../local/leftovers';
+import { isPidAlive } from '../../process/liveness';
 import { isAbandoned, isLocalStamp, LockHandle, LockOptions, LockOwner, stampAgeMs } from './lock-stamp';
 import { discardStaged, isSameLockFile, linkStaged, LockFile, readLockFile, releaseLock, stageStamp } from './lock-file';
 
