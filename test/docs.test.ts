@@ -4,9 +4,11 @@
 // into the test), and every relative link between the documents.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { REASONS } from '../src/engine/reasons';
 import { composeBell } from '../src/delivery/doorbell';
 import { mintMemberId } from '../src/cli/pin';
@@ -14,6 +16,10 @@ import { createEngineCtx } from '../src/store/ctx';
 import type { Channel, Envelope, HistoryView } from '../src/engine/types';
 import { catalogTools, generatedToolBlock, renderToolTable } from './helpers/docs-tables';
 import { runCliInProcess } from './helpers/cli-in-process';
+import { runCli } from './helpers/server';
+import { OPENCODE_NEEDS, packageBlocks, renderOpencodeNeeds, sameWords, type OpencodeNeeds } from './helpers/delivery-docs';
+import { FakeClient } from './opencode/helpers';
+import { HOST_NAMES } from '../src/hosts/launch';
 import { ASK_TIMEOUT_MS } from '../src/hooks/shell-checker';
 import {
   DEFAULT_TASK_PRIORITY, HOLDER_AWAY_GRACE_MS, MAX_OPEN_TASKS, MAX_TASK_AFTER, MAX_TASK_DETAILS_CHARS, MAX_TASK_DIGEST_CHARS, MAX_TASK_PRIORITY,
@@ -253,4 +259,89 @@ test('no document or package.json points at a registry package or a repository a
   });
   assert.deepEqual(found, []);
   assert.equal((JSON.parse(read('package.json')) as { repository?: unknown }).repository, undefined, 'package.json names no repository until there is one');
+});
+
+/** Every file under `dir`, as paths relative to it with `/` between folders. */
+function filesUnder(dir: string, at = ''): string[] {
+  if (!existsSync(join(dir, at))) return [];
+  return readdirSync(join(dir, at), { withFileTypes: true }).flatMap((entry) => {
+    const path = at === '' ? entry.name : `${at}/${entry.name}`;
+    return entry.isDirectory() ? filesUnder(dir, path) : [path];
+  });
+}
+
+/** What every install writes besides the host's own files (hosts.md says so under the table). */
+const COMMON_FILES = new Set(['.opencomms/opencomms.js', '.opencomms/package.json', '.opencomms/install-record.json']);
+
+test('the files docs/hosts.md says each host gets are exactly the files `install` writes for it', async (t) => {
+  const base = mkdtempSync(join(tmpdir(), 'oc-docs-files-'));
+  t.after(() => rmSync(base, { recursive: true, force: true }));
+  const hostsDoc = read('docs/hosts.md');
+  const table = hostsDoc.slice(hostsDoc.indexOf('<!-- host-files:start'), hostsDoc.indexOf('<!-- host-files:end -->'));
+  assert.ok(table.length > 0, 'docs/hosts.md marks its table of what each host gets');
+  const rows = table.split('\n').filter((line) => line.startsWith('| `'));
+  const told = new Map<string, string[]>();
+  for (const row of rows) {
+    const [who, files] = row.slice(1, -1).split(' | ') as [string, string];
+    // A cell's paths are its code spans that start with a dot; a path ending in / stands for the files under it.
+    const paths = [...files.matchAll(/`(\.[^`]+)`/g)].map((m) => m[1]!);
+    for (const m of who.matchAll(/`([^`]+)`/g)) told.set(m[1]!, paths);
+  }
+  assert.deepEqual([...told.keys()].filter((k) => !k.includes(' ')).sort(), [...HOST_NAMES].sort(), 'docs/hosts.md has a row for every host install knows');
+  assert.ok(told.has('claude-code --plugin'), 'docs/hosts.md has a row for the Claude Code plugin');
+  for (const [who, paths] of told) {
+    const project = join(base, who.replace(/\W+/g, '-'));
+    mkdirSync(project);
+    const done = await runCli(['install', ...who.split(' '), '--project', project], { env: { HOME: join(base, 'home') } });
+    assert.equal(done.code, 0, `install ${who}: ${done.stderr}`);
+    const written = filesUnder(project).filter((file) => !COMMON_FILES.has(file)).sort();
+    const covered = (file: string): boolean => paths.some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p));
+    assert.deepEqual(written.filter((file) => !covered(file)), [], `install ${who} writes files docs/hosts.md does not name`);
+    assert.deepEqual(paths.filter((p) => !written.some((file) => (p.endsWith('/') ? file.startsWith(p) : file === p))), [], `docs/hosts.md names files install ${who} does not write`);
+  }
+  assert.ok(!existsSync(join(base, 'home', '.claude')) && !existsSync(join(base, 'home', '.codex')), 'install without --apply writes nothing in the home folder');
+});
+
+test('what the docs say OpenCode needs is what install writes and the shipped plugin loads', async (t) => {
+  const base = mkdtempSync(join(tmpdir(), 'oc-docs-opencode-'));
+  t.after(() => rmSync(base, { recursive: true, force: true }));
+  const project = join(base, 'project');
+  mkdirSync(project);
+  const done = await runCli(['install', 'opencode', '--project', project], { env: { HOME: join(base, 'home') } });
+  assert.equal(done.code, 0, done.stderr);
+  const opencodeFiles = filesUnder(join(project, '.opencode'));
+  assert.ok(opencodeFiles.includes('plugin/opencomms.js'), 'premise: install wrote the plugin');
+
+  // The plugin as OpenCode loads it, once from a folder without the package and once from the
+  // shipped bundle's place, where this repository's node_modules has it. Bun, which runs
+  // OpenCode's plugins, gives ES modules `require`; Node does not, so it is lent here.
+  const global = globalThis as { require?: unknown };
+  const hadRequire = 'require' in global;
+  if (!hadRequire) global.require = createRequire(__filename);
+  t.after(() => { if (!hadRequire) delete global.require; });
+  const importEsm = new Function('url', 'return import(url)') as (url: string) => Promise<Record<string, any>>;
+  const lone = join(base, 'lone', 'opencomms.mjs');
+  mkdirSync(dirname(lone));
+  copyFileSync(join(ROOT, 'dist', 'opencode-plugin.js'), lone);
+  const hooksFrom = async (file: string, dir: string): Promise<Record<string, any>> => {
+    const { OpenCommsPlugin } = await importEsm(pathToFileURL(file).href);
+    const hooks = await OpenCommsPlugin({ client: new FakeClient(), project: { id: 'p' }, directory: dir, worktree: dir });
+    t.after(() => hooks.dispose());
+    return hooks;
+  };
+  const without = await hooksFrom(lone, project);
+  const withPackage = await hooksFrom(join(ROOT, 'dist', 'opencode-plugin.js'), project);
+  assert.equal(Object.keys(withPackage.tool ?? {}).length, catalogTools().length, 'premise: with @opencode-ai/plugin at hand the plugin offers every tool');
+
+  const measured: OpencodeNeeds = {
+    installWritesPackage: opencodeFiles.some((file) => file === 'package.json' || file.startsWith('node_modules/')),
+    toolsWithoutPackage: without.tool !== undefined,
+    guardsWithoutPackage: typeof without['tool.execute.before'] === 'function',
+  };
+  assert.deepEqual(measured, OPENCODE_NEEDS, 'what OpenCode needs changed: update OPENCODE_NEEDS (test/helpers/delivery-docs.ts) and run npm run docs');
+  for (const page of ['docs/hosts.md', 'docs/push.md']) {
+    const blocks = packageBlocks(read(page));
+    assert.ok(blocks.length > 0, `${page} says what OpenCode needs in a needs:opencode-package block`);
+    for (const block of blocks) assert.ok(sameWords(block.text, renderOpencodeNeeds(measured)), `${page}:${block.line} differs from: ${renderOpencodeNeeds(measured)}`);
+  }
 });

@@ -216,5 +216,5 @@ function checkOpencode({ projectDir, bundlePath }: TrustCheckOptions): TrustChec
   if (shipped !== undefined && shipped !== installed) {
     return { name, status: 'warn', reason: 'opencode_plugin_stale', fix: 'opencomms install opencode', message: '.opencode/plugin/opencomms.js differs from this opencomms\'s plugin. Fix: `opencomms install opencode`' };
   }
-  return { name, status: 'ok', message: '.opencode/plugin/opencomms.js is in place and loads only Node\'s built-in modules: it needs nothing from a package registry' };
+  return { name, status: 'ok', message: '.opencode/plugin/opencomms.js is in place and imports no package at start (its tools use @opencode-ai/plugin, which OpenCode installs itself)' };
 }

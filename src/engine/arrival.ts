@@ -48,10 +48,11 @@ export const deliveryPaths: Readonly<Record<PathHost, Readonly<Record<TurnState,
     ended: ON_RESUME,
   },
   'gemini-cli': {
-    busy: { how: 'next_tool_call', path: 'AfterTool hook: in context after its next tool call', delay: 'not measured' },
+    busy: { how: 'next_tool_call', path: 'AfterTool hook: in context after its next file-writing or shell tool call', delay: 'not measured' },
     finishing: { how: 'turn_end', path: 'AfterAgent hook: a retry turn carries the mail', delay: 'not measured' },
     idle: { how: 'next_prompt', path: 'BeforeAgent hook at its next prompt (no door wakes it)', delay: 'when a person types' },
-    ended: ON_RESUME,
+    // Gemini CLI's sessions are known by their process: a restarted one is a new member.
+    ended: { how: 'on_resume', path: 'waits; a new Gemini CLI process is a new member, so only a session of a fixed id (install --member) takes it', delay: 'when that member is back' },
   },
   opencode: {
     busy: { how: 'plugin', path: 'the plugin prompts the session as soon as its turn ends', delay: 'not measured' },
