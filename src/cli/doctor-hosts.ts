@@ -266,7 +266,7 @@ function checkBundle(name: string, host: string, script: string, options: HostCh
     return { name, status: 'warn', reason: COPY_DIFFERS_REASON, fix: install, message: `${differs}; it is not the project's server copy, so doctor leaves it alone (run \`${install}\` to use the copy)` };
   }
   if (!options.fix) {
-    return { name, status: 'warn', reason: COPY_DIFFERS_REASON, fix: install, message: `${differs}; run \`${install}\` (or doctor --fix) to refresh the copy` };
+    return { name, status: 'warn', reason: COPY_DIFFERS_REASON, fix: install, message: `${differs}; run \`${install}\` or \`opencomms doctor --fix\` to refresh the copy` };
   }
   replaceFile(NODE_FS, script, running, PROGRAM_MODE);
   return { name, status: 'ok', message: `${differs}; replaced with this build`, fixed: true };
