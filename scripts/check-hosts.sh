@@ -23,6 +23,8 @@
 # And a newcomer's first run by the README alone (scripts/check-hosts-newcomer.sh):
 # git clone, npm ci and the README's set-up commands, timed, then a Claude Code
 # and a Codex session that exchange a review request and its answer.
+# And doctor against configs a host refuses or mis-starts (scripts/check-hosts-clone.sh):
+# a .mcp.json with a comment, and a clone whose configs start the first checkout.
 # And each host's door (scripts/check-hosts-doors.sh): an idle interactive
 # Claude Code and Codex, each in tmux against the same stub, woken by their own
 # OpenComms server through the host's own door (the Claude Code inbox,
@@ -45,6 +47,9 @@
 #                              and claiming the task; both waiting in one project, each task wakes
 #                              the longest waiter only; a Claude Code session shown its claim at
 #                              SessionStart after /compact (headless --resume, and interactive)
+#   CHECK_HOSTS_ONLY=clone     only doctor against configs the host refuses or mis-starts (scripts/check-hosts-clone.sh):
+#                              a .mcp.json with a comment; a clone whose configs start the first checkout,
+#                              before and after doctor --fix, with a real Claude Code session in the clone
 #   CHECK_HOSTS_DOORS=claude   only these parts of the doors and board (claude, codex, claude-board,
 #                              codex-board, pair, claude-compact; by default those of the CHECK_HOSTS_ONLY part)
 #   CHECK_HOSTS_TURNS="reserve stop"  only these parts of the turns (sessions, reserve, stop, redis)
@@ -78,6 +83,7 @@ wanted() { [ -z "$ONLY" ] || [ "$ONLY" = "$1" ]; }
 if [ "$ONLY" = turns ]; then PACKAGES=("${PACKAGES[0]}") BINS=(claude); fi
 if [ "$ONLY" = deny ]; then PACKAGES=("${PACKAGES[@]:0:3}") BINS=(claude gemini codex); fi
 if [ "$ONLY" = newcomer ]; then PACKAGES=("${PACKAGES[0]}" "${PACKAGES[2]}") BINS=(claude codex); fi
+if [ "$ONLY" = clone ]; then PACKAGES=("${PACKAGES[0]}") BINS=(claude); fi
 if [ "$ONLY" = doors ] || [ "$ONLY" = board ]; then PACKAGES=("${PACKAGES[0]}" "${PACKAGES[2]}") BINS=(claude codex); fi
 status=0
 declare -A RESULT
@@ -238,6 +244,11 @@ fi
 if wanted newcomer; then
   # shellcheck source=scripts/check-hosts-newcomer.sh
   . "$ROOT/scripts/check-hosts-newcomer.sh"
+fi
+
+if wanted clone; then
+  # shellcheck source=scripts/check-hosts-clone.sh
+  . "$ROOT/scripts/check-hosts-clone.sh"
 fi
 
 # The board's parts (scripts/check-hosts-board.sh) run inside the doors' setup.

@@ -12,6 +12,9 @@ import { isJsonObject, parseJsonObject } from '../hosts/json-config';
 import { STRICT_JSON_FILES, strictJsonProblem } from '../hosts/strict-json';
 import { locateOurServer, readOurServer } from '../hosts/toml';
 import { storeOfEnv, type StoreChoice } from '../hosts/launch';
+import { bundleBuildOf, type BundleBuild } from '../hosts/bundle';
+import { expandConfigPath, isInCheckout } from '../hosts/checkout-paths';
+import { checkCheckouts, type CheckoutFile } from './doctor-checkout';
 
 /**
  * The host config files install writes, and where our server entry sits in
@@ -43,6 +46,12 @@ const HOOK_CONFIGS: readonly { host: string; file: string }[] = [
 function installArgs(host: string): string {
   return host === 'claude-code plugin' ? 'claude-code --plugin' : host;
 }
+
+/** Every file above, once, with where its server entry is, for the check that it starts this checkout's server and hooks. */
+const CHECKOUT_FILES: readonly CheckoutFile[] = [
+  ...HOST_CONFIGS.map((c) => ({ host: c.host, file: c.file, install: installArgs(c.host), place: c.format === 'toml' ? { format: 'toml' as const } : { format: 'json' as const, path: c.path } })),
+  ...HOOK_CONFIGS.filter((h) => !HOST_CONFIGS.some((c) => c.file === h.file)).map((h) => ({ host: h.host, file: h.file, install: installArgs(h.host) })),
+];
 
 /** What the host checks need of doctor's options. */
 export interface HostCheckOptions {
@@ -108,7 +117,8 @@ function hasOurHook(path: string): boolean {
 }
 
 export function checkHosts(options: HostCheckOptions, checked: StoreJson): Check[] {
-  const checks: Check[] = [];
+  // First, so that with --fix the checks below read the configs pointed at this checkout.
+  const checks: Check[] = checkCheckouts(options.projectDir, CHECKOUT_FILES, options.fix);
   for (const config of HOST_CONFIGS) {
     const found = readConfigValue(options.projectDir, config);
     if (!found) continue;
@@ -118,6 +128,9 @@ export function checkHosts(options: HostCheckOptions, checked: StoreJson): Check
       continue;
     }
     const written = (found.args ?? []).find((a) => a.endsWith('opencomms.js') || a.endsWith('opencomms.cjs'));
+    // A server in another checkout has its FAIL line above.
+    const expanded = written === undefined ? undefined : expandConfigPath(options.projectDir, written);
+    if (expanded !== undefined && !isInCheckout(options.projectDir, expanded)) continue;
     const script = written === undefined ? undefined : scriptPathOf(options.projectDir, written);
     if (!script) {
       checks.push({ name, status: 'fail', message: `the opencomms entry does not start opencomms.js; run \`opencomms install ${installArgs(config.host)}\`` });
@@ -127,7 +140,7 @@ export function checkHosts(options: HostCheckOptions, checked: StoreJson): Check
       checks.push({ name, status: 'fail', message: `it points at ${script}, which does not exist; run \`opencomms install ${installArgs(config.host)}\`` });
       continue;
     }
-    checks.push(checkBundle(name, script, options));
+    checks.push(checkBundle(name, config.host, script, options));
     const storeMismatch = checkConfigStore(config.host, storeOfEnv(found.env), options, checked);
     if (storeMismatch) checks.push(storeMismatch);
   }
@@ -222,21 +235,42 @@ function scriptPathOf(projectDir: string, written: string): string {
   return resolvePath(projectDir, expanded);
 }
 
-function checkBundle(name: string, script: string, options: HostCheckOptions): Check {
+/** A build as the findings name it: its source commit (12 digits) and version. */
+function describeBuild(build: BundleBuild): string {
+  const commit = /^[0-9a-f]+$/.test(build.commit) ? `source commit ${build.commit.slice(0, 12)}` : `${build.commit} sources`;
+  return build.version === undefined ? commit : `${commit} (version ${build.version})`;
+}
+
+/** Why the copy differs, by what each bundle says it was built from: two builds of one version differ by commit. */
+function describeDifference(installed: Buffer, running: Buffer): string {
+  const copy = bundleBuildOf(installed);
+  const ours = bundleBuildOf(running);
+  if (copy.commit === ours.commit) {
+    return `was built from ${describeBuild(copy)} like this opencomms, but its bytes differ (built with other tools, or edited)`;
+  }
+  return `was built from ${describeBuild(copy)}, this opencomms from ${describeBuild(ours)}`;
+}
+
+/** The finding's reason when the server copy is not this build. */
+export const COPY_DIFFERS_REASON = 'server_copy_differs';
+
+function checkBundle(name: string, host: string, script: string, options: HostCheckOptions): Check & { fix?: string } {
   if (!options.bundlePath || !existsSync(options.bundlePath)) {
     return { name, status: 'ok', message: `starts ${script}` };
   }
   const installed = readFileSync(script);
   const running = readFileSync(options.bundlePath);
   if (installed.equals(running)) return { name, status: 'ok', message: `starts ${script} (version ${options.version})` };
-  // Only the project's own copy is ours to replace; a file elsewhere may be someone else's install.
+  const differs = `${script} ${describeDifference(installed, running)}`;
+  const install = `opencomms install ${installArgs(host)}`;
+  // Only the project's own copy is doctor's to replace; another file in the project may be the user's own build.
   const ownCopy = join(options.projectDir, STATE_DIR_NAME, 'opencomms.js');
   if (resolvePath(script) !== ownCopy) {
-    return { name, status: 'warn', message: `${script} differs from this opencomms ${options.version}; it is outside this project, so doctor leaves it alone (run \`opencomms install\` to use the project copy)` };
+    return { name, status: 'warn', reason: COPY_DIFFERS_REASON, fix: install, message: `${differs}; it is not the project's server copy, so doctor leaves it alone (run \`${install}\` to use the copy)` };
   }
   if (!options.fix) {
-    return { name, status: 'warn', message: `${script} differs from this opencomms ${options.version}; run doctor --fix to update the copy` };
+    return { name, status: 'warn', reason: COPY_DIFFERS_REASON, fix: install, message: `${differs}; run \`${install}\` or \`opencomms doctor --fix\` to refresh the copy` };
   }
   replaceFile(NODE_FS, script, running, PROGRAM_MODE);
-  return { name, status: 'ok', message: `${script} updated to version ${options.version}`, fixed: true };
+  return { name, status: 'ok', message: `${differs}; replaced with this build`, fixed: true };
 }

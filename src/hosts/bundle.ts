@@ -24,3 +24,19 @@ export function tryReadBytes(path: string): Buffer | undefined {
     throw err;
   }
 }
+
+/** What a bundle's header says it was built from (scripts/build.mjs writes it): the version and the source commit. */
+export interface BundleBuild {
+  version?: string;
+  /** A commit id, or `uncommitted` / `unknown` as scripts/source-commit.mjs names them. */
+  commit: string;
+}
+
+/** Reads the header of a bundle (its first lines only: nothing of it is run). A file without one is `unknown`. */
+export function bundleBuildOf(bytes: Buffer): BundleBuild {
+  const head = bytes.subarray(0, 4096).toString('utf8');
+  const version = /^\/\/ OpenComms (\S+):/m.exec(head)?.[1];
+  const commit = /^\/\/ Source commit: ([0-9a-f]{40,64})$/m.exec(head)?.[1]
+    ?? (/^\/\/ Source commit: none\b/m.test(head) ? 'uncommitted' : 'unknown');
+  return { ...(version === undefined ? {} : { version }), commit };
+}

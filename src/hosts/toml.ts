@@ -274,6 +274,12 @@ function isOnlyOurEnv(value: TomlValue): boolean {
   return !!value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).every((name) => OUR_ENV_NAMES.has(name));
 }
 
+/** A key of our main table, as the scanner read it; undefined without the table or the key. Throws TomlError like upsert. */
+export function ourMainEntry(text: string, key: string): SectionEntry | undefined {
+  const main = locateOurTables(text).find((section) => section.path.length === OUR_PATH.length);
+  return main === undefined ? undefined : entryNamed(main, key);
+}
+
 /** Our server as the file defines it, or undefined when absent or not a plain command/args/env. */
 export function readOurServer(text: string): OurServer | undefined {
   const ours = locateOurTables(text);

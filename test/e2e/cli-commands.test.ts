@@ -288,7 +288,7 @@ test('doctor checks a Claude Code plugin install: server entry, bundle and hooks
   assert.doesNotMatch(stdout, /WARN claude-code hooks/);
 });
 
-test('doctor --fix refreshes an outdated project copy of opencomms.js but never a copy outside the project', async (t) => {
+test('doctor --fix refreshes an outdated project copy of opencomms.js but never a copy outside the project: the config that starts that one is pointed at the project copy', async (t) => {
   const project = tempProject(t);
   assert.equal((await runCliInProcess(['install', 'cursor', '--project', project])).code, 0);
   const copy = join(project, '.opencomms', 'opencomms.js');
@@ -298,10 +298,12 @@ test('doctor --fix refreshes an outdated project copy of opencomms.js but never 
   mkdirSync(join(project, '.vscode'));
   writeFileSync(join(project, '.vscode', 'mcp.json'), JSON.stringify({ servers: { opencomms: { type: 'stdio', command: 'node', args: [outside] } } }));
   const plain = await runCliInProcess(['doctor', '--project', project]);
-  assert.match(plain.stdout, /run doctor --fix/);
+  assert.match(plain.stdout, /was built from unknown sources, this opencomms from .*doctor --fix` to refresh the copy/);
+  assert.match(plain.stdout, /FAIL vscode \(\.vscode\/mcp\.json line 1\): .* starts .*opencomms\.js, of no checkout doctor could find, not this checkout/);
   const fixed = await runCliInProcess(['doctor', '--project', project, '--fix']);
   assert.match(fixed.stdout, /\(fixed\)/);
   assert.equal(readFileSync(copy, 'utf8'), readFileSync(DIST, 'utf8'));
-  assert.match(fixed.stdout, /outside this project/);
+  assert.match(fixed.stdout, /ok {3}vscode \(\.vscode\/mcp\.json line 1\): .*; now .*\.opencomms\/opencomms\.js, of this checkout \(fixed\)/);
+  assert.deepEqual(JSON.parse(readFileSync(join(project, '.vscode', 'mcp.json'), 'utf8')).servers.opencomms.args, [copy]);
   assert.equal(readFileSync(outside, 'utf8'), '// someone else\'s opencomms\n');
 });

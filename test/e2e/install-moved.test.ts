@@ -101,7 +101,7 @@ test('codex: after the project moves, doctor names the stale absolute path, and 
   const { moved, before } = await installedThenMoved(t, 'codex');
   const doctor = await runCli(['doctor', '--project', moved], { cwd: tmpdir() });
   assert.equal(doctor.code, 1);
-  assert.ok(doctor.stdout.includes(`${before}/.opencomms/opencomms.js, which does not exist`), doctor.stdout);
+  assert.ok(doctor.stdout.includes(`starts ${before}/.opencomms/opencomms.js (which does not exist) and names --project ${before} (which does not exist), of the checkout ${before}`), doctor.stdout);
   const env = { HOME: tempHome(t), CODEX_HOME: undefined };
   const again = await runCliInProcess(['install', 'codex', '--project', moved, '--apply'], { cwd: tmpdir(), env });
   assert.equal(again.code, 0, again.stderr);
