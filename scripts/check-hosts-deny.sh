@@ -117,7 +117,7 @@ if [ -z "$DENY_PORT" ] || [ -z "$HOLDER_ID" ]; then
 fi
 echo "stub model on 127.0.0.1:$DENY_PORT; holder $HOLDER_ID (its server stays up): $(deny_json "$DENY/holder.json" 'JSON.parse(s.reserve).message')"
 
-# What the shell checker answers the hook after each shell call (PROTOCOL 8.6):
+# What the shell checker answers the hook after each shell call (PROTOCOL 8.5):
 # one server of the project (the holder's, or a host session's) runs it.
 DENY_ANSWERS="$DENY/answers"
 node "$ROOT/scripts/shell-answers.mjs" --dir "$DENY_PROJECT/.opencomms/shell" --out "$DENY_ANSWERS" >"$DENY/answers.out" 2>&1 &

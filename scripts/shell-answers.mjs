@@ -1,5 +1,5 @@
 // Keeps what passes between the hooks and the shell checker of a project
-// (PROTOCOL 8.6, "The checker"), for the real-host checks. Each ask
+// (PROTOCOL 8.5, "The checker"), for the real-host checks. Each ask
 // (`<key>.ask-<pid>`) and each answer (`<key>.answer-<pid>.json`) that appears
 // in .opencomms/shell/ is a line {at, kind, key, pid, text} in
 // --out/answers.jsonl, in the order the kernel reported them (a name is

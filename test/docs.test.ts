@@ -29,6 +29,7 @@ import {
 const ROOT = join(__dirname, '..', '..');
 const read = (name: string): string => readFileSync(join(ROOT, name), 'utf8');
 const README_MAX_LINES = 300;
+const PROTOCOL_MAX_WORDS = 8_000;
 
 /** README.md, PROTOCOL.md, CONTRIBUTING.md and every docs/*.md, as paths from the root. */
 function documents(): string[] {
@@ -111,6 +112,12 @@ test('the mail notices quoted in the docs and PROTOCOL are the ones the code com
 test(`README.md stays a five-minute read: at most ${README_MAX_LINES} lines`, () => {
   const lines = read('README.md').split('\n').length;
   assert.ok(lines <= README_MAX_LINES, `README.md has ${lines} lines; move detail to docs/`);
+});
+
+test(`PROTOCOL.md stays a thirty-minute read: at most ${PROTOCOL_MAX_WORDS} words`, () => {
+  // Words as `wc -w` counts them: runs of characters between whitespace.
+  const words = read('PROTOCOL.md').split(/\s+/).filter((word) => word !== '').length;
+  assert.ok(words <= PROTOCOL_MAX_WORDS, `PROTOCOL.md has ${words} words, over the limit of ${PROTOCOL_MAX_WORDS}; move how-it-works prose to docs/internals.md`);
 });
 
 test('the README tool table is the catalog, one line per tool in tools/list order (npm run docs writes it)', () => {
@@ -201,7 +208,7 @@ test('the id lengths the README and docs state are the ones the code mints', () 
   assert.ok(spelled >= 5, `PROTOCOL spells out the id formats (found ${spelled})`);
 });
 
-test('the shell checker\'s wait PROTOCOL 8.6 and docs/coordination.md state is the one the code has', () => {
+test('the shell checker\'s wait PROTOCOL 8.5 and docs/coordination.md state is the one the code has', () => {
   const protocol = read('PROTOCOL.md');
   const checker = protocol.slice(protocol.indexOf('**The checker.**'), protocol.indexOf('\n\n', protocol.indexOf('**The checker.**')));
   assert.equal(Number(/waits up to (\d+) ms/.exec(checker)?.[1]), ASK_TIMEOUT_MS);

@@ -134,7 +134,7 @@ async function runCommand(argv: string[]): Promise<number | undefined> {
       store = { kind: 'file' };
       storeProblem = err;
     } else if (parsed.command !== 'hook') throw err;
-    // A hook never breaks its session (PROTOCOL 8.5): the empty answer, and the reason on stderr.
+    // A hook never breaks its session (PROTOCOL 8.3): the empty answer, and the reason on stderr.
     else {
       warnLine(`opencomms hook: ${err instanceof Error ? err.message : String(err)}`);
       await writeAnswer('{}\n');

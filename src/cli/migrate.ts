@@ -1,7 +1,7 @@
 // `opencomms migrate --to redis://…|rediss://…|file`: copies a project from
 // the file store into Redis, or from Redis (OPENCOMMS_STORE) into files. The
 // target must hold no project yet, the copy is read back and compared before
-// success is reported, and the source is left as it was (PROTOCOL.md
+// success is reported, and the source is left as it was (docs/internals.md
 // "Migrating a project"). Pins stay on each machine either way.
 import { join } from 'node:path';
 import { DEFAULT_CODEC, resolveStoreSelection, type StoreEnv } from '../store';

@@ -46,7 +46,7 @@ function terminalRefusal(command: string, why: string): PersonHere {
  * group are not led from inside an agent host either. The terminal found is
  * what the action records. A program of the same OS user that opens a
  * terminal of its own (`script`) outside any agent's process tree passes:
- * PROTOCOL 9.6 says so.
+ * docs/threat-model.md says so.
  */
 export function checkPersonHere(command: string, env: NodeJS.ProcessEnv, parentPid: number, hasConsole: boolean): PersonHere {
   const found = findAgentHost(env, parentPid);

@@ -1,4 +1,4 @@
-// Collision notices (PROTOCOL 8.6): two members of a channel who both wrote
+// Collision notices (PROTOCOL 8.5): two members of a channel who both wrote
 // one file within the window, neither holding a reservation of it, are told
 // so. The edits themselves are not in the state: each member's hook appends
 // them to its own log (store), so an edit costs no locked rewrite; the state

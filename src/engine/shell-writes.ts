@@ -1,4 +1,4 @@
-// Shell writes (PROTOCOL 8.6): a shell command can write a held file without
+// Shell writes (PROTOCOL 8.5): a shell command can write a held file without
 // naming it where a parser sees it, so the hook compares the held files
 // before and after the call. These are the pure halves: which patterns to
 // watch for a session, and the notice a holder gets when one changed.

@@ -1,5 +1,5 @@
 // The task board's records (INTERFACE section 8), as they live in State.board.
-// PROTOCOL.md ("The board") documents every field.
+// PROTOCOL.md (5.8) documents every field.
 
 export type TaskStatus = 'open' | 'claimed' | 'asked' | 'done' | 'cancelled';
 

@@ -1,6 +1,6 @@
 // The v2 state as it lives in .opencomms/state.json, plus the small contracts
 // the engine shares with the store. Field names are the on-disk names.
-// PROTOCOL.md ("State file") documents every field; additions are marked there.
+// PROTOCOL.md (4.2) documents every field; additions are marked there.
 import type { OpenRequest } from './open-request';
 import type { PersonAction, PersonTerminal } from './person';
 import type { Board } from './task-types';

@@ -1,4 +1,4 @@
-// What a git command throws away in the work tree (PROTOCOL 8.6, "Git"):
+// What a git command throws away in the work tree (docs/internals.md "The pre-tool check", Git):
 // the files it names (`git checkout [ref] -- p…`, `git restore p…`,
 // `git stash push -- p…`) and the folders whose tracked files it resets to
 // another version (`git checkout .`, `git restore src`, and the whole work

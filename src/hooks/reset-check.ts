@@ -3,7 +3,7 @@
 // (`git status` on the held files in those folders, nothing else), only
 // when others hold files there, and for at most GIT_STATUS_TIMEOUT_MS.
 // Without git, or when git fails, the command goes ahead and the hook says
-// why on stderr (fail open, PROTOCOL 8.5).
+// why on stderr (fail open, PROTOCOL 8.3).
 import { lstatSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { patternsHeldByOthers, patternsOverlap, type EditVerdict, type State } from '../engine';

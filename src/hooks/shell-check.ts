@@ -1,4 +1,4 @@
-// Shell tool calls and held files (PROTOCOL 8.6, "Shell writes"). Before the
+// Shell tool calls and held files (PROTOCOL 8.5; docs/internals.md "The pre-tool check"). Before the
 // call: the files the command plainly writes (shell-parse.ts) are judged like
 // an edit, and, when other members hold files, which of those files exist is
 // recorded in a small file of this call (store: writeShellRecord), never in
@@ -20,7 +20,7 @@ import type { HookEvent } from './events';
  * Each host's shell tools, as their hook events name them. Codex's
  * `write_stdin` types `chars` into a command it started: judged as a command
  * line of its own, should a hook event name it (Codex 0.171.0 sends none:
- * PROTOCOL 8.6).
+ * PROTOCOL 8.5).
  */
 const SHELL_TOOLS = new Set(['Bash', 'exec_command', 'shell', 'local_shell', 'shell_command', 'run_shell_command', 'write_stdin']);
 /** A glob reservation is matched against at most this many entries of the project per call. */

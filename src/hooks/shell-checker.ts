@@ -1,4 +1,4 @@
-// The shell checker (PROTOCOL 8.6, "The checker"). The check after a shell
+// The shell checker (PROTOCOL 8.5, "The checker"). The check after a shell
 // call (shell-check.ts) reads the status of every held file; a fresh hook
 // process pays about 5 µs a read, cold, 10 ms for 2,000 files. A server of
 // the project is a warm process that is there anyway, so one server per

@@ -1,5 +1,5 @@
 // Which files a shell command plainly writes, for the pre-tool check of
-// shell tools (PROTOCOL 8.6). A tokenizer, not a shell: quotes and escapes,
+// shell tools (PROTOCOL 8.5). A tokenizer, not a shell: quotes and escapes,
 // the separators `&&` `||` `;` `|` `&` and new lines, redirections (with a
 // descriptor, `&>`, `>|`), `cd DIR` before later commands, and the writers
 // `tee`, `sed -i`, `cp`, `mv`, `rm`, `truncate`, `dd of=`, and what a git

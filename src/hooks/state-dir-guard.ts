@@ -1,4 +1,4 @@
-// No agent writes under `.opencomms/` (PROTOCOL 8.6, 9.1): the folder holds
+// No agent writes under `.opencomms/` (PROTOCOL 8.4; docs/threat-model.md): the folder holds
 // the project's shared state, the shell checker's records and asks, the
 // pins and the server every host starts. A tool call (an edit, or a shell
 // command that plainly writes there) is refused before it runs for every

@@ -288,7 +288,7 @@ const GEMINI_CLI: ConfigEdit[] = [
 ];
 
 // OpenCode's tools come from the plugin, which speaks as the member of the
-// calling OpenCode session (PROTOCOL 7.5). An MCP server as well would give
+// calling OpenCode session (PROTOCOL 7.3). An MCP server as well would give
 // each session a second set of tools speaking for another member, so install
 // registers none, and takes out the one an older install registered.
 const OPENCODE_SERVER = jsonEdit({

@@ -4,7 +4,7 @@
 // .gemini/settings.json and load the project's .env. Before --apply writes
 // that trust, every entry of those files that install did not write, every
 // other file in the host's folder and the .env Gemini CLI would load are
-// listed here, so the user trusts only what was shown (PROTOCOL 9.2).
+// listed here, so the user trusts only what was shown (docs/threat-model.md).
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tryReadBytes } from './bundle';

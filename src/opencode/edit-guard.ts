@@ -1,4 +1,4 @@
-// The reservation check at OpenCode's tool call (PROTOCOL 8.6). OpenCode runs
+// The reservation check at OpenCode's tool call (PROTOCOL 8.4). OpenCode runs
 // every plugin's `tool.execute.before` before a tool runs, and a hook that
 // throws stops the tool: its message reaches the model as the tool's error.
 // OpenCode's file tools name their file (`edit`, `write`, `multiedit`:

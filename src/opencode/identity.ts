@@ -43,7 +43,7 @@ export function memberOptionsFor(sessionId: string): MemberOptions {
     host_session_id: sessionId,
     host_session_source: 'host',
     // Said outright though it is the default for push (defaultStalePolicy): mail waits for the
-    // session's next idle however long its turn runs or OpenCode stays closed (PROTOCOL 7.5).
+    // session's next idle however long its turn runs or OpenCode stays closed (PROTOCOL 7.3).
     stale_policy: { mode: 'none', window_ms: null },
   };
 }

@@ -294,7 +294,7 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
     },
   };
   if (schema) {
-    // On Redis the project is the Redis project, shared with every machine's members (PROTOCOL 10.1).
+    // On Redis the project is the Redis project, shared with every machine's members (PROTOCOL 9.1).
     const shared = store.describe().shared;
     const location = shared === undefined ? locationOf(input) : { project_id: shared.projectId, worktree: store.location };
     hooks.tool = buildTools({ store, client: input.client, location, members, noteSession, onSent: pushSent, log }, schema);

@@ -46,13 +46,13 @@ export interface PushDeliveryOptions {
    * The OpenCode session of this instance that speaks as the member, or
    * undefined when none lives here. Every push asks, so a retry or wake-up
    * that outlived the session (deleted meanwhile) prompts no one (PROTOCOL
-   * 7.5, owner-side rule).
+   * 7.3).
    */
   sessionOf: (memberId: string) => string | undefined;
   /**
    * Whether that session is running a turn. Every push checks it (a state
    * change, a send, a retry, a cooldown wake-up, a re-run); a busy session
-   * is left alone and gets its mail at its next idle (PROTOCOL 7.5).
+   * is left alone and gets its mail at its next idle (PROTOCOL 7.3).
    */
   isBusy?: (sessionId: string) => boolean;
   schedule?: Schedule;

@@ -1,7 +1,7 @@
 // Edges where a push path could stop for good without any error: a spawn
 // batch measured on other mail than the drain takes, a state directory
 // replaced under the watcher, and a lease looked at on the very millisecond
-// it ends (PROTOCOL 7.2, 7.4, 5.3).
+// it ends (PROTOCOL 7.3, 5.3; docs/internals.md, "The state watcher").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';

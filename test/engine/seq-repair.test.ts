@@ -4,11 +4,11 @@ import assert from 'node:assert/strict';
 import { parseState, sendMessage, serializeState } from '../../src/engine/index';
 import { channelWith, fakeCtx, mustOk } from './helpers';
 
-// PROTOCOL 4.3: "next_seq is raised to one more than the highest seq present
+// docs/internals.md, "Load repairs": "next_seq is raised to one more than the highest seq present
 // when it is missing or lower". seq is only checked to be finite, so a seq at
 // or past 2^53 makes max + 1 round back to max: the next send gets the same
-// seq as a stored envelope, and send order (PROTOCOL 4.2, "restores exact FIFO
-// order") falls back to the random message_id.
+// seq as a stored envelope, and send order (PROTOCOL 4.2: "queues order by it")
+// falls back to the random message_id.
 test('a stored seq of 2^53 is dropped at load with a note, and the next send gets a seq no other envelope has', () => {
   const ctx = fakeCtx();
   const state = channelWith(ctx, ['a', 'b']);

@@ -2,7 +2,7 @@
 // processes (dist) and a real git: a command naming a held path is denied;
 // one that resets a whole folder (`git checkout .`, `git reset --hard`) is
 // denied only while a held file in it has changes to lose; trouble asking git
-// lets the command run and says why on stderr (PROTOCOL 8.6, "Git").
+// lets the command run and says why on stderr (docs/internals.md, "The pre-tool check").
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';

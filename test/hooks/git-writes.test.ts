@@ -1,6 +1,6 @@
 // What a git command throws away in the work tree, as the shell check reads
 // it: the paths it names are judged as written files, and the folders it
-// resets are checked for held files with changes (PROTOCOL 8.6, "Git").
+// resets are checked for held files with changes (docs/internals.md, "The pre-tool check").
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { shellTargets } from '../../src/hooks/shell-parse';

@@ -1,6 +1,6 @@
 // No agent writes under .opencomms/, whoever holds what: a tool call or a
 // shell command that plainly writes there is denied before it runs, through
-// real hook processes (dist), on every host (PROTOCOL 8.6, 9.1).
+// real hook processes (dist), on every host (PROTOCOL 8.4; docs/threat-model.md).
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

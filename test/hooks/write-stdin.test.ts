@@ -4,7 +4,7 @@
 // PostToolUse (same tool_use_id, same command) comes when a write_stdin poll
 // sees the process exit; what the typed lines wrote is reported then. A hook
 // event that does name write_stdin is judged like any shell call, on its
-// `chars` (PROTOCOL 8.6).
+// `chars` (docs/internals.md, "The pre-tool check").
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 // OpenCode's bash gets the same command judgement as every host's hook
-// (PROTOCOL 8.6): a git command that would throw away a held file's changes
+// (PROTOCOL 8.4; docs/internals.md, "The pre-tool check"): a git command that would throw away a held file's changes
 // is stopped, and nothing is written under .opencomms/ by any session.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

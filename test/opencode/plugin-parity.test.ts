@@ -1,5 +1,5 @@
 // The OpenCode plugin keeps the documented rules of the MCP tools and of
-// PROTOCOL 7.5: push members never age out, a deleted session is never
+// PROTOCOL 7.3: push members never age out, a deleted session is never
 // prompted, create/join/status answer like the MCP tools, README lists the
 // tools it offers, and a start-up store fault does not stop it loading.
 import { test } from 'node:test';
@@ -28,7 +28,7 @@ async function call(h: Harness, name: string, args: Record<string, unknown>, ses
   return JSON.parse(await tool.execute(args, { sessionID })) as engine.ToolResult;
 }
 
-// PROTOCOL 7.5 / README: "a busy session gets its mail at its next session.idle"; PROTOCOL 4.2 and 5.3:
+// docs/internals.md ("The OpenCode plugin") / README: "a busy session gets its mail at its next session.idle"; PROTOCOL 4.2 and 5.3:
 // `stale` arises only for spawn-push members (stale_policy window); push members are not listed.
 // memberOptionsFor sets stale_policy none; makeMember's default for push would be the 5-minute window,
 // and an OpenCode turn longer than 5 minutes (or OpenCode closed for 5 minutes) would turn the mail `stale`.
@@ -45,7 +45,7 @@ test('mail for an OpenCode session that stays busy for more than 5 minutes is pu
   assert.match(h.client.prompts[0]!.text, /please re-run the benchmark/);
 });
 
-// PROTOCOL 7.5 owner-side rule: an instance pushes only to sessions it hosts; session.deleted takes the
+// docs/internals.md ("The OpenCode plugin"), owner-side rule: an instance pushes only to sessions it hosts; session.deleted takes the
 // session out of localSessions and marks it stale. A retry scheduled before the deletion must not
 // prompt the deleted session (each failure there would burn one of the five attempts).
 test('a retry scheduled before session.deleted does not prompt the deleted session', async (t) => {
@@ -66,7 +66,7 @@ test('a retry scheduled before session.deleted does not prompt the deleted sessi
 });
 
 // The MCP join of a resumed session returns data.archive_context (test/e2e/tools-reference-bugs, 11.2 #11);
-// PROTOCOL 7.5: the plugin's tools use the MCP tools' names, arguments and results, so an OpenCode
+// docs/internals.md ("The OpenCode plugin"): the plugin's tools use the MCP tools' names, arguments and results, so an OpenCode
 // joiner of a resumed channel gets the same context (shared code: src/tools/archive-context.ts).
 test('opencomms_join of a resumed channel from OpenCode carries the archived context, like the MCP join', async (t) => {
   const h = await startHarness(t, { setup: async ({ store, dir }) => { await channelWith(store, dir, ['ses_old']); } });
@@ -97,7 +97,7 @@ test('opencomms_create from OpenCode accepts the MCP create\'s channel settings 
 });
 
 // PROTOCOL 6.1: status "needs a pin and shows only the caller's own channels" and is not in the roster
-// re-check list; 7.5: plugin tools act "after the same roster check as a pinned server". The MCP status
+// re-check list; docs/internals.md ("The OpenCode plugin"): plugin tools act "after the same roster check as a pinned server". The MCP status
 // of a member in no channel is ok (an empty list), and so is the plugin's.
 test('opencomms_status from a session in no channel answers like the MCP status (ok, no channels), not not_member', async (t) => {
   const h = await startHarness(t, { setup: async ({ store, dir }) => { await channelWith(store, dir, []); } });

@@ -1,6 +1,6 @@
 // The pushes the OpenCode plugin starts by itself (the 2 s retry, the
 // cooldown wake-up, the re-run of a request made during a push) follow the
-// same rules as the ones an event starts (PROTOCOL 7.5).
+// same rules as the ones an event starts (PROTOCOL 7.3; docs/internals.md, "The OpenCode plugin").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RETRY_DELAY_MS } from '../../src/opencode';
@@ -26,7 +26,7 @@ test('a retry that comes due while the session is busy waits for its next idle',
   h.clock.advance(RETRY_DELAY_MS);
   h.timers.runAll();
   await h.plugin.settle();
-  assert.equal(h.client.prompts.length, 1, 'the retry prompted a session that is busy (PROTOCOL 7.5: not while that session is busy)');
+  assert.equal(h.client.prompts.length, 1, 'the retry prompted a session that is busy (PROTOCOL 7.3: only into a session that is not busy)');
 
   await h.plugin.hooks.event(idle('ses_A'));
   await h.plugin.settle();

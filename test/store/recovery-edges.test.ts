@@ -28,8 +28,8 @@ function put(state: State, e: Envelope): void {
   (state.queues[e.recipient_session_id] ??= []).push(e.message_id);
 }
 
-// PROTOCOL 4.3: a change that finds a rejected file copies it aside and "adds an
-// error entry naming the copy". When a v1 file is migrated in the same locked
+// PROTOCOL 4.3: a change that finds a rejected file copies it aside and saves
+// an empty state "with an error entry naming the copy". When a v1 file is migrated in the same locked
 // load, the migrated state is built from the legacy file alone (the rejected
 // state is not passed as a placeholder), so the entry naming the copy is lost:
 // the user is never told that their state.json was replaced or where it went.
@@ -49,7 +49,7 @@ test('a quarantine followed by a v1 migration still reports the corrupt copy in 
   );
 });
 
-// PROTOCOL 4.10: "(and a prior v2 file to state.v2.empty.bak.json)". With no
+// docs/internals.md, "Migration from v1": "(and a prior v2 file to state.v2.empty.bak.json)". With no
 // state.json at all, readState returns the empty state's text as `baseline`,
 // so `hadStateFile` is true and a backup of a file that never existed is written.
 test('migrating with no prior state.json writes no state.v2.empty.bak.json', async (t) => {

@@ -19,7 +19,7 @@ function toolsAs(projectDir: string, memberId: string): ToolRegistry {
   return new ToolRegistry(buildTools(services));
 }
 
-// PROTOCOL 4.3: "Every load checks the whole file"; a loaded state must not
+// PROTOCOL 4.3: every load checks the whole file; a loaded state must not
 // crash an operation. A channel id is only checked to be a string, but the
 // store uses it as a file name (archives/<id>.json, history/<id>.jsonl) and
 // writeArchive throws a plain Error (not a StoreFault) for an id outside

@@ -2,7 +2,7 @@
 // text, the history records and the archives, as the texts each store keeps.
 // This half reads and writes the file store's side (.opencomms/), with the
 // store's own functions and under its lock; src/store/redis/project-copy.ts is
-// the Redis side (PROTOCOL.md "Migrating a project").
+// the Redis side (docs/internals.md "Migrating a project").
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { parseArchive } from '../../engine/archives';

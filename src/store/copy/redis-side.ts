@@ -2,7 +2,7 @@
 // one version, and writes a copy into a project that holds nothing yet with
 // one Lua script, so the check that the target is empty and every write are a
 // single atomic step no other client can interleave with; then reads it back
-// (PROTOCOL.md "Migrating a project").
+// (docs/internals.md "Migrating a project").
 import { parseHistoryRecord } from '../../engine/state-shape';
 import { parseTaskRecord } from '../../engine/task-shape';
 import type { StateCodec } from '../codec';

@@ -1,6 +1,6 @@
 // Where a Redis client's socket goes: TLS that verifies the server, or plain
 // text only to this machine, judged on the addresses the connection will use
-// (PROTOCOL.md "Authentication rules", step 1).
+// (PROTOCOL.md "Authentication").
 import type { LookupFunction, Socket } from 'node:net';
 import type { StoreFault } from '../../files/faults';
 import type { ClientFaults } from './client-faults';

@@ -12,7 +12,7 @@
 // with a command of the type the store keeps there. A key of another type (a
 // hand edit, another tool, a bad restore) would fail its write after the
 // state was replaced; it is answered instead, with nothing written. The reads
-// are commands the store's ACL user has anyway (PROTOCOL.md 10.7).
+// are commands the store's ACL user has anyway (PROTOCOL.md 9.6).
 //
 // Turns (turn-scripts.ts): a commit is refused, as a conflict, when its
 // version is stale or when writers are taking turns and the caller does not

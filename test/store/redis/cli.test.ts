@@ -98,7 +98,7 @@ test('status against a Redis store with a wrong password exits 1 with store_auth
 test('a misconfigured Redis store is refused before any connection; a hook fails open; --store file still works', async (t) => {
   const listener = await countingListener(t);
   const env = { ...CLEAN_ENV, OPENCOMMS_PROJECT_ID: 'acme', OPENCOMMS_STORE_PASSWORD: 'pw', OPENCOMMS_STORE: `redis://agent@127.0.0.1:${listener.port}/0` };
-  // A misconfigured hook fails open (PROTOCOL 8.5): the empty answer, exit 0, the reason on stderr.
+  // A misconfigured hook fails open (PROTOCOL 8.3): the empty answer, exit 0, the reason on stderr.
   const misconfigured = await runCli(['hook', '--project', tempProject(t)], { env: { ...env, OPENCOMMS_STORE_PASSWORD: undefined }, input: '{}' });
   assert.equal(misconfigured.code, 0);
   assert.equal(misconfigured.stdout, '{}\n');

@@ -12,7 +12,7 @@ const TOOLS_DOC = readFileSync(join(ROOT, 'docs', 'tools.md'), 'utf8');
 const REDIS_DOC = readFileSync(join(ROOT, 'docs', 'redis.md'), 'utf8');
 
 test('PROTOCOL.md gives operators exactly the ACL commands the store uses', () => {
-  assert.ok(PROTOCOL.includes(STORE_ACL_COMMANDS), 'the ACL SETUSER line in PROTOCOL.md 10.7 lists other commands than STORE_ACL_COMMANDS');
+  assert.ok(PROTOCOL.includes(STORE_ACL_COMMANDS), 'the ACL SETUSER line in PROTOCOL.md 9.6 lists other commands than STORE_ACL_COMMANDS');
 });
 
 test('PROTOCOL.md and docs/tools.md name every store reason code', () => {

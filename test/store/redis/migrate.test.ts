@@ -127,7 +127,7 @@ async function redisTarget(t: TestContext, projectId = 'acme', user: User = USER
   return { server, url, projectId, env: { ...CLEAN_ENV, OPENCOMMS_PROJECT_ID: projectId, OPENCOMMS_STORE_PASSWORD: user.password } };
 }
 
-test('migrate --to redis copies the state, every history record and every archive into the keys of PROTOCOL 10.4', { skip }, async (t) => {
+test('migrate --to redis copies the state, every history record and every archive into the keys of PROTOCOL 9.3', { skip }, async (t) => {
   const source = tempProject(t);
   const { dev, ops } = await populate(source);
   const target = await redisTarget(t);
@@ -334,7 +334,7 @@ test('nothing to migrate is refused in both directions', { skip }, async (t) => 
   assert.match(noSource.stderr, /OPENCOMMS_STORE names no Redis store/);
 });
 
-test('an ACL user with exactly the commands PROTOCOL 10.7 grants can migrate both ways', { skip }, async (t) => {
+test('an ACL user with exactly the commands PROTOCOL 9.6 grants can migrate both ways', { skip }, async (t) => {
   const source = tempProject(t);
   await populate(source);
   const target = await redisTarget(t, MINIMAL_PROJECT, USERS.minimal);
