@@ -3,7 +3,7 @@
 // board), run by the commands and by the keys of `opencomms watch` alike, and
 // the records a server's host door keeps of its rings.
 import type { EngineCtx, HostDoor, State, ToolResult } from '../types';
-import type { ChangeFn } from './table';
+import type { ChangeFn } from './change-fn';
 import { isPersonMemberId, personTerminalOf } from '../person';
 import { recordPersonAction, type PersonActor } from '../person-log';
 import { personRelease, personSay, personSetPause, type PersonSayInput } from '../person-actions';
