@@ -3,7 +3,6 @@
 // cannot (opencomms_resume answers person_required). Both run only from the
 // person's terminal (cli/person), or an agent could lift the guard from its
 // shell tool; the change records that terminal.
-import * as engine from '../engine';
 import { openStore, type StoreSelection } from '../store';
 import { printable } from '../watch/format';
 import { personId, type PersonHere } from './person';
@@ -30,7 +29,7 @@ export async function runPersonPause(options: PauseOptions, paused: boolean): Pr
   const actor = { person_id: personId(options.env), terminal: here.terminal };
   const store = openStore({ projectDir: options.projectDir, selection: options.selection });
   try {
-    const result = await store.mutate((state, ctx) => engine.personSetPause(state, { ...actor, channel: options.channel, paused }, ctx));
+    const result = await store.mutate('person_set_pause', { ...actor, channel: options.channel, paused });
     if (!result.ok) {
       options.warn(`opencomms: ${printable(result.message, 600)} (reason: ${String(result.data?.reason)})`);
       return 1;

@@ -59,12 +59,12 @@ async function listHeld(store: Store, options: ReservationsOptions): Promise<num
 }
 
 async function releaseHeld(store: Store, target: engine.ReleaseTarget, by: engine.PersonActor, options: ReservationsOptions): Promise<number> {
-  const result = await store.mutate((state, ctx) => engine.personRelease(state, target, by, ctx, ctx.isProcessAlive ?? engine.JUDGE_BY_LEASE));
+  const result = await store.mutate('person_release', { ...by, target });
   if (!result.ok) {
     options.warn(`opencomms: ${result.message}`);
     return 1;
   }
-  const released = (result.data?.released ?? []) as engine.HeldReservation[];
+  const released = result.data?.released ?? [];
   if (options.json) options.write(`${JSON.stringify({ released }, null, 2)}\n`);
   else options.write(`${released.map((row) => `released ${describeHeldReservation(row)}`).join('\n')}\n`);
   return 0;

@@ -3,7 +3,6 @@
 // first say. The send is the engine's (engine personSay): the same checks
 // as an agent's, and it lifts a loop-guard pause. It runs only from the
 // person's terminal (cli/person), which the message records.
-import * as engine from '../engine';
 import { openStore, type StoreSelection } from '../store';
 import { printable } from '../watch/format';
 import { personId, projectIdOf, type PersonHere } from './person';
@@ -39,15 +38,15 @@ export async function runSay(options: SayOptions): Promise<number> {
   const me = personId(options.env);
   const store = openStore({ projectDir: options.projectDir, selection: options.selection });
   try {
-    const result = await store.mutate((state, ctx) => engine.personSay(state, {
+    const result = await store.mutate('person_say', {
       channel: options.channel, person_id: me, terminal: here.terminal, content: options.text, role: options.role ?? null, type: options.type ?? null,
       reply_to: options.replyTo ?? null, to: options.to ?? null, project_id: projectIdOf(options.env), worktree: store.location,
-    }, ctx));
+    });
     if (!result.ok) {
       options.warn(`opencomms: ${printable(result.message, 600)} (reason: ${String(result.data?.reason)})`);
       return 1;
     }
-    const ids = (result.data?.message_ids ?? []) as string[];
+    const ids = result.data?.message_ids ?? [];
     options.write(`${printable(result.message, 600)}\nsent as ${me}: ${ids.join(', ')}\n`);
     return 0;
   } finally {

@@ -152,29 +152,18 @@ function hostDoorOf(services: ToolServices, options: ServeRuntimeOptions): HostD
     session,
     turn,
     hasWaiter,
+    // The member's own server keeps these records for it (`member`); taking a ring back names no member.
     recordRung: async (memberId, ids, at) => {
-      await services.store.mutate((state) => {
-        const marked = engine.markRung(state, memberId, ids, services.door!, at);
-        return { ok: marked.length > 0, message: `${marked.length} rung` };
-      });
+      await services.store.mutate('host_door_rung', { member_id: memberId, ids: [...ids], door: services.door!, at }, { member: memberId });
     },
     clearRung: async (ids, at) => {
-      await services.store.mutate((state) => {
-        engine.clearRung(state, ids, at);
-        return { ok: true, message: 'ring taken back' };
-      });
+      await services.store.mutate('host_door_unrung', { ids: [...ids], at });
     },
     recordUnwoken: async (memberId, ids, rings, at) => {
-      await services.store.mutate((state) => {
-        const marked = engine.markUnwoken(state, memberId, ids, services.door!, rings, at);
-        return { ok: marked.length > 0, message: `${marked.length} marked as not woken` };
-      });
+      await services.store.mutate('host_door_unwoken', { member_id: memberId, ids: [...ids], door: services.door!, rings, at }, { member: memberId });
     },
     recordProblem: async (memberId, message) => {
-      await services.store.mutate((state, ctx) => {
-        engine.recordMemberError(state, memberId, ctx.now(), message);
-        return { ok: true, message: 'recorded' };
-      });
+      await services.store.mutate('host_door_problem', { member_id: memberId, message }, { member: memberId });
     },
     log: (line) => log(`host door: ${line}`),
   });

@@ -10,6 +10,7 @@ import type { TaskFlags } from './args';
 import { UsageError } from './args';
 import { personId, type PersonHere } from './person';
 import { realPatterns } from '../tools/reserve-paths';
+import type { PersonTaskAction } from '../engine/changes/cli';
 
 export interface TaskOptions {
   projectDir: string;
@@ -60,6 +61,27 @@ function priorityOf(text: string | undefined): number | undefined | string {
   return /^[0-9]+$/.test(text.trim()) ? Number(text.trim()) : text;
 }
 
+/** The board action the command line asks for, as the engine's person_task takes it (paths resolved here, against the disk). */
+function taskAction(parsed: { action: PersonAction; id?: string; text?: string }, options: TaskOptions): PersonTaskAction {
+  const f = options.flags;
+  switch (parsed.action) {
+    case 'add': {
+      const paths = f.paths === undefined ? undefined : realPatterns(f.paths, options.projectDir);
+      return {
+        action: 'add',
+        task: {
+          title: parsed.text, details: f.details, priority: priorityOf(f.priority),
+          after: f.after === undefined ? undefined : f.after.split(',').map((id) => id.trim()).filter((id) => id !== ''),
+          paths: paths?.paths, for: f.for, channel: f.channel, project_dir: paths?.projectDir ?? options.projectDir,
+        },
+      };
+    }
+    case 'done': return { action: 'done', id: parsed.id!, result: f.result };
+    case 'release': case 'cancel': return { action: parsed.action, id: parsed.id! };
+    default: return { action: 'answer', id: parsed.id!, answer: parsed.text! };
+  }
+}
+
 /** Runs one task command; resolves to the exit code. */
 export async function runTask(options: TaskOptions): Promise<number> {
   const parsed = parseAction(options.positionals, options.flags);
@@ -77,31 +99,7 @@ export async function runTask(options: TaskOptions): Promise<number> {
   try {
     if (isView) return await showBoard(store, parsed, options);
     const me = personId(options.env);
-    const f = options.flags;
-    const paths = f.paths === undefined ? undefined : realPatterns(f.paths, options.projectDir);
-    const personTaskChange = (state: engine.State, ctx: engine.EngineCtx): engine.ToolResult => {
-      switch (parsed.action) {
-        case 'add':
-          return engine.addTask(state, me, {
-            title: parsed.text, details: f.details, priority: priorityOf(f.priority),
-            after: f.after === undefined ? undefined : f.after.split(',').map((id) => id.trim()).filter((id) => id !== ''),
-            paths: paths?.paths, for: f.for, channel: f.channel, project_dir: paths?.projectDir ?? options.projectDir,
-          }, ctx);
-        case 'done': return engine.finishTask(state, me, parsed.id, f.result, ctx);
-        case 'release': return engine.releaseTask(state, me, parsed.id, null, ctx);
-        case 'cancel': return engine.cancelTask(state, me, parsed.id, null, ctx);
-        default: return engine.answerTask(state, me, parsed.id, parsed.text, ctx);
-      }
-    };
-    const result = await store.mutate((state, ctx) => {
-      const outcome = personTaskChange(state, ctx);
-      // Recorded with its terminal in the change it made (watch and the transcript show it).
-      if (outcome.ok) {
-        const id = (outcome.data?.task as { id?: string } | undefined)?.id ?? parsed.id ?? '';
-        engine.recordPersonAction(state, { at: ctx.now(), person_id: me, action: `task_${parsed.action}`, channel: null, detail: id, terminal: terminal! });
-      }
-      return outcome;
-    });
+    const result = await store.mutate('person_task', { person_id: me, terminal: terminal!, ...taskAction(parsed, options) });
     if (!result.ok) {
       options.warn(`opencomms: ${printable(result.message, 600)} (reason: ${String(result.data?.reason)})`);
       return 1;

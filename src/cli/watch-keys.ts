@@ -7,6 +7,7 @@
 // and like those it acts only from the person's terminal, which it records.
 import * as engine from '../engine';
 import type { Store } from '../store';
+import type { ChangeArgs } from '../engine/changes/table';
 import type { PersonHere } from './person';
 import { printable, selectableItems, type WatchItem, type WatchView } from '../watch';
 
@@ -23,8 +24,10 @@ export interface WatchKeysOptions {
   quit: () => void;
   /** Whether actions may run here and from which terminal (checkPersonHere); a refusal is said instead of acting. */
   here: PersonHere;
-  isAlive: engine.ProcessCheck;
 }
+
+/** The changes the keys make: the ones the say, pause, resume and reservations --release commands make. */
+type PersonChange = 'person_say' | 'person_set_pause' | 'person_release';
 
 type Mode =
   | { kind: 'browse' }
@@ -193,7 +196,7 @@ export class WatchKeys {
     }
     if (!this.isAllowed()) return;
     const paused = !channel.paused;
-    this.run(() => this.change((state, ctx) => engine.personSetPause(state, { ...this.actor(), channel: channel.name, paused }, ctx)));
+    this.run(() => this.change('person_set_pause', { ...this.actor(), channel: channel.name, paused }));
   }
 
   private release(): void {
@@ -205,19 +208,17 @@ export class WatchKeys {
     if (!this.isAllowed()) return;
     this.mode = {
       kind: 'confirm', label: `release ${printable(item.reservation.path, 60)} held by ${printable(item.reservation.role, 24)}?`,
-      accept: () => this.change((state, ctx) => engine.personRelease(state, { id: item.id }, this.actor(), ctx, this.options.isAlive)),
+      accept: () => this.change('person_release', { ...this.actor(), target: { id: item.id } }),
     };
   }
 
   private say(fields: { channel: string; content: string; to?: string | null; reply_to?: string | null }): Promise<string> {
-    return this.change((state, ctx) => engine.personSay(state, {
-      ...fields, ...this.actor(), project_id: this.options.projectId, worktree: this.options.store.location,
-    }, ctx));
+    return this.change('person_say', { ...fields, ...this.actor(), project_id: this.options.projectId, worktree: this.options.store.location });
   }
 
-  /** Runs one change as the person; the outcome in words. */
-  private async change(fn: (state: engine.State, ctx: engine.EngineCtx) => engine.ToolResult): Promise<string> {
-    const result = await this.options.store.mutate(fn);
+  /** Runs one of the person's changes (engine/changes/cli); the outcome in words. */
+  private async change<K extends PersonChange>(name: K, args: ChangeArgs<K>): Promise<string> {
+    const result: engine.ToolResult = await this.options.store.mutate(name, args);
     return result.ok ? result.message : `Refused: ${result.message} (reason: ${String(result.data?.reason)})`;
   }
 

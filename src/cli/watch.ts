@@ -7,7 +7,7 @@ import { openStore, type StoreSelection } from '../store';
 import { isValidMemberId } from '../local/member-id';
 import { takeView } from '../watch/view';
 import { startMailWatch, startPeopleWatch, type PeopleOutput } from '../watch';
-import { isPidAlive, isRecordedProcessAlive } from '../process/liveness';
+import { isPidAlive } from '../process/liveness';
 import { personId, projectIdOf, type PersonHere } from './person';
 
 export interface WatchOptions {
@@ -181,7 +181,6 @@ export async function runWatch(options: WatchOptions): Promise<number> {
       ? new (require('./watch-keys') as typeof import('./watch-keys')).WatchKeys({
         store, person, projectId: projectIdOf(options.env), view: () => peopleWatch.current(), redraw: () => peopleWatch.redraw(),
         quit: () => finish(0), here: options.personHere('watch (its keys)'),
-        isAlive: (proc) => isRecordedProcessAlive(proc),
       })
       : undefined;
     let { write } = options;
