@@ -6,7 +6,7 @@
 // uses (jsonc-splice for JSON, our own `args` line for TOML): every other byte stays.
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path';
-import { STATE_DIR_NAME } from '../store';
+import { STATE_DIR_NAME } from '../local/state-dir';
 import { bundlePathIn } from './bundle';
 import { isJsonObject, parseJsonObject, type JsonObject } from './json-config';
 import { blankJsonc } from './jsonc';
