@@ -1,34 +1,15 @@
-// The command line that resumes a host session with a batch of mail: which
-// binary, which arguments, and whether the whole argv fits the platform's
-// limit. argv only, never a shell: nothing here is ever re-parsed by one.
+// Finding the binary that resumes a host session: the override from the
+// environment (which may name a file on disk), else the plain name. The rest
+// of the command line (its arguments and whether it fits) is pure and lives
+// in the engine (engine/spawn-argv.ts), re-exported here for the callers.
 import { existsSync } from 'node:fs';
+import { SPAWN_HOSTS, type HostBinary, type SpawnHost } from '../engine';
 
-/** Hosts we know how to resume headlessly, and the env var that overrides each binary. */
-export const SPAWN_HOSTS = {
-  'claude-code': { bin: 'claude', override: 'OPENCOMMS_CLAUDE_BIN' },
-  codex: { bin: 'codex', override: 'OPENCOMMS_CODEX_BIN' },
-} as const;
-
-export type SpawnHost = keyof typeof SPAWN_HOSTS;
-
-export function isSpawnHost(host: string): host is SpawnHost {
-  return Object.prototype.hasOwnProperty.call(SPAWN_HOSTS, host);
-}
-
-/** Longest host session id we pass on; real ids (UUIDs) are far shorter. */
-export const MAX_HOST_SESSION_ID_CHARS = 256;
-
-// Any C0 control or DEL: CR, LF and NUL would break the argv or a log line, the rest have no business in an id.
-const CONTROL = /[\u0000-\u001f\u007f]/;
-
-/** Why a host session id cannot be resumed, or undefined when it can. */
-export function hostSessionIdProblem(id: string | null | undefined): string | undefined {
-  if (typeof id !== 'string' || id.trim() === '') return 'no host_session_id';
-  if (id.startsWith('-')) return 'host_session_id starts with "-" and would read as an option';
-  if (CONTROL.test(id)) return 'host_session_id contains a control character';
-  if (id.length > MAX_HOST_SESSION_ID_CHARS) return `host_session_id is longer than ${MAX_HOST_SESSION_ID_CHARS} characters`;
-  return undefined;
-}
+export {
+  argCost, argvBudget, argvCost, CLAUDE_RESUME_ALLOWED_TOOLS, fittingPrefix, hostSessionIdProblem, isSpawnHost,
+  MAX_HOST_SESSION_ID_CHARS, resumeArgs, SPAWN_HOSTS,
+} from '../engine';
+export type { HostBinary, SpawnHost } from '../engine';
 
 /**
  * Splits an override template on whitespace; a double-quoted segment stays
@@ -58,12 +39,6 @@ export function splitTemplate(template: string): string[] | undefined {
   return tokens.length > 0 && tokens[0] !== '' ? tokens : undefined;
 }
 
-/** The executable and the arguments that go before ours. */
-export interface HostBinary {
-  file: string;
-  prefix: string[];
-}
-
 /**
  * The binary for `host`: the override when set (an existing path verbatim,
  * even with spaces; otherwise a template), else the plain name looked up on
@@ -78,58 +53,10 @@ export function resolveHostBinary(host: SpawnHost, env: Readonly<Record<string, 
   return tokens ? { file: tokens[0]!, prefix: tokens.slice(1) } : undefined;
 }
 
-/**
- * The OpenComms tools a headless Claude Code resume may use: the plain
- * install's server (mcp__opencomms__*) and the --plugin install's
- * (mcp__plugin_opencomms_opencomms__*). `claude -p` refuses every MCP tool
- * no allow rule grants; install writes the rule into the project's
- * .claude/settings.local.json, and this flag covers a session whose settings
- * lack it (a plugin install, a deleted local file), so the resumed session
- * can answer its mail with a tool. Nothing beyond our own tools is granted.
- */
-export const CLAUDE_RESUME_ALLOWED_TOOLS = 'mcp__opencomms,mcp__plugin_opencomms_opencomms';
-
-/** The arguments that resume `hostSessionId` with `batch`; the batch is always last. */
-export function resumeArgs(host: SpawnHost, hostSessionId: string, batch: string): string[] {
-  return host === 'claude-code'
-    ? ['-p', '--allowedTools', CLAUDE_RESUME_ALLOWED_TOOLS, '--resume', hostSessionId, batch]
-    : ['exec', 'resume', hostSessionId, batch];
-}
-
-/** Budget for the whole argv (command included), with room left for the environment. */
-export function argvBudget(platform: string): number {
-  return platform === 'win32' ? 30_000 : 120_000;
-}
-
-/**
- * What one argument costs against the budget. POSIX passes UTF-8 bytes
- * plus a NUL; Windows builds one UTF-16 command line in which an argument
- * may be quoted and every character may need an escape.
- */
-export function argCost(value: string, platform: string): number {
-  return platform === 'win32' ? 2 * value.length + 3 : Buffer.byteLength(value, 'utf8') + 1;
-}
-
-/** Estimated cost of a whole command line; 64 covers the pointers and padding around it. */
-export function argvCost(file: string, args: readonly string[], platform: string): number {
-  return [file, ...args].reduce((sum, value) => sum + argCost(value, platform), 64);
-}
-
-/**
- * How many of `frames` (oldest first) fit in one batch argument next to a
- * command that already costs `fixedCost`. Whole messages only: a batch is
- * split between messages, never inside one.
- */
-export function fittingPrefix(frames: readonly string[], separator: string, fixedCost: number, budget: number, platform: string): number {
-  const units = (text: string): number => (platform === 'win32' ? text.length : Buffer.byteLength(text, 'utf8'));
-  const sepUnits = units(separator);
-  let total = 0;
-  let count = 0;
-  for (const frame of frames) {
-    total += units(frame) + (count > 0 ? sepUnits : 0);
-    const cost = platform === 'win32' ? 2 * total + 3 : total + 1;
-    if (fixedCost + cost > budget) break;
-    count += 1;
-  }
-  return count;
+/** Each resumable host's binary as this process's environment names it; null where the override is unusable. */
+export function resolveHostBinaries(env: Readonly<Record<string, string | undefined>>): Record<SpawnHost, HostBinary | null> {
+  return {
+    'claude-code': resolveHostBinary('claude-code', env) ?? null,
+    codex: resolveHostBinary('codex', env) ?? null,
+  };
 }

@@ -12,20 +12,19 @@
 import { randomHex } from '../process/crypto';
 import { processHostTag } from '../process/place';
 import {
-  activeSpawnLease, commitDelivery, extendSpawnLease, isAbandonedDelivery, recordMemberError, releaseSpawnLease,
-  requeueFailedDelivery, MAX_DELIVERY_ATTEMPTS, type DeliveryOwner, type Envelope, type State,
+  activeSpawnLease, findGoneHolders, isAbandonedDelivery, spawnTargets, targetPending, type DeliveryOwner, type Envelope, type SpawnPlan, type State,
 } from '../engine';
 import type { Store } from '../store';
 import { isHolderRunning, isPidAlive as isLocalPidAlive } from '../process/liveness';
-import { planSpawn, spawnTargets, targetPending, type SpawnPlan } from './spawn-plan';
+import { resolveHostBinaries } from './spawn-command';
 import { describeFailure, isAccepted, spawnHostProcess, type SpawnFn, type SpawnOutcome } from './spawn-process';
+
+export { SPAWN_RETRY_BASE_MS } from '../engine';
 
 /** The host CLI gets this long before it is killed and the mail requeued. */
 export const SPAWN_TIMEOUT_MS = 10 * 60_000;
 /** Lease and in-flight claim: the timeout, the kill grace and a margin for the commit's lock wait. */
 export const SPAWN_LEASE_MS = SPAWN_TIMEOUT_MS + 2 * 60_000;
-/** First retry after a failed spawn; doubles per attempt (2 s, 4 s, 8 s, 16 s) until the dead letter. */
-export const SPAWN_RETRY_BASE_MS = 2_000;
 /** While another process holds a member's lease, look again this often (it may have died). */
 export const LEASE_RECHECK_MS = 15_000;
 /** A commit or requeue that cannot get the lock is tried this many times before the lease is left to expire. */
@@ -175,7 +174,7 @@ export function createSpawnDriver(options: SpawnDriverOptions): SpawnDriver {
       if (!hasSpawnMail(state, memberId) || settled.get(memberId) === signature) return;
       // A lease seen lock-free (a delivery elsewhere, or a back-off) is re-checked when it could end, not now.
       const held = activeSpawnLease(state, memberId, now(), isOwnerAlive);
-      const { plan, accepted } = held ? { plan: { kind: 'leased', until: held.until } as SpawnPlan, accepted: false } : await attempt(memberId);
+      const { plan, accepted } = held ? { plan: { kind: 'leased', until: held.until } as SpawnPlan, accepted: false } : await attempt(memberId, state);
       if (plan.kind === 'none' || plan.kind === 'refused') settled.set(memberId, signature);
       else settled.delete(memberId);
       if (plan.kind === 'leased') later(memberId, Math.max(1, Math.min(LEASE_RECHECK_MS, plan.until - now() + 1)));
@@ -185,43 +184,29 @@ export function createSpawnDriver(options: SpawnDriverOptions): SpawnDriver {
     }
   }
 
-  async function attempt(memberId: string): Promise<{ plan: SpawnPlan; accepted: boolean }> {
-    let plan: SpawnPlan = { kind: 'none' };
-    const token = randomHex(12);
-    await store.mutate((state, ctx) => {
-      plan = planSpawn(state, memberId, { pid, host, isOwnerAlive, env, platform, leaseMs, token }, ctx);
-      return { ok: true, message: plan.kind };
+  // `seen` is the snapshot this attempt was decided on: the holders it shows are judged here, by
+  // this process's liveness check, and the change treats the rest as alive (engine/gone-holders.ts).
+  async function attempt(memberId: string, seen: State): Promise<{ plan: SpawnPlan; accepted: boolean }> {
+    const planned = await store.mutate('spawn_plan', {
+      member: memberId, pid, host, gone: findGoneHolders(seen, isOwnerAlive), binaries: resolveHostBinaries(env), platform, lease_ms: leaseMs, token: randomHex(12),
     });
-    const planned = plan as SpawnPlan;
-    if (planned.kind !== 'spawn') return { plan: planned, accepted: false };
-    const outcome = await spawnFn({ file: planned.file, args: planned.args, cwd: options.projectDir, env: childEnv(env), timeoutMs });
-    await finish(memberId, planned, outcome);
-    return { plan: planned, accepted: isAccepted(outcome) };
+    if (!planned.ok) throw new Error(planned.message);
+    const { plan } = planned.data;
+    if (plan.kind !== 'spawn') return { plan, accepted: false };
+    const outcome = await spawnFn({ file: plan.file, args: plan.args, cwd: options.projectDir, env: childEnv(env), timeoutMs });
+    await finish(memberId, plan, outcome);
+    return { plan, accepted: isAccepted(outcome) };
   }
 
   async function finish(memberId: string, plan: Extract<SpawnPlan, { kind: 'spawn' }>, outcome: SpawnOutcome): Promise<void> {
     const accepted = isAccepted(outcome);
-    let retryMs: number | undefined;
+    const failure = accepted ? '' : describeFailure(outcome);
+    let retryMs: number | null = null;
     for (let tryNo = 1; ; tryNo += 1) {
       try {
-        await store.mutate((state, ctx) => {
-          const at = ctx.now();
-          if (accepted) {
-            commitDelivery(state, memberId, plan.ids, 'spawn_push', at, plan.owner);
-          } else {
-            // Only envelopes still held by this attempt: after a takeover they belong to someone else.
-            const result = requeueFailedDelivery(state, memberId, plan.ids, plan.owner);
-            const attempts = Math.max(0, ...result.requeued.map((id) => state.messages[id]?.attempts ?? 0));
-            retryMs = result.requeued.length > 0 ? SPAWN_RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1) : undefined;
-            const parts = [`${result.requeued.length} message(s) re-queued${retryMs === undefined ? '' : `, retry in ${retryMs / 1000} s`}`];
-            if (result.failed.length > 0) parts.push(`${result.failed.length} failed after ${MAX_DELIVERY_ATTEMPTS} attempts`);
-            recordMemberError(state, memberId, at, `Spawn delivery to ${memberId} failed (${describeFailure(outcome)}); ${parts.join('; ')}`);
-          }
-          // After a failure the lease stays as the back-off, so no process retries before it is due.
-          if (retryMs === undefined) releaseSpawnLease(state, memberId, plan.token);
-          else extendSpawnLease(state, memberId, plan.token, at + retryMs);
-          return { ok: true, message: '' };
-        });
+        const finished = await store.mutate('spawn_finish', { member: memberId, ids: plan.ids, owner: plan.owner, token: plan.token, accepted, failure });
+        if (!finished.ok) throw new Error(finished.message);
+        retryMs = finished.data.retry_ms;
         break;
       } catch (err) {
         // Residual risk: if the commit never lands, the mail comes back when the lease expires and is delivered again.
@@ -230,9 +215,9 @@ export function createSpawnDriver(options: SpawnDriverOptions): SpawnDriver {
       }
     }
     if (accepted) log(`spawn delivery to ${memberId}: ${plan.ids.length} message(s) delivered`);
-    else log(`spawn delivery to ${memberId} failed: ${describeFailure(outcome)}`);
+    else log(`spawn delivery to ${memberId} failed: ${failure}`);
     // A millisecond past the back-off, so the lease has certainly lapsed when the retry looks.
-    if (retryMs !== undefined) later(memberId, retryMs + 1);
+    if (retryMs !== null) later(memberId, retryMs + 1);
   }
 
   function trigger(memberIds?: readonly string[]): void {

@@ -115,3 +115,13 @@ export {
 } from './tasks';
 export type { ListTasksInput } from './tasks';
 export type { AddTaskInput } from './task-input';
+export {
+  argCost, argvBudget, argvCost, CLAUDE_RESUME_ALLOWED_TOOLS, fittingPrefix, hostSessionIdProblem, isSpawnHost, MAX_HOST_SESSION_ID_CHARS,
+  resumeArgs, SPAWN_HOSTS, countUtf8Bytes,
+} from './spawn-argv';
+export type { HostBinary, SpawnHost } from './spawn-argv';
+export { planSpawn, spawnTargets, targetPending, SPAWN_RETRY_BASE_MS } from './spawn-plan';
+export type { PlanContext, SpawnPlan, SpawnTarget } from './spawn-plan';
+export { judgeByGone, findGoneHolders, isHolderList } from './gone-holders';
+export type { HolderRef } from './gone-holders';
+export { isInChannels, isPushMember, oldPluginMember } from './opencode-members';

@@ -4,7 +4,7 @@
 // their lifetime, reminds them of their roles, and offers the OpenComms tools,
 // through which each session speaks as its own member (session-members.ts).
 import { processHostTag } from '../process/place';
-import { markStale, pendingRecipients, succeed, sweepInFlight, type DeliveryOwner, type EngineCtx, type State } from '../engine';
+import { findGoneHolders, isInChannels, pendingRecipients, type DeliveryOwner, type EngineCtx, type State } from '../engine';
 import { openStore, type Store, type StoreSelection } from '../store';
 import { type StateWatcher } from '../local/state-dir-watch';
 import { isHolderRunning } from '../process/liveness';
@@ -14,7 +14,7 @@ import { findProjectDir } from './project-dir';
 import { PushDelivery, type Schedule } from './push-delivery';
 import { roleSections } from './role-injection';
 import { claimSections, promptWake, wakedMembers } from './work-wake';
-import { isInChannels, SessionMembers } from './session-members';
+import { SessionMembers } from './session-members';
 import { buildTools } from './tools';
 import { bashCommandOf, filesOpenCodeWrites, openCodeRefusal, openCodeShellKey } from './edit-guard';
 import { changedSinceRecord, recordHeldFiles } from '../hooks/shell-check';
@@ -125,8 +125,9 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
   try {
     const atStart = await store.readLatest((state) => state);
     if (Object.values(atStart.messages).some((e) => e.delivery_status === 'in_flight')) {
-      const swept = await store.mutate((state, ctx) => succeed('swept', { ...sweepInFlight(state, isOwnerAlive, ctx.now()) }));
-      const requeued = (swept.data?.requeued as string[] | undefined)?.length ?? 0;
+      // Judged here, on the state just read; the sweep treats every other holder as alive.
+      const swept = await store.mutate('push_sweep', { gone: findGoneHolders(atStart, isOwnerAlive) });
+      const requeued = swept.ok ? swept.data.requeued.length : 0;
       if (requeued > 0) log(`start-up sweep re-queued ${requeued} abandoned delivery(ies)`);
     }
   } catch (err) {
@@ -166,7 +167,7 @@ export async function startOpenComms(input: HostPluginInput, deps: OpenCommsPlug
     // A retry scheduled before the deletion must not prompt the deleted session.
     delivery.forget(memberId);
     if (!(await isMember(memberId))) return;
-    await store.mutate((s, ctx) => succeed('marked', { changed: markStale(s, memberId, ctx.now()) }));
+    await store.mutate('push_session_gone', { member: memberId });
   }
 
   // Owner-side rule: only members whose session is proven to live in this

@@ -5,14 +5,12 @@
 //   3. locked: commit as 'push', or requeue and record an error, then retry after RETRY_DELAY_MS.
 // Retries stop by themselves: every handover counts an attempt, and the
 // engine dead-letters an envelope after MAX_DELIVERY_ATTEMPTS.
-import {
-  commitDelivery, cooldownRemainingMs, drainQueue, frameForDelivery, pendingRecipients, requeueFailedDelivery,
-  succeed, sweepInFlight, type DeliveryOwner, type State,
-} from '../engine';
+import { findGoneHolders, type DeliveryOwner } from '../engine';
 import type { Store } from '../store';
 import { describeFailure } from './error-log';
-import { addError } from '../engine';
 import type { HostClient } from './host-types';
+
+export { isPushMember } from '../engine';
 
 /** Delay before the one retry a failed push schedules. */
 export const RETRY_DELAY_MS = 2_000;
@@ -68,12 +66,6 @@ export type PushOutcome =
   | { kind: 'busy' }
   | { kind: 'not_hosted' };
 
-/** Whether the member receives pushes here: some membership is an OpenCode-style push member. */
-export function isPushMember(state: State, memberId: string): boolean {
-  return Object.values(state.channels).some((channel) => channel.members.some((m) =>
-    m.session_id === memberId && m.delivery_mode === 'push' && m.surface !== 'api'));
-}
-
 /** Whether an SDK answer reports failure: the default client returns `{error}` instead of throwing. */
 function failureOf(answer: unknown): unknown {
   if (answer && typeof answer === 'object' && 'error' in answer) {
@@ -95,10 +87,6 @@ export class PushDelivery {
   constructor(private readonly options: PushDeliveryOptions) {
     this.schedule = options.schedule ?? unrefSchedule;
     this.log = options.log ?? (() => undefined);
-  }
-
-  private owner(now: number): DeliveryOwner {
-    return { pid: this.options.pid, host: this.options.host, lease_until: now + PUSH_LEASE_MS };
   }
 
   /**
@@ -171,21 +159,14 @@ export class PushDelivery {
   }
 
   private async push(memberId: string, sessionId: string): Promise<PushOutcome> {
-    const { store, client } = this.options;
-    const drained = await store.mutate((state, ctx) => {
-      if (!isPushMember(state, memberId)) return succeed('not a push member', { member: false, ids: [], text: '', wait: 0 });
-      const now = ctx.now();
-      // Only deliveries whose owner died or whose lease ran out come back;
-      // a live process's push in progress is left to finish.
-      sweepInFlight(state, this.options.isOwnerAlive, now);
-      const owner = this.owner(now);
-      const handed = drainQueue(state, memberId, { owner, now });
-      const wait = handed.length === 0 && pendingRecipients(state).includes(memberId) ? cooldownRemainingMs(state, memberId, now) : 0;
-      const text = handed.length > 0 ? frameForDelivery(state, handed, ctx) : '';
-      return succeed('drained', { member: true, ids: handed.map((e) => e.message_id), text, wait, owner });
-    });
+    const { store, client, pid, host } = this.options;
+    // Holders are judged here, by this process's check, on a snapshot; the drain treats the rest as alive
+    // and sweeps back only deliveries whose owner is gone or whose lease ran out.
+    const gone = store.read((state) => findGoneHolders(state, this.options.isOwnerAlive));
+    const drained = await store.mutate('push_drain', { member: memberId, pid, host, lease_ms: PUSH_LEASE_MS, gone });
+    if (!drained.ok) throw new Error(drained.message);
     // `owner` is the record this drain wrote on the envelopes: commit and requeue touch only mail still under it.
-    const data = drained.data as { member: boolean; ids: string[]; text: string; wait: number; owner?: DeliveryOwner };
+    const data = drained.data;
     if (!data.member) return { kind: 'not_push_member' };
     const { owner } = data;
     if (data.ids.length === 0 || owner === undefined) {
@@ -201,9 +182,9 @@ export class PushDelivery {
       failure = err ?? new Error('prompt failed');
     }
     if (failure === undefined) {
-      const committed = await store.mutate((state, ctx) =>
-        succeed('committed', { ids: commitDelivery(state, memberId, data.ids, 'push', ctx.now(), owner) }));
-      const ids = (committed.data as { ids: string[] }).ids;
+      const committed = await store.mutate('push_commit', { member: memberId, ids: data.ids, owner });
+      if (!committed.ok) throw new Error(committed.message);
+      const { ids } = committed.data;
       this.log(`pushed ${ids.length} message(s) for member ${memberId} to OpenCode session ${sessionId}`);
       return { kind: 'delivered', ids };
     }
@@ -212,14 +193,9 @@ export class PushDelivery {
 
   private async giveBack(memberId: string, sessionId: string, ids: string[], owner: DeliveryOwner, failure: unknown): Promise<PushOutcome> {
     const detail = describeFailure(failure);
-    const result = await this.options.store.mutate((state, ctx) => {
-      // Only mail this push still holds: after a sweep and a takeover it is another delivery's.
-      const outcome = requeueFailedDelivery(state, memberId, ids, owner);
-      const dead = outcome.failed.length > 0 ? `; ${outcome.failed.length} dead-lettered after too many attempts` : '';
-      addError(state, ctx.now(), `OpenCode push to session ${sessionId} failed (${detail}); ${outcome.requeued.length} message(s) re-queued${dead}`, memberId);
-      return succeed('requeued', { requeued: outcome.requeued, failed: outcome.failed });
-    });
-    const { requeued, failed } = result.data as { requeued: string[]; failed: string[] };
+    const result = await this.options.store.mutate('push_give_back', { member: memberId, ids, owner, session_id: sessionId, detail });
+    if (!result.ok) throw new Error(result.message);
+    const { requeued, failed } = result.data;
     this.log(`push to OpenCode session ${sessionId} (member ${memberId}) failed: ${detail}`);
     const retryScheduled = requeued.length > 0 && !this.isClosed && !this.timers.has(memberId);
     if (requeued.length > 0) this.wakeLater(memberId, RETRY_DELAY_MS);

@@ -5,26 +5,11 @@
 // deletion) finds that member again. A project used with the old plugin,
 // whose members were named after their sessions, keeps them: the session
 // named so adopts its old member instead of getting a new one.
-import {
-  bindHostSession, findLinkedMember, LAST_SEEN_STEP_MS, linkSession, needsLink, sessionKey, type EngineCtx, type State,
-} from '../engine';
+import { findLinkedMember, LAST_SEEN_STEP_MS, needsLink, oldPluginMember, sessionKey, type EngineCtx, type State } from '../engine';
 import type { Store } from '../store';
 import { OPENCODE_HOST_ID, sessionRefOf } from './identity';
 
-/** Whether any channel lists the member. */
-export function isInChannels(state: State, memberId: string): boolean {
-  return Object.values(state.channels).some((c) => c.members.some((m) => m.session_id === memberId));
-}
-
-/**
- * The old plugin's member of this session: a member whose id is the session
- * id and whom no session link has taken yet. Undefined when there is none.
- */
-function oldPluginMember(state: State, sessionId: string): string | undefined {
-  if (!isInChannels(state, sessionId)) return undefined;
-  const taken = Object.values(state.session_links ?? {}).some((link) => link.member_id === sessionId);
-  return taken ? undefined : sessionId;
-}
+export { isInChannels } from '../engine';
 
 /** The member of a session as `state` says: its link, else the old plugin's member named after it. */
 export function memberInState(state: State, sessionId: string): string | undefined {
@@ -94,16 +79,9 @@ export class SessionMembers {
     const seen = await this.store.readLatest(look);
     let memberId = seen.memberId;
     if (seen.isDue && (mayMint || memberId !== undefined)) {
-      await this.store.mutate((state, ctx) => {
-        const old = oldPluginMember(state, sessionId);
-        if (!mayMint && old === undefined && findLinkedMember(state, refs) === undefined) {
-          memberId = undefined;
-          return { ok: false, message: 'not a member' }; // nothing to save
-        }
-        memberId = linkSession(state, refs, old === undefined ? [] : [old], ctx)?.memberId;
-        if (memberId !== undefined) bindHostSession(state, memberId, OPENCODE_HOST_ID, sessionId);
-        return { ok: true, message: 'linked' };
-      });
+      // Under the lock: an old plugin's member adopted, else (only when it may) a fresh one minted.
+      const linked = await this.store.mutate('push_link_session', { ref: refs[0]!, host: OPENCODE_HOST_ID, may_mint: mayMint });
+      memberId = linked.ok ? linked.data.member_id : undefined;
     }
     if (memberId !== undefined) this.known.set(sessionId, memberId);
     return memberId;

@@ -12,7 +12,6 @@ import { ToolServices } from '../tools/services';
 import type { EmbeddingHost } from '../tools/identity-keeper';
 import type { Identity } from '../tools/env-identity';
 import type { Store } from '../store';
-import { addError } from '../engine';
 import type { HostClient, HostToolDefinition, SchemaKit } from './host-types';
 import { checkRootSession, memberOptionsFor, OPENCODE_HOST_ID, type OpenCodeLocation } from './identity';
 import type { SessionMembers } from './session-members';
@@ -82,10 +81,7 @@ export function buildTools(deps: ToolDeps, kit: SchemaKit): Record<string, HostT
       // Recorded for the session's member (linked now if this is its first call), so its
       // `status` and `doctor` show why a join silently did not happen.
       const memberId = await deps.members.link(sessionId);
-      await deps.store.mutate((state, ctx) => {
-        addError(state, ctx.now(), check.message, memberId);
-        return { ok: true, message: 'recorded' };
-      });
+      await deps.store.mutate('push_note_error', { message: check.message, member: memberId ?? null });
     }
     return { ok: false, message: check.message, data: { reason: check.reason } };
   }

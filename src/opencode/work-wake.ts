@@ -4,7 +4,7 @@
 // under the lock first, so two instances or two idle events never prompt
 // twice. And each turn's system prompt restates the tasks a member holds,
 // which carries the claims across compaction as the role does.
-import { succeed, taskDigest, TASK_READY_NOTICE, type State } from '../engine';
+import { taskDigest, TASK_READY_NOTICE, type State } from '../engine';
 import type { Store } from '../store';
 import type { HostClient } from './host-types';
 
@@ -16,12 +16,7 @@ export function wakedMembers(state: State, memberIds: readonly string[]): string
 
 /** Takes the member's wake off the board; resolves whether there was one to take. */
 export async function takeWake(store: Store, memberId: string): Promise<boolean> {
-  const taken = await store.mutate((state) => {
-    const wakes = state.board?.wakes;
-    if (!wakes || !Object.prototype.hasOwnProperty.call(wakes, memberId)) return { ok: false, message: 'no wake' };
-    delete wakes[memberId];
-    return succeed('wake taken');
-  });
+  const taken = await store.mutate('push_take_wake', { member: memberId });
   return taken.ok;
 }
 

@@ -46,7 +46,7 @@ test(`no line of the shipped bundle is longer than ${MAX_LINE_CHARS} characters 
 
 test('the shipped bundle keeps module boundaries: each source module follows its path comment', () => {
   const text = bundle();
-  for (const module of ['src/cli/main.ts', 'src/cli/serve.ts', 'src/engine/send.ts', 'src/store/lock.ts', 'src/tools/catalog.ts', 'src/hooks/index.ts', 'src/hosts/index.ts']) {
+  for (const module of ['src/cli/main.ts', 'src/cli/serve.ts', 'src/engine/send.ts', 'src/store/file/lock.ts', 'src/tools/catalog.ts', 'src/hooks/index.ts', 'src/hosts/index.ts']) {
     assert.match(text, new RegExp(`^// ${module.replace(/\./g, '\\.')}$`, 'm'), module);
   }
 });
@@ -81,7 +81,7 @@ test('modules only a command or a tool call needs run on first require, not at s
   // esbuild wraps a module that is require()d lazily in __esm: its top level
   // runs when the first require reaches it, never when the file loads.
   const text = bundle();
-  for (const module of ['src/cli/serve-runtime.ts', 'src/tools/catalog.ts', 'src/store/store.ts', 'src/engine/index.ts', 'src/hooks/index.ts', 'src/hosts/index.ts', 'src/cli/doctor.ts', 'src/cli/watch.ts']) {
+  for (const module of ['src/cli/serve-runtime.ts', 'src/tools/catalog.ts', 'src/store/file/store.ts', 'src/engine/index.ts', 'src/hooks/index.ts', 'src/hosts/index.ts', 'src/cli/doctor.ts', 'src/cli/watch.ts']) {
     assert.match(text, new RegExp(`__esm\\(\\{\\n\\s*"${module.replace(/\./g, '\\.')}"\\(\\)`), module);
   }
   for (const module of ['src/cli/serve.ts', 'src/transport/stdio.ts', 'src/mcp/server.ts']) {

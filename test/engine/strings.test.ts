@@ -7,7 +7,7 @@ import { REASONS } from '../../src/engine/index';
 const ENGINE_DIR = join(__dirname, '..', '..', '..', 'src', 'engine');
 
 test('no engine source string contains mojibake', () => {
-  for (const file of readdirSync(ENGINE_DIR)) {
+  for (const file of readdirSync(ENGINE_DIR, { recursive: true }).map(String).filter((name) => name.endsWith('.ts'))) {
     const text = readFileSync(join(ENGINE_DIR, file), 'utf8');
     assert.equal(text.includes('\u00e2\u20ac'), false, `${file} holds a double-encoded character`);
     assert.equal(text.includes('\ufffd\ufffd'), false, file);
@@ -22,8 +22,8 @@ test('every reason code is snake_case and listed once', () => {
   const spelled = [...source.matchAll(/^ {2}'([a-z_]+)',$/gm)].map((m) => m[1]);
   assert.deepEqual(spelled, [...REASONS]);
   assert.match(source, /export type Reason = \(typeof REASONS\)\[number\];/);
-  const faults = readFileSync(join(ENGINE_DIR, '..', 'store', 'faults.ts'), 'utf8');
-  assert.doesNotMatch(faults, /^ *\| '[a-z_]+'/m, 'store/faults.ts derives its codes from the one list');
+  const faults = readFileSync(join(ENGINE_DIR, '..', 'files', 'faults.ts'), 'utf8');
+  assert.doesNotMatch(faults, /^ *\| '[a-z_]+'/m, 'files/faults.ts derives its codes from the one list');
 });
 
 test('isRefusal tells refusals from successes', async () => {

@@ -1,23 +1,28 @@
-// The locked half of a spawn delivery, run inside one store.mutate: recover
-// abandoned deliveries, check the lease, age out old mail, check the argv
-// size, drain, frame, check the real batch and take the lease — all under the
-// same lock, so no other process can slip a drain or a second resume between
-// the check and the take.
+// The locked half of a spawn delivery, applied as one change (the
+// spawn_plan change, engine/changes/push-spawn.ts): recover abandoned
+// deliveries, check the lease, age out old mail, check the argv size, drain,
+// frame, check the real batch and take the lease, all in one commit, so no
+// other process can slip a drain or a second resume between the check and
+// the take. The binaries come resolved from the caller's environment.
+import { compareSendOrder, pendingFor } from './envelopes';
+import { cooldownRemainingMs, drainQueue, expireAgedOut, requeueFailedDelivery, sweepInFlight } from './delivery';
+import { BATCH_SEPARATOR } from './framing';
+import { frameForDelivery } from './pull';
+import { activeSpawnLease, recordMemberError, spawnMemberships, takeSpawnLease } from './spawn-leases';
 import {
-  activeSpawnLease, BATCH_SEPARATOR, compareSendOrder, cooldownRemainingMs, drainQueue, expireAgedOut, frameForDelivery,
-  pendingFor, recordMemberError, requeueFailedDelivery, spawnMemberships, sweepInFlight, takeSpawnLease,
-  type DeliveryOwner, type EngineCtx, type Envelope, type State,
-} from '../engine';
-import {
-  argvBudget, argvCost, fittingPrefix, hostSessionIdProblem, isSpawnHost, resolveHostBinary, resumeArgs,
-  SPAWN_HOSTS, type SpawnHost,
-} from './spawn-command';
+  argvBudget, argvCost, fittingPrefix, hostSessionIdProblem, isSpawnHost, resumeArgs, SPAWN_HOSTS, type HostBinary, type SpawnHost,
+} from './spawn-argv';
+import type { DeliveryOwner, EngineCtx, Envelope, State } from './types';
+
+/** First retry after a failed spawn; doubles per attempt (2 s, 4 s, 8 s, 16 s) until the dead letter. */
+export const SPAWN_RETRY_BASE_MS = 2_000;
 
 export interface PlanContext {
   pid: number;
   host: string;
   isOwnerAlive: (owner: DeliveryOwner) => boolean;
-  env: Readonly<Record<string, string | undefined>>;
+  /** Each host's binary as the caller's environment names it; null (or missing) where its override is unusable. */
+  binaries: Partial<Record<SpawnHost, HostBinary | null>>;
   platform: string;
   leaseMs: number;
   /** Fresh per attempt: tells this attempt's lease from any other. */
@@ -32,7 +37,7 @@ export type SpawnPlan =
   | { kind: 'spawn'; file: string; args: string[]; ids: string[]; owner: DeliveryOwner; token: string };
 
 /** One host session to resume and the channels whose mail goes to it. */
-interface SpawnTarget {
+export interface SpawnTarget {
   host: SpawnHost;
   hostSessionId: string | null;
   channelIds: string[];
@@ -83,7 +88,7 @@ export function planSpawn(state: State, memberId: string, pc: PlanContext, ctx: 
       refuseSpawn(`${problem}; its mail stays queued for opencomms_pull`);
       continue;
     }
-    const binary = resolveHostBinary(target.host, pc.env);
+    const binary = pc.binaries[target.host];
     if (!binary) {
       refuseSpawn(`${SPAWN_HOSTS[target.host].override} is not a usable command (unterminated quote?)`);
       continue;
