@@ -542,6 +542,8 @@ function removeMember(state, channel, memberId, now) {
 
 // src/engine/person.ts
 var PERSON_ID_PREFIX = "person-";
+var PERSON_HOST = "person";
+var DEFAULT_PERSON_ROLE = "person";
 function isPersonMemberId(id) {
   return typeof id === "string" && id.toLowerCase().startsWith(PERSON_ID_PREFIX);
 }
@@ -565,6 +567,12 @@ function personTerminalOf(value) {
 var PERSON_ACTIONS_KEPT = 100;
 var ACTION_NAME = /^[a-z_]{1,32}$/;
 var TEXT_MAX_CHARS = 2e3;
+function recordPersonAction(state, action) {
+  const kept = state.person_actions ?? [];
+  const detail = action.detail.length <= TEXT_MAX_CHARS ? action.detail : `${action.detail.slice(0, TEXT_MAX_CHARS - 10)} (cut)`;
+  kept.push({ ...action, detail });
+  state.person_actions = kept.slice(-PERSON_ACTIONS_KEPT);
+}
 function parsePersonAction(raw) {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return void 0;
   const r = raw;
@@ -2985,6 +2993,52 @@ function pendingRecipients(state) {
   }));
 }
 
+// src/engine/reservation-admin.ts
+function heldOf(state, channel, r, now, isAlive) {
+  const since = holderAwaySince(state, r, now, isAlive);
+  return {
+    id: reservationId(channel, r),
+    member_id: r.member_id,
+    role: r.role,
+    channel: channel.name,
+    paths: [r.path],
+    exclusive: r.exclusive,
+    reason: r.reason,
+    expires_at: r.expires_at,
+    holder_away_since: since
+  };
+}
+var NOTICE_SENDER = { session_id: "opencomms", role: "OpenComms" };
+function releaseForPerson(state, target, ctx, isAlive) {
+  if ("id" in target && target.id.startsWith("task:")) {
+    const id = target.id.slice("task:".length);
+    return refuse("not_found", `${target.id} is the paths of claimed task ${id}: they are freed with the claim, by \`opencomms task release ${id}\` (or done, or its claimer away 10 minutes).`);
+  }
+  const now = ctx.now();
+  const released = [];
+  for (const channel of Object.values(state.channels)) {
+    const live = liveReservations(state, channel, now, isAlive);
+    const chosen = live.filter((r) => "id" in target ? reservationId(channel, r) === target.id : r.member_id === target.member_id);
+    if (chosen.length === 0) continue;
+    const rows = chosen.map((r) => heldOf(state, channel, r, now, isAlive));
+    released.push(...rows);
+    channel.reservations = (channel.reservations ?? []).filter((r) => !chosen.includes(r));
+    if (channel.reservations.length === 0) delete channel.reservations;
+    for (const holderId of new Set(chosen.map((r) => r.member_id))) {
+      const mine = rows.filter((row) => row.member_id === holderId);
+      const text = `OpenComms notice: a person released your reservation${mine.length > 1 ? "s" : ""} of ${mine.map((row) => `${row.paths.join(", ")} (${row.id})`).join("; ")} in channel "${channel.name}" with \`opencomms reservations --release\`. Other sessions may edit ${mine.length > 1 ? "those files" : "that file"} now; reserve again (opencomms_reserve) if you still need it.`;
+      const holder = channel.members.find((m) => m.session_id === holderId);
+      if (holder) queueEnvelopes(state, channel, NOTICE_SENDER, [holder], { message_type: "system", content: text, thread: rootThread(ctx) }, ctx);
+      recordMemberError(state, holderId, now, text);
+    }
+  }
+  if (released.length === 0) {
+    const what = "id" in target ? `no reservation with id ${target.id} holds` : `member ${target.member_id} holds no reservation`;
+    return refuse("not_found", `Nothing released: ${what}; \`opencomms reservations\` lists those that hold.`);
+  }
+  return succeed(`Released ${released.length} reservation(s).`, { released });
+}
+
 // src/engine/pull.ts
 function channelNameOf(state, envelope) {
   return channelById(state, envelope.channel_id)?.name ?? "(unknown channel)";
@@ -3056,6 +3110,101 @@ function inbox(state, input, ctx) {
   });
 }
 
+// src/engine/person-actions.ts
+var PERSON_ROLE_PROMPT = "A person at a terminal, speaking through `opencomms say`.";
+function channelOrRefusal(state, name) {
+  const channel = findChannel(state, name);
+  if (channel) return channel;
+  const names = Object.keys(state.channels);
+  return refuse("channel_not_found", `Channel "${normalizeChannelName(name)}" does not exist.` + (names.length > 0 ? ` Channels: ${names.join(", ")}.` : " An agent creates one with opencomms_create."));
+}
+function personSay(state, input, ctx) {
+  if (!isPersonMemberId(input.person_id)) return refuse("invalid_argument", "Only a person member says things through this path.");
+  const channel = channelOrRefusal(state, input.channel);
+  if ("ok" in channel) return channel;
+  let joined;
+  if (!memberOf(channel, input.person_id)) {
+    const entered = joinChannel(state, {
+      channel: channel.name,
+      role: input.role ?? DEFAULT_PERSON_ROLE,
+      role_prompt: PERSON_ROLE_PROMPT,
+      session_id: input.person_id,
+      project_id: input.project_id,
+      worktree: input.worktree,
+      host: PERSON_HOST,
+      surface: "cli",
+      delivery_mode: "pull",
+      stale_policy: { mode: "none", window_ms: null }
+    }, ctx);
+    if (!entered.ok) return entered;
+    joined = String(entered.data?.role);
+  }
+  const replyTo = typeof input.reply_to === "string" && input.reply_to.trim() !== "" ? input.reply_to.trim() : null;
+  const parent = replyTo === null ? void 0 : findChannelEnvelope(state, channel.id, replyTo, ctx.history);
+  let to = typeof input.to === "string" && input.to.trim() !== "" ? input.to.trim() : null;
+  if (to === null && parent && parent.sender_session_id !== input.person_id && memberOf(channel, parent.sender_session_id)) to = parent.sender_session_id;
+  const type = input.type ?? (parent?.message_type === "review_request" ? "review_response" : null);
+  const others = channel.members.filter((m) => m.session_id !== input.person_id).length;
+  const sent = sendMessage(state, {
+    channel: channel.name,
+    session_id: input.person_id,
+    content: input.content,
+    type,
+    reply_to: replyTo,
+    to,
+    broadcast: to === null && others > 0
+  }, ctx);
+  if (!sent.ok) return sent;
+  const ids = sent.data?.message_ids ?? [];
+  for (const id of ids) {
+    const envelope = state.messages[id];
+    if (envelope) envelope.person_terminal = { ...input.terminal };
+  }
+  recordPersonAction(state, { at: ctx.now(), person_id: input.person_id, action: "say", channel: channel.name, detail: ids.join(", "), terminal: input.terminal });
+  if (joined === void 0) return sent;
+  return { ...sent, message: `Joined "${channel.name}" as ${joined}. ${sent.message}`, data: { ...sent.data, joined_as: joined } };
+}
+function personSetPause(state, input, ctx) {
+  const channel = channelOrRefusal(state, input.channel);
+  if ("ok" in channel) return channel;
+  const record = (detail) => recordPersonAction(state, {
+    at: ctx.now(),
+    person_id: input.person_id,
+    action: input.paused ? "pause" : "resume",
+    channel: channel.name,
+    detail,
+    terminal: input.terminal
+  });
+  if (input.paused) {
+    if (channel.paused) return succeed(`Channel "${channel.name}" is already paused.`, { paused: true, pause_reason: channel.paused_reason ?? "member" });
+    channel.paused = true;
+    channel.paused_at = ctx.now();
+    delete channel.paused_reason;
+    record("paused");
+    channel.paused_by = input.person_id;
+    return succeed(`Paused channel "${channel.name}": sends are refused and nothing is delivered until a person resumes it.`, { paused: true });
+  }
+  if (!channel.paused) return succeed(`Channel "${channel.name}" is not paused.`, { paused: false });
+  const wasGuard = isStreakPause(channel);
+  clearPause(channel);
+  record(wasGuard ? "lifted the loop-guard pause" : "resumed");
+  return succeed(`Resumed channel "${channel.name}"${wasGuard ? " (the loop guard counts agent messages from 0 again)" : ""}.`, { paused: false });
+}
+function personRelease(state, target, by, ctx, isAlive) {
+  const result = releaseForPerson(state, target, ctx, isAlive);
+  if (!result.ok) return result;
+  const released = result.data?.released ?? [];
+  recordPersonAction(state, {
+    at: ctx.now(),
+    person_id: by.person_id,
+    action: "release",
+    channel: null,
+    detail: released.map((row) => `${row.id} (${row.paths.join(", ")}, held by ${row.member_id})`).join("; "),
+    terminal: by.terminal
+  });
+  return result;
+}
+
 // src/engine/arrival.ts
 var PATH_HOSTS = ["claude-code", "codex", "gemini-cli", "opencode"];
 var ON_RESUME = {
@@ -3077,10 +3226,11 @@ var deliveryPaths = {
     ended: ON_RESUME
   },
   "gemini-cli": {
-    busy: { how: "next_tool_call", path: "AfterTool hook: in context after its next tool call", delay: "not measured" },
+    busy: { how: "next_tool_call", path: "AfterTool hook: in context after its next file-writing or shell tool call", delay: "not measured" },
     finishing: { how: "turn_end", path: "AfterAgent hook: a retry turn carries the mail", delay: "not measured" },
     idle: { how: "next_prompt", path: "BeforeAgent hook at its next prompt (no door wakes it)", delay: "when a person types" },
-    ended: ON_RESUME
+    // Gemini CLI's sessions are known by their process: a restarted one is a new member.
+    ended: { how: "on_resume", path: "waits; a new Gemini CLI process is a new member, so only a session of a fixed id (install --member) takes it", delay: "when that member is back" }
   },
   opencode: {
     busy: { how: "plugin", path: "the plugin prompts the session as soon as its turn ends", delay: "not measured" },
@@ -3123,6 +3273,25 @@ function arrivalFor(state, member, now, isAlive, phase) {
   }
   const when = phase === "busy" ? "busy now" : "idle now";
   return { ...base, how: entry.how, text: `${who}: ${when} \u2014 ${entry.path} (${entry.delay}).` };
+}
+function markRung(state, memberId, ids, door, at) {
+  const marked = [];
+  for (const id of ids) {
+    const envelope = ownValue(state.messages, id);
+    if (!envelope || envelope.recipient_session_id !== memberId || envelope.delivery_status !== "pending") continue;
+    envelope.rung_via = door;
+    envelope.rung_at = at;
+    marked.push(id);
+  }
+  return marked;
+}
+function clearRung(state, ids, at) {
+  for (const id of ids) {
+    const envelope = ownValue(state.messages, id);
+    if (!envelope || envelope.rung_at !== at) continue;
+    delete envelope.rung_via;
+    delete envelope.rung_at;
+  }
 }
 function commitPull(state, memberId, ids, announced, now, owner) {
   const doorOf = (id) => ownValue(state.messages, id)?.rung_via;
@@ -3233,6 +3402,16 @@ function timerAction(state, input, ctx) {
 }
 
 // src/engine/unwoken.ts
+function markUnwoken(state, memberId, ids, via, rings, at) {
+  const marked = [];
+  for (const id of ids) {
+    const envelope = ownValue(state.messages, id);
+    if (!envelope || envelope.recipient_session_id !== memberId || envelope.delivery_status !== "pending") continue;
+    envelope.unwoken = { via, rings, at };
+    marked.push(id);
+  }
+  return marked;
+}
 function unwokenOf(envelope) {
   const mark = envelope.unwoken;
   if (mark === null || typeof mark !== "object") return void 0;
@@ -3971,6 +4150,19 @@ function askTask(state, by, id, question, ctx) {
   logTask(task, { at: now, by, what: "asked", note: text });
   return succeed(`${task.id} is asked of the person; it stays yours, and the answer comes back to you.`, { task: taskView(state, task, now, ctx.isProcessAlive ?? JUDGE_BY_LEASE) });
 }
+function answerTask(state, by, id, answer, ctx) {
+  const task = taskNamed(state, id);
+  if (isResult(task)) return task;
+  const text = noteOf(answer, "answer", true);
+  if (isResult(text)) return text;
+  if (!isPersonMemberId(by)) return refuse("person_required", "Only a person answers a task's question (`opencomms task answer ID TEXT`).");
+  if (task.status !== "asked") return refuse("not_asked", `${task.id} is ${task.status}, not waiting for an answer.`, { status: task.status });
+  const now = ctx.now();
+  task.status = "claimed";
+  task.answer = text;
+  logTask(task, { at: now, by, what: "answered", note: text });
+  return succeed(`${task.id} is answered and claimed again by ${task.claimed_by}.`, { task: taskView(state, task, now, ctx.isProcessAlive ?? JUDGE_BY_LEASE) });
+}
 function cancelTask(state, by, id, note, ctx) {
   const task = taskNamed(state, id);
   if (isResult(task)) return task;
@@ -4003,6 +4195,177 @@ function listTasks(state, memberId, input, now, isAlive = JUDGE_BY_LEASE) {
     `${all.length} task(s) in view ${view}; the board has ${counts.ready} ready, ${counts.claimed} claimed, ${counts.asked} asked, ${counts.blocked} blocked.${retired > 0 ? ` ${retired} more left the board for its history.` : ""}`,
     { tasks: all.slice(0, limit).map((t) => taskView(state, t, now, isAlive)), counts, ...all.length > limit ? { more: all.length - limit } : {}, ...view === "all" ? { retired } : {} }
   );
+}
+
+// src/engine/spawn-argv.ts
+var SPAWN_HOSTS = {
+  "claude-code": { bin: "claude", override: "OPENCOMMS_CLAUDE_BIN" },
+  codex: { bin: "codex", override: "OPENCOMMS_CODEX_BIN" }
+};
+function isSpawnHost(host) {
+  return Object.prototype.hasOwnProperty.call(SPAWN_HOSTS, host);
+}
+var MAX_HOST_SESSION_ID_CHARS = 256;
+var CONTROL = /[\u0000-\u001f\u007f]/;
+function hostSessionIdProblem(id) {
+  if (typeof id !== "string" || id.trim() === "") return "no host_session_id";
+  if (id.startsWith("-")) return 'host_session_id starts with "-" and would read as an option';
+  if (CONTROL.test(id)) return "host_session_id contains a control character";
+  if (id.length > MAX_HOST_SESSION_ID_CHARS) return `host_session_id is longer than ${MAX_HOST_SESSION_ID_CHARS} characters`;
+  return void 0;
+}
+var CLAUDE_RESUME_ALLOWED_TOOLS = "mcp__opencomms,mcp__plugin_opencomms_opencomms";
+function resumeArgs(host, hostSessionId, batch) {
+  return host === "claude-code" ? ["-p", "--allowedTools", CLAUDE_RESUME_ALLOWED_TOOLS, "--resume", hostSessionId, batch] : ["exec", "resume", hostSessionId, batch];
+}
+function argvBudget(platform) {
+  return platform === "win32" ? 3e4 : 12e4;
+}
+function countUtf8Bytes(text) {
+  let bytes = 0;
+  for (const ch of text) {
+    const code = ch.codePointAt(0);
+    bytes += code < 128 ? 1 : code < 2048 ? 2 : code < 65536 ? 3 : 4;
+  }
+  return bytes;
+}
+function argCost(value, platform) {
+  return platform === "win32" ? 2 * value.length + 3 : countUtf8Bytes(value) + 1;
+}
+function argvCost(file, args, platform) {
+  return [file, ...args].reduce((sum, value) => sum + argCost(value, platform), 64);
+}
+function fittingPrefix(frames, separator, fixedCost, budget, platform) {
+  const units = (text) => platform === "win32" ? text.length : countUtf8Bytes(text);
+  const sepUnits = units(separator);
+  let total = 0;
+  let count = 0;
+  for (const frame of frames) {
+    total += units(frame) + (count > 0 ? sepUnits : 0);
+    const cost = platform === "win32" ? 2 * total + 3 : total + 1;
+    if (fixedCost + cost > budget) break;
+    count += 1;
+  }
+  return count;
+}
+
+// src/engine/spawn-plan.ts
+var SPAWN_RETRY_BASE_MS = 2e3;
+function spawnTargets(state, memberId, machine) {
+  const targets = /* @__PURE__ */ new Map();
+  for (const { channelId, member } of spawnMemberships(state, memberId)) {
+    if (!isSpawnHost(member.host)) continue;
+    if (machine !== void 0 && member.machine !== void 0 && member.machine !== machine) continue;
+    const channel = Object.values(state.channels).find((c) => c.id === channelId);
+    if (!channel || channel.paused) continue;
+    const key = `${member.host}\0${member.host_session_id ?? ""}`;
+    const target = targets.get(key) ?? { host: member.host, hostSessionId: member.host_session_id, channelIds: [] };
+    target.channelIds.push(channelId);
+    targets.set(key, target);
+  }
+  return [...targets.values()];
+}
+function targetPending(state, memberId, target) {
+  return target.channelIds.flatMap((id) => pendingFor(state, memberId, id)).sort(compareSendOrder);
+}
+function planSpawn(state, memberId, pc, ctx) {
+  const now = ctx.now();
+  sweepInFlight(state, pc.isOwnerAlive, now);
+  const held = activeSpawnLease(state, memberId, now, pc.isOwnerAlive);
+  if (held) return { kind: "leased", until: held.until };
+  let refused = false;
+  const refuseSpawn = (message) => {
+    recordMemberError(state, memberId, now, `Spawn delivery to ${memberId} skipped: ${message}`);
+    refused = true;
+  };
+  for (const target of spawnTargets(state, memberId, pc.host)) {
+    expireAgedOut(state, memberId, target.channelIds, now);
+    const pending = targetPending(state, memberId, target);
+    if (pending.length === 0) continue;
+    const problem = hostSessionIdProblem(target.hostSessionId);
+    if (problem) {
+      refuseSpawn(`${problem}; its mail stays queued for opencomms_pull`);
+      continue;
+    }
+    const binary = pc.binaries[target.host];
+    if (!binary) {
+      refuseSpawn(`${SPAWN_HOSTS[target.host].override} is not a usable command (unterminated quote?)`);
+      continue;
+    }
+    const hsid = target.hostSessionId;
+    const budget = argvBudget(pc.platform);
+    const fixedCost = argvCost(binary.file, [...binary.prefix, ...resumeArgs(target.host, hsid, "")], pc.platform);
+    const preview = pending.map((e) => frameForDelivery(state, [e], ctx));
+    const fits = fittingPrefix(preview, BATCH_SEPARATOR, fixedCost, budget, pc.platform);
+    if (fits === 0) {
+      refuseSpawn(`message ${pending[0].message_id} is too large to pass on a command line (budget ${budget}); nothing was truncated, it stays queued for opencomms_pull`);
+      continue;
+    }
+    const owner = { pid: pc.pid, host: pc.host, lease_until: now + pc.leaseMs };
+    const perChannel = /* @__PURE__ */ new Map();
+    for (const e of pending.slice(0, fits)) perChannel.set(e.channel_id, (perChannel.get(e.channel_id) ?? 0) + 1);
+    const handed = [...perChannel].flatMap(([channel, limit]) => drainQueue(state, memberId, { channel, limit, owner, now }));
+    if (handed.length === 0) {
+      const wait = cooldownRemainingMs(state, memberId, now);
+      if (wait > 0) return { kind: "wait", ms: wait };
+      continue;
+    }
+    handed.sort(compareSendOrder);
+    const batch = frameForDelivery(state, handed, ctx);
+    const args = [...binary.prefix, ...resumeArgs(target.host, hsid, batch)];
+    if (argvCost(binary.file, args, pc.platform) > budget) {
+      requeueFailedDelivery(state, memberId, handed.map((e) => e.message_id), owner);
+      refuseSpawn(`the drained batch of ${handed.length} message(s) is too large to pass on a command line (budget ${budget}); it was re-queued`);
+      continue;
+    }
+    takeSpawnLease(state, memberId, { pid: pc.pid, host: pc.host, token: pc.token, until: now + pc.leaseMs }, now, pc.isOwnerAlive);
+    return { kind: "spawn", file: binary.file, args, ids: handed.map((e) => e.message_id), owner, token: pc.token };
+  }
+  return refused ? { kind: "refused" } : { kind: "none" };
+}
+
+// src/engine/gone-holders.ts
+function findGoneHolders(state, isAlive) {
+  const owners = [];
+  for (const envelope of Object.values(state.messages)) {
+    if (envelope.delivery_status === "in_flight" && envelope.delivery_owner) owners.push(envelope.delivery_owner);
+  }
+  for (const memberId of Object.keys(state.spawn_leases ?? {})) {
+    const lease = ownValue(state.spawn_leases ?? {}, memberId);
+    if (lease) owners.push({ pid: lease.pid, host: lease.host, lease_until: lease.until });
+  }
+  const judged = /* @__PURE__ */ new Map();
+  const gone = [];
+  for (const owner of owners) {
+    const key = `${owner.pid}@${owner.host}`;
+    if (judged.has(key)) continue;
+    const isGone = !isAlive(owner);
+    judged.set(key, isGone);
+    if (isGone) gone.push({ pid: owner.pid, host: owner.host });
+  }
+  return gone;
+}
+function judgeByGone(gone) {
+  return (owner) => !gone.some((g) => g.pid === owner.pid && g.host === owner.host);
+}
+function isHolderList(value) {
+  return Array.isArray(value) && value.every((h) => {
+    const r = h;
+    return typeof r === "object" && r !== null && typeof r.pid === "number" && typeof r.host === "string";
+  });
+}
+
+// src/engine/opencode-members.ts
+function isInChannels(state, memberId) {
+  return Object.values(state.channels).some((c) => c.members.some((m) => m.session_id === memberId));
+}
+function oldPluginMember(state, sessionId) {
+  if (!isInChannels(state, sessionId)) return void 0;
+  const taken = Object.values(state.session_links ?? {}).some((link) => link.member_id === sessionId);
+  return taken ? void 0 : sessionId;
+}
+function isPushMember(state, memberId) {
+  return Object.values(state.channels).some((channel) => channel.members.some((m) => m.session_id === memberId && m.delivery_mode === "push" && m.surface !== "api"));
 }
 
 // src/process/liveness.ts
@@ -4088,8 +4451,108 @@ function createEngineCtx(now, history) {
 import { hostname as hostname3 } from "node:os";
 import { join as join17, resolve as resolvePath2 } from "node:path";
 
+// src/engine/changes/args.ts
+var isText = (value) => typeof value === "string";
+var isTextList = (value) => Array.isArray(value) && value.every(isText);
+function isOwner(value) {
+  const owner = value;
+  return typeof owner === "object" && owner !== null && typeof owner.pid === "number" && isText(owner.host) && typeof owner.lease_until === "number";
+}
+function malformed(what) {
+  return { ok: false, message: `The ${what} arguments were malformed (a process of another version?): nothing was changed; try again.`, data: { reason: "invalid_argument" } };
+}
+
 // src/engine/changes/cli.ts
-var cliChanges = {};
+var isOptionalText = (value) => value === void 0 || value === null || typeof value === "string";
+var isTime = (value) => typeof value === "number" && Number.isFinite(value);
+var isDoor = (value) => value === "inbox" || value === "codex_queue";
+function actorOf(a) {
+  if (typeof a !== "object" || a === null || !isPersonMemberId(a.person_id)) return void 0;
+  const terminal = personTerminalOf(a.terminal);
+  return terminal === void 0 ? void 0 : { person_id: a.person_id, terminal };
+}
+var person_say = (state, a, ctx) => {
+  const actor = actorOf(a);
+  if (actor === void 0 || !isText(a.channel) || !isText(a.content) || !isText(a.project_id) || !isText(a.worktree) || ![a.role, a.type, a.reply_to, a.to].every(isOptionalText)) return malformed("say");
+  return personSay(state, { ...a, ...actor }, ctx);
+};
+var person_set_pause = (state, a, ctx) => {
+  const actor = actorOf(a);
+  if (actor === void 0 || !isText(a.channel) || typeof a.paused !== "boolean") return malformed("pause");
+  return personSetPause(state, { ...actor, channel: a.channel, paused: a.paused }, ctx);
+};
+function isReleaseTarget(target) {
+  if (typeof target !== "object" || target === null) return false;
+  return "id" in target ? isText(target.id) : isText(target.member_id);
+}
+var person_release = (state, a, ctx) => {
+  const actor = actorOf(a);
+  if (actor === void 0 || !isReleaseTarget(a.target)) return malformed("release");
+  const target = "id" in a.target ? { id: a.target.id } : { member_id: a.target.member_id };
+  return personRelease(state, target, actor, ctx, ctx.isProcessAlive ?? JUDGE_BY_LEASE);
+};
+function isTaskAction(a) {
+  if (a.action === "add") return typeof a.task === "object" && a.task !== null && isText(a.task.project_dir);
+  if (!isText(a.id)) return false;
+  if (a.action === "done") return isOptionalText(a.result);
+  if (a.action === "answer") return isText(a.answer);
+  return a.action === "release" || a.action === "cancel";
+}
+function applyTaskAction(state, me, a, ctx) {
+  switch (a.action) {
+    case "add":
+      return addTask(state, me, a.task, ctx);
+    case "done":
+      return finishTask(state, me, a.id, a.result, ctx);
+    case "release":
+      return releaseTask(state, me, a.id, null, ctx);
+    case "cancel":
+      return cancelTask(state, me, a.id, null, ctx);
+    default:
+      return answerTask(state, me, a.id, a.answer, ctx);
+  }
+}
+var person_task = (state, a, ctx) => {
+  const actor = actorOf(a);
+  if (actor === void 0 || !isTaskAction(a)) return malformed("task");
+  const me = actor.person_id;
+  const outcome = applyTaskAction(state, me, a, ctx);
+  if (outcome.ok) {
+    const id = outcome.data?.task?.id ?? ("id" in a ? a.id : "");
+    recordPersonAction(state, { at: ctx.now(), person_id: me, action: `task_${a.action}`, channel: null, detail: id, terminal: actor.terminal });
+  }
+  return outcome;
+};
+var host_door_rung = (state, a) => {
+  if (!isText(a.member_id) || !isTextList(a.ids) || !isDoor(a.door) || !isTime(a.at)) return malformed("host door");
+  const marked = markRung(state, a.member_id, a.ids, a.door, a.at);
+  return { ok: marked.length > 0, message: `${marked.length} rung` };
+};
+var host_door_unrung = (state, a) => {
+  if (!isTextList(a.ids) || !isTime(a.at)) return malformed("host door");
+  clearRung(state, a.ids, a.at);
+  return { ok: true, message: "ring taken back" };
+};
+var host_door_unwoken = (state, a) => {
+  if (!isText(a.member_id) || !isTextList(a.ids) || !isDoor(a.door) || !isTime(a.rings) || !isTime(a.at)) return malformed("host door");
+  const marked = markUnwoken(state, a.member_id, a.ids, a.door, a.rings, a.at);
+  return { ok: marked.length > 0, message: `${marked.length} marked as not woken` };
+};
+var host_door_problem = (state, a, ctx) => {
+  if (!isText(a.member_id) || !isText(a.message)) return malformed("host door");
+  recordMemberError(state, a.member_id, ctx.now(), a.message);
+  return { ok: true, message: "recorded" };
+};
+var cliChanges = {
+  person_say,
+  person_set_pause,
+  person_release,
+  person_task,
+  host_door_rung,
+  host_door_unrung,
+  host_door_unwoken,
+  host_door_problem
+};
 
 // src/engine/changes/hooks.ts
 var hooksChanges = {};
@@ -4100,7 +4563,7 @@ function isSendArgs(a) {
   const loose = a;
   return typeof a.member === "string" && typeof a.channel === "string" && typeof a.content === "string" && typeof a.broadcast === "boolean" && TEXT_ARGS.every((key) => loose[key] === void 0 || loose[key] === null || typeof loose[key] === "string");
 }
-var send = (state, a, ctx) => {
+var sendChange = (state, a, ctx) => {
   if (!isSendArgs(a)) return { ok: false, message: "The send arguments were malformed: send again.", data: { reason: "invalid_argument" } };
   if (isPersonMemberId(a.member)) {
     return { ok: false, message: "A send through the tools cannot speak as a person: a person speaks with `opencomms say`.", data: { reason: "invalid_argument" } };
@@ -4118,10 +4581,114 @@ var send = (state, a, ctx) => {
     session_description: a.session_description
   }, ctx);
 };
-var messageChanges = { send };
+var messageChanges = { send: sendChange };
+
+// src/engine/changes/push-spawn.ts
+function isBinaries(value) {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  return Object.entries(value).every(([host, binary]) => isSpawnHost(host) && (binary === null || typeof binary === "object" && isText(binary.file) && isTextList(binary.prefix)));
+}
+var spawn_plan = (state, a, ctx) => {
+  if (!isText(a.member) || typeof a.pid !== "number" || !isText(a.host) || !isHolderList(a.gone) || !isBinaries(a.binaries) || !isText(a.platform) || typeof a.lease_ms !== "number" || !isText(a.token)) return malformed("spawn plan");
+  const plan = planSpawn(state, a.member, {
+    pid: a.pid,
+    host: a.host,
+    isOwnerAlive: judgeByGone(a.gone),
+    binaries: a.binaries,
+    platform: a.platform,
+    leaseMs: a.lease_ms,
+    token: a.token
+  }, ctx);
+  return { ok: true, message: plan.kind, data: { plan } };
+};
+var spawn_finish = (state, a, ctx) => {
+  if (!isText(a.member) || !isTextList(a.ids) || !isOwner(a.owner) || !isText(a.token) || typeof a.accepted !== "boolean" || !isText(a.failure)) {
+    return malformed("spawn finish");
+  }
+  const at = ctx.now();
+  let retryMs = null;
+  if (a.accepted) {
+    commitDelivery(state, a.member, a.ids, "spawn_push", at, a.owner);
+  } else {
+    const result = requeueFailedDelivery(state, a.member, a.ids, a.owner);
+    const attempts = Math.max(0, ...result.requeued.map((id) => state.messages[id]?.attempts ?? 0));
+    retryMs = result.requeued.length > 0 ? SPAWN_RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1) : null;
+    const parts = [`${result.requeued.length} message(s) re-queued${retryMs === null ? "" : `, retry in ${retryMs / 1e3} s`}`];
+    if (result.failed.length > 0) parts.push(`${result.failed.length} failed after ${MAX_DELIVERY_ATTEMPTS} attempts`);
+    recordMemberError(state, a.member, at, `Spawn delivery to ${a.member} failed (${a.failure}); ${parts.join("; ")}`);
+  }
+  if (retryMs === null) releaseSpawnLease(state, a.member, a.token);
+  else extendSpawnLease(state, a.member, a.token, at + retryMs);
+  return { ok: true, message: a.accepted ? "committed" : "requeued", data: { retry_ms: retryMs } };
+};
+var spawnChanges = { spawn_plan, spawn_finish };
 
 // src/engine/changes/push.ts
-var pushChanges = {};
+var push_drain = (state, a, ctx) => {
+  if (!isText(a.member) || typeof a.pid !== "number" || !isText(a.host) || typeof a.lease_ms !== "number" || !isHolderList(a.gone)) return malformed("push drain");
+  if (!isPushMember(state, a.member)) return { ok: true, message: "not a push member", data: { member: false, ids: [], text: "", wait: 0 } };
+  const now = ctx.now();
+  sweepInFlight(state, judgeByGone(a.gone), now);
+  const owner = { pid: a.pid, host: a.host, lease_until: now + a.lease_ms };
+  const handed = drainQueue(state, a.member, { owner, now });
+  const wait = handed.length === 0 && pendingRecipients(state).includes(a.member) ? cooldownRemainingMs(state, a.member, now) : 0;
+  const text = handed.length > 0 ? frameForDelivery(state, handed, ctx) : "";
+  return { ok: true, message: "drained", data: { member: true, ids: handed.map((e) => e.message_id), text, wait, owner } };
+};
+var push_commit = (state, a, ctx) => {
+  if (!isText(a.member) || !isTextList(a.ids) || !isOwner(a.owner)) return malformed("push commit");
+  return { ok: true, message: "committed", data: { ids: commitDelivery(state, a.member, a.ids, "push", ctx.now(), a.owner) } };
+};
+var push_give_back = (state, a, ctx) => {
+  if (!isText(a.member) || !isTextList(a.ids) || !isOwner(a.owner) || !isText(a.session_id) || !isText(a.detail)) return malformed("push give-back");
+  const outcome = requeueFailedDelivery(state, a.member, a.ids, a.owner);
+  const dead = outcome.failed.length > 0 ? `; ${outcome.failed.length} dead-lettered after too many attempts` : "";
+  addError(state, ctx.now(), `OpenCode push to session ${a.session_id} failed (${a.detail}); ${outcome.requeued.length} message(s) re-queued${dead}`, a.member);
+  return { ok: true, message: "requeued", data: { requeued: outcome.requeued, failed: outcome.failed } };
+};
+var push_sweep = (state, a, ctx) => {
+  if (!isHolderList(a.gone)) return malformed("start-up sweep");
+  return { ok: true, message: "swept", data: { ...sweepInFlight(state, judgeByGone(a.gone), ctx.now()) } };
+};
+var push_session_gone = (state, a, ctx) => {
+  if (!isText(a.member)) return malformed("session deletion");
+  return { ok: true, message: "marked", data: { changed: markStale(state, a.member, ctx.now()) } };
+};
+var push_link_session = (state, a, ctx) => {
+  const ref = a.ref;
+  if (typeof ref !== "object" || ref === null || !isText(ref.id) || !isText(ref.host) || !isText(ref.kind) || !isText(a.host) || typeof a.may_mint !== "boolean") {
+    return malformed("session link");
+  }
+  const refs = [a.ref];
+  const old = oldPluginMember(state, a.ref.id);
+  if (!a.may_mint && old === void 0 && findLinkedMember(state, refs) === void 0) return { ok: false, message: "not a member" };
+  const memberId = linkSession(state, refs, old === void 0 ? [] : [old], ctx)?.memberId;
+  if (memberId !== void 0) bindHostSession(state, memberId, a.host, a.ref.id);
+  return { ok: true, message: "linked", data: memberId === void 0 ? {} : { member_id: memberId } };
+};
+var push_take_wake = (state, a) => {
+  if (!isText(a.member)) return malformed("wake");
+  const wakes = state.board?.wakes;
+  if (!wakes || !Object.prototype.hasOwnProperty.call(wakes, a.member)) return { ok: false, message: "no wake" };
+  delete wakes[a.member];
+  return succeed("wake taken");
+};
+var push_note_error = (state, a, ctx) => {
+  if (!isText(a.message) || a.member !== void 0 && a.member !== null && !isText(a.member)) return malformed("error note");
+  addError(state, ctx.now(), a.message, a.member ?? void 0);
+  return { ok: true, message: "recorded" };
+};
+var pushChanges = {
+  push_drain,
+  push_commit,
+  push_give_back,
+  push_sweep,
+  push_session_gone,
+  push_link_session,
+  push_take_wake,
+  push_note_error,
+  ...spawnChanges
+};
 
 // src/engine/changes/tools.ts
 var toolsChanges = {};
@@ -5237,7 +5804,7 @@ function isWaitingChange(value) {
   const change = value;
   return typeof change === "object" && change !== null && typeof change.op === "string" && (change.member === void 0 || typeof change.member === "string") && typeof change.seed === "string" && SEED.test(change.seed) && typeof change.at === "number" && Number.isFinite(change.at);
 }
-function isResult2(value) {
+function isAnswer(value) {
   const result = value;
   return typeof result === "object" && result !== null && typeof result.ok === "boolean" && typeof result.message === "string";
 }
@@ -5253,7 +5820,7 @@ function readChangeFile(port, path) {
   try {
     if (text.startsWith(ANSWERED)) {
       const result = JSON.parse(text.slice(ANSWERED.length));
-      return isResult2(result) ? { kind: "answered", result } : void 0;
+      return isAnswer(result) ? { kind: "answered", result } : void 0;
     }
     if (text.startsWith(WAITING)) {
       const change = JSON.parse(text.slice(WAITING.length));
@@ -5261,7 +5828,7 @@ function readChangeFile(port, path) {
     }
     if (text.startsWith(PREPARED)) {
       const { change, commit, result } = JSON.parse(text.slice(PREPARED.length));
-      return isWaitingChange(change) && typeof commit === "string" && COMMIT.test(commit) && isResult2(result) ? { kind: "prepared", change, commit, result } : void 0;
+      return isWaitingChange(change) && typeof commit === "string" && COMMIT.test(commit) && isAnswer(result) ? { kind: "prepared", change, commit, result } : void 0;
     }
   } catch {
   }
@@ -8797,7 +9364,7 @@ function memberOptionsFor(sessionId) {
     host_session_id: sessionId,
     host_session_source: "host",
     // Said outright though it is the default for push (defaultStalePolicy): mail waits for the
-    // session's next idle however long its turn runs or OpenCode stays closed (PROTOCOL 7.5).
+    // session's next idle however long its turn runs or OpenCode stays closed (PROTOCOL 7.3).
     stale_policy: { mode: "none", window_ms: null }
   };
 }
@@ -8848,9 +9415,6 @@ var unrefSchedule = (fn, ms) => {
   handle.unref?.();
   return () => clearTimeout(handle);
 };
-function isPushMember(state, memberId) {
-  return Object.values(state.channels).some((channel) => channel.members.some((m) => m.session_id === memberId && m.delivery_mode === "push" && m.surface !== "api"));
-}
 function failureOf(answer) {
   if (answer && typeof answer === "object" && "error" in answer) {
     const error = answer.error;
@@ -8872,9 +9436,6 @@ var PushDelivery = class {
   schedule;
   log;
   isClosed = false;
-  owner(now) {
-    return { pid: this.options.pid, host: this.options.host, lease_until: now + PUSH_LEASE_MS };
-  }
   /**
    * Delivers everything waiting for `memberId` into its session here. One
    * push at a time per member in this process: a call made while one runs is
@@ -8937,17 +9498,10 @@ var PushDelivery = class {
     });
   }
   async push(memberId, sessionId) {
-    const { store, client } = this.options;
-    const drained = await store.mutate((state, ctx) => {
-      if (!isPushMember(state, memberId)) return succeed("not a push member", { member: false, ids: [], text: "", wait: 0 });
-      const now = ctx.now();
-      sweepInFlight(state, this.options.isOwnerAlive, now);
-      const owner2 = this.owner(now);
-      const handed = drainQueue(state, memberId, { owner: owner2, now });
-      const wait = handed.length === 0 && pendingRecipients(state).includes(memberId) ? cooldownRemainingMs(state, memberId, now) : 0;
-      const text = handed.length > 0 ? frameForDelivery(state, handed, ctx) : "";
-      return succeed("drained", { member: true, ids: handed.map((e) => e.message_id), text, wait, owner: owner2 });
-    });
+    const { store, client, pid, host } = this.options;
+    const gone = store.read((state) => findGoneHolders(state, this.options.isOwnerAlive));
+    const drained = await store.mutate("push_drain", { member: memberId, pid, host, lease_ms: PUSH_LEASE_MS, gone });
+    if (!drained.ok) throw new Error(drained.message);
     const data = drained.data;
     if (!data.member) return { kind: "not_push_member" };
     const { owner } = data;
@@ -8963,8 +9517,9 @@ var PushDelivery = class {
       failure = err ?? new Error("prompt failed");
     }
     if (failure === void 0) {
-      const committed = await store.mutate((state, ctx) => succeed("committed", { ids: commitDelivery(state, memberId, data.ids, "push", ctx.now(), owner) }));
-      const ids = committed.data.ids;
+      const committed = await store.mutate("push_commit", { member: memberId, ids: data.ids, owner });
+      if (!committed.ok) throw new Error(committed.message);
+      const { ids } = committed.data;
       this.log(`pushed ${ids.length} message(s) for member ${memberId} to OpenCode session ${sessionId}`);
       return { kind: "delivered", ids };
     }
@@ -8972,12 +9527,8 @@ var PushDelivery = class {
   }
   async giveBack(memberId, sessionId, ids, owner, failure) {
     const detail = describeFailure(failure);
-    const result = await this.options.store.mutate((state, ctx) => {
-      const outcome = requeueFailedDelivery(state, memberId, ids, owner);
-      const dead = outcome.failed.length > 0 ? `; ${outcome.failed.length} dead-lettered after too many attempts` : "";
-      addError(state, ctx.now(), `OpenCode push to session ${sessionId} failed (${detail}); ${outcome.requeued.length} message(s) re-queued${dead}`, memberId);
-      return succeed("requeued", { requeued: outcome.requeued, failed: outcome.failed });
-    });
+    const result = await this.options.store.mutate("push_give_back", { member: memberId, ids, owner, session_id: sessionId, detail });
+    if (!result.ok) throw new Error(result.message);
     const { requeued, failed } = result.data;
     this.log(`push to OpenCode session ${sessionId} (member ${memberId}) failed: ${detail}`);
     const retryScheduled = requeued.length > 0 && !this.isClosed && !this.timers.has(memberId);
@@ -9002,12 +9553,7 @@ function wakedMembers(state, memberIds) {
   return wakes === void 0 ? [] : memberIds.filter((id) => Object.prototype.hasOwnProperty.call(wakes, id));
 }
 async function takeWake(store, memberId) {
-  const taken = await store.mutate((state) => {
-    const wakes = state.board?.wakes;
-    if (!wakes || !Object.prototype.hasOwnProperty.call(wakes, memberId)) return { ok: false, message: "no wake" };
-    delete wakes[memberId];
-    return succeed("wake taken");
-  });
+  const taken = await store.mutate("push_take_wake", { member: memberId });
   return taken.ok;
 }
 async function promptWake(store, client, memberId, sessionId) {
@@ -9021,14 +9567,6 @@ function claimSections(state, memberId, now, nonce) {
 }
 
 // src/opencode/session-members.ts
-function isInChannels(state, memberId) {
-  return Object.values(state.channels).some((c) => c.members.some((m) => m.session_id === memberId));
-}
-function oldPluginMember(state, sessionId) {
-  if (!isInChannels(state, sessionId)) return void 0;
-  const taken = Object.values(state.session_links ?? {}).some((link) => link.member_id === sessionId);
-  return taken ? void 0 : sessionId;
-}
 function memberInState(state, sessionId) {
   return findLinkedMember(state, [sessionRefOf(sessionId)]) ?? oldPluginMember(state, sessionId);
 }
@@ -9092,16 +9630,8 @@ var SessionMembers = class {
     const seen = await this.store.readLatest(look);
     let memberId = seen.memberId;
     if (seen.isDue && (mayMint || memberId !== void 0)) {
-      await this.store.mutate((state, ctx) => {
-        const old = oldPluginMember(state, sessionId);
-        if (!mayMint && old === void 0 && findLinkedMember(state, refs) === void 0) {
-          memberId = void 0;
-          return { ok: false, message: "not a member" };
-        }
-        memberId = linkSession(state, refs, old === void 0 ? [] : [old], ctx)?.memberId;
-        if (memberId !== void 0) bindHostSession(state, memberId, OPENCODE_HOST_ID, sessionId);
-        return { ok: true, message: "linked" };
-      });
+      const linked = await this.store.mutate("push_link_session", { ref: refs[0], host: OPENCODE_HOST_ID, may_mint: mayMint });
+      memberId = linked.ok ? linked.data.member_id : void 0;
     }
     if (memberId !== void 0) this.known.set(sessionId, memberId);
     return memberId;
@@ -9292,22 +9822,6 @@ function channelOnlyTool(s, name, title, description, annotations, op) {
 
 // src/delivery/spawn-command.ts
 import { existsSync as existsSync3 } from "node:fs";
-var SPAWN_HOSTS = {
-  "claude-code": { bin: "claude", override: "OPENCOMMS_CLAUDE_BIN" },
-  codex: { bin: "codex", override: "OPENCOMMS_CODEX_BIN" }
-};
-function isSpawnHost(host) {
-  return Object.prototype.hasOwnProperty.call(SPAWN_HOSTS, host);
-}
-var MAX_HOST_SESSION_ID_CHARS = 256;
-var CONTROL = /[\u0000-\u001f\u007f]/;
-function hostSessionIdProblem(id) {
-  if (typeof id !== "string" || id.trim() === "") return "no host_session_id";
-  if (id.startsWith("-")) return 'host_session_id starts with "-" and would read as an option';
-  if (CONTROL.test(id)) return "host_session_id contains a control character";
-  if (id.length > MAX_HOST_SESSION_ID_CHARS) return `host_session_id is longer than ${MAX_HOST_SESSION_ID_CHARS} characters`;
-  return void 0;
-}
 function splitTemplate(template) {
   const tokens = [];
   let current = "";
@@ -9338,31 +9852,11 @@ function resolveHostBinary(host, env) {
   const tokens = splitTemplate(raw.trim());
   return tokens ? { file: tokens[0], prefix: tokens.slice(1) } : void 0;
 }
-var CLAUDE_RESUME_ALLOWED_TOOLS = "mcp__opencomms,mcp__plugin_opencomms_opencomms";
-function resumeArgs(host, hostSessionId, batch) {
-  return host === "claude-code" ? ["-p", "--allowedTools", CLAUDE_RESUME_ALLOWED_TOOLS, "--resume", hostSessionId, batch] : ["exec", "resume", hostSessionId, batch];
-}
-function argvBudget(platform) {
-  return platform === "win32" ? 3e4 : 12e4;
-}
-function argCost(value, platform) {
-  return platform === "win32" ? 2 * value.length + 3 : Buffer.byteLength(value, "utf8") + 1;
-}
-function argvCost(file, args, platform) {
-  return [file, ...args].reduce((sum, value) => sum + argCost(value, platform), 64);
-}
-function fittingPrefix(frames, separator, fixedCost, budget, platform) {
-  const units = (text) => platform === "win32" ? text.length : Buffer.byteLength(text, "utf8");
-  const sepUnits = units(separator);
-  let total = 0;
-  let count = 0;
-  for (const frame of frames) {
-    total += units(frame) + (count > 0 ? sepUnits : 0);
-    const cost = platform === "win32" ? 2 * total + 3 : total + 1;
-    if (fixedCost + cost > budget) break;
-    count += 1;
-  }
-  return count;
+function resolveHostBinaries(env) {
+  return {
+    "claude-code": resolveHostBinary("claude-code", env) ?? null,
+    codex: resolveHostBinary("codex", env) ?? null
+  };
 }
 
 // src/tools/archive-context.ts
@@ -10098,80 +10592,6 @@ function buildTools(s) {
   }));
 }
 
-// src/delivery/spawn-plan.ts
-function spawnTargets(state, memberId, machine) {
-  const targets = /* @__PURE__ */ new Map();
-  for (const { channelId, member } of spawnMemberships(state, memberId)) {
-    if (!isSpawnHost(member.host)) continue;
-    if (machine !== void 0 && member.machine !== void 0 && member.machine !== machine) continue;
-    const channel = Object.values(state.channels).find((c) => c.id === channelId);
-    if (!channel || channel.paused) continue;
-    const key = `${member.host}\0${member.host_session_id ?? ""}`;
-    const target = targets.get(key) ?? { host: member.host, hostSessionId: member.host_session_id, channelIds: [] };
-    target.channelIds.push(channelId);
-    targets.set(key, target);
-  }
-  return [...targets.values()];
-}
-function targetPending(state, memberId, target) {
-  return target.channelIds.flatMap((id) => pendingFor(state, memberId, id)).sort(compareSendOrder);
-}
-function planSpawn(state, memberId, pc, ctx) {
-  const now = ctx.now();
-  sweepInFlight(state, pc.isOwnerAlive, now);
-  const held = activeSpawnLease(state, memberId, now, pc.isOwnerAlive);
-  if (held) return { kind: "leased", until: held.until };
-  let refused = false;
-  const refuseSpawn = (message) => {
-    recordMemberError(state, memberId, now, `Spawn delivery to ${memberId} skipped: ${message}`);
-    refused = true;
-  };
-  for (const target of spawnTargets(state, memberId, pc.host)) {
-    expireAgedOut(state, memberId, target.channelIds, now);
-    const pending = targetPending(state, memberId, target);
-    if (pending.length === 0) continue;
-    const problem = hostSessionIdProblem(target.hostSessionId);
-    if (problem) {
-      refuseSpawn(`${problem}; its mail stays queued for opencomms_pull`);
-      continue;
-    }
-    const binary = resolveHostBinary(target.host, pc.env);
-    if (!binary) {
-      refuseSpawn(`${SPAWN_HOSTS[target.host].override} is not a usable command (unterminated quote?)`);
-      continue;
-    }
-    const hsid = target.hostSessionId;
-    const budget = argvBudget(pc.platform);
-    const fixedCost = argvCost(binary.file, [...binary.prefix, ...resumeArgs(target.host, hsid, "")], pc.platform);
-    const preview = pending.map((e) => frameForDelivery(state, [e], ctx));
-    const fits = fittingPrefix(preview, BATCH_SEPARATOR, fixedCost, budget, pc.platform);
-    if (fits === 0) {
-      refuseSpawn(`message ${pending[0].message_id} is too large to pass on a command line (budget ${budget}); nothing was truncated, it stays queued for opencomms_pull`);
-      continue;
-    }
-    const owner = { pid: pc.pid, host: pc.host, lease_until: now + pc.leaseMs };
-    const perChannel = /* @__PURE__ */ new Map();
-    for (const e of pending.slice(0, fits)) perChannel.set(e.channel_id, (perChannel.get(e.channel_id) ?? 0) + 1);
-    const handed = [...perChannel].flatMap(([channel, limit]) => drainQueue(state, memberId, { channel, limit, owner, now }));
-    if (handed.length === 0) {
-      const wait = cooldownRemainingMs(state, memberId, now);
-      if (wait > 0) return { kind: "wait", ms: wait };
-      continue;
-    }
-    handed.sort(compareSendOrder);
-    const batch = frameForDelivery(state, handed, ctx);
-    const args = [...binary.prefix, ...resumeArgs(target.host, hsid, batch)];
-    if (argvCost(binary.file, args, pc.platform) > budget) {
-      requeueFailedDelivery(state, memberId, handed.map((e) => e.message_id), owner);
-      refuseSpawn(`the drained batch of ${handed.length} message(s) is too large to pass on a command line (budget ${budget}); it was re-queued`);
-      continue;
-    }
-    takeSpawnLease(state, memberId, { pid: pc.pid, host: pc.host, token: pc.token, until: now + pc.leaseMs }, now, pc.isOwnerAlive);
-    return { kind: "spawn", file: binary.file, args, ids: handed.map((e) => e.message_id), owner, token: pc.token };
-  }
-  return refused ? { kind: "refused" } : { kind: "none" };
-}
-
 // src/delivery/spawn-process.ts
 var KILL_GRACE_MS = 1e4;
 var spawnHostProcess = (request) => new Promise((resolve) => {
@@ -10229,7 +10649,6 @@ function describeFailure2(outcome) {
 // src/delivery/spawn-driver.ts
 var SPAWN_TIMEOUT_MS = 10 * 6e4;
 var SPAWN_LEASE_MS = SPAWN_TIMEOUT_MS + 2 * 6e4;
-var SPAWN_RETRY_BASE_MS = 2e3;
 var LEASE_RECHECK_MS = 15e3;
 var FINISH_TRIES = 3;
 var defaultSchedule = (fn, ms) => {
@@ -10313,7 +10732,7 @@ function createSpawnDriver(options) {
       const signature = pendingSignature(state, memberId);
       if (!hasSpawnMail(state, memberId) || settled.get(memberId) === signature) return;
       const held = activeSpawnLease(state, memberId, now(), isOwnerAlive);
-      const { plan, accepted } = held ? { plan: { kind: "leased", until: held.until }, accepted: false } : await attempt(memberId);
+      const { plan, accepted } = held ? { plan: { kind: "leased", until: held.until }, accepted: false } : await attempt(memberId, state);
       if (plan.kind === "none" || plan.kind === "refused") settled.set(memberId, signature);
       else settled.delete(memberId);
       if (plan.kind === "leased") later(memberId, Math.max(1, Math.min(LEASE_RECHECK_MS, plan.until - now() + 1)));
@@ -10321,40 +10740,33 @@ function createSpawnDriver(options) {
       if (isClosed || !accepted && !again.has(memberId)) return;
     }
   }
-  async function attempt(memberId) {
-    let plan = { kind: "none" };
-    const token = randomHex(12);
-    await store.mutate((state, ctx) => {
-      plan = planSpawn(state, memberId, { pid, host, isOwnerAlive, env, platform, leaseMs, token }, ctx);
-      return { ok: true, message: plan.kind };
+  async function attempt(memberId, seen) {
+    const planned = await store.mutate("spawn_plan", {
+      member: memberId,
+      pid,
+      host,
+      gone: findGoneHolders(seen, isOwnerAlive),
+      binaries: resolveHostBinaries(env),
+      platform,
+      lease_ms: leaseMs,
+      token: randomHex(12)
     });
-    const planned = plan;
-    if (planned.kind !== "spawn") return { plan: planned, accepted: false };
-    const outcome = await spawnFn({ file: planned.file, args: planned.args, cwd: options.projectDir, env: childEnv(env), timeoutMs });
-    await finish(memberId, planned, outcome);
-    return { plan: planned, accepted: isAccepted(outcome) };
+    if (!planned.ok) throw new Error(planned.message);
+    const { plan } = planned.data;
+    if (plan.kind !== "spawn") return { plan, accepted: false };
+    const outcome = await spawnFn({ file: plan.file, args: plan.args, cwd: options.projectDir, env: childEnv(env), timeoutMs });
+    await finish(memberId, plan, outcome);
+    return { plan, accepted: isAccepted(outcome) };
   }
   async function finish(memberId, plan, outcome) {
     const accepted = isAccepted(outcome);
-    let retryMs;
+    const failure = accepted ? "" : describeFailure2(outcome);
+    let retryMs = null;
     for (let tryNo = 1; ; tryNo += 1) {
       try {
-        await store.mutate((state, ctx) => {
-          const at = ctx.now();
-          if (accepted) {
-            commitDelivery(state, memberId, plan.ids, "spawn_push", at, plan.owner);
-          } else {
-            const result = requeueFailedDelivery(state, memberId, plan.ids, plan.owner);
-            const attempts = Math.max(0, ...result.requeued.map((id) => state.messages[id]?.attempts ?? 0));
-            retryMs = result.requeued.length > 0 ? SPAWN_RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1) : void 0;
-            const parts = [`${result.requeued.length} message(s) re-queued${retryMs === void 0 ? "" : `, retry in ${retryMs / 1e3} s`}`];
-            if (result.failed.length > 0) parts.push(`${result.failed.length} failed after ${MAX_DELIVERY_ATTEMPTS} attempts`);
-            recordMemberError(state, memberId, at, `Spawn delivery to ${memberId} failed (${describeFailure2(outcome)}); ${parts.join("; ")}`);
-          }
-          if (retryMs === void 0) releaseSpawnLease(state, memberId, plan.token);
-          else extendSpawnLease(state, memberId, plan.token, at + retryMs);
-          return { ok: true, message: "" };
-        });
+        const finished = await store.mutate("spawn_finish", { member: memberId, ids: plan.ids, owner: plan.owner, token: plan.token, accepted, failure });
+        if (!finished.ok) throw new Error(finished.message);
+        retryMs = finished.data.retry_ms;
         break;
       } catch (err) {
         log(`spawn delivery to ${memberId}: could not record the outcome (try ${tryNo}): ${err.message}`);
@@ -10362,8 +10774,8 @@ function createSpawnDriver(options) {
       }
     }
     if (accepted) log(`spawn delivery to ${memberId}: ${plan.ids.length} message(s) delivered`);
-    else log(`spawn delivery to ${memberId} failed: ${describeFailure2(outcome)}`);
-    if (retryMs !== void 0) later(memberId, retryMs + 1);
+    else log(`spawn delivery to ${memberId} failed: ${failure}`);
+    if (retryMs !== null) later(memberId, retryMs + 1);
   }
   function trigger(memberIds) {
     if (isClosed || isDisabled) return;
@@ -11119,10 +11531,7 @@ function buildTools2(deps, kit) {
     if (check.ok) return void 0;
     if (check.reason === "session_lookup_failed") {
       const memberId = await deps.members.link(sessionId);
-      await deps.store.mutate((state, ctx) => {
-        addError(state, ctx.now(), check.message, memberId);
-        return { ok: true, message: "recorded" };
-      });
+      await deps.store.mutate("push_note_error", { message: check.message, member: memberId ?? null });
     }
     return { ok: false, message: check.message, data: { reason: check.reason } };
   }
@@ -12023,8 +12432,8 @@ async function startOpenComms(input, deps = {}) {
   try {
     const atStart = await store.readLatest((state) => state);
     if (Object.values(atStart.messages).some((e) => e.delivery_status === "in_flight")) {
-      const swept = await store.mutate((state, ctx) => succeed("swept", { ...sweepInFlight(state, isOwnerAlive, ctx.now()) }));
-      const requeued = swept.data?.requeued?.length ?? 0;
+      const swept = await store.mutate("push_sweep", { gone: findGoneHolders(atStart, isOwnerAlive) });
+      const requeued = swept.ok ? swept.data.requeued.length : 0;
       if (requeued > 0) log(`start-up sweep re-queued ${requeued} abandoned delivery(ies)`);
     }
   } catch (err) {
@@ -12053,7 +12462,7 @@ async function startOpenComms(input, deps = {}) {
     if (memberId === void 0) return;
     delivery.forget(memberId);
     if (!await isMember(memberId)) return;
-    await store.mutate((s, ctx) => succeed("marked", { changed: markStale(s, memberId, ctx.now()) }));
+    await store.mutate("push_session_gone", { member: memberId });
   }
   function pushToLocal(memberIds) {
     for (const memberId of memberIds) {

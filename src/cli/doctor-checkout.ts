@@ -37,7 +37,7 @@ function describeForeignPath(p: ForeignPath): string {
   return `${p.kind === 'project' ? 'names --project ' : 'starts '}${p.path}${gone}`;
 }
 
-function owners(line: ForeignLine): string {
+function checkoutOwners(line: ForeignLine): string {
   const named = [...new Set(line.paths.map((p) => p.checkout ?? ''))];
   return named.map((c) => (c === '' ? 'no checkout doctor could find' : `the checkout ${c}`)).join(' and ');
 }
@@ -50,7 +50,7 @@ function repointedPaths(line: ForeignLine): string {
 function lineChecks(projectDir: string, config: CheckoutFile, lines: ForeignLine[], fixed: boolean, tried: boolean): CheckoutCheck[] {
   return lines.map((line) => {
     const name = `${config.host} (${config.file} line ${line.line})`;
-    const what = `${config.file} line ${line.line} ${line.paths.map(describeForeignPath).join(' and ')}, of ${owners(line)}`;
+    const what = `${config.file} line ${line.line} ${line.paths.map(describeForeignPath).join(' and ')}, of ${checkoutOwners(line)}`;
     const hasPlace = line.paths.every((p) => p.replacement !== undefined);
     if (fixed && hasPlace) return { name, status: 'ok', fixed: true, message: `${what}; now ${repointedPaths(line)}, of this checkout` };
     // A file the splice could not edit in place is left to install, as is a path with no place in this checkout.

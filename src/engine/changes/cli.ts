@@ -14,15 +14,10 @@ import { markUnwoken } from '../unwoken';
 import { recordMemberError } from '../spawn-leases';
 import { addTask, answerTask, cancelTask, finishTask, releaseTask } from '../tasks';
 import type { AddTaskInput } from '../task-input';
+import { isText, isTextList, malformed } from './args';
 
-// Arguments may come from a file another process wrote: their shapes are checked again.
-function malformed(change: string): ToolResult {
-  return { ok: false, message: `The ${change} arguments were malformed: run the command again.`, data: { reason: 'invalid_argument' } };
-}
-
-const isText = (value: unknown): value is string => typeof value === 'string';
+// Arguments may come from a file another process wrote: their shapes are checked again (args.ts).
 const isOptionalText = (value: unknown): boolean => value === undefined || value === null || typeof value === 'string';
-const isTexts = (value: unknown): value is string[] => Array.isArray(value) && value.every(isText);
 const isTime = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 const isDoor = (value: unknown): value is HostDoor => value === 'inbox' || value === 'codex_queue';
 
@@ -118,7 +113,7 @@ export interface DoorRungArgs {
 }
 
 const host_door_rung: ChangeFn<DoorRungArgs> = (state, a) => {
-  if (!isText(a.member_id) || !isTexts(a.ids) || !isDoor(a.door) || !isTime(a.at)) return malformed('host door');
+  if (!isText(a.member_id) || !isTextList(a.ids) || !isDoor(a.door) || !isTime(a.at)) return malformed('host door');
   const marked = markRung(state, a.member_id, a.ids, a.door, a.at);
   return { ok: marked.length > 0, message: `${marked.length} rung` };
 };
@@ -130,7 +125,7 @@ export interface DoorUnrungArgs {
 }
 
 const host_door_unrung: ChangeFn<DoorUnrungArgs> = (state, a) => {
-  if (!isTexts(a.ids) || !isTime(a.at)) return malformed('host door');
+  if (!isTextList(a.ids) || !isTime(a.at)) return malformed('host door');
   clearRung(state, a.ids, a.at);
   return { ok: true, message: 'ring taken back' };
 };
@@ -141,7 +136,7 @@ export interface DoorUnwokenArgs extends DoorRungArgs {
 }
 
 const host_door_unwoken: ChangeFn<DoorUnwokenArgs> = (state, a) => {
-  if (!isText(a.member_id) || !isTexts(a.ids) || !isDoor(a.door) || !isTime(a.rings) || !isTime(a.at)) return malformed('host door');
+  if (!isText(a.member_id) || !isTextList(a.ids) || !isDoor(a.door) || !isTime(a.rings) || !isTime(a.at)) return malformed('host door');
   const marked = markUnwoken(state, a.member_id, a.ids, a.door, a.rings, a.at);
   return { ok: marked.length > 0, message: `${marked.length} marked as not woken` };
 };

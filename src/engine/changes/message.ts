@@ -26,7 +26,7 @@ function isSendArgs(a: SendArgs): boolean {
     && TEXT_ARGS.every((key) => loose[key] === undefined || loose[key] === null || typeof loose[key] === 'string');
 }
 
-const send: ChangeFn<SendArgs> = (state, a, ctx): ToolResult => {
+const sendChange: ChangeFn<SendArgs> = (state, a, ctx): ToolResult => {
   if (!isSendArgs(a)) return { ok: false, message: 'The send arguments were malformed: send again.', data: { reason: 'invalid_argument' } };
   // The send tool never speaks as a person (OPENCOMMS_MEMBER_ID, pins and sessions refuse the prefix; a person
   // speaks through `opencomms say`), so a send that names one was not made by it.
@@ -41,4 +41,4 @@ const send: ChangeFn<SendArgs> = (state, a, ctx): ToolResult => {
   }, ctx);
 };
 
-export const messageChanges = { send };
+export const messageChanges = { send: sendChange };

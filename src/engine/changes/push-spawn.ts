@@ -7,7 +7,7 @@ import { judgeByGone, isHolderList, type HolderRef } from '../gone-holders';
 import { extendSpawnLease, recordMemberError, releaseSpawnLease } from '../spawn-leases';
 import { isSpawnHost, type HostBinary, type SpawnHost } from '../spawn-argv';
 import { planSpawn, SPAWN_RETRY_BASE_MS, type SpawnPlan } from '../spawn-plan';
-import { isOwner, isText, isTextList, malformed, type Answer } from './push-args';
+import { isOwner, isText, isTextList, malformed, type Answer } from './args';
 
 /** Plan one spawn delivery to `member` by this process (pid, host) and, when it spawns, take its lease. */
 export interface SpawnPlanArgs {

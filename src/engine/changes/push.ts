@@ -12,7 +12,7 @@ import { isPushMember, oldPluginMember } from '../opencode-members';
 import { frameForDelivery } from '../pull';
 import { succeed } from '../reasons';
 import { findLinkedMember, linkSession, type SessionRef } from '../session-links';
-import { isOwner, isText, isTextList, malformed, type Answer } from './push-args';
+import { isOwner, isText, isTextList, malformed, type Answer } from './args';
 import { spawnChanges } from './push-spawn';
 
 /** Sweep abandoned deliveries, then hand the member's waiting mail to this process (pid, host) for a push. */

@@ -174,9 +174,9 @@ export function createStore(options: StoreOptions): Store {
     const pending = found.toApply.filter((f) => !left.has(f.path));
     let applied: Applied[] = [];
     const { result, write } = applyChange(loaded, codec, ctx.now(), (state) => {
-      const result = own(state);
-      applied = result.ok ? applyWaiting(state, pending, ctx, tx) : [];
-      return result;
+      const ownResult = own(state);
+      applied = ownResult.ok ? applyWaiting(state, pending, ctx, tx) : [];
+      return ownResult;
     });
     if (write) {
       const commit = randomHex(8);

@@ -77,7 +77,7 @@ function isWaitingChange(value: unknown): value is WaitingChange {
     && typeof change.seed === 'string' && SEED.test(change.seed) && typeof change.at === 'number' && Number.isFinite(change.at);
 }
 
-function isResult(value: unknown): value is ToolResult {
+function isAnswer(value: unknown): value is ToolResult {
   const result = value as Partial<ToolResult> | null;
   return typeof result === 'object' && result !== null && typeof result.ok === 'boolean' && typeof result.message === 'string';
 }
@@ -95,7 +95,7 @@ export function readChangeFile(port: FsPort, path: string): ChangeFile | undefin
   try {
     if (text.startsWith(ANSWERED)) {
       const result: unknown = JSON.parse(text.slice(ANSWERED.length));
-      return isResult(result) ? { kind: 'answered', result } : undefined;
+      return isAnswer(result) ? { kind: 'answered', result } : undefined;
     }
     if (text.startsWith(WAITING)) {
       const change: unknown = JSON.parse(text.slice(WAITING.length));
@@ -103,7 +103,7 @@ export function readChangeFile(port: FsPort, path: string): ChangeFile | undefin
     }
     if (text.startsWith(PREPARED)) {
       const { change, commit, result } = JSON.parse(text.slice(PREPARED.length)) as { change?: unknown; commit?: unknown; result?: unknown };
-      return isWaitingChange(change) && typeof commit === 'string' && COMMIT.test(commit) && isResult(result)
+      return isWaitingChange(change) && typeof commit === 'string' && COMMIT.test(commit) && isAnswer(result)
         ? { kind: 'prepared', change, commit, result } : undefined;
     }
   } catch {
