@@ -58,7 +58,7 @@ async function retained(store, count, size) {
   }
 }
 
-// One locked rewrite of <dir>/<name>.json, bare. The floor is what any correct
+// One locked rewrite of <dir>/<name>.json, bare: lock, read, parse, append, stringify, write, fsync, rename. The floor is what any correct
 // lock + read-modify-write must pay. The bound adds what a durable save also
 // needs (a stamp in the lock, the directory fsync after the lock is dropped)
 // and runs on a copy of the state the store kept live while contended.
@@ -68,7 +68,8 @@ function lockedRewrite(dir, name, { isDurable }) {
   try {
     if (isDurable) fs.writeSync(fd, JSON.stringify({ pid: process.pid, host: 'bench', t: Date.now() }));
     const state = JSON.parse(fs.readFileSync(join(dir, `${name}.json`), 'utf8'));
-    state.bench_ops = (state.bench_ops ?? 0) + 1;
+    // Append a record as a send does (1 KB of content), keeping the newest 32 so the file stays its size.
+    state.bench_log = [...(state.bench_log ?? []).slice(-31), { at: Date.now(), from: process.pid, content: KB }];
     const tmp = join(dir, `.${name}.${process.pid}.tmp`);
     const out = fs.openSync(tmp, 'w');
     fs.writeSync(out, JSON.stringify(state));
