@@ -114,7 +114,7 @@ bothStores('log --follow prints a message sent after it started, and exits 0 on 
   assert.deepEqual(await follower.exit(), { code: 0, signal: null });
 });
 
-bothStores('log --follow prints a line when a printed message is delivered', { timeout: 60_000 }, async (t, rig) => {
+bothStores('log --follow prints a line when a printed message is delivered, then answered', { timeout: 60_000 }, async (t, rig) => {
   const { alice, bob } = await twoChannels(rig);
   const sent = await ok(alice, 'opencomms_send', { channel: 'review', content: 'waiting for bob' });
   const id = sent.data.message_ids[0] as string;
@@ -122,6 +122,9 @@ bothStores('log --follow prints a line when a printed message is delivered', { t
   await follower.matching(/^ {2}path: queued \S+$/);
   await ok(bob, 'opencomms_pull', {});
   await follower.matching(new RegExp(`^  \\[review\\] ${id}: delivered via pull \\S+$`));
+  const answer = await ok(bob, 'opencomms_send', { channel: 'review', content: 'here I am', reply_to: id });
+  await follower.matching(new RegExp(`^  \\[review\\] ${id}: answered by ${answer.data.message_ids[0]} \\S+$`));
+  await follower.matching(/^ {2}\| here I am$/);
 });
 
 test('log makes hostile text harmless: escapes, bidi marks and line breaks in content and role names', { timeout: 60_000 }, async (t) => {
