@@ -95,6 +95,34 @@ bothStores('log --since leaves out the messages sent before the period', { timeo
   assert.deepEqual((await jsonLog(rig, ['--since', '1h'])).messages.map((m: Json) => m.content), ['before', 'after']);
 });
 
+test('log --since with a duration reaches back that long from now, in hours or days', { timeout: 60_000 }, async (t) => {
+  const project = tempProject(t);
+  const alice = await member(t, project, 'alice-1');
+  const bob = await member(t, project, 'bob-1');
+  await create(alice, 'review', 'writer');
+  await joinChannel(bob, 'review', 'reviewer');
+  await ok(alice, 'opencomms_send', { channel: 'review', content: 'just now' });
+  const state = JSON.parse(readFileSync(join(project, '.opencomms', 'state.json'), 'utf8')) as Json;
+  const sent = Object.values(state.messages as Record<string, Json>)[0]!;
+  const historyDir = join(project, '.opencomms', 'history');
+  mkdirSync(historyDir, { recursive: true });
+  // Finished mail from three hours and from thirty days ago, as the history keeps it.
+  const old = (hours: number, n: number): string => `${JSON.stringify({
+    ...sent, message_id: `ocm_${String(n).repeat(32)}`, seq: n, timestamp: Date.now() - hours * 3_600_000, content: `${hours} hours ago`,
+    delivery_status: 'delivered', delivered_at: Date.now() - hours * 3_600_000 + 1, delivered_to: ['bob-1'],
+  })}\n`;
+  appendFileSync(join(historyDir, `${sent.channel_id}.jsonl`), old(720, 1) + old(3, 2));
+  const contents = async (since: string): Promise<string[]> => {
+    const ran = await runCli(['log', '--project', project, '--json', '--since', since], { env: CLEAN_ENV });
+    assert.equal(ran.code, 0, ran.stderr);
+    return JSON.parse(ran.stdout).messages.map((m: Json) => m.content);
+  };
+  assert.deepEqual(await contents('2h'), ['just now']);
+  assert.deepEqual(await contents('1d'), ['3 hours ago', 'just now']);
+  // 31 days: longer than a Node timer can wait, which --since need not.
+  assert.deepEqual(await contents('31d'), ['720 hours ago', '3 hours ago', 'just now']);
+});
+
 bothStores('log --json prints an object with channels and messages', { timeout: 60_000 }, async (_t, rig) => {
   const { alice } = await twoChannels(rig);
   await ok(alice, 'opencomms_send', { channel: 'build', content: 'hello' });
@@ -141,13 +169,14 @@ test('log makes hostile text harmless: escapes, bidi marks and line breaks in co
   const sent = Object.values(state.messages as Record<string, Json>)[0]!;
   const historyDir = join(project, '.opencomms', 'history');
   mkdirSync(historyDir, { recursive: true });
-  const forged = { ...sent, message_id: `ocm_${'f'.repeat(32)}`, seq: (sent.seq ?? 0) + 1, delivery_status: 'delivered', delivered_to: [], sender_role: 'writer\nchannel review: 0 message(s)\u001b[31m' };
+  const forged = { ...sent, message_id: `ocm_${'f'.repeat(32)}`, seq: (sent.seq ?? 0) + 1, delivery_status: 'delivered', delivered_to: [], sender_role: 'writer\nchannel review: 0 message(s)\u001b[31m', recipient_role: 'rev\u2028iew\u061cer\u202e\u0085' };
   appendFileSync(join(historyDir, `${sent.channel_id}.jsonl`), `${JSON.stringify(forged)}\n`);
   const plain = await runCli(['log', '--project', project], { env: CLEAN_ENV });
   assert.equal(plain.code, 0, plain.stderr);
   assert.doesNotMatch(plain.stdout, TERMINAL_DRIVERS);
   assert.ok(plain.stdout.includes('  | line two'));
   assert.ok(plain.stdout.includes('] writer channel review: 0 mess... (alice-1, mcp, agent) -> '), plain.stdout);
+  assert.ok(plain.stdout.includes(' -> rev iew er   (bob-1, mcp, agent): manual '), plain.stdout);
   assert.equal(plain.stdout.split('\n').filter((l) => l.startsWith('channel ')).length, 1);
   const json = await runCli(['log', '--project', project, '--json'], { env: CLEAN_ENV });
   assert.doesNotMatch(json.stdout.trimEnd(), TERMINAL_DRIVERS);
