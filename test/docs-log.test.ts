@@ -10,6 +10,7 @@ import { messageBlock, periodLine } from '../src/cli/log';
 import { LOG_PRINT_PAGE } from '../src/cli/log-index';
 import { KEY_HELP } from '../src/cli/watch-keys';
 import { formatIsoTime } from '../src/engine/index';
+import { RESERVATION_LOG_KEPT } from '../src/engine/reservation-log';
 
 const ROOT = join(__dirname, '..', '..');
 const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8');
@@ -46,9 +47,10 @@ test('the transcript example in docs/watch.md is what log prints for it: the per
   assert.ok(section.includes(block), `docs/watch.md shows the message as log prints it:\n${block}`);
 });
 
-test('the paging numbers in docs/watch.md are the page size and the measured test\'s', () => {
+test('the numbers in docs/watch.md\'s log section are the page size, the reservation record\'s length and the measured test\'s', () => {
   const section = logSection().replace(/\s+/g, ' ');
   assert.ok(section.includes(`reads the records back ${LOG_PRINT_PAGE} at a time`), `the page is ${LOG_PRINT_PAGE} messages`);
+  assert.ok(section.includes(`record of its newest ${RESERVATION_LOG_KEPT} reservation changes`), `a channel keeps ${RESERVATION_LOG_KEPT} reservation changes`);
   assert.ok(section.includes(`after each ${LOG_PRINT_PAGE} waits`));
   const e2e = read('test/e2e/log.test.ts');
   const constant = (name: string): number => Number(new RegExp(`const ${name} = ([\\d_]+);`).exec(e2e)![1]!.replace(/_/g, ''));

@@ -1,6 +1,7 @@
 // The transcript a person reads (`opencomms log`): the messages of a period,
 // in send order across channels, each with its sender, reply chain and path,
 // and one summary per channel. Pure: the period's bounds come in as numbers.
+import { reservationCounts } from './reservation-log';
 import { firstAnswers, messagePath, type PathStep } from './arrival';
 import { channelEnvelopes } from './envelopes';
 import { isPersonMemberId, type PersonTerminal } from './person';
@@ -86,7 +87,6 @@ export function channelPeriodOf(state: State, channel: Channel, counts: PeriodCo
       if (entry.what === 'done' || entry.what === 'claimed' || entry.what === 'asked') tasks[entry.what] += 1;
     }
   }
-  const reservations = channel.reservations ?? [];
   const errors = state.errors.filter((e) => e.channel_id === channel.id && isInPeriod(e.at, input)).length;
   return {
     channel: channel.name,
@@ -94,10 +94,7 @@ export function channelPeriodOf(state: State, channel: Channel, counts: PeriodCo
     messages: counts.messages,
     open_review_requests: (channel.open_requests ?? []).length,
     tasks,
-    reservations: {
-      taken: reservations.filter((r) => isInPeriod(r.created_at, input)).length,
-      lapsed: reservations.filter((r) => isInPeriod(r.expires_at, input)).length,
-    },
+    reservations: reservationCounts(channel, (at) => isInPeriod(at, input), input.now),
     problems: counts.failures + errors,
   };
 }

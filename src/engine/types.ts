@@ -3,6 +3,7 @@
 // PROTOCOL.md (4.2) documents every field; additions are marked there.
 import type { OpenRequest } from './open-request';
 import type { PersonAction, PersonTerminal } from './person';
+import type { ReservationLogEntry } from './reservation-log';
 import type { Board } from './task-types';
 
 export type { OpenRequest };
@@ -118,6 +119,8 @@ export interface Channel {
   away_retention_ms: number;
   /** Edit reservations (our addition; absent when none). */
   reservations?: Reservation[];
+  /** Reservations taken and lapsed lately, one entry per change, newest last (our addition; engine/reservation-log). */
+  reservation_log?: ReservationLogEntry[];
   /** Review requests not answered yet (our addition; absent when none). */
   open_requests?: OpenRequest[];
   /** Files members wrote in the last 15 minutes, for collision notices (our addition). */

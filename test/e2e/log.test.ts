@@ -64,6 +64,9 @@ bothStores('log heads the transcript with one line per channel counting messages
   await ok(alice, 'opencomms_send', { channel: 'review', content: 'please review', type: 'review_request' });
   await ok(alice, 'opencomms_send', { channel: 'review', content: 'and this' });
   await ok(alice, 'opencomms_reserve', { channel: 'review', paths: ['src/a.ts'] });
+  // Taken and given back: gone from the channel's list, still counted as taken in the period.
+  await ok(alice, 'opencomms_reserve', { channel: 'review', paths: ['src/b.ts', 'src/c.ts'] });
+  await ok(alice, 'opencomms_release', { channel: 'review', paths: ['src/b.ts', 'src/c.ts'] });
   await ok(alice, 'opencomms_task', { action: 'add', title: 'port the cache', channel: 'review' });
   await ok(bob, 'opencomms_task', { action: 'next' });
   await ok(bob, 'opencomms_task', { action: 'done', id: 't1' });
@@ -73,12 +76,12 @@ bothStores('log heads the transcript with one line per channel counting messages
   assert.equal(review.messages, 2);
   assert.equal(review.open_review_requests, 1);
   assert.deepEqual(review.tasks, { done: 1, claimed: 1, asked: 0 });
-  assert.deepEqual(review.reservations, { taken: 1, lapsed: 0 });
+  assert.deepEqual(review.reservations, { taken: 3, lapsed: 0 });
   assert.equal(review.problems, 0);
   assert.equal(log.channels[0].messages, 0);
   const plain = await logOf(rig, ['review']);
   const lines = plain.stdout.split('\n');
-  assert.match(lines[1]!, /^channel review \(chn_[0-9a-f]+\): 2 message\(s\), 1 open review request\(s\), tasks 1 done \/ 1 claimed \/ 0 asked, reservations 1 taken \/ 0 lapsed, 0 problem\(s\)$/);
+  assert.match(lines[1]!, /^channel review \(chn_[0-9a-f]+\): 2 message\(s\), 1 open review request\(s\), tasks 1 done \/ 1 claimed \/ 0 asked, reservations 3 taken \/ 0 lapsed, 0 problem\(s\)$/);
   assert.equal(lines.filter((l) => l.startsWith('channel ')).length, 1);
 });
 
