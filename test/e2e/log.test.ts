@@ -158,6 +158,26 @@ bothStores('log --follow prints a line when a printed message is delivered, then
   await follower.matching(/^ {2}\| here I am$/);
 });
 
+bothStores('log --follow --json prints the transcript as one line, then a line per new message and per path step, hostile text escaped', { timeout: 60_000 }, async (t, rig) => {
+  const { alice, bob } = await twoChannels(rig);
+  await ok(alice, 'opencomms_send', { channel: 'build', content: 'before' });
+  const follower = startLog(t, rig, ['--follow', '--json']);
+  const first = JSON.parse(await follower.line(1)) as Json;
+  assert.deepEqual(first.messages.map((m: Json) => m.content), ['before']);
+  const hostile = 'ok\u001b[2J\u009b31m\u202eevil\u2028next';
+  const sent = await ok(alice, 'opencomms_send', { channel: 'review', content: hostile });
+  const id = sent.data.message_ids[0] as string;
+  const added = await follower.event('the new message', (e) => e.message?.message_id === id);
+  assert.equal(added.message.content, hostile, 'the value is unchanged');
+  await ok(bob, 'opencomms_pull', {});
+  // A pull may be seen in flight first; the delivery follows as a line of its own.
+  const moved = await follower.event('its delivery', (e) => e.path?.message_id === id && e.path.path.at(-1).step === 'delivered');
+  assert.deepEqual(moved.path.path.map((s: Json) => s.step), ['queued', 'delivered']);
+  for (const line of follower.lines) assert.doesNotMatch(line, TERMINAL_DRIVERS);
+  follower.child.kill('SIGINT');
+  assert.deepEqual(await follower.exit(), { code: 0, signal: null });
+});
+
 test('log makes hostile text harmless: escapes, bidi marks and line breaks in content and role names', { timeout: 60_000 }, async (t) => {
   const project = tempProject(t);
   const alice = await member(t, project, 'alice-1');
