@@ -187,14 +187,18 @@ class StreamPager implements HistoryPager {
 
   async next(channelId: string, max = HISTORY_PAGE_RECORDS): Promise<PagedRecord[]> {
     if (!isValidChannelId(channelId)) return [];
-    const lastId = this.lastIds.get(channelId);
-    const from = lastId === undefined ? '-' : `(${lastId}`;
-    const entries = streamEntries(this.client.check(await this.client.command(['XRANGE', this.keyOf(channelId), from, '+', 'COUNT', max]), 'XRANGE'));
     const out: PagedRecord[] = [];
-    for (const { id, fields } of entries) {
-      this.lastIds.set(channelId, id);
-      const record = recordOfFields(fields, channelId);
-      if (record) out.push({ record, spot: { entry: id } });
+    // A page of foreign entries only is read past: [] means the end, as for a file.
+    for (let isFull = true; out.length === 0 && isFull;) {
+      const lastId = this.lastIds.get(channelId);
+      const from = lastId === undefined ? '-' : `(${lastId}`;
+      const entries = streamEntries(this.client.check(await this.client.command(['XRANGE', this.keyOf(channelId), from, '+', 'COUNT', max]), 'XRANGE'));
+      for (const { id, fields } of entries) {
+        this.lastIds.set(channelId, id);
+        const record = recordOfFields(fields, channelId);
+        if (record) out.push({ record, spot: { entry: id } });
+      }
+      isFull = entries.length === max;
     }
     return out;
   }
