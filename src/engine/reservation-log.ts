@@ -4,15 +4,7 @@
 // when it is released or lapses, and nothing else records it. Counted per
 // change, not per path (one reserve of 500 paths is one entry), and only the
 // newest RESERVATION_LOG_KEPT entries are kept.
-import type { Channel } from './types';
-
-/** One change to a channel's reservations: `count` of them taken or lapsed, by or held by `member_id`, at `at`. */
-export interface ReservationLogEntry {
-  at: number;
-  what: 'taken' | 'lapsed';
-  member_id: string;
-  count: number;
-}
+import type { Channel, ReservationLogEntry } from './types';
 
 /** Entries a channel keeps, newest last. */
 export const RESERVATION_LOG_KEPT = 100;

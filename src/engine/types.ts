@@ -3,7 +3,6 @@
 // PROTOCOL.md (4.2) documents every field; additions are marked there.
 import type { OpenRequest } from './open-request';
 import type { PersonAction, PersonTerminal } from './person';
-import type { ReservationLogEntry } from './reservation-log';
 import type { Board } from './task-types';
 
 export type { OpenRequest };
@@ -338,6 +337,14 @@ export interface SessionLink {
   host: string;
   created_at: number;
   last_seen: number;
+}
+
+/** One change to a channel's reservations (engine/reservation-log): `count` of them taken or lapsed, by or held by `member_id`, at `at`. */
+export interface ReservationLogEntry {
+  at: number;
+  what: 'taken' | 'lapsed';
+  member_id: string;
+  count: number;
 }
 
 /** One line of history/<channel_id>.jsonl: a finished envelope and who received it. */
