@@ -6,7 +6,10 @@
 // messages by a few hundred bytes each, not with what they say. Live mail
 // (state.messages, bounded by the queues) is kept whole.
 import * as engine from '../engine';
-import type { HistoryPager, HistorySpot } from '../store';
+import type { HistoryPager } from '../store';
+
+/** Where a finished message's record sits, as the pager hands it out and reads it back by. */
+type HistorySpot = Parameters<HistoryPager['fetch']>[1][number];
 
 /** Messages printed (their records held) at a time. */
 export const LOG_PRINT_PAGE = 100;

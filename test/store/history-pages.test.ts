@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HISTORY_PAGE_BYTES, openHistoryPager, type HistoryPager, type PagedRecord } from '../../src/store/history-pages';
-import { NODE_FS, type FsPort } from '../../src/store/fs-port';
+import { NODE_FS, type FsPort } from '../../src/files/fs-port';
 import { clientFor, keysOf } from '../../src/store/redis/keys';
 import { RECORD_FIELD } from '../../src/store/redis/history-cache';
 import type { HistoryRecord } from '../../src/engine/types';
