@@ -111,14 +111,19 @@ export function parseDuration(text: string): number | undefined {
 // A time as ISO 8601 writes it: a date, then optionally a time and a zone.
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
-/** --since: a duration back from now (2h, 30m) or an ISO time (2026-12-07T05:00:00Z). */
+// A period back from now is no timer: it may reach back days (d) and past what a timer holds.
+const SINCE_DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
+const SINCE_UNITS_MS: Record<string, number> = { ...DURATION_UNITS_MS, d: 86_400_000 };
+
+/** --since: a duration back from now (2h, 30m, 7d) or an ISO time (2026-12-07T05:00:00Z). */
 function parseSince(text: string): { ago_ms: number } | { at: number } {
   const trimmed = text.trim();
-  const ms = parseDuration(trimmed);
-  if (ms !== undefined && /[a-z]$/.test(trimmed)) return { ago_ms: ms };
+  const duration = SINCE_DURATION.exec(trimmed);
+  const ms = duration ? Number(duration[1]) * SINCE_UNITS_MS[duration[2]!]! : NaN;
+  if (Number.isFinite(ms) && ms >= 1) return { ago_ms: ms };
   const at = ISO_TIME.test(trimmed) ? Date.parse(trimmed) : NaN;
   if (Number.isFinite(at)) return { at };
-  throw new UsageError(`--since takes a duration such as 30m or 2h, or a time such as 2026-12-07T05:00:00Z, not ${shownArg(trimmed)}.`);
+  throw new UsageError(`--since takes a duration such as 30m, 2h or 7d, or a time such as 2026-12-07T05:00:00Z, not ${shownArg(trimmed)}.`);
 }
 
 /** An argument as a usage error may quote it: short, and every character outside printable ASCII escaped. */

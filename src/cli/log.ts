@@ -3,7 +3,8 @@
 // nothing, and needs no terminal. Every peer-written string goes through
 // printable/printableBlock (or terminalSafeJson), never raw to the terminal.
 import * as engine from '../engine';
-import { openStore, type Store, type StoreSelection } from '../store';
+import { openHistoryPager, openStore, type Store, type StoreSelection } from '../store';
+import { compareEntries, LOG_PRINT_PAGE, LogIndex, type LogEntry } from './log-index';
 import { printable, printableBlock, terminalSafeJson } from '../watch/format';
 
 export interface LogOptions {
@@ -14,16 +15,14 @@ export interface LogOptions {
   follow: boolean;
   json: boolean;
   now: () => number;
-  write: (text: string) => void;
+  /** Writes to stdout; false when the text was held back because the reader is slower (then wait for `drained`). */
+  write: (text: string) => boolean | void;
+  /** Settles once held-back output was taken (or the reader went away): the log never holds more than a page unwritten. */
+  drained: () => Promise<void>;
   warn: (text: string) => void;
   onSignal: (signal: 'SIGTERM' | 'SIGINT' | 'SIGHUP', handler: () => void) => void;
   /** Calls `handler` when stdout fails (its reader went away): a --follow nobody reads ends at its next write. */
   onOutputGone: (handler: () => void) => void;
-}
-
-interface Transcript {
-  channels: engine.ChannelPeriod[];
-  messages: engine.TranscriptMessage[];
 }
 
 const LOG_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
@@ -63,46 +62,96 @@ export function messageBlock(m: engine.TranscriptMessage): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * Stdout as the log writes it: a page at a time, waiting after each page
+ * until the reader took it, so a slow reader (a pipe) never makes the log
+ * hold the history in its output buffer instead. Knows when the reader left.
+ */
+class Output {
+  isGone = false;
+  private isHeld = false;
+
+  constructor(private readonly options: LogOptions) {
+    options.onOutputGone(() => {
+      this.isGone = true;
+    });
+  }
+
+  write(text: string): void {
+    if (this.options.write(text) === false) this.isHeld = true;
+  }
+
+  async settle(): Promise<void> {
+    if (!this.isHeld || this.isGone) return;
+    this.isHeld = false;
+    await this.options.drained();
+  }
+}
+
 function sinceOf(options: LogOptions): number | null {
   if (options.since === undefined) return null;
   return 'at' in options.since ? options.since.at : options.now() - options.since.ago_ms;
 }
 
-async function readTranscript(store: Store, options: LogOptions, since: number | null): Promise<Transcript | engine.ToolResult> {
-  const result = await store.readLatest((state, ctx) => engine.transcriptOf(state, ctx.history, { channel: options.channel, since, now: options.now() }));
-  return result.ok ? (result.data as unknown as Transcript) : result;
+interface Round {
+  channels: engine.Channel[];
+  touched: Set<LogEntry>;
+  state: engine.State;
 }
 
-function printTranscript(options: LogOptions, transcript: Transcript, since: number | null): void {
+/** The state as it is now (no history: the index reads that itself, after the state), and what changed since the last round. */
+async function readRound(store: Store, index: LogIndex, options: LogOptions): Promise<Round | engine.ToolResult> {
+  const state = await store.readLatest((s) => s);
+  const channels = engine.transcriptChannels(state, options.channel);
+  if (!Array.isArray(channels)) return channels;
+  return { channels, state, touched: await index.update(state, channels) };
+}
+
+/** The header, then the messages of the period a page at a time: only one page of texts is held at once. */
+async function printTranscript(options: LogOptions, out: Output, index: LogIndex, round: Round, input: engine.TranscriptInput): Promise<void> {
+  const periods = round.channels.map((c) => engine.channelPeriodOf(round.state, c, index.countsOf(c.id), input));
+  const entries = index.inPeriod();
   if (options.json) {
     // One line, so a --follow reader can take it and each later line as JSON lines.
-    options.write(`${terminalSafeJson({ channels: transcript.channels, messages: transcript.messages })}\n`);
-    return;
+    out.write(`{"channels":${terminalSafeJson(periods)},"messages":[`);
+  } else {
+    out.write(`${input.since === null ? 'the whole history' : `since ${engine.formatIsoTime(input.since)}`}:\n`);
+    for (const period of periods) out.write(`${periodLine(period)}\n`);
+    if (periods.length === 0) out.write('No channels yet.\n');
   }
-  options.write(`${since === null ? 'the whole history' : `since ${engine.formatIsoTime(since)}`}:\n`);
-  for (const period of transcript.channels) options.write(`${periodLine(period)}\n`);
-  if (transcript.channels.length === 0) options.write('No channels yet.\n');
-  // Written message by message: the output never needs to be held whole.
-  for (const message of transcript.messages) options.write(`\n${messageBlock(message)}`);
+  let isFirst = true;
+  for (let at = 0; at < entries.length && !out.isGone; at += LOG_PRINT_PAGE) {
+    for (const { entry, message } of await index.messagesOf(entries.slice(at, at + LOG_PRINT_PAGE))) {
+      entry.shown = stepText(message.path[message.path.length - 1]!);
+      out.write(options.json ? `${isFirst ? '' : ','}${terminalSafeJson(message)}` : `\n${messageBlock(message)}`);
+      isFirst = false;
+    }
+    await out.settle();
+  }
+  if (options.json) out.write(']}\n');
 }
 
 /** Resolves to the exit code: 0 printed (with --follow: ended by a signal), 1 refused or unreadable. */
 export async function runLog(options: LogOptions): Promise<number> {
   const store = openStore({ projectDir: options.projectDir, selection: options.selection });
-  const since = sinceOf(options);
+  const pager = openHistoryPager({ stateDir: store.stateDir, selection: options.selection });
+  const input: engine.TranscriptInput = { channel: options.channel, since: sinceOf(options), now: options.now() };
+  const index = new LogIndex(pager, input);
+  const out = new Output(options);
   try {
-    const first = await readTranscript(store, options, since);
+    const first = await readRound(store, index, options);
     if ('ok' in first) {
       options.warn(`opencomms log: ${printable(first.message, 600)} (reason: ${String(first.data?.reason)})`);
       return 1;
     }
-    printTranscript(options, first, since);
+    await printTranscript(options, out, index, first, input);
     if (!options.follow) return 0;
-    return await follow(store, options, since, first.messages);
+    return out.isGone ? 0 : await follow(store, index, options, out);
   } catch (err) {
     options.warn(`opencomms log: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
   } finally {
+    await pager.close();
     await store.close();
   }
 }
@@ -110,14 +159,12 @@ export async function runLog(options: LogOptions): Promise<number> {
 /**
  * Prints each message that appears after the first print, and a line each
  * time a printed message's path moves on (delivered, answered), until a
- * signal. Only the last step of each message seen is remembered.
+ * signal. Each change reads only the history written since the last one.
  */
-function follow(store: Store, options: LogOptions, since: number | null, printed: readonly engine.TranscriptMessage[]): Promise<number> {
-  const lastStep = new Map(printed.map((m) => [m.message_id, stepText(m.path[m.path.length - 1]!)] as const));
+function follow(store: Store, index: LogIndex, options: LogOptions, out: Output): Promise<number> {
   return new Promise<number>((resolve) => {
     const keepAlive = setInterval(() => undefined, LOG_KEEP_ALIVE_MS);
-    const load = (): Promise<unknown> => store.readLatest((state, ctx) => engine.transcriptOf(state, ctx.history, { channel: options.channel, since, now: options.now() }));
-    const watcher = store.watch({ log: options.warn, load });
+    const watcher = store.watch({ log: options.warn });
     let isDone = false;
     const finish = (code: number): void => {
       if (isDone) return;
@@ -132,12 +179,16 @@ function follow(store: Store, options: LogOptions, since: number | null, printed
     const check = (): void => {
       chain = chain.then(async () => {
         if (isDone) return;
-        const next = await readTranscript(store, options, since);
+        const next = await readRound(store, index, options);
         if ('ok' in next) {
           options.warn(`opencomms log: ${printable(next.message, 600)} (reason: ${String(next.data?.reason)})`);
           return;
         }
-        for (const m of next.messages) printChange(options, m, lastStep);
+        const changed = [...next.touched].filter((e) => index.isInPeriod(e)).sort(compareEntries);
+        for (let at = 0; at < changed.length; at += LOG_PRINT_PAGE) {
+          for (const { entry, message } of await index.messagesOf(changed.slice(at, at + LOG_PRINT_PAGE))) printChange(options, out, entry, message);
+          await out.settle();
+        }
       }).catch((err: unknown) => options.warn(`opencomms log: cannot read the project (${err instanceof Error ? err.message : String(err)}); waiting for the next change`));
     };
     watcher.onChange(check);
@@ -146,15 +197,14 @@ function follow(store: Store, options: LogOptions, since: number | null, printed
   });
 }
 
-function printChange(options: LogOptions, m: engine.TranscriptMessage, lastStep: Map<string, string>): void {
-  const step = m.path[m.path.length - 1]!;
-  const text = stepText(step);
-  const known = lastStep.get(m.message_id);
+function printChange(options: LogOptions, out: Output, entry: LogEntry, m: engine.TranscriptMessage): void {
+  const text = stepText(m.path[m.path.length - 1]!);
+  const known = entry.shown;
   if (known === text) return;
-  lastStep.set(m.message_id, text);
+  entry.shown = text;
   if (options.json) {
-    options.write(`${terminalSafeJson(known === undefined ? { message: m } : { path: { channel: m.channel, message_id: m.message_id, path: m.path } })}\n`);
+    out.write(`${terminalSafeJson(known === undefined ? { message: m } : { path: { channel: m.channel, message_id: m.message_id, path: m.path } })}\n`);
     return;
   }
-  options.write(known === undefined ? `\n${messageBlock(m)}` : `  [${printable(m.channel, 64)}] ${printable(m.message_id, 80)}: ${text}\n`);
+  out.write(known === undefined ? `\n${messageBlock(m)}` : `  [${printable(m.channel, 64)}] ${printable(m.message_id, 80)}: ${text}\n`);
 }

@@ -53,6 +53,17 @@ function warningsFlushed(): Promise<void> {
   return new Promise((resolve) => process.stderr.write('', () => resolve()));
 }
 
+/** Settles once stdout took what it holds back (drain), or can take nothing more (error, close). */
+function stdoutDrained(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      for (const event of ['drain', 'error', 'close'] as const) process.stdout.off(event, done);
+      resolve();
+    };
+    for (const event of ['drain', 'error', 'close'] as const) process.stdout.once(event, done);
+  });
+}
+
 /**
  * A reader that went away (`opencomms status | head -1`) is not a failure:
  * what is left to print is dropped, and the command ends with the exit code
@@ -229,8 +240,8 @@ async function runCommand(argv: string[]): Promise<number | undefined> {
     case 'log':
       return (require('./log') as typeof import('./log')).runLog({
         projectDir, selection: store, channel: parsed.positionals[0], since: flags.since, follow: flags.follow, json: flags.json,
-        now: Date.now, write: writeStdout, warn: warnLine, onSignal: (signal, handler) => process.on(signal, handler),
-        onOutputGone: (handler) => process.stdout.on('error', handler),
+        now: Date.now, write: (text) => process.stdout.write(text), drained: stdoutDrained, warn: warnLine,
+        onSignal: (signal, handler) => process.on(signal, handler), onOutputGone: (handler) => process.stdout.on('error', handler),
       });
     case 'migrate':
       // Picks both stores itself (the source and --to): not one of STORE_COMMANDS.

@@ -2,17 +2,17 @@
 // it is for scripts (--json and plain lines read no keys); on a terminal a
 // person can select a row and act as their person member: write in a
 // channel, answer a message, pause or resume a channel, release a
-// reservation. Each action is the same engine change as the matching command
+// reservation; and read the selected message's text (v), which only shows it. Each action is the same engine change as the matching command
 // (say, pause, resume, reservations --release), run under the store's lock,
 // and like those it acts only from the person's terminal, which it records.
 import * as engine from '../engine';
 import type { Store } from '../store';
 import type { ChangeArgs } from '../engine/changes/table';
 import type { PersonHere } from './person';
-import { printable, selectableItems, type WatchItem, type WatchView } from '../watch';
+import { printable, selectableItems, textPanel, type WatchItem, type WatchView } from '../watch';
 
-export const KEY_HELP = 'keys: j/k or arrows select, w write in the channel, r reply to the message, p pause/resume the channel, '
-  + 'x release the reservation, Esc cancel, ? this help, q quit';
+export const KEY_HELP = 'keys: j/k or arrows select, v show/hide the message\'s text, w write in the channel, r reply to the message, '
+  + 'p pause/resume the channel, x release the reservation, Esc cancel, ? this help, q quit';
 
 export interface WatchKeysOptions {
   store: Store;
@@ -24,6 +24,8 @@ export interface WatchKeysOptions {
   quit: () => void;
   /** Whether actions may run here and from which terminal (checkPersonHere); a refusal is said instead of acting. */
   here: PersonHere;
+  /** How the person starts this program, for the commands the screen suggests. */
+  command: string;
 }
 
 /** The changes the keys make: the ones the say, pause, resume and reservations --release commands make. */
@@ -56,18 +58,26 @@ export class WatchKeys {
   private mode: Mode = { kind: 'browse' };
   private notice: string | undefined;
   private isHelpShown = false;
+  /** Whether the selected message's text is shown (v); it follows the selection until hidden. */
+  private isTextShown = false;
   private queue: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: WatchKeysOptions) {}
 
-  /** What the screen draws for the keys: the selected row and the footer lines. */
-  overlay(): { selected?: string; footer: string[] } {
+  /** What the screen draws for the keys: the selected row, the text of the selected message (v), and the footer lines. */
+  overlay(): { selected?: string; footer: string[]; panel?: (columns: number, maxLines: number) => string[] } {
     const footer: string[] = [];
+    const item = this.isTextShown ? this.current() : undefined;
+    const panel = item?.kind === 'mail'
+      ? (columns: number, maxLines: number) => textPanel({
+        view: this.options.view(), envelope: item.envelope, columns, maxLines, command: this.options.command, person: this.options.person,
+      })
+      : undefined;
     if (this.isHelpShown) footer.push(KEY_HELP);
     if (this.notice !== undefined) footer.push(this.notice);
     if (this.mode.kind === 'prompt') footer.push(`${this.mode.label}${this.mode.input}_`);
     if (this.mode.kind === 'confirm') footer.push(`${this.mode.label} (y/n)`);
-    return { selected: this.selected, footer };
+    return { selected: this.selected, footer, ...(panel ? { panel } : {}) };
   }
 
   /** Handles a chunk of terminal input. */
@@ -99,7 +109,8 @@ export class WatchKeys {
       case 'j': case 'down': return this.move(1);
       case 'k': case 'up': return this.move(-1);
       case '?': this.isHelpShown = !this.isHelpShown; return;
-      case 'escape': this.notice = undefined; return;
+      case 'escape': this.notice = undefined; this.isTextShown = false; return;
+      case 'v': return this.toggleText();
       case 'w': return this.write();
       case 'r': return this.reply();
       case 'p': return this.togglePause();
@@ -156,6 +167,19 @@ export class WatchKeys {
     const { here } = this.options;
     if (!here.ok) throw new Error(here.problem);
     return { person_id: this.options.person, terminal: here.terminal };
+  }
+
+  private toggleText(): void {
+    if (this.isTextShown) {
+      this.isTextShown = false;
+      return;
+    }
+    if (this.current()?.kind !== 'mail') {
+      this.notice = 'Select a message first (j/k), then v shows its text.';
+      return;
+    }
+    this.isTextShown = true;
+    this.notice = undefined;
   }
 
   private write(): void {

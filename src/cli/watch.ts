@@ -181,6 +181,7 @@ export async function runWatch(options: WatchOptions): Promise<number> {
       ? new (require('./watch-keys') as typeof import('./watch-keys')).WatchKeys({
         store, person, projectId: projectIdOf(options.env), view: () => peopleWatch.current(), redraw: () => peopleWatch.redraw(),
         quit: () => finish(0), here: options.personHere('watch (its keys)'),
+        command: options.command ?? 'opencomms',
       })
       : undefined;
     let { write } = options;

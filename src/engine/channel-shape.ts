@@ -2,6 +2,7 @@
 // numeric safeguards are always restored, because a missing hop cap or rate
 // limit silently disables them; lists only notices depend on are dropped
 // entry by entry rather than refused.
+import { isReservationLogEntry } from './reservation-log';
 import {
   CHANNEL_ID_PATTERN, DEFAULT_DELIVERY_COOLDOWN_MS, DEFAULT_MAX_HOPS, DEFAULT_MAX_MEMBERS,
   DEFAULT_RATE_LIMIT, DEFAULT_STALE_EVENT_MS, DEFAULT_AWAY_RETENTION_MS, MIN_AWAY_RETENTION_MS, MAX_AWAY_RETENTION_MS, MAX_MAX_HOPS, MAX_MEMBERS_CEILING, MAX_RATE_LIMIT,
@@ -140,6 +141,7 @@ export function checkChannel(key: string, raw: unknown, now: number, notes: stri
   checkOpenRequests(c, where, notes);
   checkLoopGuard(c, where, notes);
   softArray(c, 'recent_edits', where, notes, (e) => isObj(e) && typeof e.file === 'string' && typeof e.member_id === 'string' && isFiniteNumber(e.at));
+  softArray(c, 'reservation_log', where, notes, isReservationLogEntry);
   softArray(c, 'collision_notices', where, notes, (e) => isObj(e) && typeof e.file === 'string' && typeof e.pair === 'string' && isFiniteNumber(e.at));
   fill(c, 'budgets', { max_runtime_ms: null, max_delivered_messages: null }, where, notes);
   if (!isObj(c.budgets)) rejectShape(`${where}.budgets must be an object`);

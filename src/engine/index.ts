@@ -38,8 +38,8 @@ export {
 } from './spawn-leases';
 export type { SpawnMembership } from './spawn-leases';
 export { channelStatus, channelHistory } from './status';
-export { transcriptOf } from './transcript';
-export type { ChannelPeriod, TranscriptInput, TranscriptMessage, TranscriptParty } from './transcript';
+export { channelPeriodOf, isInPeriod, isProblemPath, transcriptChannels, transcriptMessageOf, transcriptOf } from './transcript';
+export type { ChannelPeriod, PeriodCounts, TranscriptInput, TranscriptMessage, TranscriptParty } from './transcript';
 export {
   arrivalFor, clearRung, commitPull, deliveryPaths, DOOR_OF_HOST, firstAnswers, markRung, messagePath, PATH_HOSTS, TURN_STATES,
 } from './arrival';

@@ -1,6 +1,7 @@
 // The one lifetime rule of a reservation (PROTOCOL 5.6), judged the same way
 // by the hooks, the reserve tool, status, watch and `opencomms reservations`:
 // whether one holds now, and when one that holds will lapse by time alone.
+import { logReservations } from './reservation-log';
 import { HOLDER_AWAY_GRACE_MS, MAX_RESERVATION_TTL_MINUTES } from './constants';
 import { JUDGE_BY_LEASE, presenceOf } from './presence';
 import { isBelievableTime } from './times';
@@ -63,6 +64,11 @@ export function pruneReservations(state: State, now: number, isAlive: ProcessChe
     if (!channel.reservations) continue;
     const kept = liveReservations(state, channel, now, isAlive);
     dropped += channel.reservations.length - kept.length;
+    // Each holder's lapse is logged when the upkeep finds it, which is at the next change after it.
+    for (const holder of new Set(channel.reservations.map((r) => r.member_id))) {
+      const gone = channel.reservations.filter((r) => r.member_id === holder && !kept.includes(r));
+      if (gone.length > 0) logReservations(channel, 'lapsed', holder, gone.length, Math.min(now, ...gone.map((r) => r.expires_at)));
+    }
     if (kept.length > 0) channel.reservations = kept;
     else delete channel.reservations;
   }

@@ -2,6 +2,7 @@
 // pre-tool hooks can stop another member's conflicting edit at the moment it
 // is attempted. A reservation lives in its channel, expires on time, and goes
 // when its holder leaves, is kicked or is away.
+import { logReservations } from './reservation-log';
 import { MAX_RESERVATION_TTL_MINUTES, DEFAULT_RESERVATION_TTL_MINUTES, MAX_RESERVATIONS_PER_CHANNEL } from './constants';
 import { normalizePattern, patternsOverlap, type PathProblem } from './globs';
 import { refuse, succeed } from './reasons';
@@ -110,6 +111,7 @@ export function reservePaths(state: State, input: ReserveInput, ctx: EngineCtx):
   }
   channel.reservations = [...kept, ...granted];
   if (channel.reservations.length === 0) delete channel.reservations;
+  logReservations(channel, 'taken', member.session_id, granted.length, now);
   const until = formatIsoTime(now + ttl * 60_000);
   const parts: string[] = [];
   if (granted.length > 0) parts.push(`Reserved ${granted.map((g) => g.path).join(', ')} (${exclusive ? 'exclusive' : 'shared'}) until ${until}. ${RESERVATION_LIFETIME_RULE}`);

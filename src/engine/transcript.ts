@@ -1,12 +1,13 @@
 // The transcript a person reads (`opencomms log`): the messages of a period,
 // in send order across channels, each with its sender, reply chain and path,
 // and one summary per channel. Pure: the period's bounds come in as numbers.
+import { reservationCounts } from './reservation-log';
 import { firstAnswers, messagePath, type PathStep } from './arrival';
 import { channelEnvelopes } from './envelopes';
 import { isPersonMemberId, type PersonTerminal } from './person';
 import { refuse, succeed } from './reasons';
 import { findChannel } from './validate';
-import type { Channel, HistoryView, State, ToolResult } from './types';
+import type { Channel, HistoryRecord, HistoryView, State, ToolResult } from './types';
 
 /** Who sent or received a message, as the transcript names them. */
 export interface TranscriptParty {
@@ -58,11 +59,26 @@ function partyOf(channel: Channel, memberId: string, role: string): TranscriptPa
   return { role, member: memberId, host: member?.host ?? null, kind: isPersonMemberId(memberId) ? 'person' : 'agent' };
 }
 
-function isInPeriod(at: number | null | undefined, input: TranscriptInput): boolean {
+/** Whether a time lies in the period: at or after since (when given) and not after now. */
+export function isInPeriod(at: number | null | undefined, input: TranscriptInput): boolean {
   return typeof at === 'number' && (input.since === null || at >= input.since) && at <= input.now;
 }
 
-function summarise(state: State, channel: Channel, messages: readonly TranscriptMessage[], input: TranscriptInput): ChannelPeriod {
+/** Whether a message's path ends in trouble (failed, rejected, stale): a problem of its channel. */
+export function isProblemPath(path: readonly PathStep[]): boolean {
+  const last = path[path.length - 1]!.step === 'answered' ? path[path.length - 2] : path[path.length - 1];
+  return last !== undefined && ['failed', 'rejected', 'stale'].includes(last.step);
+}
+
+/** What the reader of a channel's messages counted for its period line. */
+export interface PeriodCounts {
+  messages: number;
+  /** Messages of the period whose path ended failed, rejected or stale. */
+  failures: number;
+}
+
+/** One channel's period line, from the counts of its messages and what the state records. */
+export function channelPeriodOf(state: State, channel: Channel, counts: PeriodCounts, input: TranscriptInput): ChannelPeriod {
   const tasks = { done: 0, claimed: 0, asked: 0 };
   for (const task of Object.values(state.board?.tasks ?? {})) {
     if (task.channel === null || findChannel(state, task.channel)?.id !== channel.id) continue;
@@ -71,65 +87,70 @@ function summarise(state: State, channel: Channel, messages: readonly Transcript
       if (entry.what === 'done' || entry.what === 'claimed' || entry.what === 'asked') tasks[entry.what] += 1;
     }
   }
-  const reservations = channel.reservations ?? [];
-  const failures = messages.filter((m) => ['failed', 'rejected', 'stale'].includes(m.path[m.path.length - 1]!.step)).length;
   const errors = state.errors.filter((e) => e.channel_id === channel.id && isInPeriod(e.at, input)).length;
   return {
     channel: channel.name,
     channel_id: channel.id,
-    messages: messages.length,
+    messages: counts.messages,
     open_review_requests: (channel.open_requests ?? []).length,
     tasks,
-    reservations: {
-      taken: reservations.filter((r) => isInPeriod(r.created_at, input)).length,
-      lapsed: reservations.filter((r) => isInPeriod(r.expires_at, input)).length,
-    },
-    problems: failures + errors,
+    reservations: reservationCounts(channel, (at) => isInPeriod(at, input), input.now),
+    problems: counts.failures + errors,
+  };
+}
+
+/** One message as the transcript shows it; `answer` is its first answer by its recipient (firstAnswers), if any. */
+export function transcriptMessageOf(channel: Channel, e: HistoryRecord, answer?: { message_id: string; timestamp: number }): TranscriptMessage {
+  return {
+    channel: channel.name,
+    channel_id: channel.id,
+    message_id: e.message_id,
+    at: e.timestamp,
+    type: e.message_type,
+    from: partyOf(channel, e.sender_session_id, e.sender_role),
+    to: partyOf(channel, e.recipient_session_id, e.recipient_role),
+    reply_to: e.reply_to,
+    thread_id: e.thread_id ?? e.root_message_id ?? null,
+    content: e.content,
+    path: messagePath(e, answer),
+    ...(e.person_terminal ? { person_terminal: e.person_terminal } : {}),
   };
 }
 
 function messagesOf(state: State, channel: Channel, history: HistoryView, input: TranscriptInput): TranscriptMessage[] {
   const envelopes = channelEnvelopes(state, channel.id, history);
   const answers = firstAnswers(envelopes);
-  const messages: TranscriptMessage[] = [];
-  for (const e of envelopes) {
-    if (input.since !== null && e.timestamp < input.since) continue;
-    messages.push({
-      channel: channel.name,
-      channel_id: channel.id,
-      message_id: e.message_id,
-      at: e.timestamp,
-      type: e.message_type,
-      from: partyOf(channel, e.sender_session_id, e.sender_role),
-      to: partyOf(channel, e.recipient_session_id, e.recipient_role),
-      reply_to: e.reply_to,
-      thread_id: e.thread_id ?? e.root_message_id ?? null,
-      content: e.content,
-      path: messagePath(e, answers.get(e.message_id)),
-      ...(e.person_terminal ? { person_terminal: e.person_terminal } : {}),
-    });
-  }
-  return messages;
+  return envelopes.filter((e) => input.since === null || e.timestamp >= input.since)
+    .map((e) => transcriptMessageOf(channel, e, answers.get(e.message_id)));
 }
 
 /**
- * The transcript of a period: `data.channels` (one ChannelPeriod each, by
- * name) and `data.messages` (send order across channels). Refuses
- * `not_found` for a channel that does not exist.
+ * The channels a transcript covers, by name: the one named (by name or id),
+ * or every active one. Refuses `not_found` for a channel that does not exist.
+ */
+export function transcriptChannels(state: State, wanted: string | undefined): Channel[] | ToolResult {
+  if (wanted !== undefined) {
+    const found = findChannel(state, wanted);
+    return found ? [found] : refuse('not_found', `There is no channel "${wanted}" in this project: opencomms status lists them.`);
+  }
+  return Object.values(state.channels).filter((c) => c.lifecycle === 'active').sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * The transcript of a period, whole: `data.channels` (one ChannelPeriod
+ * each, by name) and `data.messages` (send order across channels). For a
+ * history that fits in memory (tests, small tools); `opencomms log` pages
+ * through the history instead (cli/log-index.ts) and gives the same answer.
+ * Refuses `not_found` for a channel that does not exist.
  */
 export function transcriptOf(state: State, history: HistoryView, input: TranscriptInput): ToolResult {
-  let channels = Object.values(state.channels).filter((c) => c.lifecycle === 'active');
-  if (input.channel !== undefined) {
-    const wanted = findChannel(state, input.channel);
-    if (!wanted) return refuse('not_found', `There is no channel "${input.channel}" in this project: opencomms status lists them.`);
-    channels = [wanted];
-  }
-  channels.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const channels = transcriptChannels(state, input.channel);
+  if (!Array.isArray(channels)) return channels;
   const periods: ChannelPeriod[] = [];
   const all: TranscriptMessage[] = [];
   for (const channel of channels) {
     const messages = messagesOf(state, channel, history, input);
-    periods.push(summarise(state, channel, messages, input));
+    periods.push(channelPeriodOf(state, channel, { messages: messages.length, failures: messages.filter((m) => isProblemPath(m.path)).length }, input));
     all.push(...messages);
   }
   // Each channel is already in send order (seq); a stable sort by time

@@ -118,6 +118,8 @@ export interface Channel {
   away_retention_ms: number;
   /** Edit reservations (our addition; absent when none). */
   reservations?: Reservation[];
+  /** Reservations taken and lapsed lately, one entry per change, newest last (our addition; engine/reservation-log). */
+  reservation_log?: ReservationLogEntry[];
   /** Review requests not answered yet (our addition; absent when none). */
   open_requests?: OpenRequest[];
   /** Files members wrote in the last 15 minutes, for collision notices (our addition). */
@@ -335,6 +337,14 @@ export interface SessionLink {
   host: string;
   created_at: number;
   last_seen: number;
+}
+
+/** One change to a channel's reservations (engine/reservation-log): `count` of them taken or lapsed, by or held by `member_id`, at `at`. */
+export interface ReservationLogEntry {
+  at: number;
+  what: 'taken' | 'lapsed';
+  member_id: string;
+  count: number;
 }
 
 /** One line of history/<channel_id>.jsonl: a finished envelope and who received it. */

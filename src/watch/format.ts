@@ -4,10 +4,12 @@
 import { isDateTime } from '../engine';
 import type { WatchEvent } from './events';
 
-// C0, DEL and C1 controls, and the bidi marks, embeddings, overrides and
-// isolates (U+200E-U+200F, U+202A-U+202E, U+2066-U+2069): those reorder what
-// follows them on a bidi-aware terminal, so a peer could disguise a line.
-const TERMINAL_CONTROL = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// C0, DEL and C1 controls, the bidi marks, embeddings, overrides and
+// isolates (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069): those
+// reorder what follows them on a bidi-aware terminal, so a peer could
+// disguise a line; and the line and paragraph separators (U+2028, U+2029),
+// which some terminals and viewers break a line at.
+const TERMINAL_CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]/g;
 
 /** Text safe to put on a terminal: no control or bidi formatting characters, at most `max` characters. */
 export function printable(text: string, max = 120): string {

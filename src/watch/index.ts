@@ -11,3 +11,4 @@ export { jsonLine, plainLine, describeEvent, printable, printableBlock, terminal
 export type { WatchStart } from './format';
 export { renderScreen, selectableItems, mailForPerson, pauseNote, HIDE_CURSOR, SHOW_CURSOR, CLEAR_SCREEN } from './screen';
 export type { WatchItem } from './screen';
+export { textPanel, wrapToColumns, TEXT_BAR } from './text-panel';

@@ -34,7 +34,7 @@ export interface PeopleWatchOptions {
   /** The watching person's member id: their waiting mail is shown first, and marked in plain lines. */
   person?: string;
   /** What the person's keys add to the screen: the selected row and the footer lines (cli/watch-keys). */
-  overlay?: () => { selected?: string; footer?: readonly string[] };
+  overlay?: () => { selected?: string; footer?: readonly string[]; panel?: (columns: number, maxLines: number) => string[] };
   /** How the person starts this program (`opencomms`, `node dist/opencomms.js`): the commands the screen suggests. */
   command?: string;
   /** Every batch of events, as found (--notify listens here). */

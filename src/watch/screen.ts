@@ -30,6 +30,8 @@ export interface ScreenInput {
   selected?: string;
   /** Lines the keys add at the bottom: a prompt, the last action's outcome, the key help. */
   footer?: readonly string[];
+  /** Lines shown above the footer (a message's text, text-panel.ts), made for the width and at most the lines given. */
+  panel?: (columns: number, maxLines: number) => string[];
   /** How the person starts this program: the commands the screen suggests start with it (`opencomms` when absent). */
   command?: string;
 }
@@ -259,8 +261,10 @@ export function renderScreen(input: ScreenInput): string {
   ];
   const width = Math.max(20, input.columns);
   const footer = input.footer ?? [];
-  const height = Math.max(5, input.rows - 1 - footer.length);
+  const panel = input.panel?.(width, Math.max(3, Math.floor(input.rows / 2))) ?? [];
+  const height = Math.max(5, input.rows - 1 - footer.length - panel.length);
   const lines = [...top, ...fitSections(sections, Math.max(0, height - top.length))].slice(0, height);
+  lines.push(...panel.map((line) => printable(line, 2_000)));
   // The footer (a prompt, an outcome) stays on screen however tall the rest is.
   if (footer.length > 0) lines.push(...footer.map((line) => printable(line, 400)));
   // Cut by columns, not UTF-16 units: a wide character takes two, and a line

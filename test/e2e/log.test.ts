@@ -64,6 +64,9 @@ bothStores('log heads the transcript with one line per channel counting messages
   await ok(alice, 'opencomms_send', { channel: 'review', content: 'please review', type: 'review_request' });
   await ok(alice, 'opencomms_send', { channel: 'review', content: 'and this' });
   await ok(alice, 'opencomms_reserve', { channel: 'review', paths: ['src/a.ts'] });
+  // Taken and given back: gone from the channel's list, still counted as taken in the period.
+  await ok(alice, 'opencomms_reserve', { channel: 'review', paths: ['src/b.ts', 'src/c.ts'] });
+  await ok(alice, 'opencomms_release', { channel: 'review', paths: ['src/b.ts', 'src/c.ts'] });
   await ok(alice, 'opencomms_task', { action: 'add', title: 'port the cache', channel: 'review' });
   await ok(bob, 'opencomms_task', { action: 'next' });
   await ok(bob, 'opencomms_task', { action: 'done', id: 't1' });
@@ -73,12 +76,12 @@ bothStores('log heads the transcript with one line per channel counting messages
   assert.equal(review.messages, 2);
   assert.equal(review.open_review_requests, 1);
   assert.deepEqual(review.tasks, { done: 1, claimed: 1, asked: 0 });
-  assert.deepEqual(review.reservations, { taken: 1, lapsed: 0 });
+  assert.deepEqual(review.reservations, { taken: 3, lapsed: 0 });
   assert.equal(review.problems, 0);
   assert.equal(log.channels[0].messages, 0);
   const plain = await logOf(rig, ['review']);
   const lines = plain.stdout.split('\n');
-  assert.match(lines[1]!, /^channel review \(chn_[0-9a-f]+\): 2 message\(s\), 1 open review request\(s\), tasks 1 done \/ 1 claimed \/ 0 asked, reservations 1 taken \/ 0 lapsed, 0 problem\(s\)$/);
+  assert.match(lines[1]!, /^channel review \(chn_[0-9a-f]+\): 2 message\(s\), 1 open review request\(s\), tasks 1 done \/ 1 claimed \/ 0 asked, reservations 3 taken \/ 0 lapsed, 0 problem\(s\)$/);
   assert.equal(lines.filter((l) => l.startsWith('channel ')).length, 1);
 });
 
@@ -93,6 +96,34 @@ bothStores('log --since leaves out the messages sent before the period', { timeo
   assert.deepEqual(log.messages.map((m: Json) => m.content), ['after']);
   assert.deepEqual(log.channels.map((c: Json) => c.messages), [1, 0]);
   assert.deepEqual((await jsonLog(rig, ['--since', '1h'])).messages.map((m: Json) => m.content), ['before', 'after']);
+});
+
+test('log --since with a duration reaches back that long from now, in hours or days', { timeout: 60_000 }, async (t) => {
+  const project = tempProject(t);
+  const alice = await member(t, project, 'alice-1');
+  const bob = await member(t, project, 'bob-1');
+  await create(alice, 'review', 'writer');
+  await joinChannel(bob, 'review', 'reviewer');
+  await ok(alice, 'opencomms_send', { channel: 'review', content: 'just now' });
+  const state = JSON.parse(readFileSync(join(project, '.opencomms', 'state.json'), 'utf8')) as Json;
+  const sent = Object.values(state.messages as Record<string, Json>)[0]!;
+  const historyDir = join(project, '.opencomms', 'history');
+  mkdirSync(historyDir, { recursive: true });
+  // Finished mail from three hours and from thirty days ago, as the history keeps it.
+  const old = (hours: number, n: number): string => `${JSON.stringify({
+    ...sent, message_id: `ocm_${String(n).repeat(32)}`, seq: n, timestamp: Date.now() - hours * 3_600_000, content: `${hours} hours ago`,
+    delivery_status: 'delivered', delivered_at: Date.now() - hours * 3_600_000 + 1, delivered_to: ['bob-1'],
+  })}\n`;
+  appendFileSync(join(historyDir, `${sent.channel_id}.jsonl`), old(720, 1) + old(3, 2));
+  const contents = async (since: string): Promise<string[]> => {
+    const ran = await runCli(['log', '--project', project, '--json', '--since', since], { env: CLEAN_ENV });
+    assert.equal(ran.code, 0, ran.stderr);
+    return JSON.parse(ran.stdout).messages.map((m: Json) => m.content);
+  };
+  assert.deepEqual(await contents('2h'), ['just now']);
+  assert.deepEqual(await contents('1d'), ['3 hours ago', 'just now']);
+  // 31 days: longer than a Node timer can wait, which --since need not.
+  assert.deepEqual(await contents('31d'), ['720 hours ago', '3 hours ago', 'just now']);
 });
 
 bothStores('log --json prints an object with channels and messages', { timeout: 60_000 }, async (_t, rig) => {
@@ -114,7 +145,7 @@ bothStores('log --follow prints a message sent after it started, and exits 0 on 
   assert.deepEqual(await follower.exit(), { code: 0, signal: null });
 });
 
-bothStores('log --follow prints a line when a printed message is delivered', { timeout: 60_000 }, async (t, rig) => {
+bothStores('log --follow prints a line when a printed message is delivered, then answered', { timeout: 60_000 }, async (t, rig) => {
   const { alice, bob } = await twoChannels(rig);
   const sent = await ok(alice, 'opencomms_send', { channel: 'review', content: 'waiting for bob' });
   const id = sent.data.message_ids[0] as string;
@@ -122,6 +153,29 @@ bothStores('log --follow prints a line when a printed message is delivered', { t
   await follower.matching(/^ {2}path: queued \S+$/);
   await ok(bob, 'opencomms_pull', {});
   await follower.matching(new RegExp(`^  \\[review\\] ${id}: delivered via pull \\S+$`));
+  const answer = await ok(bob, 'opencomms_send', { channel: 'review', content: 'here I am', reply_to: id });
+  await follower.matching(new RegExp(`^  \\[review\\] ${id}: answered by ${answer.data.message_ids[0]} \\S+$`));
+  await follower.matching(/^ {2}\| here I am$/);
+});
+
+bothStores('log --follow --json prints the transcript as one line, then a line per new message and per path step, hostile text escaped', { timeout: 60_000 }, async (t, rig) => {
+  const { alice, bob } = await twoChannels(rig);
+  await ok(alice, 'opencomms_send', { channel: 'build', content: 'before' });
+  const follower = startLog(t, rig, ['--follow', '--json']);
+  const first = JSON.parse(await follower.line(1)) as Json;
+  assert.deepEqual(first.messages.map((m: Json) => m.content), ['before']);
+  const hostile = 'ok\u001b[2J\u009b31m\u202eevil\u2028next';
+  const sent = await ok(alice, 'opencomms_send', { channel: 'review', content: hostile });
+  const id = sent.data.message_ids[0] as string;
+  const added = await follower.event('the new message', (e) => e.message?.message_id === id);
+  assert.equal(added.message.content, hostile, 'the value is unchanged');
+  await ok(bob, 'opencomms_pull', {});
+  // A pull may be seen in flight first; the delivery follows as a line of its own.
+  const moved = await follower.event('its delivery', (e) => e.path?.message_id === id && e.path.path.at(-1).step === 'delivered');
+  assert.deepEqual(moved.path.path.map((s: Json) => s.step), ['queued', 'delivered']);
+  for (const line of follower.lines) assert.doesNotMatch(line, TERMINAL_DRIVERS);
+  follower.child.kill('SIGINT');
+  assert.deepEqual(await follower.exit(), { code: 0, signal: null });
 });
 
 test('log makes hostile text harmless: escapes, bidi marks and line breaks in content and role names', { timeout: 60_000 }, async (t) => {
@@ -138,13 +192,14 @@ test('log makes hostile text harmless: escapes, bidi marks and line breaks in co
   const sent = Object.values(state.messages as Record<string, Json>)[0]!;
   const historyDir = join(project, '.opencomms', 'history');
   mkdirSync(historyDir, { recursive: true });
-  const forged = { ...sent, message_id: `ocm_${'f'.repeat(32)}`, seq: (sent.seq ?? 0) + 1, delivery_status: 'delivered', delivered_to: [], sender_role: 'writer\nchannel review: 0 message(s)\u001b[31m' };
+  const forged = { ...sent, message_id: `ocm_${'f'.repeat(32)}`, seq: (sent.seq ?? 0) + 1, delivery_status: 'delivered', delivered_to: [], sender_role: 'writer\nchannel review: 0 message(s)\u001b[31m', recipient_role: 'rev\u2028iew\u061cer\u202e\u0085' };
   appendFileSync(join(historyDir, `${sent.channel_id}.jsonl`), `${JSON.stringify(forged)}\n`);
   const plain = await runCli(['log', '--project', project], { env: CLEAN_ENV });
   assert.equal(plain.code, 0, plain.stderr);
   assert.doesNotMatch(plain.stdout, TERMINAL_DRIVERS);
   assert.ok(plain.stdout.includes('  | line two'));
   assert.ok(plain.stdout.includes('] writer channel review: 0 mess... (alice-1, mcp, agent) -> '), plain.stdout);
+  assert.ok(plain.stdout.includes(' -> rev iew er   (bob-1, mcp, agent): manual '), plain.stdout);
   assert.equal(plain.stdout.split('\n').filter((l) => l.startsWith('channel ')).length, 1);
   const json = await runCli(['log', '--project', project, '--json'], { env: CLEAN_ENV });
   assert.doesNotMatch(json.stdout.trimEnd(), TERMINAL_DRIVERS);
@@ -182,6 +237,8 @@ function startLog(t: TestContext, rig: Rig, args: string[]): WatchProcess {
 const CHANNELS = ['c0', 'c1', 'c2', 'c3', 'c4'];
 // Each channel holds this many records written by hand plus one sent for real: 2,000, what a log keeps.
 const RECORDS_PER_CHANNEL = 1_999;
+// Texts this long make the histories 45 MB: far more than the heap the log is given below.
+const RECORD_TEXT_CHARS = 4_000;
 
 /** A file project with five channels of 2,000 history records each, their times interleaved. */
 async function seededProject(t: TestContext): Promise<string> {
@@ -201,16 +258,18 @@ async function seededProject(t: TestContext): Promise<string> {
   const base = Math.min(...sent.map((m) => m.timestamp as number)) - 1_000_000;
   for (const [c, name] of CHANNELS.entries()) {
     const template = sent.find((m) => m.channel_id === state.channels[name].id)!;
-    let text = '';
+    const lines: string[] = [];
     for (let i = 0; i < RECORDS_PER_CHANNEL; i++) {
       const at = base + i * CHANNELS.length + c;
       const record = {
         ...template, message_id: `ocm_${at.toString(16).padStart(32, '0')}`, seq: 1_000_000 + at - base, timestamp: at,
-        content: `record ${i} of ${name}: ${'x'.repeat(200)}`, delivery_status: 'delivered', delivered_at: at + 1, delivered_to: ['bob-1'],
+        content: `record ${i} of ${name}: ${'x'.repeat(RECORD_TEXT_CHARS)}`, delivery_status: 'delivered', delivered_at: at + 1, delivered_to: ['bob-1'],
       };
-      text += `${JSON.stringify(record)}\n`;
+      lines.push(`${JSON.stringify(record)}\n`);
     }
-    appendFileSync(join(historyDir, `${state.channels[name].id}.jsonl`), text);
+    // Odd channels' logs are written newest first: a log is in the order mail finished, which need not be the order it was sent.
+    if (c % 2 === 1) lines.reverse();
+    appendFileSync(join(historyDir, `${state.channels[name].id}.jsonl`), lines.join(''));
   }
   return project;
 }
@@ -237,8 +296,14 @@ function runMeasured(args: string[], env: Record<string, string | undefined>): P
   });
 }
 
-/** The plain run gets a heap this small: the whole retained history of five channels must fit it. */
-const HEAP_LIMIT_MIB = 64;
+/**
+ * Both runs get a heap this small, under the 45 MB the histories hold: the
+ * log must page through them, holding per message only what orders it.
+ * (Measured here: loading the histories whole, as the log once did, fails
+ * in a 48 MiB heap and needs 64; the paged log keeps about 10 MiB live,
+ * Node's own 5 included, and passes in 20 to 32.)
+ */
+const HEAP_LIMIT_MIB = 32;
 const NO_TIME = !existsSync('/usr/bin/time') && '/usr/bin/time is not installed: it measures the peak memory';
 
 bothStores('log prints 10,000 history records in send order across channels, in bounded memory', { timeout: 180_000 }, async (t, rig) => {
@@ -251,20 +316,22 @@ bothStores('log prints 10,000 history records in send order across channels, in 
     assert.equal(moved.code, 0, moved.stderr);
     target = rig.cli();
   }
-  const json = await runMeasured(['log', '--project', target.project, '--json'], { ...CLEAN_ENV, ...target.env });
+  const heap = { NODE_OPTIONS: `--max-old-space-size=${HEAP_LIMIT_MIB}` };
+  const json = await runMeasured(['log', '--project', target.project, '--json'], { ...CLEAN_ENV, ...target.env, ...heap });
   assert.equal(json.code, 0, json.stderr);
   const log = JSON.parse(json.stdout) as Json;
   assert.equal(log.messages.length, 10_000);
   assert.deepEqual(log.channels.map((c: Json) => c.messages), [2_000, 2_000, 2_000, 2_000, 2_000]);
   const times = log.messages.map((m: Json) => m.at as number);
   assert.ok(times.every((at: number, i: number) => i === 0 || times[i - 1]! <= at), 'in send order');
-  assert.deepEqual(log.messages.slice(0, 6).map((m: Json) => m.channel), ['c0', 'c1', 'c2', 'c3', 'c4', 'c0']);
-  const plain = await runMeasured(['log', '--project', target.project], { ...CLEAN_ENV, ...target.env, NODE_OPTIONS: `--max-old-space-size=${HEAP_LIMIT_MIB}` });
+  assert.deepEqual(log.messages.slice(0, 6).map((m: Json) => m.content.slice(0, 17)), ['record 0 of c0: x', 'record 0 of c1: x', 'record 0 of c2: x', 'record 0 of c3: x', 'record 0 of c4: x', 'record 1 of c0: x']);
+  assert.deepEqual(log.messages.slice(-5).map((m: Json) => m.content), CHANNELS.map((name) => `real on ${name}`));
+  const plain = await runMeasured(['log', '--project', target.project], { ...CLEAN_ENV, ...target.env, ...heap });
   assert.equal(plain.code, 0, plain.stderr);
   assert.equal(plain.stdout.split('\n').filter((l) => l.startsWith('  path: ')).length, 10_000);
   t.diagnostic(`peak RSS, ${rig.kind} store: --json ${json.maxRssKib} KiB, plain ${plain.maxRssKib} KiB`);
-  // Measured: the plain run fits a 32 MiB heap (not 24) and peaks near 120 MiB resident; these limits leave room for noise.
-  assert.ok(plain.maxRssKib < 192 * 1024, `peak RSS ${plain.maxRssKib} KiB`);
+  // Measured: near 100 MiB resident either way (Node itself takes 45); the limit leaves room for noise.
+  for (const run of [json, plain]) assert.ok(run.maxRssKib < 160 * 1024, `peak RSS ${run.maxRssKib} KiB`);
 });
 
 test('log --since that is neither a duration nor a time is a usage error', async (t) => {

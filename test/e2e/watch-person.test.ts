@@ -164,6 +164,42 @@ test('inside an agent host the watch view still shows everything, but its keys r
   assert.match(await untilScreen(tmux, 'the exit', (s) => /watch exited with status \d+/.test(s)), /watch exited with status 0$/m);
 });
 
+test('v shows the selected message\'s text under the rows, harmless, without taking it; v hides it again', async (t) => {
+  if (!hasTmux()) {
+    t.skip('tmux is not installed: the person\'s keys in watch need a real terminal to test');
+    return;
+  }
+  const project = tempProject(t);
+  const writer = await member(t, project, 'sess_writer');
+  await create(writer, 'review', 'writer');
+  await say(project, 'review', 'I am watching this one.');
+  await ok(writer, 'opencomms_pull', {});
+  const hostile = 'Is the retry safe?\u001b[2J\u001b]2;pwned\u0007\nSecond line \u202eesrever\u202c here';
+  const request = await ok(writer, 'opencomms_send', { channel: 'review', content: hostile, type: 'review_request', to: 'person' });
+  const requestId: string = request.data.message_ids[0];
+  const tmux = watchInTmux(t, project);
+  await untilScreen(tmux, 'the person\'s waiting request', (s) => s.includes(`MAIL FOR YOU (${PERSON}): 1 waiting`));
+  tmux('send-keys', '-t', 'watch', 'v');
+  await untilScreen(tmux, 'the hint to select first', (s) => /^Select a message first \(j\/k\), then v shows its text\.$/m.test(s));
+  tmux('send-keys', '-t', 'watch', 'j');
+  await untilScreen(tmux, 'the request selected', (s) => new RegExp(`^> .*review_request ${requestId}`, 'm').test(s));
+  tmux('send-keys', '-t', 'watch', 'v');
+  const screen = await untilScreen(tmux, 'the text shown', (s) => /^ {2}\| Second line/m.test(s));
+  // The header wraps at the pane's 140 columns.
+  assert.match(screen.replace(/\n(?! {2}\|)/g, ''), new RegExp(`text of review_request ${requestId}, .* on review: writer \\(sess_writer\\) -> person \\(${PERSON}\\), pending; still waiting for you until .* read takes it`));
+  assert.match(screen, /^ {2}\| Is the retry safe\?\uFFFD\[2J\uFFFD\]2;pwned\uFFFD$/m);
+  assert.match(screen, /^ {2}\| Second line \uFFFDesrever\uFFFD here$/m);
+  assert.match(screen, /^ {2}\(end of the text; v or Esc hides it\)$/m);
+  assert.ok(screen.includes('OpenComms watch'), 'the escapes in the text did not clear the screen');
+  assert.equal(tmux('display-message', '-p', '-t', 'watch', '#{pane_title}').includes('pwned'), false, 'nor set the title');
+  tmux('send-keys', '-t', 'watch', 'v');
+  // Shown is not read: the request still waits for the person.
+  const hidden = await untilScreen(tmux, 'the text hidden', (s) => !s.includes('Second line'));
+  assert.ok(hidden.includes(`MAIL FOR YOU (${PERSON}): 1 waiting`), hidden);
+  tmux('send-keys', '-t', 'watch', 'q');
+  assert.match(await untilScreen(tmux, 'the exit', (s) => /watch exited with status \d+/.test(s)), /watch exited with status 0$/m);
+});
+
 test('watch --notify runs its command with channel, sender and kind (never the content) for the person\'s mail and a loop-guard pause', async (t) => {
   const project = tempProject(t);
   const writer = await member(t, project, 'sess_writer');
