@@ -591,6 +591,20 @@ function checkPersonActions(root, notes) {
   return kept.length > 0 ? kept : void 0;
 }
 
+// src/engine/reservation-log.ts
+var RESERVATION_LOG_KEPT = 100;
+function logReservations(channel, what, memberId, count, at) {
+  if (count <= 0) return;
+  const log = channel.reservation_log ?? [];
+  log.push({ at, what, member_id: memberId, count });
+  channel.reservation_log = log.slice(-RESERVATION_LOG_KEPT);
+}
+function isReservationLogEntry(e) {
+  if (typeof e !== "object" || e === null) return false;
+  const r = e;
+  return typeof r.at === "number" && Number.isFinite(r.at) && (r.what === "taken" || r.what === "lapsed") && typeof r.member_id === "string" && typeof r.count === "number" && Number.isSafeInteger(r.count) && r.count > 0;
+}
+
 // src/engine/loop-guard.ts
 function maxAgentStreakOf(channel) {
   return channel.max_agent_streak ?? DEFAULT_MAX_AGENT_STREAK;
@@ -899,6 +913,7 @@ function checkChannel(key, raw, now, notes, legacy) {
   checkOpenRequests(c, where, notes);
   checkLoopGuard(c, where, notes);
   softArray(c, "recent_edits", where, notes, (e) => isObj(e) && typeof e.file === "string" && typeof e.member_id === "string" && isFiniteNumber(e.at));
+  softArray(c, "reservation_log", where, notes, isReservationLogEntry);
   softArray(c, "collision_notices", where, notes, (e) => isObj(e) && typeof e.file === "string" && typeof e.pair === "string" && isFiniteNumber(e.at));
   fill(c, "budgets", { max_runtime_ms: null, max_delivered_messages: null }, where, notes);
   if (!isObj(c.budgets)) rejectShape(`${where}.budgets must be an object`);
@@ -2216,6 +2231,10 @@ function pruneReservations(state, now, isAlive = JUDGE_BY_LEASE) {
     if (!channel.reservations) continue;
     const kept = liveReservations(state, channel, now, isAlive);
     dropped += channel.reservations.length - kept.length;
+    for (const holder of new Set(channel.reservations.map((r) => r.member_id))) {
+      const gone = channel.reservations.filter((r) => r.member_id === holder && !kept.includes(r));
+      if (gone.length > 0) logReservations(channel, "lapsed", holder, gone.length, Math.min(now, ...gone.map((r) => r.expires_at)));
+    }
     if (kept.length > 0) channel.reservations = kept;
     else delete channel.reservations;
   }
@@ -2331,6 +2350,7 @@ function reservePaths(state, input, ctx) {
   }
   channel.reservations = [...kept, ...granted];
   if (channel.reservations.length === 0) delete channel.reservations;
+  logReservations(channel, "taken", member.session_id, granted.length, now);
   const until = formatIsoTime(now + ttl * 6e4);
   const parts = [];
   if (granted.length > 0) parts.push(`Reserved ${granted.map((g) => g.path).join(", ")} (${exclusive ? "exclusive" : "shared"}) until ${until}. ${RESERVATION_LIFETIME_RULE}`);
@@ -4449,7 +4469,7 @@ function createEngineCtx(now, history) {
 
 // src/store/file/store.ts
 import { hostname as hostname3 } from "node:os";
-import { join as join17, resolve as resolvePath2 } from "node:path";
+import { join as join18, resolve as resolvePath2 } from "node:path";
 
 // src/engine/changes/args.ts
 var isText = (value) => typeof value === "string";
@@ -6659,15 +6679,135 @@ function sortOldestFirst(records) {
   return records.sort((a, b) => a.timestamp - b.timestamp);
 }
 
-// src/store/file/board-history.ts
+// src/store/file/history-pages.ts
 import { dirname as dirname8, join as join13 } from "node:path";
+
+// src/store/history-pager.ts
+var HISTORY_PAGE_RECORDS = 500;
+var HISTORY_PAGE_BYTES = 256 * 1024;
+function parseLine(text, channelId) {
+  if (text.trim() === "") return void 0;
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return void 0;
+  }
+  const record = parseHistoryRecord(value);
+  return record && record.channel_id === channelId ? record : void 0;
+}
+
+// src/store/file/history-pages.ts
+var LINE_FEED = 10;
+function fileHistoryPager(port, historyDir) {
+  return new FilePager(port, historyDir);
+}
+var FilePager = class {
+  constructor(port, dir) {
+    this.port = port;
+    this.dir = dir;
+  }
+  port;
+  dir;
+  cursors = /* @__PURE__ */ new Map();
+  /** Every descriptor opened, by generation, kept open until close so old spots still read. */
+  fds = /* @__PURE__ */ new Map();
+  generations = 0;
+  async next(channelId, max = HISTORY_PAGE_RECORDS) {
+    if (!isValidChannelId(channelId)) return [];
+    const path = join13(this.dir, `${channelId}.jsonl`);
+    try {
+      const cursor = this.cursorOf(channelId, path);
+      return cursor === void 0 ? [] : this.page(channelId, cursor, max);
+    } catch (err) {
+      throw unwritable("read the history log", path, err);
+    }
+  }
+  async fetch(channelId, spots) {
+    return spots.map((spot) => {
+      if (!("file" in spot)) return void 0;
+      const fd = this.fds.get(spot.file);
+      if (fd === void 0) return void 0;
+      const bytes = Buffer.alloc(spot.length);
+      return readFully(this.port, fd, bytes, spot.offset) === spot.length ? parseLine(bytes.toString("utf8"), channelId) : void 0;
+    });
+  }
+  async close() {
+    for (const fd of this.fds.values()) this.port.closeSync(fd);
+    this.fds.clear();
+    this.cursors.clear();
+  }
+  // The open log of a channel: the one opened before while the name still
+  // points at it, else the file now at the name (new, or a compaction's).
+  cursorOf(channelId, path) {
+    const known = this.cursors.get(channelId);
+    let ino;
+    try {
+      ino = this.port.statSync(path).ino;
+    } catch (err) {
+      if (errnoOf(err) !== "ENOENT") throw err;
+    }
+    if (known && (ino === void 0 || ino === known.ino)) return known;
+    if (ino === void 0) return void 0;
+    if (!checkOwnDir(this.port, dirname8(this.dir), false) || !checkOwnDir(this.port, this.dir, false)) return void 0;
+    let fd;
+    try {
+      fd = openOwnFile(this.port, path, "read");
+    } catch (err) {
+      if (errnoOf(err) === "ENOENT") return void 0;
+      throw err;
+    }
+    const file = ++this.generations;
+    this.fds.set(file, fd);
+    const cursor = { file, fd, ino: this.port.fstatSync(fd).ino, offset: 0 };
+    this.cursors.set(channelId, cursor);
+    return cursor;
+  }
+  // Up to `max` whole lines from the cursor; a line still being appended (no
+  // newline yet) is left for a later call.
+  page(channelId, cursor, max) {
+    const out = [];
+    const size = this.port.fstatSync(cursor.fd).size;
+    let chunk = Buffer.alloc(Math.min(HISTORY_PAGE_BYTES, Math.max(0, size - cursor.offset)));
+    while (out.length < max && cursor.offset < size) {
+      const got = readFully(this.port, cursor.fd, chunk, cursor.offset);
+      const end = chunk.subarray(0, got).lastIndexOf(LINE_FEED);
+      if (end < 0) {
+        if (cursor.offset + got >= size) break;
+        chunk = Buffer.alloc(Math.min(chunk.length * 2, size - cursor.offset));
+        continue;
+      }
+      let start = 0;
+      while (start <= end && out.length < max) {
+        const stop = chunk.indexOf(LINE_FEED, start);
+        const record = parseLine(chunk.toString("utf8", start, stop), channelId);
+        if (record) out.push({ record, spot: { file: cursor.file, offset: cursor.offset + start, length: stop - start } });
+        start = stop + 1;
+      }
+      cursor.offset += start;
+    }
+    return out;
+  }
+};
+function readFully(port, fd, into, position) {
+  let got = 0;
+  while (got < into.length) {
+    const n = port.readSync(fd, into, got, into.length - got, position + got);
+    if (n <= 0) break;
+    got += n;
+  }
+  return got;
+}
+
+// src/store/file/board-history.ts
+import { dirname as dirname9, join as join14 } from "node:path";
 var BOARD_HISTORY_FILE = "board.jsonl";
 var BOARD_READ_MAX_BYTES = 32 << 20;
 var BoardHistoryLog = class {
   constructor(port, historyDir) {
     this.port = port;
     this.dir = historyDir;
-    this.path = join13(historyDir, BOARD_HISTORY_FILE);
+    this.path = join14(historyDir, BOARD_HISTORY_FILE);
   }
   port;
   path;
@@ -6675,9 +6815,9 @@ var BoardHistoryLog = class {
   /** Appends the tasks and fsyncs them (and the file's name when this made it), before the state drops them. */
   append(tasks) {
     if (tasks.length === 0) return;
-    ensureOwnDir(this.port, dirname8(this.dir));
+    ensureOwnDir(this.port, dirname9(this.dir));
     const made = ensureOwnDir(this.port, this.dir);
-    if (made !== void 0) fsyncDirectory(this.port, dirname8(made));
+    if (made !== void 0) fsyncDirectory(this.port, dirname9(made));
     let text = "";
     for (const task of tasks) text += `${JSON.stringify(task)}
 `;
@@ -6722,7 +6862,7 @@ ${text}`;
   readTail(maxBytes) {
     let fd;
     try {
-      if (!checkOwnDir(this.port, dirname8(this.dir), false) || !checkOwnDir(this.port, this.dir, false)) return "";
+      if (!checkOwnDir(this.port, dirname9(this.dir), false) || !checkOwnDir(this.port, this.dir, false)) return "";
       fd = openOwnFile(this.port, this.path, "read");
     } catch (err) {
       if (errnoOf(err) === "ENOENT") return "";
@@ -6747,7 +6887,7 @@ ${text}`;
 };
 
 // src/store/file/load.ts
-import { dirname as dirname9, join as join14 } from "node:path";
+import { dirname as dirname10, join as join15 } from "node:path";
 
 // src/store/parse.ts
 function parseStateText(codec, text, now, memo, learn = false) {
@@ -6791,7 +6931,7 @@ function withGeneration(body, generation, commit) {
 function readState(port, statePath, codec, now, memo, learn = false) {
   let bytes;
   try {
-    bytes = checkOwnDir(port, dirname9(statePath), false) ? tryReadFileReusing(port, statePath) : void 0;
+    bytes = checkOwnDir(port, dirname10(statePath), false) ? tryReadFileReusing(port, statePath) : void 0;
   } catch (err) {
     throw unwritable("read", statePath, err);
   }
@@ -6807,7 +6947,7 @@ function readState(port, statePath, codec, now, memo, learn = false) {
 function quarantineState(port, stateDir, bytes, now) {
   for (let attempt = 0; attempt < QUARANTINE_ATTEMPTS; attempt++) {
     const name = attempt === 0 ? `state.corrupt-${now}.json` : `state.corrupt-${now}-${attempt}.json`;
-    const path = join14(stateDir, name);
+    const path = join15(stateDir, name);
     try {
       createFileExclusive(port, path, bytes);
       return name;
@@ -6902,11 +7042,11 @@ function plainChange(op, args, member, at) {
 }
 
 // src/store/file/migrate-v1.ts
-import { join as join15 } from "node:path";
+import { join as join16 } from "node:path";
 var MIGRATION_MARKER = "MIGRATED_FROM_V1";
 var LEGACY_DIR_NAME = [".opencode", "comms"].join("-");
 function migrationPaths(projectDir, stateDir) {
-  return { legacy: join15(projectDir, LEGACY_DIR_NAME, "state.json"), marker: join15(stateDir, MIGRATION_MARKER) };
+  return { legacy: join16(projectDir, LEGACY_DIR_NAME, "state.json"), marker: join16(stateDir, MIGRATION_MARKER) };
 }
 function migrateV1IfPresent(input) {
   const { port, codec, now, loaded } = input;
@@ -6934,8 +7074,8 @@ function migrateV1IfPresent(input) {
   }
   const state = migrated.state;
   try {
-    replaceFile(port, join15(input.stateDir, "state.v1.bak.json"), legacyBytes);
-    if (input.hadStateFile && loaded.baseline !== null) replaceFile(port, join15(input.stateDir, "state.v2.empty.bak.json"), loaded.baseline);
+    replaceFile(port, join16(input.stateDir, "state.v1.bak.json"), legacyBytes);
+    if (input.hadStateFile && loaded.baseline !== null) replaceFile(port, join16(input.stateDir, "state.v2.empty.bak.json"), loaded.baseline);
   } catch (err) {
     throw unwritable("back up the legacy state into", input.stateDir, err);
   }
@@ -6963,7 +7103,7 @@ function isEmptyOperatorState(state) {
 }
 
 // src/store/file/archives.ts
-import { dirname as dirname10, join as join16 } from "node:path";
+import { dirname as dirname11, join as join17 } from "node:path";
 
 // src/store/archive-shape.ts
 function archiveOfText(text, channelId) {
@@ -6982,17 +7122,17 @@ function isArchiveRecord(value) {
 
 // src/store/file/archives.ts
 function archivesDir(projectDir) {
-  return join16(projectDir, STATE_DIR_NAME, "archives");
+  return join17(projectDir, STATE_DIR_NAME, "archives");
 }
 function archivePath(projectDir, channelId) {
   if (!isValidChannelId(channelId)) throw new Error(`invalid channel id: ${JSON.stringify(channelId)}`);
-  return join16(archivesDir(projectDir), `${channelId}.json`);
+  return join17(archivesDir(projectDir), `${channelId}.json`);
 }
 function writeArchive(projectDir, archive, port = NODE_FS) {
   if (!isArchiveRecord(archive)) throw new Error("not a valid archive record");
   const path = archivePath(projectDir, archive.channel_id);
   try {
-    ensureOwnDir(port, dirname10(archivesDir(projectDir)));
+    ensureOwnDir(port, dirname11(archivesDir(projectDir)));
     ensureOwnDir(port, archivesDir(projectDir));
     replaceFile(port, path, JSON.stringify(archive));
   } catch (err) {
@@ -7029,7 +7169,7 @@ function listArchives(projectDir, port = NODE_FS) {
 }
 function hasArchivesDir(projectDir, port) {
   const dir = archivesDir(projectDir);
-  return checkOwnDir(port, dirname10(dir), false) && checkOwnDir(port, dir, false);
+  return checkOwnDir(port, dirname11(dir), false) && checkOwnDir(port, dir, false);
 }
 function readArchiveIn(projectDir, channelId, port) {
   let bytes;
@@ -7060,20 +7200,20 @@ var FenceLost = class extends Error {
 };
 function createStore(options) {
   const projectDir = resolvePath2(options.projectDir);
-  const stateDir = join17(projectDir, STATE_DIR_NAME);
-  const statePath = join17(stateDir, "state.json");
-  const lockPath = join17(stateDir, ".state.lock");
+  const stateDir = join18(projectDir, STATE_DIR_NAME);
+  const statePath = join18(stateDir, "state.json");
+  const lockPath = join18(stateDir, ".state.lock");
   const port = options.fs ?? NODE_FS;
   const codec = options.codec;
   const now = options.now ?? Date.now;
   const host = options.host ?? hostname3();
   const history = new HistoryLog({
     port,
-    historyDir: join17(stateDir, "history"),
+    historyDir: join18(stateDir, "history"),
     keepRecords: options.historyKeep,
     compactLines: options.historyCompactLines
   });
-  const boardLog = new BoardHistoryLog(port, join17(stateDir, "history"));
+  const boardLog = new BoardHistoryLog(port, join18(stateDir, "history"));
   const ctx = createEngineCtx(now, history);
   let isMigrationSettled = false;
   const memo = {};
@@ -7144,9 +7284,9 @@ function createStore(options) {
     const pending = found.toApply.filter((f) => !left.has(f.path));
     let applied = [];
     const { result, write } = applyChange(loaded, codec, ctx.now(), (state) => {
-      const result2 = own(state);
-      applied = result2.ok ? applyWaiting(state, pending, ctx, tx) : [];
-      return result2;
+      const ownResult = own(state);
+      applied = ownResult.ok ? applyWaiting(state, pending, ctx, tx) : [];
+      return ownResult;
     });
     if (write) {
       const commit = randomHex(8);
@@ -7165,7 +7305,7 @@ function createStore(options) {
       history.appendFinished(write.finished);
       boardLog.append(write.retired);
     } catch (err) {
-      throw unwritable("append to the history in", join17(stateDir, "history"), err);
+      throw unwritable("append to the history in", join18(stateDir, "history"), err);
     }
     writeState(lock, write.text, fence, commit);
   }
@@ -7275,6 +7415,7 @@ function createStore(options) {
       }
       return loaded.state;
     },
+    pageHistory: () => fileHistoryPager(port, join18(stateDir, "history")),
     dropHistory(channelId) {
       return withLock(() => {
         try {
@@ -7288,7 +7429,7 @@ function createStore(options) {
 }
 
 // src/store/redis/redis-store.ts
-import { join as join18, resolve as resolvePath3 } from "node:path";
+import { join as join19, resolve as resolvePath3 } from "node:path";
 
 // src/store/redis/history-cache.ts
 var HistoryNotLoaded = class extends Error {
@@ -8231,6 +8372,54 @@ async function wrongTypeAt(client, key, commandName, expected) {
   return client.wrongTypeFault(key, commandName, expected, found);
 }
 
+// src/store/redis/history-pages.ts
+function streamHistoryPager(client, keyOf) {
+  return new StreamPager(client, keyOf);
+}
+var StreamPager = class {
+  constructor(client, keyOf) {
+    this.client = client;
+    this.keyOf = keyOf;
+  }
+  client;
+  keyOf;
+  /** The id of the last entry handed out, per channel. */
+  lastIds = /* @__PURE__ */ new Map();
+  async next(channelId, max = HISTORY_PAGE_RECORDS) {
+    if (!isValidChannelId(channelId)) return [];
+    const out = [];
+    for (let isFull = true; out.length === 0 && isFull; ) {
+      const lastId = this.lastIds.get(channelId);
+      const from = lastId === void 0 ? "-" : `(${lastId}`;
+      const entries = streamEntries(this.client.check(await this.client.command(["XRANGE", this.keyOf(channelId), from, "+", "COUNT", max]), "XRANGE"));
+      for (const { id, fields } of entries) {
+        this.lastIds.set(channelId, id);
+        const record = recordOfFields(fields, channelId);
+        if (record) out.push({ record, spot: { entry: id } });
+      }
+      isFull = entries.length === max;
+    }
+    return out;
+  }
+  async fetch(channelId, spots) {
+    const ids = spots.map((spot) => "entry" in spot ? spot.entry : void 0);
+    const asked = ids.filter((id) => id !== void 0);
+    if (asked.length === 0) return ids.map(() => void 0);
+    const key = this.keyOf(channelId);
+    const replies = await this.client.pipeline(asked.map((id) => ["XRANGE", key, id, id]));
+    const byId = /* @__PURE__ */ new Map();
+    asked.forEach((id, i) => byId.set(id, recordOfFields(streamEntries(this.client.check(replies[i], "XRANGE"))[0]?.fields ?? [], channelId)));
+    return ids.map((id) => id === void 0 ? void 0 : byId.get(id));
+  }
+  close() {
+    return this.client.close();
+  }
+};
+function recordOfFields(fields, channelId) {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === RECORD_FIELD) return parseLine(fields[i + 1], channelId);
+  return void 0;
+}
+
 // src/store/redis/turn-scripts.ts
 var TURN_LUA = `
 local function readTurns(nextKey, servingKey)
@@ -9031,7 +9220,7 @@ var MAX_HISTORY_ROUNDS = 1e3;
 function createRedisStore(options) {
   const { config, codec } = options;
   const projectDir = resolvePath3(options.projectDir);
-  const stateDir = join18(projectDir, STATE_DIR_NAME);
+  const stateDir = join19(projectDir, STATE_DIR_NAME);
   const keys = keysOf(config.keyPrefix);
   const where = displayUrl(config);
   const now = options.now ?? Date.now;
@@ -9184,6 +9373,8 @@ function createRedisStore(options) {
     },
     watch: (watchOptions) => watchRedisState(store, watchOptions),
     check: (checkOptions) => checkRedisStore({ ...checkOptions, config, projectDir }),
+    // On a connection of its own, closed with the pager: a long read never holds up the store's commands.
+    pageHistory: () => streamHistoryPager(newClient(), keys.history),
     dropHistory(channelId) {
       return enqueue(async () => {
         if (!isValidChannelId(channelId)) return;
@@ -9392,17 +9583,17 @@ async function checkRootSession(client, sessionId) {
 
 // src/opencode/project-dir.ts
 import { existsSync as existsSync2 } from "node:fs";
-import { dirname as dirname11, join as join19, resolve as resolvePath4 } from "node:path";
+import { dirname as dirname12, join as join20, resolve as resolvePath4 } from "node:path";
 var OPENCODE_PLUGIN_FILE = ".opencode/plugin/opencomms.js";
 function isProjectRoot(dir) {
-  return existsSync2(join19(dir, STATE_DIR_NAME)) || existsSync2(join19(dir, OPENCODE_PLUGIN_FILE));
+  return existsSync2(join20(dir, STATE_DIR_NAME)) || existsSync2(join20(dir, OPENCODE_PLUGIN_FILE));
 }
 function findProjectDir(directory, worktree) {
   const start = resolvePath4(directory);
   const stop = worktree && worktree !== "/" ? resolvePath4(worktree) : void 0;
-  for (let dir = start; ; dir = dirname11(dir)) {
+  for (let dir = start; ; dir = dirname12(dir)) {
     if (isProjectRoot(dir)) return dir;
-    if (dir === stop || dirname11(dir) === dir) return start;
+    if (dir === stop || dirname12(dir) === dir) return start;
   }
 }
 
@@ -10005,17 +10196,17 @@ function spawnPushRefusal(s, a) {
 }
 
 // src/local/turn-records.ts
-import { basename as basename7, join as join20 } from "node:path";
+import { basename as basename7, join as join21 } from "node:path";
 var PHASES = ["busy", "idle", "ended"];
 var MAX_TURN_SESSION_CHARS = 100;
 function turnsDir(projectDir) {
-  return join20(projectDir, STATE_DIR_NAME, "turns");
+  return join21(projectDir, STATE_DIR_NAME, "turns");
 }
 var PLAIN_ID = /^[A-Za-z0-9_-]+$/;
 function turnRecordPath(projectDir, sessionId) {
   if (sessionId === "" || sessionId.length > MAX_TURN_SESSION_CHARS) return void 0;
   const name = PLAIN_ID.test(sessionId) ? sessionId : `x${Buffer.from(sessionId, "utf8").toString("hex")}`;
-  return join20(turnsDir(projectDir), `${name}.json`);
+  return join21(turnsDir(projectDir), `${name}.json`);
 }
 function readTurnRecord(projectDir, sessionId, port = NODE_FS) {
   const path = turnRecordPath(projectDir, sessionId);
@@ -10236,11 +10427,11 @@ function storeFaultResult(fault) {
 }
 
 // src/tools/reserve-paths.ts
-import { isAbsolute as isAbsolute2, join as join22, relative } from "node:path";
+import { isAbsolute as isAbsolute2, join as join23, relative } from "node:path";
 
 // src/files/real-path.ts
 import { lstatSync as lstatSync3, readlinkSync as readlinkSync4, realpathSync } from "node:fs";
-import { dirname as dirname12, isAbsolute, join as join21, parse as parsePath, sep } from "node:path";
+import { dirname as dirname13, isAbsolute, join as join22, parse as parsePath, sep } from "node:path";
 var MAX_LINKS_PER_WALK = 40;
 function joinAsWritten(dir, path) {
   if (isAbsolute(path)) return path;
@@ -10261,12 +10452,12 @@ function walkNames(dir, names, links) {
     const name = names[i];
     if (name === "" || name === ".") continue;
     if (name === "..") {
-      at = dirname12(at);
+      at = dirname13(at);
       continue;
     }
-    const next = join21(at, name);
+    const next = join22(at, name);
     const rest = names.slice(i + 1);
-    const missing = { path: join21(next, ...rest), found: false };
+    const missing = { path: join22(next, ...rest), found: false };
     let isLink;
     try {
       isLink = lstatSync3(next).isSymbolicLink();
@@ -10310,7 +10501,7 @@ function realPattern(raw, projectDir, root) {
   const wild = segments.findIndex((segment) => WILDCARD.test(segment));
   const literal = wild === -1 ? segments : segments.slice(0, wild);
   if (literal.length === 0) return lexical;
-  const real = realPathOf(join22(root, ...literal));
+  const real = realPathOf(join23(root, ...literal));
   const inside = relative(root, real);
   if (inside.startsWith("..") || isAbsolute2(inside)) return real.split("\\").join("/");
   return [...inside === "" ? [] : inside.split(/[\\/]/), ...segments.slice(literal.length)].join("/");
@@ -10910,9 +11101,9 @@ function describeFault(err) {
 }
 
 // src/local/pins.ts
-import { dirname as dirname13, join as join23 } from "node:path";
+import { dirname as dirname14, join as join24 } from "node:path";
 function pinsDir(projectDir) {
-  return join23(projectDir, STATE_DIR_NAME, "pins");
+  return join24(projectDir, STATE_DIR_NAME, "pins");
 }
 function readPin(projectDir, memberId, port = NODE_FS) {
   if (!isValidMemberId(memberId) || imitatesPersonId(memberId) || !hasPinsDir(projectDir, port)) return void 0;
@@ -10938,12 +11129,12 @@ function listPins(projectDir, host, port = NODE_FS) {
 }
 function hasPinsDir(projectDir, port) {
   const dir = pinsDir(projectDir);
-  return checkOwnDir(port, dirname13(dir), false) && checkOwnDir(port, dir, false);
+  return checkOwnDir(port, dirname14(dir), false) && checkOwnDir(port, dir, false);
 }
 function readPinIn(dir, memberId, port) {
   let bytes;
   try {
-    bytes = tryReadFile(port, join23(dir, `${memberId}.json`));
+    bytes = tryReadFile(port, join24(dir, `${memberId}.json`));
   } catch (err) {
     if (err instanceof StoreFault) throw err;
     return void 0;
@@ -11579,20 +11770,20 @@ import { isAbsolute as isAbsolute3, relative as relative2, resolve as resolvePat
 
 // src/hooks/shell-check.ts
 import { lstatSync as lstatSync4, readdirSync as readdirSync5, statSync as statSync3 } from "node:fs";
-import { join as join25, sep as sep2 } from "node:path";
+import { join as join26, sep as sep2 } from "node:path";
 
 // src/hooks/shell-checker.ts
 import { readdirSync as readdirSync4 } from "node:fs";
 
 // src/local/shell-checker-files.ts
-import { join as join24 } from "node:path";
+import { join as join25 } from "node:path";
 var NOTICE_NAME = /^checker-(\d+)\.json$/;
 function readCheckerNotices(projectDir, names, port = NODE_FS) {
   const found = [];
   for (const name of names) {
     const match = NOTICE_NAME.exec(name);
     if (!match) continue;
-    const path = join24(shellDirOf(projectDir), name);
+    const path = join25(shellDirOf(projectDir), name);
     try {
       const stat = port.lstatIfExists(path);
       if (stat === void 0 || !stat.isFile() || (stat.mode & 63) !== 0) continue;
@@ -11607,10 +11798,10 @@ function readCheckerNotices(projectDir, names, port = NODE_FS) {
   return found;
 }
 function askPath(projectDir, key, pid) {
-  return join24(shellDirOf(projectDir), `${key}.ask-${pid}`);
+  return join25(shellDirOf(projectDir), `${key}.ask-${pid}`);
 }
 function answerPath(projectDir, key, pid) {
-  return join24(shellDirOf(projectDir), `${key}.answer-${pid}.json`);
+  return join25(shellDirOf(projectDir), `${key}.answer-${pid}.json`);
 }
 function writeAsk(projectDir, key, pid, port = NODE_FS) {
   if (!isShellKey(key)) return false;
@@ -11703,7 +11894,7 @@ function filesOf(root, pattern, budget, out) {
   const walk = (rel) => {
     let entries;
     try {
-      entries = readdirSync5(rel === "" ? root : join25(root, rel), { withFileTypes: true });
+      entries = readdirSync5(rel === "" ? root : join26(root, rel), { withFileTypes: true });
     } catch {
       return;
     }
@@ -11905,7 +12096,7 @@ function judgeEvent(state, memberId, files, now) {
 
 // src/hooks/reset-check.ts
 import { lstatSync as lstatSync5 } from "node:fs";
-import { dirname as dirname14, isAbsolute as isAbsolute4, join as join26, relative as relative3 } from "node:path";
+import { dirname as dirname15, isAbsolute as isAbsolute4, join as join27, relative as relative3 } from "node:path";
 var GIT_STATUS_TIMEOUT_MS = 2e3;
 var runGit = (args, cwd) => {
   const { spawnSync } = __require("node:child_process");
@@ -11933,9 +12124,9 @@ function heldInTrees(patterns, trees, projectDir) {
   return patterns.filter((pattern) => scopes.some((scope) => patternsOverlap(pattern, scope)));
 }
 function repositoryRootOf(dir) {
-  for (let head = dir; ; head = dirname14(head)) {
-    if (lstatSync5(join26(head, ".git"), { throwIfNoEntry: false }) !== void 0) return head;
-    if (dirname14(head) === head) return void 0;
+  for (let head = dir; ; head = dirname15(head)) {
+    if (lstatSync5(join27(head, ".git"), { throwIfNoEntry: false }) !== void 0) return head;
+    if (dirname15(head) === head) return void 0;
   }
 }
 function changedHeldFiles(projectDir, patterns, run = runGit) {
@@ -11972,10 +12163,10 @@ function judgeWritesAndResets(state, memberId, files, trees, projectDir, now, wa
 }
 
 // src/hooks/shell-parse.ts
-import { basename as basename8, isAbsolute as isAbsolute6, join as join28 } from "node:path";
+import { basename as basename8, isAbsolute as isAbsolute6, join as join29 } from "node:path";
 
 // src/hooks/git-writes.ts
-import { isAbsolute as isAbsolute5, join as join27 } from "node:path";
+import { isAbsolute as isAbsolute5, join as join28 } from "node:path";
 var WHOLE_WORK_TREE = "/";
 var NO_RESETS = { paths: [], trees: [] };
 var GLOBAL_WITH_ARG = /* @__PURE__ */ new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"]);
@@ -12032,7 +12223,7 @@ function gitResets(args) {
   let i = 0;
   for (; i < args.length && args[i].startsWith("-"); i += 1) {
     const arg = args[i];
-    if (arg === "-C" && args[i + 1] !== void 0) dir = join27(dir, args[i + 1]);
+    if (arg === "-C" && args[i + 1] !== void 0) dir = join28(dir, args[i + 1]);
     if (GLOBAL_WITH_ARG.has(arg)) i += 1;
   }
   const sub = args[i];
@@ -12045,7 +12236,7 @@ function gitResets(args) {
   else if (sub === "stash") resets = stashResets(rest);
   else return NO_RESETS;
   if (dir === "") return resets;
-  const place = (p) => isAbsolute5(p) ? p : join27(dir, p);
+  const place = (p) => isAbsolute5(p) ? p : join28(dir, p);
   return { paths: resets.paths.map(place), trees: resets.trees.map(place) };
 }
 
@@ -12294,11 +12485,11 @@ function shellTargets(command, cwd) {
   const finish = () => {
     const plain = words.every((w) => w.isPlain);
     const texts = words.map((w) => w.text);
-    if (texts[0] === "cd" && texts.length >= 2 && words[1].isPlain) dir = isAbsolute6(texts[1]) ? texts[1] : join28(dir, texts[1]);
+    if (texts[0] === "cd" && texts.length >= 2 && words[1].isPlain) dir = isAbsolute6(texts[1]) ? texts[1] : join29(dir, texts[1]);
     else {
       const named = plain ? texts : texts.filter((_, k) => words[k].isPlain);
       written.push(...commandWrites(named).map(place));
-      trees.push(...commandTrees(named).map((path) => isAbsolute6(path) ? path : join28(dir, path)));
+      trees.push(...commandTrees(named).map((path) => isAbsolute6(path) ? path : join29(dir, path)));
     }
     words = [];
   };

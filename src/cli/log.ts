@@ -3,7 +3,7 @@
 // nothing, and needs no terminal. Every peer-written string goes through
 // printable/printableBlock (or terminalSafeJson), never raw to the terminal.
 import * as engine from '../engine';
-import { openHistoryPager, openStore, type Store, type StoreSelection } from '../store';
+import { openStore, type Store, type StoreSelection } from '../store';
 import { compareEntries, LOG_PRINT_PAGE, LogIndex, type LogEntry } from './log-index';
 import { printable, printableBlock, terminalSafeJson } from '../watch/format';
 
@@ -134,7 +134,7 @@ async function printTranscript(options: LogOptions, out: Output, index: LogIndex
 /** Resolves to the exit code: 0 printed (with --follow: ended by a signal), 1 refused or unreadable. */
 export async function runLog(options: LogOptions): Promise<number> {
   const store = openStore({ projectDir: options.projectDir, selection: options.selection });
-  const pager = openHistoryPager({ stateDir: store.stateDir, selection: options.selection });
+  const pager = store.pageHistory();
   const input: engine.TranscriptInput = { channel: options.channel, since: sinceOf(options), now: options.now() };
   const index = new LogIndex(pager, input);
   const out = new Output(options);

@@ -7,6 +7,7 @@ import type { Task } from '../engine/task-types';
 import type { ArchiveRecord } from './archive-shape';
 import type { ChangeArgs, ChangeName, ChangeResult } from '../engine/changes/table';
 import type { ChangeTx } from '../engine/archive-types';
+import type { HistoryPager } from './history-pager';
 import type { LocalChange, MutateOptions } from './change-call';
 import type { StoreCheckOptions, StoreCheckReport } from './check';
 import type { StoreDescription } from './describe';
@@ -96,6 +97,8 @@ export interface Store {
   watch(options?: StoreWatchOptions): StateWatcher;
   /** Checks that this store can work here, one finding per thing that must hold (doctor prints them). */
   check(options: StoreCheckOptions): Promise<StoreCheckReport>;
+  /** Reads the channel histories a page at a time, lock-free (history-pager.ts); close it when done. */
+  pageHistory(): HistoryPager;
   /** Deletes a channel's history log under the lock (after the channel itself is gone). */
   dropHistory(channelId: string): Promise<void>;
   /** Lets go of what the store holds open (a network connection); the file store holds nothing. */

@@ -45,5 +45,4 @@ export type { StoreSelection, StoreEnv } from './redis/config';
 export { parseStoreUrl } from './redis/url';
 export { isValidChannelId } from './limits';
 export type { LocalChange, MutateOptions } from './change-call';
-export { openHistoryPager } from './history-pages';
-export type { HistoryPager } from './history-pages';
+export type { HistoryPager } from './history-pager';

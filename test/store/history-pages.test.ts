@@ -1,4 +1,4 @@
-// The paging read of the histories (history-pages.ts) that `opencomms log`
+// The paging read of the histories (history-pager.ts and each store's history-pages.ts) that `opencomms log`
 // goes through: a page never holds more than it was asked for, a read never
 // asks the file for more than a page of bytes unless one line is longer, a
 // line still being written waits, a compacted log is read again while old
@@ -7,7 +7,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HISTORY_PAGE_BYTES, openHistoryPager, type HistoryPager, type PagedRecord } from '../../src/store/history-pages';
+import { HISTORY_PAGE_BYTES, type HistoryPager, type PagedRecord } from '../../src/store/history-pager';
+import { fileHistoryPager } from '../../src/store/file/history-pages';
+import { streamHistoryPager } from '../../src/store/redis/history-pages';
 import { NODE_FS, type FsPort } from '../../src/files/fs-port';
 import { clientFor, keysOf } from '../../src/store/redis/keys';
 import { RECORD_FIELD } from '../../src/store/redis/history-cache';
@@ -62,7 +64,7 @@ test('a file log is handed out a page at a time, each read at most a page of byt
   const records = Array.from({ length: 3_000 }, (_, i) => record(i, `message ${i} ${'y'.repeat(1_000)}`));
   writeFileSync(path, records.map(line).join(''), { mode: 0o600 });
   const { port, largestRead } = measuredPort();
-  const pager = openHistoryPager({ stateDir: join(project, '.opencomms'), port });
+  const pager = fileHistoryPager(port, join(project, '.opencomms', 'history'));
   t.after(() => pager.close());
   const { all, sizes } = await drain(pager, 400);
   assert.deepEqual(sizes, [400, 400, 400, 400, 400, 400, 400, 200]);
@@ -79,7 +81,7 @@ test('a line longer than a page is read whole; a line still being written waits 
   const next = record(2);
   const text = line(next);
   writeFileSync(path, line(long) + text.slice(0, 40), { mode: 0o600 });
-  const pager = openHistoryPager({ stateDir: join(project, '.opencomms') });
+  const pager = fileHistoryPager(NODE_FS, join(project, '.opencomms', 'history'));
   t.after(() => pager.close());
   assert.deepEqual((await drain(pager, 10)).all.map((p) => p.record), [long]);
   appendFileSync(path, text.slice(40));
@@ -93,7 +95,7 @@ test('a log replaced by a compaction is read again from its start, and spots of 
   const path = join(dir, `${CHANNEL}.jsonl`);
   const [a, b, c] = [record(1), record(2), record(3)];
   writeFileSync(path, line(a!) + line(b!), { mode: 0o600 });
-  const pager = openHistoryPager({ stateDir: join(project, '.opencomms') });
+  const pager = fileHistoryPager(NODE_FS, join(project, '.opencomms', 'history'));
   t.after(() => pager.close());
   const first = (await drain(pager, 10)).all;
   writeFileSync(join(dir, 'compacted.tmp'), line(b!) + line(c!), { mode: 0o600 });
@@ -104,7 +106,7 @@ test('a log replaced by a compaction is read again from its start, and spots of 
 
 test('no log yet, a foreign line and a channel id that is no file name read as nothing', async (t) => {
   const project = tempProject(t);
-  const pager = openHistoryPager({ stateDir: join(project, '.opencomms') });
+  const pager = fileHistoryPager(NODE_FS, join(project, '.opencomms', 'history'));
   t.after(() => pager.close());
   assert.deepEqual(await pager.next(CHANNEL), []);
   const good = record(1);
@@ -121,7 +123,7 @@ test('a Redis stream is handed out a page at a time, continues with what is adde
   const key = keysOf(config.keyPrefix).history(CHANNEL);
   const records = Array.from({ length: 1_100 }, (_, i) => record(i));
   await client.pipeline(records.map((r) => ['XADD', key, '*', RECORD_FIELD, JSON.stringify(r)]));
-  const pager = openHistoryPager({ stateDir: '/nonexistent', selection: { kind: 'redis', config } });
+  const pager = streamHistoryPager(clientFor(config), keysOf(config.keyPrefix).history);
   t.after(() => pager.close());
   const { all, sizes } = await drain(pager, 500);
   assert.deepEqual(sizes, [500, 500, 100]);

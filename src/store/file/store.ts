@@ -17,6 +17,7 @@ import { encodeReusing } from '../../files/file-read';
 import { errnoOf, FILE_MODE, FsPort, NODE_FS } from '../../files/fs-port';
 import { StoreFault, unwritable } from '../../files/faults';
 import { HistoryLog } from './history';
+import { fileHistoryPager } from './history-pages';
 import { BoardHistoryLog } from './board-history';
 import { GENERATION_HEAD_BYTES, LoadedState, quarantineState, readState, splitGeneration, withGeneration } from './load';
 import { addError } from '../../engine/error-log';
@@ -337,6 +338,8 @@ export function createStore(options: StoreOptions): Store {
       }
       return loaded.state;
     },
+
+    pageHistory: () => fileHistoryPager(port, join(stateDir, 'history')),
 
     dropHistory(channelId: string): Promise<void> {
       return withLock(() => {

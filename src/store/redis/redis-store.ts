@@ -27,6 +27,7 @@ import type { RedisStoreConfig } from './config';
 import { displayUrl } from './url';
 import { HistoryCache, HistoryNotLoaded } from './history-cache';
 import { clientFor, keysOf, type RedisKeys } from './keys';
+import { streamHistoryPager } from './history-pages';
 import { commitRedisState, type CommitSite, type StagedArchives } from './state-commit';
 import { loadRedisState, type LoadedState } from './state-load';
 import { redisArchiveShelf, redisBoardShelf } from './archive-shelf';
@@ -264,6 +265,9 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
     check: (checkOptions) => checkRedisStore({ ...checkOptions, config, projectDir }),
 
+
+    // On a connection of its own, closed with the pager: a long read never holds up the store's commands.
+    pageHistory: () => streamHistoryPager(newClient(), keys.history),
 
     dropHistory(channelId: string): Promise<void> {
       return enqueue(async () => {
