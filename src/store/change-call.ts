@@ -8,6 +8,16 @@ import type { EngineCtx, State, ToolResult } from '../engine/types';
 /** A change given as code: it runs in the calling process only, never for another. */
 export type LocalChange<T extends ToolResult> = (state: State, ctx: EngineCtx, tx: ChangeTx) => T;
 
+/**
+ * What a store offers besides its contract, for tests that set up a state
+ * with code of their own: the change runs in the calling process under the
+ * lock, is never written down, and no other process applies it. Product code
+ * names its changes (the architecture test holds src/ to it).
+ */
+export interface LocalEdits {
+  editLocally<T extends ToolResult>(fn: LocalChange<T>): Promise<T>;
+}
+
 export interface MutateOptions {
   /** The member the change speaks for, as the caller's host named it: another process applies it only for a process recorded as that member's. */
   member?: string;

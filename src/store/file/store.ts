@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import type { EngineCtx, State, ToolResult } from '../../engine/types';
 import type { Store, StoreTx } from '../contract';
-import { changeFnOf, type LocalChange, type MutateOptions } from '../change-call';
+import { changeFnOf, type LocalChange, type LocalEdits, type MutateOptions } from '../change-call';
 import { describeSelection } from '../describe';
 import { checkFileStore } from './file-check';
 import { STATE_DIR_NAME } from '../../local/state-dir';
@@ -63,7 +63,7 @@ export interface StoreOptions {
 }
 
 /** Opens the store of `projectDir` with an explicit codec. Nothing touches the disk until the first call. */
-export function createStore(options: StoreOptions): Store {
+export function createStore(options: StoreOptions): Store & LocalEdits {
   const projectDir = resolvePath(options.projectDir);
   const stateDir = join(projectDir, STATE_DIR_NAME);
   const statePath = join(stateDir, 'state.json');
@@ -297,6 +297,8 @@ export function createStore(options: StoreOptions): Store {
       const outcome = await lockedOrAnswered((claimed) => runLocked(claimed.lock, (state) => apply(state, change.args, seededCtx(ctx, change), tx), claimed.prepared), change);
       return 'answered' in outcome ? outcome.answered : outcome;
     }) as Store['mutate'],
+
+    editLocally: <T extends ToolResult>(fn: LocalChange<T>): Promise<T> => withLock((lock) => runLocked(lock, (state) => fn(state, ctx, tx))),
 
     read<T>(fn: (state: State, ctx: EngineCtx) => T): T {
       return fn(this.snapshot(), ctx);

@@ -17,7 +17,7 @@ import { applyChange } from '../change';
 import { LOCK_TIMEOUT_MS } from '../limits';
 import { createEngineCtx } from '../ctx';
 import type { Store, StoreTx } from '../contract';
-import { changeFnOf, type LocalChange, type MutateOptions } from '../change-call';
+import { changeFnOf, type LocalChange, type LocalEdits, type MutateOptions } from '../change-call';
 import { describeSelection } from '../describe';
 import { STATE_DIR_NAME } from '../../local/state-dir';
 import { isArchiveRecord } from '../archive-shape';
@@ -57,7 +57,7 @@ export interface RedisStoreOptions {
 }
 
 /** A Store on Redis. Reads that must see the server's latest state are asynchronous: `readLatest`, or `refresh` then `read`. */
-export interface RedisStore extends Store {
+export interface RedisStore extends Store, LocalEdits {
   readonly keys: RedisKeys;
   readonly client: RedisClient;
   /** The version of the last load or commit of this process ('' before any, or for a project with no state yet). */
@@ -233,6 +233,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         }
       });
     }) as Store['mutate'],
+
+    editLocally: <T extends ToolResult>(fn: LocalChange<T>): Promise<T> => store.mutate(fn),
 
     read<T>(fn: (state: State, ctx: EngineCtx) => T): T {
       return fn(store.snapshot(), ctx);
