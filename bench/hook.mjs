@@ -1,7 +1,7 @@
 // Hook no-op benchmark (a report, not a test): what `opencomms hook` costs a
 // host on every prompt when there is no mail, against a bare Node process
 // that reads stdin and prints {}, under each runtime of bench/lib/nodes.mjs
-// (this Node; Node 22 without and with its compile cache). Two projects: one with no history, and a
+// (this Node; Node 24 and Node 26 with the compile cache install turns on). Two projects: one with no history, and a
 // busy one with 2000 delivered 1 KB messages retained in history, which shows
 // the fast path never reads history. Interleaved repetitions (hook, floor,
 // hook, floor, ...), medians, the ratio to the floor measured in this same run.
@@ -15,7 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import { benchRuntimes, removeCacheDirs, targetFor } from './lib/nodes.mjs';
+import { benchRuntimes, removeCacheDirs, TARGET } from './lib/nodes.mjs';
+import { printTable } from './lib/report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -118,18 +119,24 @@ async function timeHook(runtime, dir, event) {
   return times;
 }
 
-const verdicts = [];
-function printRatio(runtime, what, times) {
+// One table row per runtime: medians, the ratio of medians (the verdict) and
+// the median of per-pair ratios (interleaving pairs each hook with the floor
+// beside it, so that view suffers less from drift on a busy machine).
+const HEADER = ['node', 'hook', 'floor', 'ratio', 'per-pair', 'target', 'result'];
+const summary = [['node', 'what', 'ratio', 'per-pair', 'target', 'result']];
+function ratioRow(runtime, what, times) {
   const hook = median(times.hook);
   const floor = median(times.floor);
   const ratio = hook / floor;
   const paired = median(times.hook.map((h, i) => h / times.floor[i]));
-  const target = targetFor(runtime, 'hook');
-  const verdict = target === null ? '(report)' : `target ≤ ${target.toFixed(2)}×  ${ratio <= target ? 'PASS' : 'MISS'}`;
-  console.log(`  ${runtime.label}: hook median ${hook.toFixed(1)} ms (${Math.min(...times.hook).toFixed(1)}–${Math.max(...times.hook).toFixed(1)}), ` +
-    `floor ${floor.toFixed(1)} ms (${Math.min(...times.floor).toFixed(1)}–${Math.max(...times.floor).toFixed(1)})`);
-  console.log(`    ratio ${ratio.toFixed(3)}× (median of per-pair ratios ${paired.toFixed(3)}×)  ${verdict}`);
-  if (target !== null) verdicts.push(`${runtime.label}: ${what} ${ratio.toFixed(2)}× (≤ ${target.toFixed(2)}×) ${ratio <= target ? 'PASS' : 'MISS'}`);
+  const result = ratio <= TARGET ? 'PASS' : 'MISS';
+  summary.push([runtime.label, what, `${ratio.toFixed(2)}×`, `${paired.toFixed(2)}×`, `≤ ${TARGET.toFixed(2)}×`, result]);
+  return [runtime.label, `${hook.toFixed(1)} ms`, `${floor.toFixed(1)} ms`, `${ratio.toFixed(2)}×`, `${paired.toFixed(2)}×`, `≤ ${TARGET.toFixed(2)}×`, result];
+}
+async function measureAll(runtimes, what, dir, event) {
+  const rows = [HEADER];
+  for (const runtime of runtimes) rows.push(ratioRow(runtime, what, await timeHook(runtime, dir, event)));
+  printTable(rows);
 }
 
 const { runtimes, skipped } = benchRuntimes(CHILD_ENV);
@@ -140,7 +147,7 @@ try {
     const project = await buildProject(messages);
     const stateBefore = fs.readFileSync(join(project.dir, '.opencomms', 'state.json'));
     console.log(`${project.historyRecords} delivered 1 KB messages in history, state.json ${project.stateBytes} bytes`);
-    for (const runtime of runtimes) printRatio(runtime, `hook, ${messages} in history`, await timeHook(runtime, project.dir, EVENT));
+    await measureAll(runtimes, `no-op hook, ${messages} in history`, project.dir, EVENT);
     const unchanged = stateBefore.equals(fs.readFileSync(join(project.dir, '.opencomms', 'state.json')));
     allUnchanged &&= unchanged;
     fs.rmSync(project.dir, { recursive: true, force: true });
@@ -160,7 +167,7 @@ try {
     tool_input: { file_path: join(project.dir, 'src', 'free.ts'), old_string: 'a', new_string: 'b' },
   });
   console.log('PreToolUse reservation check (Edit of a free file, 2 reservations held by another member)');
-  for (const runtime of runtimes) printRatio(runtime, 'PreToolUse check', await timeHook(runtime, project.dir, preTool));
+  await measureAll(runtimes, 'PreToolUse check', project.dir, preTool);
   // The collision notice's record after an edit goes to the member's own edit
   // log, never into state.json: count the state's writes over PostToolUse
   // hooks of edits that collide with nothing (a save replaces the file, so
@@ -187,8 +194,9 @@ try {
   removeCacheDirs(runtimes);
 }
 console.log('');
+console.log(`hook vs bare node of the same binary (medians of ${REPS} interleaved reps; Node 24 and 26 with the compile cache install turns on)`);
+printTable(summary);
 if (skipped) console.log(`not measured: ${skipped}`);
-for (const line of verdicts) console.log(line);
 
 // A report, not a gate: a missed target exits 0; only a hook that changed state.json (a no-op, or an edit's PostToolUse) fails.
 process.exitCode = allUnchanged ? 0 : 1;

@@ -5,7 +5,7 @@ import { DEFAULT_CODEC } from './default-codec';
 import type { Store } from './contract';
 import { createStore, type StoreOptions } from './file/store';
 import type { StoreSelection } from './redis/config';
-import { createRedisStore } from './redis/redis-store';
+import type { StoreCheckReport } from './check';
 
 export type OpenStoreOptions = Omit<StoreOptions, 'codec'> & {
   codec?: StoreOptions['codec'];
@@ -17,7 +17,9 @@ export type OpenStoreOptions = Omit<StoreOptions, 'codec'> & {
 export function openStore(options: OpenStoreOptions): Store {
   const codec = options.codec ?? DEFAULT_CODEC;
   if (options.selection?.kind === 'redis') {
-    return createRedisStore({
+    // Required here, not imported: a process on the file store (every hook and
+    // server of a project without --store) never evaluates the Redis client.
+    return (require('./redis/redis-store') as typeof import('./redis/redis-store')).createRedisStore({
       config: options.selection.config,
       codec,
       projectDir: options.projectDir,
@@ -37,7 +39,10 @@ export { describeSelection } from './describe';
 export type { StoreDescription, StoreJson } from './describe';
 export { guardCheck, printableLabel } from './check';
 export type { Check, CheckStatus, StoreCheckOptions, StoreCheckReport } from './check';
-export { checkUnconfiguredStore } from './redis/self-check';
+/** doctor's report when the named Redis store cannot be set up (redis/self-check, required only then). */
+export function checkUnconfiguredStore(problem: unknown, projectDir: string, fix: boolean): StoreCheckReport {
+  return (require('./redis/self-check') as typeof import('./redis/self-check')).checkUnconfiguredStore(problem, projectDir, fix);
+}
 export type { StateCodec } from './codec';
 export { DEFAULT_CODEC } from './default-codec';
 export { resolveStoreSelection, resolveStoreTarget } from './redis/config';

@@ -107,6 +107,22 @@ test('initialize and tools/list run no initialiser of the installer, doctor, mig
   assert.deepEqual(ran.filter((name) => COLD_MODULES.test(name)), []);
 });
 
+// On the file store (no --store, no OPENCOMMS_STORE) the Redis store is never
+// opened, so none of its modules is evaluated: only the two that read a
+// --store value (redis/config, redis/url) run, to refuse a wrong one early.
+const REDIS_STORE_MODULES = /^src\/store\/redis\/(?!config\.ts$|url\.ts$)/;
+
+test('on the file store, a hook and initialize + tools/list run no initialiser of the Redis store', async (t) => {
+  const project = tempProject(t);
+  const other = tempProject(t);
+  const event = JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 's1', cwd: project, prompt: 'hi' });
+  const hook = await initialisersRunBy(project, ['hook', '--project', project], event);
+  const list = await initialisersRunBy(other, ['--project', other], `${INITIALIZE}{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n`);
+  assert.ok(hook.includes('src/store/redis/config.ts') && list.includes('src/store/redis/config.ts'), 'the probe sees the store selection being read');
+  assert.deepEqual(hook.filter((name) => REDIS_STORE_MODULES.test(name)), []);
+  assert.deepEqual(list.filter((name) => REDIS_STORE_MODULES.test(name)), []);
+});
+
 test('install runs the installer initialisers the probe looks for', async (t) => {
   const project = tempProject(t);
   const ran = await initialisersRunBy(project, ['install', 'cursor', '--project', project, '--dry-run'], '');
