@@ -86,8 +86,13 @@ export function runServe(options: ServeOptions): void {
   if (options.input === undefined && isInteractive()) {
     log('this is an MCP stdio server: add it to a host config (see README "Set up one host, then a second"); it is serving stdin now');
   }
-  const where = describeSelection(options.selection, options.projectDir).banner;
-  log(`serving project ${options.projectDir}${where} as host "${options.host}"; ${describeEnvIdentity(options.env.OPENCOMMS_MEMBER_ID, options.host)}`);
+  // The start-up line waits for the first turn of the event loop: opening
+  // stderr costs about a millisecond, and a host that wrote initialize at
+  // spawn gets its reply first.
+  setImmediate(() => {
+    const where = describeSelection(options.selection, options.projectDir).banner;
+    log(`serving project ${options.projectDir}${where} as host "${options.host}"; ${describeEnvIdentity(options.env.OPENCOMMS_MEMBER_ID, options.host)}`);
+  });
 }
 
 /**
