@@ -10,7 +10,7 @@ import { hasHookSessionEnded, isHookSession, type HookSession } from '../hook-se
 import { JUDGE_BY_LEASE, leavePresence, recordPresence } from '../presence';
 import { activeWaitLease, releaseWaitLease, renewWaitLease, replaceWaitLease } from '../wait-leases';
 import { waitingMail } from '../wait-notice';
-import { isText, malformed, type Answer } from './push-args';
+import { isText, malformed, type Answer } from './args';
 
 /** The waiter and its lease, as every lease change names them. */
 interface WaiterArgs {

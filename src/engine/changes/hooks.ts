@@ -12,7 +12,7 @@ import { isBoundElsewhere, isHookSession, isResumable, memberOfSession, type Hoo
 import { markStale } from '../identity';
 import { JUDGE_BY_LEASE } from '../presence';
 import { noteShellWrite } from '../shell-writes';
-import { isText, isTextList, malformed, type Answer } from './push-args';
+import { isText, isTextList, malformed, type Answer } from './args';
 import { waitChanges } from './hooks-wait';
 
 // Arguments may come from a file another process wrote: their shapes are checked again.
@@ -60,6 +60,11 @@ export interface HookShellWritesArgs {
   changed: ShellChangedFile[];
 }
 
+function isWriter(value: unknown): value is HookShellWritesArgs['writer'] {
+  const w = value as Partial<HookShellWritesArgs['writer']> | null;
+  return typeof w === 'object' && w !== null && (w.member === null || isText(w.member)) && isText(w.host);
+}
+
 function isHolder(value: unknown): boolean {
   const h = value as { holder?: unknown; channel?: unknown } | null;
   return typeof h === 'object' && h !== null && isText(h.holder) && isText(h.channel);
@@ -74,11 +79,8 @@ function isChangedList(value: unknown): value is ShellChangedFile[] {
 
 /** Tells each holder of a changed file, with a `system` message in its reservation's channel. */
 const hook_shell_writes: ChangeFn<HookShellWritesArgs, Answer<{ told: number }>> = (state, a, ctx) => {
-  const writer = (isArgs(a) ? a.writer : null) as Partial<HookShellWritesArgs['writer']> | null;
-  if (typeof writer !== 'object' || writer === null || !(writer.member === null || isText(writer.member)) || !isText(writer.host) || !isChangedList(a.changed)) {
-    return malformed('shell write');
-  }
-  const by = { memberId: writer.member ?? undefined, host: writer.host };
+  if (!isArgs(a) || !isWriter(a.writer) || !isChangedList(a.changed)) return malformed('shell write');
+  const by = { memberId: a.writer.member ?? undefined, host: a.writer.host };
   let told = 0;
   for (const { file, holders } of a.changed) told += noteShellWrite(state, by, file, holders, ctx).length;
   return { ok: true, message: `${told} holder(s) told`, data: { told } };
