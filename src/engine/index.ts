@@ -70,7 +70,7 @@ export { describeShellWriter, noteShellWrite, patternsHeldByOthers, shownFileNam
 export type { ShellWriter } from './shell-writes';
 export type { HeldReservation, ReleaseTarget } from './reservation-admin';
 export {
-  presenceOf, isPresent, hasSessionEnded, isProcessLive, isRecordedProcessOf, recordPresence, leavePresence, tidyPresence, forgetAwayStrangers, judgedChannels,
+  presenceOf, isPresent, hasSessionEnded, membershipsOfMember, isProcessLive, isRecordedProcessOf, recordPresence, leavePresence, tidyPresence, forgetAwayStrangers, judgedChannels,
   PRESENCE_LEASE_MS, PRESENCE_RENEW_MS, LOCAL_PRESENCE_RENEW_MS, MAX_PRESENCE_LEASE_MS, UNCHANNELLED_AWAY_MS, JUDGE_BY_LEASE,
 } from './presence';
 export type { PresenceJudgement, PresenceClaim } from './presence';
@@ -86,6 +86,10 @@ export {
   linkSession, findLinkedMember, needsLink, lastSeenByMember, sessionKey, pruneLinks,
 } from './session-links';
 export type { SessionRef, SessionKeyKind, LinkOutcome } from './session-links';
+export { hasHookSessionEnded, isBoundElsewhere, isResumable, memberOfSession } from './hook-session';
+export type { HookSession } from './hook-session';
+export { deliverableMail, waitingMail } from './wait-notice';
+export type { WaitingMail } from './wait-notice';
 export {
   buildSessionArchive, commitSessionSave, resumeSession, deleteSession, buildArchiveContext,
 } from './sessions';

@@ -50,7 +50,8 @@ function presenceRecord(state: State, memberId: string): Presence | undefined {
   return state.presence ? ownValue(state.presence, memberId) : undefined;
 }
 
-function membershipsOfMember(state: State, memberId: string): Member[] {
+/** The member's memberships, one per channel it is in; empty when it is in none (never joined, or removed). */
+export function membershipsOfMember(state: State, memberId: string): Member[] {
   const found: Member[] = [];
   for (const channel of Object.values(state.channels)) {
     for (const m of channel.members) if (m.session_id === memberId) found.push(m);

@@ -3,7 +3,7 @@
 // this host session; SessionStart is where a session gets bound, and only
 // when exactly one pin can be meant.
 import {
-  bindHostSession, findLinkedMember, isBelievableTime, isSpokenFor, resolveMemberByHostSession, SPEAKER_LEASE_MS, type SessionRef, type SpeakerLease, type State,
+  bindHostSession, findLinkedMember, isBelievableTime, isSpokenFor, memberOfSession, SPEAKER_LEASE_MS, type HookSession, type SessionRef, type SpeakerLease, type State,
 } from '../engine';
 import { isLeaseAlive } from '../process/liveness';
 import { hostProcessId } from '../tools/host-process';
@@ -83,6 +83,11 @@ function membershipHosts(state: State, memberId: string): string[] {
   return [...hosts];
 }
 
+/** This hook's session as the engine finds its member (engine/hook-session): worked out once, before any change. */
+export function hookSessionOf(event: HookEvent): HookSession {
+  return { refs: sessionRefsOf(event), session_id: event.sessionId ?? null, hosts: [...event.hosts], lookup_hosts: lookupHostsOf(event) };
+}
+
 /**
  * The member of this hook's session: the one its session is linked to
  * (session-links), else, for a project set up before one member per session,
@@ -91,25 +96,7 @@ function membershipHosts(state: State, memberId: string): string[] {
  * resolveMemberByHostSession).
  */
 export function memberBySession(state: State, event: HookEvent): string | undefined {
-  return findLinkedMember(state, sessionRefsOf(event)) ?? memberByBinding(state, event);
-}
-
-/** The member bound to this host session on any of the event's candidate hosts; undefined when none or ambiguous. */
-function memberByBinding(state: State, event: HookEvent): string | undefined {
-  if (event.sessionId === undefined) return undefined;
-  const lookIn = (hosts: readonly string[]): Set<string> => {
-    const ids = new Set<string>();
-    for (const host of hosts) {
-      const id = resolveMemberByHostSession(state, host, event.sessionId!);
-      if (id !== null) ids.add(id);
-    }
-    return ids;
-  };
-  let found = lookIn(event.hosts);
-  // A SessionStart that could be either host may have bound this session
-  // under the other one; its later, host-certain events must still find it.
-  if (found.size === 0) found = lookIn(lookupHostsOf(event));
-  return found.size === 1 ? [...found][0] : undefined;
+  return memberOfSession(state, hookSessionOf(event));
 }
 
 /**

@@ -50,12 +50,8 @@ export function withBoard(store: Store, state: State, event: HookEvent, memberId
     settle: async (wasSent) => {
       if (earlier) await earlier(wasSent);
       if (!wasSent) return;
-      await store.mutate((locked) => {
-        const wakes = locked.board?.wakes;
-        if (!wakes || !Object.prototype.hasOwnProperty.call(wakes, memberId!)) return { ok: false, message: 'no wake' };
-        delete wakes[memberId!];
-        return { ok: true, message: 'wake told' };
-      });
+      // The same change as the OpenCode plugin's: the wake comes off the board (refused, nothing saved, when it is gone already).
+      await store.mutate('push_take_wake', { member: memberId! }, { member: memberId! });
     },
   };
 }

@@ -8,7 +8,6 @@
 // never break the session it runs in.
 import { existsSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
-import { addError } from '../engine';
 import { openStore, type Store } from '../store';
 import { StoreFault } from '../files/faults';
 import { contextAnswer, EMPTY_ANSWER } from './answer';
@@ -46,10 +45,7 @@ async function reportProblem(options: HookOptions, projectDir: string | undefine
   const store = storeOf(options, projectDir);
   if (!store.hasState()) return;
   try {
-    await store.mutate((state) => {
-      addError(state, Date.now(), message);
-      return { ok: true, message: 'recorded' };
-    });
+    await store.mutate('hook_note_problem', { message });
   } catch {
     // The store itself is the trouble (unreadable, locked for too long); the warning above is all we can do.
   }

@@ -2,11 +2,10 @@
 // the member's own edit log, and the lock is taken only when that edit
 // collides with another member's (a notice is due); after a shell call, held
 // files that changed are reported. Any trouble is a warning, never a broken hook.
-import { dueCollisions, noteCollisions, noteShellWrite, COLLISION_WINDOW_MS, type EditRecord, type State } from '../engine';
+import { dueCollisions, membershipsOfMember, COLLISION_WINDOW_MS, type EditRecord, type State } from '../engine';
 import { isRecordedProcessAlive } from '../process/liveness';
 import { type Store } from '../store';
 import { appendEdits, readEdits } from '../local/side-files';
-import { membershipsOf } from './deliver';
 import type { HookEvent } from './events';
 import { changedSinceRecord, heldByOthers, shellCallOf, shellRecordKey, shellWriteText } from './shell-check';
 
@@ -27,7 +26,7 @@ function peersOf(state: State, memberId: string): string[] {
  * so of two members editing at once at least the later one sees the other.
  */
 export async function noteEdits(store: Store, state: State, memberId: string, files: readonly string[], projectDir: string, now: number): Promise<number> {
-  if (membershipsOf(state, memberId).length === 0) return 0;
+  if (membershipsOfMember(state, memberId).length === 0) return 0;
   const unique = [...new Set(files)];
   appendEdits(projectDir, memberId, unique.map((file) => ({ file, at: now })), now - COLLISION_WINDOW_MS);
   const edits: EditRecord[] = peersOf(state, memberId).flatMap((peer) => readEdits(projectDir, peer)
@@ -35,12 +34,8 @@ export async function noteEdits(store: Store, state: State, memberId: string, fi
     .map((e) => ({ file: e.file, member_id: peer, at: e.at })));
   const isAlive = (proc: Parameters<typeof isRecordedProcessAlive>[0]): boolean | undefined => isRecordedProcessAlive(proc);
   if (!unique.some((file) => dueCollisions(state, memberId, file, edits, now, isAlive).length > 0)) return 0;
-  const result = await store.mutate((locked, ctx) => {
-    let queued = 0;
-    for (const file of unique) queued += noteCollisions(locked, memberId, file, edits, ctx, isAlive);
-    return { ok: true, message: `${queued} collision notice(s)`, data: { queued } };
-  });
-  return typeof result.data?.queued === 'number' ? result.data.queued : 0;
+  const result = await store.mutate('hook_note_collisions', { member: memberId, files: unique, edits }, { member: memberId });
+  return result.ok ? result.data.queued : 0;
 }
 
 /** Whether the event comes after a tool ran (PostToolUse; Gemini CLI AfterTool). */
@@ -73,11 +68,7 @@ export async function reportShellWrites(store: Store, state: State, host: string
   if (files.length === 0) return undefined;
   const changed = heldByOthers(state, memberId, files, now);
   if (changed.length === 0) return undefined;
-  const writer = { memberId, host };
-  await store.mutate((locked, ctx) => {
-    let told = 0;
-    for (const { file, holders } of changed) told += noteShellWrite(locked, writer, file, holders, ctx).length;
-    return { ok: true, message: `${told} holder(s) told` };
-  });
+  const held = changed.map(({ file, holders }) => ({ file, holders: holders.map(({ holder, channel }) => ({ holder, channel })) }));
+  await store.mutate('hook_shell_writes', { writer: { member: memberId ?? null, host }, changed: held }, memberId === undefined ? undefined : { member: memberId });
   return shellWriteText(changed);
 }

@@ -11,19 +11,14 @@
 // lease (engine/wait-leases.ts): Claude Code starts this hook after every
 // turn, and without the lease waiters would pile up and wake the agent once
 // each for the same mail.
-import { processHostTag } from '../process/place';
-import {
-  activeWaitLease, hasSessionEnded, leavePresence, recordPresence, releaseWaitLease, renewWaitLease, replaceWaitLease, type PresenceClaim, type State,
-} from '../engine';
+import { hasHookSessionEnded, memberOfSession, waitingMail, type HookSession, type PresenceClaim, type State } from '../engine';
 import type { Store } from '../store';
 import type { StateWatcher } from '../local/state-dir-watch';
 import { randomHex } from '../process/crypto';
-import { isHolderRunning, isPidAlive, thisRecordedProcess } from '../process/liveness';
+import { isPidAlive, thisRecordedProcess } from '../process/liveness';
 import { EMPTY_ANSWER } from './answer';
-import { memberBySession, type EnvMember } from './bind';
-import { membershipsOf } from './deliver';
+import { hookSessionOf, type EnvMember } from './bind';
 import type { HookEvent } from './events';
-import { waitingMail } from './wait-notice';
 
 /** How long a waiting hook waits when no --timeout is given. */
 export const DEFAULT_WAIT_MS = 30 * 60_000;
@@ -58,7 +53,7 @@ const QUIET: WaitOutcome = { answer: EMPTY_ANSWER, exitCode: 0 };
 type StopReason = 'mail' | 'timeout' | 'ended' | 'lost';
 
 
-/** This waiter as a presence record names it. */
+/** This waiter as a presence record names it (its pid and machine are its lease's too). */
 function waiterClaim(): PresenceClaim {
   return { ...thisRecordedProcess(), kind: 'waiter' };
 }
@@ -67,54 +62,38 @@ function woken(notice: string): WaitOutcome {
   return { answer: EMPTY_ANSWER, exitCode: 2, notice };
 }
 
+/** The waiter: its member, how its session is found, and its lease's token and claim (the lease changes' arguments). */
+interface Waiter {
+  member: string;
+  session: HookSession;
+  found_by_session: boolean;
+  claim: PresenceClaim;
+  token: string;
+}
+
 /** Resolves when the member has deliverable mail (exit 2 + notice), else exit 0 on timeout, session end or a live rival waiter. */
 export async function waitForMail(store: Store, snapshot: State, event: HookEvent, env: EnvMember, options: WaitOptions = {}): Promise<WaitOutcome> {
-  const memberId = env.kind === 'id' ? env.memberId : memberBySession(snapshot, event);
+  const session = hookSessionOf(event);
+  const memberId = env.kind === 'id' ? env.memberId : memberOfSession(snapshot, session);
   if (memberId === undefined) return QUIET;
   // The session this hook speaks for is over when its member is gone from
   // every channel, stale everywhere (SessionEnd ran), or, for a member found
   // by session id, bound to another session since.
-  const hasEnded = (state: State): boolean => {
-    const memberships = membershipsOf(state, memberId);
-    if (memberships.length === 0 || hasSessionEnded(state, memberId)) return true;
-    return env.kind !== 'id' && memberBySession(state, event) !== memberId;
-  };
+  const found = env.kind === 'id' ? null : session;
+  const hasEnded = (state: State): boolean => hasHookSessionEnded(state, memberId, found);
   if (hasEnded(snapshot)) return QUIET;
 
-  const token = randomHex(16);
-  let start: WaitOutcome | undefined;
-  await store.mutate((state, ctx) => {
-    const now = ctx.now();
-    start = undefined;
-    const isOver = hasEnded(state);
-    const holder = isOver ? undefined : activeWaitLease(state, memberId, now, isHolderRunning);
-    const mail = isOver ? undefined : waitingMail(state, memberId, now);
-    if (isOver) start = QUIET;
-    // A live waiter with mail to wake for wakes the agent; one on another
-    // machine cannot be told to stand down. Either way this one stays silent.
-    else if (holder && (mail || holder.host !== processHostTag())) start = QUIET;
-    // Mail already waiting wakes at once; no lease is needed for that, so nothing is written.
-    else if (mail) start = woken(mail.notice);
-    // This turn's waiter covers the member from now on: an earlier one here
-    // sees its lease gone and ends quietly, instead of timing out first.
-    else {
-      replaceWaitLease(state, memberId, { pid: process.pid, host: processHostTag(), token, until: now + WAIT_LEASE_MS });
-      // A waiting session is a present one (engine/presence), whatever its host.
-      recordPresence(state, memberId, waiterClaim(), now, LEASE_RENEW_MS);
-    }
-    return { ok: true, message: start ? 'not waiting' : 'lease taken' };
-  });
-  if (start) return start;
-  return waitHoldingLease(store, memberId, token, hasEnded, options);
+  const waiter: Waiter = { member: memberId, session, found_by_session: found !== null, claim: waiterClaim(), token: randomHex(16) };
+  // Taken from whoever holds it unless mail already waits or a live rival should wake the agent instead (engine/changes/hooks-wait.ts).
+  const started = await store.mutate('hook_wait_start', { ...waiter, lease_ms: WAIT_LEASE_MS, renew_ms: LEASE_RENEW_MS }, { member: memberId });
+  if (!started.ok) return QUIET;
+  if (started.data.start === 'wake') return woken(started.data.notice);
+  if (started.data.start === 'quiet') return QUIET;
+  return waitHoldingLease(store, waiter, hasEnded, options);
 }
 
-function waitHoldingLease(
-  store: Store,
-  memberId: string,
-  token: string,
-  hasEnded: (state: State) => boolean,
-  options: WaitOptions,
-): Promise<WaitOutcome> {
+function waitHoldingLease(store: Store, waiter: Waiter, hasEnded: (state: State) => boolean, options: WaitOptions): Promise<WaitOutcome> {
+  const { member: memberId, token } = waiter;
   return new Promise((resolveWait) => {
     let isStopping = false;
     let watcher: StateWatcher | undefined;
@@ -125,17 +104,9 @@ function waitHoldingLease(
     const settle = async (reason: StopReason): Promise<WaitOutcome> => {
       let outcome: WaitOutcome = QUIET;
       try {
-        await store.mutate((state, ctx) => {
-          releaseWaitLease(state, memberId, token);
-          leavePresence(state, memberId, waiterClaim(), ctx.now());
-          outcome = QUIET;
-          if (reason === 'mail' || reason === 'timeout') {
-            // Under the lock, so a rival that stood down because we held the lease cannot miss mail that came meanwhile.
-            const mail = hasEnded(state) ? undefined : waitingMail(state, memberId, ctx.now());
-            if (mail) outcome = woken(mail.notice);
-          }
-          return { ok: true, message: 'lease released' };
-        });
+        // Mail is looked for under the same lock, so a rival that stood down because we held the lease cannot miss mail that came meanwhile.
+        const released = await store.mutate('hook_wait_release', { ...waiter, look: reason === 'mail' || reason === 'timeout' }, { member: memberId });
+        if (released.ok && released.data.notice !== undefined) outcome = woken(released.data.notice);
       } catch {
         // The lock is out of reach: the lease frees itself once this pid is gone,
         // and mail seen lock-free still deserves the wake-up.
@@ -175,11 +146,9 @@ function waitHoldingLease(
     };
 
     const renew = (): void => {
-      store.mutate((state, ctx) => {
-        const kept = renewWaitLease(state, memberId, token, ctx.now() + WAIT_LEASE_MS);
-        if (kept) recordPresence(state, memberId, waiterClaim(), ctx.now(), LEASE_RENEW_MS);
-        return { ok: kept, message: kept ? 'lease renewed' : 'lease lost' };
-      }).then((result) => {
+      store.mutate('hook_wait_renew', {
+        member: memberId, claim: waiter.claim, token, lease_ms: WAIT_LEASE_MS, renew_ms: LEASE_RENEW_MS,
+      }, { member: memberId }).then((result) => {
         if (!result.ok) stop('lost');
       }, () => {
         // A busy or unwritable store: the lease outlives this miss, and the next renewal tries again.

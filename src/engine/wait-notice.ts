@@ -3,8 +3,10 @@
 // reads them. Never the content: the notice reaches the model outside the
 // untrusted framing that pull applies, so it carries only names the engine
 // validated, and even those are clipped and stripped of anything unusual.
-import { TASK_READY_NOTICE, type Envelope, type State } from '../engine';
-import { deliverableMail } from './deliver';
+import { budgetRefusal } from './budgets';
+import { TASK_READY_NOTICE } from './task-types';
+import type { Envelope, State } from './types';
+import { channelById, ownValue } from './validate';
 
 /** Mail waiting for a member, as the notice describes it. */
 export interface WaitingMail {
@@ -24,6 +26,24 @@ function listInWords(items: string[]): string {
   const shown = items.slice(0, MAX_LISTED);
   const more = items.length - shown.length;
   return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
+}
+
+/**
+ * The member's pending mail a drain would hand over now, in queue order.
+ * Mail whose channel is gone or paused, or over budget, is not counted: a
+ * later drain or pull tidies it.
+ */
+export function deliverableMail(state: State, memberId: string, now: number): Envelope[] {
+  const out: Envelope[] = [];
+  // Own keys only: a member id such as "constructor" must not find Object.prototype's.
+  for (const id of ownValue(state.queues, memberId) ?? []) {
+    const envelope = ownValue(state.messages, id);
+    if (!envelope || envelope.recipient_session_id !== memberId || envelope.delivery_status !== 'pending') continue;
+    const channel = channelById(state, envelope.channel_id);
+    if (!channel || channel.paused || budgetRefusal(channel, now)) continue;
+    if (channel.members.some((m) => m.session_id === memberId)) out.push(envelope);
+  }
+  return out;
 }
 
 /** What a drain would hand over now (deliverableMail), grouped by channel name in queue order. */

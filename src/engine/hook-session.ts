@@ -1,0 +1,89 @@
+// Which member a hook's session is, judged from the state alone. A hook
+// names its session by what its host event says (the refs its server links
+// it under, the host's session id, the hosts it may come from); those are
+// worked out from the event and the process before a change, and a change
+// applied by whichever process holds the lock finds the member from them.
+import { findLinkedMember, type SessionRef } from './session-links';
+import { resolveMemberByHostSession } from './identity';
+import { hasSessionEnded, membershipsOfMember } from './presence';
+import type { State } from './types';
+
+/** A hook's session as its event names it (plain JSON: it travels in a change's arguments). */
+export interface HookSession {
+  /** The refs its session's server links it under (session-links). */
+  refs: SessionRef[];
+  /** The host's session id, or null when the event carries none. */
+  session_id: string | null;
+  /** The event's candidate hosts, most likely first. */
+  hosts: string[];
+  /** Those hosts and, for an event that could be either of two hosts, the other one too. */
+  lookup_hosts: string[];
+}
+
+const isText = (value: unknown): value is string => typeof value === 'string';
+const isTexts = (value: unknown): value is string[] => Array.isArray(value) && value.every(isText);
+
+function isRef(value: unknown): value is SessionRef {
+  const ref = value as Partial<SessionRef> | null;
+  return typeof ref === 'object' && ref !== null && (ref.kind === 'sid' || ref.kind === 'proc') && isText(ref.host) && isText(ref.id);
+}
+
+/** Whether `value` is a HookSession (arguments may come from a file another process wrote). */
+export function isHookSession(value: unknown): value is HookSession {
+  const s = value as Partial<HookSession> | null;
+  return typeof s === 'object' && s !== null && Array.isArray(s.refs) && s.refs.every(isRef)
+    && (s.session_id === null || isText(s.session_id)) && isTexts(s.hosts) && isTexts(s.lookup_hosts);
+}
+
+/** The members bound to this host session on any of `hosts` (a binding from a tool argument never counts). */
+function boundOn(state: State, hosts: readonly string[], sessionId: string): Set<string> {
+  const ids = new Set<string>();
+  for (const host of hosts) {
+    const id = resolveMemberByHostSession(state, host, sessionId);
+    if (id !== null) ids.add(id);
+  }
+  return ids;
+}
+
+/**
+ * The member of a hook's session: the one its session is linked to, else the
+ * one member a host bound to this host session id on the event's hosts (or,
+ * when none is there, on any host the event may come from: an uncertain
+ * SessionStart may have bound it under the other one); undefined when none
+ * or several are.
+ */
+export function memberOfSession(state: State, session: HookSession): string | undefined {
+  const linked = findLinkedMember(state, session.refs);
+  if (linked !== undefined || session.session_id === null) return linked;
+  let found = boundOn(state, session.hosts, session.session_id);
+  if (found.size === 0) found = boundOn(state, session.lookup_hosts, session.session_id);
+  return found.size === 1 ? [...found][0] : undefined;
+}
+
+/**
+ * Whether the session a hook speaks for is over for `memberId`: the member is
+ * in no channel, its session ended (SessionEnd), or, for a member found by
+ * its session (`session` given; null for one named by OPENCOMMS_MEMBER_ID),
+ * that session is now another member's.
+ */
+export function hasHookSessionEnded(state: State, memberId: string, session: HookSession | null): boolean {
+  if (membershipsOfMember(state, memberId).length === 0 || hasSessionEnded(state, memberId)) return true;
+  return session !== null && memberOfSession(state, session) !== memberId;
+}
+
+/**
+ * Whether `memberId` is bound, on one of `hosts`, to a host session other
+ * than `sessionId`: a newer session of the same member took over, and the
+ * older one ending must not mark it stale.
+ */
+export function isBoundElsewhere(state: State, memberId: string, hosts: readonly string[], sessionId: string | null): boolean {
+  const bound = membershipsOfMember(state, memberId)
+    .filter((m) => hosts.includes(m.host) && typeof m.host_session_id === 'string' && m.host_session_id !== '')
+    .map((m) => m.host_session_id);
+  return sessionId !== null && bound.length > 0 && !bound.includes(sessionId);
+}
+
+/** Whether `memberId` is reached by spawn-resume, which resumes ended sessions: their end must not shut its door. */
+export function isResumable(state: State, memberId: string): boolean {
+  return membershipsOfMember(state, memberId).some((m) => m.delivery_mode === 'spawn_push');
+}
