@@ -108,8 +108,7 @@ async function timeOnce(fn) {
 if (process.argv[2] === '--child') {
   const [, , , kind, dir, me, peer, barrier, durationText] = process.argv;
   const store = kind === 'store' ? openStore({ projectDir: dir, now: fastClock }) : null;
-  // Warm as a server is: recorded on its member's presence record (a holder applies a waiting change only
-  // for a process recorded as its member's), and one send of its own outside the timed run.
+  // Warm as a server is: recorded on its member's presence record, and one send of its own outside the timed run.
   if (store) {
     ok(await store.mutate((s, ctx) => {
       engine.recordPresence(s, me, { ...thisRecordedProcess(), kind: 'server' }, ctx.now(), engine.LOCAL_PRESENCE_RENEW_MS);

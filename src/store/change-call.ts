@@ -19,7 +19,7 @@ export interface LocalEdits {
 }
 
 export interface MutateOptions {
-  /** The member the change speaks for, as the caller's host named it: another process applies it only for a process recorded as that member's. */
+  /** The member the change speaks for, as the caller's host named it: written with a waiting change, as who asked. */
   member?: string;
 }
 

@@ -4,7 +4,6 @@
 // rewrite, and answering them once the rewrite is durable.
 import type { ChangeTx } from '../../engine/archive-types';
 import { changeNamed } from '../../engine/changes/table';
-import { isRecordedProcessOf } from '../../engine/presence';
 import type { EngineCtx, State, ToolResult } from '../../engine/types';
 import { randomHex } from '../../process/crypto';
 import type { FsPort } from '../../files/fs-port';
@@ -66,17 +65,17 @@ export function gatherWaiting(port: FsPort, tickets: readonly ServableTicket[], 
 
 /**
  * Applies waiting changes to `state` in queue order, each as the engine
- * change its file names, with its own ids and time. A change whose file names
- * a member is applied only for a process recorded as that member's; a change
- * this build does not know is left to its waiter.
+ * change its file names, with its own ids and time, whoever's it is: the
+ * waiter is a live process of this user on this machine (servableTickets), and
+ * could as well apply it itself. A change this build does not know is left to
+ * its waiter.
  */
 export function applyWaiting(state: State, found: readonly FoundChange<Waiter>[], ctx: EngineCtx, tx: ChangeTx): Applied[] {
   const applied: Applied[] = [];
-  for (const { path, file, waiter } of found) {
+  for (const { path, file } of found) {
     const { change } = file;
     const apply = changeNamed(change.op);
     if (apply === undefined) continue;
-    if (change.member !== undefined && !isRecordedProcessOf(state, change.member, waiter)) continue;
     let result: ToolResult;
     try {
       result = apply(state, change.args, seededCtx(ctx, change), tx);

@@ -29,7 +29,7 @@ export interface WaitingChange {
   /** The engine change's name (engine/changes/table.ts). */
   op: string;
   args: unknown;
-  /** The member it speaks for, when it speaks for one: a holder applies it only for a process recorded as that member's. */
+  /** The member it speaks for, as its host named it, when it speaks for one: who asked, for whoever reads the queue. */
   member?: string;
   /** 32 hex: the seed of the change's ids. */
   seed: string;
