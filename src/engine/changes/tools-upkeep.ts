@@ -10,13 +10,13 @@ import { claimSpeaker, isSpokenFor, SPEAKER_LEASE_MS, speakerJudge } from '../sp
 import { fitsShape } from './member-change';
 import { isText, isTextList, malformed, type Answer } from './push-args';
 
-const PRESENCE_KINDS: readonly PresenceKind[] = ['server', 'waiter', 'plugin'];
-const DOORS: readonly HostDoor[] = ['inbox', 'codex_queue'];
+const CLAIM_KINDS: readonly PresenceKind[] = ['server', 'waiter', 'plugin'];
+const CLAIM_DOORS: readonly HostDoor[] = ['inbox', 'codex_queue'];
 
 function isClaim(value: unknown): value is PresenceClaim {
   if (!fitsShape(value, { pid: 'number', machine: 'text', start: 'number?' })) return false;
   const claim = value as PresenceClaim;
-  return PRESENCE_KINDS.includes(claim.kind) && (claim.door === undefined || DOORS.includes(claim.door));
+  return CLAIM_KINDS.includes(claim.kind) && (claim.door === undefined || CLAIM_DOORS.includes(claim.door));
 }
 
 /** This process (`claim`) on the presence record of each of `ids`, renewed when `renew_ms` old. */
