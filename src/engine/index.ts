@@ -30,7 +30,7 @@ export type { DrainOptions, RequeueOutcome } from './delivery';
 export { pullMessages, inbox, frameForDelivery, channelNameOf } from './pull';
 export { describeHeld, heldIn, heldMailOf, pauserOf, pendingInChannel } from './held-mail';
 export type { HeldMail, PauserKind } from './held-mail';
-export { claimSpeaker, isSpokenFor, SPEAKER_LEASE_MS } from './speaker-leases';
+export { claimSpeaker, isSpokenFor, speakerJudge, SPEAKER_LEASE_MS } from './speaker-leases';
 export { activeWaitLease, takeWaitLease, renewWaitLease, releaseWaitLease, replaceWaitLease } from './wait-leases';
 export type { PullOptions, InboxInput } from './pull';
 export {
@@ -107,7 +107,7 @@ export { capabilitiesForMode, defaultStalePolicy } from './members';
 export { normalizeChannelName, normalizeRole, findChannel, channelById, ownValue } from './validate';
 export { FUTURE_SLACK_MS, formatIsoTime, isBelievableTime, isDateTime } from './times';
 export {
-  boardCounts, claimHolds, claimerAwaySince, findTask, framedTaskView, isClaimLive, isForMember, isReady, listedTasks, taskDigest, taskView, tasksOf,
+  boardCounts, claimHolds, claimerAwaySince, findTask, framedTaskReply, framedTaskView, isClaimLive, isForMember, isReady, listedTasks, taskDigest, taskView, tasksOf,
   TASK_LIST_VIEWS,
 } from './task-board';
 export type { BoardCounts, ClaimHold, TaskListView } from './task-board';

@@ -5,11 +5,24 @@
 // a pin of its project records itself here, under the member id; adoption
 // passes over a pin with a live speaker. Taken and renewed only inside
 // locked mutations, like every lease.
+import { isBelievableTime } from './times';
 import { ownValue } from './validate';
-import type { SpeakerLease as Lease, State } from './types';
+import type { ProcessCheck, SpeakerLease as Lease, State } from './types';
 
 /** How long a speaker lease holds where its holder's pid cannot be checked (another machine). */
 export const SPEAKER_LEASE_MS = 24 * 3600_000;
+
+/**
+ * How a change judges speaker leases at `now`: on the machine that applies
+ * it, whether the holder's pid runs (`isProcessAlive`); elsewhere, until the
+ * lease's `until`; and never when that `until` lies too far ahead to believe.
+ */
+export function speakerJudge(now: number, isProcessAlive: ProcessCheck | undefined): (lease: Lease) => boolean {
+  return (lease) => {
+    const runs = isProcessAlive?.({ pid: lease.pid, machine: lease.host, start: null, kind: 'server', renewed_at: now, until: lease.until });
+    return (runs ?? now <= lease.until) && isBelievableTime(lease.until, now, SPEAKER_LEASE_MS);
+  };
+}
 
 /**
  * Whether a live process speaks as `memberId` through OPENCOMMS_MEMBER_ID.

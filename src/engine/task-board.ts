@@ -9,7 +9,7 @@ import { presenceOf } from './presence';
 import {
   MAX_TASK_DIGEST_CHARS, type Board, type Task, type TaskLogEntry,
 } from './task-types';
-import type { ProcessCheck, State } from './types';
+import type { ProcessCheck, State, ToolResult } from './types';
 
 /** The board, made empty on first use (only under a change). */
 export function boardFor(state: State): Board {
@@ -218,4 +218,19 @@ export function framedTaskView(view: Record<string, unknown>, task: Task, nonce:
     framed.log = (framed.log as TaskLogEntry[]).map((e) => (e.note === undefined ? e : { ...e, note: framePeerText(`a note on task ${task.id}`, e.by, e.note, nonce()) }));
   }
   return framed;
+}
+
+/** A reply whose task (or tasks) carry their peer-written text framed, as the task tool answers. */
+export function framedTaskReply(result: ToolResult, state: State, nonce: () => string): ToolResult {
+  const data = result.data;
+  if (!data) return result;
+  const frame = (view: unknown): unknown => {
+    const id = (view as { id?: unknown }).id;
+    const task = typeof id === 'string' ? findTask(state, id) : undefined;
+    return task ? framedTaskView(view as Record<string, unknown>, task, nonce) : view;
+  };
+  const framed: Record<string, unknown> = { ...data };
+  if (data.task !== undefined) framed.task = frame(data.task);
+  if (Array.isArray(data.tasks)) framed.tasks = data.tasks.map(frame);
+  return { ...result, data: framed };
 }

@@ -60,6 +60,10 @@ export interface Board {
   wakes: Record<string, TaskWake>;
 }
 
+/** What the task tool (opencomms_task) does, by its `action` argument. */
+export const TASK_TOOL_ACTIONS = ['add', 'list', 'next', 'claim', 'done', 'release', 'ask', 'cancel'] as const;
+export type TaskToolAction = typeof TASK_TOOL_ACTIONS[number];
+
 export const MAX_TASK_TITLE_CHARS = 200;
 export const MAX_TASK_DETAILS_CHARS = 10_000;
 export const MAX_TASK_NOTE_CHARS = 2_000;

@@ -1,7 +1,6 @@
 // The tools that act on a channel the caller is already a live member of:
 // pause, resume, leave, its own role prompt, removing a member, the clock.
-import * as engine from '../engine';
-import { TIMER_ACTIONS, type ToolResult } from '../engine';
+import { TIMER_ACTIONS } from '../engine';
 import {
   CHANNEL_ARG, DESTRUCTIVE_TOOL, defineTool, IDEMPOTENT_TOOL, MAX_ID_CHARS, MEMBER_REF_ARG, ROLE_ARG, ROLE_PROMPT_ARG, WRITE_TOOL,
   type CallerTool,
@@ -10,12 +9,13 @@ import type { ToolAnnotations } from './registry';
 import { objectSchema } from './schema';
 import type { ToolServices } from './services';
 
-type ChannelOp = (state: engine.State, input: engine.ChannelCall, ctx: engine.EngineCtx) => ToolResult;
+/** The engine changes (engine/changes/tools-channel.ts) that take only the channel. */
+type ChannelOnlyChange = 'channel_pause' | 'channel_resume';
 
 export function channelTools(s: ToolServices): Record<'pause' | 'resume' | 'disconnect' | 'updateRole' | 'kick' | 'timer', CallerTool> {
   return {
-    pause: channelOnlyTool(s, 'opencomms_pause', 'Pause channel', 'Pause a channel: sends are refused and nothing is delivered until resumed.', IDEMPOTENT_TOOL, engine.pauseChannel),
-    resume: channelOnlyTool(s, 'opencomms_resume', 'Resume channel', 'Resume a paused channel.', IDEMPOTENT_TOOL, engine.resumeChannel),
+    pause: channelOnlyTool(s, 'opencomms_pause', 'Pause channel', 'Pause a channel: sends are refused and nothing is delivered until resumed.', IDEMPOTENT_TOOL, 'channel_pause'),
+    resume: channelOnlyTool(s, 'opencomms_resume', 'Resume channel', 'Resume a paused channel.', IDEMPOTENT_TOOL, 'channel_resume'),
     disconnect: defineTool({
       name: 'opencomms_disconnect',
       title: 'Leave channel',
@@ -23,8 +23,7 @@ export function channelTools(s: ToolServices): Record<'pause' | 'resume' | 'disc
       inputSchema: objectSchema({ channel: CHANNEL_ARG }, ['channel']),
       annotations: DESTRUCTIVE_TOOL,
       handler: async (a, caller) => {
-        const result = await s.inChannel(caller, a.channel, (state, me, ctx) =>
-          engine.disconnectChannel(state, { channel: a.channel, session_id: me }, ctx));
+        const result = await s.changeAsMember(caller, 'channel_disconnect', { channel: a.channel });
         // The last member left and the channel went with them: its history log goes too.
         if (result.ok && result.data?.channel_removed === true) await s.store.dropHistory(String(result.data.channel_id));
         return result;
@@ -37,8 +36,7 @@ export function channelTools(s: ToolServices): Record<'pause' | 'resume' | 'disc
       inputSchema: objectSchema({ channel: CHANNEL_ARG, role_prompt: ROLE_PROMPT_ARG }, ['channel', 'role_prompt']),
       annotations: IDEMPOTENT_TOOL,
       handler: (a, caller) =>
-        s.inChannel(caller, a.channel, (state, me, ctx) =>
-          engine.updateRole(state, { channel: a.channel, session_id: me, role_prompt: a.role_prompt }, ctx)),
+        s.changeAsMember(caller, 'channel_update_role', { channel: a.channel, role_prompt: a.role_prompt }),
     }),
     kick: defineTool({
       name: 'opencomms_kick',
@@ -50,10 +48,7 @@ export function channelTools(s: ToolServices): Record<'pause' | 'resume' | 'disc
       ),
       annotations: DESTRUCTIVE_TOOL,
       handler: (a, caller) =>
-        s.inChannel(caller, a.channel, (state, me, ctx) =>
-          engine.kickChannel(state, {
-            channel: a.channel, session_id: me, target_session_id: a.target_session_id, target_role: a.target_role,
-          }, ctx)),
+        s.changeAsMember(caller, 'channel_kick', { channel: a.channel, target_session_id: a.target_session_id, target_role: a.target_role }),
     }),
     timer: defineTool({
       name: 'opencomms_timer',
@@ -65,17 +60,16 @@ export function channelTools(s: ToolServices): Record<'pause' | 'resume' | 'disc
       ),
       annotations: WRITE_TOOL,
       handler: (a, caller) =>
-        s.inChannel(caller, a.channel, (state, me, ctx) =>
-          engine.timerAction(state, { channel: a.channel, session_id: me, action: a.action, limit_ms: a.limit_ms, to: a.to }, ctx)),
+        s.changeAsMember(caller, 'channel_timer', { channel: a.channel, action: a.action, limit_ms: a.limit_ms, to: a.to }),
     }),
   };
 }
 
-/** A tool that takes only the channel and hands it, with the caller, to one engine operation. */
-function channelOnlyTool(s: ToolServices, name: string, title: string, description: string, annotations: ToolAnnotations, op: ChannelOp): CallerTool {
+/** A tool that takes only the channel and hands it, with the caller, to one engine change. */
+function channelOnlyTool(s: ToolServices, name: string, title: string, description: string, annotations: ToolAnnotations, change: ChannelOnlyChange): CallerTool {
   return defineTool({
     name, title, description, annotations,
     inputSchema: objectSchema({ channel: CHANNEL_ARG }, ['channel']),
-    handler: (a, caller) => s.inChannel(caller, a.channel, (state, me, ctx) => op(state, { channel: a.channel, session_id: me }, ctx)),
+    handler: (a, caller) => s.changeAsMember(caller, change, { channel: a.channel }),
   });
 }

@@ -20,7 +20,8 @@ interface DeliveryArgs {
   host_session_id?: string;
 }
 
-type EntryMember = engine.MemberOptions & { session_id: string; project_id: string; worktree: string };
+/** The new member as the change takes it (engine/changes/tools-channel.ts); the change adds the caller's member id. */
+type EntryMember = engine.MemberOptions & { project_id: string; worktree: string };
 
 export function entryTools(s: ToolServices): Record<'create' | 'join', CallerTool> {
   return {
@@ -38,13 +39,11 @@ export function entryTools(s: ToolServices): Record<'create' | 'join', CallerToo
       ),
       annotations: WRITE_TOOL,
       handler: async (a, caller) =>
-        spawnPushRefusal(s, a) ?? hostSessionRefusal(s, a, caller.call) ?? s.asMember(caller, (state, me, ctx) =>
-          engine.createChannel(state, {
-            channel: a.channel, role: a.role, role_prompt: a.role_prompt, ...entryMember(s, a, me, caller.call),
-            ...channelSettingsOf(a),
-          }, ctx)),
+        spawnPushRefusal(s, a) ?? hostSessionRefusal(s, a, caller.call) ?? s.changeAsMember(caller, 'channel_create', {
+          channel: a.channel, role: a.role, role_prompt: a.role_prompt, ...entryMember(s, a, caller.call), ...channelSettingsOf(a),
+        }),
     }),
-      join: defineTool({
+    join: defineTool({
       name: 'opencomms_join',
       title: 'Join channel',
       description: 'Join an existing channel under a role. If it fails, stop and report; never create or replace a channel instead.',
@@ -56,8 +55,9 @@ export function entryTools(s: ToolServices): Record<'create' | 'join', CallerToo
       handler: async (a, caller) => {
         const refused = spawnPushRefusal(s, a) ?? hostSessionRefusal(s, a, caller.call);
         if (refused) return refused;
-        const result = await s.asMember(caller, (state, me, ctx) =>
-          engine.joinChannel(state, { channel: a.channel, role: a.role, role_prompt: a.role_prompt, ...entryMember(s, a, me, caller.call) }, ctx));
+        const result = await s.changeAsMember(caller, 'channel_join', {
+          channel: a.channel, role: a.role, role_prompt: a.role_prompt, ...entryMember(s, a, caller.call),
+        });
         return withArchiveContextIn(s.store.archives, result, engine.normalizeChannelName(a.channel));
       },
     }),
@@ -67,9 +67,8 @@ export function entryTools(s: ToolServices): Record<'create' | 'join', CallerToo
 // A host that embeds the tools says how its members are reached (the
 // OpenCode plugin pushes into the calling session); a server's members pull
 // or are resumed by spawn-push.
-function entryMember(s: ToolServices, a: DeliveryArgs, memberId: string, call: ToolCall): EntryMember {
+function entryMember(s: ToolServices, a: DeliveryArgs, call: ToolCall): EntryMember {
   return {
-    session_id: memberId,
     project_id: s.projectId,
     worktree: s.worktree,
     ...(s.options.embedding?.membership(call) ?? {

@@ -100,20 +100,13 @@ export class IdentityKeeper {
     if (known && now - known.at < engine.LAST_SEEN_STEP_MS && now >= known.at) return known.identity;
     const pins = listPins(this.options.projectDir, this.options.host).map((pin) => pin.member_id);
     const hostSession = refs.find((ref) => ref.kind === 'sid')?.id;
-    let memberId: string | undefined;
-    await this.store().mutate((state, ctx) => {
-      if (!engine.needsLink(state, refs, ctx.now())) {
-        memberId = engine.findLinkedMember(state, refs);
-        return { ok: false, message: 'already linked' }; // nothing to save
-      }
-      // A pin another live process speaks as (OPENCOMMS_MEMBER_ID) is claimed, like one a session took.
-      const adoptable = pins.filter((id) => !engine.isSpokenFor(state, id, this.isSpeakerAlive));
-      const outcome = engine.linkSession(state, refs, adoptable, ctx);
-      memberId = outcome?.memberId;
-      if (memberId !== undefined && hostSession !== undefined) engine.bindHostSession(state, memberId, this.options.host, hostSession);
-      if (outcome && outcome.how !== 'linked') this.options.log(`session ${cacheKey.split('\n')[0]}: ${outcome.how} member ${outcome.memberId}`);
-      return { ok: true, message: 'linked' };
+    // Found, adopted from a pin no live process speaks as, or minted (engine change `host_session_link`).
+    const linked = await this.store().mutate('host_session_link', {
+      refs: refs.map(({ kind, host, id }) => ({ kind, host, id })), pins, host: this.options.host, host_session: hostSession ?? null,
     });
+    const memberId = typeof linked.data?.member_id === 'string' ? linked.data.member_id : undefined;
+    const how = linked.data?.how;
+    if (linked.ok && memberId !== undefined && how !== undefined && how !== 'linked') this.options.log(`session ${cacheKey.split('\n')[0]}: ${how} member ${memberId}`);
     const identity: Identity = memberId === undefined
       ? { kind: 'unpinned', problem: 'This server could not link its host session to a member. Set OPENCOMMS_MEMBER_ID, or run `opencomms doctor`.' }
       : { kind: 'pinned', memberId, source: 'session' };
@@ -143,13 +136,9 @@ export class IdentityKeeper {
   private async recordSpeaker(memberId: string): Promise<void> {
     try {
       if (readPin(this.options.projectDir, memberId) === undefined) return;
-      await this.store().mutate((state, ctx) => {
-        this.speakerToken ??= ctx.nonce();
-        const lease = { pid: process.pid, host: this.machine, token: this.speakerToken, until: ctx.now() + engine.SPEAKER_LEASE_MS };
-        return engine.claimSpeaker(state, memberId, lease, this.isSpeakerAlive)
-          ? { ok: true, message: 'speaker recorded' }
-          : { ok: false, message: 'speaker already recorded' }; // nothing to save
-      });
+      // The lease's token is made by the first claim and kept for every renewal (engine change `speaker_claim`).
+      const claimed = await this.store().mutate('speaker_claim', { member_id: memberId, pid: process.pid, host: this.machine, token: this.speakerToken ?? null });
+      if (typeof claimed.data?.token === 'string') this.speakerToken ??= claimed.data.token;
     } catch (err) {
       this.options.log(`could not record this process as the speaker of ${memberId}: ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -6,7 +6,7 @@ import {
   CHANNEL_ARG, defineTool, LIMIT_ARG, MAX_ID_CHARS, MEMBER_REF_ARG, READ_TOOL, WRITE_TOOL, type CallerTool,
 } from './define-tool';
 import { objectSchema } from './schema';
-import type { PullHandover } from './pull-settler';
+import { PULL_LEASE_MS, type PullHandover } from './pull-settler';
 import type { ToolServices } from './services';
 import { withArrivals } from './arrivals';
 export function messageTools(s: ToolServices): Record<'send' | 'inbox' | 'pull' | 'status' | 'history', CallerTool> {
@@ -66,16 +66,17 @@ export function messageTools(s: ToolServices): Record<'send' | 'inbox' | 'pull' 
       // committed in a second one, only once the reply carrying it was
       // written; a reply that is cancelled or unwritten gives it back (7.1).
       handler: async (a, caller) => {
-        let handover: PullHandover | undefined;
-        const result = await s.inChannel(caller, a.channel, (state, me, ctx) => {
-          const owner = s.deliveryOwner(ctx.now());
-          const pulled = engine.pullMessages(state, me, { channel: a.channel, limit: a.limit, owner, isOwnerAlive: s.isOwnerAlive }, ctx);
-          const ids = pulled.ok ? (pulled.data?.message_ids as string[]) : [];
-          // Asked now, while the mail is still what the doorbell rang for.
-          if (ids.length > 0) handover = { memberId: me, owner, ids, rungIds: ids.filter((id) => s.isAnnounced(id)) };
-          return pulled;
-        });
-        if (handover) s.settleAfterReply(caller.call, handover);
+        const pinned = s.pin(caller);
+        if ('refusal' in pinned) return pinned.refusal;
+        // This process holds the mail (engine change `mail_pull`); its lease is the one the settling after the reply keeps to.
+        const result = await s.changeAsMember(caller, 'mail_pull', { channel: a.channel, limit: a.limit, pid: process.pid, host: s.machine, lease_ms: PULL_LEASE_MS });
+        const ids = result.ok && Array.isArray(result.data?.message_ids) ? result.data.message_ids : [];
+        const owner = result.data?.owner;
+        // Asked at once, while the mail is still what the doorbell rang for.
+        if (ids.length > 0 && owner) {
+          const handover: PullHandover = { memberId: pinned.memberId, owner, ids, rungIds: ids.filter((id) => s.isAnnounced(id)) };
+          s.settleAfterReply(caller.call, handover);
+        }
         return result;
       },
     }),

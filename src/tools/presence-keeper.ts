@@ -51,11 +51,7 @@ export class PresenceKeeper {
     const ids = [...this.renewedAt.keys()];
     if (ids.length === 0) return Promise.resolve();
     const claim = { ...thisRecordedProcess(), kind: this.kind };
-    const done = this.store().mutate((state, ctx) => {
-      let changed = false;
-      for (const id of ids) changed = engine.leavePresence(state, id, claim, ctx.now()) || changed;
-      return { ok: changed, message: 'left' };
-    }).then(() => undefined, (err: unknown) => this.log(`could not record that this process ends: ${describeFault(err)}`));
+    const done = this.store().mutate('presence_leave', { ids, claim }).then(() => undefined, (err: unknown) => this.log(`could not record that this process ends: ${describeFault(err)}`));
     return new Promise<void>((resolve) => {
       const cap = setTimeout(resolve, LEAVE_WAIT_MS);
       cap.unref();
@@ -83,11 +79,7 @@ export class PresenceKeeper {
   private async write(ids: readonly string[]): Promise<void> {
     const claim = { ...thisRecordedProcess(), kind: this.kind, ...(this.door === undefined ? {} : { door: this.door }) };
     try {
-      await this.store().mutate((state, ctx) => {
-        let changed = false;
-        for (const id of ids) changed = engine.recordPresence(state, id, claim, ctx.now(), this.renewMs) || changed;
-        return { ok: changed, message: changed ? 'present' : 'already present' };
-      });
+      await this.store().mutate('presence_record', { ids: [...ids], claim, renew_ms: this.renewMs });
     } catch (err) {
       for (const id of ids) this.renewedAt.delete(id);
       this.log(`could not record this process as present: ${describeFault(err)}`);

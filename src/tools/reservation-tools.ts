@@ -1,6 +1,5 @@
 // The tools that reserve files before editing and give them back; the
 // paths are named as the files they reach (reserve-paths.ts).
-import * as engine from '../engine';
 import { CHANNEL_ARG, defineTool, IDEMPOTENT_TOOL, WRITE_TOOL, type CallerTool } from './define-tool';
 import { realPatterns } from './reserve-paths';
 import { objectSchema } from './schema';
@@ -22,11 +21,9 @@ export function reservationTools(s: ToolServices): Record<'reserve' | 'release',
       annotations: WRITE_TOOL,
       handler: (a, caller) => {
         const real = realPatterns(a.paths, s.options.projectDir);
-        return s.inChannel(caller, a.channel, (state, me, ctx) =>
-          engine.reservePaths(state, {
-            channel: a.channel, session_id: me, paths: real.paths, exclusive: a.exclusive, reason: a.reason, ttl_minutes: a.ttl_minutes,
-            project_dir: real.projectDir,
-          }, ctx));
+        return s.changeAsMember(caller, 'paths_reserve', {
+          channel: a.channel, paths: real.paths, exclusive: a.exclusive, reason: a.reason, ttl_minutes: a.ttl_minutes, project_dir: real.projectDir,
+        });
       },
     }),
     release: defineTool({
@@ -40,8 +37,9 @@ export function reservationTools(s: ToolServices): Record<'reserve' | 'release',
       annotations: IDEMPOTENT_TOOL,
       handler: (a, caller) => {
         const real = Array.isArray(a.paths) ? realPatterns(a.paths, s.options.projectDir) : undefined;
-        return s.inChannel(caller, a.channel, (state, me, ctx) =>
-          engine.releasePaths(state, { channel: a.channel, session_id: me, paths: real?.paths ?? a.paths, project_dir: real?.projectDir ?? s.options.projectDir }, ctx));
+        return s.changeAsMember(caller, 'paths_release', {
+          channel: a.channel, paths: real?.paths ?? a.paths, project_dir: real?.projectDir ?? s.options.projectDir,
+        });
       },
     }),
   };

@@ -5,7 +5,8 @@ import { processHostTag } from '../process/place';
 import * as engine from '../engine';
 import type { DeliveryOwner, EngineCtx, SessionArchive, State, ToolResult } from '../engine';
 import type { ToolCall } from './registry';
-import { openStore, type Store, type StoreSelection, type StoreTx } from '../store';
+import { openStore, type Store, type StoreSelection } from '../store';
+import type { ChangeArgs, ChangeName, ChangeResult } from '../engine/changes/table';
 import { createSpawnDriver, type SpawnDriver } from '../delivery/spawn-driver';
 import { hostDoorFor } from '../delivery/host-door';
 import { archivedMessagesIn, findArchiveIn } from './archive-context';
@@ -27,8 +28,9 @@ export interface ToolServicesOptions {
   embedding?: EmbeddingHost;
 }
 
-/** What a change or a read runs as the caller's member (in a channel: once it is a live member there). */
-export type MemberChange = (state: State, memberId: string, ctx: EngineCtx, tx: StoreTx) => ToolResult;
+/** The engine changes a member's call names: their arguments carry the member (engine/changes/member-change.ts). */
+export type MemberChangeName = { [K in ChangeName]: ChangeArgs<K> extends { member: string } ? K : never }[ChangeName];
+/** What a read runs as the caller's member, once it is a live member of the channel. */
 export type MemberRead = (state: State, memberId: string, ctx: EngineCtx) => ToolResult;
 
 export class ToolServices {
@@ -122,26 +124,21 @@ export class ToolServices {
     return this.identities.lastThread;
   }
 
-  /** Runs a locked change as the caller's member. */
-  async asMember(caller: Caller, change: MemberChange): Promise<ToolResult> {
-    const pinned = this.pin(caller);
-    if ('refusal' in pinned) return pinned.refusal;
-    return this.store.mutate((state, ctx, tx) => change(state, pinned.memberId, ctx, tx));
-  }
-
   /**
-   * A protected change: pins the caller's member (or answers unpinned), opens
-   * the locked change, and runs `change` only once that member is a live
-   * member of `channel` (of any channel when `channel` is undefined).
+   * Applies the engine change `name` as the caller's member: the member is
+   * pinned here, from the caller's host, and named in the arguments (and as
+   * the member the change speaks for); the change itself checks that it is a
+   * live member where it must be (engine/changes/member-change.ts).
    */
-  inChannel(caller: Caller, channel: string | undefined, change: MemberChange): Promise<ToolResult> {
-    return this.asMember(caller, (state, memberId, ctx, tx) => {
-      const auth = engine.authorizeMember(state, memberId, channel);
-      return auth.ok ? change(state, memberId, ctx, tx) : auth;
-    });
+  async changeAsMember<K extends MemberChangeName>(caller: Caller, name: K, args: Omit<ChangeArgs<K>, 'member'>): Promise<ChangeResult<K>> {
+    const pinned = this.pin(caller);
+    // The refusal has the shape of every change's refusal.
+    if ('refusal' in pinned) return pinned.refusal as ChangeResult<K>;
+    const member = pinned.memberId;
+    return this.store.mutate(name, { ...args, member } as ChangeArgs<K>, { member });
   }
 
-  /** inChannel for a lock-free read of the latest state. */
+  /** A lock-free read of the latest state, once the caller's member is a live member of `channel`. */
   async readInChannel(caller: Caller, channel: string, reader: MemberRead): Promise<ToolResult> {
     const pinned = this.pin(caller);
     if ('refusal' in pinned) return pinned.refusal;

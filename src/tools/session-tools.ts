@@ -1,7 +1,7 @@
 // The tools that keep a conversation past its channel: save it as an
 // archive, resume an archive as a new channel, delete either, read archives.
 import * as engine from '../engine';
-import { MAX_ARCHIVE_SUMMARY_CHARS, type ToolResult } from '../engine';
+import { MAX_ARCHIVE_SUMMARY_CHARS } from '../engine';
 import {
   CHANNEL_ARG, defineTool, DESTRUCTIVE_TOOL, MAX_ID_CHARS, READ_TOOL, toolRefusal, WRITE_TOOL, type CallerTool,
 } from './define-tool';
@@ -21,18 +21,9 @@ export function sessionTools(s: ToolServices): Record<'save' | 'resume' | 'delet
       inputSchema: objectSchema({ channel: CHANNEL_ARG, summary: { type: 'string', maxLength: MAX_ARCHIVE_SUMMARY_CHARS } }, ['channel']),
       annotations: WRITE_TOOL,
       handler: async (a, caller) => {
-        let savedId: string | undefined;
-        const result = await s.inChannel(caller, a.channel, (state, me, ctx, tx): ToolResult => {
-          const built = engine.buildSessionArchive(state, { channel: a.channel, session_id: me, summary: a.summary }, ctx);
-          if (!built.ok) return built;
-          const archive = built.data?.archive as engine.SessionArchive;
-          // Part of the same change: saved before (files) or with (Redis) the live channel's removal.
-          tx.putArchive(archive);
-          engine.commitSessionSave(state, archive.channel_id);
-          savedId = archive.channel_id;
-          return { ok: true, message: built.message, data: { archive_id: archive.channel_id, name: archive.name, message_count: archive.message_count } };
-        });
-        if (savedId) await s.store.dropHistory(savedId);
+        // The archive is written in the same change that closes the channel (engine change `session_save`).
+        const result = await s.changeAsMember(caller, 'session_save', { channel: a.channel, summary: a.summary });
+        if (result.ok && typeof result.data?.archive_id === 'string') await s.store.dropHistory(result.data.archive_id);
         return result;
       },
     }),
@@ -47,10 +38,7 @@ export function sessionTools(s: ToolServices): Record<'save' | 'resume' | 'delet
         if ('refusal' in pinned) return pinned.refusal;
         const archive = await s.findArchive(a.channel);
         if (!archive) return toolRefusal('not_found', `No archived session named or with id "${a.channel}". List yours with opencomms_archive.`);
-        return s.asMember(caller, (state, me, ctx) =>
-          engine.resumeSession(state, {
-            archive, session_id: me, new_name: a.new_name, project_id: s.projectId, worktree: s.worktree,
-          }, ctx));
+        return s.changeAsMember(caller, 'session_resume', { archive, new_name: a.new_name, project_id: s.projectId, worktree: s.worktree });
       },
     }),
     delete: defineTool({
@@ -60,26 +48,10 @@ export function sessionTools(s: ToolServices): Record<'save' | 'resume' | 'delet
       inputSchema: objectSchema({ channel: ARCHIVE_REF_ARG, confirm: { type: 'boolean' } }, ['channel', 'confirm']),
       annotations: DESTRUCTIVE_TOOL,
       handler: async (a, caller) => {
-        let droppedLive: string | undefined;
         // Fetched before the change (archives may live on a server); the change decides whether it applies.
         const found = await s.findArchive(a.channel);
-        const result = await s.asMember(caller, (state, me, ctx, tx) => {
-          const isLiveChannel = engine.findChannel(state, a.channel) !== undefined;
-          // A live channel is deleted only by a live (not stale) member of it, like every other protected call.
-          if (isLiveChannel) {
-            const auth = engine.authorizeMember(state, me, a.channel);
-            if (!auth.ok) return auth;
-          }
-          const outcome = engine.deleteSession(state, { channel: a.channel, session_id: me, confirm: a.confirm, archive: isLiveChannel ? undefined : found }, ctx);
-          if (!outcome.ok) return outcome;
-          if (outcome.data?.phase !== 'archive') {
-            droppedLive = String(outcome.data?.channel_id);
-            return outcome;
-          }
-          tx.deleteArchive(String(outcome.data.archive_id));
-          return { ...outcome, message: `Deleted the archive of "${String(outcome.data.name)}".` };
-        });
-        if (droppedLive) await s.store.dropHistory(droppedLive);
+        const result = await s.changeAsMember(caller, 'session_delete', { channel: a.channel, confirm: a.confirm, archive: found ?? null });
+        if (result.ok && result.data?.phase === 'live') await s.store.dropHistory(String(result.data.channel_id));
         return result;
       },
     }),

@@ -3,17 +3,15 @@
 // the store's lock (list reads without it). What a member or the person wrote
 // on a task reaches the model framed as peer data.
 import * as engine from '../engine';
-import type { ToolResult } from '../engine';
 import { defineTool, WRITE_TOOL, type CallerTool } from './define-tool';
 import { realPatterns } from './reserve-paths';
 import { objectSchema } from './schema';
 import type { ToolServices } from './services';
 
-const TASK_ACTIONS = ['add', 'list', 'next', 'claim', 'done', 'release', 'ask', 'cancel'] as const;
 const NOTE_ARG = { type: 'string', maxLength: engine.MAX_TASK_NOTE_CHARS } as const;
 
 const TASK_SCHEMA = objectSchema({
-  action: { type: 'string', enum: TASK_ACTIONS },
+  action: { type: 'string', enum: engine.TASK_TOOL_ACTIONS },
   title: { type: 'string', maxLength: engine.MAX_TASK_TITLE_CHARS },
   details: { type: 'string', maxLength: engine.MAX_TASK_DETAILS_CHARS },
   priority: { type: 'integer', minimum: 0, maximum: engine.MAX_TASK_PRIORITY, description: '0 most urgent; 2 default' },
@@ -29,21 +27,6 @@ const TASK_SCHEMA = objectSchema({
   question: NOTE_ARG,
 }, ['action']);
 
-/** A reply whose task (or tasks) carry their peer-written text framed. */
-function framedReply(result: ToolResult, state: engine.State, nonce: () => string): ToolResult {
-  const data = result.data;
-  if (!data) return result;
-  const frame = (view: unknown): unknown => {
-    const id = (view as { id?: unknown }).id;
-    const task = typeof id === 'string' ? engine.findTask(state, id) : undefined;
-    return task ? engine.framedTaskView(view as Record<string, unknown>, task, nonce) : view;
-  };
-  const framed: Record<string, unknown> = { ...data };
-  if (data.task !== undefined) framed.task = frame(data.task);
-  if (Array.isArray(data.tasks)) framed.tasks = data.tasks.map(frame);
-  return { ...result, data: framed };
-}
-
 export function taskTool(s: ToolServices): CallerTool {
   return defineTool({
     name: 'opencomms_task',
@@ -57,32 +40,11 @@ export function taskTool(s: ToolServices): CallerTool {
         const pinned = s.pin(caller);
         if ('refusal' in pinned) return pinned.refusal;
         return s.store.readLatest((state, ctx) =>
-          framedReply(engine.listTasks(state, pinned.memberId, a, ctx.now(), ctx.isProcessAlive ?? engine.JUDGE_BY_LEASE), state, ctx.nonce));
+          engine.framedTaskReply(engine.listTasks(state, pinned.memberId, a, ctx.now(), ctx.isProcessAlive ?? engine.JUDGE_BY_LEASE), state, ctx.nonce));
       }
-      const paths = Array.isArray(a.paths) ? realPatterns(a.paths, s.options.projectDir) : undefined;
-      return s.asMember(caller, (state, me, ctx) => {
-        const result = runAction(state, me, a, paths, s.options.projectDir, ctx);
-        return framedReply(result, state, ctx.nonce);
-      });
+      // Paths are resolved here against the files they reach (reserve-paths.ts); the action is the engine change `task_action`.
+      const real = Array.isArray(a.paths) ? realPatterns(a.paths, s.options.projectDir) : undefined;
+      return s.changeAsMember(caller, 'task_action', { ...a, paths: real?.paths, project_dir: real?.projectDir ?? s.options.projectDir });
     },
   });
-}
-
-type TaskArgs = Parameters<Parameters<typeof defineTool<typeof TASK_SCHEMA>>[0]['handler']>[0];
-
-function runAction(state: engine.State, me: string, a: TaskArgs, paths: { projectDir: string; paths: string[] } | undefined, projectDir: string, ctx: engine.EngineCtx): ToolResult {
-  switch (a.action) {
-    case 'add':
-      return engine.addTask(state, me, {
-        title: a.title, details: a.details, priority: a.priority, after: a.after, paths: paths?.paths, for: a.for, channel: a.channel,
-        project_dir: paths?.projectDir ?? projectDir,
-      }, ctx);
-    case 'next': return engine.nextTask(state, me, ctx);
-    case 'claim': return engine.claimTask(state, me, a.id, ctx);
-    case 'done': return engine.finishTask(state, me, a.id, a.result, ctx);
-    case 'release': return engine.releaseTask(state, me, a.id, a.note, ctx);
-    case 'ask': return engine.askTask(state, me, a.id, a.question, ctx);
-    case 'cancel': return engine.cancelTask(state, me, a.id, a.note, ctx);
-    default: return engine.listTasks(state, me, a, ctx.now(), ctx.isProcessAlive ?? engine.JUDGE_BY_LEASE);
-  }
 }

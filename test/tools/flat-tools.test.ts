@@ -1,5 +1,5 @@
 // The shape of tools/: who a call speaks for is handed to its handler, a
-// protected change goes through inChannel, and a handler's arguments carry
+// protected change names an engine change as the caller's member, and a handler's arguments carry
 // the types of its schema.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -45,30 +45,29 @@ test('identify returns who the call speaks for, and the handler acts for exactly
   assert.deepEqual(services.pin(asCaller(PINNED_ALICE)), { memberId: 'sess_alice' });
 });
 
-test('inChannel answers unpinned before it opens the change, and channel_not_found or not_member before it runs the change', async (t) => {
+test('changeAsMember answers unpinned before the change, and the change answers channel_not_found or not_member before it acts', async (t) => {
   const projectDir = tempProject(t);
   const registry = new ToolRegistry(buildTools(servicesFor(projectDir, 'sess_alice')));
   const created = await registry.call('opencomms_create', { channel: 'dev', role: 'writer', role_prompt: 'p' });
   assert.equal(created.structuredContent.ok, true);
   const services = servicesFor(projectDir, 'sess_alice');
-  const ran: string[] = [];
-  const change = (label: string) => (_state: State, memberId: string) => {
-    ran.push(`${label}:${memberId}`);
-    return { ok: true, message: label };
-  };
-  const unpinned = await services.inChannel(asCaller({ kind: 'unpinned', problem: 'no session' }), 'dev', change('unpinned'));
+  const promptOf = (): string | undefined => services.store.read((state) => state.channels.dev?.members[0]?.role_prompt);
+  const bob = asCaller({ kind: 'pinned', memberId: 'sess_bob', source: 'env' });
+  const change = (caller: Caller, channel: string, label: string) => services.changeAsMember(caller, 'channel_update_role', { channel, role_prompt: label });
+  const unpinned = await change(asCaller({ kind: 'unpinned', problem: 'no session' }), 'dev', 'unpinned');
   assert.equal(unpinned.data?.reason, 'unpinned');
-  const missing = await services.inChannel(asCaller(PINNED_ALICE), 'nowhere', change('missing'));
-  assert.equal(missing.data?.reason, 'channel_not_found');
-  const stranger = await services.inChannel(asCaller({ kind: 'pinned', memberId: 'sess_bob', source: 'env' }), 'dev', change('stranger'));
-  assert.equal(stranger.data?.reason, 'not_member');
-  const read = await services.readInChannel(asCaller({ kind: 'pinned', memberId: 'sess_bob', source: 'env' }), 'dev', change('read'));
+  assert.equal((await change(asCaller(PINNED_ALICE), 'nowhere', 'missing')).data?.reason, 'channel_not_found');
+  assert.equal((await change(bob, 'dev', 'stranger')).data?.reason, 'not_member');
+  // Without a channel the member must be in some channel: bob is in none.
+  assert.equal((await services.changeAsMember(bob, 'mail_pull', { pid: process.pid, host: services.machine, lease_ms: 1000 })).data?.reason, 'not_member');
+  const read = await services.readInChannel(bob, 'dev', () => ({ ok: true, message: 'read' }));
   assert.equal(read.data?.reason, 'not_member');
-  assert.deepEqual(ran, []);
-  assert.equal((await services.inChannel(asCaller(PINNED_ALICE), 'dev', change('member'))).message, 'member');
-  assert.equal((await services.inChannel(asCaller(PINNED_ALICE), undefined, change('any'))).message, 'any');
-  assert.equal((await services.readInChannel(asCaller(PINNED_ALICE), 'dev', change('view'))).message, 'view');
-  assert.deepEqual(ran, ['member:sess_alice', 'any:sess_alice', 'view:sess_alice']);
+  assert.equal(promptOf(), 'p');
+  assert.equal((await change(asCaller(PINNED_ALICE), 'dev', 'member')).ok, true);
+  assert.equal(promptOf(), 'member');
+  const any = await services.changeAsMember(asCaller(PINNED_ALICE), 'mail_pull', { pid: process.pid, host: services.machine, lease_ms: 1000 });
+  assert.equal(any.ok, true);
+  assert.equal((await services.readInChannel(asCaller(PINNED_ALICE), 'dev', (_state: State, me: string) => ({ ok: true, message: `view:${me}` }))).message, 'view:sess_alice');
 });
 
 test('a handler reads its arguments with the types its schema declares', async () => {
