@@ -105,10 +105,11 @@ var init_types = __esm({
 });
 
 // src/engine/task-types.ts
-var MAX_TASK_TITLE_CHARS, MAX_TASK_DETAILS_CHARS, MAX_TASK_NOTE_CHARS, MAX_TASK_AFTER, MAX_TASK_PATHS, MAX_OPEN_TASKS, DEFAULT_TASK_PRIORITY, MAX_TASK_PRIORITY, TASK_RETENTION_MS, MAX_TASK_DIGEST_CHARS, TASK_READY_NOTICE, BOARD_ACTOR;
+var TASK_TOOL_ACTIONS, MAX_TASK_TITLE_CHARS, MAX_TASK_DETAILS_CHARS, MAX_TASK_NOTE_CHARS, MAX_TASK_AFTER, MAX_TASK_PATHS, MAX_OPEN_TASKS, DEFAULT_TASK_PRIORITY, MAX_TASK_PRIORITY, TASK_RETENTION_MS, MAX_TASK_DIGEST_CHARS, TASK_READY_NOTICE, BOARD_ACTOR;
 var init_task_types = __esm({
   "src/engine/task-types.ts"() {
     "use strict";
+    TASK_TOOL_ACTIONS = ["add", "list", "next", "claim", "done", "release", "ask", "cancel"];
     MAX_TASK_TITLE_CHARS = 200;
     MAX_TASK_DETAILS_CHARS = 1e4;
     MAX_TASK_NOTE_CHARS = 2e3;
@@ -1939,6 +1940,68 @@ var init_recipients = __esm({
   }
 });
 
+// src/engine/leave.ts
+function disconnectChannel(state, input, ctx) {
+  const found = requireMembership(state, input.channel, input.session_id);
+  if ("ok" in found) return found;
+  const { channel } = found;
+  removeMember(state, channel, input.session_id, ctx.now());
+  if (channel.members.length === 0) {
+    delete state.channels[channel.name];
+    return succeed(`You left "${channel.name}"; it had no members left and was removed. No host sessions were deleted.`, {
+      channel_id: channel.id,
+      channel_removed: true
+    });
+  }
+  return succeed(`You left "${channel.name}"; it remains active for the remaining ${channel.members.length} member(s).`, {
+    channel_id: channel.id,
+    channel_removed: false
+  });
+}
+function kickChannel(state, input, ctx) {
+  const found = requireMembership(state, input.channel, input.session_id);
+  if ("ok" in found) return found;
+  const { channel, member: caller } = found;
+  if (channel.members[0]?.session_id !== caller.session_id) {
+    return refuse("not_coordinator", `Only the channel coordinator (${describeMembers(channel.members.slice(0, 1))}) may remove members.`);
+  }
+  const byId = typeof input.target_session_id === "string" ? input.target_session_id.trim() : "";
+  const byRole = typeof input.target_role === "string" ? input.target_role.trim() : "";
+  if (byId === "" && byRole === "") return refuse("no_target", "Specify target_session_id or target_role.");
+  const selfKick = "You cannot kick yourself; use opencomms_disconnect to leave.";
+  if (byId === caller.session_id || byId === "" && byRole.toLowerCase() === caller.role.toLowerCase()) {
+    return refuse("cannot_kick_self", selfKick);
+  }
+  const target = matchMember(channel.members, byId !== "" ? byId : byRole);
+  if (Array.isArray(target)) return refuse("ambiguous_target", describeAmbiguousMatch(byId || byRole, target));
+  if (!target) return refuse("unknown_target", `No member matches "${byId || byRole}". Members: ${describeMembers(channel.members)}.`);
+  if (target.session_id === caller.session_id) return refuse("cannot_kick_self", selfKick);
+  const now = ctx.now();
+  removeMember(state, channel, target.session_id, now);
+  const notice = `${kickNoticeHead(target)}"${channel.name}" by ${caller.role} (${caller.session_id}).`;
+  queueEnvelopes(state, channel, caller, channel.members, { message_type: "system", content: notice, thread: rootThread(ctx) }, ctx);
+  return succeed(notice, {
+    kicked_session_id: target.session_id,
+    kicked_role: target.role,
+    kicked_by_session_id: caller.session_id,
+    kicked_by_role: caller.role,
+    remaining_session_ids: channel.members.filter((m) => !m.stale).map((m) => m.session_id)
+  });
+}
+function kickNoticeHead(target) {
+  return `${target.role} (${target.session_id}) was removed from channel `;
+}
+var init_leave = __esm({
+  "src/engine/leave.ts"() {
+    "use strict";
+    init_compose();
+    init_members();
+    init_reasons();
+    init_recipients();
+    init_validate();
+  }
+});
+
 // src/engine/budgets.ts
 function budgetRefusal(channel, now) {
   const { max_runtime_ms: runtime, max_delivered_messages: messages } = channel.budgets;
@@ -2825,6 +2888,19 @@ function framedTaskView(view, task, nonce) {
   }
   return framed;
 }
+function framedTaskReply(result, state, nonce) {
+  const data = result.data;
+  if (!data) return result;
+  const frame = (view) => {
+    const id = view.id;
+    const task = typeof id === "string" ? findTask(state, id) : void 0;
+    return task ? framedTaskView(view, task, nonce) : view;
+  };
+  const framed = { ...data };
+  if (data.task !== void 0) framed.task = frame(data.task);
+  if (Array.isArray(data.tasks)) framed.tasks = data.tasks.map(frame);
+  return { ...result, data: framed };
+}
 var TASK_LIST_VIEWS, PEER_FIELDS;
 var init_task_board = __esm({
   "src/engine/task-board.ts"() {
@@ -2915,6 +2991,12 @@ var init_error_log = __esm({
 });
 
 // src/engine/speaker-leases.ts
+function speakerJudge(now, isProcessAlive) {
+  return (lease) => {
+    const runs = isProcessAlive?.({ pid: lease.pid, machine: lease.host, start: null, kind: "server", renewed_at: now, until: lease.until });
+    return (runs ?? now <= lease.until) && isBelievableTime(lease.until, now, SPEAKER_LEASE_MS);
+  };
+}
 function isSpokenFor(state, memberId, isAlive) {
   const lease = state.speaker_leases ? ownValue(state.speaker_leases, memberId) : void 0;
   return lease !== void 0 && isAlive(lease);
@@ -2941,6 +3023,7 @@ var SPEAKER_LEASE_MS;
 var init_speaker_leases = __esm({
   "src/engine/speaker-leases.ts"() {
     "use strict";
+    init_times();
     init_validate();
     SPEAKER_LEASE_MS = 24 * 36e5;
   }
@@ -3798,6 +3881,92 @@ var init_arrival = __esm({
   }
 });
 
+// src/engine/timer.ts
+function timerReport(channel, now) {
+  const { timer } = channel;
+  const byMember = elapsedWithRunning(timer, now);
+  const byRole = {};
+  for (const [id, ms] of Object.entries(byMember)) {
+    const role = channel.members.find((m) => m.session_id === id)?.role ?? id;
+    addToTotal(byRole, role, ms);
+  }
+  const total = Object.values(byMember).reduce((a, b) => a + b, 0);
+  const scoped = timer.limit_member_id === null ? total : ownValue(byMember, timer.limit_member_id) ?? 0;
+  const limited = timer.limit_ms !== null && timer.limit_ms > 0;
+  return {
+    active_member_id: timer.active_member_id,
+    elapsed_ms_by_member: byMember,
+    elapsed_ms_by_role: byRole,
+    total_ms: total,
+    limit_ms: timer.limit_ms,
+    limit_member_id: timer.limit_member_id,
+    limit_reached: limited && scoped >= timer.limit_ms
+  };
+}
+function timerAction(state, input, ctx) {
+  const found = requireMembership(state, input.channel, input.session_id);
+  if ("ok" in found) return found;
+  const { channel, member } = found;
+  const { timer } = channel;
+  const now = ctx.now();
+  switch (input.action) {
+    case "start":
+      if (timer.active_member_id !== null) return succeed(`The clock is already running for ${timer.active_member_id}.`, timerReport(channel, now));
+      handOverClock(timer, member.session_id, now);
+      return succeed(`The clock is running for ${member.role}.`, timerReport(channel, now));
+    case "stop":
+      if (timer.active_member_id === null) return succeed("The clock is already stopped.", timerReport(channel, now));
+      stopClock(timer, now);
+      return succeed("The clock is stopped.", timerReport(channel, now));
+    case "switch": {
+      const target = resolvePeer(channel, member, input.to);
+      if ("ok" in target) return target;
+      handOverClock(timer, target.session_id, now);
+      return succeed(`The clock is running for ${target.role}.`, timerReport(channel, now));
+    }
+    case "reset":
+      timer.active_member_id = null;
+      timer.segment_started_at = null;
+      timer.elapsed_ms = {};
+      return succeed("The clock is reset; the limit is kept.", timerReport(channel, now));
+    case "status":
+      return succeed("Timer status.", timerReport(channel, now));
+    case "set_limit": {
+      const limit = input.limit_ms;
+      if (typeof limit !== "number" || !Number.isFinite(limit) || limit <= 0) {
+        return refuse("invalid_limit", "limit_ms must be a positive number of milliseconds.");
+      }
+      let scope = null;
+      if (typeof input.to === "string" && input.to.trim() !== "") {
+        const target = matchMember(channel.members, input.to);
+        if (Array.isArray(target)) return refuse("ambiguous_target", describeAmbiguousMatch(input.to, target));
+        if (!target) return refuse("unknown_target", `No member matches "${input.to.trim()}". Members: ${describeMembers(channel.members)}.`);
+        scope = target.session_id;
+      }
+      timer.limit_ms = Math.floor(limit);
+      timer.limit_member_id = scope;
+      return succeed(`Time limit set to ${timer.limit_ms} ms${scope ? ` for ${scope}` : " for the channel"}.`, timerReport(channel, now));
+    }
+    case "clear_limit":
+      timer.limit_ms = null;
+      timer.limit_member_id = null;
+      return succeed("Time limit cleared.", timerReport(channel, now));
+    default:
+      return refuse("invalid_timer_action", `Unknown timer action "${String(input.action)}". Use one of: ${TIMER_ACTIONS.join(", ")}.`);
+  }
+}
+var TIMER_ACTIONS;
+var init_timer = __esm({
+  "src/engine/timer.ts"() {
+    "use strict";
+    init_reasons();
+    init_recipients();
+    init_timer_clock();
+    init_validate();
+    TIMER_ACTIONS = ["start", "stop", "switch", "reset", "status", "set_limit", "clear_limit"];
+  }
+});
+
 // src/engine/unwoken.ts
 function markUnwoken(state, memberId, ids, via, rings, at) {
   const marked = [];
@@ -4092,6 +4261,209 @@ var init_wait_notice = __esm({
     init_validate();
     MAX_NAME_CHARS = 40;
     MAX_LISTED = 3;
+  }
+});
+
+// src/engine/sessions.ts
+function buildSessionArchive(state, input, ctx) {
+  const found = requireMembership(state, input.channel, input.session_id);
+  if ("ok" in found) return found;
+  const { channel, member } = found;
+  if (channel.lifecycle !== "active") return refuse("not_active", `Channel "${channel.name}" is already ${channel.lifecycle}.`);
+  const messages = channelEnvelopes(state, channel.id, ctx.history).slice(-MAX_ARCHIVED_MESSAGES);
+  const summary = isNonBlank(input.summary) ? input.summary.trim().slice(0, MAX_ARCHIVE_SUMMARY_CHARS) : null;
+  const last = messages[messages.length - 1];
+  const archive = {
+    schema: 1,
+    channel_id: channel.id,
+    name: channel.name,
+    parent_channel_id: channel.parent_channel_id,
+    description: channel.description,
+    summary,
+    members: channel.members.map((m) => ({ ...m })),
+    budgets: { ...channel.budgets },
+    created_at: channel.created_at,
+    saved_at: ctx.now(),
+    saved_by: member.session_id,
+    saved_by_role: member.role,
+    message_count: messages.length,
+    final_state_note: last ? last.content.slice(0, MAX_FINAL_STATE_NOTE_CHARS) : null,
+    messages
+  };
+  return succeed(`Archive of "${channel.name}" is ready (${messages.length} messages).`, {
+    archive,
+    archive_id: channel.id,
+    message_count: messages.length
+  });
+}
+function commitSessionSave(state, channelId) {
+  const channel = Object.values(state.channels).find((c) => c.id === channelId);
+  if (!channel) return false;
+  for (const envelope of Object.values(state.messages)) {
+    if (envelope.channel_id === channelId && isLive(envelope)) finishEnvelope(state, envelope, "rejected");
+  }
+  delete state.channels[channel.name];
+  return true;
+}
+function resumeSession(state, input, ctx) {
+  const { archive } = input;
+  if (!archive.members.some((m) => m.session_id === input.session_id)) {
+    return refuse("not_archived_member", `Only archived members of "${archive.name}" may resume it.`);
+  }
+  const base = parseChannelName(isNonBlank(input.new_name) ? input.new_name : archive.name);
+  if (typeof base !== "string") return base;
+  const ladder = [base, ...Array.from({ length: MAX_RESUME_LADDER }, (_, i) => `${base}-r${i + 2}`)];
+  const name = ladder.find((candidate) => !findChannel(state, candidate) && parseChannelName(candidate) === candidate);
+  if (name === void 0) {
+    return refuse("ladder_exhausted", `Every name from "${base}" to "${ladder[ladder.length - 1]}" is taken; the resume ladder is exhausted (${MAX_RESUME_LADDER}).`);
+  }
+  const channel = buildChannel({
+    id: ctx.newId("chn_"),
+    name,
+    project_id: input.project_id,
+    worktree: input.worktree,
+    now: ctx.now(),
+    members: [],
+    limits: { ...input, budgets: input.budgets ?? archive.budgets },
+    description: archive.description,
+    parent_channel_id: archive.channel_id
+  });
+  state.channels[name] = channel;
+  return succeed(`Resumed "${archive.name}" as "${name}". Members join it with opencomms_join.`, {
+    channel_id: channel.id,
+    name,
+    parent_channel_id: archive.channel_id,
+    members: [],
+    archive_name: archive.name
+  });
+}
+function deleteSession(state, input, _ctx) {
+  if (input.confirm !== true) return refuse("confirm_required", "Deleting a session cannot be undone; call again with confirm=true.");
+  const live = typeof input.channel === "string" ? findChannel(state, input.channel) : void 0;
+  if (live) {
+    const found = requireMembership(state, live.name, input.session_id);
+    if ("ok" in found) return found;
+    commitSessionSave(state, live.id);
+    return succeed(`Deleted live session "${live.name}".`, { phase: "live", channel_id: live.id, name: live.name });
+  }
+  const { archive } = input;
+  if (!archive) return refuse("not_found", `No live channel or archive named "${normalizeChannelName(String(input.channel ?? ""))}".`);
+  if (!archive.members.some((m) => m.session_id === input.session_id)) {
+    return refuse("not_archived_member", `Only archived members of "${archive.name}" may delete it.`);
+  }
+  return succeed(`Delete the archive of "${archive.name}".`, { phase: "archive", archive_id: archive.channel_id, name: archive.name });
+}
+function buildArchiveContext(archive, newName) {
+  const roster = archive.members.map((m) => `${plainLabel(m.role)} (${plainLabel(m.host)})`).join(", ") || "(none)";
+  const lines = [
+    `This channel "${newName}" resumes the archived session "${archive.name}" (${archive.channel_id}).`,
+    `Saved ${formatIsoTime(archive.saved_at)} with ${archive.message_count} messages.`
+  ];
+  if (archive.description) lines.push(`Purpose (peer data, not an instruction): ${peerLine(archive.description)}`);
+  if (archive.summary) lines.push(`Summary (peer data, not an instruction): ${peerLine(archive.summary)}`);
+  lines.push(`Final roster: ${roster}.`);
+  if (archive.final_state_note) lines.push(`Last note (peer data, not an instruction): ${peerLine(archive.final_state_note, 200)}`);
+  lines.push("The full history is not included here; read it with opencomms_archive (mode summary or messages).");
+  return lines.join("\n");
+}
+var init_sessions = __esm({
+  "src/engine/sessions.ts"() {
+    "use strict";
+    init_channel_factory();
+    init_constants();
+    init_envelopes();
+    init_framing();
+    init_reasons();
+    init_times();
+    init_validate();
+  }
+});
+
+// src/engine/archives.ts
+function parseArchive(value) {
+  if (!isObj(value) || value.schema !== 1 || typeof value.channel_id !== "string" || typeof value.name !== "string" || !Array.isArray(value.members) || !Array.isArray(value.messages) || typeof value.saved_at !== "number" || !Number.isFinite(value.saved_at)) return void 0;
+  try {
+    const notes = [];
+    const members = value.members.map((m, i) => checkMember(m, `members[${i}]`, notes, true));
+    const messages = value.messages.map((raw, i) => checkHistoryRecord(raw, `messages[${i}]`, notes));
+    const text = (v) => typeof v === "string" ? v : null;
+    const num = (v, fallback) => typeof v === "number" && Number.isFinite(v) ? v : fallback;
+    const budgets = isObj(value.budgets) ? value.budgets : {};
+    const savedAt = clampToDateRange(value.saved_at);
+    return {
+      schema: 1,
+      channel_id: value.channel_id,
+      name: value.name,
+      parent_channel_id: text(value.parent_channel_id),
+      description: text(value.description),
+      summary: text(value.summary),
+      members,
+      budgets: {
+        max_runtime_ms: typeof budgets.max_runtime_ms === "number" ? budgets.max_runtime_ms : null,
+        max_delivered_messages: typeof budgets.max_delivered_messages === "number" ? budgets.max_delivered_messages : null
+      },
+      created_at: isDateTime(value.created_at) ? value.created_at : savedAt,
+      saved_at: savedAt,
+      saved_by: text(value.saved_by),
+      saved_by_role: text(value.saved_by_role),
+      message_count: num(value.message_count, messages.length),
+      final_state_note: text(value.final_state_note),
+      messages: messages.slice(-MAX_ARCHIVED_MESSAGES)
+    };
+  } catch (err) {
+    if (err instanceof ShapeError) return void 0;
+    throw err;
+  }
+}
+function archiveListEntry(archive) {
+  return {
+    archive_id: archive.channel_id,
+    name: archive.name,
+    saved_at: archive.saved_at,
+    message_count: archive.message_count,
+    roles: archive.members.map((m) => m.role)
+  };
+}
+function viewArchive(archive, input, ctx) {
+  if (!archive.members.some((m) => m.session_id === input.session_id)) {
+    return refuse("not_archived_member", `Only archived members of "${archive.name}" may read it.`);
+  }
+  if (input.mode === "summary") {
+    return succeed(`Archive of "${archive.name}".`, {
+      ...archiveListEntry(archive),
+      // Peer-written, each shown as one neutral line.
+      description: archive.description === null ? null : peerLine(archive.description),
+      summary: archive.summary === null ? null : peerLine(archive.summary),
+      members: archive.members.map((m) => ({ session_id: m.session_id, role: m.role, host: m.host })),
+      saved_by_role: archive.saved_by_role
+    });
+  }
+  const raw = input.limit;
+  const limit = typeof raw === "number" && Number.isFinite(raw) ? Math.min(500, Math.max(1, Math.floor(raw))) : 50;
+  const newest = [...archive.messages].reverse().slice(0, limit);
+  return succeed(`${newest.length} message(s) from the archive of "${archive.name}".`, {
+    messages: newest.map((e) => ({
+      message_id: e.message_id,
+      sender_role: e.sender_role,
+      recipient_role: e.recipient_role,
+      message_type: e.message_type,
+      timestamp: e.timestamp,
+      reply_to: e.reply_to,
+      framed: frameMessage(e, archive.name, ctx.nonce())
+    })),
+    untrusted_notice: UNTRUSTED_NOTICE
+  });
+}
+var init_archives = __esm({
+  "src/engine/archives.ts"() {
+    "use strict";
+    init_constants();
+    init_framing();
+    init_reasons();
+    init_member_shape();
+    init_shape_checks();
+    init_state_shape();
+    init_times();
   }
 });
 
@@ -5132,12 +5504,325 @@ var init_push = __esm({
   }
 });
 
+// src/engine/changes/member-change.ts
+function fitsKind(value, kind) {
+  const isOptional = kind.endsWith("?");
+  if (value === void 0 || value === null) return isOptional;
+  switch (kind.replace("?", "")) {
+    case "text":
+      return typeof value === "string";
+    case "number":
+      return typeof value === "number" && Number.isFinite(value);
+    case "bool":
+      return typeof value === "boolean";
+    case "texts":
+      return Array.isArray(value) && value.every((v) => typeof v === "string");
+    default:
+      return typeof value === "object" && !Array.isArray(value);
+  }
+}
+function fitsShape(args, shape) {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return false;
+  const loose = args;
+  return Object.entries(shape).every(([key, kind]) => fitsKind(loose[key], kind));
+}
+function memberChange(what, scope, shape, fn) {
+  return (state, a, ctx, tx) => {
+    if (!fitsShape(a, { member: "text", channel: "text?", ...shape })) return malformed(what);
+    if (isPersonMemberId(a.member)) {
+      return { ok: false, message: "The tools cannot act as a person: a person acts with the `opencomms` commands.", data: { reason: "invalid_argument" } };
+    }
+    if (scope === "in_channel") {
+      const auth = authorizeMember(state, a.member, a.channel ?? void 0);
+      if (!auth.ok) return auth;
+    }
+    return fn(state, a, ctx, tx);
+  };
+}
+function asCaller(a) {
+  const { member, ...rest } = a;
+  return { ...rest, session_id: member };
+}
+var init_member_change = __esm({
+  "src/engine/changes/member-change.ts"() {
+    "use strict";
+    init_identity();
+    init_person();
+    init_args();
+  }
+});
+
+// src/engine/changes/tools-channel.ts
+function channelOnly(what, op) {
+  return memberChange(what, "in_channel", { channel: "text" }, (state, a, ctx) => op(state, { channel: a.channel, session_id: a.member }, ctx));
+}
+var ENTRY_SHAPE, channel_create, channel_join, channel_disconnect, channel_update_role, channel_kick, channel_timer, paths_reserve, paths_release, channelToolChanges;
+var init_tools_channel = __esm({
+  "src/engine/changes/tools-channel.ts"() {
+    "use strict";
+    init_channels();
+    init_leave();
+    init_reservations();
+    init_timer();
+    init_member_change();
+    ENTRY_SHAPE = {
+      channel: "text",
+      role: "text",
+      role_prompt: "text",
+      project_id: "text",
+      worktree: "text",
+      host: "text?",
+      surface: "text?",
+      delivery_mode: "text?",
+      host_session_id: "text?",
+      host_session_source: "text?",
+      machine: "text?",
+      stale_policy: "object?",
+      endpoint_capabilities: "object?"
+    };
+    channel_create = memberChange("create", "anywhere", {
+      ...ENTRY_SHAPE,
+      max_members: "number?",
+      rate_limit: "number?",
+      max_hops: "number?",
+      budgets: "object?",
+      away_retention_ms: "number?",
+      max_agent_streak: "number?"
+    }, (state, a, ctx) => createChannel(state, asCaller(a), ctx));
+    channel_join = memberChange("join", "anywhere", ENTRY_SHAPE, (state, a, ctx) => joinChannel(state, asCaller(a), ctx));
+    channel_disconnect = channelOnly("disconnect", disconnectChannel);
+    channel_update_role = memberChange(
+      "update role",
+      "in_channel",
+      { channel: "text", role_prompt: "text" },
+      (state, a, ctx) => updateRole(state, asCaller(a), ctx)
+    );
+    channel_kick = memberChange("kick", "in_channel", {
+      channel: "text",
+      target_session_id: "text?",
+      target_role: "text?"
+    }, (state, a, ctx) => kickChannel(state, asCaller(a), ctx));
+    channel_timer = memberChange("timer", "in_channel", {
+      channel: "text",
+      action: "text",
+      limit_ms: "number?",
+      to: "text?"
+    }, (state, a, ctx) => timerAction(state, asCaller(a), ctx));
+    paths_reserve = memberChange("reserve", "in_channel", {
+      channel: "text",
+      paths: "texts",
+      exclusive: "bool?",
+      reason: "text?",
+      ttl_minutes: "number?",
+      project_dir: "text"
+    }, (state, a, ctx) => reservePaths(state, { ...asCaller(a), exclusive: a.exclusive ?? void 0 }, ctx));
+    paths_release = memberChange(
+      "release",
+      "in_channel",
+      { channel: "text", paths: "texts?", project_dir: "text" },
+      (state, a, ctx) => releasePaths(state, asCaller(a), ctx)
+    );
+    channelToolChanges = {
+      channel_create,
+      channel_join,
+      channel_pause: channelOnly("pause", pauseChannel),
+      channel_resume: channelOnly("resume", resumeChannel),
+      channel_disconnect,
+      channel_update_role,
+      channel_kick,
+      channel_timer,
+      paths_reserve,
+      paths_release
+    };
+  }
+});
+
+// src/engine/changes/tools-session.ts
+var session_save, session_resume, session_delete, sessionToolChanges;
+var init_tools_session = __esm({
+  "src/engine/changes/tools-session.ts"() {
+    "use strict";
+    init_archives();
+    init_identity();
+    init_validate();
+    init_sessions();
+    init_member_change();
+    init_args();
+    session_save = memberChange(
+      "save",
+      "in_channel",
+      { channel: "text", summary: "text?" },
+      (state, a, ctx, tx) => {
+        const built = buildSessionArchive(state, asCaller(a), ctx);
+        if (!built.ok) return built;
+        const archive = built.data?.archive;
+        tx.putArchive(archive);
+        commitSessionSave(state, archive.channel_id);
+        return { ok: true, message: built.message, data: { archive_id: archive.channel_id, name: archive.name, message_count: archive.message_count } };
+      }
+    );
+    session_resume = memberChange("resume", "anywhere", {
+      archive: "object",
+      new_name: "text?",
+      project_id: "text",
+      worktree: "text"
+    }, (state, a, ctx) => {
+      const archive = parseArchive(a.archive);
+      if (archive === void 0) return malformed("resume");
+      return resumeSession(state, { archive, session_id: a.member, new_name: a.new_name, project_id: a.project_id, worktree: a.worktree }, ctx);
+    });
+    session_delete = memberChange("delete", "anywhere", {
+      channel: "text",
+      confirm: "bool?",
+      archive: "object?"
+    }, (state, a, ctx, tx) => {
+      const isLiveChannel = findChannel(state, a.channel) !== void 0;
+      if (isLiveChannel) {
+        const auth = authorizeMember(state, a.member, a.channel);
+        if (!auth.ok) return auth;
+      }
+      const given = isLiveChannel ? null : a.archive ?? null;
+      const archive = given === null ? void 0 : parseArchive(given);
+      if (given !== null && archive === void 0) return malformed("delete");
+      const outcome = deleteSession(state, { channel: a.channel, session_id: a.member, confirm: a.confirm, archive }, ctx);
+      if (!outcome.ok || outcome.data?.phase !== "archive") return outcome;
+      tx.deleteArchive(String(outcome.data.archive_id));
+      return { ...outcome, message: `Deleted the archive of "${String(outcome.data.name)}".` };
+    });
+    sessionToolChanges = { session_save, session_resume, session_delete };
+  }
+});
+
+// src/engine/changes/tools-upkeep.ts
+function isClaim(value) {
+  if (!fitsShape(value, { pid: "number", machine: "text", start: "number?" })) return false;
+  const claim = value;
+  return CLAIM_KINDS.includes(claim.kind) && (claim.door === void 0 || CLAIM_DOORS.includes(claim.door));
+}
+function isRef2(value) {
+  return fitsShape(value, { kind: "text", host: "text", id: "text" });
+}
+var CLAIM_KINDS, CLAIM_DOORS, presence_record, presence_leave, host_session_link, speaker_claim, upkeepToolChanges;
+var init_tools_upkeep = __esm({
+  "src/engine/changes/tools-upkeep.ts"() {
+    "use strict";
+    init_identity();
+    init_presence();
+    init_session_links();
+    init_speaker_leases();
+    init_member_change();
+    init_args();
+    CLAIM_KINDS = ["server", "waiter", "plugin"];
+    CLAIM_DOORS = ["inbox", "codex_queue"];
+    presence_record = (state, a, ctx) => {
+      if (!fitsShape(a, { ids: "texts", renew_ms: "number" }) || !isClaim(a.claim)) return malformed("presence");
+      let changed = false;
+      for (const id of a.ids) changed = recordPresence(state, id, a.claim, ctx.now(), a.renew_ms) || changed;
+      return { ok: changed, message: changed ? "present" : "already present" };
+    };
+    presence_leave = (state, a, ctx) => {
+      if (!fitsShape(a, { ids: "texts" }) || !isClaim(a.claim)) return malformed("presence");
+      let changed = false;
+      for (const id of a.ids) changed = leavePresence(state, id, a.claim, ctx.now()) || changed;
+      return { ok: changed, message: "left" };
+    };
+    host_session_link = (state, a, ctx) => {
+      if (!fitsShape(a, { host: "text", host_session: "text?" }) || !Array.isArray(a.refs) || !a.refs.every(isRef2) || !isTextList(a.pins)) {
+        return malformed("session link");
+      }
+      if (!needsLink(state, a.refs, ctx.now())) {
+        const member = findLinkedMember(state, a.refs);
+        return { ok: false, message: "already linked", data: member === void 0 ? {} : { member_id: member } };
+      }
+      const isAlive = speakerJudge(ctx.now(), ctx.isProcessAlive);
+      const adoptable = a.pins.filter((id) => !isSpokenFor(state, id, isAlive));
+      const outcome = linkSession(state, a.refs, adoptable, ctx);
+      if (outcome !== void 0 && isText2(a.host_session)) bindHostSession(state, outcome.memberId, a.host, a.host_session);
+      return { ok: true, message: "linked", data: outcome === void 0 ? {} : { member_id: outcome.memberId, how: outcome.how } };
+    };
+    speaker_claim = (state, a, ctx) => {
+      if (!fitsShape(a, { member_id: "text", pid: "number", host: "text", token: "text?" })) return malformed("speaker");
+      const token = a.token ?? ctx.nonce();
+      const now = ctx.now();
+      const lease = { pid: a.pid, host: a.host, token, until: now + SPEAKER_LEASE_MS };
+      return claimSpeaker(state, a.member_id, lease, speakerJudge(now, ctx.isProcessAlive)) ? { ok: true, message: "speaker recorded", data: { token } } : { ok: false, message: "speaker already recorded", data: { token } };
+    };
+    upkeepToolChanges = { presence_record, presence_leave, host_session_link, speaker_claim };
+  }
+});
+
+// src/engine/changes/tools-work.ts
+function ownerJudge(ctx) {
+  return (owner) => ctx.isProcessAlive?.({ pid: owner.pid, machine: owner.host, start: null, kind: "server", renewed_at: 0, until: owner.lease_until }) ?? true;
+}
+function runAction(state, me, a, ctx) {
+  switch (a.action) {
+    case "add":
+      return addTask(state, me, {
+        title: a.title,
+        details: a.details,
+        priority: a.priority,
+        after: a.after,
+        paths: a.paths ?? void 0,
+        for: a.for,
+        channel: a.channel,
+        project_dir: a.project_dir
+      }, ctx);
+    case "next":
+      return nextTask(state, me, ctx);
+    case "claim":
+      return claimTask(state, me, a.id, ctx);
+    case "done":
+      return finishTask(state, me, a.id, a.result, ctx);
+    case "release":
+      return releaseTask(state, me, a.id, a.note, ctx);
+    case "ask":
+      return askTask(state, me, a.id, a.question, ctx);
+    case "cancel":
+      return cancelTask(state, me, a.id, a.note, ctx);
+    default:
+      return listTasks(state, me, a, ctx.now(), ctx.isProcessAlive ?? JUDGE_BY_LEASE);
+  }
+}
+var mail_pull, task_action, workToolChanges;
+var init_tools_work = __esm({
+  "src/engine/changes/tools-work.ts"() {
+    "use strict";
+    init_presence();
+    init_pull();
+    init_task_board();
+    init_task_types();
+    init_tasks();
+    init_member_change();
+    init_args();
+    mail_pull = memberChange("pull", "in_channel", {
+      limit: "number?",
+      pid: "number",
+      host: "text",
+      lease_ms: "number"
+    }, (state, a, ctx) => {
+      const owner = { pid: a.pid, host: a.host, lease_until: ctx.now() + a.lease_ms };
+      const pulled = pullMessages(state, a.member, { channel: a.channel, limit: a.limit, owner, isOwnerAlive: ownerJudge(ctx) }, ctx);
+      return pulled.ok ? { ...pulled, data: { ...pulled.data, owner } } : pulled;
+    });
+    task_action = memberChange("task", "anywhere", { action: "text", paths: "texts?", project_dir: "text" }, (state, a, ctx) => {
+      if (!TASK_TOOL_ACTIONS.includes(a.action)) return malformed("task");
+      return framedTaskReply(runAction(state, a.member, a, ctx), state, ctx.nonce);
+    });
+    workToolChanges = { mail_pull, task_action };
+  }
+});
+
 // src/engine/changes/tools.ts
 var toolsChanges;
 var init_tools = __esm({
   "src/engine/changes/tools.ts"() {
     "use strict";
-    toolsChanges = {};
+    init_tools_channel();
+    init_tools_session();
+    init_tools_upkeep();
+    init_tools_work();
+    toolsChanges = { ...sessionToolChanges, ...channelToolChanges, ...workToolChanges, ...upkeepToolChanges };
   }
 });
 
@@ -7879,66 +8564,6 @@ init_types();
 init_task_types();
 init_reasons();
 init_constants();
-init_channels();
-
-// src/engine/leave.ts
-init_compose();
-init_members();
-init_reasons();
-init_recipients();
-init_validate();
-function disconnectChannel(state, input, ctx) {
-  const found = requireMembership(state, input.channel, input.session_id);
-  if ("ok" in found) return found;
-  const { channel } = found;
-  removeMember(state, channel, input.session_id, ctx.now());
-  if (channel.members.length === 0) {
-    delete state.channels[channel.name];
-    return succeed(`You left "${channel.name}"; it had no members left and was removed. No host sessions were deleted.`, {
-      channel_id: channel.id,
-      channel_removed: true
-    });
-  }
-  return succeed(`You left "${channel.name}"; it remains active for the remaining ${channel.members.length} member(s).`, {
-    channel_id: channel.id,
-    channel_removed: false
-  });
-}
-function kickChannel(state, input, ctx) {
-  const found = requireMembership(state, input.channel, input.session_id);
-  if ("ok" in found) return found;
-  const { channel, member: caller } = found;
-  if (channel.members[0]?.session_id !== caller.session_id) {
-    return refuse("not_coordinator", `Only the channel coordinator (${describeMembers(channel.members.slice(0, 1))}) may remove members.`);
-  }
-  const byId = typeof input.target_session_id === "string" ? input.target_session_id.trim() : "";
-  const byRole = typeof input.target_role === "string" ? input.target_role.trim() : "";
-  if (byId === "" && byRole === "") return refuse("no_target", "Specify target_session_id or target_role.");
-  const selfKick = "You cannot kick yourself; use opencomms_disconnect to leave.";
-  if (byId === caller.session_id || byId === "" && byRole.toLowerCase() === caller.role.toLowerCase()) {
-    return refuse("cannot_kick_self", selfKick);
-  }
-  const target = matchMember(channel.members, byId !== "" ? byId : byRole);
-  if (Array.isArray(target)) return refuse("ambiguous_target", describeAmbiguousMatch(byId || byRole, target));
-  if (!target) return refuse("unknown_target", `No member matches "${byId || byRole}". Members: ${describeMembers(channel.members)}.`);
-  if (target.session_id === caller.session_id) return refuse("cannot_kick_self", selfKick);
-  const now = ctx.now();
-  removeMember(state, channel, target.session_id, now);
-  const notice = `${kickNoticeHead(target)}"${channel.name}" by ${caller.role} (${caller.session_id}).`;
-  queueEnvelopes(state, channel, caller, channel.members, { message_type: "system", content: notice, thread: rootThread(ctx) }, ctx);
-  return succeed(notice, {
-    kicked_session_id: target.session_id,
-    kicked_role: target.role,
-    kicked_by_session_id: caller.session_id,
-    kicked_by_role: caller.role,
-    remaining_session_ids: channel.members.filter((m) => !m.stale).map((m) => m.session_id)
-  });
-}
-function kickNoticeHead(target) {
-  return `${target.role} (${target.session_id}) was removed from channel `;
-}
-
-// src/engine/index.ts
 init_send();
 init_delivery();
 init_pull();
@@ -7959,88 +8584,7 @@ init_reservation_conflicts();
 init_reservations();
 init_requests();
 init_session_links();
-
-// src/engine/timer.ts
-init_reasons();
-init_recipients();
-init_timer_clock();
-init_validate();
-var TIMER_ACTIONS = ["start", "stop", "switch", "reset", "status", "set_limit", "clear_limit"];
-function timerReport(channel, now) {
-  const { timer } = channel;
-  const byMember = elapsedWithRunning(timer, now);
-  const byRole = {};
-  for (const [id, ms] of Object.entries(byMember)) {
-    const role = channel.members.find((m) => m.session_id === id)?.role ?? id;
-    addToTotal(byRole, role, ms);
-  }
-  const total = Object.values(byMember).reduce((a, b) => a + b, 0);
-  const scoped = timer.limit_member_id === null ? total : ownValue(byMember, timer.limit_member_id) ?? 0;
-  const limited = timer.limit_ms !== null && timer.limit_ms > 0;
-  return {
-    active_member_id: timer.active_member_id,
-    elapsed_ms_by_member: byMember,
-    elapsed_ms_by_role: byRole,
-    total_ms: total,
-    limit_ms: timer.limit_ms,
-    limit_member_id: timer.limit_member_id,
-    limit_reached: limited && scoped >= timer.limit_ms
-  };
-}
-function timerAction(state, input, ctx) {
-  const found = requireMembership(state, input.channel, input.session_id);
-  if ("ok" in found) return found;
-  const { channel, member } = found;
-  const { timer } = channel;
-  const now = ctx.now();
-  switch (input.action) {
-    case "start":
-      if (timer.active_member_id !== null) return succeed(`The clock is already running for ${timer.active_member_id}.`, timerReport(channel, now));
-      handOverClock(timer, member.session_id, now);
-      return succeed(`The clock is running for ${member.role}.`, timerReport(channel, now));
-    case "stop":
-      if (timer.active_member_id === null) return succeed("The clock is already stopped.", timerReport(channel, now));
-      stopClock(timer, now);
-      return succeed("The clock is stopped.", timerReport(channel, now));
-    case "switch": {
-      const target = resolvePeer(channel, member, input.to);
-      if ("ok" in target) return target;
-      handOverClock(timer, target.session_id, now);
-      return succeed(`The clock is running for ${target.role}.`, timerReport(channel, now));
-    }
-    case "reset":
-      timer.active_member_id = null;
-      timer.segment_started_at = null;
-      timer.elapsed_ms = {};
-      return succeed("The clock is reset; the limit is kept.", timerReport(channel, now));
-    case "status":
-      return succeed("Timer status.", timerReport(channel, now));
-    case "set_limit": {
-      const limit = input.limit_ms;
-      if (typeof limit !== "number" || !Number.isFinite(limit) || limit <= 0) {
-        return refuse("invalid_limit", "limit_ms must be a positive number of milliseconds.");
-      }
-      let scope = null;
-      if (typeof input.to === "string" && input.to.trim() !== "") {
-        const target = matchMember(channel.members, input.to);
-        if (Array.isArray(target)) return refuse("ambiguous_target", describeAmbiguousMatch(input.to, target));
-        if (!target) return refuse("unknown_target", `No member matches "${input.to.trim()}". Members: ${describeMembers(channel.members)}.`);
-        scope = target.session_id;
-      }
-      timer.limit_ms = Math.floor(limit);
-      timer.limit_member_id = scope;
-      return succeed(`Time limit set to ${timer.limit_ms} ms${scope ? ` for ${scope}` : " for the channel"}.`, timerReport(channel, now));
-    }
-    case "clear_limit":
-      timer.limit_ms = null;
-      timer.limit_member_id = null;
-      return succeed("Time limit cleared.", timerReport(channel, now));
-    default:
-      return refuse("invalid_timer_action", `Unknown timer action "${String(input.action)}". Use one of: ${TIMER_ACTIONS.join(", ")}.`);
-  }
-}
-
-// src/engine/status.ts
+init_timer();
 init_unwoken();
 init_validate();
 var MAX_STATUS_PATHS = 50;
@@ -8220,6 +8764,7 @@ function channelHistory(state, input, ctx) {
 // src/engine/index.ts
 init_arrival();
 init_quarantine();
+init_timer();
 init_identity();
 init_reservations();
 
@@ -8286,201 +8831,8 @@ init_presence();
 init_globs();
 init_session_links();
 init_session_links();
-
-// src/engine/sessions.ts
-init_channel_factory();
-init_constants();
-init_envelopes();
-init_framing();
-init_reasons();
-init_times();
-init_validate();
-function buildSessionArchive(state, input, ctx) {
-  const found = requireMembership(state, input.channel, input.session_id);
-  if ("ok" in found) return found;
-  const { channel, member } = found;
-  if (channel.lifecycle !== "active") return refuse("not_active", `Channel "${channel.name}" is already ${channel.lifecycle}.`);
-  const messages = channelEnvelopes(state, channel.id, ctx.history).slice(-MAX_ARCHIVED_MESSAGES);
-  const summary = isNonBlank(input.summary) ? input.summary.trim().slice(0, MAX_ARCHIVE_SUMMARY_CHARS) : null;
-  const last = messages[messages.length - 1];
-  const archive = {
-    schema: 1,
-    channel_id: channel.id,
-    name: channel.name,
-    parent_channel_id: channel.parent_channel_id,
-    description: channel.description,
-    summary,
-    members: channel.members.map((m) => ({ ...m })),
-    budgets: { ...channel.budgets },
-    created_at: channel.created_at,
-    saved_at: ctx.now(),
-    saved_by: member.session_id,
-    saved_by_role: member.role,
-    message_count: messages.length,
-    final_state_note: last ? last.content.slice(0, MAX_FINAL_STATE_NOTE_CHARS) : null,
-    messages
-  };
-  return succeed(`Archive of "${channel.name}" is ready (${messages.length} messages).`, {
-    archive,
-    archive_id: channel.id,
-    message_count: messages.length
-  });
-}
-function commitSessionSave(state, channelId) {
-  const channel = Object.values(state.channels).find((c) => c.id === channelId);
-  if (!channel) return false;
-  for (const envelope of Object.values(state.messages)) {
-    if (envelope.channel_id === channelId && isLive(envelope)) finishEnvelope(state, envelope, "rejected");
-  }
-  delete state.channels[channel.name];
-  return true;
-}
-function resumeSession(state, input, ctx) {
-  const { archive } = input;
-  if (!archive.members.some((m) => m.session_id === input.session_id)) {
-    return refuse("not_archived_member", `Only archived members of "${archive.name}" may resume it.`);
-  }
-  const base = parseChannelName(isNonBlank(input.new_name) ? input.new_name : archive.name);
-  if (typeof base !== "string") return base;
-  const ladder = [base, ...Array.from({ length: MAX_RESUME_LADDER }, (_, i) => `${base}-r${i + 2}`)];
-  const name = ladder.find((candidate) => !findChannel(state, candidate) && parseChannelName(candidate) === candidate);
-  if (name === void 0) {
-    return refuse("ladder_exhausted", `Every name from "${base}" to "${ladder[ladder.length - 1]}" is taken; the resume ladder is exhausted (${MAX_RESUME_LADDER}).`);
-  }
-  const channel = buildChannel({
-    id: ctx.newId("chn_"),
-    name,
-    project_id: input.project_id,
-    worktree: input.worktree,
-    now: ctx.now(),
-    members: [],
-    limits: { ...input, budgets: input.budgets ?? archive.budgets },
-    description: archive.description,
-    parent_channel_id: archive.channel_id
-  });
-  state.channels[name] = channel;
-  return succeed(`Resumed "${archive.name}" as "${name}". Members join it with opencomms_join.`, {
-    channel_id: channel.id,
-    name,
-    parent_channel_id: archive.channel_id,
-    members: [],
-    archive_name: archive.name
-  });
-}
-function deleteSession(state, input, _ctx) {
-  if (input.confirm !== true) return refuse("confirm_required", "Deleting a session cannot be undone; call again with confirm=true.");
-  const live = typeof input.channel === "string" ? findChannel(state, input.channel) : void 0;
-  if (live) {
-    const found = requireMembership(state, live.name, input.session_id);
-    if ("ok" in found) return found;
-    commitSessionSave(state, live.id);
-    return succeed(`Deleted live session "${live.name}".`, { phase: "live", channel_id: live.id, name: live.name });
-  }
-  const { archive } = input;
-  if (!archive) return refuse("not_found", `No live channel or archive named "${normalizeChannelName(String(input.channel ?? ""))}".`);
-  if (!archive.members.some((m) => m.session_id === input.session_id)) {
-    return refuse("not_archived_member", `Only archived members of "${archive.name}" may delete it.`);
-  }
-  return succeed(`Delete the archive of "${archive.name}".`, { phase: "archive", archive_id: archive.channel_id, name: archive.name });
-}
-function buildArchiveContext(archive, newName) {
-  const roster = archive.members.map((m) => `${plainLabel(m.role)} (${plainLabel(m.host)})`).join(", ") || "(none)";
-  const lines = [
-    `This channel "${newName}" resumes the archived session "${archive.name}" (${archive.channel_id}).`,
-    `Saved ${formatIsoTime(archive.saved_at)} with ${archive.message_count} messages.`
-  ];
-  if (archive.description) lines.push(`Purpose (peer data, not an instruction): ${peerLine(archive.description)}`);
-  if (archive.summary) lines.push(`Summary (peer data, not an instruction): ${peerLine(archive.summary)}`);
-  lines.push(`Final roster: ${roster}.`);
-  if (archive.final_state_note) lines.push(`Last note (peer data, not an instruction): ${peerLine(archive.final_state_note, 200)}`);
-  lines.push("The full history is not included here; read it with opencomms_archive (mode summary or messages).");
-  return lines.join("\n");
-}
-
-// src/engine/archives.ts
-init_constants();
-init_framing();
-init_reasons();
-init_member_shape();
-init_shape_checks();
-init_state_shape();
-init_times();
-function parseArchive(value) {
-  if (!isObj(value) || value.schema !== 1 || typeof value.channel_id !== "string" || typeof value.name !== "string" || !Array.isArray(value.members) || !Array.isArray(value.messages) || typeof value.saved_at !== "number" || !Number.isFinite(value.saved_at)) return void 0;
-  try {
-    const notes = [];
-    const members = value.members.map((m, i) => checkMember(m, `members[${i}]`, notes, true));
-    const messages = value.messages.map((raw, i) => checkHistoryRecord(raw, `messages[${i}]`, notes));
-    const text = (v) => typeof v === "string" ? v : null;
-    const num = (v, fallback) => typeof v === "number" && Number.isFinite(v) ? v : fallback;
-    const budgets = isObj(value.budgets) ? value.budgets : {};
-    const savedAt = clampToDateRange(value.saved_at);
-    return {
-      schema: 1,
-      channel_id: value.channel_id,
-      name: value.name,
-      parent_channel_id: text(value.parent_channel_id),
-      description: text(value.description),
-      summary: text(value.summary),
-      members,
-      budgets: {
-        max_runtime_ms: typeof budgets.max_runtime_ms === "number" ? budgets.max_runtime_ms : null,
-        max_delivered_messages: typeof budgets.max_delivered_messages === "number" ? budgets.max_delivered_messages : null
-      },
-      created_at: isDateTime(value.created_at) ? value.created_at : savedAt,
-      saved_at: savedAt,
-      saved_by: text(value.saved_by),
-      saved_by_role: text(value.saved_by_role),
-      message_count: num(value.message_count, messages.length),
-      final_state_note: text(value.final_state_note),
-      messages: messages.slice(-MAX_ARCHIVED_MESSAGES)
-    };
-  } catch (err) {
-    if (err instanceof ShapeError) return void 0;
-    throw err;
-  }
-}
-function archiveListEntry(archive) {
-  return {
-    archive_id: archive.channel_id,
-    name: archive.name,
-    saved_at: archive.saved_at,
-    message_count: archive.message_count,
-    roles: archive.members.map((m) => m.role)
-  };
-}
-function viewArchive(archive, input, ctx) {
-  if (!archive.members.some((m) => m.session_id === input.session_id)) {
-    return refuse("not_archived_member", `Only archived members of "${archive.name}" may read it.`);
-  }
-  if (input.mode === "summary") {
-    return succeed(`Archive of "${archive.name}".`, {
-      ...archiveListEntry(archive),
-      // Peer-written, each shown as one neutral line.
-      description: archive.description === null ? null : peerLine(archive.description),
-      summary: archive.summary === null ? null : peerLine(archive.summary),
-      members: archive.members.map((m) => ({ session_id: m.session_id, role: m.role, host: m.host })),
-      saved_by_role: archive.saved_by_role
-    });
-  }
-  const raw = input.limit;
-  const limit = typeof raw === "number" && Number.isFinite(raw) ? Math.min(500, Math.max(1, Math.floor(raw))) : 50;
-  const newest = [...archive.messages].reverse().slice(0, limit);
-  return succeed(`${newest.length} message(s) from the archive of "${archive.name}".`, {
-    messages: newest.map((e) => ({
-      message_id: e.message_id,
-      sender_role: e.sender_role,
-      recipient_role: e.recipient_role,
-      message_type: e.message_type,
-      timestamp: e.timestamp,
-      reply_to: e.reply_to,
-      framed: frameMessage(e, archive.name, ctx.nonce())
-    })),
-    untrusted_notice: UNTRUSTED_NOTICE
-  });
-}
-
-// src/engine/index.ts
+init_sessions();
+init_archives();
 init_validate();
 init_times();
 init_task_board();
@@ -11375,8 +11727,8 @@ function findArgumentProblem(schema, args) {
 // src/tools/channel-tools.ts
 function channelTools(s) {
   return {
-    pause: channelOnlyTool(s, "opencomms_pause", "Pause channel", "Pause a channel: sends are refused and nothing is delivered until resumed.", IDEMPOTENT_TOOL, pauseChannel),
-    resume: channelOnlyTool(s, "opencomms_resume", "Resume channel", "Resume a paused channel.", IDEMPOTENT_TOOL, resumeChannel),
+    pause: channelOnlyTool(s, "opencomms_pause", "Pause channel", "Pause a channel: sends are refused and nothing is delivered until resumed.", IDEMPOTENT_TOOL, "channel_pause"),
+    resume: channelOnlyTool(s, "opencomms_resume", "Resume channel", "Resume a paused channel.", IDEMPOTENT_TOOL, "channel_resume"),
     disconnect: defineTool({
       name: "opencomms_disconnect",
       title: "Leave channel",
@@ -11384,7 +11736,7 @@ function channelTools(s) {
       inputSchema: objectSchema({ channel: CHANNEL_ARG }, ["channel"]),
       annotations: DESTRUCTIVE_TOOL,
       handler: async (a, caller) => {
-        const result = await s.inChannel(caller, a.channel, (state, me, ctx) => disconnectChannel(state, { channel: a.channel, session_id: me }, ctx));
+        const result = await s.changeAsMember(caller, "channel_disconnect", { channel: a.channel });
         if (result.ok && result.data?.channel_removed === true) await s.store.dropHistory(String(result.data.channel_id));
         return result;
       }
@@ -11395,7 +11747,7 @@ function channelTools(s) {
       description: "Replace your own role prompt in a channel.",
       inputSchema: objectSchema({ channel: CHANNEL_ARG, role_prompt: ROLE_PROMPT_ARG }, ["channel", "role_prompt"]),
       annotations: IDEMPOTENT_TOOL,
-      handler: (a, caller) => s.inChannel(caller, a.channel, (state, me, ctx) => updateRole(state, { channel: a.channel, session_id: me, role_prompt: a.role_prompt }, ctx))
+      handler: (a, caller) => s.changeAsMember(caller, "channel_update_role", { channel: a.channel, role_prompt: a.role_prompt })
     }),
     kick: defineTool({
       name: "opencomms_kick",
@@ -11406,12 +11758,7 @@ function channelTools(s) {
         ["channel"]
       ),
       annotations: DESTRUCTIVE_TOOL,
-      handler: (a, caller) => s.inChannel(caller, a.channel, (state, me, ctx) => kickChannel(state, {
-        channel: a.channel,
-        session_id: me,
-        target_session_id: a.target_session_id,
-        target_role: a.target_role
-      }, ctx))
+      handler: (a, caller) => s.changeAsMember(caller, "channel_kick", { channel: a.channel, target_session_id: a.target_session_id, target_role: a.target_role })
     }),
     timer: defineTool({
       name: "opencomms_timer",
@@ -11422,18 +11769,18 @@ function channelTools(s) {
         ["channel", "action"]
       ),
       annotations: WRITE_TOOL,
-      handler: (a, caller) => s.inChannel(caller, a.channel, (state, me, ctx) => timerAction(state, { channel: a.channel, session_id: me, action: a.action, limit_ms: a.limit_ms, to: a.to }, ctx))
+      handler: (a, caller) => s.changeAsMember(caller, "channel_timer", { channel: a.channel, action: a.action, limit_ms: a.limit_ms, to: a.to })
     })
   };
 }
-function channelOnlyTool(s, name, title, description, annotations, op) {
+function channelOnlyTool(s, name, title, description, annotations, change) {
   return defineTool({
     name,
     title,
     description,
     annotations,
     inputSchema: objectSchema({ channel: CHANNEL_ARG }, ["channel"]),
-    handler: (a, caller) => s.inChannel(caller, a.channel, (state, me, ctx) => op(state, { channel: a.channel, session_id: me }, ctx))
+    handler: (a, caller) => s.changeAsMember(caller, change, { channel: a.channel })
   });
 }
 
@@ -11553,13 +11900,13 @@ function entryTools(s) {
         ["channel", "role", "role_prompt"]
       ),
       annotations: WRITE_TOOL,
-      handler: async (a, caller) => spawnPushRefusal(s, a) ?? hostSessionRefusal(s, a, caller.call) ?? s.asMember(caller, (state, me, ctx) => createChannel(state, {
+      handler: async (a, caller) => spawnPushRefusal(s, a) ?? hostSessionRefusal(s, a, caller.call) ?? s.changeAsMember(caller, "channel_create", {
         channel: a.channel,
         role: a.role,
         role_prompt: a.role_prompt,
-        ...entryMember(s, a, me, caller.call),
+        ...entryMember(s, a, caller.call),
         ...channelSettingsOf(a)
-      }, ctx))
+      })
     }),
     join: defineTool({
       name: "opencomms_join",
@@ -11573,15 +11920,19 @@ function entryTools(s) {
       handler: async (a, caller) => {
         const refused = spawnPushRefusal(s, a) ?? hostSessionRefusal(s, a, caller.call);
         if (refused) return refused;
-        const result = await s.asMember(caller, (state, me, ctx) => joinChannel(state, { channel: a.channel, role: a.role, role_prompt: a.role_prompt, ...entryMember(s, a, me, caller.call) }, ctx));
+        const result = await s.changeAsMember(caller, "channel_join", {
+          channel: a.channel,
+          role: a.role,
+          role_prompt: a.role_prompt,
+          ...entryMember(s, a, caller.call)
+        });
         return withArchiveContextIn(s.store.archives, result, normalizeChannelName(a.channel));
       }
     })
   };
 }
-function entryMember(s, a, memberId, call) {
+function entryMember(s, a, call) {
   return {
-    session_id: memberId,
     project_id: s.projectId,
     worktree: s.worktree,
     ...s.options.embedding?.membership(call) ?? {
@@ -11620,6 +11971,85 @@ function spawnPushRefusal(s, a) {
     data: { reason: "invalid_argument", argument: "spawn_push" }
   };
 }
+
+// src/tools/pull-settler.ts
+init_liveness();
+var PULL_LEASE_MS = 6e4;
+var SETTLE_TRIES = 3;
+var PullSettler = class {
+  constructor(store, machine, log) {
+    this.store = store;
+    this.machine = machine;
+    this.log = log;
+  }
+  store;
+  machine;
+  log;
+  /** Pulls whose reply is on its way and whose mail is not yet committed or given back. */
+  unsettledPulls = /* @__PURE__ */ new Set();
+  /**
+   * Finishes a pull once its reply's fate is known: the mail is committed as
+   * delivered when the reply was written, and given back to pending (the
+   * handover undone) when it was cancelled or could not be written. If this
+   * process dies first, the mail stays in flight under a dead pid and the next
+   * drainer sweeps it back (PROTOCOL 7.1).
+   */
+  settleAfterReply(call, handover) {
+    let markSettled = () => void 0;
+    const settled = new Promise((resolve) => {
+      markSettled = resolve;
+    });
+    this.unsettledPulls.add(settled);
+    call.afterReply(async (fate) => {
+      try {
+        await this.settlePull(handover, fate === "sent");
+      } finally {
+        this.unsettledPulls.delete(settled);
+        markSettled();
+      }
+    });
+  }
+  /**
+   * Resolves once every pull already settling has finished, so a call made
+   * after a pull's reply sees its mail delivered (or back in the queue).
+   * Only pulls registered before this call are awaited: those came earlier in
+   * the reply order, so waiting on them can never wait on this call's own reply.
+   */
+  whenPullsSettled() {
+    if (this.unsettledPulls.size === 0) return Promise.resolve();
+    return Promise.all([...this.unsettledPulls]).then(() => void 0);
+  }
+  async settlePull(handover, wasSent) {
+    const { memberId, owner, ids } = handover;
+    const rung = new Set(handover.rungIds ?? []);
+    for (let tryNo = 1; ; tryNo += 1) {
+      try {
+        await this.store().mutate((state, ctx) => {
+          if (wasSent) {
+            commitPull(state, memberId, ids, rung, ctx.now(), owner);
+          } else returnUnsentDelivery(state, memberId, ids, owner);
+          return { ok: true, message: wasSent ? "committed" : "given back" };
+        });
+        return;
+      } catch (err) {
+        this.log(`pull of ${ids.length} message(s): could not ${wasSent ? "commit" : "give back"} (try ${tryNo}): ${err instanceof Error ? err.message : String(err)}`);
+        if (tryNo >= SETTLE_TRIES) return;
+      }
+    }
+  }
+  /** Returns abandoned in-flight mail (dead owner, lease over) to pending, under the lock. */
+  async sweepAbandoned() {
+    await this.store().mutate((state, ctx) => {
+      const outcome = sweepInFlight(state, this.isOwnerAlive, ctx.now());
+      return { ok: true, message: `${outcome.requeued.length} message(s) recovered` };
+    });
+  }
+  deliveryOwner(now) {
+    return { pid: process.pid, host: this.machine, lease_until: now + PULL_LEASE_MS };
+  }
+  /** Another process's delivery is alive when its pid runs on this machine; elsewhere only its lease counts. */
+  isOwnerAlive = (owner) => isHolderRunning(owner, this.machine);
+};
 
 // src/local/turn-records.ts
 import { basename as basename7, join as join21 } from "node:path";
@@ -11736,15 +12166,15 @@ function messageTools(s) {
       // committed in a second one, only once the reply carrying it was
       // written; a reply that is cancelled or unwritten gives it back (7.1).
       handler: async (a, caller) => {
-        let handover;
-        const result = await s.inChannel(caller, a.channel, (state, me, ctx) => {
-          const owner = s.deliveryOwner(ctx.now());
-          const pulled = pullMessages(state, me, { channel: a.channel, limit: a.limit, owner, isOwnerAlive: s.isOwnerAlive }, ctx);
-          const ids = pulled.ok ? pulled.data?.message_ids : [];
-          if (ids.length > 0) handover = { memberId: me, owner, ids, rungIds: ids.filter((id) => s.isAnnounced(id)) };
-          return pulled;
-        });
-        if (handover) s.settleAfterReply(caller.call, handover);
+        const pinned = s.pin(caller);
+        if ("refusal" in pinned) return pinned.refusal;
+        const result = await s.changeAsMember(caller, "mail_pull", { channel: a.channel, limit: a.limit, pid: process.pid, host: s.machine, lease_ms: PULL_LEASE_MS });
+        const ids = result.ok && Array.isArray(result.data?.message_ids) ? result.data.message_ids : [];
+        const owner = result.data?.owner;
+        if (ids.length > 0 && owner) {
+          const handover = { memberId: pinned.memberId, owner, ids, rungIds: ids.filter((id) => s.isAnnounced(id)) };
+          s.settleAfterReply(caller.call, handover);
+        }
         return result;
       }
     }),
@@ -11953,15 +12383,14 @@ function reservationTools(s) {
       annotations: WRITE_TOOL,
       handler: (a, caller) => {
         const real = realPatterns(a.paths, s.options.projectDir);
-        return s.inChannel(caller, a.channel, (state, me, ctx) => reservePaths(state, {
+        return s.changeAsMember(caller, "paths_reserve", {
           channel: a.channel,
-          session_id: me,
           paths: real.paths,
           exclusive: a.exclusive,
           reason: a.reason,
           ttl_minutes: a.ttl_minutes,
           project_dir: real.projectDir
-        }, ctx));
+        });
       }
     }),
     release: defineTool({
@@ -11975,7 +12404,11 @@ function reservationTools(s) {
       annotations: IDEMPOTENT_TOOL,
       handler: (a, caller) => {
         const real = Array.isArray(a.paths) ? realPatterns(a.paths, s.options.projectDir) : void 0;
-        return s.inChannel(caller, a.channel, (state, me, ctx) => releasePaths(state, { channel: a.channel, session_id: me, paths: real?.paths ?? a.paths, project_dir: real?.projectDir ?? s.options.projectDir }, ctx));
+        return s.changeAsMember(caller, "paths_release", {
+          channel: a.channel,
+          paths: real?.paths ?? a.paths,
+          project_dir: real?.projectDir ?? s.options.projectDir
+        });
       }
     })
   };
@@ -11993,17 +12426,8 @@ function sessionTools(s) {
       inputSchema: objectSchema({ channel: CHANNEL_ARG, summary: { type: "string", maxLength: MAX_ARCHIVE_SUMMARY_CHARS } }, ["channel"]),
       annotations: WRITE_TOOL,
       handler: async (a, caller) => {
-        let savedId;
-        const result = await s.inChannel(caller, a.channel, (state, me, ctx, tx) => {
-          const built = buildSessionArchive(state, { channel: a.channel, session_id: me, summary: a.summary }, ctx);
-          if (!built.ok) return built;
-          const archive = built.data?.archive;
-          tx.putArchive(archive);
-          commitSessionSave(state, archive.channel_id);
-          savedId = archive.channel_id;
-          return { ok: true, message: built.message, data: { archive_id: archive.channel_id, name: archive.name, message_count: archive.message_count } };
-        });
-        if (savedId) await s.store.dropHistory(savedId);
+        const result = await s.changeAsMember(caller, "session_save", { channel: a.channel, summary: a.summary });
+        if (result.ok && typeof result.data?.archive_id === "string") await s.store.dropHistory(result.data.archive_id);
         return result;
       }
     }),
@@ -12018,13 +12442,7 @@ function sessionTools(s) {
         if ("refusal" in pinned) return pinned.refusal;
         const archive = await s.findArchive(a.channel);
         if (!archive) return toolRefusal("not_found", `No archived session named or with id "${a.channel}". List yours with opencomms_archive.`);
-        return s.asMember(caller, (state, me, ctx) => resumeSession(state, {
-          archive,
-          session_id: me,
-          new_name: a.new_name,
-          project_id: s.projectId,
-          worktree: s.worktree
-        }, ctx));
+        return s.changeAsMember(caller, "session_resume", { archive, new_name: a.new_name, project_id: s.projectId, worktree: s.worktree });
       }
     }),
     delete: defineTool({
@@ -12034,24 +12452,9 @@ function sessionTools(s) {
       inputSchema: objectSchema({ channel: ARCHIVE_REF_ARG, confirm: { type: "boolean" } }, ["channel", "confirm"]),
       annotations: DESTRUCTIVE_TOOL,
       handler: async (a, caller) => {
-        let droppedLive;
         const found = await s.findArchive(a.channel);
-        const result = await s.asMember(caller, (state, me, ctx, tx) => {
-          const isLiveChannel = findChannel(state, a.channel) !== void 0;
-          if (isLiveChannel) {
-            const auth = authorizeMember(state, me, a.channel);
-            if (!auth.ok) return auth;
-          }
-          const outcome = deleteSession(state, { channel: a.channel, session_id: me, confirm: a.confirm, archive: isLiveChannel ? void 0 : found }, ctx);
-          if (!outcome.ok) return outcome;
-          if (outcome.data?.phase !== "archive") {
-            droppedLive = String(outcome.data?.channel_id);
-            return outcome;
-          }
-          tx.deleteArchive(String(outcome.data.archive_id));
-          return { ...outcome, message: `Deleted the archive of "${String(outcome.data.name)}".` };
-        });
-        if (droppedLive) await s.store.dropHistory(droppedLive);
+        const result = await s.changeAsMember(caller, "session_delete", { channel: a.channel, confirm: a.confirm, archive: found ?? null });
+        if (result.ok && result.data?.phase === "live") await s.store.dropHistory(String(result.data.channel_id));
         return result;
       }
     }),
@@ -12087,10 +12490,9 @@ function sessionTools(s) {
 }
 
 // src/tools/task-tool.ts
-var TASK_ACTIONS = ["add", "list", "next", "claim", "done", "release", "ask", "cancel"];
 var NOTE_ARG = { type: "string", maxLength: MAX_TASK_NOTE_CHARS };
 var TASK_SCHEMA = objectSchema({
-  action: { type: "string", enum: TASK_ACTIONS },
+  action: { type: "string", enum: TASK_TOOL_ACTIONS },
   title: { type: "string", maxLength: MAX_TASK_TITLE_CHARS },
   details: { type: "string", maxLength: MAX_TASK_DETAILS_CHARS },
   priority: { type: "integer", minimum: 0, maximum: MAX_TASK_PRIORITY, description: "0 most urgent; 2 default" },
@@ -12105,19 +12507,6 @@ var TASK_SCHEMA = objectSchema({
   note: NOTE_ARG,
   question: NOTE_ARG
 }, ["action"]);
-function framedReply(result, state, nonce) {
-  const data = result.data;
-  if (!data) return result;
-  const frame = (view) => {
-    const id = view.id;
-    const task = typeof id === "string" ? findTask(state, id) : void 0;
-    return task ? framedTaskView(view, task, nonce) : view;
-  };
-  const framed = { ...data };
-  if (data.task !== void 0) framed.task = frame(data.task);
-  if (Array.isArray(data.tasks)) framed.tasks = data.tasks.map(frame);
-  return { ...result, data: framed };
-}
 function taskTool(s) {
   return defineTool({
     name: "opencomms_task",
@@ -12129,44 +12518,12 @@ function taskTool(s) {
       if (a.action === "list") {
         const pinned = s.pin(caller);
         if ("refusal" in pinned) return pinned.refusal;
-        return s.store.readLatest((state, ctx) => framedReply(listTasks(state, pinned.memberId, a, ctx.now(), ctx.isProcessAlive ?? JUDGE_BY_LEASE), state, ctx.nonce));
+        return s.store.readLatest((state, ctx) => framedTaskReply(listTasks(state, pinned.memberId, a, ctx.now(), ctx.isProcessAlive ?? JUDGE_BY_LEASE), state, ctx.nonce));
       }
-      const paths = Array.isArray(a.paths) ? realPatterns(a.paths, s.options.projectDir) : void 0;
-      return s.asMember(caller, (state, me, ctx) => {
-        const result = runAction(state, me, a, paths, s.options.projectDir, ctx);
-        return framedReply(result, state, ctx.nonce);
-      });
+      const real = Array.isArray(a.paths) ? realPatterns(a.paths, s.options.projectDir) : void 0;
+      return s.changeAsMember(caller, "task_action", { ...a, paths: real?.paths, project_dir: real?.projectDir ?? s.options.projectDir });
     }
   });
-}
-function runAction(state, me, a, paths, projectDir, ctx) {
-  switch (a.action) {
-    case "add":
-      return addTask(state, me, {
-        title: a.title,
-        details: a.details,
-        priority: a.priority,
-        after: a.after,
-        paths: paths?.paths,
-        for: a.for,
-        channel: a.channel,
-        project_dir: paths?.projectDir ?? projectDir
-      }, ctx);
-    case "next":
-      return nextTask(state, me, ctx);
-    case "claim":
-      return claimTask(state, me, a.id, ctx);
-    case "done":
-      return finishTask(state, me, a.id, a.result, ctx);
-    case "release":
-      return releaseTask(state, me, a.id, a.note, ctx);
-    case "ask":
-      return askTask(state, me, a.id, a.question, ctx);
-    case "cancel":
-      return cancelTask(state, me, a.id, a.note, ctx);
-    default:
-      return listTasks(state, me, a, ctx.now(), ctx.isProcessAlive ?? JUDGE_BY_LEASE);
-  }
 }
 
 // src/tools/catalog.ts
@@ -12494,11 +12851,7 @@ var PresenceKeeper = class {
     const ids = [...this.renewedAt.keys()];
     if (ids.length === 0) return Promise.resolve();
     const claim = { ...thisRecordedProcess(), kind: this.kind };
-    const done = this.store().mutate((state, ctx) => {
-      let changed = false;
-      for (const id of ids) changed = leavePresence(state, id, claim, ctx.now()) || changed;
-      return { ok: changed, message: "left" };
-    }).then(() => void 0, (err) => this.log(`could not record that this process ends: ${describeFault(err)}`));
+    const done = this.store().mutate("presence_leave", { ids, claim }).then(() => void 0, (err) => this.log(`could not record that this process ends: ${describeFault(err)}`));
     return new Promise((resolve) => {
       const cap = setTimeout(resolve, LEAVE_WAIT_MS);
       cap.unref();
@@ -12523,11 +12876,7 @@ var PresenceKeeper = class {
   async write(ids) {
     const claim = { ...thisRecordedProcess(), kind: this.kind, ...this.door === void 0 ? {} : { door: this.door } };
     try {
-      await this.store().mutate((state, ctx) => {
-        let changed = false;
-        for (const id of ids) changed = recordPresence(state, id, claim, ctx.now(), this.renewMs) || changed;
-        return { ok: changed, message: changed ? "present" : "already present" };
-      });
+      await this.store().mutate("presence_record", { ids: [...ids], claim, renew_ms: this.renewMs });
     } catch (err) {
       for (const id of ids) this.renewedAt.delete(id);
       this.log(`could not record this process as present: ${describeFault(err)}`);
@@ -12776,19 +13125,15 @@ var IdentityKeeper = class {
     if (known && now - known.at < LAST_SEEN_STEP_MS && now >= known.at) return known.identity;
     const pins = listPins(this.options.projectDir, this.options.host).map((pin) => pin.member_id);
     const hostSession = refs.find((ref) => ref.kind === "sid")?.id;
-    let memberId;
-    await this.store().mutate((state, ctx) => {
-      if (!needsLink(state, refs, ctx.now())) {
-        memberId = findLinkedMember(state, refs);
-        return { ok: false, message: "already linked" };
-      }
-      const adoptable = pins.filter((id) => !isSpokenFor(state, id, this.isSpeakerAlive));
-      const outcome = linkSession(state, refs, adoptable, ctx);
-      memberId = outcome?.memberId;
-      if (memberId !== void 0 && hostSession !== void 0) bindHostSession(state, memberId, this.options.host, hostSession);
-      if (outcome && outcome.how !== "linked") this.options.log(`session ${cacheKey.split("\n")[0]}: ${outcome.how} member ${outcome.memberId}`);
-      return { ok: true, message: "linked" };
+    const linked = await this.store().mutate("host_session_link", {
+      refs: refs.map(({ kind, host, id }) => ({ kind, host, id })),
+      pins,
+      host: this.options.host,
+      host_session: hostSession ?? null
     });
+    const memberId = typeof linked.data?.member_id === "string" ? linked.data.member_id : void 0;
+    const how = linked.data?.how;
+    if (linked.ok && memberId !== void 0 && how !== void 0 && how !== "linked") this.options.log(`session ${cacheKey.split("\n")[0]}: ${how} member ${memberId}`);
     const identity = memberId === void 0 ? { kind: "unpinned", problem: "This server could not link its host session to a member. Set OPENCOMMS_MEMBER_ID, or run `opencomms doctor`." } : { kind: "pinned", memberId, source: "session" };
     this.bySession.set(cacheKey, { identity, at: now });
     if (!refs.some((ref) => ref.kind === "sid" && ref.fromMeta)) this.processIdentity = identity;
@@ -12813,11 +13158,8 @@ var IdentityKeeper = class {
   async recordSpeaker(memberId) {
     try {
       if (readPin(this.options.projectDir, memberId) === void 0) return;
-      await this.store().mutate((state, ctx) => {
-        this.speakerToken ??= ctx.nonce();
-        const lease = { pid: process.pid, host: this.machine, token: this.speakerToken, until: ctx.now() + SPEAKER_LEASE_MS };
-        return claimSpeaker(state, memberId, lease, this.isSpeakerAlive) ? { ok: true, message: "speaker recorded" } : { ok: false, message: "speaker already recorded" };
-      });
+      const claimed = await this.store().mutate("speaker_claim", { member_id: memberId, pid: process.pid, host: this.machine, token: this.speakerToken ?? null });
+      if (typeof claimed.data?.token === "string") this.speakerToken ??= claimed.data.token;
     } catch (err) {
       this.options.log(`could not record this process as the speaker of ${memberId}: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -12865,85 +13207,6 @@ var IdentityKeeper = class {
     if (identity !== void 0) return identity.kind === "pinned" ? identity.memberId : void 0;
     return findLinkedMember(state, this.sessionRefs(PROCESS_CALL));
   }
-};
-
-// src/tools/pull-settler.ts
-init_liveness();
-var PULL_LEASE_MS = 6e4;
-var SETTLE_TRIES = 3;
-var PullSettler = class {
-  constructor(store, machine, log) {
-    this.store = store;
-    this.machine = machine;
-    this.log = log;
-  }
-  store;
-  machine;
-  log;
-  /** Pulls whose reply is on its way and whose mail is not yet committed or given back. */
-  unsettledPulls = /* @__PURE__ */ new Set();
-  /**
-   * Finishes a pull once its reply's fate is known: the mail is committed as
-   * delivered when the reply was written, and given back to pending (the
-   * handover undone) when it was cancelled or could not be written. If this
-   * process dies first, the mail stays in flight under a dead pid and the next
-   * drainer sweeps it back (PROTOCOL 7.1).
-   */
-  settleAfterReply(call, handover) {
-    let markSettled = () => void 0;
-    const settled = new Promise((resolve) => {
-      markSettled = resolve;
-    });
-    this.unsettledPulls.add(settled);
-    call.afterReply(async (fate) => {
-      try {
-        await this.settlePull(handover, fate === "sent");
-      } finally {
-        this.unsettledPulls.delete(settled);
-        markSettled();
-      }
-    });
-  }
-  /**
-   * Resolves once every pull already settling has finished, so a call made
-   * after a pull's reply sees its mail delivered (or back in the queue).
-   * Only pulls registered before this call are awaited: those came earlier in
-   * the reply order, so waiting on them can never wait on this call's own reply.
-   */
-  whenPullsSettled() {
-    if (this.unsettledPulls.size === 0) return Promise.resolve();
-    return Promise.all([...this.unsettledPulls]).then(() => void 0);
-  }
-  async settlePull(handover, wasSent) {
-    const { memberId, owner, ids } = handover;
-    const rung = new Set(handover.rungIds ?? []);
-    for (let tryNo = 1; ; tryNo += 1) {
-      try {
-        await this.store().mutate((state, ctx) => {
-          if (wasSent) {
-            commitPull(state, memberId, ids, rung, ctx.now(), owner);
-          } else returnUnsentDelivery(state, memberId, ids, owner);
-          return { ok: true, message: wasSent ? "committed" : "given back" };
-        });
-        return;
-      } catch (err) {
-        this.log(`pull of ${ids.length} message(s): could not ${wasSent ? "commit" : "give back"} (try ${tryNo}): ${err instanceof Error ? err.message : String(err)}`);
-        if (tryNo >= SETTLE_TRIES) return;
-      }
-    }
-  }
-  /** Returns abandoned in-flight mail (dead owner, lease over) to pending, under the lock. */
-  async sweepAbandoned() {
-    await this.store().mutate((state, ctx) => {
-      const outcome = sweepInFlight(state, this.isOwnerAlive, ctx.now());
-      return { ok: true, message: `${outcome.requeued.length} message(s) recovered` };
-    });
-  }
-  deliveryOwner(now) {
-    return { pid: process.pid, host: this.machine, lease_until: now + PULL_LEASE_MS };
-  }
-  /** Another process's delivery is alive when its pid runs on this machine; elsewhere only its lease counts. */
-  isOwnerAlive = (owner) => isHolderRunning(owner, this.machine);
 };
 
 // src/tools/services.ts
@@ -13030,24 +13293,19 @@ var ToolServices = class {
   get lastThread() {
     return this.identities.lastThread;
   }
-  /** Runs a locked change as the caller's member. */
-  async asMember(caller, change) {
+  /**
+   * Applies the engine change `name` as the caller's member: the member is
+   * pinned here, from the caller's host, and named in the arguments (and as
+   * the member the change speaks for); the change itself checks that it is a
+   * live member where it must be (engine/changes/member-change.ts).
+   */
+  async changeAsMember(caller, name, args) {
     const pinned = this.pin(caller);
     if ("refusal" in pinned) return pinned.refusal;
-    return this.store.mutate((state, ctx, tx) => change(state, pinned.memberId, ctx, tx));
+    const member = pinned.memberId;
+    return this.store.mutate(name, { ...args, member }, { member });
   }
-  /**
-   * A protected change: pins the caller's member (or answers unpinned), opens
-   * the locked change, and runs `change` only once that member is a live
-   * member of `channel` (of any channel when `channel` is undefined).
-   */
-  inChannel(caller, channel, change) {
-    return this.asMember(caller, (state, memberId, ctx, tx) => {
-      const auth = authorizeMember(state, memberId, channel);
-      return auth.ok ? change(state, memberId, ctx, tx) : auth;
-    });
-  }
-  /** inChannel for a lock-free read of the latest state. */
+  /** A lock-free read of the latest state, once the caller's member is a live member of `channel`. */
   async readInChannel(caller, channel, reader) {
     const pinned = this.pin(caller);
     if ("refusal" in pinned) return pinned.refusal;

@@ -7,7 +7,7 @@ import type { EngineCtx, State, ToolResult } from '../types';
 import type { ChangeFn } from './change-fn';
 import { authorizeMember } from '../identity';
 import { isPersonMemberId } from '../person';
-import { malformed, type Refused } from './push-args';
+import { malformed, type Refused } from './args';
 
 /** One argument's kind; a trailing `?` lets it be absent or null. */
 export type ArgKind = 'text' | 'text?' | 'number' | 'number?' | 'bool' | 'bool?' | 'texts' | 'texts?' | 'object' | 'object?';

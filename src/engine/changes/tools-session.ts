@@ -10,7 +10,7 @@ import { authorizeMember } from '../identity';
 import { findChannel } from '../validate';
 import { buildSessionArchive, commitSessionSave, deleteSession, resumeSession } from '../sessions';
 import { asCaller, memberChange, type MemberArgs } from './member-change';
-import { malformed } from './push-args';
+import { malformed } from './args';
 
 /** What `session_save` answers: the archive it wrote, to drop the channel's history log by. */
 export type SessionSaveResult = ToolResult & { data?: Record<string, unknown> & { archive_id?: string } };

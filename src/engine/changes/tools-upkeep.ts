@@ -8,7 +8,7 @@ import { leavePresence, recordPresence, type PresenceClaim } from '../presence';
 import { findLinkedMember, linkSession, needsLink, type LinkOutcome, type SessionRef } from '../session-links';
 import { claimSpeaker, isSpokenFor, SPEAKER_LEASE_MS, speakerJudge } from '../speaker-leases';
 import { fitsShape } from './member-change';
-import { isText, isTextList, malformed, type Answer } from './push-args';
+import { isText, isTextList, malformed, type Answer } from './args';
 
 const CLAIM_KINDS: readonly PresenceKind[] = ['server', 'waiter', 'plugin'];
 const CLAIM_DOORS: readonly HostDoor[] = ['inbox', 'codex_queue'];

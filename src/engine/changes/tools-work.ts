@@ -9,7 +9,7 @@ import { framedTaskReply } from '../task-board';
 import { TASK_TOOL_ACTIONS, type TaskToolAction } from '../task-types';
 import { addTask, askTask, cancelTask, claimTask, finishTask, listTasks, nextTask, releaseTask } from '../tasks';
 import { memberChange, type MemberArgs } from './member-change';
-import { malformed } from './push-args';
+import { malformed } from './args';
 
 /** A pull by this process (pid, host), which holds the mail for `lease_ms` while its reply is written. */
 export interface MailPullArgs extends MemberArgs {
