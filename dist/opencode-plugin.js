@@ -4154,14 +4154,32 @@ var init_collisions = __esm({
   }
 });
 
+// src/engine/changes/args.ts
+function isOwner(value) {
+  const owner = value;
+  return typeof owner === "object" && owner !== null && typeof owner.pid === "number" && isText(owner.host) && typeof owner.lease_until === "number";
+}
+function malformed(what) {
+  return { ok: false, message: `The ${what} arguments were malformed (a process of another version?): nothing was changed; try again.`, data: { reason: "invalid_argument" } };
+}
+var isText, isArgsObject, isTextList;
+var init_args = __esm({
+  "src/engine/changes/args.ts"() {
+    "use strict";
+    isText = (value) => typeof value === "string";
+    isArgsObject = (value) => typeof value === "object" && value !== null;
+    isTextList = (value) => Array.isArray(value) && value.every(isText);
+  }
+});
+
 // src/engine/hook-session.ts
-function isRef(value) {
+function isSessionRef(value) {
   const ref = value;
   return typeof ref === "object" && ref !== null && (ref.kind === "sid" || ref.kind === "proc") && isText(ref.host) && isText(ref.id);
 }
 function isHookSession(value) {
   const s = value;
-  return typeof s === "object" && s !== null && Array.isArray(s.refs) && s.refs.every(isRef) && (s.session_id === null || isText(s.session_id)) && isTexts(s.hosts) && isTexts(s.lookup_hosts);
+  return typeof s === "object" && s !== null && Array.isArray(s.refs) && s.refs.every(isSessionRef) && (s.session_id === null || isText(s.session_id)) && isTextList(s.hosts) && isTextList(s.lookup_hosts);
 }
 function boundOn(state, hosts, sessionId) {
   const ids = /* @__PURE__ */ new Set();
@@ -4189,15 +4207,13 @@ function isBoundElsewhere(state, memberId, hosts, sessionId) {
 function isResumable(state, memberId) {
   return membershipsOfMember(state, memberId).some((m) => m.delivery_mode === "spawn_push");
 }
-var isText, isTexts;
 var init_hook_session = __esm({
   "src/engine/hook-session.ts"() {
     "use strict";
     init_session_links();
     init_identity();
     init_presence();
-    isText = (value) => typeof value === "string";
-    isTexts = (value) => Array.isArray(value) && value.every(isText);
+    init_args();
   }
 });
 
@@ -5084,23 +5100,6 @@ var init_ctx = __esm({
   }
 });
 
-// src/engine/changes/args.ts
-function isOwner(value) {
-  const owner = value;
-  return typeof owner === "object" && owner !== null && typeof owner.pid === "number" && isText2(owner.host) && typeof owner.lease_until === "number";
-}
-function malformed(what) {
-  return { ok: false, message: `The ${what} arguments were malformed (a process of another version?): nothing was changed; try again.`, data: { reason: "invalid_argument" } };
-}
-var isText2, isTextList;
-var init_args = __esm({
-  "src/engine/changes/args.ts"() {
-    "use strict";
-    isText2 = (value) => typeof value === "string";
-    isTextList = (value) => Array.isArray(value) && value.every(isText2);
-  }
-});
-
 // src/engine/changes/cli.ts
 function actorOf(a) {
   if (typeof a !== "object" || a === null || !isPersonMemberId(a.person_id)) return void 0;
@@ -5109,13 +5108,13 @@ function actorOf(a) {
 }
 function isReleaseTarget(target) {
   if (typeof target !== "object" || target === null) return false;
-  return "id" in target ? isText2(target.id) : isText2(target.member_id);
+  return "id" in target ? isText(target.id) : isText(target.member_id);
 }
 function isTaskAction(a) {
-  if (a.action === "add") return typeof a.task === "object" && a.task !== null && isText2(a.task.project_dir);
-  if (!isText2(a.id)) return false;
+  if (a.action === "add") return typeof a.task === "object" && a.task !== null && isText(a.task.project_dir);
+  if (!isText(a.id)) return false;
   if (a.action === "done") return isOptionalText(a.result);
-  if (a.action === "answer") return isText2(a.answer);
+  if (a.action === "answer") return isText(a.answer);
   return a.action === "release" || a.action === "cancel";
 }
 function applyTaskAction(state, me, a, ctx) {
@@ -5150,12 +5149,12 @@ var init_cli = __esm({
     isDoor = (value) => value === "inbox" || value === "codex_queue";
     person_say = (state, a, ctx) => {
       const actor = actorOf(a);
-      if (actor === void 0 || !isText2(a.channel) || !isText2(a.content) || !isText2(a.project_id) || !isText2(a.worktree) || ![a.role, a.type, a.reply_to, a.to].every(isOptionalText)) return malformed("say");
+      if (actor === void 0 || !isText(a.channel) || !isText(a.content) || !isText(a.project_id) || !isText(a.worktree) || ![a.role, a.type, a.reply_to, a.to].every(isOptionalText)) return malformed("say");
       return personSay(state, { ...a, ...actor }, ctx);
     };
     person_set_pause = (state, a, ctx) => {
       const actor = actorOf(a);
-      if (actor === void 0 || !isText2(a.channel) || typeof a.paused !== "boolean") return malformed("pause");
+      if (actor === void 0 || !isText(a.channel) || typeof a.paused !== "boolean") return malformed("pause");
       return personSetPause(state, { ...actor, channel: a.channel, paused: a.paused }, ctx);
     };
     person_release = (state, a, ctx) => {
@@ -5176,7 +5175,7 @@ var init_cli = __esm({
       return outcome;
     };
     host_door_rung = (state, a) => {
-      if (!isText2(a.member_id) || !isTextList(a.ids) || !isDoor(a.door) || !isTime(a.at)) return malformed("host door");
+      if (!isText(a.member_id) || !isTextList(a.ids) || !isDoor(a.door) || !isTime(a.at)) return malformed("host door");
       const marked = markRung(state, a.member_id, a.ids, a.door, a.at);
       return { ok: marked.length > 0, message: `${marked.length} rung` };
     };
@@ -5186,12 +5185,12 @@ var init_cli = __esm({
       return { ok: true, message: "ring taken back" };
     };
     host_door_unwoken = (state, a) => {
-      if (!isText2(a.member_id) || !isTextList(a.ids) || !isDoor(a.door) || !isTime(a.rings) || !isTime(a.at)) return malformed("host door");
+      if (!isText(a.member_id) || !isTextList(a.ids) || !isDoor(a.door) || !isTime(a.rings) || !isTime(a.at)) return malformed("host door");
       const marked = markUnwoken(state, a.member_id, a.ids, a.door, a.rings, a.at);
       return { ok: marked.length > 0, message: `${marked.length} marked as not woken` };
     };
     host_door_problem = (state, a, ctx) => {
-      if (!isText2(a.member_id) || !isText2(a.message)) return malformed("host door");
+      if (!isText(a.member_id) || !isText(a.message)) return malformed("host door");
       recordMemberError(state, a.member_id, ctx.now(), a.message);
       return { ok: true, message: "recorded" };
     };
@@ -5211,13 +5210,13 @@ var init_cli = __esm({
 // src/engine/changes/hooks-wait.ts
 function isWaiterClaim(value) {
   const c = value;
-  return typeof c === "object" && c !== null && c.kind === "waiter" && c.door === void 0 && typeof c.pid === "number" && isText2(c.machine) && (c.start === null || typeof c.start === "number");
+  return typeof c === "object" && c !== null && c.kind === "waiter" && c.door === void 0 && typeof c.pid === "number" && isText(c.machine) && (c.start === null || typeof c.start === "number");
 }
-function isHolderRunning2(ctx) {
+function judgeLeaseHolder(ctx) {
   const isAlive = ctx.isProcessAlive ?? JUDGE_BY_LEASE;
   return (lease) => isAlive({ pid: lease.pid, machine: lease.host, start: null, kind: "waiter", renewed_at: 0, until: lease.until }) !== false;
 }
-var isArgs, isCount2, isWaiter, isSession, sessionOf, claimOf, hook_wait_start, hook_wait_renew, hook_wait_release, waitChanges;
+var isLeaseCount, isWaiter, isSession, sessionOf, claimOf, hook_wait_start, hook_wait_renew, hook_wait_release, waitChanges;
 var init_hooks_wait = __esm({
   "src/engine/changes/hooks-wait.ts"() {
     "use strict";
@@ -5226,18 +5225,17 @@ var init_hooks_wait = __esm({
     init_wait_leases();
     init_wait_notice();
     init_args();
-    isArgs = (value) => typeof value === "object" && value !== null;
-    isCount2 = (value) => typeof value === "number" && Number.isFinite(value) && value >= 0;
-    isWaiter = (a) => isArgs(a) && isText2(a.member) && isWaiterClaim(a.claim) && isText2(a.token);
+    isLeaseCount = (value) => typeof value === "number" && Number.isFinite(value) && value >= 0;
+    isWaiter = (a) => isArgsObject(a) && isText(a.member) && isWaiterClaim(a.claim) && isText(a.token);
     isSession = (a) => isHookSession(a.session) && typeof a.found_by_session === "boolean";
     sessionOf = (a) => a.found_by_session ? a.session : null;
     claimOf = (c) => ({ pid: c.pid, machine: c.machine, start: c.start, kind: "waiter" });
     hook_wait_start = (state, a, ctx) => {
-      if (!isWaiter(a) || !isSession(a) || !isCount2(a.lease_ms) || !isCount2(a.renew_ms)) return malformed("waiter start");
+      if (!isWaiter(a) || !isSession(a) || !isLeaseCount(a.lease_ms) || !isLeaseCount(a.renew_ms)) return malformed("waiter start");
       const now = ctx.now();
       const claim = claimOf(a.claim);
       if (hasHookSessionEnded(state, a.member, sessionOf(a))) return { ok: true, message: "not waiting", data: { start: "quiet" } };
-      const holder = activeWaitLease(state, a.member, now, isHolderRunning2(ctx));
+      const holder = activeWaitLease(state, a.member, now, judgeLeaseHolder(ctx));
       const mail = waitingMail(state, a.member, now);
       if (holder && (mail || holder.host !== claim.machine)) return { ok: true, message: "not waiting", data: { start: "quiet" } };
       if (mail) return { ok: true, message: "not waiting", data: { start: "wake", notice: mail.notice } };
@@ -5246,7 +5244,7 @@ var init_hooks_wait = __esm({
       return { ok: true, message: "lease taken", data: { start: "waiting" } };
     };
     hook_wait_renew = (state, a, ctx) => {
-      if (!isWaiter(a) || !isCount2(a.lease_ms) || !isCount2(a.renew_ms)) return malformed("waiter renewal");
+      if (!isWaiter(a) || !isLeaseCount(a.lease_ms) || !isLeaseCount(a.renew_ms)) return malformed("waiter renewal");
       const kept = renewWaitLease(state, a.member, a.token, ctx.now() + a.lease_ms);
       if (kept) recordPresence(state, a.member, claimOf(a.claim), ctx.now(), a.renew_ms);
       return { ok: kept, message: kept ? "lease renewed" : "lease lost" };
@@ -5266,24 +5264,24 @@ var init_hooks_wait = __esm({
 function isEditList(value) {
   return Array.isArray(value) && value.every((e) => {
     const r = e;
-    return typeof r === "object" && r !== null && isText2(r.file) && isText2(r.member_id) && typeof r.at === "number";
+    return typeof r === "object" && r !== null && isText(r.file) && isText(r.member_id) && typeof r.at === "number";
   });
 }
 function isWriter(value) {
   const w = value;
-  return typeof w === "object" && w !== null && (w.member === null || isText2(w.member)) && isText2(w.host);
+  return typeof w === "object" && w !== null && (w.member === null || isText(w.member)) && isText(w.host);
 }
 function isHolder(value) {
   const h = value;
-  return typeof h === "object" && h !== null && isText2(h.holder) && isText2(h.channel);
+  return typeof h === "object" && h !== null && isText(h.holder) && isText(h.channel);
 }
 function isChangedList(value) {
   return Array.isArray(value) && value.every((c) => {
     const f = c;
-    return typeof f === "object" && f !== null && isText2(f.file) && Array.isArray(f.holders) && f.holders.every(isHolder);
+    return typeof f === "object" && f !== null && isText(f.file) && Array.isArray(f.holders) && f.holders.every(isHolder);
   });
 }
-var isArgs2, hook_note_problem, hook_note_collisions, hook_shell_writes, hook_end_session, hooksChanges;
+var hook_note_problem, hook_note_collisions, hook_shell_writes, hook_end_session, hooksChanges;
 var init_hooks = __esm({
   "src/engine/changes/hooks.ts"() {
     "use strict";
@@ -5295,28 +5293,27 @@ var init_hooks = __esm({
     init_shell_writes();
     init_args();
     init_hooks_wait();
-    isArgs2 = (value) => typeof value === "object" && value !== null;
     hook_note_problem = (state, a, ctx) => {
-      if (!isArgs2(a) || !isText2(a.message)) return malformed("hook problem");
+      if (!isArgsObject(a) || !isText(a.message)) return malformed("hook problem");
       addError(state, ctx.now(), a.message);
       return { ok: true, message: "recorded" };
     };
     hook_note_collisions = (state, a, ctx) => {
-      if (!isArgs2(a) || !isText2(a.member) || !isTextList(a.files) || !isEditList(a.edits)) return malformed("edit collision");
+      if (!isArgsObject(a) || !isText(a.member) || !isTextList(a.files) || !isEditList(a.edits)) return malformed("edit collision");
       const isAlive = ctx.isProcessAlive ?? JUDGE_BY_LEASE;
       let queued = 0;
       for (const file of a.files) queued += noteCollisions(state, a.member, file, a.edits, ctx, isAlive);
       return { ok: true, message: `${queued} collision notice(s)`, data: { queued } };
     };
     hook_shell_writes = (state, a, ctx) => {
-      if (!isArgs2(a) || !isWriter(a.writer) || !isChangedList(a.changed)) return malformed("shell write");
+      if (!isArgsObject(a) || !isWriter(a.writer) || !isChangedList(a.changed)) return malformed("shell write");
       const by = { memberId: a.writer.member ?? void 0, host: a.writer.host };
       let told = 0;
       for (const { file, holders } of a.changed) told += noteShellWrite(state, by, file, holders, ctx).length;
       return { ok: true, message: `${told} holder(s) told`, data: { told } };
     };
     hook_end_session = (state, a, ctx) => {
-      if (!isArgs2(a) || !isText2(a.member) || !isHookSession(a.session) || typeof a.found_by_session !== "boolean") return malformed("session end");
+      if (!isArgsObject(a) || !isText(a.member) || !isHookSession(a.session) || typeof a.found_by_session !== "boolean") return malformed("session end");
       if (a.found_by_session && memberOfSession(state, a.session) !== a.member) return { ok: true, message: "moved" };
       if (isBoundElsewhere(state, a.member, a.session.hosts, a.session.session_id)) return { ok: true, message: "moved" };
       if (isResumable(state, a.member)) return { ok: true, message: "resumable" };
@@ -5371,7 +5368,7 @@ var init_message = __esm({
 // src/engine/changes/push-spawn.ts
 function isBinaries(value) {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  return Object.entries(value).every(([host, binary]) => isSpawnHost(host) && (binary === null || typeof binary === "object" && isText2(binary.file) && isTextList(binary.prefix)));
+  return Object.entries(value).every(([host, binary]) => isSpawnHost(host) && (binary === null || typeof binary === "object" && isText(binary.file) && isTextList(binary.prefix)));
 }
 var spawn_plan, spawn_finish, spawnChanges;
 var init_push_spawn = __esm({
@@ -5385,7 +5382,7 @@ var init_push_spawn = __esm({
     init_spawn_plan();
     init_args();
     spawn_plan = (state, a, ctx) => {
-      if (!isText2(a.member) || typeof a.pid !== "number" || !isText2(a.host) || !isHolderList(a.gone) || !isBinaries(a.binaries) || !isText2(a.platform) || typeof a.lease_ms !== "number" || !isText2(a.token)) return malformed("spawn plan");
+      if (!isText(a.member) || typeof a.pid !== "number" || !isText(a.host) || !isHolderList(a.gone) || !isBinaries(a.binaries) || !isText(a.platform) || typeof a.lease_ms !== "number" || !isText(a.token)) return malformed("spawn plan");
       const plan = planSpawn(state, a.member, {
         pid: a.pid,
         host: a.host,
@@ -5398,7 +5395,7 @@ var init_push_spawn = __esm({
       return { ok: true, message: plan.kind, data: { plan } };
     };
     spawn_finish = (state, a, ctx) => {
-      if (!isText2(a.member) || !isTextList(a.ids) || !isOwner(a.owner) || !isText2(a.token) || typeof a.accepted !== "boolean" || !isText2(a.failure)) {
+      if (!isText(a.member) || !isTextList(a.ids) || !isOwner(a.owner) || !isText(a.token) || typeof a.accepted !== "boolean" || !isText(a.failure)) {
         return malformed("spawn finish");
       }
       const at = ctx.now();
@@ -5437,7 +5434,7 @@ var init_push = __esm({
     init_args();
     init_push_spawn();
     push_drain = (state, a, ctx) => {
-      if (!isText2(a.member) || typeof a.pid !== "number" || !isText2(a.host) || typeof a.lease_ms !== "number" || !isHolderList(a.gone)) return malformed("push drain");
+      if (!isText(a.member) || typeof a.pid !== "number" || !isText(a.host) || typeof a.lease_ms !== "number" || !isHolderList(a.gone)) return malformed("push drain");
       if (!isPushMember(state, a.member)) return { ok: true, message: "not a push member", data: { member: false, ids: [], text: "", wait: 0 } };
       const now = ctx.now();
       sweepInFlight(state, judgeByGone(a.gone), now);
@@ -5448,11 +5445,11 @@ var init_push = __esm({
       return { ok: true, message: "drained", data: { member: true, ids: handed.map((e) => e.message_id), text, wait, owner } };
     };
     push_commit = (state, a, ctx) => {
-      if (!isText2(a.member) || !isTextList(a.ids) || !isOwner(a.owner)) return malformed("push commit");
+      if (!isText(a.member) || !isTextList(a.ids) || !isOwner(a.owner)) return malformed("push commit");
       return { ok: true, message: "committed", data: { ids: commitDelivery(state, a.member, a.ids, "push", ctx.now(), a.owner) } };
     };
     push_give_back = (state, a, ctx) => {
-      if (!isText2(a.member) || !isTextList(a.ids) || !isOwner(a.owner) || !isText2(a.session_id) || !isText2(a.detail)) return malformed("push give-back");
+      if (!isText(a.member) || !isTextList(a.ids) || !isOwner(a.owner) || !isText(a.session_id) || !isText(a.detail)) return malformed("push give-back");
       const outcome = requeueFailedDelivery(state, a.member, a.ids, a.owner);
       const dead = outcome.failed.length > 0 ? `; ${outcome.failed.length} dead-lettered after too many attempts` : "";
       addError(state, ctx.now(), `OpenCode push to session ${a.session_id} failed (${a.detail}); ${outcome.requeued.length} message(s) re-queued${dead}`, a.member);
@@ -5463,12 +5460,12 @@ var init_push = __esm({
       return { ok: true, message: "swept", data: { ...sweepInFlight(state, judgeByGone(a.gone), ctx.now()) } };
     };
     push_session_gone = (state, a, ctx) => {
-      if (!isText2(a.member)) return malformed("session deletion");
+      if (!isText(a.member)) return malformed("session deletion");
       return { ok: true, message: "marked", data: { changed: markStale(state, a.member, ctx.now()) } };
     };
     push_link_session = (state, a, ctx) => {
       const ref = a.ref;
-      if (typeof ref !== "object" || ref === null || !isText2(ref.id) || !isText2(ref.host) || !isText2(ref.kind) || !isText2(a.host) || typeof a.may_mint !== "boolean") {
+      if (typeof ref !== "object" || ref === null || !isText(ref.id) || !isText(ref.host) || !isText(ref.kind) || !isText(a.host) || typeof a.may_mint !== "boolean") {
         return malformed("session link");
       }
       const refs = [a.ref];
@@ -5479,14 +5476,14 @@ var init_push = __esm({
       return { ok: true, message: "linked", data: memberId === void 0 ? {} : { member_id: memberId } };
     };
     push_take_wake = (state, a) => {
-      if (!isText2(a.member)) return malformed("wake");
+      if (!isText(a.member)) return malformed("wake");
       const wakes = state.board?.wakes;
       if (!wakes || !Object.prototype.hasOwnProperty.call(wakes, a.member)) return { ok: false, message: "no wake" };
       delete wakes[a.member];
       return succeed("wake taken");
     };
     push_note_error = (state, a, ctx) => {
-      if (!isText2(a.message) || a.member !== void 0 && a.member !== null && !isText2(a.member)) return malformed("error note");
+      if (!isText(a.message) || a.member !== void 0 && a.member !== null && !isText(a.member)) return malformed("error note");
       addError(state, ctx.now(), a.message, a.member ?? void 0);
       return { ok: true, message: "recorded" };
     };
@@ -5699,9 +5696,6 @@ function isClaim(value) {
   const claim = value;
   return CLAIM_KINDS.includes(claim.kind) && (claim.door === void 0 || CLAIM_DOORS.includes(claim.door));
 }
-function isRef2(value) {
-  return fitsShape(value, { kind: "text", host: "text", id: "text" });
-}
 var CLAIM_KINDS, CLAIM_DOORS, presence_record, presence_leave, host_session_link, speaker_claim, upkeepToolChanges;
 var init_tools_upkeep = __esm({
   "src/engine/changes/tools-upkeep.ts"() {
@@ -5712,6 +5706,7 @@ var init_tools_upkeep = __esm({
     init_speaker_leases();
     init_member_change();
     init_args();
+    init_hook_session();
     CLAIM_KINDS = ["server", "waiter", "plugin"];
     CLAIM_DOORS = ["inbox", "codex_queue"];
     presence_record = (state, a, ctx) => {
@@ -5727,7 +5722,7 @@ var init_tools_upkeep = __esm({
       return { ok: changed, message: "left" };
     };
     host_session_link = (state, a, ctx) => {
-      if (!fitsShape(a, { host: "text", host_session: "text?" }) || !Array.isArray(a.refs) || !a.refs.every(isRef2) || !isTextList(a.pins)) {
+      if (!fitsShape(a, { host: "text", host_session: "text?" }) || !Array.isArray(a.refs) || !a.refs.every(isSessionRef) || !isTextList(a.pins)) {
         return malformed("session link");
       }
       if (!needsLink(state, a.refs, ctx.now())) {
@@ -5737,7 +5732,7 @@ var init_tools_upkeep = __esm({
       const isAlive = speakerJudge(ctx.now(), ctx.isProcessAlive);
       const adoptable = a.pins.filter((id) => !isSpokenFor(state, id, isAlive));
       const outcome = linkSession(state, a.refs, adoptable, ctx);
-      if (outcome !== void 0 && isText2(a.host_session)) bindHostSession(state, outcome.memberId, a.host, a.host_session);
+      if (outcome !== void 0 && isText(a.host_session)) bindHostSession(state, outcome.memberId, a.host, a.host_session);
       return { ok: true, message: "linked", data: outcome === void 0 ? {} : { member_id: outcome.memberId, how: outcome.how } };
     };
     speaker_claim = (state, a, ctx) => {

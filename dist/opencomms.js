@@ -4437,11 +4437,12 @@ function isOwner(value) {
 function malformed(what) {
   return { ok: false, message: `The ${what} arguments were malformed (a process of another version?): nothing was changed; try again.`, data: { reason: "invalid_argument" } };
 }
-var isText, isTextList;
+var isText, isArgsObject, isTextList;
 var init_args = __esm({
   "src/engine/changes/args.ts"() {
     "use strict";
     isText = (value) => typeof value === "string";
+    isArgsObject = (value) => typeof value === "object" && value !== null;
     isTextList = (value) => Array.isArray(value) && value.every(isText);
   }
 });
@@ -4660,13 +4661,13 @@ var init_collisions = __esm({
 });
 
 // src/engine/hook-session.ts
-function isRef(value) {
+function isSessionRef(value) {
   const ref = value;
-  return typeof ref === "object" && ref !== null && (ref.kind === "sid" || ref.kind === "proc") && isText2(ref.host) && isText2(ref.id);
+  return typeof ref === "object" && ref !== null && (ref.kind === "sid" || ref.kind === "proc") && isText(ref.host) && isText(ref.id);
 }
 function isHookSession(value) {
   const s = value;
-  return typeof s === "object" && s !== null && Array.isArray(s.refs) && s.refs.every(isRef) && (s.session_id === null || isText2(s.session_id)) && isTexts(s.hosts) && isTexts(s.lookup_hosts);
+  return typeof s === "object" && s !== null && Array.isArray(s.refs) && s.refs.every(isSessionRef) && (s.session_id === null || isText(s.session_id)) && isTextList(s.hosts) && isTextList(s.lookup_hosts);
 }
 function boundOn(state, hosts, sessionId) {
   const ids = /* @__PURE__ */ new Set();
@@ -4694,15 +4695,13 @@ function isBoundElsewhere(state, memberId, hosts, sessionId) {
 function isResumable(state, memberId) {
   return membershipsOfMember(state, memberId).some((m) => m.delivery_mode === "spawn_push");
 }
-var isText2, isTexts;
 var init_hook_session = __esm({
   "src/engine/hook-session.ts"() {
     "use strict";
     init_session_links();
     init_identity();
     init_presence();
-    isText2 = (value) => typeof value === "string";
-    isTexts = (value) => Array.isArray(value) && value.every(isText2);
+    init_args();
   }
 });
 
@@ -4796,11 +4795,11 @@ function isWaiterClaim(value) {
   const c = value;
   return typeof c === "object" && c !== null && c.kind === "waiter" && c.door === void 0 && typeof c.pid === "number" && isText(c.machine) && (c.start === null || typeof c.start === "number");
 }
-function isHolderRunning2(ctx) {
+function judgeLeaseHolder(ctx) {
   const isAlive = ctx.isProcessAlive ?? JUDGE_BY_LEASE;
   return (lease) => isAlive({ pid: lease.pid, machine: lease.host, start: null, kind: "waiter", renewed_at: 0, until: lease.until }) !== false;
 }
-var isArgs, isCount2, isWaiter, isSession, sessionOf, claimOf, hook_wait_start, hook_wait_renew, hook_wait_release, waitChanges;
+var isLeaseCount, isWaiter, isSession, sessionOf, claimOf, hook_wait_start, hook_wait_renew, hook_wait_release, waitChanges;
 var init_hooks_wait = __esm({
   "src/engine/changes/hooks-wait.ts"() {
     "use strict";
@@ -4809,18 +4808,17 @@ var init_hooks_wait = __esm({
     init_wait_leases();
     init_wait_notice();
     init_args();
-    isArgs = (value) => typeof value === "object" && value !== null;
-    isCount2 = (value) => typeof value === "number" && Number.isFinite(value) && value >= 0;
-    isWaiter = (a) => isArgs(a) && isText(a.member) && isWaiterClaim(a.claim) && isText(a.token);
+    isLeaseCount = (value) => typeof value === "number" && Number.isFinite(value) && value >= 0;
+    isWaiter = (a) => isArgsObject(a) && isText(a.member) && isWaiterClaim(a.claim) && isText(a.token);
     isSession = (a) => isHookSession(a.session) && typeof a.found_by_session === "boolean";
     sessionOf = (a) => a.found_by_session ? a.session : null;
     claimOf = (c) => ({ pid: c.pid, machine: c.machine, start: c.start, kind: "waiter" });
     hook_wait_start = (state, a, ctx) => {
-      if (!isWaiter(a) || !isSession(a) || !isCount2(a.lease_ms) || !isCount2(a.renew_ms)) return malformed("waiter start");
+      if (!isWaiter(a) || !isSession(a) || !isLeaseCount(a.lease_ms) || !isLeaseCount(a.renew_ms)) return malformed("waiter start");
       const now = ctx.now();
       const claim = claimOf(a.claim);
       if (hasHookSessionEnded(state, a.member, sessionOf(a))) return { ok: true, message: "not waiting", data: { start: "quiet" } };
-      const holder = activeWaitLease(state, a.member, now, isHolderRunning2(ctx));
+      const holder = activeWaitLease(state, a.member, now, judgeLeaseHolder(ctx));
       const mail = waitingMail(state, a.member, now);
       if (holder && (mail || holder.host !== claim.machine)) return { ok: true, message: "not waiting", data: { start: "quiet" } };
       if (mail) return { ok: true, message: "not waiting", data: { start: "wake", notice: mail.notice } };
@@ -4829,7 +4827,7 @@ var init_hooks_wait = __esm({
       return { ok: true, message: "lease taken", data: { start: "waiting" } };
     };
     hook_wait_renew = (state, a, ctx) => {
-      if (!isWaiter(a) || !isCount2(a.lease_ms) || !isCount2(a.renew_ms)) return malformed("waiter renewal");
+      if (!isWaiter(a) || !isLeaseCount(a.lease_ms) || !isLeaseCount(a.renew_ms)) return malformed("waiter renewal");
       const kept = renewWaitLease(state, a.member, a.token, ctx.now() + a.lease_ms);
       if (kept) recordPresence(state, a.member, claimOf(a.claim), ctx.now(), a.renew_ms);
       return { ok: kept, message: kept ? "lease renewed" : "lease lost" };
@@ -4866,7 +4864,7 @@ function isChangedList(value) {
     return typeof f === "object" && f !== null && isText(f.file) && Array.isArray(f.holders) && f.holders.every(isHolder);
   });
 }
-var isArgs2, hook_note_problem, hook_note_collisions, hook_shell_writes, hook_end_session, hooksChanges;
+var hook_note_problem, hook_note_collisions, hook_shell_writes, hook_end_session, hooksChanges;
 var init_hooks = __esm({
   "src/engine/changes/hooks.ts"() {
     "use strict";
@@ -4878,28 +4876,27 @@ var init_hooks = __esm({
     init_shell_writes();
     init_args();
     init_hooks_wait();
-    isArgs2 = (value) => typeof value === "object" && value !== null;
     hook_note_problem = (state, a, ctx) => {
-      if (!isArgs2(a) || !isText(a.message)) return malformed("hook problem");
+      if (!isArgsObject(a) || !isText(a.message)) return malformed("hook problem");
       addError(state, ctx.now(), a.message);
       return { ok: true, message: "recorded" };
     };
     hook_note_collisions = (state, a, ctx) => {
-      if (!isArgs2(a) || !isText(a.member) || !isTextList(a.files) || !isEditList(a.edits)) return malformed("edit collision");
+      if (!isArgsObject(a) || !isText(a.member) || !isTextList(a.files) || !isEditList(a.edits)) return malformed("edit collision");
       const isAlive = ctx.isProcessAlive ?? JUDGE_BY_LEASE;
       let queued = 0;
       for (const file of a.files) queued += noteCollisions(state, a.member, file, a.edits, ctx, isAlive);
       return { ok: true, message: `${queued} collision notice(s)`, data: { queued } };
     };
     hook_shell_writes = (state, a, ctx) => {
-      if (!isArgs2(a) || !isWriter(a.writer) || !isChangedList(a.changed)) return malformed("shell write");
+      if (!isArgsObject(a) || !isWriter(a.writer) || !isChangedList(a.changed)) return malformed("shell write");
       const by = { memberId: a.writer.member ?? void 0, host: a.writer.host };
       let told = 0;
       for (const { file, holders } of a.changed) told += noteShellWrite(state, by, file, holders, ctx).length;
       return { ok: true, message: `${told} holder(s) told`, data: { told } };
     };
     hook_end_session = (state, a, ctx) => {
-      if (!isArgs2(a) || !isText(a.member) || !isHookSession(a.session) || typeof a.found_by_session !== "boolean") return malformed("session end");
+      if (!isArgsObject(a) || !isText(a.member) || !isHookSession(a.session) || typeof a.found_by_session !== "boolean") return malformed("session end");
       if (a.found_by_session && memberOfSession(state, a.session) !== a.member) return { ok: true, message: "moved" };
       if (isBoundElsewhere(state, a.member, a.session.hosts, a.session.session_id)) return { ok: true, message: "moved" };
       if (isResumable(state, a.member)) return { ok: true, message: "resumable" };
@@ -5836,9 +5833,6 @@ function isClaim(value) {
   const claim = value;
   return CLAIM_KINDS.includes(claim.kind) && (claim.door === void 0 || CLAIM_DOORS.includes(claim.door));
 }
-function isRef2(value) {
-  return fitsShape(value, { kind: "text", host: "text", id: "text" });
-}
 var CLAIM_KINDS, CLAIM_DOORS, presence_record, presence_leave, host_session_link, speaker_claim, upkeepToolChanges;
 var init_tools_upkeep = __esm({
   "src/engine/changes/tools-upkeep.ts"() {
@@ -5849,6 +5843,7 @@ var init_tools_upkeep = __esm({
     init_speaker_leases();
     init_member_change();
     init_args();
+    init_hook_session();
     CLAIM_KINDS = ["server", "waiter", "plugin"];
     CLAIM_DOORS = ["inbox", "codex_queue"];
     presence_record = (state, a, ctx) => {
@@ -5864,7 +5859,7 @@ var init_tools_upkeep = __esm({
       return { ok: changed, message: "left" };
     };
     host_session_link = (state, a, ctx) => {
-      if (!fitsShape(a, { host: "text", host_session: "text?" }) || !Array.isArray(a.refs) || !a.refs.every(isRef2) || !isTextList(a.pins)) {
+      if (!fitsShape(a, { host: "text", host_session: "text?" }) || !Array.isArray(a.refs) || !a.refs.every(isSessionRef) || !isTextList(a.pins)) {
         return malformed("session link");
       }
       if (!needsLink(state, a.refs, ctx.now())) {
@@ -11015,7 +11010,7 @@ __export(self_check_exports, {
   RTT_PINGS: () => RTT_PINGS,
   SLOW_RTT_MS: () => SLOW_RTT_MS,
   checkRedisStore: () => checkRedisStore,
-  checkUnconfiguredStore: () => checkUnconfiguredStore
+  checkUnconfiguredRedis: () => checkUnconfiguredRedis
 });
 function passed(name, message) {
   return { name, status: "ok", message };
@@ -11043,7 +11038,7 @@ async function checkRedisStore(options) {
   }
   return { checks: [...checks, ...localChecks(options.projectDir, options.fix)], state, store: { kind: "redis", url: displayUrl(config), project_id: config.projectId } };
 }
-function checkUnconfiguredStore(problem, projectDir, fix) {
+function checkUnconfiguredRedis(problem, projectDir, fix) {
   const first = problem instanceof StoreFault ? faultCheck("store", problem) : { name: "store", status: "fail", message: `the store could not be set up (${problem instanceof Error ? problem.message : String(problem)})` };
   return { checks: [first, ...localChecks(projectDir, fix)], state: void 0, store: { kind: "redis" } };
 }
@@ -11403,8 +11398,8 @@ function openStore(options) {
   const { selection: _selection, ...fileOptions } = options;
   return createStore({ ...fileOptions, codec });
 }
-function checkUnconfiguredStore2(problem, projectDir, fix) {
-  return (init_self_check(), __toCommonJS(self_check_exports)).checkUnconfiguredStore(problem, projectDir, fix);
+function checkUnconfiguredStore(problem, projectDir, fix) {
+  return (init_self_check(), __toCommonJS(self_check_exports)).checkUnconfiguredRedis(problem, projectDir, fix);
 }
 var init_store2 = __esm({
   "src/store/index.ts"() {
@@ -12253,7 +12248,6 @@ var init_engine = __esm({
     init_archives();
     init_framing();
     init_envelopes();
-    init_budgets();
     init_validate();
     init_times();
     init_task_board();
@@ -19308,20 +19302,9 @@ function hookOwner(pid, now) {
 function membershipsOf(state, memberId) {
   return Object.values(state.channels).flatMap((channel) => channel.members.filter((m) => m.session_id === memberId));
 }
-function deliverableMail2(state, memberId, now) {
-  const out = [];
-  for (const id of ownValue(state.queues, memberId) ?? []) {
-    const envelope = ownValue(state.messages, id);
-    if (!envelope || envelope.recipient_session_id !== memberId || envelope.delivery_status !== "pending") continue;
-    const channel = channelById(state, envelope.channel_id);
-    if (!channel || channel.paused || budgetRefusal(channel, now)) continue;
-    if (channel.members.some((m) => m.session_id === memberId)) out.push(envelope);
-  }
-  return out;
-}
 function needsDelivery(state, memberId, now) {
   if (membershipsOf(state, memberId).some((m) => m.stale)) return true;
-  if (deliverableMail2(state, memberId, now).length > 0) return true;
+  if (deliverableMail(state, memberId, now).length > 0) return true;
   return Object.values(state.messages).some((envelope) => envelope.recipient_session_id === memberId && isAbandonedDelivery(envelope, now, (holder) => isHolderRunning(holder)));
 }
 function prepareDelivery(state, memberId, owner, isStop, ctx, capChars = HOOK_TEXT_MAX_CHARS) {
@@ -19352,6 +19335,7 @@ var init_deliver = __esm({
     "use strict";
     init_place();
     init_engine();
+    init_wait_notice();
     init_liveness();
     init_answer();
     HOOK_LEASE_MS = 3e4;
@@ -23692,7 +23676,7 @@ async function runDoctor(options) {
   ]);
 }
 async function checkStore(options) {
-  if (options.storeProblem !== void 0) return checkUnconfiguredStore2(options.storeProblem, options.projectDir, options.fix);
+  if (options.storeProblem !== void 0) return checkUnconfiguredStore(options.storeProblem, options.projectDir, options.fix);
   const store = openStore({ projectDir: options.projectDir, selection: options.store });
   try {
     return await store.check({ fix: options.fix, caPath: options.caPath });

@@ -7,6 +7,7 @@ import { findLinkedMember, type SessionRef } from './session-links';
 import { resolveMemberByHostSession } from './identity';
 import { hasSessionEnded, membershipsOfMember } from './presence';
 import type { State } from './types';
+import { isText, isTextList } from './changes/args';
 
 /** A hook's session as its event names it (plain JSON: it travels in a change's arguments). */
 export interface HookSession {
@@ -20,10 +21,9 @@ export interface HookSession {
   lookup_hosts: string[];
 }
 
-const isText = (value: unknown): value is string => typeof value === 'string';
-const isTexts = (value: unknown): value is string[] => Array.isArray(value) && value.every(isText);
 
-function isRef(value: unknown): value is SessionRef {
+/** Whether `value` is a session ref (sid or proc, host, id): arguments may come from a file another process wrote. */
+export function isSessionRef(value: unknown): value is SessionRef {
   const ref = value as Partial<SessionRef> | null;
   return typeof ref === 'object' && ref !== null && (ref.kind === 'sid' || ref.kind === 'proc') && isText(ref.host) && isText(ref.id);
 }
@@ -31,8 +31,8 @@ function isRef(value: unknown): value is SessionRef {
 /** Whether `value` is a HookSession (arguments may come from a file another process wrote). */
 export function isHookSession(value: unknown): value is HookSession {
   const s = value as Partial<HookSession> | null;
-  return typeof s === 'object' && s !== null && Array.isArray(s.refs) && s.refs.every(isRef)
-    && (s.session_id === null || isText(s.session_id)) && isTexts(s.hosts) && isTexts(s.lookup_hosts);
+  return typeof s === 'object' && s !== null && Array.isArray(s.refs) && s.refs.every(isSessionRef)
+    && (s.session_id === null || isText(s.session_id)) && isTextList(s.hosts) && isTextList(s.lookup_hosts);
 }
 
 /** The members bound to this host session on any of `hosts` (a binding from a tool argument never counts). */

@@ -8,9 +8,10 @@
 // the next hook or pull sweeps back into the queue (at-least-once, never lost).
 import { processHostTag } from '../process/place';
 import {
-  budgetRefusal, channelById, channelNameOf, clearStale, commitDelivery, drainQueue, frameMessage, isAbandonedDelivery, ownValue, returnUnsentDelivery, sweepInFlight,
-  type DeliveryOwner, type EngineCtx, type Envelope, type State,
+  channelNameOf, clearStale, commitDelivery, drainQueue, frameMessage, isAbandonedDelivery, returnUnsentDelivery, sweepInFlight,
+  type DeliveryOwner, type EngineCtx, type State,
 } from '../engine';
+import { deliverableMail } from '../engine/wait-notice';
 import { isHolderRunning } from '../process/liveness';
 import { batchText, fitBatch, HOOK_TEXT_MAX_CHARS, oversizeText } from './answer';
 
@@ -28,23 +29,7 @@ export function membershipsOf(state: State, memberId: string) {
   return Object.values(state.channels).flatMap((channel) => channel.members.filter((m) => m.session_id === memberId));
 }
 
-/**
- * The member's pending mail a drain would hand over now, in queue order.
- * Mail whose channel is gone or paused, or over budget, is not handed over
- * now; it is not worth the lock (a later drain or pull tidies it).
- */
-export function deliverableMail(state: State, memberId: string, now: number): Envelope[] {
-  const out: Envelope[] = [];
-  // Own keys only: a member id such as "constructor" must not find Object.prototype's.
-  for (const id of ownValue(state.queues, memberId) ?? []) {
-    const envelope = ownValue(state.messages, id);
-    if (!envelope || envelope.recipient_session_id !== memberId || envelope.delivery_status !== 'pending') continue;
-    const channel = channelById(state, envelope.channel_id);
-    if (!channel || channel.paused || budgetRefusal(channel, now)) continue;
-    if (channel.members.some((m) => m.session_id === memberId)) out.push(envelope);
-  }
-  return out;
-}
+export { deliverableMail };
 
 /**
  * The lock-free test every hook makes first: is there anything to do for

@@ -41,7 +41,7 @@ export { guardCheck, printableLabel } from './check';
 export type { Check, CheckStatus, StoreCheckOptions, StoreCheckReport } from './check';
 /** doctor's report when the named Redis store cannot be set up (redis/self-check, required only then). */
 export function checkUnconfiguredStore(problem: unknown, projectDir: string, fix: boolean): StoreCheckReport {
-  return (require('./redis/self-check') as typeof import('./redis/self-check')).checkUnconfiguredStore(problem, projectDir, fix);
+  return (require('./redis/self-check') as typeof import('./redis/self-check')).checkUnconfiguredRedis(problem, projectDir, fix);
 }
 export type { StateCodec } from './codec';
 export { DEFAULT_CODEC } from './default-codec';

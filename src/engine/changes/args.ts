@@ -14,6 +14,9 @@ export type Answer<D extends object> = { ok: true; message: string; data: D } | 
 
 export const isText = (value: unknown): value is string => typeof value === 'string';
 
+/** Whether a change's arguments are an object at all (null and other values are refused first). */
+export const isArgsObject = (value: unknown): boolean => typeof value === 'object' && value !== null;
+
 export const isTextList = (value: unknown): value is string[] => Array.isArray(value) && value.every(isText);
 
 export function isOwner(value: unknown): value is DeliveryOwner {

@@ -10,7 +10,7 @@ import { hasHookSessionEnded, isHookSession, type HookSession } from '../hook-se
 import { JUDGE_BY_LEASE, leavePresence, recordPresence } from '../presence';
 import { activeWaitLease, releaseWaitLease, renewWaitLease, replaceWaitLease } from '../wait-leases';
 import { waitingMail } from '../wait-notice';
-import { isText, malformed, type Answer } from './args';
+import { isText, malformed, type Answer, isArgsObject } from './args';
 
 /** The waiter and its lease, as every lease change names them. */
 interface WaiterArgs {
@@ -27,8 +27,7 @@ interface SessionArgs {
   found_by_session: boolean;
 }
 
-const isArgs = (value: unknown): boolean => typeof value === 'object' && value !== null;
-const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+const isLeaseCount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
 
 function isWaiterClaim(value: unknown): value is PresenceClaim {
   const c = value as Partial<PresenceClaim> | null;
@@ -36,14 +35,14 @@ function isWaiterClaim(value: unknown): value is PresenceClaim {
     && (c.start === null || typeof c.start === 'number');
 }
 
-const isWaiter = (a: WaiterArgs): boolean => isArgs(a) && isText(a.member) && isWaiterClaim(a.claim) && isText(a.token);
+const isWaiter = (a: WaiterArgs): boolean => isArgsObject(a) && isText(a.member) && isWaiterClaim(a.claim) && isText(a.token);
 const isSession = (a: SessionArgs): boolean => isHookSession(a.session) && typeof a.found_by_session === 'boolean';
 const sessionOf = (a: SessionArgs): HookSession | null => (a.found_by_session ? a.session : null);
 /** The claim with only its own fields (arguments may carry more). */
 const claimOf = (c: PresenceClaim): PresenceClaim => ({ pid: c.pid, machine: c.machine, start: c.start, kind: 'waiter' });
 
 /** A lease's holder runs: on this machine while its pid does; another machine's only its expiry can end. */
-function isHolderRunning(ctx: EngineCtx): (lease: WaitLease) => boolean {
+function judgeLeaseHolder(ctx: EngineCtx): (lease: WaitLease) => boolean {
   const isAlive = ctx.isProcessAlive ?? JUDGE_BY_LEASE;
   return (lease) => isAlive({ pid: lease.pid, machine: lease.host, start: null, kind: 'waiter', renewed_at: 0, until: lease.until }) !== false;
 }
@@ -61,11 +60,11 @@ export type WaitStart = { start: 'quiet' } | { start: 'wake'; notice: string } |
  * machine, where it cannot be told to stand down.
  */
 const hook_wait_start: ChangeFn<WaitStartArgs, Answer<WaitStart>> = (state, a, ctx) => {
-  if (!isWaiter(a) || !isSession(a) || !isCount(a.lease_ms) || !isCount(a.renew_ms)) return malformed('waiter start');
+  if (!isWaiter(a) || !isSession(a) || !isLeaseCount(a.lease_ms) || !isLeaseCount(a.renew_ms)) return malformed('waiter start');
   const now = ctx.now();
   const claim = claimOf(a.claim);
   if (hasHookSessionEnded(state, a.member, sessionOf(a))) return { ok: true, message: 'not waiting', data: { start: 'quiet' } };
-  const holder = activeWaitLease(state, a.member, now, isHolderRunning(ctx));
+  const holder = activeWaitLease(state, a.member, now, judgeLeaseHolder(ctx));
   const mail = waitingMail(state, a.member, now);
   if (holder && (mail || holder.host !== claim.machine)) return { ok: true, message: 'not waiting', data: { start: 'quiet' } };
   if (mail) return { ok: true, message: 'not waiting', data: { start: 'wake', notice: mail.notice } };
@@ -81,7 +80,7 @@ export type WaitRenewArgs = WaiterArgs & { lease_ms: number; renew_ms: number };
 
 /** Renews the lease while it is still this waiter's; refused (nothing saved) when it was lost. */
 const hook_wait_renew: ChangeFn<WaitRenewArgs> = (state, a, ctx) => {
-  if (!isWaiter(a) || !isCount(a.lease_ms) || !isCount(a.renew_ms)) return malformed('waiter renewal');
+  if (!isWaiter(a) || !isLeaseCount(a.lease_ms) || !isLeaseCount(a.renew_ms)) return malformed('waiter renewal');
   const kept = renewWaitLease(state, a.member, a.token, ctx.now() + a.lease_ms);
   if (kept) recordPresence(state, a.member, claimOf(a.claim), ctx.now(), a.renew_ms);
   return { ok: kept, message: kept ? 'lease renewed' : 'lease lost' };

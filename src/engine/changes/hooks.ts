@@ -12,15 +12,14 @@ import { isBoundElsewhere, isHookSession, isResumable, memberOfSession, type Hoo
 import { markStale } from '../identity';
 import { JUDGE_BY_LEASE } from '../presence';
 import { noteShellWrite } from '../shell-writes';
-import { isText, isTextList, malformed, type Answer } from './args';
+import { isText, isTextList, malformed, type Answer, isArgsObject } from './args';
 import { waitChanges } from './hooks-wait';
 
 // Arguments may come from a file another process wrote: their shapes are checked again.
-const isArgs = (value: unknown): boolean => typeof value === 'object' && value !== null;
 
 /** A problem a hook met, for the error log. */
 const hook_note_problem: ChangeFn<{ message: string }> = (state, a, ctx): ToolResult => {
-  if (!isArgs(a) || !isText(a.message)) return malformed('hook problem');
+  if (!isArgsObject(a) || !isText(a.message)) return malformed('hook problem');
   addError(state, ctx.now(), a.message);
   return { ok: true, message: 'recorded' };
 };
@@ -41,7 +40,7 @@ function isEditList(value: unknown): value is EditRecord[] {
 
 /** Queues the collision notices now due for the member's edits (judged again on the state the change meets). */
 const hook_note_collisions: ChangeFn<HookCollisionArgs, Answer<{ queued: number }>> = (state, a, ctx) => {
-  if (!isArgs(a) || !isText(a.member) || !isTextList(a.files) || !isEditList(a.edits)) return malformed('edit collision');
+  if (!isArgsObject(a) || !isText(a.member) || !isTextList(a.files) || !isEditList(a.edits)) return malformed('edit collision');
   const isAlive = ctx.isProcessAlive ?? JUDGE_BY_LEASE;
   let queued = 0;
   for (const file of a.files) queued += noteCollisions(state, a.member, file, a.edits, ctx, isAlive);
@@ -79,7 +78,7 @@ function isChangedList(value: unknown): value is ShellChangedFile[] {
 
 /** Tells each holder of a changed file, with a `system` message in its reservation's channel. */
 const hook_shell_writes: ChangeFn<HookShellWritesArgs, Answer<{ told: number }>> = (state, a, ctx) => {
-  if (!isArgs(a) || !isWriter(a.writer) || !isChangedList(a.changed)) return malformed('shell write');
+  if (!isArgsObject(a) || !isWriter(a.writer) || !isChangedList(a.changed)) return malformed('shell write');
   const by = { memberId: a.writer.member ?? undefined, host: a.writer.host };
   let told = 0;
   for (const { file, holders } of a.changed) told += noteShellWrite(state, by, file, holders, ctx).length;
@@ -99,7 +98,7 @@ export interface HookEndSessionArgs {
  * spawn-resume reaches it. Those answer ok with nothing changed.
  */
 const hook_end_session: ChangeFn<HookEndSessionArgs> = (state, a, ctx): ToolResult => {
-  if (!isArgs(a) || !isText(a.member) || !isHookSession(a.session) || typeof a.found_by_session !== 'boolean') return malformed('session end');
+  if (!isArgsObject(a) || !isText(a.member) || !isHookSession(a.session) || typeof a.found_by_session !== 'boolean') return malformed('session end');
   if (a.found_by_session && memberOfSession(state, a.session) !== a.member) return { ok: true, message: 'moved' };
   if (isBoundElsewhere(state, a.member, a.session.hosts, a.session.session_id)) return { ok: true, message: 'moved' };
   if (isResumable(state, a.member)) return { ok: true, message: 'resumable' };

@@ -9,6 +9,7 @@ import { findLinkedMember, linkSession, needsLink, type LinkOutcome, type Sessio
 import { claimSpeaker, isSpokenFor, SPEAKER_LEASE_MS, speakerJudge } from '../speaker-leases';
 import { fitsShape } from './member-change';
 import { isText, isTextList, malformed, type Answer } from './args';
+import { isSessionRef } from '../hook-session';
 
 const CLAIM_KINDS: readonly PresenceKind[] = ['server', 'waiter', 'plugin'];
 const CLAIM_DOORS: readonly HostDoor[] = ['inbox', 'codex_queue'];
@@ -51,15 +52,11 @@ export interface HostSessionLinkArgs {
   host_session?: string | null;
 }
 
-function isRef(value: unknown): value is SessionRef {
-  return fitsShape(value, { kind: 'text', host: 'text', id: 'text' });
-}
-
 /** What `host_session_link` answers: the member (absent when none could be linked), and how it was found when the link was new. */
 export type HostSessionLinked = Answer<{ member_id?: string; how?: LinkOutcome['how'] }>;
 
 const host_session_link: ChangeFn<HostSessionLinkArgs, HostSessionLinked> = (state, a, ctx) => {
-  if (!fitsShape(a, { host: 'text', host_session: 'text?' }) || !Array.isArray(a.refs) || !a.refs.every(isRef) || !isTextList(a.pins)) {
+  if (!fitsShape(a, { host: 'text', host_session: 'text?' }) || !Array.isArray(a.refs) || !a.refs.every(isSessionRef) || !isTextList(a.pins)) {
     return malformed('session link');
   }
   if (!needsLink(state, a.refs, ctx.now())) {

@@ -77,7 +77,7 @@ export async function checkRedisStore(options: RedisCheckOptions): Promise<Store
  * StoreFault from resolveStoreSelection), beside what can still be checked
  * on this machine.
  */
-export function checkUnconfiguredStore(problem: unknown, projectDir: string, fix: boolean): StoreCheckReport {
+export function checkUnconfiguredRedis(problem: unknown, projectDir: string, fix: boolean): StoreCheckReport {
   const first: Check = problem instanceof StoreFault
     ? faultCheck('store', problem)
     : { name: 'store', status: 'fail', message: `the store could not be set up (${problem instanceof Error ? problem.message : String(problem)})` };
