@@ -12,7 +12,7 @@ const BENCHES = [
   ['bench/startup.mjs', 'start-up: tools/list (the headline) / initialize / exit against bare node, peak RSS, tools/list size'],
   ['bench/store.mjs', 'store: one send with retained history, contended throughput'],
   ['bench/hook.mjs', 'hook: the no-mail hook against bare node, with 0 and 2000 retained messages'],
-  ['bench/shell-check.mjs', 'shell check: what the shell-write check adds to a shell call, with 0 and 2000 held files'],
+  ['bench/shell-check.mjs', 'shell check: what the shell-write check adds to a shell call, with 0 and 2000 held files, against its 40 ms budget'],
   ['bench/board.mjs', 'board: next and claim with 500 open tasks against a locked add and a read of one task; the board in tools/list'],
   ['bench/search.mjs', 'search: opencomms_history with a query over 2000 and 20,000 records'],
   ['bench/doorbell.mjs', 'doorbell: send → notification latency against a bare fs.watch wake'],

@@ -22,8 +22,7 @@
 #   through Bash, exec_command, run_shell_command): refused before it runs;
 #   a shell write the check cannot see (`sh tools/w.sh HOST`, a script that
 #   appends to held/file.txt): it runs, and the model is shown a notice naming
-#   the file and its holder; the check after that call was answered by a
-#   server's shell checker, which named held/file.txt.
+#   the file and its holder.
 # And Codex's write_stdin, in a second Codex turn: exec_command starts an
 # interactive `sh` (tty), write_stdin types `echo codex-stdin-slipped >> held/file.txt`
 # into it, then `exit`. A logging hook beside ours records every hook event
@@ -116,43 +115,6 @@ if [ -z "$DENY_PORT" ] || [ -z "$HOLDER_ID" ]; then
   return 0
 fi
 echo "stub model on 127.0.0.1:$DENY_PORT; holder $HOLDER_ID (its server stays up): $(deny_json "$DENY/holder.json" 'JSON.parse(s.reserve).message')"
-
-# What the shell checker answers the hook after each shell call (PROTOCOL 8.5):
-# one server of the project (the holder's, or a host session's) runs it.
-DENY_ANSWERS="$DENY/answers"
-node "$ROOT/scripts/shell-answers.mjs" --dir "$DENY_PROJECT/.opencomms/shell" --out "$DENY_ANSWERS" >"$DENY/answers.out" 2>&1 &
-DENY_ANSWERS_PID=$!
-trap 'touch "$DENY_GO"; kill "$DENY_STUB_PID" "$DENY_HOLDER_PID" "$DENY_ANSWERS_PID" 2>/dev/null; [ "${CHECK_HOSTS_KEEP:-}" = 1 ] || rm -rf "$WORK"' EXIT
-for _ in $(seq 1 100); do
-  grep -q watching "$DENY/answers.out" 2>/dev/null && break
-  sleep 0.1
-done
-answers_so_far() { if [ -f "$DENY_ANSWERS/answers.jsonl" ]; then wc -l <"$DENY_ANSWERS/answers.jsonl"; else echo 0; fi; }
-# deny_checker_verdict NAME BEFORE: the lines since line BEFORE must show an ask
-# to a checker and its answer; an answer whose text was caught must name
-# held/file.txt as changed (the script's write).
-deny_checker_verdict() {
-  local name=$1 before=$2 said sync="$DENY_PROJECT/.opencomms/shell/.sync-$RANDOM$RANDOM"
-  # Wait (at most 10 s) until the logger has written every event before this one.
-  : >"$sync" && rm -f "$sync"
-  for _ in $(seq 1 100); do
-    grep -q "\"n\":${sync##*-}}" "$DENY_ANSWERS/answers.jsonl" 2>/dev/null && break
-    sleep 0.1
-  done
-  if said="$(node -e 'const [file, before] = process.argv.slice(1); let lines = [];
-try { lines = require("fs").readFileSync(file, "utf8").split("\n").filter(Boolean).slice(Number(before)).map((l) => JSON.parse(l)); } catch {}
-const asks = lines.filter((l) => l.kind === "ask");
-const answers = lines.filter((l) => l.kind === "answer" && asks.some((a) => a.key === l.key && a.pid === l.pid));
-const caught = answers.filter((l) => l.text !== null).map((l) => ({ pid: l.pid, ...JSON.parse(l.text) }));
-const ok = answers.length > 0 && caught.every((a) => Array.isArray(a.changed) && a.changed.includes("held/file.txt"));
-const say = `${asks.length} ask(s), ${answers.length} answer(s) from server(s) ${[...new Set(answers.map((a) => a.pid))].join(", ") || "none"}; ` +
-  (caught.length === 0 ? "no text caught (the hook took it first)" : caught.map((a) => Array.isArray(a.changed) ? `judged: changed [${a.changed.join(", ")}]` : "no judgement").join("; "));
-process.stdout.write(say); process.exit(ok ? 0 : 1);' "$DENY_ANSWERS/answers.jsonl" "$before")"; then
-    deny_verdict "$name" pass "the hook after the shell call asked the shell checker: $said"
-  else
-    deny_verdict "$name" fail "no answer of the shell checker that names held/file.txt: ${said:-nothing seen}"
-  fi
-}
 
 # The hosts' approvals, in the throwaway HOME (Codex in a CODEX_HOME of its own:
 # its model provider is top-level config, which must come before any table).
@@ -300,7 +262,6 @@ fs.writeFileSync(file, JSON.stringify({
 
 if command -v claude >/dev/null; then
   section "deny: Claude Code $(claude --version 2>/dev/null | head -1), a fresh session outside the channel"
-  ANSWERS_BEFORE="$(answers_so_far)"
   deny_turn claude anthropic CLAUDE_DENY_ENV claude -p "[stub:claude] Edit the held files." --allowedTools Read Edit Write Bash \
     --output-format stream-json --verbose
   deny_show claude
@@ -309,12 +270,10 @@ if command -v claude >/dev/null; then
   deny_write_verdict claude-deny-write Write "$(deny_result claude Write)"
   deny_shell_verdict claude-deny-shell Bash claude "$(deny_result claude Bash 'OpenComms')"
   deny_notice_verdict claude-shell-notice Bash claude "$(deny_json "$DENY/claude.json" "s.found['your shell command changed']")"
-  deny_checker_verdict claude-shell-checker "$ANSWERS_BEFORE"
 fi
 
 if command -v codex >/dev/null; then
   section "deny: Codex $(codex --version 2>/dev/null | head -1) (codex exec), a fresh session outside the channel"
-  ANSWERS_BEFORE="$(answers_so_far)"
   deny_turn codex responses CODEX_DENY_ENV codex exec --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox \
     "[stub:codex] Patch the held files."
   deny_show codex
@@ -329,7 +288,6 @@ if command -v codex >/dev/null; then
   deny_edit_verdict codex-deny-shell-alias-dotdot exec_command "$(deny_nth_result codex exec_command 1)" "\`echo codex-alias >> alias/../a.ts\`"
   deny_shell_verdict codex-deny-shell exec_command codex "$(deny_result codex exec_command 'OpenComms')"
   deny_notice_verdict codex-shell-notice exec_command codex "$(deny_json "$DENY/codex.json" "s.found['your shell command changed']")"
-  deny_checker_verdict codex-shell-checker "$ANSWERS_BEFORE"
 
   section "deny: Codex write_stdin into an interactive sh (a second codex exec turn)"
   EVENTS_BEFORE="$( [ -f "$DENY_CODEX_EVENTS" ] && wc -l <"$DENY_CODEX_EVENTS" || echo 0)"
@@ -358,20 +316,17 @@ if command -v gemini >/dev/null; then
   section "deny: Gemini CLI $(gemini --version 2>/dev/null | head -1) (gemini -p), a fresh session outside the channel"
   # -m: with a model named, Gemini CLI asks no router model first (the stub's
   # side answers are not the JSON the router wants, and it would retry for a minute).
-  ANSWERS_BEFORE="$(answers_so_far)"
   deny_turn gemini gemini GEMINI_DENY_ENV gemini -m gemini-2.5-pro -p "[stub:gemini] Write the held files." --approval-mode yolo --output-format json
   deny_show gemini
   deny_edit_verdict gemini-deny-write-file write_file "$(deny_result gemini write_file)" "stderr: $(tail -c 300 "$DENY/gemini.stderr")"
   deny_edit_verdict gemini-deny-hard-link replace "$(deny_result gemini replace)" "a replace in hl-gemini.ts, a hard link of src/a.ts"
   deny_shell_verdict gemini-deny-shell run_shell_command gemini "$(deny_result gemini run_shell_command 'OpenComms')"
   deny_notice_verdict gemini-shell-notice run_shell_command gemini "$(deny_json "$DENY/gemini.json" "s.found['your shell command changed']")"
-  deny_checker_verdict gemini-shell-checker "$ANSWERS_BEFORE"
 fi
 
 if command -v opencode >/dev/null; then
   section "deny: OpenCode $(opencode --version 2>/dev/null | head -1) (opencode run), a fresh session outside the channel"
   # OpenCode's Anthropic provider pointed at the stub; the plugin install wrote is all it has of OpenComms.
-  ANSWERS_BEFORE="$(answers_so_far)"
   printf '{"$schema":"https://opencode.ai/config.json","model":"anthropic/claude-sonnet-4-5","provider":{"anthropic":{"options":{"baseURL":"http://127.0.0.1:%s/v1","apiKey":"sk-offline-stub"}}}}\n' \
     "$DENY_PORT" >"$DENY_PROJECT/opencode.json"
   (cd "$DENY_PROJECT" && "${BASE_ENV[@]}" timeout 240 opencode run --format json "[stub:opencode] Edit the held files." \
@@ -393,7 +348,6 @@ const texts = lines.flatMap((l) => (l.body && l.body.messages || []).flatMap((m)
 const hit = texts.find((t) => t.includes("your shell command changed"));
 process.stdout.write(hit ? hit.replace(/\s+/g, " ").slice(0, 300) : "");' "$DENY_STUB_LOG" 2>/dev/null)"
   deny_notice_verdict opencode-shell-notice bash opencode "$OC_SEEN"
-  deny_checker_verdict opencode-shell-checker "$ANSWERS_BEFORE"
 fi
 
 section "deny: the holder's inbox (system notices of the shell writes that slipped through)"
@@ -419,5 +373,5 @@ if command -v codex >/dev/null; then
     deny_verdict holder-notice-codex-write-stdin fail "the holder got $CODEX_NOTICES system message(s) about codex writes, not 2"
   fi
 fi
-kill "$DENY_STUB_PID" "$DENY_ANSWERS_PID" 2>/dev/null
+kill "$DENY_STUB_PID" 2>/dev/null
 wait "$DENY_STUB_PID" 2>/dev/null

@@ -20,7 +20,6 @@ import { runCli } from './helpers/server';
 import { OPENCODE_NEEDS, packageBlocks, renderOpencodeNeeds, sameWords, type OpencodeNeeds } from './helpers/delivery-docs';
 import { FakeClient } from './opencode/helpers';
 import { HOST_NAMES } from '../src/hosts/launch';
-import { ASK_TIMEOUT_MS } from '../src/hooks/shell-checker';
 import {
   DEFAULT_TASK_PRIORITY, HOLDER_AWAY_GRACE_MS, MAX_OPEN_TASKS, MAX_TASK_AFTER, MAX_TASK_DETAILS_CHARS, MAX_TASK_DIGEST_CHARS, MAX_TASK_PRIORITY,
   MAX_TASK_TITLE_CHARS, TASK_RETENTION_MS,
@@ -206,13 +205,6 @@ test('the id lengths the README and docs state are the ones the code mints', () 
     }
   }
   assert.ok(spelled >= 5, `PROTOCOL spells out the id formats (found ${spelled})`);
-});
-
-test('the shell checker\'s wait PROTOCOL 8.5 and docs/coordination.md state is the one the code has', () => {
-  const protocol = read('PROTOCOL.md');
-  const checker = protocol.slice(protocol.indexOf('**The checker.**'), protocol.indexOf('\n\n', protocol.indexOf('**The checker.**')));
-  assert.equal(Number(/waits up to (\d+) ms/.exec(checker)?.[1]), ASK_TIMEOUT_MS);
-  assert.match(read('docs/coordination.md'), new RegExp(`no answer comes within ${ASK_TIMEOUT_MS} ms`));
 });
 
 test('every relative link in README, PROTOCOL, CONTRIBUTING and docs/ resolves, #anchor included', () => {

@@ -15,8 +15,6 @@ import { inboxAddressOf, ringInbox } from '../delivery/inbox-door';
 import { codexBinOf, ringCodexQueue } from '../delivery/codex-door';
 import { isLeaseAlive } from '../process/liveness';
 import * as engine from '../engine';
-import { liveShellCheckerOf, startShellChecker, type ShellChecker } from '../hooks/shell-checker';
-import { judgeShellRecord, patternsHeldByAnyone } from '../hooks/shell-check';
 
 export interface ServeRuntimeOptions {
   projectDir: string;
@@ -41,8 +39,6 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
   const tools = new ToolRegistry(buildTools(services));
   let doorbell: Doorbell | undefined;
   let watcher: StateWatcher | undefined;
-  let shellChecker: ShellChecker | undefined;
-  let isShellCheckerRefused = false;
   let isClosed = false;
   return {
     tools,
@@ -62,7 +58,6 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
       if (isClosed) return Promise.resolve();
       isClosed = true;
       doorbell?.close();
-      shellChecker?.close();
       // Only a server that got as far as its watch has a spawn driver to stop.
       if (watcher) services.spawnDriver?.close();
       watcher?.close();
@@ -79,24 +74,6 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
     }
   }
 
-  // The shell checker (hooks/shell-checker.ts) of this project: run while
-  // anyone holds a file exclusively, unless another live server of the
-  // project on this machine runs it (when that one stops, the next change of
-  // the state starts this one's).
-  function keepShellChecker(): void {
-    if (isClosed || isShellCheckerRefused) return;
-    if (shellChecker !== undefined && shellChecker.isRunning()) return;
-    try {
-      if (patternsHeldByAnyone(services.store.snapshot(), Date.now()).length === 0) return;
-    } catch {
-      return; // an unreadable state: the tools report it; the checker waits for the next change
-    }
-    if (liveShellCheckerOf(options.projectDir) !== undefined) return;
-    const { projectDir } = options;
-    shellChecker = startShellChecker({ projectDir, judge: (key) => judgeShellRecord(projectDir, key), log });
-    isShellCheckerRefused = shellChecker === undefined;
-  }
-
   // The doorbell and the spawn driver, on the shared watch.
   function startRinging(shared: StateWatcher): void {
     if (isClosed) return;
@@ -105,8 +82,6 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
     const resumed = memberAtStart();
     if (resumed !== undefined) void services.presence.keep(resumed);
     services.spawnDriver?.attach(shared);
-    keepShellChecker();
-    shared.onChange(keepShellChecker);
     const door = services.door === undefined ? undefined : hostDoorOf(services, options);
     doorbell = startDoorbell({
       door,

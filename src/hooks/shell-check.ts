@@ -3,17 +3,15 @@
 // an edit, and, when other members hold files, which of those files exist is
 // recorded in a small file of this call (store: writeShellRecord), never in
 // the state. After the call: each held file is judged against the record
-// (judgeShellRecord), by the project's shell checker when one answers
-// (shell-checker.ts), else here, and the record is removed; a held file that
-// changed is reported to the writer and, as a `system` message, to its
-// holder. Nothing held by others: nothing is read, walked or written.
+// (judgeShellRecord) and the record is removed; a held file that changed is
+// reported to the writer and, as a `system` message, to its holder. Nothing
+// held by others: nothing is read, walked or written.
 import { lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
 import { join, sep } from 'node:path';
 import { judgeEdit, patternsHeldByOthers, patternsOverlap, shownFileName, type Conflict, type State } from '../engine';
 import { isRecordedProcessAlive } from '../process/liveness';
 import { hasShellRecord, readShellRecord, removeShellRecord, writeShellRecord } from '../local/side-files';
 import { joinAsWritten, realPathOf } from '../files/real-path';
-import { askShellChecker } from './shell-checker';
 import type { HookEvent } from './events';
 
 /**
@@ -200,11 +198,6 @@ export function recordHeldFiles(state: State, memberId: string | undefined, proj
   return present.length;
 }
 
-/** Every pattern anyone holds exclusively now: while there is one, a server runs the shell checker (shell-checker.ts). */
-export function patternsHeldByAnyone(state: State, now: number): string[] {
-  return patternsHeldByOthers(state, undefined, now, (proc) => isRecordedProcessAlive(proc));
-}
-
 /** A held file that changed during the call, and who holds it. */
 export interface ChangedHeldFile {
   file: string;
@@ -262,10 +255,9 @@ function changedSince(stat: Stats, path: string, writtenAtMs: number): boolean {
 
 /**
  * The held files of the shell call `key` that changed since its record was
- * written, or undefined when it has no record (of this version). Removes
- * nothing: the hook runs it, or the project's shell checker for the hook.
+ * written, or undefined when it has no record (of this version). Removes nothing.
  */
-export function judgeShellRecord(projectDir: string, key: string): string[] | undefined {
+function judgeShellRecord(projectDir: string, key: string): string[] | undefined {
   const record = readShellRecord(projectDir, key);
   if (record === undefined) return undefined;
   const before = recordedFiles(record.text);
@@ -274,16 +266,15 @@ export function judgeShellRecord(projectDir: string, key: string): string[] | un
 
 /**
  * After a shell call: the files held before the call that changed during it
- * (none without a record), judged by the project's shell checker when one
- * answers (`ask`), else here; then the record is removed. Reads no state:
+ * (none without a record); then the record is removed. Reads no state:
  * the hook runs it before loading the state, where the 2,000 stats of 2,000
  * held files cost a fresh post-tool hook process 5-8 ms less than after the
  * load (measured twice, paired runs).
  */
-export function changedSinceRecord(projectDir: string, key: string, ask: (key: string) => string[] | undefined = (k) => askShellChecker(projectDir, k)): string[] {
+export function changedSinceRecord(projectDir: string, key: string): string[] {
   if (!hasShellRecord(projectDir, key)) return [];
   try {
-    return ask(key) ?? judgeShellRecord(projectDir, key) ?? [];
+    return judgeShellRecord(projectDir, key) ?? [];
   } finally {
     removeShellRecord(projectDir, key);
   }

@@ -1,10 +1,10 @@
 // No agent writes under `.opencomms/` (PROTOCOL 8.4; docs/threat-model.md): the folder holds
-// the project's shared state, the shell checker's records and asks, the
-// pins and the server every host starts. A tool call (an edit, or a shell
-// command that plainly writes there) is refused before it runs for every
-// session, whoever holds what; agents change the state only through the
-// opencomms tools. Best effort, like every plain-write check: a write through
-// a program that names no such path is not seen.
+// the project's shared state, the shell records, the pins and the server
+// every host starts. A tool call (an edit, or a shell command that plainly
+// writes there) is refused before it runs for every session, whoever holds
+// what; agents change the state only through the opencomms tools. Best
+// effort, like every plain-write check: a write through a program that names
+// no such path is not seen.
 import { patternsOverlap } from '../engine';
 import { STATE_DIR_NAME } from '../local/state-dir';
 import { denyAnswer, type HookAnswer } from './answer';

@@ -30,14 +30,9 @@ function sideDir(projectDir: string, kind: 'edits' | 'shell'): string {
   return join(projectDir, STATE_DIR_NAME, kind);
 }
 
-/** The folder of the shell records (and of the shell checker's files). */
+/** The folder of the shell records. */
 export function shellDirOf(projectDir: string): string {
   return sideDir(projectDir, 'shell');
-}
-
-/** Whether `key` can name a shell record: lowercase hex, 16 to 64 digits. */
-export function isShellKey(key: string): boolean {
-  return SHELL_KEY.test(key);
 }
 
 /**

@@ -8,6 +8,8 @@ import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { reservePaths } from '../../src/engine/index';
+import { changedSinceRecord } from '../../src/hooks/shell-check';
+import { shellDirOf, writeShellRecord } from '../../src/local/side-files';
 import { runCli } from '../helpers/server';
 import { channelWith, claudeEvent, codexEvent, geminiEvent, stateOf, tempProject } from './support';
 
@@ -103,6 +105,8 @@ for (const [what, command, paths] of [
   ['created where a held path was absent', "node -e \"require('fs').writeFileSync('src/new.ts', 'n')\"", ['src/new.ts']],
   ['replaced by a rename that keeps the old mtime', "node -e \"const fs=require('fs');fs.writeFileSync('t','y');fs.utimesSync('t',1,1);fs.renameSync('t','src/a.ts')\"", ['src/a.ts']],
   ['written under a glob reservation', "node -e \"require('fs').writeFileSync('src/a.ts', 'g')\"", ['src/**']],
+  // Nothing happens in src/, but the held file's change time moves.
+  ['written through a new hard link', 'ln src/a.ts elsewhere.ts && echo x >> elsewhere.ts', ['src/a.ts']],
 ] as const) {
   test(`a held file ${what} during a shell call is reported after it`, async (t) => {
     const { project } = await held(t, [...paths]);
@@ -113,6 +117,18 @@ for (const [what, command, paths] of [
     assert.match(answer.hookSpecificOutput?.additionalContext ?? '', new RegExp(`changed a file another agent holds exclusively:\\n- ${file.replace('.', '\\.')} `));
   });
 }
+
+test('after the call the record is judged and removed; without a record nothing is judged', (t) => {
+  const project = tempProject(t);
+  mkdirSync(join(project, 'src'));
+  writeFileSync(join(project, 'src', 'a.ts'), 'before\n');
+  const key = 'ab'.repeat(16);
+  writeShellRecord(project, key, JSON.stringify({ patterns: [], present: ['src/a.ts'] }), Date.now());
+  writeFileSync(join(project, 'src', 'a.ts'), 'after the record\n');
+  assert.deepEqual(changedSinceRecord(project, key), ['src/a.ts']);
+  assert.equal(existsSync(join(shellDirOf(project), `${key}.json`)), false, 'the record was removed');
+  assert.deepEqual(changedSinceRecord(project, key), [], 'no record: nothing changed');
+});
 
 test('many held files in one folder (listed once, not probed one by one): only the one written is reported, not the ones that stay absent', async (t) => {
   const paths = Array.from({ length: 20 }, (_, i) => `src/m${i}.ts`);

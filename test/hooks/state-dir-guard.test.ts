@@ -36,7 +36,7 @@ for (const [command, named] of [
   ['sed -i s/a/b/ .opencomms/state.json', '.opencomms/state.json'],
   ['cp x .opencomms/pins/p.json', '.opencomms/pins/p.json'],
   ['mv .opencomms/state.json kept.json', '.opencomms/state.json'],
-  ['echo y | tee .opencomms/shell/k.answer-1.json', '.opencomms/shell/k.answer-1.json'],
+  ['echo y | tee .opencomms/shell/k.json', '.opencomms/shell/k.json'],
   ['cd src && echo x >> ../.opencomms/state.json', '.opencomms/state.json'],
   ['truncate -s 0 .opencomms/state.json', '.opencomms/state.json'],
   ['rm .opencomms/shell/*', '.opencomms/shell/*'],
