@@ -1,12 +1,14 @@
 // `opencomms read [CHANNEL] [--json]`: a person's own mail. The mail goes in
 // flight to this process (the pull path the tools use), is printed, and is
 // committed as delivered only once every byte of it was written; if printing
-// fails it is given back, and if this process dies in between, the next
-// reader's sweep brings it back (at least once, never lost).
+// fails it is given back (delivery/handover.ts, as the tools and hooks settle
+// theirs), and if this process dies in between, the next reader's sweep
+// brings it back (at least once, never lost).
 import * as engine from '../engine';
-import { openStore, type Store, type StoreSelection } from '../store';
+import { openStore, type StoreSelection } from '../store';
 import { processHostTag } from '../process/place';
 import { isHolderRunning } from '../process/liveness';
+import { handoverOwner, settleHandover } from '../delivery/handover';
 import { printable, printableBlock, terminalSafeJson } from '../watch/format';
 import { personId, type PersonHere } from './person';
 
@@ -44,14 +46,6 @@ function render(messages: readonly engine.PersonMail[], remaining: number, json:
     + `Answer one with: ${command} say ${printable(first.channel, 64)} --reply-to ${printable(first.message_id, 80)} "…"\n`;
 }
 
-async function settleReadMail(store: Store, me: string, ids: readonly string[], owner: engine.DeliveryOwner, printed: boolean): Promise<void> {
-  await store.mutate((state, ctx) => {
-    if (printed) engine.commitDelivery(state, me, ids, 'pull', ctx.now(), owner);
-    else engine.returnUnsentDelivery(state, me, ids, owner);
-    return { ok: true, message: printed ? 'committed' : 'given back' };
-  });
-}
-
 /** Resolves to the exit code: 0 printed (or nothing to print), 1 refused or not printed. */
 export async function runRead(options: ReadOptions): Promise<number> {
   const here = options.personHere('read');
@@ -65,7 +59,7 @@ export async function runRead(options: ReadOptions): Promise<number> {
     const machine = processHostTag();
     let owner: engine.DeliveryOwner | undefined;
     const result = await store.mutate((state, ctx) => {
-      owner = { pid: process.pid, host: machine, lease_until: ctx.now() + READ_LEASE_MS };
+      owner = handoverOwner(ctx.now(), READ_LEASE_MS, machine);
       return engine.personRead(state, me, { channel: options.channel ?? null, terminal: here.terminal, owner, isOwnerAlive: (o) => isHolderRunning(o, machine) }, ctx);
     });
     if (!result.ok) {
@@ -81,7 +75,7 @@ export async function runRead(options: ReadOptions): Promise<number> {
       printed = false;
       options.warn(`opencomms: could not print your mail (${err instanceof Error ? err.message : String(err)}); it stays waiting for the next read.`);
     }
-    if (ids.length > 0) await settleReadMail(store, me, ids, owner!, printed);
+    if (ids.length > 0) await settleHandover(store, { memberId: me, owner: owner!, ids, via: 'pull' }, printed);
     return printed ? 0 : 1;
   } finally {
     await store.close();

@@ -47,7 +47,7 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
       const { store } = services;
       // A server speaking as a pinned member through OPENCOMMS_MEMBER_ID says
       // so at once, before its first call, so no new session adopts that pin.
-      void services.claimOverride();
+      void services.identities.claimOverride();
       // One watch of the state serves both push paths of this process.
       const shared = store.watch({ log });
       watcher = shared;
@@ -67,7 +67,7 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
 
   function memberAtStart(): string | undefined {
     try {
-      return services.processMember(services.store.snapshot());
+      return services.identities.processMember(services.store.snapshot());
     } catch (err) {
       log(`could not read the state to find this session's member: ${err instanceof Error ? err.message : String(err)}`);
       return undefined;
@@ -88,11 +88,11 @@ export function createServeRuntime(options: ServeRuntimeOptions): ServeRuntime {
       watch: () => shared,
       stateDir: services.store.stateDir,
       snapshot: () => services.store.snapshot(),
-      memberId: (state) => services.processMember(state),
+      memberId: (state) => services.identities.processMember(state),
       notify: options.notify,
       log,
-      sweep: () => services.sweepAbandoned(),
-      isOwnerAlive: services.isOwnerAlive,
+      sweep: () => services.pulls.sweepAbandoned(),
+      isOwnerAlive: services.pulls.isOwnerAlive,
     });
     // Only Claude Code shows the bell to its model: elsewhere a pull after
     // a bell is still the agent's own pull.
@@ -112,7 +112,7 @@ function hostDoorOf(services: ToolServices, options: ServeRuntimeOptions): HostD
   const claudeSession = env.CLAUDE_CODE_SESSION_ID?.trim();
   const ring = (notice: string, doorSession: string, written: () => void): ReturnType<typeof ringInbox> =>
     (inboxAddress !== undefined ? ringInbox(inboxAddress, notice, {}, written) : ringCodexQueue(codexBinOf(env), doorSession, notice, env, written));
-  const session = (): string | undefined => (inboxAddress !== undefined ? claudeSession || undefined : services.lastThread);
+  const session = (): string | undefined => (inboxAddress !== undefined ? claudeSession || undefined : services.identities.lastThread);
   const turn = (id: string): ReturnType<typeof readTurnRecord> => readTurnRecord(projectDir, id);
   const hasWaiter = (state: engine.State, memberId: string): boolean => {
     const now = Date.now();

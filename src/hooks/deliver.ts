@@ -3,25 +3,25 @@
 //      (owned by this process, with a lease) and frame it;
 //   2. after the answer is written, commit it as delivered; if the answer
 //      could not be written, give it back unsent (the host never saw it, so
-//      the handover is undone rather than counted as a failed attempt).
+//      the handover is undone rather than counted as a failed attempt):
+//      delivery/handover.ts, the settle the tools and `opencomms read` share.
 // A crash between the steps leaves in_flight mail owned by a dead pid, which
 // the next hook or pull sweeps back into the queue (at-least-once, never lost).
-import { processHostTag } from '../process/place';
 import {
-  channelNameOf, clearStale, commitDelivery, drainQueue, frameMessage, isAbandonedDelivery, returnUnsentDelivery, sweepInFlight,
+  channelNameOf, clearStale, drainQueue, frameMessage, isAbandonedDelivery, sweepInFlight,
   type DeliveryOwner, type EngineCtx, type State,
 } from '../engine';
 import { deliverableMail } from '../engine/wait-notice';
 import { isHolderRunning } from '../process/liveness';
+import { handoverOwner } from '../delivery/handover';
 import { batchText, fitBatch, HOOK_TEXT_MAX_CHARS, oversizeText } from './answer';
 
 /** How long this process's claim on in-flight mail holds against other processes' sweeps. */
 const HOOK_LEASE_MS = 30_000;
 
-
-/** This process as a delivery owner. */
-export function hookOwner(pid: number, now: number): DeliveryOwner {
-  return { pid, host: processHostTag(), lease_until: now + HOOK_LEASE_MS };
+/** This process as the owner of the mail its answer carries. */
+export function hookOwner(now: number): DeliveryOwner {
+  return handoverOwner(now, HOOK_LEASE_MS);
 }
 
 /** The member's channels. Empty when the member is in none (never joined, or removed). */
@@ -84,14 +84,4 @@ export function prepareDelivery(
   // first `limit` messages of the preview, so the frames already made fit them.
   const handed = drainQueue(state, memberId, { ...drainOptions, limit: fitted.frames.length });
   return { ids: handed.map((e) => e.message_id), text: batchText(fitted.frames, preview.length - handed.length, isStop) };
-}
-
-/** Step 2 after the answer went out: the host has the mail. */
-export function commitHookDelivery(state: State, memberId: string, ids: readonly string[], owner: DeliveryOwner, now: number): string[] {
-  return commitDelivery(state, memberId, ids, 'pull', now, owner, 'hook');
-}
-
-/** Step 2 when the answer could not be written: the mail this hook still owns goes back in send order, unsent. */
-export function requeueHookDelivery(state: State, memberId: string, ids: readonly string[], owner: DeliveryOwner): void {
-  returnUnsentDelivery(state, memberId, ids, owner);
 }

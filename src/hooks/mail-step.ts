@@ -2,18 +2,17 @@
 // planned on the lock-free snapshot, then confirmed (bound, linked) and the
 // mail drained and framed under the lock; the answer's settle commits it.
 import {
-  findLinkedMember, hasReminderDue, linkSession, needsLink, recordMemberError, reminderText, dueReminders, markReminded, type DeliveryOwner, type State, type ToolResult,
+  findLinkedMember, hasReminderDue, linkSession, needsLink, recordMemberError, reminderText, dueReminders, type DeliveryOwner, type State, type ToolResult,
 } from '../engine';
 import { type Store } from '../store';
 import { listPins, type PinRecord } from '../local/pins';
+import { settleHandover } from '../delivery/handover';
 import { contextAnswer, guidanceAnswer, stopAnswer } from './answer';
 import {
   bindablePins, bindEnvMember, bindPin, choosePinMessage, isEnvBindingStale, linkRefsOf, memberBySession, sessionRefsOf,
   type EnvMember,
 } from './bind';
-import {
-  commitHookDelivery, hookOwner, membershipsOf, needsDelivery, prepareDelivery, requeueHookDelivery, type PreparedDelivery,
-} from './deliver';
+import { hookOwner, membershipsOf, needsDelivery, prepareDelivery, type PreparedDelivery } from './deliver';
 import type { HookEvent } from './events';
 import { NOTHING, type HookOptions, type Outcome } from './run-context';
 import { noteTurn } from './turn';
@@ -83,7 +82,7 @@ function isLinked(state: State, memberId: string): boolean {
 }
 
 /** Step 1 under the lock: confirm who the member is (binding if planned), then drain and frame. */
-function lockedStep(store: Store, plan: Plan, event: HookEvent, env: EnvMember, pid: number): Promise<LockedResult> {
+function lockedStep(store: Store, plan: Plan, event: HookEvent, env: EnvMember): Promise<LockedResult> {
   return store.mutate((state, ctx): LockedResult => {
     let memberId: string | undefined;
     if (plan.kind === 'pin') {
@@ -104,7 +103,7 @@ function lockedStep(store: Store, plan: Plan, event: HookEvent, env: EnvMember, 
       linkSession(state, linkRefsOf(state, event, memberId), [memberId], ctx);
     }
     if (memberId === undefined || membershipsOf(state, memberId).length === 0) return { ok: true, message: 'no member' };
-    const owner = hookOwner(pid, ctx.now());
+    const owner = hookOwner(ctx.now());
     const delivery = prepareDelivery(state, memberId, owner, event.kind === 'stop', ctx);
     // At a Stop, open review requests addressed to this member are brought up, each once: marked
     // as reminded only once the answer carrying them was written (settle), like the mail.
@@ -125,7 +124,7 @@ export async function deliverMail(options: HookOptions, store: Store, snapshot: 
     return plan.outcome;
   }
 
-  const locked = await lockedStep(store, plan, event, env, process.pid);
+  const locked = await lockedStep(store, plan, event, env);
   const { memberId, owner, delivery, reminderIds = [] } = locked;
   if (memberId === undefined || owner === undefined || delivery === undefined || delivery.text === null) return NOTHING;
   const isStop = event.kind === 'stop';
@@ -139,18 +138,5 @@ export async function deliverMail(options: HookOptions, store: Store, snapshot: 
   if (isStop) noteTurn(projectDir, event, options.warn, 'busy');
   const answer = isStop ? stopAnswer(event, delivery.text, options.env) : contextAnswer(event, delivery.text);
   if (delivery.ids.length === 0 && reminderIds.length === 0) return { answer };
-  return {
-    answer,
-    settle: async (wasSent) => {
-      await store.mutate((state, ctx) => {
-        if (wasSent) {
-          if (delivery.ids.length > 0) commitHookDelivery(state, memberId, delivery.ids, owner, ctx.now());
-          markReminded(state, memberId, reminderIds);
-        } else if (delivery.ids.length > 0) {
-          requeueHookDelivery(state, memberId, delivery.ids, owner);
-        }
-        return { ok: true, message: wasSent ? 'committed' : 'requeued' };
-      });
-    },
-  };
+  return { answer, settle: (wasSent) => settleHandover(store, { memberId, owner, ids: delivery.ids, via: 'hook', reminderIds }, wasSent) };
 }

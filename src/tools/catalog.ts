@@ -36,8 +36,8 @@ export function buildTools(s: ToolServices): ToolDescriptor[] {
   return tools.map((tool) => ({
     ...tool,
     handler: async (args: Record<string, unknown>, call: ToolCall = DIRECT_CALL) => {
-      await s.whenPullsSettled();
-      const identity = await s.identify(call);
+      await s.pulls.whenPullsSettled();
+      const identity = await s.identities.identify(call);
       if (identity.kind === 'pinned') await s.presence.keep(identity.memberId);
       const result = await tool.handler(args, { call, identity });
       // A channel missing because the state that held it was set aside says so, and where it went (engine/quarantine).

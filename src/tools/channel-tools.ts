@@ -23,7 +23,7 @@ export function channelTools(s: ToolServices): Record<'pause' | 'resume' | 'disc
       inputSchema: objectSchema({ channel: CHANNEL_ARG }, ['channel']),
       annotations: DESTRUCTIVE_TOOL,
       handler: async (a, caller) => {
-        const result = await s.changeAsMember(caller, 'channel_disconnect', { channel: a.channel });
+        const result = await s.identities.changeAsMember(caller, 'channel_disconnect', { channel: a.channel });
         // The last member left and the channel went with them: its history log goes too.
         if (result.ok && result.data?.channel_removed === true) await s.store.dropHistory(String(result.data.channel_id));
         return result;
@@ -36,7 +36,7 @@ export function channelTools(s: ToolServices): Record<'pause' | 'resume' | 'disc
       inputSchema: objectSchema({ channel: CHANNEL_ARG, role_prompt: ROLE_PROMPT_ARG }, ['channel', 'role_prompt']),
       annotations: IDEMPOTENT_TOOL,
       handler: (a, caller) =>
-        s.changeAsMember(caller, 'channel_update_role', { channel: a.channel, role_prompt: a.role_prompt }),
+        s.identities.changeAsMember(caller, 'channel_update_role', { channel: a.channel, role_prompt: a.role_prompt }),
     }),
     kick: defineTool({
       name: 'opencomms_kick',
@@ -48,7 +48,7 @@ export function channelTools(s: ToolServices): Record<'pause' | 'resume' | 'disc
       ),
       annotations: DESTRUCTIVE_TOOL,
       handler: (a, caller) =>
-        s.changeAsMember(caller, 'channel_kick', { channel: a.channel, target_session_id: a.target_session_id, target_role: a.target_role }),
+        s.identities.changeAsMember(caller, 'channel_kick', { channel: a.channel, target_session_id: a.target_session_id, target_role: a.target_role }),
     }),
     timer: defineTool({
       name: 'opencomms_timer',
@@ -60,7 +60,7 @@ export function channelTools(s: ToolServices): Record<'pause' | 'resume' | 'disc
       ),
       annotations: WRITE_TOOL,
       handler: (a, caller) =>
-        s.changeAsMember(caller, 'channel_timer', { channel: a.channel, action: a.action, limit_ms: a.limit_ms, to: a.to }),
+        s.identities.changeAsMember(caller, 'channel_timer', { channel: a.channel, action: a.action, limit_ms: a.limit_ms, to: a.to }),
     }),
   };
 }
@@ -70,6 +70,6 @@ function channelOnlyTool(s: ToolServices, name: string, title: string, descripti
   return defineTool({
     name, title, description, annotations,
     inputSchema: objectSchema({ channel: CHANNEL_ARG }, ['channel']),
-    handler: (a, caller) => s.changeAsMember(caller, change, { channel: a.channel }),
+    handler: (a, caller) => s.identities.changeAsMember(caller, change, { channel: a.channel }),
   });
 }

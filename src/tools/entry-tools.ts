@@ -39,7 +39,7 @@ export function entryTools(s: ToolServices): Record<'create' | 'join', CallerToo
       ),
       annotations: WRITE_TOOL,
       handler: async (a, caller) =>
-        spawnPushRefusal(s, a) ?? hostSessionRefusal(s, a, caller.call) ?? s.changeAsMember(caller, 'channel_create', {
+        spawnPushRefusal(s, a) ?? hostSessionRefusal(s, a, caller.call) ?? s.identities.changeAsMember(caller, 'channel_create', {
           channel: a.channel, role: a.role, role_prompt: a.role_prompt, ...entryMember(s, a, caller.call), ...channelSettingsOf(a),
         }),
     }),
@@ -55,7 +55,7 @@ export function entryTools(s: ToolServices): Record<'create' | 'join', CallerToo
       handler: async (a, caller) => {
         const refused = spawnPushRefusal(s, a) ?? hostSessionRefusal(s, a, caller.call);
         if (refused) return refused;
-        const result = await s.changeAsMember(caller, 'channel_join', {
+        const result = await s.identities.changeAsMember(caller, 'channel_join', {
           channel: a.channel, role: a.role, role_prompt: a.role_prompt, ...entryMember(s, a, caller.call),
         });
         return withArchiveContextIn(s.store.archives, result, engine.normalizeChannelName(a.channel));
@@ -86,7 +86,7 @@ function entryMember(s: ToolServices, a: DeliveryArgs, call: ToolCall): EntryMem
 }
 
 function entryHostSession(s: ToolServices, a: DeliveryArgs, call: ToolCall): Pick<engine.MemberOptions, 'host_session_id' | 'host_session_source'> {
-  const named = s.hostSessionOf(call);
+  const named = s.identities.hostSessionOf(call);
   if (named !== undefined) return { host_session_id: named, host_session_source: 'host' };
   return typeof a.host_session_id === 'string' && a.host_session_id.trim() !== ''
     ? { host_session_id: a.host_session_id, host_session_source: 'argument' }
@@ -98,7 +98,7 @@ function entryHostSession(s: ToolServices, a: DeliveryArgs, call: ToolCall): Pic
 // spawn-push resume at this member's mail.
 function hostSessionRefusal(s: ToolServices, a: DeliveryArgs, call: ToolCall): ToolResult | undefined {
   if (typeof a.host_session_id !== 'string') return undefined;
-  const named = s.options.embedding ? s.options.embedding.membership(call).host_session_id ?? undefined : s.hostSessionOf(call);
+  const named = s.options.embedding ? s.options.embedding.membership(call).host_session_id ?? undefined : s.identities.hostSessionOf(call);
   if (named === undefined || named === a.host_session_id) return undefined;
   return {
     ok: false,

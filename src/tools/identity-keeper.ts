@@ -1,8 +1,10 @@
 // Who a tool call speaks for: OPENCOMMS_MEMBER_ID, the member linked to the
 // host session the call comes from, or this host's single pin. Identity comes
-// from the host and the environment, never from tool arguments.
+// from the host and the environment, never from tool arguments. A tool acts
+// as that member only through changeAsMember and readInChannel.
 import * as engine from '../engine';
-import type { State, ToolResult } from '../engine';
+import type { EngineCtx, State, ToolResult } from '../engine';
+import type { ChangeArgs, ChangeName, ChangeResult } from '../engine/changes/table';
 import type { ToolCall } from './registry';
 import { type Store } from '../store';
 import { listPins, readPin } from '../local/pins';
@@ -42,6 +44,11 @@ export interface EmbeddingHost {
 
 /** A call and who it speaks for, as identify found it at the start of the call. */
 export interface Caller { readonly call: ToolCall; readonly identity: Identity }
+
+/** The engine changes a member's call names: their arguments carry the member (engine/changes/member-change.ts). */
+export type MemberChangeName = { [K in ChangeName]: ChangeArgs<K> extends { member: string } ? K : never }[ChangeName];
+/** What a read runs as the caller's member, once it is a live member of the channel. */
+export type MemberRead = (state: State, memberId: string, ctx: EngineCtx) => ToolResult;
 
 /** What the identity keeper needs from the server it serves. */
 export interface IdentityKeeperOptions {
@@ -179,6 +186,30 @@ export class IdentityKeeper {
   pin({ identity }: Caller): { memberId: string } | { refusal: ToolResult } {
     if (identity.kind === 'pinned') return { memberId: identity.memberId };
     return { refusal: { ok: false, message: identity.problem, data: { reason: 'unpinned' } } };
+  }
+
+  /**
+   * Applies the engine change `name` as the caller's member: the member is
+   * pinned here, from the caller's host, and named in the arguments (and as
+   * the member the change speaks for); the change itself checks that it is a
+   * live member where it must be (engine/changes/member-change.ts).
+   */
+  async changeAsMember<K extends MemberChangeName>(caller: Caller, name: K, args: Omit<ChangeArgs<K>, 'member'>): Promise<ChangeResult<K>> {
+    const pinned = this.pin(caller);
+    // The refusal has the shape of every change's refusal.
+    if ('refusal' in pinned) return pinned.refusal as ChangeResult<K>;
+    const member = pinned.memberId;
+    return this.store().mutate(name, { ...args, member } as ChangeArgs<K>, { member });
+  }
+
+  /** A lock-free read of the latest state, once the caller's member is a live member of `channel`. */
+  async readInChannel(caller: Caller, channel: string, reader: MemberRead): Promise<ToolResult> {
+    const pinned = this.pin(caller);
+    if ('refusal' in pinned) return pinned.refusal;
+    return this.store().readLatest((state, ctx) => {
+      const auth = engine.authorizeMember(state, pinned.memberId, channel);
+      return auth.ok ? reader(state, pinned.memberId, ctx) : auth;
+    });
   }
 
   /**

@@ -6,7 +6,8 @@ import {
   CHANNEL_ARG, defineTool, LIMIT_ARG, MAX_ID_CHARS, MEMBER_REF_ARG, READ_TOOL, WRITE_TOOL, type CallerTool,
 } from './define-tool';
 import { objectSchema } from './schema';
-import { PULL_LEASE_MS, type PullHandover } from './pull-settler';
+import { PULL_LEASE_MS } from './pull-settler';
+import type { MailHandover } from '../delivery/handover';
 import type { ToolServices } from './services';
 import { withArrivals } from './arrivals';
 export function messageTools(s: ToolServices): Record<'send' | 'inbox' | 'pull' | 'status' | 'history', CallerTool> {
@@ -37,7 +38,7 @@ export function messageTools(s: ToolServices): Record<'send' | 'inbox' | 'pull' 
         };
         // The member is pinned here, from the caller's host; the send (engine change `send`) is then
         // committed by this process or, in a burst, by the one holding the lock.
-        const pinned = s.pin(caller);
+        const pinned = s.identities.pin(caller);
         if ('refusal' in pinned) return pinned.refusal;
         const sent = await s.store.mutate('send', { member: pinned.memberId, ...args }, { member: pinned.memberId });
         // The reply's word on how each recipient gets it, judged from the state as it now is.
@@ -54,7 +55,7 @@ export function messageTools(s: ToolServices): Record<'send' | 'inbox' | 'pull' 
       inputSchema: objectSchema({ channel: CHANNEL_ARG, limit: LIMIT_ARG }, ['channel']),
       annotations: READ_TOOL,
       handler: (a, caller) =>
-        s.readInChannel(caller, a.channel, (state, me, ctx) => engine.inbox(state, { channel: a.channel, session_id: me, limit: a.limit }, ctx)),
+        s.identities.readInChannel(caller, a.channel, (state, me, ctx) => engine.inbox(state, { channel: a.channel, session_id: me, limit: a.limit }, ctx)),
     }),
     pull: defineTool({
       name: 'opencomms_pull',
@@ -66,16 +67,16 @@ export function messageTools(s: ToolServices): Record<'send' | 'inbox' | 'pull' 
       // committed in a second one, only once the reply carrying it was
       // written; a reply that is cancelled or unwritten gives it back (7.1).
       handler: async (a, caller) => {
-        const pinned = s.pin(caller);
+        const pinned = s.identities.pin(caller);
         if ('refusal' in pinned) return pinned.refusal;
         // This process holds the mail (engine change `mail_pull`); its lease is the one the settling after the reply keeps to.
-        const result = await s.changeAsMember(caller, 'mail_pull', { channel: a.channel, limit: a.limit, pid: process.pid, host: s.machine, lease_ms: PULL_LEASE_MS });
+        const result = await s.identities.changeAsMember(caller, 'mail_pull', { channel: a.channel, limit: a.limit, pid: process.pid, host: s.machine, lease_ms: PULL_LEASE_MS });
         const ids = result.ok && Array.isArray(result.data?.message_ids) ? result.data.message_ids : [];
         const owner = result.data?.owner;
         // Asked at once, while the mail is still what the doorbell rang for.
         if (ids.length > 0 && owner) {
-          const handover: PullHandover = { memberId: pinned.memberId, owner, ids, rungIds: ids.filter((id) => s.isAnnounced(id)) };
-          s.settleAfterReply(caller.call, handover);
+          const handover: MailHandover = { memberId: pinned.memberId, owner, ids, via: 'pull', rungIds: ids.filter((id) => s.isAnnounced(id)) };
+          s.pulls.settleAfterReply(caller.call, handover);
         }
         return result;
       },
@@ -87,7 +88,7 @@ export function messageTools(s: ToolServices): Record<'send' | 'inbox' | 'pull' 
       inputSchema: objectSchema({ channel: CHANNEL_ARG }),
       annotations: READ_TOOL,
       handler: (a, caller) => {
-        const pinned = s.pin(caller);
+        const pinned = s.identities.pin(caller);
         if ('refusal' in pinned) return pinned.refusal;
         return s.store.readLatest((state, ctx) => {
           const result = engine.channelStatus(state, { channel: a.channel, session_id: pinned.memberId }, ctx);
@@ -111,7 +112,7 @@ export function messageTools(s: ToolServices): Record<'send' | 'inbox' | 'pull' 
         // A search also reads the saved ancestry of the channel (archives may live on a server, so they are fetched first).
         const parentId = isSearch ? await s.store.readLatest((state) => engine.findChannel(state, a.channel)?.parent_channel_id ?? null) : null;
         const archived = parentId === null ? [] : await s.archivedMessagesOf(parentId);
-        return s.readInChannel(caller, a.channel, (state, me, ctx) =>
+        return s.identities.readInChannel(caller, a.channel, (state, me, ctx) =>
           engine.channelHistory(state, {
             channel: a.channel, session_id: me, limit: a.limit, before: a.before, query: a.query, thread: a.thread, archived,
           }, ctx));

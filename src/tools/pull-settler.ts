@@ -1,11 +1,13 @@
 // The settle-after-reply path of a pull: mail handed to a reply stays in
 // flight under this process until the reply's fate is known, then is
-// committed as delivered or given back; abandoned in-flight mail is swept.
+// committed as delivered or given back (delivery/handover.ts, as the hooks
+// and `opencomms read` do); abandoned in-flight mail is swept.
 import * as engine from '../engine';
 import type { DeliveryOwner } from '../engine';
 import type { ToolCall } from './registry';
 import type { Store } from '../store';
 import { isHolderRunning } from '../process/liveness';
+import { settleHandover, type MailHandover } from '../delivery/handover';
 
 /**
  * How long a pull's in-flight mail is held against other processes' sweeps
@@ -16,15 +18,6 @@ import { isHolderRunning } from '../process/liveness';
 export const PULL_LEASE_MS = 60_000;
 /** Tries at the commit or give-back after a pull's reply (a lock timeout is worth another go). */
 const SETTLE_TRIES = 3;
-
-/** Mail one pull handed to its reply, still in flight under `owner`. */
-export interface PullHandover {
-  memberId: string;
-  owner: DeliveryOwner;
-  ids: string[];
-  /** Those of `ids` this process's doorbell had announced: delivered via 'doorbell'. */
-  rungIds?: readonly string[];
-}
 
 /** The pulls of one process whose reply is on its way, and how their mail is settled. */
 export class PullSettler {
@@ -45,7 +38,7 @@ export class PullSettler {
    * process dies first, the mail stays in flight under a dead pid and the next
    * drainer sweeps it back (PROTOCOL 7.1).
    */
-  settleAfterReply(call: ToolCall, handover: PullHandover): void {
+  settleAfterReply(call: ToolCall, handover: MailHandover): void {
     let markSettled: () => void = () => undefined;
     const settled = new Promise<void>((resolve) => {
       markSettled = resolve;
@@ -72,18 +65,11 @@ export class PullSettler {
     return Promise.all([...this.unsettledPulls]).then(() => undefined);
   }
 
-  private async settlePull(handover: PullHandover, wasSent: boolean): Promise<void> {
-    const { memberId, owner, ids } = handover;
-    const rung = new Set(handover.rungIds ?? []);
+  private async settlePull(handover: MailHandover, wasSent: boolean): Promise<void> {
+    const { ids } = handover;
     for (let tryNo = 1; ; tryNo += 1) {
       try {
-        await this.store().mutate((state, ctx) => {
-          if (wasSent) {
-            engine.commitPull(state, memberId, ids, rung, ctx.now(), owner);
-          }
-          else engine.returnUnsentDelivery(state, memberId, ids, owner);
-          return { ok: true, message: wasSent ? 'committed' : 'given back' };
-        });
+        await settleHandover(this.store(), handover, wasSent);
         return;
       } catch (err) {
         // Residual risk: a commit that never lands leaves the mail in flight
@@ -100,10 +86,6 @@ export class PullSettler {
       const outcome = engine.sweepInFlight(state, this.isOwnerAlive, ctx.now());
       return { ok: true, message: `${outcome.requeued.length} message(s) recovered` };
     });
-  }
-
-  deliveryOwner(now: number): DeliveryOwner {
-    return { pid: process.pid, host: this.machine, lease_until: now + PULL_LEASE_MS };
   }
 
   /** Another process's delivery is alive when its pid runs on this machine; elsewhere only its lease counts. */

@@ -21,7 +21,7 @@ export function reservationTools(s: ToolServices): Record<'reserve' | 'release',
       annotations: WRITE_TOOL,
       handler: (a, caller) => {
         const real = realPatterns(a.paths, s.options.projectDir);
-        return s.changeAsMember(caller, 'paths_reserve', {
+        return s.identities.changeAsMember(caller, 'paths_reserve', {
           channel: a.channel, paths: real.paths, exclusive: a.exclusive, reason: a.reason, ttl_minutes: a.ttl_minutes, project_dir: real.projectDir,
         });
       },
@@ -37,7 +37,7 @@ export function reservationTools(s: ToolServices): Record<'reserve' | 'release',
       annotations: IDEMPOTENT_TOOL,
       handler: (a, caller) => {
         const real = Array.isArray(a.paths) ? realPatterns(a.paths, s.options.projectDir) : undefined;
-        return s.changeAsMember(caller, 'paths_release', {
+        return s.identities.changeAsMember(caller, 'paths_release', {
           channel: a.channel, paths: real?.paths ?? a.paths, project_dir: real?.projectDir ?? s.options.projectDir,
         });
       },

@@ -1,19 +1,18 @@
 // What tool handlers need from the rest of the program: the store, the
-// pinned identity and the project facts. Everything opens on first use, so
-// start-up touches no file.
+// project facts, and the two halves a call goes through: who the caller is
+// and what it may do as that member (`identities`, identity-keeper.ts), and
+// what happens to a pull's mail after the reply is sent (`pulls`,
+// pull-settler.ts). Everything opens on first use, so start-up touches no file.
 import { processHostTag } from '../process/place';
 import * as engine from '../engine';
-import type { DeliveryOwner, EngineCtx, SessionArchive, State, ToolResult } from '../engine';
-import type { ToolCall } from './registry';
+import type { SessionArchive } from '../engine';
 import { openStore, type Store, type StoreSelection } from '../store';
-import type { ChangeArgs, ChangeName, ChangeResult } from '../engine/changes/table';
 import { createSpawnDriver, type SpawnDriver } from '../delivery/spawn-driver';
 import { hostDoorFor } from '../delivery/host-door';
 import { archivedMessagesIn, findArchiveIn } from './archive-context';
 import { PresenceKeeper } from './presence-keeper';
-import type { Identity } from './identity';
-import { IdentityKeeper, type Caller, type EmbeddingHost } from './identity-keeper';
-import { PullSettler, type PullHandover } from './pull-settler';
+import { IdentityKeeper, type EmbeddingHost } from './identity-keeper';
+import { PullSettler } from './pull-settler';
 
 export interface ToolServicesOptions {
   projectDir: string;
@@ -28,11 +27,6 @@ export interface ToolServicesOptions {
   embedding?: EmbeddingHost;
 }
 
-/** The engine changes a member's call names: their arguments carry the member (engine/changes/member-change.ts). */
-export type MemberChangeName = { [K in ChangeName]: ChangeArgs<K> extends { member: string } ? K : never }[ChangeName];
-/** What a read runs as the caller's member, once it is a live member of the channel. */
-export type MemberRead = (state: State, memberId: string, ctx: EngineCtx) => ToolResult;
-
 export class ToolServices {
   private openedStore: Store | undefined;
   private openedSpawnDriver: SpawnDriver | undefined;
@@ -41,7 +35,9 @@ export class ToolServices {
   readonly presence: PresenceKeeper; // this process on the presence record of each member it speaks for
   /** Whether this process's doorbell announced a message (set once the doorbell runs). */
   isAnnounced: (messageId: string) => boolean = () => false;
+  /** Who a call speaks for, and acting as that member (changeAsMember, readInChannel). */
   readonly identities: IdentityKeeper;
+  /** Settling a pull's mail after its reply, and the sweep of abandoned mail. */
   readonly pulls: PullSettler;
 
   /**
@@ -91,83 +87,6 @@ export class ToolServices {
     });
     return this.openedSpawnDriver;
   }
-
-  /** Who a call speaks for (identity-keeper.ts); the caller hands the identity on to whatever acts for the call. */
-  identify(call: ToolCall): Promise<Identity> {
-    return this.identities.identify(call);
-  }
-
-  /** Records this process as the speaker of its OPENCOMMS_MEMBER_ID member (identity-keeper.ts). */
-  claimOverride(): Promise<void> {
-    return this.identities.claimOverride();
-  }
-
-  isSpeakerAlive = (lease: engine.SpeakerLease): boolean => this.identities.isSpeakerAlive(lease);
-
-  /** The host session id this call's member is bound to, for spawn-push; undefined without one. */
-  hostSessionOf(call: ToolCall): string | undefined {
-    return this.identities.hostSessionOf(call);
-  }
-
-  /** The member a caller speaks for, or the refusal every protected tool answers with. */
-  pin(caller: Caller): { memberId: string } | { refusal: ToolResult } {
-    return this.identities.pin(caller);
-  }
-
-  /** The member this process serves, for the doorbell; undefined when there is none yet. */
-  processMember(state: State): string | undefined {
-    return this.identities.processMember(state);
-  }
-
-  /** The latest Codex thread a call came from (`_meta.threadId`): the session `codex queue` rings. */
-  get lastThread(): string | undefined {
-    return this.identities.lastThread;
-  }
-
-  /**
-   * Applies the engine change `name` as the caller's member: the member is
-   * pinned here, from the caller's host, and named in the arguments (and as
-   * the member the change speaks for); the change itself checks that it is a
-   * live member where it must be (engine/changes/member-change.ts).
-   */
-  async changeAsMember<K extends MemberChangeName>(caller: Caller, name: K, args: Omit<ChangeArgs<K>, 'member'>): Promise<ChangeResult<K>> {
-    const pinned = this.pin(caller);
-    // The refusal has the shape of every change's refusal.
-    if ('refusal' in pinned) return pinned.refusal as ChangeResult<K>;
-    const member = pinned.memberId;
-    return this.store.mutate(name, { ...args, member } as ChangeArgs<K>, { member });
-  }
-
-  /** A lock-free read of the latest state, once the caller's member is a live member of `channel`. */
-  async readInChannel(caller: Caller, channel: string, reader: MemberRead): Promise<ToolResult> {
-    const pinned = this.pin(caller);
-    if ('refusal' in pinned) return pinned.refusal;
-    return this.store.readLatest((state, ctx) => {
-      const auth = engine.authorizeMember(state, pinned.memberId, channel);
-      return auth.ok ? reader(state, pinned.memberId, ctx) : auth;
-    });
-  }
-
-  /** Commits a pull's mail once its reply is written, or gives it back (pull-settler.ts). */
-  settleAfterReply(call: ToolCall, handover: PullHandover): void {
-    this.pulls.settleAfterReply(call, handover);
-  }
-
-  /** Resolves once every pull already settling has finished (pull-settler.ts). */
-  whenPullsSettled(): Promise<void> {
-    return this.pulls.whenPullsSettled();
-  }
-
-  /** Returns abandoned in-flight mail (dead owner, lease over) to pending, under the lock. */
-  sweepAbandoned(): Promise<void> {
-    return this.pulls.sweepAbandoned();
-  }
-
-  deliveryOwner(now: number): DeliveryOwner {
-    return this.pulls.deliveryOwner(now);
-  }
-
-  isOwnerAlive = (owner: DeliveryOwner): boolean => this.pulls.isOwnerAlive(owner);
 
   /** An archive by channel name (newest first) or by archive id; undefined when none matches. */
   async findArchive(nameOrId: string): Promise<SessionArchive | undefined> {

@@ -22,7 +22,7 @@ export function sessionTools(s: ToolServices): Record<'save' | 'resume' | 'delet
       annotations: WRITE_TOOL,
       handler: async (a, caller) => {
         // The archive is written in the same change that closes the channel (engine change `session_save`).
-        const result = await s.changeAsMember(caller, 'session_save', { channel: a.channel, summary: a.summary });
+        const result = await s.identities.changeAsMember(caller, 'session_save', { channel: a.channel, summary: a.summary });
         if (result.ok && typeof result.data?.archive_id === 'string') await s.store.dropHistory(result.data.archive_id);
         return result;
       },
@@ -34,11 +34,11 @@ export function sessionTools(s: ToolServices): Record<'save' | 'resume' | 'delet
       inputSchema: objectSchema({ channel: ARCHIVE_REF_ARG, new_name: CHANNEL_ARG }, ['channel']),
       annotations: WRITE_TOOL,
       handler: async (a, caller) => {
-        const pinned = s.pin(caller);
+        const pinned = s.identities.pin(caller);
         if ('refusal' in pinned) return pinned.refusal;
         const archive = await s.findArchive(a.channel);
         if (!archive) return toolRefusal('not_found', `No archived session named or with id "${a.channel}". List yours with opencomms_archive.`);
-        return s.changeAsMember(caller, 'session_resume', { archive, new_name: a.new_name, project_id: s.projectId, worktree: s.worktree });
+        return s.identities.changeAsMember(caller, 'session_resume', { archive, new_name: a.new_name, project_id: s.projectId, worktree: s.worktree });
       },
     }),
     delete: defineTool({
@@ -50,7 +50,7 @@ export function sessionTools(s: ToolServices): Record<'save' | 'resume' | 'delet
       handler: async (a, caller) => {
         // Fetched before the change (archives may live on a server); the change decides whether it applies.
         const found = await s.findArchive(a.channel);
-        const result = await s.changeAsMember(caller, 'session_delete', { channel: a.channel, confirm: a.confirm, archive: found ?? null });
+        const result = await s.identities.changeAsMember(caller, 'session_delete', { channel: a.channel, confirm: a.confirm, archive: found ?? null });
         if (result.ok && result.data?.phase === 'live') await s.store.dropHistory(String(result.data.channel_id));
         return result;
       },
@@ -66,7 +66,7 @@ export function sessionTools(s: ToolServices): Record<'save' | 'resume' | 'delet
       }),
       annotations: READ_TOOL,
       handler: async (a, caller) => {
-        const pinned = s.pin(caller);
+        const pinned = s.identities.pin(caller);
         if ('refusal' in pinned) return pinned.refusal;
         const mode = a.mode ?? (a.channel ? 'summary' : 'list');
         if (mode === 'list') {

@@ -37,14 +37,14 @@ export function taskTool(s: ToolServices): CallerTool {
     annotations: WRITE_TOOL,
     handler: (a, caller) => {
       if (a.action === 'list') {
-        const pinned = s.pin(caller);
+        const pinned = s.identities.pin(caller);
         if ('refusal' in pinned) return pinned.refusal;
         return s.store.readLatest((state, ctx) =>
           engine.framedTaskReply(engine.listTasks(state, pinned.memberId, a, ctx.now(), ctx.isProcessAlive ?? engine.JUDGE_BY_LEASE), state, ctx.nonce));
       }
       // Paths are resolved here against the files they reach (reserve-paths.ts); the action is the engine change `task_action`.
       const real = Array.isArray(a.paths) ? realPatterns(a.paths, s.options.projectDir) : undefined;
-      return s.changeAsMember(caller, 'task_action', { ...a, paths: real?.paths, project_dir: real?.projectDir ?? s.options.projectDir });
+      return s.identities.changeAsMember(caller, 'task_action', { ...a, paths: real?.paths, project_dir: real?.projectDir ?? s.options.projectDir });
     },
   });
 }

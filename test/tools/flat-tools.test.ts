@@ -35,14 +35,14 @@ const PINNED_ALICE: Identity = { kind: 'pinned', memberId: 'sess_alice', source:
 
 test('identify returns who the call speaks for, and the handler acts for exactly that', async (t) => {
   const projectDir = tempProject(t);
-  assert.deepEqual(await servicesFor(projectDir, 'sess_alice').identify(DIRECT_CALL), PINNED_ALICE);
-  const refused = await servicesFor(projectDir, 'not a member id').identify(DIRECT_CALL);
+  assert.deepEqual(await servicesFor(projectDir, 'sess_alice').identities.identify(DIRECT_CALL), PINNED_ALICE);
+  const refused = await servicesFor(projectDir, 'not a member id').identities.identify(DIRECT_CALL);
   assert.equal(refused.kind, 'unpinned');
   // The identity goes along with the caller; nothing is looked up behind its back.
   const services = servicesFor(projectDir, 'sess_alice');
-  const pinned = services.pin(asCaller({ kind: 'unpinned', problem: 'no session' }));
+  const pinned = services.identities.pin(asCaller({ kind: 'unpinned', problem: 'no session' }));
   assert.deepEqual(pinned, { refusal: { ok: false, message: 'no session', data: { reason: 'unpinned' } } });
-  assert.deepEqual(services.pin(asCaller(PINNED_ALICE)), { memberId: 'sess_alice' });
+  assert.deepEqual(services.identities.pin(asCaller(PINNED_ALICE)), { memberId: 'sess_alice' });
 });
 
 test('changeAsMember answers unpinned before the change, and the change answers channel_not_found or not_member before it acts', async (t) => {
@@ -53,21 +53,21 @@ test('changeAsMember answers unpinned before the change, and the change answers 
   const services = servicesFor(projectDir, 'sess_alice');
   const promptOf = (): string | undefined => services.store.read((state) => state.channels.dev?.members[0]?.role_prompt);
   const bob = asCaller({ kind: 'pinned', memberId: 'sess_bob', source: 'env' });
-  const change = (caller: Caller, channel: string, label: string) => services.changeAsMember(caller, 'channel_update_role', { channel, role_prompt: label });
+  const change = (caller: Caller, channel: string, label: string) => services.identities.changeAsMember(caller, 'channel_update_role', { channel, role_prompt: label });
   const unpinned = await change(asCaller({ kind: 'unpinned', problem: 'no session' }), 'dev', 'unpinned');
   assert.equal(unpinned.data?.reason, 'unpinned');
   assert.equal((await change(asCaller(PINNED_ALICE), 'nowhere', 'missing')).data?.reason, 'channel_not_found');
   assert.equal((await change(bob, 'dev', 'stranger')).data?.reason, 'not_member');
   // Without a channel the member must be in some channel: bob is in none.
-  assert.equal((await services.changeAsMember(bob, 'mail_pull', { pid: process.pid, host: services.machine, lease_ms: 1000 })).data?.reason, 'not_member');
-  const read = await services.readInChannel(bob, 'dev', () => ({ ok: true, message: 'read' }));
+  assert.equal((await services.identities.changeAsMember(bob, 'mail_pull', { pid: process.pid, host: services.machine, lease_ms: 1000 })).data?.reason, 'not_member');
+  const read = await services.identities.readInChannel(bob, 'dev', () => ({ ok: true, message: 'read' }));
   assert.equal(read.data?.reason, 'not_member');
   assert.equal(promptOf(), 'p');
   assert.equal((await change(asCaller(PINNED_ALICE), 'dev', 'member')).ok, true);
   assert.equal(promptOf(), 'member');
-  const any = await services.changeAsMember(asCaller(PINNED_ALICE), 'mail_pull', { pid: process.pid, host: services.machine, lease_ms: 1000 });
+  const any = await services.identities.changeAsMember(asCaller(PINNED_ALICE), 'mail_pull', { pid: process.pid, host: services.machine, lease_ms: 1000 });
   assert.equal(any.ok, true);
-  assert.equal((await services.readInChannel(asCaller(PINNED_ALICE), 'dev', (_state: State, me: string) => ({ ok: true, message: `view:${me}` }))).message, 'view:sess_alice');
+  assert.equal((await services.identities.readInChannel(asCaller(PINNED_ALICE), 'dev', (_state: State, me: string) => ({ ok: true, message: `view:${me}` }))).message, 'view:sess_alice');
 });
 
 test('a handler reads its arguments with the types its schema declares', async () => {

@@ -1,9 +1,14 @@
-// The changes that carry mail.
-import type { ToolResult } from '../types';
+// The changes that carry mail: a send, and the settling of mail a reply
+// carried once the reply's fate is known (delivery/handover.ts).
+import type { DeliveryOwner, ToolResult } from '../types';
 import type { ChangeFn } from './change-fn';
+import { commitPull } from '../arrival';
+import { commitDelivery, returnUnsentDelivery } from '../delivery';
 import { authorizeMember } from '../identity';
 import { isPersonMemberId } from '../person';
+import { markReminded } from '../requests';
 import { sendMessage } from '../send';
+import { isOwner, isText, isTextList, malformed } from './args';
 
 /** A send by a member (never a person: a person speaks through personSay). */
 export interface SendArgs {
@@ -41,4 +46,39 @@ const sendChange: ChangeFn<SendArgs> = (state, a, ctx): ToolResult => {
   }, ctx);
 };
 
-export const messageChanges = { send: sendChange };
+/** Mail a reply carried, still in flight under `owner`, once the reply was written (`sent`) or not. */
+export interface MailSettleArgs {
+  member: string;
+  owner: DeliveryOwner;
+  ids: string[];
+  /**
+   * How a written reply counts the mail: `hook`, delivered in a hook's
+   * answer; `pull`, pulled (a tool's reply or a read), delivered through the
+   * door that rang for it or the doorbell that announced it, if any.
+   */
+  via: 'hook' | 'pull';
+  /** Of `ids`, those the puller's doorbell announced (`pull` only). */
+  rung_ids?: string[];
+  /** Open requests the reply reminded its reader of (a Stop hook): marked as reminded once it was written. */
+  reminder_ids?: string[];
+  sent: boolean;
+}
+
+const isOptionalTextList = (value: unknown): boolean => value === undefined || isTextList(value);
+
+// Written: committed as delivered. Not written: given back to pending, the
+// attempt undone. Only mail still in flight under `owner` is touched.
+const mail_settle: ChangeFn<MailSettleArgs> = (state, a, ctx): ToolResult => {
+  if (!isText(a.member) || !isOwner(a.owner) || !isTextList(a.ids) || (a.via !== 'hook' && a.via !== 'pull')
+    || !isOptionalTextList(a.rung_ids) || !isOptionalTextList(a.reminder_ids) || typeof a.sent !== 'boolean') return malformed('mail settle');
+  if (!a.sent) {
+    returnUnsentDelivery(state, a.member, a.ids, a.owner);
+    return { ok: true, message: 'given back' };
+  }
+  if (a.via === 'hook') commitDelivery(state, a.member, a.ids, 'pull', ctx.now(), a.owner, 'hook');
+  else commitPull(state, a.member, a.ids, new Set(a.rung_ids ?? []), ctx.now(), a.owner);
+  markReminded(state, a.member, a.reminder_ids ?? []);
+  return { ok: true, message: 'committed' };
+};
+
+export const messageChanges = { send: sendChange, mail_settle };
