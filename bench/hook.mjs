@@ -46,14 +46,14 @@ async function buildProject(messages) {
   const dir = fs.mkdtempSync(join(os.tmpdir(), 'oc-hook-bench-'));
   const s = store({ projectDir: dir });
   const base = { project_id: 'local-project', worktree: dir, role_prompt: 'bench' };
-  await s.mutate((state, ctx) => {
+  await s.editLocally((state, ctx) => {
     engine.createChannel(state, { ...base, channel: 'bench', role: 'writer', session_id: 'writer-1', host: 'mcp', rate_limit: 1000, max_agent_streak: 0 }, ctx);
     return engine.joinChannel(state, { ...base, channel: 'bench', role: 'reader', session_id: 'reader-1', host: 'claude-code', host_session_id: 'reader-session' }, ctx);
   });
   const owner = { pid: process.pid, host: os.hostname(), lease_until: Date.now() + 60_000 };
   const BATCH = 250;
   for (let sent = 0; sent < messages; sent += BATCH) {
-    await s.mutate((state, ctx) => {
+    await s.editLocally((state, ctx) => {
       const channel = state.channels.bench;
       for (let i = sent; i < Math.min(messages, sent + BATCH); i += 1) {
         channel.rate = { window_start: ctx.now(), count: 0 }; // the bench sends faster than any rate limit allows
@@ -159,7 +159,7 @@ try {
   const project = await buildProject(0);
   const engine = require(join(root, 'build/src/engine/index.js'));
   const { openStore } = require(join(root, 'build/src/store/index.js'));
-  await openStore({ projectDir: project.dir }).mutate((state, ctx) => engine.reservePaths(state, {
+  await openStore({ projectDir: project.dir }).editLocally((state, ctx) => engine.reservePaths(state, {
     channel: 'bench', session_id: 'writer-1', paths: ['src/a.ts', 'src/lib/**'], project_dir: project.dir,
   }, ctx));
   const preTool = JSON.stringify({

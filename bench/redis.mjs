@@ -51,20 +51,20 @@ const PARTS = new Set((process.env.BENCH_REDIS_PARTS || 'latency,contended,burst
 /** One send from `from` to `to` through `store`. */
 let serial = 0;
 const send = (store, from, to) =>
-  store.mutate((s, ctx) => engine.sendMessage(s, { channel: 'bench', session_id: from, to, content: contentOf(`${process.pid}-${serial++}`) }, ctx));
+  store.mutate('send', { member: from, channel: 'bench', to, content: contentOf(`${process.pid}-${serial++}`), broadcast: false }, { member: from });
 
 /** The recipient's pull as the MCP server makes it: drain to this process, then commit once the reply is out. */
 async function pull(store, who) {
   let handed;
   let ids = [];
-  ok(await store.mutate((s, ctx) => {
+  ok(await store.editLocally((s, ctx) => {
     handed = owner(ctx.now());
     const r = engine.pullMessages(s, who, { channel: 'bench', limit: 100, owner: handed }, ctx);
     ids = r.ok ? r.data.message_ids : [];
     return r;
   }));
   if (ids.length > 0) {
-    ok(await store.mutate((s, ctx) => {
+    ok(await store.editLocally((s, ctx) => {
       engine.commitDelivery(s, who, ids, 'pull', ctx.now(), handed);
       return { ok: true, message: 'committed' };
     }));
@@ -74,9 +74,9 @@ async function pull(store, who) {
 
 async function makeChannel(store, members, channel = 'bench') {
   const base = { channel, role_prompt: 'p', delivery_mode: 'pull', project_id: 'bench', worktree: '/w' };
-  ok(await store.mutate((s, ctx) => engine.createChannel(s, { ...base, role: 'r0', session_id: members[0], rate_limit: 1000, max_members: 32, max_agent_streak: 0 }, ctx)));
+  ok(await store.editLocally((s, ctx) => engine.createChannel(s, { ...base, role: 'r0', session_id: members[0], rate_limit: 1000, max_members: 32, max_agent_streak: 0 }, ctx)));
   for (let i = 1; i < members.length; i++) {
-    ok(await store.mutate((s, ctx) => engine.joinChannel(s, { ...base, role: `r${i}`, session_id: members[i] }, ctx)));
+    ok(await store.editLocally((s, ctx) => engine.joinChannel(s, { ...base, role: `r${i}`, session_id: members[i] }, ctx)));
   }
 }
 

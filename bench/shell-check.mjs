@@ -50,7 +50,7 @@ async function buildProject(held) {
   const base = { project_id: 'local-project', worktree: dir, role_prompt: 'bench' };
   const channels = Math.max(1, Math.ceil(held / PER_CHANNEL));
   for (let c = 0; c < channels; c += 1) {
-    await store.mutate((state, ctx) => {
+    await store.editLocally((state, ctx) => {
       const channel = `bench-${c}`;
       engine.createChannel(state, { ...base, channel, role: 'holder', session_id: 'holder-1', host: 'mcp', rate_limit: 1000 }, ctx);
       const joined = engine.joinChannel(state, { ...base, channel, role: 'writer', session_id: 'writer-1', host: 'claude-code', host_session_id: 'writer-session' }, ctx);

@@ -33,8 +33,8 @@ async function makeProject(members = ['alice', 'bob', 'carol']) {
   const dir = fs.mkdtempSync(join(os.tmpdir(), 'oc-bench-'));
   const store = openStore({ projectDir: dir, now: fastClock });
   const base = { channel: 'bench', role_prompt: 'p', delivery_mode: 'pull', project_id: 'local-project', worktree: '/w' };
-  await store.mutate((s, ctx) => ok(engine.createChannel(s, { ...base, role: 'r0', session_id: members[0], rate_limit: 1000, max_members: 32, max_agent_streak: 0 }, ctx)));
-  for (let i = 1; i < members.length; i++) await store.mutate((s, ctx) => ok(engine.joinChannel(s, { ...base, role: `r${i}`, session_id: members[i] }, ctx)));
+  await store.editLocally((s, ctx) => ok(engine.createChannel(s, { ...base, role: 'r0', session_id: members[0], rate_limit: 1000, max_members: 32, max_agent_streak: 0 }, ctx)));
+  for (let i = 1; i < members.length; i++) await store.editLocally((s, ctx) => ok(engine.joinChannel(s, { ...base, role: `r${i}`, session_id: members[i] }, ctx)));
   return { dir, store };
 }
 
@@ -49,7 +49,7 @@ function takeOwnMail(s, who, ctx) {
   if (pulled.ok && ids.length > 0) engine.commitDelivery(s, who, ids, 'pull', ctx.now(), owner);
   return pulled;
 }
-const pull = (store, who) => store.mutate((s, ctx) => takeOwnMail(s, who, ctx));
+const pull = (store, who) => store.editLocally((s, ctx) => takeOwnMail(s, who, ctx));
 
 async function retained(store, count, size) {
   for (let i = 0; i < count; i++) {
@@ -110,7 +110,7 @@ if (process.argv[2] === '--child') {
   const store = kind === 'store' ? openStore({ projectDir: dir, now: fastClock }) : null;
   // Warm as a server is: recorded on its member's presence record, and one send of its own outside the timed run.
   if (store) {
-    ok(await store.mutate((s, ctx) => {
+    ok(await store.editLocally((s, ctx) => {
       engine.recordPresence(s, me, { ...thisRecordedProcess(), kind: 'server' }, ctx.now(), engine.LOCAL_PRESENCE_RENEW_MS);
       return { ok: true, message: 'present' };
     }));

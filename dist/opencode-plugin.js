@@ -2283,6 +2283,28 @@ function requestsOf(channels, memberId) {
   const oldestFirst = (a, b) => a.since - b.since;
   return { waiting_for_you: forYou.sort(oldestFirst), you_are_waiting_for: yours.sort(oldestFirst) };
 }
+function dueReminders(state, memberId) {
+  const due = [];
+  for (const channel of Object.values(state.channels)) {
+    if (!channel.members.some((m) => m.session_id === memberId)) continue;
+    for (const r of channel.open_requests ?? []) {
+      if (r.to.includes(memberId) && !r.reminded.includes(memberId)) due.push(viewOf(channel, r));
+    }
+  }
+  return due.sort((a, b) => a.since - b.since);
+}
+function markReminded(state, memberId, requestIds) {
+  const ids = new Set(requestIds);
+  for (const channel of Object.values(state.channels)) {
+    for (const r of channel.open_requests ?? []) {
+      if (ids.has(r.request_id) && r.to.includes(memberId) && !r.reminded.includes(memberId)) r.reminded.push(memberId);
+    }
+  }
+}
+function reminderText(due) {
+  const items = due.map((r) => `${r.from_role} (${r.from}) on channel "${r.channel}" (message ${r.request_id})`);
+  return `[OpenComms: ${due.length} review request(s) addressed to you are still open: ${items.join("; ")}. Answer each with opencomms_send, type review_response, reply_to the request, before you finish.]`;
+}
 var MAX_OPEN_REQUESTS;
 var init_requests = __esm({
   "src/engine/requests.ts"() {
@@ -3672,6 +3694,45 @@ function personSay(state, input, ctx) {
   if (joined === void 0) return sent;
   return { ...sent, message: `Joined "${channel.name}" as ${joined}. ${sent.message}`, data: { ...sent.data, joined_as: joined } };
 }
+function personRead(state, reader, options, ctx) {
+  let only;
+  if (typeof options.channel === "string" && options.channel.trim() !== "") {
+    const found = channelOrRefusal(state, options.channel);
+    if ("ok" in found) return found;
+    if (!memberOf(found, reader)) return refuse("not_member", `You are not a member of channel "${found.name}"; \`opencomms say ${found.name} \u2026\` joins it.`);
+    only = found;
+  }
+  const now = ctx.now();
+  sweepInFlight(state, options.isOwnerAlive, now);
+  const handed = drainQueue(state, reader, { channel: only?.id, owner: options.owner, now, ignoreCooldown: true, includePaused: true });
+  const messages = handed.map((e) => ({
+    channel: channelNameOf(state, e),
+    message_id: e.message_id,
+    thread_id: threadIdOf(e),
+    from: e.sender_session_id,
+    from_role: e.sender_role,
+    type: e.message_type,
+    reply_to: e.reply_to,
+    timestamp: e.timestamp,
+    content: e.content
+  }));
+  if (messages.length > 0) {
+    recordPersonAction(state, {
+      at: now,
+      person_id: reader,
+      action: "read",
+      channel: only?.name ?? null,
+      detail: messages.map((m) => m.message_id).join(", "),
+      terminal: options.terminal
+    });
+  }
+  const remaining = pendingFor(state, reader, only?.id).length;
+  return succeed(messages.length === 0 ? "No mail for you." : `${messages.length} message(s).`, {
+    messages,
+    message_ids: messages.map((m) => m.message_id),
+    remaining
+  });
+}
 function personSetPause(state, input, ctx) {
   const channel = channelOrRefusal(state, input.channel);
   if ("ok" in channel) return channel;
@@ -3716,14 +3777,17 @@ var PERSON_ROLE_PROMPT;
 var init_person_actions = __esm({
   "src/engine/person-actions.ts"() {
     "use strict";
+    init_delivery();
     init_envelopes();
     init_loop_guard();
     init_channels();
     init_person();
     init_person_log();
     init_reservation_admin();
+    init_pull();
     init_reasons();
     init_send();
+    init_compose();
     init_validate();
     PERSON_ROLE_PROMPT = "A person at a terminal, speaking through `opencomms say`.";
   }
@@ -4207,12 +4271,42 @@ function isBoundElsewhere(state, memberId, hosts, sessionId) {
 function isResumable(state, memberId) {
   return membershipsOfMember(state, memberId).some((m) => m.delivery_mode === "spawn_push");
 }
+function membershipHostsOf(state, memberId) {
+  return [...new Set(membershipsOfMember(state, memberId).map((m) => m.host))];
+}
+function linkRefsFor(state, refs, memberId) {
+  const linked = refs.filter((ref) => findLinkedMember(state, [ref]) === memberId);
+  if (linked.length > 0) return linked;
+  const hosts = new Set(membershipHostsOf(state, memberId));
+  const onHost = refs.find((ref) => hosts.has(ref.host));
+  return onHost ? [onHost] : refs.slice(0, 1);
+}
+function bindHostsFor(state, memberId, eventHosts) {
+  const hosts = membershipHostsOf(state, memberId);
+  const matching = hosts.filter((h) => eventHosts.includes(h));
+  return matching.length > 0 ? matching : hosts;
+}
+function bindEnvMember(state, memberId, session) {
+  if (session.session_id === null) return 0;
+  let changed = 0;
+  for (const host of bindHostsFor(state, memberId, session.hosts)) changed += bindHostSession(state, memberId, host, session.session_id);
+  return changed;
+}
+function bindablePinsFor(state, pins, hosts, isSpeakerAlive) {
+  return pins.filter((pin) => {
+    if (!hosts.includes(pin.host) || isSpokenFor(state, pin.member_id, isSpeakerAlive)) return false;
+    const memberships = membershipsOfMember(state, pin.member_id).filter((m) => m.host === pin.host);
+    return memberships.length > 0 && memberships.every((m) => m.host_session_id === null || m.stale);
+  });
+}
 var init_hook_session = __esm({
   "src/engine/hook-session.ts"() {
     "use strict";
     init_session_links();
     init_identity();
     init_presence();
+    init_identity();
+    init_speaker_leases();
     init_args();
   }
 });
@@ -5131,13 +5225,14 @@ function applyTaskAction(state, me, a, ctx) {
       return answerTask(state, me, a.id, a.answer, ctx);
   }
 }
-var isOptionalText, isTime, isDoor, person_say, person_set_pause, person_release, person_task, host_door_rung, host_door_unrung, host_door_unwoken, host_door_problem, cliChanges;
+var isOptionalText, isTime, isDoor, person_say, person_read, person_set_pause, person_release, person_task, host_door_rung, host_door_unrung, host_door_unwoken, host_door_problem, cliChanges;
 var init_cli = __esm({
   "src/engine/changes/cli.ts"() {
     "use strict";
     init_person();
     init_person_log();
     init_person_actions();
+    init_gone_holders();
     init_presence();
     init_arrival();
     init_unwoken();
@@ -5151,6 +5246,14 @@ var init_cli = __esm({
       const actor = actorOf(a);
       if (actor === void 0 || !isText(a.channel) || !isText(a.content) || !isText(a.project_id) || !isText(a.worktree) || ![a.role, a.type, a.reply_to, a.to].every(isOptionalText)) return malformed("say");
       return personSay(state, { ...a, ...actor }, ctx);
+    };
+    person_read = (state, a, ctx) => {
+      const actor = actorOf(a);
+      const reader = a?.owner;
+      if (actor === void 0 || !isOptionalText(a.channel) || typeof reader !== "object" || reader === null || typeof reader.pid !== "number" || !isText(reader.host) || !isTime(a.lease_ms) || !isHolderList(a.gone)) return malformed("read");
+      const owner = { pid: reader.pid, host: reader.host, lease_until: ctx.now() + a.lease_ms };
+      const result = personRead(state, actor.person_id, { channel: a.channel ?? null, terminal: actor.terminal, owner, isOwnerAlive: judgeByGone(a.gone) }, ctx);
+      return result.ok ? { ...result, data: { ...result.data, owner } } : result;
     };
     person_set_pause = (state, a, ctx) => {
       const actor = actorOf(a);
@@ -5196,6 +5299,7 @@ var init_cli = __esm({
     };
     cliChanges = {
       person_say,
+      person_read,
       person_set_pause,
       person_release,
       person_task,
@@ -5260,6 +5364,130 @@ var init_hooks_wait = __esm({
   }
 });
 
+// src/engine/hook-batch.ts
+function headerLine(count) {
+  return `[OpenComms: ${count} new message${count === 1 ? "" : "s"} from your channel peers, each framed below with its channel.]`;
+}
+function moreLine(remaining) {
+  return `[OpenComms: ${remaining} more message${remaining === 1 ? " is" : "s are"} waiting that did not fit here; call opencomms_pull to read ${remaining === 1 ? "it" : "them"}.]`;
+}
+function oversizeLine(channelName, chars, waiting) {
+  return `[OpenComms: a message on channel "${channelName}" is too large to show here (${chars} characters); call opencomms_pull to read it. ${waiting} message${waiting === 1 ? " is" : "s are"} waiting in all.]`;
+}
+function fitBatch(total, frameAt, isStop, capChars = HOOK_TEXT_MAX_CHARS) {
+  const fixed = headerLine(total).length + 2 + 2 + moreLine(total).length + (isStop ? 1 + STOP_LINE.length : 0);
+  const frames = [];
+  let used = fixed;
+  for (let index = 0; index < total; index += 1) {
+    const frame = frameAt(index);
+    const add = frame.length + (frames.length > 0 ? BATCH_SEPARATOR.length : 0);
+    if (used + add > capChars) break;
+    frames.push(frame);
+    used += add;
+  }
+  return { frames };
+}
+function batchText(frames, remaining, isStop) {
+  const lines = [headerLine(frames.length), "", frames.join(BATCH_SEPARATOR)];
+  const tail = [];
+  if (remaining > 0) tail.push(moreLine(remaining));
+  if (isStop) tail.push(STOP_LINE);
+  if (tail.length > 0) lines.push("", tail.join("\n"));
+  return lines.join("\n");
+}
+function oversizeText(channelName, chars, waiting, isStop) {
+  const line = oversizeLine(channelName, chars, waiting);
+  return isStop ? `${line}
+${STOP_LINE}` : line;
+}
+function prepareDelivery(state, memberId, owner, isStop, ctx, isOwnerAlive, capChars = HOOK_TEXT_MAX_CHARS) {
+  const now = ctx.now();
+  clearStale(state, memberId);
+  sweepInFlight(state, isOwnerAlive, now);
+  const drainOptions = { owner, now, ignoreCooldown: true };
+  const preview = drainQueue(structuredClone(state), memberId, drainOptions);
+  if (preview.length === 0) return { ids: [], text: null };
+  const fitted = fitBatch(preview.length, (i) => frameMessage(preview[i], channelNameOf(state, preview[i]), ctx.nonce()), isStop, capChars);
+  if (fitted.frames.length === 0) {
+    const first = preview[0];
+    const size = frameMessage(first, channelNameOf(state, first), ctx.nonce()).length;
+    return { ids: [], text: oversizeText(channelNameOf(state, first), size, preview.length, isStop) };
+  }
+  const handed = drainQueue(state, memberId, { ...drainOptions, limit: fitted.frames.length });
+  return { ids: handed.map((e) => e.message_id), text: batchText(fitted.frames, preview.length - handed.length, isStop) };
+}
+var HOOK_TEXT_MAX_CHARS, STOP_LINE;
+var init_hook_batch = __esm({
+  "src/engine/hook-batch.ts"() {
+    "use strict";
+    init_framing();
+    init_identity();
+    init_delivery();
+    init_pull();
+    HOOK_TEXT_MAX_CHARS = 1e4;
+    STOP_LINE = "[OpenComms: the messages above came from your channel peers while you worked. Consider them (and answer with opencomms_send if a reply is needed) before you finish.]";
+  }
+});
+
+// src/engine/changes/hooks-mail.ts
+function isPlan(value) {
+  const plan = value;
+  if (typeof plan !== "object" || plan === null) return false;
+  if (plan.kind === "pin") return typeof plan.pin === "object" && plan.pin !== null && isText(plan.pin.member_id) && isText(plan.pin.host);
+  return plan.kind === "member" && isText(plan.member_id);
+}
+function isHookMailArgs(a) {
+  return isArgsObject(a) && isPlan(a.plan) && typeof a.is_env_member === "boolean" && isHookSession(a.session) && typeof a.is_session_start === "boolean" && typeof a.is_stop === "boolean" && isArgsObject(a.owner) && typeof a.owner.pid === "number" && isText(a.owner.host) && typeof a.lease_ms === "number" && Number.isFinite(a.lease_ms) && isHolderList(a.gone);
+}
+var hook_mail_step, hookMailChanges;
+var init_hooks_mail = __esm({
+  "src/engine/changes/hooks-mail.ts"() {
+    "use strict";
+    init_args();
+    init_gone_holders();
+    init_hook_session();
+    init_session_links();
+    init_identity();
+    init_speaker_leases();
+    init_presence();
+    init_hook_batch();
+    init_requests();
+    hook_mail_step = (state, a, ctx) => {
+      if (!isHookMailArgs(a)) return malformed("hook mail");
+      const now = ctx.now();
+      const { plan, session } = a;
+      let memberId;
+      if (plan.kind === "pin") {
+        const isFree = bindablePinsFor(state, [plan.pin], session.hosts, speakerJudge(now, ctx.isProcessAlive)).length === 1;
+        if (isFree && session.session_id !== null) {
+          bindHostSession(state, plan.pin.member_id, plan.pin.host, session.session_id);
+          memberId = plan.pin.member_id;
+        }
+      } else if (a.is_env_member) {
+        memberId = plan.member_id;
+        if (a.is_session_start) bindEnvMember(state, memberId, session);
+      } else {
+        memberId = memberOfSession(state, session) === plan.member_id ? plan.member_id : void 0;
+        if (memberId !== void 0 && a.is_session_start && needsLink(state, linkRefsFor(state, session.refs, memberId), now)) {
+          linkSession(state, linkRefsFor(state, session.refs, memberId), [memberId], ctx);
+        }
+      }
+      if (plan.kind === "pin" && memberId !== void 0 && findLinkedMember(state, session.refs) === void 0 && !Object.values(state.session_links ?? {}).some((link) => link.member_id === memberId)) {
+        linkSession(state, linkRefsFor(state, session.refs, memberId), [memberId], ctx);
+      }
+      if (memberId === void 0 || membershipsOfMember(state, memberId).length === 0) return { ok: true, message: "no member" };
+      const owner = { pid: a.owner.pid, host: a.owner.host, lease_until: now + a.lease_ms };
+      const delivery = prepareDelivery(state, memberId, owner, a.is_stop, ctx, judgeByGone(a.gone));
+      const due = a.is_stop ? dueReminders(state, memberId) : [];
+      if (due.length > 0) delivery.text = delivery.text === null ? reminderText(due) : `${delivery.text}
+
+${reminderText(due)}`;
+      return { ok: true, message: "prepared", data: { member_id: memberId, owner, delivery, reminder_ids: due.map((r) => r.request_id) } };
+    };
+    hookMailChanges = { hook_mail_step };
+  }
+});
+
 // src/engine/changes/hooks.ts
 function isEditList(value) {
   return Array.isArray(value) && value.every((e) => {
@@ -5289,13 +5517,16 @@ var init_hooks = __esm({
     init_error_log();
     init_hook_session();
     init_identity();
+    init_spawn_leases();
     init_presence();
     init_shell_writes();
     init_args();
     init_hooks_wait();
+    init_hooks_mail();
     hook_note_problem = (state, a, ctx) => {
-      if (!isArgsObject(a) || !isText(a.message)) return malformed("hook problem");
-      addError(state, ctx.now(), a.message);
+      if (!isArgsObject(a) || !isText(a.message) || !(a.member === void 0 || a.member === null || isText(a.member))) return malformed("hook problem");
+      if (isText(a.member)) recordMemberError(state, a.member, ctx.now(), a.message);
+      else addError(state, ctx.now(), a.message);
       return { ok: true, message: "recorded" };
     };
     hook_note_collisions = (state, a, ctx) => {
@@ -5325,7 +5556,8 @@ var init_hooks = __esm({
       hook_note_collisions,
       hook_shell_writes,
       hook_end_session,
-      ...waitChanges
+      ...waitChanges,
+      ...hookMailChanges
     };
   }
 });
@@ -5335,13 +5567,17 @@ function isSendArgs(a) {
   const loose = a;
   return typeof a.member === "string" && typeof a.channel === "string" && typeof a.content === "string" && typeof a.broadcast === "boolean" && TEXT_ARGS.every((key) => loose[key] === void 0 || loose[key] === null || typeof loose[key] === "string");
 }
-var TEXT_ARGS, sendChange, messageChanges;
+var TEXT_ARGS, sendChange, isOptionalTextList, mail_settle, messageChanges;
 var init_message = __esm({
   "src/engine/changes/message.ts"() {
     "use strict";
+    init_arrival();
+    init_delivery();
     init_identity();
     init_person();
+    init_requests();
     init_send();
+    init_args();
     TEXT_ARGS = ["type", "reply_to", "to", "session_description"];
     sendChange = (state, a, ctx) => {
       if (!isSendArgs(a)) return { ok: false, message: "The send arguments were malformed: send again.", data: { reason: "invalid_argument" } };
@@ -5361,7 +5597,19 @@ var init_message = __esm({
         session_description: a.session_description
       }, ctx);
     };
-    messageChanges = { send: sendChange };
+    isOptionalTextList = (value) => value === void 0 || isTextList(value);
+    mail_settle = (state, a, ctx) => {
+      if (!isText(a.member) || !isOwner(a.owner) || !isTextList(a.ids) || a.via !== "hook" && a.via !== "pull" || !isOptionalTextList(a.rung_ids) || !isOptionalTextList(a.reminder_ids) || typeof a.sent !== "boolean") return malformed("mail settle");
+      if (!a.sent) {
+        returnUnsentDelivery(state, a.member, a.ids, a.owner);
+        return { ok: true, message: "given back" };
+      }
+      if (a.via === "hook") commitDelivery(state, a.member, a.ids, "pull", ctx.now(), a.owner, "hook");
+      else commitPull(state, a.member, a.ids, new Set(a.rung_ids ?? []), ctx.now(), a.owner);
+      markReminded(state, a.member, a.reminder_ids ?? []);
+      return { ok: true, message: "committed" };
+    };
+    messageChanges = { send: sendChange, mail_settle };
   }
 });
 
@@ -8422,6 +8670,51 @@ function createRedisStore(options) {
     return new StoreFault("lock_timeout", `gave up after ${attempts} attempts in ${lockTimeoutMs} ms: other writers held ${keys.state} on ${where} the whole time`);
   }
   const description = describeSelection({ kind: "redis", config }, projectDir);
+  function commitChange(fn) {
+    return enqueue(async () => {
+      const started = Date.now();
+      const place = { ticket: void 0 };
+      try {
+        for (let attempt = 1; ; attempt++) {
+          const run = await runLoaded((parsed, tx, staged) => applyChange(
+            parsed,
+            codec,
+            now(),
+            (state) => fn(state, ctx, tx),
+            () => staged.puts.size > 0 || staged.deletes.size > 0
+          ), true, (loaded) => place.ticket === void 0 && loaded.isLineBusy);
+          if (!run) {
+            if (!await turns.join(place, started + lockTimeoutMs)) throw lockTimeout(attempt);
+            continue;
+          }
+          const { result, write } = run.outcome;
+          if (!write) return result;
+          await options.beforeCommit?.();
+          const work = write.isFallback ? { puts: /* @__PURE__ */ new Map(), deletes: /* @__PURE__ */ new Set() } : run.staged;
+          const outcome = await commitRedisState(commitSite, {
+            expected: run.loaded.version,
+            text: write.text,
+            moved: write.finished,
+            retired: write.retired,
+            rejectedText: run.rejectedText,
+            rejectedKey: run.rejectedKey,
+            staged: work,
+            place
+          });
+          if (outcome.committed) current = outcome.committed;
+          if (outcome.isCommitted) {
+            place.ticket = void 0;
+            return result;
+          }
+          if (Date.now() - started >= lockTimeoutMs || !await turns.waitForTurn(place, outcome.turn, started + lockTimeoutMs)) {
+            throw lockTimeout(attempt);
+          }
+        }
+      } finally {
+        await turns.leave(place);
+      }
+    });
+  }
   const store = {
     keys,
     client,
@@ -8433,55 +8726,12 @@ function createRedisStore(options) {
     boardHistory: redisBoardShelf(client, keys),
     describe: () => description,
     hasState: () => current?.version !== "",
-    // Optimistic commits already carry a burst (each retry is one script): nothing waits as data here.
-    mutate: ((nameOrFn, args, _options) => {
+    mutate: ((name, args) => {
+      const apply = changeFnOf(name);
       const plain = args === void 0 ? void 0 : JSON.parse(JSON.stringify(args));
-      const fn = typeof nameOrFn === "function" ? nameOrFn : (state, changeCtx, tx) => changeFnOf(nameOrFn)(state, plain, changeCtx, tx);
-      return enqueue(async () => {
-        const started = Date.now();
-        const place = { ticket: void 0 };
-        try {
-          for (let attempt = 1; ; attempt++) {
-            const run = await runLoaded((parsed, tx, staged) => applyChange(
-              parsed,
-              codec,
-              now(),
-              (state) => fn(state, ctx, tx),
-              () => staged.puts.size > 0 || staged.deletes.size > 0
-            ), true, (loaded) => place.ticket === void 0 && loaded.isLineBusy);
-            if (!run) {
-              if (!await turns.join(place, started + lockTimeoutMs)) throw lockTimeout(attempt);
-              continue;
-            }
-            const { result, write } = run.outcome;
-            if (!write) return result;
-            await options.beforeCommit?.();
-            const work = write.isFallback ? { puts: /* @__PURE__ */ new Map(), deletes: /* @__PURE__ */ new Set() } : run.staged;
-            const outcome = await commitRedisState(commitSite, {
-              expected: run.loaded.version,
-              text: write.text,
-              moved: write.finished,
-              retired: write.retired,
-              rejectedText: run.rejectedText,
-              rejectedKey: run.rejectedKey,
-              staged: work,
-              place
-            });
-            if (outcome.committed) current = outcome.committed;
-            if (outcome.isCommitted) {
-              place.ticket = void 0;
-              return result;
-            }
-            if (Date.now() - started >= lockTimeoutMs || !await turns.waitForTurn(place, outcome.turn, started + lockTimeoutMs)) {
-              throw lockTimeout(attempt);
-            }
-          }
-        } finally {
-          await turns.leave(place);
-        }
-      });
+      return commitChange((state, changeCtx, tx) => apply(state, plain, changeCtx, tx));
     }),
-    editLocally: (fn) => store.mutate(fn),
+    editLocally: commitChange,
     read(fn) {
       return fn(store.snapshot(), ctx);
     },
@@ -9481,12 +9731,6 @@ var SHELL_RECORD_MAX_AGE_MS = 24 * 36e5;
 var SHELL_KEY = /^[0-9a-f]{16,64}$/;
 function sideDir(projectDir, kind) {
   return join8(projectDir, STATE_DIR_NAME, kind);
-}
-function shellDirOf(projectDir) {
-  return sideDir(projectDir, "shell");
-}
-function isShellKey(key) {
-  return SHELL_KEY.test(key);
 }
 function writeShellRecord(projectDir, key, text, now, port = NODE_FS) {
   if (!SHELL_KEY.test(key)) throw new Error("invalid shell record key");
@@ -11107,10 +11351,9 @@ function createStore(options) {
       get: async (channelId) => readArchive(projectDir, channelId, port)
     },
     boardHistory: { where: boardLog.path, find: async (id) => boardLog.find(id) },
-    mutate: (async (nameOrFn, args, mutateOptions) => {
-      if (typeof nameOrFn === "function") return withLock((lock) => runLocked(lock, (state) => nameOrFn(state, ctx, tx)));
-      const apply = changeFnOf(nameOrFn);
-      const change = plainChange(nameOrFn, args, mutateOptions?.member, now());
+    mutate: (async (name, args, mutateOptions) => {
+      const apply = changeFnOf(name);
+      const change = plainChange(name, args, mutateOptions?.member, now());
       const outcome = await lockedOrAnswered((claimed) => runLocked(claimed.lock, (state) => apply(state, change.args, seededCtx(ctx, change), tx), claimed.prepared), change);
       return "answered" in outcome ? outcome.answered : outcome;
     }),
@@ -11731,7 +11974,7 @@ function channelTools(s) {
       inputSchema: objectSchema({ channel: CHANNEL_ARG }, ["channel"]),
       annotations: DESTRUCTIVE_TOOL,
       handler: async (a, caller) => {
-        const result = await s.changeAsMember(caller, "channel_disconnect", { channel: a.channel });
+        const result = await s.identities.changeAsMember(caller, "channel_disconnect", { channel: a.channel });
         if (result.ok && result.data?.channel_removed === true) await s.store.dropHistory(String(result.data.channel_id));
         return result;
       }
@@ -11742,7 +11985,7 @@ function channelTools(s) {
       description: "Replace your own role prompt in a channel.",
       inputSchema: objectSchema({ channel: CHANNEL_ARG, role_prompt: ROLE_PROMPT_ARG }, ["channel", "role_prompt"]),
       annotations: IDEMPOTENT_TOOL,
-      handler: (a, caller) => s.changeAsMember(caller, "channel_update_role", { channel: a.channel, role_prompt: a.role_prompt })
+      handler: (a, caller) => s.identities.changeAsMember(caller, "channel_update_role", { channel: a.channel, role_prompt: a.role_prompt })
     }),
     kick: defineTool({
       name: "opencomms_kick",
@@ -11753,7 +11996,7 @@ function channelTools(s) {
         ["channel"]
       ),
       annotations: DESTRUCTIVE_TOOL,
-      handler: (a, caller) => s.changeAsMember(caller, "channel_kick", { channel: a.channel, target_session_id: a.target_session_id, target_role: a.target_role })
+      handler: (a, caller) => s.identities.changeAsMember(caller, "channel_kick", { channel: a.channel, target_session_id: a.target_session_id, target_role: a.target_role })
     }),
     timer: defineTool({
       name: "opencomms_timer",
@@ -11764,7 +12007,7 @@ function channelTools(s) {
         ["channel", "action"]
       ),
       annotations: WRITE_TOOL,
-      handler: (a, caller) => s.changeAsMember(caller, "channel_timer", { channel: a.channel, action: a.action, limit_ms: a.limit_ms, to: a.to })
+      handler: (a, caller) => s.identities.changeAsMember(caller, "channel_timer", { channel: a.channel, action: a.action, limit_ms: a.limit_ms, to: a.to })
     })
   };
 }
@@ -11775,7 +12018,7 @@ function channelOnlyTool(s, name, title, description, annotations, change) {
     description,
     annotations,
     inputSchema: objectSchema({ channel: CHANNEL_ARG }, ["channel"]),
-    handler: (a, caller) => s.changeAsMember(caller, change, { channel: a.channel })
+    handler: (a, caller) => s.identities.changeAsMember(caller, change, { channel: a.channel })
   });
 }
 
@@ -11895,7 +12138,7 @@ function entryTools(s) {
         ["channel", "role", "role_prompt"]
       ),
       annotations: WRITE_TOOL,
-      handler: async (a, caller) => spawnPushRefusal(s, a) ?? hostSessionRefusal(s, a, caller.call) ?? s.changeAsMember(caller, "channel_create", {
+      handler: async (a, caller) => spawnPushRefusal(s, a) ?? hostSessionRefusal(s, a, caller.call) ?? s.identities.changeAsMember(caller, "channel_create", {
         channel: a.channel,
         role: a.role,
         role_prompt: a.role_prompt,
@@ -11915,7 +12158,7 @@ function entryTools(s) {
       handler: async (a, caller) => {
         const refused = spawnPushRefusal(s, a) ?? hostSessionRefusal(s, a, caller.call);
         if (refused) return refused;
-        const result = await s.changeAsMember(caller, "channel_join", {
+        const result = await s.identities.changeAsMember(caller, "channel_join", {
           channel: a.channel,
           role: a.role,
           role_prompt: a.role_prompt,
@@ -11944,13 +12187,13 @@ function entryMember(s, a, call) {
   };
 }
 function entryHostSession(s, a, call) {
-  const named = s.hostSessionOf(call);
+  const named = s.identities.hostSessionOf(call);
   if (named !== void 0) return { host_session_id: named, host_session_source: "host" };
   return typeof a.host_session_id === "string" && a.host_session_id.trim() !== "" ? { host_session_id: a.host_session_id, host_session_source: "argument" } : { host_session_id: null };
 }
 function hostSessionRefusal(s, a, call) {
   if (typeof a.host_session_id !== "string") return void 0;
-  const named = s.options.embedding ? s.options.embedding.membership(call).host_session_id ?? void 0 : s.hostSessionOf(call);
+  const named = s.options.embedding ? s.options.embedding.membership(call).host_session_id ?? void 0 : s.identities.hostSessionOf(call);
   if (named === void 0 || named === a.host_session_id) return void 0;
   return {
     ok: false,
@@ -11969,6 +12212,17 @@ function spawnPushRefusal(s, a) {
 
 // src/tools/pull-settler.ts
 init_liveness();
+
+// src/delivery/handover.ts
+async function settleHandover(store, handover, wasSent) {
+  const { memberId: member, owner, via } = handover;
+  const args = { member, owner, ids: [...handover.ids], via, sent: wasSent };
+  if (handover.rungIds !== void 0) args.rung_ids = [...handover.rungIds];
+  if (handover.reminderIds !== void 0) args.reminder_ids = [...handover.reminderIds];
+  await store.mutate("mail_settle", args, { member });
+}
+
+// src/tools/pull-settler.ts
 var PULL_LEASE_MS = 6e4;
 var SETTLE_TRIES = 3;
 var PullSettler = class {
@@ -12015,16 +12269,10 @@ var PullSettler = class {
     return Promise.all([...this.unsettledPulls]).then(() => void 0);
   }
   async settlePull(handover, wasSent) {
-    const { memberId, owner, ids } = handover;
-    const rung = new Set(handover.rungIds ?? []);
+    const { ids } = handover;
     for (let tryNo = 1; ; tryNo += 1) {
       try {
-        await this.store().mutate((state, ctx) => {
-          if (wasSent) {
-            commitPull(state, memberId, ids, rung, ctx.now(), owner);
-          } else returnUnsentDelivery(state, memberId, ids, owner);
-          return { ok: true, message: wasSent ? "committed" : "given back" };
-        });
+        await settleHandover(this.store(), handover, wasSent);
         return;
       } catch (err) {
         this.log(`pull of ${ids.length} message(s): could not ${wasSent ? "commit" : "give back"} (try ${tryNo}): ${err instanceof Error ? err.message : String(err)}`);
@@ -12034,13 +12282,9 @@ var PullSettler = class {
   }
   /** Returns abandoned in-flight mail (dead owner, lease over) to pending, under the lock. */
   async sweepAbandoned() {
-    await this.store().mutate((state, ctx) => {
-      const outcome = sweepInFlight(state, this.isOwnerAlive, ctx.now());
-      return { ok: true, message: `${outcome.requeued.length} message(s) recovered` };
-    });
-  }
-  deliveryOwner(now) {
-    return { pid: process.pid, host: this.machine, lease_until: now + PULL_LEASE_MS };
+    const store = this.store();
+    const gone = await store.readLatest((state) => findGoneHolders(state, this.isOwnerAlive));
+    await store.mutate("push_sweep", { gone });
   }
   /** Another process's delivery is alive when its pid runs on this machine; elsewhere only its lease counts. */
   isOwnerAlive = (owner) => isHolderRunning(owner, this.machine);
@@ -12135,7 +12379,7 @@ function messageTools(s) {
           broadcast: a.broadcast === true,
           session_description: a.session_description
         };
-        const pinned = s.pin(caller);
+        const pinned = s.identities.pin(caller);
         if ("refusal" in pinned) return pinned.refusal;
         const sent = await s.store.mutate("send", { member: pinned.memberId, ...args }, { member: pinned.memberId });
         const result = sent.ok ? s.store.read((state, ctx) => withArrivals(sent, state, ctx, s.options.projectDir, args.channel)) : sent;
@@ -12149,7 +12393,7 @@ function messageTools(s) {
       description: "Preview your pending mail in a channel without consuming it. Use opencomms_pull to receive it.",
       inputSchema: objectSchema({ channel: CHANNEL_ARG, limit: LIMIT_ARG }, ["channel"]),
       annotations: READ_TOOL,
-      handler: (a, caller) => s.readInChannel(caller, a.channel, (state, me, ctx) => inbox(state, { channel: a.channel, session_id: me, limit: a.limit }, ctx))
+      handler: (a, caller) => s.identities.readInChannel(caller, a.channel, (state, me, ctx) => inbox(state, { channel: a.channel, session_id: me, limit: a.limit }, ctx))
     }),
     pull: defineTool({
       name: "opencomms_pull",
@@ -12161,14 +12405,14 @@ function messageTools(s) {
       // committed in a second one, only once the reply carrying it was
       // written; a reply that is cancelled or unwritten gives it back (7.1).
       handler: async (a, caller) => {
-        const pinned = s.pin(caller);
+        const pinned = s.identities.pin(caller);
         if ("refusal" in pinned) return pinned.refusal;
-        const result = await s.changeAsMember(caller, "mail_pull", { channel: a.channel, limit: a.limit, pid: process.pid, host: s.machine, lease_ms: PULL_LEASE_MS });
+        const result = await s.identities.changeAsMember(caller, "mail_pull", { channel: a.channel, limit: a.limit, pid: process.pid, host: s.machine, lease_ms: PULL_LEASE_MS });
         const ids = result.ok && Array.isArray(result.data?.message_ids) ? result.data.message_ids : [];
         const owner = result.data?.owner;
         if (ids.length > 0 && owner) {
-          const handover = { memberId: pinned.memberId, owner, ids, rungIds: ids.filter((id) => s.isAnnounced(id)) };
-          s.settleAfterReply(caller.call, handover);
+          const handover = { memberId: pinned.memberId, owner, ids, via: "pull", rungIds: ids.filter((id) => s.isAnnounced(id)) };
+          s.pulls.settleAfterReply(caller.call, handover);
         }
         return result;
       }
@@ -12180,7 +12424,7 @@ function messageTools(s) {
       inputSchema: objectSchema({ channel: CHANNEL_ARG }),
       annotations: READ_TOOL,
       handler: (a, caller) => {
-        const pinned = s.pin(caller);
+        const pinned = s.identities.pin(caller);
         if ("refusal" in pinned) return pinned.refusal;
         return s.store.readLatest((state, ctx) => {
           const result = channelStatus(state, { channel: a.channel, session_id: pinned.memberId }, ctx);
@@ -12205,7 +12449,7 @@ function messageTools(s) {
         const isSearch = typeof a.query === "string" && a.query.trim() !== "" || typeof a.thread === "string" && a.thread.trim() !== "";
         const parentId = isSearch ? await s.store.readLatest((state) => findChannel(state, a.channel)?.parent_channel_id ?? null) : null;
         const archived = parentId === null ? [] : await s.archivedMessagesOf(parentId);
-        return s.readInChannel(caller, a.channel, (state, me, ctx) => channelHistory(state, {
+        return s.identities.readInChannel(caller, a.channel, (state, me, ctx) => channelHistory(state, {
           channel: a.channel,
           session_id: me,
           limit: a.limit,
@@ -12378,7 +12622,7 @@ function reservationTools(s) {
       annotations: WRITE_TOOL,
       handler: (a, caller) => {
         const real = realPatterns(a.paths, s.options.projectDir);
-        return s.changeAsMember(caller, "paths_reserve", {
+        return s.identities.changeAsMember(caller, "paths_reserve", {
           channel: a.channel,
           paths: real.paths,
           exclusive: a.exclusive,
@@ -12399,7 +12643,7 @@ function reservationTools(s) {
       annotations: IDEMPOTENT_TOOL,
       handler: (a, caller) => {
         const real = Array.isArray(a.paths) ? realPatterns(a.paths, s.options.projectDir) : void 0;
-        return s.changeAsMember(caller, "paths_release", {
+        return s.identities.changeAsMember(caller, "paths_release", {
           channel: a.channel,
           paths: real?.paths ?? a.paths,
           project_dir: real?.projectDir ?? s.options.projectDir
@@ -12421,7 +12665,7 @@ function sessionTools(s) {
       inputSchema: objectSchema({ channel: CHANNEL_ARG, summary: { type: "string", maxLength: MAX_ARCHIVE_SUMMARY_CHARS } }, ["channel"]),
       annotations: WRITE_TOOL,
       handler: async (a, caller) => {
-        const result = await s.changeAsMember(caller, "session_save", { channel: a.channel, summary: a.summary });
+        const result = await s.identities.changeAsMember(caller, "session_save", { channel: a.channel, summary: a.summary });
         if (result.ok && typeof result.data?.archive_id === "string") await s.store.dropHistory(result.data.archive_id);
         return result;
       }
@@ -12433,11 +12677,11 @@ function sessionTools(s) {
       inputSchema: objectSchema({ channel: ARCHIVE_REF_ARG, new_name: CHANNEL_ARG }, ["channel"]),
       annotations: WRITE_TOOL,
       handler: async (a, caller) => {
-        const pinned = s.pin(caller);
+        const pinned = s.identities.pin(caller);
         if ("refusal" in pinned) return pinned.refusal;
         const archive = await s.findArchive(a.channel);
         if (!archive) return toolRefusal("not_found", `No archived session named or with id "${a.channel}". List yours with opencomms_archive.`);
-        return s.changeAsMember(caller, "session_resume", { archive, new_name: a.new_name, project_id: s.projectId, worktree: s.worktree });
+        return s.identities.changeAsMember(caller, "session_resume", { archive, new_name: a.new_name, project_id: s.projectId, worktree: s.worktree });
       }
     }),
     delete: defineTool({
@@ -12448,7 +12692,7 @@ function sessionTools(s) {
       annotations: DESTRUCTIVE_TOOL,
       handler: async (a, caller) => {
         const found = await s.findArchive(a.channel);
-        const result = await s.changeAsMember(caller, "session_delete", { channel: a.channel, confirm: a.confirm, archive: found ?? null });
+        const result = await s.identities.changeAsMember(caller, "session_delete", { channel: a.channel, confirm: a.confirm, archive: found ?? null });
         if (result.ok && result.data?.phase === "live") await s.store.dropHistory(String(result.data.channel_id));
         return result;
       }
@@ -12464,7 +12708,7 @@ function sessionTools(s) {
       }),
       annotations: READ_TOOL,
       handler: async (a, caller) => {
-        const pinned = s.pin(caller);
+        const pinned = s.identities.pin(caller);
         if ("refusal" in pinned) return pinned.refusal;
         const mode = a.mode ?? (a.channel ? "summary" : "list");
         if (mode === "list") {
@@ -12511,12 +12755,12 @@ function taskTool(s) {
     annotations: WRITE_TOOL,
     handler: (a, caller) => {
       if (a.action === "list") {
-        const pinned = s.pin(caller);
+        const pinned = s.identities.pin(caller);
         if ("refusal" in pinned) return pinned.refusal;
         return s.store.readLatest((state, ctx) => framedTaskReply(listTasks(state, pinned.memberId, a, ctx.now(), ctx.isProcessAlive ?? JUDGE_BY_LEASE), state, ctx.nonce));
       }
       const real = Array.isArray(a.paths) ? realPatterns(a.paths, s.options.projectDir) : void 0;
-      return s.changeAsMember(caller, "task_action", { ...a, paths: real?.paths, project_dir: real?.projectDir ?? s.options.projectDir });
+      return s.identities.changeAsMember(caller, "task_action", { ...a, paths: real?.paths, project_dir: real?.projectDir ?? s.options.projectDir });
     }
   });
 }
@@ -12553,8 +12797,8 @@ function buildTools(s) {
   return tools.map((tool) => ({
     ...tool,
     handler: async (args, call = DIRECT_CALL) => {
-      await s.whenPullsSettled();
-      const identity = await s.identify(call);
+      await s.pulls.whenPullsSettled();
+      const identity = await s.identities.identify(call);
       if (identity.kind === "pinned") await s.presence.keep(identity.memberId);
       const result = await tool.handler(args, { call, identity });
       if (result.ok || result.data?.reason !== "channel_not_found") return result;
@@ -13192,6 +13436,27 @@ var IdentityKeeper = class {
     return { refusal: { ok: false, message: identity.problem, data: { reason: "unpinned" } } };
   }
   /**
+   * Applies the engine change `name` as the caller's member: the member is
+   * pinned here, from the caller's host, and named in the arguments (and as
+   * the member the change speaks for); the change itself checks that it is a
+   * live member where it must be (engine/changes/member-change.ts).
+   */
+  async changeAsMember(caller, name, args) {
+    const pinned = this.pin(caller);
+    if ("refusal" in pinned) return pinned.refusal;
+    const member = pinned.memberId;
+    return this.store().mutate(name, { ...args, member }, { member });
+  }
+  /** A lock-free read of the latest state, once the caller's member is a live member of `channel`. */
+  async readInChannel(caller, channel, reader) {
+    const pinned = this.pin(caller);
+    if ("refusal" in pinned) return pinned.refusal;
+    return this.store().readLatest((state, ctx) => {
+      const auth = authorizeMember(state, pinned.memberId, channel);
+      return auth.ok ? reader(state, pinned.memberId, ctx) : auth;
+    });
+  }
+  /**
    * The member this process serves, for the doorbell: the override, the
    * member its own session was linked to by a call, or, before any call,
    * the member `state` already links to its session (a resumed session's
@@ -13222,7 +13487,9 @@ var ToolServices = class {
   // this process on the presence record of each member it speaks for
   /** Whether this process's doorbell announced a message (set once the doorbell runs). */
   isAnnounced = () => false;
+  /** Who a call speaks for, and acting as that member (changeAsMember, readInChannel). */
   identities;
+  /** Settling a pull's mail after its reply, and the sweep of abandoned mail. */
   pulls;
   /**
    * The host door this server rings while its session is idle (delivery/host-door):
@@ -13263,68 +13530,6 @@ var ToolServices = class {
     });
     return this.openedSpawnDriver;
   }
-  /** Who a call speaks for (identity-keeper.ts); the caller hands the identity on to whatever acts for the call. */
-  identify(call) {
-    return this.identities.identify(call);
-  }
-  /** Records this process as the speaker of its OPENCOMMS_MEMBER_ID member (identity-keeper.ts). */
-  claimOverride() {
-    return this.identities.claimOverride();
-  }
-  isSpeakerAlive = (lease) => this.identities.isSpeakerAlive(lease);
-  /** The host session id this call's member is bound to, for spawn-push; undefined without one. */
-  hostSessionOf(call) {
-    return this.identities.hostSessionOf(call);
-  }
-  /** The member a caller speaks for, or the refusal every protected tool answers with. */
-  pin(caller) {
-    return this.identities.pin(caller);
-  }
-  /** The member this process serves, for the doorbell; undefined when there is none yet. */
-  processMember(state) {
-    return this.identities.processMember(state);
-  }
-  /** The latest Codex thread a call came from (`_meta.threadId`): the session `codex queue` rings. */
-  get lastThread() {
-    return this.identities.lastThread;
-  }
-  /**
-   * Applies the engine change `name` as the caller's member: the member is
-   * pinned here, from the caller's host, and named in the arguments (and as
-   * the member the change speaks for); the change itself checks that it is a
-   * live member where it must be (engine/changes/member-change.ts).
-   */
-  async changeAsMember(caller, name, args) {
-    const pinned = this.pin(caller);
-    if ("refusal" in pinned) return pinned.refusal;
-    const member = pinned.memberId;
-    return this.store.mutate(name, { ...args, member }, { member });
-  }
-  /** A lock-free read of the latest state, once the caller's member is a live member of `channel`. */
-  async readInChannel(caller, channel, reader) {
-    const pinned = this.pin(caller);
-    if ("refusal" in pinned) return pinned.refusal;
-    return this.store.readLatest((state, ctx) => {
-      const auth = authorizeMember(state, pinned.memberId, channel);
-      return auth.ok ? reader(state, pinned.memberId, ctx) : auth;
-    });
-  }
-  /** Commits a pull's mail once its reply is written, or gives it back (pull-settler.ts). */
-  settleAfterReply(call, handover) {
-    this.pulls.settleAfterReply(call, handover);
-  }
-  /** Resolves once every pull already settling has finished (pull-settler.ts). */
-  whenPullsSettled() {
-    return this.pulls.whenPullsSettled();
-  }
-  /** Returns abandoned in-flight mail (dead owner, lease over) to pending, under the lock. */
-  sweepAbandoned() {
-    return this.pulls.sweepAbandoned();
-  }
-  deliveryOwner(now) {
-    return this.pulls.deliveryOwner(now);
-  }
-  isOwnerAlive = (owner) => this.pulls.isOwnerAlive(owner);
   /** An archive by channel name (newest first) or by archive id; undefined when none matches. */
   async findArchive(nameOrId) {
     return findArchiveIn(this.store.archives, nameOrId);
@@ -13472,109 +13677,9 @@ import { isAbsolute as isAbsolute3, relative as relative2, resolve as resolvePat
 init_liveness();
 
 // src/hooks/shell-check.ts
-import { lstatSync as lstatSync4, readdirSync as readdirSync5, statSync as statSync3 } from "node:fs";
-import { join as join26, sep as sep2 } from "node:path";
+import { lstatSync as lstatSync4, readdirSync as readdirSync4, statSync as statSync3 } from "node:fs";
+import { join as join25, sep as sep2 } from "node:path";
 init_liveness();
-
-// src/hooks/shell-checker.ts
-import { readdirSync as readdirSync4 } from "node:fs";
-init_liveness();
-
-// src/local/shell-checker-files.ts
-import { join as join25 } from "node:path";
-init_fs_port();
-init_own_files();
-var NOTICE_NAME = /^checker-(\d+)\.json$/;
-function readCheckerNotices(projectDir, names, port = NODE_FS) {
-  const found = [];
-  for (const name of names) {
-    const match = NOTICE_NAME.exec(name);
-    if (!match) continue;
-    const path = join25(shellDirOf(projectDir), name);
-    try {
-      const stat = port.lstatIfExists(path);
-      if (stat === void 0 || !stat.isFile() || (stat.mode & 63) !== 0) continue;
-      const value = JSON.parse(tryReadFile(port, path)?.toString("utf8") ?? "null");
-      const start = value?.start;
-      if (value !== null && value.pid === Number(match[1]) && typeof value.machine === "string" && (start === null || typeof start === "number")) {
-        found.push({ pid: value.pid, machine: value.machine, start });
-      }
-    } catch {
-    }
-  }
-  return found;
-}
-function askPath(projectDir, key, pid) {
-  return join25(shellDirOf(projectDir), `${key}.ask-${pid}`);
-}
-function answerPath(projectDir, key, pid) {
-  return join25(shellDirOf(projectDir), `${key}.answer-${pid}.json`);
-}
-function writeAsk(projectDir, key, pid, port = NODE_FS) {
-  if (!isShellKey(key)) return false;
-  unlinkQuietly(port, answerPath(projectDir, key, pid));
-  const path = askPath(projectDir, key, pid);
-  try {
-    port.closeSync(openOwnFile(port, path, "create"));
-    return true;
-  } catch (err) {
-    if (errnoOf(err) !== "EEXIST") return false;
-    unlinkQuietly(port, path);
-    return writeAsk(projectDir, key, pid, port);
-  }
-}
-function readCheckerAnswer(projectDir, key, pid, port = NODE_FS) {
-  return tryReadFile(port, answerPath(projectDir, key, pid))?.toString("utf8");
-}
-function removeAsk(projectDir, key, pid, port = NODE_FS) {
-  unlinkQuietly(port, askPath(projectDir, key, pid));
-  unlinkQuietly(port, answerPath(projectDir, key, pid));
-}
-
-// src/hooks/shell-checker.ts
-var ASK_TIMEOUT_MS = 150;
-function liveShellCheckerOf(projectDir) {
-  let names;
-  try {
-    names = readdirSync4(shellDirOf(projectDir));
-  } catch {
-    return void 0;
-  }
-  return readCheckerNotices(projectDir, names).find((proc) => isRecordedProcessAlive(proc) === true);
-}
-var sleepCell = new Int32Array(new SharedArrayBuffer(4));
-function askShellChecker(projectDir, key, timeoutMs = ASK_TIMEOUT_MS, platform = process.platform) {
-  if (platform !== "linux") return void 0;
-  const server = liveShellCheckerOf(projectDir);
-  if (server === void 0 || !writeAsk(projectDir, key, server.pid)) return void 0;
-  try {
-    const deadline = Date.now() + timeoutMs;
-    let pauseMs = 0.1;
-    for (; ; ) {
-      const text = readCheckerAnswer(projectDir, key, server.pid);
-      if (text !== void 0) return parseCheckerAnswer(text);
-      if (Date.now() >= deadline) return void 0;
-      Atomics.wait(sleepCell, 0, 0, pauseMs);
-      pauseMs = Math.min(0.5, pauseMs * 1.5);
-    }
-  } catch {
-    return void 0;
-  } finally {
-    removeAsk(projectDir, key, server.pid);
-  }
-}
-function parseCheckerAnswer(text) {
-  let value;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return void 0;
-  }
-  const { changed } = value;
-  return Array.isArray(changed) && changed.every((f) => typeof f === "string") ? changed : void 0;
-}
-
-// src/hooks/shell-check.ts
 var MAX_WALK_ENTRIES = 5e3;
 var SKIPPED_DIRS = /* @__PURE__ */ new Set([".git", "node_modules", ".opencomms"]);
 function hash128Hex(text) {
@@ -13601,7 +13706,7 @@ function filesOf(root, pattern, budget, out) {
   const walk = (rel) => {
     let entries;
     try {
-      entries = readdirSync5(rel === "" ? root : join26(root, rel), { withFileTypes: true });
+      entries = readdirSync4(rel === "" ? root : join25(root, rel), { withFileTypes: true });
     } catch {
       return;
     }
@@ -13639,7 +13744,7 @@ function presentOf(files, onDisk) {
     let names;
     if (group.length >= LIST_FOLDER_AT) {
       try {
-        names = new Set(readdirSync5(onDisk(folder === "" ? "." : folder)));
+        names = new Set(readdirSync4(onDisk(folder === "" ? "." : folder)));
       } catch {
         names = /* @__PURE__ */ new Set();
       }
@@ -13710,10 +13815,10 @@ function judgeShellRecord(projectDir, key) {
   const before = recordedFiles(record.text);
   return before === void 0 ? void 0 : changedFiles(before, projectDir, record.writtenAtMs);
 }
-function changedSinceRecord(projectDir, key, ask = (k) => askShellChecker(projectDir, k)) {
+function changedSinceRecord(projectDir, key) {
   if (!hasShellRecord(projectDir, key)) return [];
   try {
-    return ask(key) ?? judgeShellRecord(projectDir, key) ?? [];
+    return judgeShellRecord(projectDir, key) ?? [];
   } finally {
     removeShellRecord(projectDir, key);
   }
@@ -13803,7 +13908,7 @@ function judgeEvent(state, memberId, files, now) {
 
 // src/hooks/reset-check.ts
 import { lstatSync as lstatSync5 } from "node:fs";
-import { dirname as dirname15, isAbsolute as isAbsolute4, join as join27, relative as relative3 } from "node:path";
+import { dirname as dirname15, isAbsolute as isAbsolute4, join as join26, relative as relative3 } from "node:path";
 init_liveness();
 var GIT_STATUS_TIMEOUT_MS = 2e3;
 var runGit = (args, cwd) => {
@@ -13833,7 +13938,7 @@ function heldInTrees(patterns, trees, projectDir) {
 }
 function repositoryRootOf(dir) {
   for (let head = dir; ; head = dirname15(head)) {
-    if (lstatSync5(join27(head, ".git"), { throwIfNoEntry: false }) !== void 0) return head;
+    if (lstatSync5(join26(head, ".git"), { throwIfNoEntry: false }) !== void 0) return head;
     if (dirname15(head) === head) return void 0;
   }
 }
@@ -13871,10 +13976,10 @@ function judgeWritesAndResets(state, memberId, files, trees, projectDir, now, wa
 }
 
 // src/hooks/shell-parse.ts
-import { basename as basename8, isAbsolute as isAbsolute6, join as join29 } from "node:path";
+import { basename as basename8, isAbsolute as isAbsolute6, join as join28 } from "node:path";
 
 // src/hooks/git-writes.ts
-import { isAbsolute as isAbsolute5, join as join28 } from "node:path";
+import { isAbsolute as isAbsolute5, join as join27 } from "node:path";
 var WHOLE_WORK_TREE = "/";
 var NO_RESETS = { paths: [], trees: [] };
 var GLOBAL_WITH_ARG = /* @__PURE__ */ new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"]);
@@ -13931,7 +14036,7 @@ function gitResets(args) {
   let i = 0;
   for (; i < args.length && args[i].startsWith("-"); i += 1) {
     const arg = args[i];
-    if (arg === "-C" && args[i + 1] !== void 0) dir = join28(dir, args[i + 1]);
+    if (arg === "-C" && args[i + 1] !== void 0) dir = join27(dir, args[i + 1]);
     if (GLOBAL_WITH_ARG.has(arg)) i += 1;
   }
   const sub = args[i];
@@ -13944,7 +14049,7 @@ function gitResets(args) {
   else if (sub === "stash") resets = stashResets(rest);
   else return NO_RESETS;
   if (dir === "") return resets;
-  const place = (p) => isAbsolute5(p) ? p : join28(dir, p);
+  const place = (p) => isAbsolute5(p) ? p : join27(dir, p);
   return { paths: resets.paths.map(place), trees: resets.trees.map(place) };
 }
 
@@ -14193,11 +14298,11 @@ function shellTargets(command, cwd) {
   const finish = () => {
     const plain = words.every((w) => w.isPlain);
     const texts = words.map((w) => w.text);
-    if (texts[0] === "cd" && texts.length >= 2 && words[1].isPlain) dir = isAbsolute6(texts[1]) ? texts[1] : join29(dir, texts[1]);
+    if (texts[0] === "cd" && texts.length >= 2 && words[1].isPlain) dir = isAbsolute6(texts[1]) ? texts[1] : join28(dir, texts[1]);
     else {
       const named = plain ? texts : texts.filter((_, k) => words[k].isPlain);
       written.push(...commandWrites(named).map(place));
-      trees.push(...commandTrees(named).map((path) => isAbsolute6(path) ? path : join29(dir, path)));
+      trees.push(...commandTrees(named).map((path) => isAbsolute6(path) ? path : join28(dir, path)));
     }
     words = [];
   };

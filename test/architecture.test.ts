@@ -146,6 +146,15 @@ test('the wall checks find a planted store/file <-> store/redis import, a plante
   assert.equal(doorNames(join(src, 'store', 'index.ts')).length, 31);
 });
 
+test('outside src/store, the state changes only by name: no code of src hands the store a function (editLocally is for tests)', () => {
+  for (const file of sourceFiles(SRC).filter((f) => !isInStore(f))) {
+    readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
+      assert.doesNotMatch(line, /\.editLocally\(|\.mutate\(\s*(?:async\s*)?(?:\(|function\b|[A-Za-z_$][\w$]*\s*=>)/,
+        `${relative(ROOT, file)}:${i + 1} hands the store a function: name an engine change (src/engine/changes/) instead`);
+    });
+  }
+});
+
 test('no import circle anywhere in src', () => {
   const files = sourceFiles(SRC);
   const edges = new Map(files.map((file) => [

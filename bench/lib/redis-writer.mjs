@@ -30,7 +30,7 @@ let runs = 0;
 // pullEvery 0: the peer's pull of this very send is part of the change, so the live
 // state keeps one size; N: every Nth change also takes in this writer's own mail.
 const readerOf = (n) => (pullEvery === 0 ? peer : pullEvery > 0 && n % pullEvery === pullEvery - 1 ? me : undefined);
-const sendOnce = (tag, reader) => store.mutate((s, ctx) => {
+const sendOnce = (tag, reader) => store.editLocally((s, ctx) => {
   runs++;
   return sendChange(s, ctx, { channel, me, peer, tag, reader });
 });

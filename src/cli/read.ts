@@ -8,7 +8,7 @@ import * as engine from '../engine';
 import { openStore, type StoreSelection } from '../store';
 import { processHostTag } from '../process/place';
 import { isHolderRunning } from '../process/liveness';
-import { handoverOwner, settleHandover } from '../delivery/handover';
+import { settleHandover } from '../delivery/handover';
 import { printable, printableBlock, terminalSafeJson } from '../watch/format';
 import { personId, type PersonHere } from './person';
 
@@ -57,16 +57,17 @@ export async function runRead(options: ReadOptions): Promise<number> {
   const store = openStore({ projectDir: options.projectDir, selection: options.selection });
   try {
     const machine = processHostTag();
-    let owner: engine.DeliveryOwner | undefined;
-    const result = await store.mutate((state, ctx) => {
-      owner = handoverOwner(ctx.now(), READ_LEASE_MS, machine);
-      return engine.personRead(state, me, { channel: options.channel ?? null, terminal: here.terminal, owner, isOwnerAlive: (o) => isHolderRunning(o, machine) }, ctx);
+    // Holders of in-flight mail are judged here, on this machine; the change re-checks what the state still says.
+    const gone = await store.readLatest((state) => engine.findGoneHolders(state, (o) => isHolderRunning(o, machine)));
+    const result = await store.mutate('person_read', {
+      person_id: me, terminal: here.terminal, channel: options.channel ?? null, owner: { pid: process.pid, host: machine }, lease_ms: READ_LEASE_MS, gone,
     });
     if (!result.ok) {
       options.warn(`opencomms: ${printable(result.message, 600)} (reason: ${String(result.data?.reason)})`);
       return 1;
     }
-    const messages = result.data!.messages as engine.PersonMail[];
+    const messages = result.data!.messages!;
+    const owner = result.data!.owner!;
     const ids = messages.map((m) => m.message_id);
     let printed = true;
     try {
@@ -75,7 +76,7 @@ export async function runRead(options: ReadOptions): Promise<number> {
       printed = false;
       options.warn(`opencomms: could not print your mail (${err instanceof Error ? err.message : String(err)}); it stays waiting for the next read.`);
     }
-    if (ids.length > 0) await settleHandover(store, { memberId: me, owner: owner!, ids, via: 'pull' }, printed);
+    if (ids.length > 0) await settleHandover(store, { memberId: me, owner, ids, via: 'pull' }, printed);
     return printed ? 0 : 1;
   } finally {
     await store.close();

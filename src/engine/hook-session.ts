@@ -6,7 +6,9 @@
 import { findLinkedMember, type SessionRef } from './session-links';
 import { resolveMemberByHostSession } from './identity';
 import { hasSessionEnded, membershipsOfMember } from './presence';
-import type { State } from './types';
+import type { SpeakerLease, State } from './types';
+import { bindHostSession } from './identity';
+import { isSpokenFor } from './speaker-leases';
 import { isText, isTextList } from './changes/args';
 
 /** A hook's session as its event names it (plain JSON: it travels in a change's arguments). */
@@ -86,4 +88,63 @@ export function isBoundElsewhere(state: State, memberId: string, hosts: readonly
 /** Whether `memberId` is reached by spawn-resume, which resumes ended sessions: their end must not shut its door. */
 export function isResumable(state: State, memberId: string): boolean {
   return membershipsOfMember(state, memberId).some((m) => m.delivery_mode === 'spawn_push');
+}
+
+/** The hosts of `memberId`'s memberships. */
+export function membershipHostsOf(state: State, memberId: string): string[] {
+  return [...new Set(membershipsOfMember(state, memberId).map((m) => m.host))];
+}
+
+/**
+ * The refs a hook links `memberId` under: those of its session already linked
+ * to it, else the one on a host the member has memberships on (the session is
+ * that host's), else the most likely. Never every candidate host at once, so
+ * an uncertain event does not claim the same id on the other host.
+ */
+export function linkRefsFor(state: State, refs: readonly SessionRef[], memberId: string): SessionRef[] {
+  const linked = refs.filter((ref) => findLinkedMember(state, [ref]) === memberId);
+  if (linked.length > 0) return linked;
+  const hosts = new Set(membershipHostsOf(state, memberId));
+  const onHost = refs.find((ref) => hosts.has(ref.host));
+  return onHost ? [onHost] : refs.slice(0, 1);
+}
+
+/**
+ * The host labels of the member's memberships a session should be bound on:
+ * those among the event's candidate hosts, or, when the member has none
+ * there (say it joined through a server started with another --host), all
+ * of them, since OPENCOMMS_MEMBER_ID already says who this session is.
+ */
+export function bindHostsFor(state: State, memberId: string, eventHosts: readonly string[]): string[] {
+  const hosts = membershipHostsOf(state, memberId);
+  const matching = hosts.filter((h) => eventHosts.includes(h));
+  return matching.length > 0 ? matching : hosts;
+}
+
+/** Binds (or rebinds) the env member's memberships to this session. Returns how many changed. */
+export function bindEnvMember(state: State, memberId: string, session: HookSession): number {
+  if (session.session_id === null) return 0;
+  let changed = 0;
+  for (const host of bindHostsFor(state, memberId, session.hosts)) changed += bindHostSession(state, memberId, host, session.session_id);
+  return changed;
+}
+
+/** A pin as a hook reads it from pins/: the member and the host it is pinned on. */
+export interface PinRef {
+  member_id: string;
+  host: string;
+}
+
+/**
+ * Pins a new session may take: of a candidate host, naming a channel member
+ * on that host whose memberships there are all free (never bound, or
+ * stale because their session ended), and that no live process speaks as
+ * through OPENCOMMS_MEMBER_ID (`isSpeakerAlive`).
+ */
+export function bindablePinsFor<P extends PinRef>(state: State, pins: readonly P[], hosts: readonly string[], isSpeakerAlive: (lease: SpeakerLease) => boolean): P[] {
+  return pins.filter((pin) => {
+    if (!hosts.includes(pin.host) || isSpokenFor(state, pin.member_id, isSpeakerAlive)) return false;
+    const memberships = membershipsOfMember(state, pin.member_id).filter((m) => m.host === pin.host);
+    return memberships.length > 0 && memberships.every((m) => m.host_session_id === null || m.stale);
+  });
 }

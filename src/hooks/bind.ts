@@ -2,9 +2,8 @@
 // the member comes from OPENCOMMS_MEMBER_ID, or from the member bound to
 // this host session; SessionStart is where a session gets bound, and only
 // when exactly one pin can be meant.
-import {
-  bindHostSession, findLinkedMember, isBelievableTime, isSpokenFor, memberOfSession, SPEAKER_LEASE_MS, type HookSession, type SessionRef, type SpeakerLease, type State,
-} from '../engine';
+import { isBelievableTime, memberOfSession, SPEAKER_LEASE_MS, type HookSession, type SessionRef, type SpeakerLease, type State } from '../engine';
+import { bindablePinsFor, bindHostsFor, linkRefsFor } from '../engine/hook-session';
 import { isLeaseAlive } from '../process/liveness';
 import { hostProcessId } from '../tools/host-process';
 import type { PinRecord } from '../local/pins';
@@ -67,20 +66,7 @@ export function sessionRefsOf(event: HookEvent): SessionRef[] {
  * an uncertain event does not claim the same id on the other host.
  */
 export function linkRefsOf(state: State, event: HookEvent, memberId: string): SessionRef[] {
-  const refs = sessionRefsOf(event);
-  const linked = refs.filter((ref) => findLinkedMember(state, [ref]) === memberId);
-  if (linked.length > 0) return linked;
-  const hosts = new Set(membershipHosts(state, memberId));
-  const onHost = refs.find((ref) => hosts.has(ref.host));
-  return onHost ? [onHost] : refs.slice(0, 1);
-}
-
-function membershipHosts(state: State, memberId: string): string[] {
-  const hosts = new Set<string>();
-  for (const channel of Object.values(state.channels)) {
-    for (const member of channel.members) if (member.session_id === memberId) hosts.add(member.host);
-  }
-  return [...hosts];
+  return linkRefsFor(state, sessionRefsOf(event), memberId);
 }
 
 /** This hook's session as the engine finds its member (engine/hook-session): worked out once, before any change. */
@@ -99,36 +85,16 @@ export function memberBySession(state: State, event: HookEvent): string | undefi
   return memberOfSession(state, hookSessionOf(event));
 }
 
-/**
- * The host labels of the member's memberships this session should be bound
- * on: those among the event's candidate hosts, or, when the member has none
- * there (say it joined through a server started with another --host), all
- * of them, since OPENCOMMS_MEMBER_ID already says who this session is.
- */
-function bindHostsFor(state: State, memberId: string, event: HookEvent): string[] {
-  const hosts = membershipHosts(state, memberId);
-  const matching = hosts.filter((h) => event.hosts.includes(h));
-  return matching.length > 0 ? matching : hosts;
-}
-
 /** Whether SessionStart must (re)bind the env member to this session: some membership points elsewhere. */
 export function isEnvBindingStale(state: State, memberId: string, event: HookEvent): boolean {
   if (!event.isSessionStart || event.sessionId === undefined) return false;
-  const hosts = bindHostsFor(state, memberId, event);
+  const hosts = bindHostsFor(state, memberId, event.hosts);
   return Object.values(state.channels).some((channel) => channel.members.some((m) => m.session_id === memberId
     && hosts.includes(m.host) && m.host_session_id !== event.sessionId));
 }
 
-/** Binds (or rebinds) the env member's memberships to this session. Returns how many changed. */
-export function bindEnvMember(state: State, memberId: string, event: HookEvent): number {
-  if (event.sessionId === undefined) return 0;
-  let changed = 0;
-  for (const host of bindHostsFor(state, memberId, event)) changed += bindHostSession(state, memberId, host, event.sessionId);
-  return changed;
-}
-
 /** A speaker lease holds while its process runs on this machine; from elsewhere, until its `until` (one beyond a lease's lifetime is over). */
-function isSpeakerAlive(lease: SpeakerLease): boolean {
+function isSpeakerLeaseLive(lease: SpeakerLease): boolean {
   const now = Date.now();
   return isLeaseAlive(lease, now) && isBelievableTime(lease.until, now, SPEAKER_LEASE_MS);
 }
@@ -140,12 +106,7 @@ function isSpeakerAlive(lease: SpeakerLease): boolean {
  * through OPENCOMMS_MEMBER_ID.
  */
 export function bindablePins(state: State, pins: readonly PinRecord[], event: HookEvent): PinRecord[] {
-  return pins.filter((pin) => {
-    if (!event.hosts.includes(pin.host) || isSpokenFor(state, pin.member_id, isSpeakerAlive)) return false;
-    const memberships = Object.values(state.channels)
-      .flatMap((channel) => channel.members.filter((m) => m.session_id === pin.member_id && m.host === pin.host));
-    return memberships.length > 0 && memberships.every((m) => m.host_session_id === null || m.stale);
-  });
+  return bindablePinsFor(state, pins, event.hosts, isSpeakerLeaseLive);
 }
 
 /** The systemMessage when several pins could be meant: list them and say how to choose. */
@@ -155,9 +116,3 @@ export function choosePinMessage(pins: readonly PinRecord[]): string {
     + ' Set OPENCOMMS_MEMBER_ID to the one this session should be and start the session again; no member was chosen.';
 }
 
-/** Binds the single candidate pin's member to this session; returns it. */
-export function bindPin(state: State, pin: PinRecord, event: HookEvent): string | undefined {
-  if (event.sessionId === undefined) return undefined;
-  bindHostSession(state, pin.member_id, pin.host, event.sessionId);
-  return pin.member_id;
-}

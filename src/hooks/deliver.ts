@@ -7,17 +7,13 @@
 //      delivery/handover.ts, the settle the tools and `opencomms read` share.
 // A crash between the steps leaves in_flight mail owned by a dead pid, which
 // the next hook or pull sweeps back into the queue (at-least-once, never lost).
-import {
-  channelNameOf, clearStale, drainQueue, frameMessage, isAbandonedDelivery, sweepInFlight,
-  type DeliveryOwner, type EngineCtx, type State,
-} from '../engine';
+import { isAbandonedDelivery, type DeliveryOwner, type State } from '../engine';
 import { deliverableMail } from '../engine/wait-notice';
 import { isHolderRunning } from '../process/liveness';
 import { handoverOwner } from '../delivery/handover';
-import { batchText, fitBatch, HOOK_TEXT_MAX_CHARS, oversizeText } from './answer';
 
 /** How long this process's claim on in-flight mail holds against other processes' sweeps. */
-const HOOK_LEASE_MS = 30_000;
+export const HOOK_LEASE_MS = 30_000;
 
 /** This process as the owner of the mail its answer carries. */
 export function hookOwner(now: number): DeliveryOwner {
@@ -44,44 +40,4 @@ export function needsDelivery(state: State, memberId: string, now: number): bool
     && isAbandonedDelivery(envelope, now, (holder) => isHolderRunning(holder)));
 }
 
-/** What the first locked step produced for the answer. */
-export interface PreparedDelivery {
-  /** Ids now in flight to the member, owned by `owner`; empty when only a notice goes out. */
-  ids: string[];
-  /** The answer text, or null when there is nothing to say. */
-  text: string | null;
-}
-
-/**
- * Step 1, run inside store.mutate: clears the member's stale mark, sweeps
- * abandoned in-flight mail, and drains as many whole messages as fit the cap.
- * What would be drained is found by draining a copy first, so the real drain
- * (with that count as its limit) hands over exactly the messages framed.
- */
-export function prepareDelivery(
-  state: State,
-  memberId: string,
-  owner: DeliveryOwner,
-  isStop: boolean,
-  ctx: EngineCtx,
-  capChars = HOOK_TEXT_MAX_CHARS,
-): PreparedDelivery {
-  const now = ctx.now();
-  clearStale(state, memberId);
-  sweepInFlight(state, (holder) => isHolderRunning(holder), now);
-  // The hook runs at a boundary the host chose, like an explicit pull, so
-  // the push cooldown (which spaces out unsolicited pushes) does not apply.
-  const drainOptions = { owner, now, ignoreCooldown: true };
-  const preview = drainQueue(structuredClone(state), memberId, drainOptions);
-  if (preview.length === 0) return { ids: [], text: null };
-  const fitted = fitBatch(preview.length, (i) => frameMessage(preview[i]!, channelNameOf(state, preview[i]!), ctx.nonce()), isStop, capChars);
-  if (fitted.frames.length === 0) {
-    const first = preview[0]!;
-    const size = frameMessage(first, channelNameOf(state, first), ctx.nonce()).length;
-    return { ids: [], text: oversizeText(channelNameOf(state, first), size, preview.length, isStop) };
-  }
-  // Same state, same clock, same owner: the real drain hands over exactly the
-  // first `limit` messages of the preview, so the frames already made fit them.
-  const handed = drainQueue(state, memberId, { ...drainOptions, limit: fitted.frames.length });
-  return { ids: handed.map((e) => e.message_id), text: batchText(fitted.frames, preview.length - handed.length, isStop) };
-}
+export { prepareDelivery, type PreparedDelivery } from '../engine/hook-batch';

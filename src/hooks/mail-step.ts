@@ -1,29 +1,21 @@
 // Mail for a prompt, a tool call or a Stop: who the hook speaks for is
 // planned on the lock-free snapshot, then confirmed (bound, linked) and the
 // mail drained and framed under the lock; the answer's settle commits it.
-import {
-  findLinkedMember, hasReminderDue, linkSession, needsLink, recordMemberError, reminderText, dueReminders, type DeliveryOwner, type State, type ToolResult,
-} from '../engine';
+import { findGoneHolders, hasReminderDue, needsLink, type State } from '../engine';
+import type { HookMailResult } from '../engine/changes/hooks-mail';
+import { isHolderRunning } from '../process/liveness';
 import { type Store } from '../store';
 import { listPins, type PinRecord } from '../local/pins';
 import { settleHandover } from '../delivery/handover';
 import { contextAnswer, guidanceAnswer, stopAnswer } from './answer';
 import {
-  bindablePins, bindEnvMember, bindPin, choosePinMessage, isEnvBindingStale, linkRefsOf, memberBySession, sessionRefsOf,
+  bindablePins, choosePinMessage, hookSessionOf, isEnvBindingStale, linkRefsOf, memberBySession,
   type EnvMember,
 } from './bind';
-import { hookOwner, membershipsOf, needsDelivery, prepareDelivery, type PreparedDelivery } from './deliver';
+import { HOOK_LEASE_MS, hookOwner, membershipsOf, needsDelivery } from './deliver';
 import type { HookEvent } from './events';
 import { NOTHING, type HookOptions, type Outcome } from './run-context';
 import { noteTurn } from './turn';
-
-interface LockedResult extends ToolResult {
-  memberId?: string;
-  /** The open requests this answer reminds of (a Stop); marked as reminded once it is written. */
-  reminderIds?: string[];
-  owner?: DeliveryOwner;
-  delivery?: PreparedDelivery;
-}
 
 /** Who the hook speaks for, as far as the lock-free snapshot can tell, or why it stops here. */
 type Plan =
@@ -65,10 +57,7 @@ function notInRoster(memberId: string): string {
 async function recordOnce(store: Store, state: State, memberId: string, message: string): Promise<void> {
   const newest = [...state.errors].reverse().find((e) => e.member_id === memberId);
   if (newest?.message === message) return;
-  await store.mutate((locked, ctx) => {
-    recordMemberError(locked, memberId, ctx.now(), message);
-    return { ok: true, message: 'recorded' };
-  });
+  await store.mutate('hook_note_problem', { member: memberId, message });
 }
 
 /** Whether a starting session's link to `memberId` must be written: missing, due a last_seen, or its member away. */
@@ -76,40 +65,20 @@ function mustLinkAtStart(state: State, event: HookEvent, memberId: string, now: 
   return event.isSessionStart && needsLink(state, linkRefsOf(state, event, memberId), now);
 }
 
-/** Whether some session is already linked to `memberId`. */
-function isLinked(state: State, memberId: string): boolean {
-  return Object.values(state.session_links ?? {}).some((link) => link.member_id === memberId);
-}
-
-/** Step 1 under the lock: confirm who the member is (binding if planned), then drain and frame. */
-function lockedStep(store: Store, plan: Plan, event: HookEvent, env: EnvMember): Promise<LockedResult> {
-  return store.mutate((state, ctx): LockedResult => {
-    let memberId: string | undefined;
-    if (plan.kind === 'pin') {
-      // Another session may have taken the pin since the snapshot.
-      memberId = bindablePins(state, [plan.pin], event).length === 1 ? bindPin(state, plan.pin, event) : undefined;
-    } else if (plan.kind === 'member' && env.kind === 'id') {
-      memberId = plan.memberId;
-      if (event.isSessionStart) bindEnvMember(state, memberId, event);
-    } else if (plan.kind === 'member') {
-      memberId = memberBySession(state, event) === plan.memberId ? plan.memberId : undefined;
-      // A starting session is seen (last_seen) and back (its away mark goes);
-      // one found only by an old binding is linked to its member from now on.
-      if (memberId !== undefined && mustLinkAtStart(state, event, memberId, ctx.now())) linkSession(state, linkRefsOf(state, event, memberId), [memberId], ctx);
-    }
-    if (plan.kind === 'pin' && memberId !== undefined && findLinkedMember(state, sessionRefsOf(event)) === undefined
-      && !isLinked(state, memberId)) {
-      // An old install's pin, taken by the first session that starts under it.
-      linkSession(state, linkRefsOf(state, event, memberId), [memberId], ctx);
-    }
-    if (memberId === undefined || membershipsOf(state, memberId).length === 0) return { ok: true, message: 'no member' };
-    const owner = hookOwner(ctx.now());
-    const delivery = prepareDelivery(state, memberId, owner, event.kind === 'stop', ctx);
-    // At a Stop, open review requests addressed to this member are brought up, each once: marked
-    // as reminded only once the answer carrying them was written (settle), like the mail.
-    const due = event.kind === 'stop' ? dueReminders(state, memberId) : [];
-    if (due.length > 0) delivery.text = delivery.text === null ? reminderText(due) : `${delivery.text}\n\n${reminderText(due)}`;
-    return { ok: true, message: 'prepared', memberId, owner, delivery, reminderIds: due.map((r) => r.request_id) };
+/** Step 1 under the lock (engine change hook_mail_step): confirm who the member is (binding if planned), then drain and frame. */
+async function lockedStep(store: Store, plan: Exclude<Plan, { kind: 'done' }>, event: HookEvent, env: EnvMember): Promise<HookMailResult> {
+  // Holders of in-flight mail are judged on this machine; the change re-checks what is still in flight.
+  const gone = await store.readLatest((state) => findGoneHolders(state, (holder) => isHolderRunning(holder)));
+  const owner = hookOwner(0);
+  return store.mutate('hook_mail_step', {
+    plan: plan.kind === 'pin' ? { kind: 'pin', pin: { member_id: plan.pin.member_id, host: plan.pin.host } } : { kind: 'member', member_id: plan.memberId },
+    is_env_member: plan.kind === 'member' && env.kind === 'id',
+    session: hookSessionOf(event),
+    is_session_start: event.isSessionStart,
+    is_stop: event.kind === 'stop',
+    owner: { pid: owner.pid, host: owner.host },
+    lease_ms: HOOK_LEASE_MS,
+    gone,
   });
 }
 
@@ -124,8 +93,8 @@ export async function deliverMail(options: HookOptions, store: Store, snapshot: 
     return plan.outcome;
   }
 
-  const locked = await lockedStep(store, plan, event, env);
-  const { memberId, owner, delivery, reminderIds = [] } = locked;
+  const locked = (await lockedStep(store, plan, event, env)).data ?? {};
+  const { member_id: memberId, owner, delivery, reminder_ids: reminderIds = [] } = locked;
   if (memberId === undefined || owner === undefined || delivery === undefined || delivery.text === null) return NOTHING;
   const isStop = event.kind === 'stop';
   // No loops at Stop: mail handed over in an earlier block is committed and

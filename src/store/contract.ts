@@ -2,13 +2,13 @@
 // whichever store holds it. Callers ask the store; they never ask which
 // store it is. The file store (store.ts) and the Redis store
 // (redis/redis-store.ts) are two implementations of these methods.
-import type { EngineCtx, HistoryView, State, ToolResult } from '../engine/types';
+import type { EngineCtx, HistoryView, State } from '../engine/types';
 import type { Task } from '../engine/task-types';
 import type { ArchiveRecord } from './archive-shape';
 import type { ChangeArgs, ChangeName, ChangeResult } from '../engine/changes/table';
 import type { ChangeTx } from '../engine/archive-types';
 import type { HistoryPager } from './history-pager';
-import type { LocalChange, MutateOptions } from './change-call';
+import type { MutateOptions } from './change-call';
 import type { StoreCheckOptions, StoreCheckReport } from './check';
 import type { StoreDescription } from './describe';
 import type { StateWatcher, WatchStateDirOptions } from '../local/state-dir-watch';
@@ -74,8 +74,6 @@ export interface Store {
    * a change that throws propagates and nothing of it is saved.
    */
   mutate<K extends ChangeName>(name: K, args: ChangeArgs<K>, options?: MutateOptions): Promise<ChangeResult<K>>;
-  /** Until every caller names its change: `fn` runs in this process under the lock. */
-  mutate<T extends ToolResult>(fn: LocalChange<T>): Promise<T>;
   /** Runs `fn` on the latest state (and history) there is; nothing is saved. The read every caller that can wait uses. */
   readLatest<T>(fn: (state: State, ctx: EngineCtx) => T): Promise<T>;
   /**

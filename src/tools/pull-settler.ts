@@ -82,10 +82,10 @@ export class PullSettler {
 
   /** Returns abandoned in-flight mail (dead owner, lease over) to pending, under the lock. */
   async sweepAbandoned(): Promise<void> {
-    await this.store().mutate((state, ctx) => {
-      const outcome = engine.sweepInFlight(state, this.isOwnerAlive, ctx.now());
-      return { ok: true, message: `${outcome.requeued.length} message(s) recovered` };
-    });
+    const store = this.store();
+    // Judged on this machine from the state as it is; the sweep re-checks what is still in flight.
+    const gone = await store.readLatest((state) => engine.findGoneHolders(state, this.isOwnerAlive));
+    await store.mutate('push_sweep', { gone });
   }
 
   /** Another process's delivery is alive when its pid runs on this machine; elsewhere only its lease counts. */

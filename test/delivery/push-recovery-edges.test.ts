@@ -12,6 +12,7 @@ import { replaceFile } from '../../src/files/replace-file';
 import { NODE_FS } from '../../src/files/fs-port';
 import { envelope, setup } from './spawn-support';
 import { until } from '../helpers/wait';
+import { edit } from '../helpers/edit';
 
 // The drain turns aged-out mail stale and skips it. If the size check counted
 // that mail, the drain took a later envelope nobody measured, the batch no
@@ -113,7 +114,7 @@ test('in-flight mail under a live lease is looked at again when the lease ends, 
 /** Puts `id` in flight under a lease held on another machine (so only its expiry can free it); returns the expiry. */
 async function inFlightElsewhere(s: Awaited<ReturnType<typeof setup>>, id: string): Promise<number> {
   const expiry = s.clock.t + 30_000;
-  await s.store.mutate((state) => {
+  await edit(s.store, (state) => {
     const e = state.messages[id]!;
     e.delivery_status = 'in_flight';
     e.attempts = 1;

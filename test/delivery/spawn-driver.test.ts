@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { parseFrames, MAX_DELIVERY_ATTEMPTS } from '../../src/engine/index';
 import { SPAWN_RETRY_BASE_MS, LEASE_RECHECK_MS } from '../../src/delivery/spawn-driver';
 import { envelope, HOST, setup } from './spawn-support';
+import { edit } from '../helpers/edit';
 
 test('resumes a claude-code member with the framed batch as the last argument and commits on exit 0', async (t) => {
   const s = await setup(t);
@@ -209,7 +210,7 @@ test('a lease whose holder is dead is taken over, and its in-flight mail is swep
   const s = await setup(t);
   const stuck = await s.send('stuck');
   const fresh = await s.send('fresh');
-  await s.store.mutate((state) => {
+  await edit(s.store, (state) => {
     const e = state.messages[stuck]!;
     e.delivery_status = 'in_flight';
     e.attempts = 1;
@@ -233,7 +234,7 @@ test('an expired lease from another machine is free; a live in-lease delivery of
   const s = await setup(t);
   const theirs = await s.send('theirs');
   const mine = await s.send('mine');
-  await s.store.mutate((state) => {
+  await edit(s.store, (state) => {
     const e = state.messages[theirs]!;
     e.delivery_status = 'in_flight';
     e.attempts = 1;
@@ -273,7 +274,7 @@ test('attach re-checks on every watcher change and close stops it', async (t) =>
 test('in-flight mail abandoned by a dead deliverer is found and re-delivered without any new mail', async (t) => {
   const s = await setup(t);
   const stuck = await s.send('left behind');
-  await s.store.mutate((state) => {
+  await edit(s.store, (state) => {
     const e = state.messages[stuck]!;
     e.delivery_status = 'in_flight';
     e.attempts = 1;
@@ -293,7 +294,7 @@ test('in-flight mail abandoned by a dead deliverer is found and re-delivered wit
 test('in-flight mail whose deliverer is alive and within its lease is left alone', async (t) => {
   const s = await setup(t);
   const busy = await s.send('being delivered');
-  await s.store.mutate((state) => {
+  await edit(s.store, (state) => {
     const e = state.messages[busy]!;
     e.delivery_status = 'in_flight';
     e.attempts = 1;

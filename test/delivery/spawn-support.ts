@@ -11,6 +11,7 @@ import {
 import { openStore, type Store } from '../../src/store/index';
 import { createSpawnDriver, type SpawnDriver, type SpawnDriverOptions } from '../../src/delivery/spawn-driver';
 import type { SpawnOutcome, SpawnRequest } from '../../src/delivery/spawn-process';
+import { edit } from '../helpers/edit';
 
 export const HOST = processHostTag();
 export const START = 1_700_000_000_000;
@@ -101,10 +102,10 @@ export async function setup(
   const timers = new FakeTimers();
   const alive = new Set<number>([1001, 1002]);
   const common = { project_id: 'p', worktree: project, surface: 'mcp' as const };
-  await store.mutate((state, ctx) => must(createChannel(state, {
+  await edit(store, (state, ctx) => must(createChannel(state, {
     channel: 'review', role: 'author', role_prompt: 'Write.', session_id: 'alice', host: 'mcp', delivery_mode: 'pull', ...common,
   }, ctx)));
-  await store.mutate((state, ctx) => must(joinChannel(state, {
+  await edit(store, (state, ctx) => must(joinChannel(state, {
     channel: 'review', role: 'reviewer', role_prompt: 'Review.', session_id: 'bob', host: options.host ?? 'claude-code',
     delivery_mode: 'spawn_push', host_session_id: options.hostSessionId === undefined ? 'hs-bob-1' : options.hostSessionId,
     ...(options.machine === undefined ? {} : { machine: options.machine }),
@@ -126,7 +127,7 @@ export async function setup(
     },
     async send(content, to = 'bob', from = 'alice') {
       clock.t += 1;
-      const result = await store.mutate((state, ctx) => must(sendMessage(state, { channel: 'review', session_id: from, content, to }, ctx)));
+      const result = await edit(store, (state, ctx) => must(sendMessage(state, { channel: 'review', session_id: from, content, to }, ctx)));
       return (result.data!.message_ids as string[])[0]!;
     },
     state: () => store.snapshot(),

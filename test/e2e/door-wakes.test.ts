@@ -13,6 +13,7 @@ import { runCli, startServer, tempProject, type Json } from '../helpers/server';
 import { until } from '../helpers/wait';
 import { create, join, member, memberEnv, ok } from './tools-support';
 import { hookEvent, parsed, startInbox } from './door-support';
+import { edit } from '../helpers/edit';
 
 const CC_SESSION = 'cc-reviewer';
 
@@ -86,7 +87,7 @@ test('mail its door rang three times without waking the member is said by status
   const id: string = sent.data.message_ids[0];
   // What the reviewer's door writes when it gives up (engine/unwoken), through the store as its server would.
   const store = openStore({ projectDir: project });
-  await store.mutate((state) => ({ ok: markUnwoken(state, 'sess_reviewer', [id], 'inbox', 3, Date.now()).length === 1, message: 'marked' }));
+  await edit(store, (state) => ({ ok: markUnwoken(state, 'sess_reviewer', [id], 'inbox', 3, Date.now()).length === 1, message: 'marked' }));
   await store.close();
 
   const status = await runCli(['status', '--project', project]);

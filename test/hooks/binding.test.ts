@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { writePin } from '../../src/local/pins';
 import { processHostTag } from '../../src/process/place';
 import { channelWith, claudeEvent, codexEvent, hook, send, stateOf, tempProject, textOf } from './support';
+import { edit } from '../helpers/edit';
 
 function memberships(state: ReturnType<typeof stateOf>, id: string) {
   return Object.values(state.channels).flatMap((c) => c.members.filter((m) => m.session_id === id));
@@ -170,7 +171,7 @@ test('SessionStart does not bind a pin that a live process speaks as through OPE
   const project = tempProject(t);
   const store = await channelWith(project, 'review', [{ id: 'bob-1', role: 'reviewer', host: 'mcp' }, { id: 'alice-1', role: 'author' }]);
   writePin(project, { member_id: 'alice-1', host: 'claude-code' });
-  await store.mutate((state) => {
+  await edit(store, (state) => {
     state.speaker_leases = { 'alice-1': { pid: process.pid, host: processHostTag(), token: 'this-test', until: Date.now() + 60_000 } };
     return { ok: true, message: 'speaker recorded' };
   });

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { addTask, claimTask, nextTask, recordPresence, type State, type ToolResult } from '../../src/engine/index';
 import { parseFrames } from '../../src/engine/framing';
 import { channelWith, claudeEvent, codexEvent, geminiEvent, hook, stateOf, tempProject } from './support';
+import { edit } from '../helpers/edit';
 
 const ALICE = 'alice-1';
 const BOB = 'bob-1';
@@ -22,7 +23,7 @@ async function boardProject(t: Parameters<typeof tempProject>[0], host = 'claude
     { id: BOB, role: 'lead', host: 'mcp' },
     { id: ALICE, role: 'writer', host, hostSessionId: SID },
   ]);
-  await store.mutate((state: State, ctx) => {
+  await edit(store, (state: State, ctx) => {
     for (const [i, id] of [ALICE, BOB].entries()) recordPresence(state, id, { pid: process.pid, machine: 'here', start: i, kind: 'server' }, ctx.now(), 10_000);
     mustOk(addTask(state, BOB, { title: 'Rewrite the lexer', paths: ['src/lex/**'], project_dir: project }, ctx));
     mustOk(addTask(state, BOB, { title: 'Second job', project_dir: project }, ctx));
@@ -59,7 +60,7 @@ test('Codex and Gemini CLI session starts restate the claims too', async (t) => 
 test('a prompt hook says nothing of claims; a member that holds none is not reminded', async (t) => {
   const { project, store } = await boardProject(t);
   assert.deepEqual((await hook(project, claudeEvent('UserPromptSubmit', SID))).answer, {});
-  await store.mutate((state, ctx) => {
+  await edit(store, (state, ctx) => {
     state.board!.tasks.t1!.claimed_by = BOB;
     void ctx;
     return { ok: true, message: 'moved' };
@@ -69,7 +70,7 @@ test('a prompt hook says nothing of claims; a member that holds none is not remi
 
 test('a member rung for work is told at its next hook, with no task text, once; the wake is cleared only once told', async (t) => {
   const { project, store } = await boardProject(t);
-  await store.mutate((state, ctx) => {
+  await edit(store, (state, ctx) => {
     state.board!.tasks.t1!.status = 'done';
     state.board!.tasks.t1!.claimed_by = null;
     mustOk(claimTask(state, BOB, 't2', ctx));
@@ -93,7 +94,7 @@ test('a member rung for work is told at its next hook, with no task text, once; 
 
 test('a turn started by the door\'s notice is not told of the wake again at its prompt hook, and the wake is cleared', async (t) => {
   const { project, store } = await boardProject(t);
-  await store.mutate((state, ctx) => {
+  await edit(store, (state, ctx) => {
     state.board!.tasks.t1!.status = 'done';
     state.board!.tasks.t1!.claimed_by = null;
     mustOk(claimTask(state, BOB, 't2', ctx));

@@ -11,6 +11,7 @@ import {
   channelWith, claudeEvent, codexEvent, geminiEvent, hook, historyRecord, send, stateOf, statusOf, tempProject, textOf,
 } from './support';
 import { statePathOf } from '../helpers/store-paths';
+import { edit } from '../helpers/edit';
 
 const ALICE = 'alice-1';
 const BOB = 'bob-1';
@@ -108,7 +109,7 @@ test('an answer whose write fails after the call returned puts the mail back in 
 test('mail left in flight by a dead hook process is swept back and delivered', async (t) => {
   const { project, store } = await pair(t);
   const [id] = await send(store, 'review', BOB, ALICE, ['orphan']);
-  await store.mutate((state) => {
+  await edit(store, (state) => {
     const envelope = state.messages[id!]!;
     envelope.delivery_status = 'in_flight';
     envelope.attempts = 1;
@@ -124,7 +125,7 @@ test('mail left in flight by a dead hook process is swept back and delivered', a
 test('mail in flight under a process of another pid namespace on the same hostname waits for its lease, never judged by our kill(pid, 0)', async (t) => {
   const { project, store } = await pair(t);
   const [id] = await send(store, 'review', BOB, ALICE, ['held by a sidecar']);
-  await store.mutate((state) => {
+  await edit(store, (state) => {
     const envelope = state.messages[id!]!;
     envelope.delivery_status = 'in_flight';
     envelope.attempts = 1;
@@ -287,7 +288,7 @@ test('mail from every channel the member is in is delivered, each labelled with 
 test('mail of a paused channel waits and costs no lock', async (t) => {
   const { project, store } = await pair(t);
   const [id] = await send(store, 'review', BOB, ALICE, ['paused mail']);
-  await store.mutate((state) => {
+  await edit(store, (state) => {
     state.channels.review!.paused = true;
     return { ok: true, message: 'paused' };
   });
@@ -342,7 +343,7 @@ test('a member id that is an Object.prototype name has no mail, rather than cras
 test('a Stop reminder of an open review request whose answer cannot be written is given again at the next Stop, then never again', async (t) => {
   const { project, store } = await pair(t);
   // Bob asks Alice for a review, and Alice pulls it: no mail waits, the request stays open.
-  await store.mutate((state, ctx) => {
+  await edit(store, (state, ctx) => {
     const sent = sendMessage(state, { channel: 'review', session_id: BOB, to: ALICE, content: 'please review', type: 'review_request' }, ctx);
     assert.equal(sent.ok, true, JSON.stringify(sent));
     const owner = { pid: process.pid, host: processHostTag(), lease_until: ctx.now() + 60_000 };

@@ -12,6 +12,7 @@ import { reservePaths } from '../../src/engine/index';
 import { GIT_STATUS_TIMEOUT_MS } from '../../src/hooks/reset-check';
 import { runCli } from '../helpers/server';
 import { channelWith, claudeEvent, codexEvent, geminiEvent, tempProject } from './support';
+import { edit } from '../helpers/edit';
 
 const CLEAN_ENV = { OPENCOMMS_MEMBER_ID: undefined, OPENCOMMS_PROJECT_DIR: undefined, OPENCOMMS_HOST: undefined };
 const CLAUDE = { OPENCOMMS_HOST: 'claude-code' };
@@ -32,7 +33,7 @@ async function heldRepo(t: TestContext, sub = '', paths = ['src/a.ts']) {
   git(repo, 'add', '.');
   git(repo, 'commit', '-qm', 'start');
   const store = await channelWith(project, 'review', [{ id: 'alice-1', role: 'author', host: 'mcp' }]);
-  await store.mutate((state, ctx) => reservePaths(state, {
+  await edit(store, (state, ctx) => reservePaths(state, {
     channel: 'review', session_id: 'alice-1', paths, exclusive: true, reason: null, project_dir: project,
   }, ctx));
   return { repo, project };

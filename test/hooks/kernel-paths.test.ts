@@ -10,6 +10,7 @@ import { test, type TestContext } from 'node:test';
 import { reservePaths } from '../../src/engine/index';
 import { runCli } from '../helpers/server';
 import { channelWith, claudeEvent, codexEvent, geminiEvent, stateOf, tempProject } from './support';
+import { edit } from '../helpers/edit';
 
 const HOLDER = 'alice-1';
 const WRITER = 'bob-1';
@@ -34,7 +35,7 @@ async function held(t: TestContext, paths = ['src/a.ts']) {
     { id: HOLDER, role: 'author', host: 'mcp' },
     { id: WRITER, role: 'reviewer', host: 'claude-code', hostSessionId: 'bob-session' },
   ]);
-  await store.mutate((state, ctx) => reservePaths(state, {
+  await edit(store, (state, ctx) => reservePaths(state, {
     channel: 'review', session_id: HOLDER, paths, exclusive: true, reason: null, project_dir: project,
   }, ctx));
   return { project, store };

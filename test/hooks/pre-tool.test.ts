@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { reservePaths } from '../../src/engine/index';
 import { channelWith, claudeEvent, codexEvent, geminiEvent, hook, stateOf, tempProject } from './support';
 import { statePathOf } from '../helpers/store-paths';
+import { edit } from '../helpers/edit';
 
 const HOLDER = 'alice-1';
 const EDITOR = 'bob-1';
@@ -18,7 +19,7 @@ async function reserved(t: Parameters<typeof tempProject>[0], paths: string[], e
     { id: HOLDER, role: 'author', host: 'mcp' },
     { id: EDITOR, role: 'reviewer', host: 'claude-code', hostSessionId: 'bob-session' },
   ]);
-  await store.mutate((state, ctx) => reservePaths(state, {
+  await edit(store, (state, ctx) => reservePaths(state, {
     channel: 'review', session_id: HOLDER, paths, exclusive, reason: 'rewriting the parser', project_dir: project,
   }, ctx));
   return { project, store };
@@ -223,13 +224,13 @@ test('a pre-tool hook that cannot read the store fails open: the edit proceeds a
 
 test('after the holder releases, the same edit passes', async (t) => {
   const { project, store } = await reserved(t, ['src/a.ts']);
-  const edit = claudeEdit(project, join(project, 'src', 'a.ts'));
-  assert.equal((await hook(project, edit, { OPENCOMMS_HOST: 'claude-code' })).answer.hookSpecificOutput?.permissionDecision, 'deny');
-  await store.mutate((state) => {
+  const editCall = claudeEdit(project, join(project, 'src', 'a.ts'));
+  assert.equal((await hook(project, editCall, { OPENCOMMS_HOST: 'claude-code' })).answer.hookSpecificOutput?.permissionDecision, 'deny');
+  await edit(store, (state) => {
     state.channels.review!.reservations = [];
     return { ok: true, message: 'released' };
   });
-  assert.deepEqual((await hook(project, edit, { OPENCOMMS_HOST: 'claude-code' })).answer, {});
+  assert.deepEqual((await hook(project, editCall, { OPENCOMMS_HOST: 'claude-code' })).answer, {});
 });
 
 test('PostToolUse after an Edit records it, and a second member\'s edit of the same file queues a notice to both', async (t) => {

@@ -12,6 +12,7 @@ import { changedSinceRecord } from '../../src/hooks/shell-check';
 import { shellDirOf, writeShellRecord } from '../../src/local/side-files';
 import { runCli } from '../helpers/server';
 import { channelWith, claudeEvent, codexEvent, geminiEvent, stateOf, tempProject } from './support';
+import { edit } from '../helpers/edit';
 
 const HOLDER = 'alice-1';
 const WRITER = 'bob-1';
@@ -33,7 +34,7 @@ async function held(t: Parameters<typeof tempProject>[0], paths = ['src/a.ts'], 
     { id: WRITER, role: 'reviewer', host: 'claude-code', hostSessionId: 'bob-session' },
   ]);
   if (paths.length > 0) {
-    await store.mutate((state, ctx) => reservePaths(state, {
+    await edit(store, (state, ctx) => reservePaths(state, {
       channel: 'review', session_id: holder, paths, exclusive: true, reason: null, project_dir: project,
     }, ctx));
   }

@@ -8,6 +8,7 @@ import type { TestContext } from 'node:test';
 import { createChannel, joinChannel, sendMessage, type State, type ToolResult } from '../../src/engine/index';
 import { openStore, type Store } from '../../src/store/index';
 import { runHook } from '../../src/hooks/index';
+import { edit } from '../helpers/edit';
 
 export function tempProject(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'oc-hook-'));
@@ -33,7 +34,7 @@ export interface MemberSpec {
 /** Creates `channel` with the given members (the first creates it); returns the store. */
 export async function channelWith(project: string, channel: string, members: MemberSpec[], extra: Record<string, unknown> = {}): Promise<Store> {
   const store = openStore({ projectDir: project });
-  await store.mutate((state, ctx) => {
+  await edit(store, (state, ctx) => {
     const [first, ...rest] = members;
     const base = (m: MemberSpec) => ({
       channel, role: m.role, role_prompt: `You are the ${m.role}.`, session_id: m.id, project_id: 'local-project', worktree: project,
@@ -50,7 +51,7 @@ export async function channelWith(project: string, channel: string, members: Mem
 /** Sends one message per content from `from` to `to` on `channel`; returns their ids in order. */
 export async function send(store: Store, channel: string, from: string, to: string, contents: string[]): Promise<string[]> {
   const ids: string[] = [];
-  await store.mutate((state, ctx) => {
+  await edit(store, (state, ctx) => {
     for (const content of contents) {
       const result = mustOk(sendMessage(state, { channel, session_id: from, to, content }, ctx));
       ids.push(...(result.data!.message_ids as string[]));

@@ -8,6 +8,7 @@ import { disconnectChannel, type WaitLease } from '../../src/engine/index';
 import type { WaitSignal } from '../../src/hooks/wait';
 import { channelWith, claudeEvent, hook, send, tempProject } from './support';
 import { bounded, leaseOf, runWait, untilState } from './wait-support';
+import { edit } from '../helpers/edit';
 
 const STOP = claudeEvent('Stop', 's');
 
@@ -18,7 +19,7 @@ async function setUp(t: Parameters<typeof tempProject>[0]) {
 }
 
 async function putLease(store: Awaited<ReturnType<typeof setUp>>['store'], lease: WaitLease): Promise<void> {
-  await store.mutate((state) => {
+  await edit(store, (state) => {
     state.wait_leases = { 'alice-1': lease };
     return { ok: true, message: 'lease planted' };
   });
@@ -91,7 +92,7 @@ test('the member leaves its only channel: the waiter exits 0', async (t) => {
   const { project, store } = await setUp(t);
   const waiting = runWait(project, STOP, { timeoutMs: 600_000 });
   await untilState(project, 'the lease', (s) => leaseOf(s, 'alice-1') !== undefined);
-  await store.mutate((state, ctx) => disconnectChannel(state, { channel: 'review', session_id: 'alice-1' }, ctx));
+  await edit(store, (state, ctx) => disconnectChannel(state, { channel: 'review', session_id: 'alice-1' }, ctx));
   const run = await bounded(waiting, 'the waiter');
   assert.equal(run.code, 0);
   assert.equal(store.snapshot().wait_leases, undefined);

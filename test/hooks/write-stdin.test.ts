@@ -12,6 +12,7 @@ import { test, type TestContext } from 'node:test';
 import { reservePaths } from '../../src/engine/index';
 import { runCli } from '../helpers/server';
 import { channelWith, codexEvent, stateOf, tempProject } from './support';
+import { edit } from '../helpers/edit';
 
 const CLEAN_ENV = { OPENCOMMS_MEMBER_ID: undefined, OPENCOMMS_PROJECT_DIR: undefined, OPENCOMMS_HOST: undefined };
 
@@ -20,7 +21,7 @@ async function held(t: TestContext) {
   mkdirSync(join(project, 'src'));
   writeFileSync(join(project, 'src', 'a.ts'), 'export const a = 1;\n');
   const store = await channelWith(project, 'review', [{ id: 'alice-1', role: 'author', host: 'mcp' }]);
-  await store.mutate((state, ctx) => reservePaths(state, {
+  await edit(store, (state, ctx) => reservePaths(state, {
     channel: 'review', session_id: 'alice-1', paths: ['src/a.ts'], exclusive: true, reason: null, project_dir: project,
   }, ctx));
   return { project, store };

@@ -6,11 +6,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as engine from '../../src/engine';
 import { channelWith, memberOf, startHarness } from './helpers';
+import { edit } from '../helpers/edit';
 
 test('a member holding a claim gets the claims digest in every turn\'s system prompt; one holding none does not', async (t) => {
   const h = await startHarness(t, { setup: async ({ store, dir }) => { await channelWith(store, dir, ['ses_A', 'ses_B']); } });
   const a = memberOf(h.store, 'ses_A');
-  await h.store.mutate((state, ctx) => {
+  await edit(h.store, (state, ctx) => {
     engine.addTask(state, 'person-ada', { title: 'Port the cache', paths: ['src/cache/**'], project_dir: h.dir }, ctx);
     return engine.claimTask(state, a, 't1', ctx);
   });
@@ -30,11 +31,11 @@ test('a member waiting for work is prompted once when a task becomes ready, with
   const a = memberOf(h.store, 'ses_A');
   await h.plugin.hooks.event({ event: { type: 'session.idle', properties: { sessionID: 'ses_A' } } });
   await h.plugin.settle();
-  await h.store.mutate((state, ctx) => {
+  await edit(h.store, (state, ctx) => {
     engine.recordPresence(state, a, { pid: process.pid, machine: 'm', start: null, kind: 'plugin' }, ctx.now(), 10_000);
     return engine.nextTask(state, a, ctx);
   });
-  await h.store.mutate((state, ctx) => engine.addTask(state, 'person-ada', { title: 'SECRET-4711 port it', project_dir: h.dir }, ctx));
+  await edit(h.store, (state, ctx) => engine.addTask(state, 'person-ada', { title: 'SECRET-4711 port it', project_dir: h.dir }, ctx));
   assert.ok(h.store.snapshot().board!.wakes[a]);
   h.watcher.fire();
   await h.plugin.settle();

@@ -8,13 +8,14 @@ import { linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as engine from '../../src/engine';
 import { channelWith, memberOf, startHarness, type Harness } from './helpers';
+import { edit } from '../helpers/edit';
 
 const WRITER = 'ses_writer';
 
 async function heldBy(h: Harness, holder: string, paths: string[], exclusive = true): Promise<void> {
   mkdirSync(join(h.dir, 'src'), { recursive: true });
   writeFileSync(join(h.dir, 'src', 'a.ts'), 'export const a = 1;\n');
-  await h.store.mutate((state, ctx) => engine.reservePaths(state, {
+  await edit(h.store, (state, ctx) => engine.reservePaths(state, {
     channel: 'review', session_id: holder, paths, exclusive, reason: 'refactoring it', project_dir: h.dir,
   }, ctx));
 }

@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as engine from '../../src/engine';
 import { channelWith, startHarness, type Harness } from './helpers';
+import { edit } from '../helpers/edit';
 
 const WRITER = 'ses_writer';
 const REFUSED_COMMAND = /OpenComms refused this shell command on purpose, before it ran/;
@@ -24,7 +25,7 @@ async function heldRepo(h: Harness): Promise<void> {
   git('add', 'src');
   git('commit', '-qm', 'start');
   await channelWith(h.store, h.dir, [WRITER]);
-  await h.store.mutate((state, ctx) => engine.reservePaths(state, {
+  await edit(h.store, (state, ctx) => engine.reservePaths(state, {
     channel: 'review', session_id: 'alice', paths: ['src/a.ts'], exclusive: true, reason: null, project_dir: h.dir,
   }, ctx));
 }

@@ -10,6 +10,7 @@ import type { StateWatcher } from '../../src/local/state-dir-watch';
 import {
   memberOptionsFor, sessionRefOf, startOpenComms, type HostSession, type OpenCommsInstance, type SchemaKit, type SchemaNode,
 } from '../../src/opencode';
+import { edit } from '../helpers/edit';
 
 export const HOST = 'test-host';
 export const PROJECT_ID = 'proj_test';
@@ -160,12 +161,12 @@ function expectOk(result: engine.ToolResult): engine.ToolResult {
  */
 export async function channelWith(store: Store, dir: string, sessions: string[], channel = 'review', options: { oldPlugin?: boolean } = {}): Promise<string> {
   const existing = store.snapshot().channels[channel];
-  const created = existing ? undefined : await store.mutate((state, ctx) => expectOk(engine.createChannel(state, {
+  const created = existing ? undefined : await edit(store, (state, ctx) => expectOk(engine.createChannel(state, {
     channel, role: 'lead', role_prompt: 'Coordinate.', session_id: 'alice', project_id: PROJECT_ID, worktree: dir,
     host: 'claude-code', surface: 'mcp', delivery_mode: 'pull',
   }, ctx)));
   for (const [i, sessionId] of sessions.entries()) {
-    await store.mutate((state, ctx) => {
+    await edit(store, (state, ctx) => {
       const memberId = options.oldPlugin ? sessionId : engine.linkSession(state, [sessionRefOf(sessionId)], [], ctx)!.memberId;
       return expectOk(engine.joinChannel(state, {
         channel, role: `reviewer${i === 0 ? '' : i}`, role_prompt: 'Review every diff carefully.', project_id: PROJECT_ID, worktree: dir,
@@ -185,7 +186,7 @@ export function memberOf(store: Store, sessionId: string): string {
 
 /** Alice sends `content` to one recipient; returns the message id. */
 export async function send(store: Store, to: string, content: string, channel = 'review'): Promise<string> {
-  const sent = await store.mutate((state, ctx) => expectOk(engine.sendMessage(state, { channel, session_id: 'alice', content, to }, ctx)));
+  const sent = await edit(store, (state, ctx) => expectOk(engine.sendMessage(state, { channel, session_id: 'alice', content, to }, ctx)));
   return (sent.data!.message_ids as string[])[0]!;
 }
 

@@ -17,6 +17,7 @@ import {
   channelWith, Clock, envelopeOf, FAKE_SCHEMA, FakeClient, FakeSchedule, FakeWatcher, HOST, memberOf, PROJECT_ID, send, startHarness,
   tempProject, type Harness,
 } from './helpers';
+import { edit } from '../helpers/edit';
 
 const busy = (sessionID: string) => ({ event: { type: 'session.status', properties: { sessionID, status: { type: 'busy' } } } });
 const idle = (sessionID: string) => ({ event: { type: 'session.idle', properties: { sessionID } } });
@@ -130,7 +131,7 @@ test('a store fault in the start-up sweep does not stop the plugin from starting
   const real = openStore({ projectDir: dir, now: clock.now });
   await channelWith(real, dir, ['ses_A']);
   const id = await send(real, memberOf(real, 'ses_A'), 'left in flight by a crashed process');
-  await real.mutate((state) => {
+  await edit(real, (state) => {
     const e = state.messages[id]!;
     e.delivery_status = 'in_flight';
     e.delivery_owner = { pid: 999_999, host: HOST, lease_until: 0 };

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_DELIVERY_COOLDOWN_MS, drainQueue, succeed } from '../../src/engine';
 import { channelWith, envelopeOf, HOST, memberOf, send, startHarness } from './helpers';
+import { edit } from '../helpers/edit';
 
 const idle = (sessionID: string) => ({ event: { type: 'session.idle', properties: { sessionID } } });
 
@@ -25,7 +26,7 @@ test("a push sweeps back only mail whose owner the plugin's own check judges gon
   const kept = await send(h.store, a, 'held by a push the plugin judges alive');
   const swept = await send(h.store, b, 'held by a push the plugin judges gone');
   // Put in flight after the start-up sweep, so only the push's own sweep can bring them back.
-  await h.store.mutate((state) => {
+  await edit(h.store, (state) => {
     drainQueue(state, a, { owner: { pid: KEPT_PID, host: HOST, lease_until: h.clock.t + 60_000 }, now: h.clock.t });
     drainQueue(state, b, { owner: { pid: GONE_PID, host: HOST, lease_until: h.clock.t + 60_000 }, now: h.clock.t });
     return succeed('drained');

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { drainQueue, MAX_DELIVERY_ATTEMPTS, succeed } from '../../src/engine';
 import { RETRY_DELAY_MS } from '../../src/opencode';
 import { channelWith, envelopeOf, HOST, memberOf, send, startHarness } from './helpers';
+import { edit } from '../helpers/edit';
 
 const idle = (sessionID: string) => ({ event: { type: 'session.idle', properties: { sessionID } } });
 
@@ -139,7 +140,7 @@ test("start-up leaves a live owner's in-flight push alone and recovers a dead ow
       await channelWith(store, dir, ['ses_A', 'ses_B']);
       live = await send(store, memberOf(store, 'ses_A'), 'being pushed by a live process');
       dead = await send(store, memberOf(store, 'ses_B'), 'abandoned by a crashed process');
-      await store.mutate((state) => {
+      await edit(store, (state) => {
         drainQueue(state, memberOf(store, 'ses_A'), { owner: { pid: 4242, host: HOST, lease_until: clock.t + 60_000 }, now: clock.t });
         drainQueue(state, memberOf(store, 'ses_B'), { owner: { pid: DEAD_PID, host: HOST, lease_until: clock.t + 60_000 }, now: clock.t });
         return succeed('drained');

@@ -10,6 +10,7 @@ import { TASK_RETENTION_MS } from '../../src/engine/task-types';
 import type { Store } from '../../src/store/contract';
 import { faultyFsByPath, OK, tempProject, testStore } from './helpers';
 import { statePathOf } from '../helpers/store-paths';
+import { edit } from '../helpers/edit';
 
 const PERSON = 'person-ada';
 
@@ -21,7 +22,7 @@ function lines(path: string): string[] {
 async function boardStore(t: TestContext, options: Parameters<typeof testStore>[1] = {}): Promise<{ store: Store; clock: { at: number }; boardLog: string }> {
   const clock = { at: 1_000_000 };
   const store = testStore(tempProject(t), { now: () => clock.at, ...options });
-  await store.mutate((s, ctx) => {
+  await edit(store, (s, ctx) => {
     engine.addTask(s, 'a', { title: 'port the cache', project_dir: store.projectDir }, ctx);
     engine.addTask(s, 'a', { title: 'still open', project_dir: store.projectDir }, ctx);
     return engine.finishTask(s, PERSON, 't1', 'shipped', ctx);
@@ -29,7 +30,7 @@ async function boardStore(t: TestContext, options: Parameters<typeof testStore>[
   return { store, clock, boardLog: join(store.stateDir, 'history', 'board.jsonl') };
 }
 
-const touch = (store: Store): Promise<unknown> => store.mutate((s) => {
+const touch = (store: Store): Promise<unknown> => edit(store, (s) => {
   s.errors.push({ at: 0, message: 'touch' } as never);
   return OK;
 });
@@ -41,7 +42,7 @@ test('a done task leaves state.json for history/board.jsonl (0600) in the commit
   assert.ok(store.snapshot().board!.tasks.t1, 'not a millisecond early');
   assert.equal(existsSync(boardLog), false);
   clock.at += 1;
-  await store.mutate(() => OK);
+  await edit(store, () => OK);
   assert.deepEqual(Object.keys(store.snapshot().board!.tasks), ['t2']);
   const [line, ...more] = lines(boardLog);
   assert.deepEqual(more, []);
@@ -59,10 +60,10 @@ test('a crash between the board history append and the state save only repeats t
   const { store, clock, boardLog } = await boardStore(t, { fs: port });
   clock.at += TASK_RETENTION_MS;
   port.fail({ method: 'renameSync', code: 'EIO', when: (p) => typeof p === 'string' && p.includes('.state.'), times: 1 });
-  await assert.rejects(store.mutate(() => OK), { code: 'state_unwritable' });
+  await assert.rejects(edit(store, () => OK), { code: 'state_unwritable' });
   assert.equal(lines(boardLog).length, 1, 'appended before the save failed');
   assert.ok(store.snapshot().board!.tasks.t1, 'and still in the state: never lost');
-  await store.mutate(() => OK);
+  await edit(store, () => OK);
   assert.equal(lines(boardLog).length, 2, 'the retry repeated it');
   assert.equal(store.snapshot().board!.tasks.t1, undefined);
   assert.equal((await testStore(store.projectDir).boardHistory.find('t1'))?.id, 't1');
@@ -74,7 +75,7 @@ test('a failed board history append keeps the task in the state and state.json u
   const before = readFileSync(statePathOf(store));
   clock.at += TASK_RETENTION_MS;
   port.fail({ method: 'writeSync', code: 'ENOSPC', when: (p) => typeof p === 'string' && p.endsWith('board.jsonl') });
-  await assert.rejects(store.mutate(() => OK), { code: 'state_unwritable' });
+  await assert.rejects(edit(store, () => OK), { code: 'state_unwritable' });
   assert.deepEqual(readFileSync(statePathOf(store)), before);
 });
 
@@ -85,7 +86,7 @@ test('a history/board.jsonl that is a link is refused: nothing written through i
   mkdirSync(join(store.stateDir, 'history'), { recursive: true, mode: 0o700 });
   symlinkSync(outside, boardLog);
   clock.at += TASK_RETENTION_MS;
-  await assert.rejects(store.mutate(() => OK), { code: 'state_unwritable' });
+  await assert.rejects(edit(store, () => OK), { code: 'state_unwritable' });
   assert.equal(readFileSync(outside, 'utf8'), '');
   assert.ok(store.snapshot().board!.tasks.t1);
   await assert.rejects(store.boardHistory.find('t1'), { code: 'state_unwritable' });

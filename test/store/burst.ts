@@ -13,6 +13,7 @@ import { MAX_MEMBERS_CEILING } from '../../src/engine/constants';
 import { openStore } from '../../src/store';
 import type { Store, StoreSelection } from '../../src/store';
 import { onLines } from '../helpers/lines';
+import { edit } from '../helpers/edit';
 
 const WORKER = join(__dirname, '..', '..', '..', 'test', 'store', 'fixtures', 'burst-worker.cjs');
 const RECEIVER = 'inbox';
@@ -65,13 +66,13 @@ function expectOk(result: ToolResult): void {
 /** A channel "burst" with the receiver and as many sender members as a channel holds. */
 async function setUpChannel(store: Store, dir: string): Promise<string[]> {
   const base = { channel: 'burst', role_prompt: 'p', delivery_mode: 'pull', project_id: 'burst-project', worktree: dir } as const;
-  await store.mutate((s, ctx) => {
+  await edit(store, (s, ctx) => {
     const created = createChannel(s, { ...base, role: 'receiver', session_id: RECEIVER, rate_limit: 1_000, max_agent_streak: 0, max_members: MAX_MEMBERS_CEILING }, ctx);
     expectOk(created);
     return created;
   });
   const senders = Array.from({ length: MAX_MEMBERS_CEILING - 1 }, (_, i) => `sender${i}`);
-  await store.mutate((s, ctx) => {
+  await edit(store, (s, ctx) => {
     for (const [i, member] of senders.entries()) expectOk(joinChannel(s, { ...base, role: `s${i}`, session_id: member }, ctx));
     return { ok: true, message: 'joined' };
   });

@@ -17,6 +17,7 @@ import { LOCK_STALE_MS, queueDirOf } from '../../src/store/file/lock';
 import { isAbandoned, isServableTicket, isTicketAbandoned, stampAgeMs } from '../../src/store/file/lock-stamp';
 import { NODE_FS } from '../../src/files/fs-port';
 import { tempProject } from './helpers';
+import { edit } from '../helpers/edit';
 
 const FAR_AHEAD_MS = 10 * 365 * 86_400_000;
 const base = { channel: 'shared', role_prompt: 'p', delivery_mode: 'pull', project_id: 'future-project' } as const;
@@ -24,7 +25,7 @@ const base = { channel: 'shared', role_prompt: 'p', delivery_mode: 'pull', proje
 async function setUp(t: TestContext): Promise<{ dir: string; store: Store; lockPath: string }> {
   const dir = tempProject(t);
   const store = openStore({ projectDir: dir });
-  await store.mutate((s, ctx) => {
+  await edit(store, (s, ctx) => {
     const created = createChannel(s, { ...base, worktree: dir, role: 'inbox', session_id: 'inbox', rate_limit: 1_000 }, ctx);
     for (const member of ['a', 'b']) assert.equal(joinChannel(s, { ...base, worktree: dir, role: member, session_id: member }, ctx).ok, true);
     return created;

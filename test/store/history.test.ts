@@ -9,6 +9,7 @@ import { NODE_FS } from '../../src/files/fs-port';
 import { envelope, faultyFsByPath, OK, tempFilesIn, tempProject, testStore } from './helpers';
 import { TEST_CODEC } from './test-codec';
 import { statePathOf } from '../helpers/store-paths';
+import { edit } from '../helpers/edit';
 
 function lines(path: string): string[] {
   return readFileSync(path, 'utf8').split('\n').filter((l) => l !== '');
@@ -25,7 +26,7 @@ test('finished envelopes move to history/<channel>.jsonl and leave messages, del
   const pending = envelope({ channel_id: 'chn_a' });
   const delivered = envelope({ channel_id: 'chn_a', delivery_status: 'delivered', delivered_at: 5, delivery_method: 'pull' });
   const failed = envelope({ channel_id: 'chn_b', delivery_status: 'failed' });
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     put(s, pending);
     put(s, delivered, ['bob']);
     put(s, failed);
@@ -48,7 +49,7 @@ test('finished envelopes already on disk are moved by the next ok mutation', asy
   put(state, envelope({ channel_id: 'chn_a', delivery_status: 'stale' }));
   mkdirSync(store.stateDir, { recursive: true });
   writeFileSync(statePathOf(store), JSON.stringify(state));
-  await store.mutate(() => OK);
+  await edit(store, () => OK);
   assert.deepEqual(store.snapshot().messages, {});
   assert.equal(store.history.list('chn_a').length, 1);
 });
@@ -56,7 +57,7 @@ test('finished envelopes already on disk are moved by the next ok mutation', asy
 test('an envelope with a malformed channel id stays in state and builds no path', async (t) => {
   const store = testStore(tempProject(t));
   const odd = envelope({ channel_id: '../escape', delivery_status: 'delivered' });
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     put(s, odd);
     return OK;
   });
@@ -73,7 +74,7 @@ test('a crash between the history append and the state save only repeats a recor
   const port = faultyFsByPath([]);
   const store = testStore(tempProject(t), { fs: port });
   const e = envelope({ channel_id: 'chn_a' });
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     put(s, e);
     return OK;
   });
@@ -83,11 +84,11 @@ test('a crash between the history append and the state save only repeats a recor
     return OK;
   };
   port.fail({ method: 'renameSync', code: 'EIO', when: (p) => typeof p === 'string' && p.includes('.state.'), times: 1 });
-  await assert.rejects(store.mutate(deliver), { code: 'state_unwritable' });
+  await assert.rejects(edit(store, deliver), { code: 'state_unwritable' });
   const log = join(store.stateDir, 'history', 'chn_a.jsonl');
   assert.equal(lines(log).length, 1, 'the record was appended before the save failed');
   assert.equal(store.snapshot().messages[e.message_id].delivery_status, 'pending', 'the old state survived');
-  await store.mutate(deliver);
+  await edit(store, deliver);
   assert.equal(lines(log).length, 2, 'the retry repeated the record');
   assert.equal(store.history.list('chn_a').length, 1);
   const fresh = testStore(store.projectDir);
@@ -99,14 +100,14 @@ test('a failed history append keeps the envelope in state and the state file unt
   const port = faultyFsByPath([]);
   const store = testStore(tempProject(t), { fs: port });
   const e = envelope({ channel_id: 'chn_a' });
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     put(s, e);
     return OK;
   });
   const before = readFileSync(statePathOf(store));
   port.fail({ method: 'writeSync', code: 'ENOSPC', when: (p) => typeof p === 'string' && p.endsWith('.jsonl') });
   await assert.rejects(
-    store.mutate((s) => {
+    edit(store, (s) => {
       s.messages[e.message_id].delivery_status = 'rejected';
       return OK;
     }),
@@ -143,11 +144,11 @@ test('a long-lived reader reads only the appended tail when the log grows', asyn
   const port = faultyFsByPath([]);
   const reader = testStore(dir, { fs: port });
   const writer = testStore(dir);
-  await writer.mutate(batch(50));
+  await edit(writer, batch(50));
   assert.equal(reader.history.list('chn_a').length, 50);
   const unchanged = await bytesReadBy(port, async () => assert.equal(reader.history.list('chn_a').length, 50));
   assert.ok(unchanged < 1_000, 'an unchanged log costs a stat and a prefix check');
-  await writer.mutate(batch(1));
+  await edit(writer, batch(1));
   const tailCost = await bytesReadBy(port, async () => assert.equal(reader.history.list('chn_a').length, 51));
   assert.ok(tailCost < 2 * 1_000, `read ${tailCost} bytes for one new record`);
 });
@@ -158,7 +159,7 @@ test('a log is compacted to the newest records once it grows past the threshold'
   const reader = testStore(dir);
   const all: Envelope[] = [];
   for (let round = 0; round < 3; round++) {
-    await store.mutate((s) => {
+    await edit(store, (s) => {
       for (let i = 0; i < 3; i++) {
         const e = envelope({ channel_id: 'chn_a', delivery_status: 'delivered' });
         all.push(e);
@@ -173,7 +174,7 @@ test('a log is compacted to the newest records once it grows past the threshold'
   assert.deepEqual(reader.history.list('chn_a').map((r) => r.message_id), all.slice(-5).map((e) => e.message_id));
   assert.deepEqual(tempFilesIn(join(store.stateDir, 'history')), []);
   const cold = testStore(dir, { historyKeep: 5, historyCompactLines: 8 });
-  await cold.mutate((s) => {
+  await edit(cold, (s) => {
     put(s, envelope({ channel_id: 'chn_a', delivery_status: 'delivered' }));
     return OK;
   });
@@ -186,15 +187,15 @@ test('moving records reads only what the log grew by since this process last cou
   const port = faultyFsByPath([]);
   const mover = testStore(dir, { fs: port });
   const other = testStore(dir);
-  await other.mutate(batch(60));
+  await edit(other, batch(60));
   const log = join(mover.stateDir, 'history', 'chn_a.jsonl');
   const size = readFileSync(log).length;
-  const cold = await bytesReadBy(port, () => mover.mutate(batch(1)));
+  const cold = await bytesReadBy(port, () => edit(mover, batch(1)));
   assert.ok(cold >= size, `a process new to the log counts it once (read ${cold} of ${size} bytes)`);
-  const warm = await bytesReadBy(port, () => mover.mutate(batch(1)));
+  const warm = await bytesReadBy(port, () => edit(mover, batch(1)));
   assert.ok(warm < 1_000, `the next move reads ${warm} bytes, not the ${size}-byte log`);
-  await other.mutate(batch(2));
-  const grown = await bytesReadBy(port, () => mover.mutate(batch(1)));
+  await edit(other, batch(2));
+  const grown = await bytesReadBy(port, () => edit(mover, batch(1)));
   assert.ok(grown < 4_000, `after another writer appended two records, read ${grown} bytes`);
   assert.equal(lines(log).length, 65);
 });
@@ -206,33 +207,33 @@ test('the cached line count notices a log rewritten in place or replaced, so com
     put(s, envelope({ channel_id: 'chn_a', delivery_status: 'delivered' }));
     return OK;
   };
-  for (let i = 0; i < 6; i++) await store.mutate(one);
+  for (let i = 0; i < 6; i++) await edit(store, one);
   const log = join(store.stateDir, 'history', 'chn_a.jsonl');
   const ino = statSync(log).ino;
   // Rewritten in place (same inode, shorter, different first bytes): 6 cached lines become 1.
   writeFileSync(log, lines(log).slice(-1).join('\n').replace('{', '{ ') + '\n');
   assert.equal(statSync(log).ino, ino);
-  for (let i = 0; i < 3; i++) await store.mutate(one);
+  for (let i = 0; i < 3; i++) await edit(store, one);
   assert.equal(lines(log).length, 4, 'no compaction: the log holds 4 lines, not the 9 a stale count would claim');
   assert.equal(statSync(log).ino, ino);
   // Replaced by a longer file (new inode): 4 cached lines become 8, and the next append passes the threshold.
   const text = readFileSync(log, 'utf8');
   writeFileSync(`${log}.new`, text + text);
   renameSync(`${log}.new`, log);
-  await store.mutate(one);
+  await edit(store, one);
   assert.equal(lines(log).length, 5, 'compacted to the newest 5 records once the log held 9 lines');
   // A log grown by another writer is counted from where this process left it.
   const other = testStore(dir, { historyKeep: 5, historyCompactLines: 8 });
-  for (let i = 0; i < 3; i++) await other.mutate(one);
+  for (let i = 0; i < 3; i++) await edit(other, one);
   assert.equal(lines(log).length, 8);
-  await store.mutate(one);
+  await edit(store, one);
   assert.equal(lines(log).length, 5, 'the 9th line triggers the compaction in the process that saw only 6 of them');
 });
 
 test('a fragment left by a killed writer is skipped and never glued to the next record', async (t) => {
   const store = testStore(tempProject(t));
   const first = envelope({ channel_id: 'chn_a', delivery_status: 'delivered' });
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     put(s, first);
     return OK;
   });
@@ -241,7 +242,7 @@ test('a fragment left by a killed writer is skipped and never glued to the next 
   const reader = testStore(store.projectDir);
   assert.equal(reader.history.list('chn_a').length, 1, 'a line without its newline is not read yet');
   const second = envelope({ channel_id: 'chn_a', delivery_status: 'delivered' });
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     put(s, second);
     return OK;
   });
@@ -262,7 +263,7 @@ test('records are listed oldest first by timestamp and blank or foreign lines ar
 
 test('dropHistory removes a channel log and forgets its cache', async (t) => {
   const store = testStore(tempProject(t));
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     put(s, envelope({ channel_id: 'chn_a', delivery_status: 'delivered' }));
     return OK;
   });

@@ -15,6 +15,7 @@ import { leftoverPidOf } from '../../src/local/leftovers';
 import { FENCE_ATTEMPTS } from '../../src/store/file/store';
 import { OK, tempFilesIn, tempProject, testStore } from './helpers';
 import { statePathOf, lockPathOf } from '../helpers/store-paths';
+import { edit } from '../helpers/edit';
 
 const HOST = hostname();
 const DIST = join(__dirname, '..', '..', '..', 'dist', 'opencomms.js');
@@ -200,13 +201,13 @@ test('a save whose state.json changed since its load is not written; the change 
     },
   };
   const store = testStore(dir, { fs: port });
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     s.errors.push({ at: 0, message: 'first' });
     return OK;
   });
   statePath = statePathOf(store);
   let runs = 0;
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     runs++;
     s.errors.push({ at: 0, message: 'ours' });
     return OK;
@@ -234,12 +235,12 @@ test(`a change whose fence fails ${FENCE_ATTEMPTS} times in a row gives up with 
     },
   };
   const store = testStore(dir, { fs: port });
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     s.errors.push({ at: 0, message: 'saved' });
     return OK;
   });
   statePath = statePathOf(store);
-  await assert.rejects(store.mutate((s) => {
+  await assert.rejects(edit(store, (s) => {
     s.errors.push({ at: 0, message: 'never saved' });
     return OK;
   }), { code: 'lock_timeout' });

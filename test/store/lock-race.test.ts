@@ -13,6 +13,7 @@ import { OK, tempFilesIn, tempProject, testStore } from './helpers';
 import { until } from '../helpers/wait';
 import { queueDirOf } from '../../src/store/file/lock';
 import { onLines } from '../helpers/lines';
+import { edit } from '../helpers/edit';
 
 const RACE_WORKER = join(__dirname, '..', '..', '..', 'test', 'store', 'fixtures', 'race-worker.cjs');
 
@@ -124,5 +125,5 @@ test('writers in two pid namespaces sharing a folder and a hostname never break 
   assert.deepEqual([...saved].sort(), [...acked].sort(), 'an acknowledged change was lost or applied twice');
   for (const w of workers) w.child.stdin!.end();
   await Promise.all(workers.map((w) => w.exited));
-  await store.mutate(() => OK);
+  await edit(store, () => OK);
 });

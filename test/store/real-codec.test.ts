@@ -12,15 +12,16 @@ import { openStore } from '../../src/store';
 import { tempProject } from './helpers';
 import { pullDelivered } from '../engine/helpers';
 import { statePathOf } from '../helpers/store-paths';
+import { edit } from '../helpers/edit';
 
 const PROJECT = { project_id: 'local-project', worktree: '/w' };
 
 async function twoMembers(projectDir: string) {
   const store = openStore({ projectDir });
-  const created = await store.mutate((s, ctx) =>
+  const created = await edit(store, (s, ctx) =>
     createChannel(s, { channel: 'demo', role: 'writer', role_prompt: 'writes', session_id: 'alice', delivery_mode: 'pull', ...PROJECT }, ctx));
   assert.equal(created.ok, true, created.message);
-  const joined = await store.mutate((s, ctx) =>
+  const joined = await edit(store, (s, ctx) =>
     joinChannel(s, { channel: 'demo', role: 'reviewer', role_prompt: 'reviews', session_id: 'bob', delivery_mode: 'pull', ...PROJECT }, ctx));
   assert.equal(joined.ok, true, joined.message);
   return { store, channelId: created.data?.channel_id as string };
@@ -28,10 +29,10 @@ async function twoMembers(projectDir: string) {
 
 test('engine send and pull through the store: delivered mail moves to history and stays readable', async (t) => {
   const { store, channelId } = await twoMembers(tempProject(t));
-  const sent = await store.mutate((s, ctx) => sendMessage(s, { channel: 'demo', session_id: 'alice', content: 'please review', to: 'bob' }, ctx));
+  const sent = await edit(store, (s, ctx) => sendMessage(s, { channel: 'demo', session_id: 'alice', content: 'please review', to: 'bob' }, ctx));
   assert.equal(sent.ok, true, sent.message);
   assert.equal(Object.keys(store.snapshot().messages).length, 1);
-  const pulled = await store.mutate((s, ctx) => pullDelivered(s, 'bob', { channel: 'demo' }, ctx));
+  const pulled = await edit(store, (s, ctx) => pullDelivered(s, 'bob', { channel: 'demo' }, ctx));
   assert.equal(pulled.ok, true, pulled.message);
   const s = store.snapshot();
   assert.deepEqual(s.messages, {}, 'finished envelopes left state.json');
@@ -42,7 +43,7 @@ test('engine send and pull through the store: delivered mail moves to history an
   const shown = store.read((st, ctx) => history(st, { channel: 'demo', session_id: 'bob' }, ctx));
   assert.equal(shown.ok, true);
   assert.ok(JSON.stringify(shown.data).includes('please review'));
-  const reply = await store.mutate((st, ctx) =>
+  const reply = await edit(store, (st, ctx) =>
     sendMessage(st, { channel: 'demo', session_id: 'bob', content: 'done', to: 'alice', reply_to: records[0].message_id }, ctx));
   assert.equal(reply.ok, true, reply.message);
   const replyEnvelope = Object.values(store.snapshot().messages)[0];
@@ -52,7 +53,7 @@ test('engine send and pull through the store: delivered mail moves to history an
 test('a refused engine operation leaves the file untouched', async (t) => {
   const { store } = await twoMembers(tempProject(t));
   const before = readFileSync(statePathOf(store));
-  const refused = await store.mutate((s, ctx) => sendMessage(s, { channel: 'nope', session_id: 'alice', content: 'x' }, ctx));
+  const refused = await edit(store, (s, ctx) => sendMessage(s, { channel: 'nope', session_id: 'alice', content: 'x' }, ctx));
   assert.equal(refused.ok, false);
   assert.deepEqual(readFileSync(statePathOf(store)), before);
 });
@@ -62,7 +63,7 @@ test('a state the engine rejects is quarantined byte-for-byte with the real code
   mkdirSync(store.stateDir, { recursive: true });
   const bad = JSON.stringify({ schema_version: 2, channels: { x: { id: 'chn_1', name: 'y' } }, messages: {}, queues: {}, delivered_to: {}, errors: [] });
   writeFileSync(statePathOf(store), bad);
-  await store.mutate((s, ctx) => createChannel(s, { channel: 'fresh', role: 'writer', role_prompt: 'w', session_id: 'alice', ...PROJECT }, ctx));
+  await edit(store, (s, ctx) => createChannel(s, { channel: 'fresh', role: 'writer', role_prompt: 'w', session_id: 'alice', ...PROJECT }, ctx));
   assert.equal(readFileSync(join(store.stateDir, 'state.corrupt-1234.json'), 'utf8'), bad);
   const s = store.snapshot();
   assert.ok(s.errors.some((e) => e.message.includes('state.corrupt-1234.json')));
@@ -86,13 +87,13 @@ test('a v1 state is migrated once, under the lock, with a backup and a marker; r
   const store = openStore({ projectDir: dir });
   store.snapshot();
   assert.equal(existsSync(store.stateDir), false, 'the read path wrote nothing');
-  await store.mutate(() => ({ ok: true, message: '' }));
+  await edit(store, () => ({ ok: true, message: '' }));
   assert.ok(store.snapshot().errors.some((e) => e.message.includes('Migrated')));
   assert.equal(readFileSync(join(store.stateDir, 'state.v1.bak.json'), 'utf8'), V1);
   assert.equal(readFileSync(legacy, 'utf8'), V1, 'the legacy file is never modified');
   assert.equal(JSON.parse(readFileSync(join(store.stateDir, 'MIGRATED_FROM_V1'), 'utf8')).schema, 1);
   const again = openStore({ projectDir: dir });
-  await again.mutate((s) => {
+  await edit(again, (s) => {
     s.errors.push({ at: 1, message: 'later' });
     return { ok: true, message: '' };
   });
@@ -107,7 +108,7 @@ test('a placeholder v2 state is backed up and merged by the migration', async (t
   const placeholder = emptyState();
   placeholder.errors.push({ at: 1, message: 'from the placeholder' });
   writeFileSync(statePathOf(store), serializeState(placeholder));
-  await store.mutate(() => ({ ok: true, message: '' }));
+  await edit(store, () => ({ ok: true, message: '' }));
   assert.equal(readFileSync(join(store.stateDir, 'state.v2.empty.bak.json'), 'utf8'), serializeState(placeholder));
   assert.ok(store.snapshot().errors.some((e) => e.message === 'from the placeholder'));
 });
@@ -117,7 +118,7 @@ test('a real v2 state wins over a v1 file, and the question is settled', async (
   await twoMembers(dir);
   writeLegacy(dir, V1);
   const store = openStore({ projectDir: dir });
-  await store.mutate(() => ({ ok: true, message: '' }));
+  await edit(store, () => ({ ok: true, message: '' }));
   assert.ok(store.snapshot().channels.demo);
   const marker = JSON.parse(readFileSync(join(store.stateDir, 'MIGRATED_FROM_V1'), 'utf8'));
   assert.ok(marker.skipped);
@@ -127,7 +128,7 @@ test('a v1 file the codec rejects is reported and left untouched', async (t) => 
   const dir = tempProject(t);
   const legacy = writeLegacy(dir, '{"schema_version": 7}');
   const store = openStore({ projectDir: dir });
-  await store.mutate((s, ctx) => createChannel(s, { channel: 'demo', role: 'writer', role_prompt: 'w', session_id: 'alice', ...PROJECT }, ctx));
+  await edit(store, (s, ctx) => createChannel(s, { channel: 'demo', role: 'writer', role_prompt: 'w', session_id: 'alice', ...PROJECT }, ctx));
   assert.ok(store.snapshot().errors.some((e) => e.message.includes('Legacy state rejected')));
   assert.equal(readFileSync(legacy, 'utf8'), '{"schema_version": 7}');
   assert.ok(JSON.parse(readFileSync(join(store.stateDir, 'MIGRATED_FROM_V1'), 'utf8')).rejected);
@@ -137,14 +138,14 @@ test('a state the engine writes is exact under validation, so reparse rebuilds e
   const store = openStore({ projectDir: tempProject(t), now: () => 1_700_000_000_000 });
   const ok = (r: { ok: boolean; message: string }) => assert.equal(r.ok, true, r.message);
   const base = { role_prompt: 'p', ...PROJECT };
-  ok(await store.mutate((s, ctx) => createChannel(s, { ...base, channel: 'rich', role: 'lead', session_id: 'alice', delivery_mode: 'pull' }, ctx)));
-  ok(await store.mutate((s, ctx) => joinChannel(s, { ...base, channel: 'rich', role: 'pushed', session_id: 'bob', delivery_mode: 'spawn_push', host_session_id: 'h1', stale_policy: { mode: 'window', window_ms: 60_000 } } as never, ctx)));
-  ok(await store.mutate((s, ctx) => joinChannel(s, { ...base, channel: 'rich', role: 'third', session_id: 'carol', delivery_mode: 'pull' }, ctx)));
-  ok(await store.mutate((s, ctx) => sendMessage(s, { channel: 'rich', session_id: 'alice', content: 'to all, ünïcödé ✓', broadcast: true }, ctx)));
-  ok(await store.mutate((s, ctx) => sendMessage(s, { channel: 'rich', session_id: 'carol', content: 'just you', to: 'alice' }, ctx)));
-  ok(await store.mutate((s, ctx) => pullDelivered(s, 'carol', { channel: 'rich' }, ctx)));
-  ok(await store.mutate((s, ctx) => timerAction(s, { channel: 'rich', session_id: 'alice', action: 'start' }, ctx)));
-  ok(await store.mutate((s, ctx) => pauseChannel(s, { channel: 'rich', session_id: 'alice' }, ctx)));
+  ok(await edit(store, (s, ctx) => createChannel(s, { ...base, channel: 'rich', role: 'lead', session_id: 'alice', delivery_mode: 'pull' }, ctx)));
+  ok(await edit(store, (s, ctx) => joinChannel(s, { ...base, channel: 'rich', role: 'pushed', session_id: 'bob', delivery_mode: 'spawn_push', host_session_id: 'h1', stale_policy: { mode: 'window', window_ms: 60_000 } } as never, ctx)));
+  ok(await edit(store, (s, ctx) => joinChannel(s, { ...base, channel: 'rich', role: 'third', session_id: 'carol', delivery_mode: 'pull' }, ctx)));
+  ok(await edit(store, (s, ctx) => sendMessage(s, { channel: 'rich', session_id: 'alice', content: 'to all, ünïcödé ✓', broadcast: true }, ctx)));
+  ok(await edit(store, (s, ctx) => sendMessage(s, { channel: 'rich', session_id: 'carol', content: 'just you', to: 'alice' }, ctx)));
+  ok(await edit(store, (s, ctx) => pullDelivered(s, 'carol', { channel: 'rich' }, ctx)));
+  ok(await edit(store, (s, ctx) => timerAction(s, { channel: 'rich', session_id: 'alice', action: 'start' }, ctx)));
+  ok(await edit(store, (s, ctx) => pauseChannel(s, { channel: 'rich', session_id: 'alice' }, ctx)));
   // the store's generation key comes first and is not the engine's: the codec sees the rest
   const { generation, body: text } = splitGeneration(readFileSync(statePathOf(store), 'utf8'));
   assert.equal(generation, 8, 'one generation per committed change');
@@ -168,7 +169,7 @@ test('a snapshot teaches the memo: the next load of that same text skips validat
   assert.equal(parses, 1);
   seen.errors.push({ at: 1, message: 'scribbled on the snapshot' });
   let loaded: State | undefined;
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     loaded = structuredClone(s);
     return { ok: true, message: 'no change' };
   });
@@ -179,7 +180,7 @@ test('a snapshot teaches the memo: the next load of that same text skips validat
   // Same length, different bytes: validated again.
   const text = readFileSync(statePathOf(store), 'utf8');
   writeFileSync(statePathOf(store), text.replace('"role_prompt":"writes"', '"role_prompt":"wrotes"'));
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     loaded = s;
     return { ok: true, message: 'no change' };
   });
@@ -190,7 +191,7 @@ test('a snapshot teaches the memo: the next load of that same text skips validat
   delete raw.channels.demo!.created_at;
   writeFileSync(statePathOf(store), JSON.stringify(raw));
   store.snapshot();
-  await store.mutate(() => ({ ok: true, message: 'repair' }));
+  await edit(store, () => ({ ok: true, message: 'repair' }));
   assert.equal(parses, 4, 'the repaired text was validated by the snapshot and again by the mutation');
   assert.ok(store.snapshot().errors.some((e) => e.message.includes('created_at set to its default')));
 });

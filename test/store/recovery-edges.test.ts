@@ -13,6 +13,7 @@ import { FsPort, NODE_FS } from '../../src/files/fs-port';
 import { claimLock, releaseLock } from '../../src/store/file/lock';
 import { envelope, faultyFsByPath, OK, tempProject, testStore } from './helpers';
 import { statePathOf } from '../helpers/store-paths';
+import { edit } from '../helpers/edit';
 
 const HOST = hostname();
 const LEGACY_DIR = ['.opencode', 'comms'].join('-');
@@ -39,7 +40,7 @@ test('a quarantine followed by a v1 migration still reports the corrupt copy in 
   const store = openStore({ projectDir: dir, now: () => 1_700_000_000_555 });
   mkdirSync(store.stateDir, { recursive: true });
   writeFileSync(statePathOf(store), '{"schema_version": 2, "channels": {');
-  await store.mutate(() => ({ ok: true, message: '' }));
+  await edit(store, () => ({ ok: true, message: '' }));
   assert.equal(readFileSync(join(store.stateDir, 'state.corrupt-1700000000555.json'), 'utf8'), '{"schema_version": 2, "channels": {');
   const messages = store.snapshot().errors.map((e) => e.message);
   assert.ok(messages.some((m) => m.includes('Migrated')), 'the migration ran');
@@ -56,7 +57,7 @@ test('migrating with no prior state.json writes no state.v2.empty.bak.json', asy
   const dir = tempProject(t);
   writeLegacy(dir, V1);
   const store = openStore({ projectDir: dir });
-  await store.mutate(() => ({ ok: true, message: '' }));
+  await edit(store, () => ({ ok: true, message: '' }));
   assert.ok(existsSync(join(store.stateDir, 'MIGRATED_FROM_V1')), 'the migration ran');
   assert.equal(existsSync(join(store.stateDir, 'state.v2.empty.bak.json')), false, 'a backup of a v2 file that never existed was written');
 });
@@ -67,13 +68,13 @@ test('migrating with no prior state.json writes no state.v2.empty.bak.json', asy
 // (a pull, a delivery) fails with state_unwritable until the process restarts.
 test('a store keeps working after its history folder was removed under it', async (t) => {
   const store = testStore(tempProject(t));
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     put(s, envelope({ channel_id: 'chn_a', delivery_status: 'delivered' }));
     return OK;
   });
   rmSync(join(store.stateDir, 'history'), { recursive: true, force: true });
   const e = envelope({ channel_id: 'chn_a', delivery_status: 'delivered' });
-  const result = await store.mutate((s) => {
+  const result = await edit(store, (s) => {
     put(s, e);
     return OK;
   });
@@ -126,7 +127,7 @@ test('an empty lock that replaced the judged one just before the break is left a
 test('a new history log is made durable (its folder fsynced) before state.json drops its envelopes', async (t) => {
   const port = faultyFsByPath([]);
   const store = testStore(tempProject(t), { fs: port });
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     s.errors.push({ at: 1, message: 'state exists' });
     return OK;
   });
@@ -143,7 +144,7 @@ test('a new history log is made durable (its folder fsynced) before state.json d
     if (to === statePathOf(store)) events.push('rename state.json');
     rename(from, to);
   };
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     put(s, envelope({ channel_id: 'chn_new', delivery_status: 'delivered' }));
     return OK;
   });

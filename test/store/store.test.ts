@@ -8,6 +8,7 @@ import { ERRORS_KEEP } from '../../src/store/file/load';
 import { envelope, faultyFsByPath, OK, REFUSED, tempFilesIn, tempProject, testStore } from './helpers';
 import { TEST_CODEC } from './test-codec';
 import { statePathOf, lockPathOf } from '../helpers/store-paths';
+import { edit } from '../helpers/edit';
 
 function corruptCopies(stateDir: string): string[] {
   return readdirSync(stateDir).filter((n) => /^state\.corrupt-\d+(-\d+)?\.json$/.test(n)).sort();
@@ -16,7 +17,7 @@ function corruptCopies(stateDir: string): string[] {
 test('an absent state reads as empty and a no-op mutate creates no file', async (t) => {
   const store = testStore(tempProject(t));
   assert.deepEqual(store.snapshot(), TEST_CODEC.emptyState());
-  const result = await store.mutate(() => OK);
+  const result = await edit(store, () => OK);
   assert.deepEqual(result, OK);
   assert.equal(existsSync(statePathOf(store)), false);
   assert.equal(existsSync(lockPathOf(store)), false);
@@ -24,12 +25,12 @@ test('an absent state reads as empty and a no-op mutate creates no file', async 
 
 test('an ok mutation that changes the state is saved; a refused one is not', async (t) => {
   const store = testStore(tempProject(t));
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     s.errors.push({ at: 1, message: 'kept' });
     return OK;
   });
   assert.deepEqual(store.snapshot().errors, [{ at: 1, message: 'kept' }]);
-  const refused = await store.mutate((s) => {
+  const refused = await edit(store, (s) => {
     s.errors.push({ at: 2, message: 'dropped' });
     return REFUSED;
   });
@@ -41,12 +42,12 @@ test('an ok mutation that changes the state is saved; a refused one is not', asy
 
 test('an ok mutation that changes nothing does not rewrite the file', async (t) => {
   const store = testStore(tempProject(t));
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     s.errors.push({ at: 1, message: 'x' });
     return OK;
   });
   const before = statSync(statePathOf(store));
-  await store.mutate(() => OK);
+  await edit(store, () => OK);
   const after = statSync(statePathOf(store));
   assert.equal(after.ino, before.ino);
   assert.equal(after.mtimeMs, before.mtimeMs);
@@ -55,7 +56,7 @@ test('an ok mutation that changes nothing does not rewrite the file', async (t) 
 test('a throwing mutation saves nothing and releases the lock', async (t) => {
   const store = testStore(tempProject(t));
   await assert.rejects(
-    store.mutate((s) => {
+    edit(store, (s) => {
       s.errors.push({ at: 1, message: 'x' });
       throw new Error('engine bug');
     }),
@@ -63,14 +64,14 @@ test('a throwing mutation saves nothing and releases the lock', async (t) => {
   );
   assert.equal(existsSync(statePathOf(store)), false);
   assert.equal(existsSync(lockPathOf(store)), false);
-  assert.deepEqual(await store.mutate(() => OK), OK);
+  assert.deepEqual(await edit(store, () => OK), OK);
 });
 
 test('concurrent mutations in one process are all applied, in call order', async (t) => {
   const store = testStore(tempProject(t));
   await Promise.all(
     Array.from({ length: 25 }, (_, i) =>
-      store.mutate((s) => {
+      edit(store, (s) => {
         s.errors.push({ at: i, message: `m${i}` });
         return OK;
       }),
@@ -81,7 +82,7 @@ test('concurrent mutations in one process are all applied, in call order', async
 
 test('read runs on a lock-free snapshot and never saves', async (t) => {
   const store = testStore(tempProject(t));
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     s.errors.push({ at: 1, message: 'x' });
     return OK;
   });
@@ -123,7 +124,7 @@ for (const [what, text] of BAD_FILES) {
     assert.match(seen.errors[0].message, /state file rejected/);
     assert.deepEqual(corruptCopies(store.stateDir), [], 'the read path only reports');
     assert.deepEqual(readFileSync(statePathOf(store)), bytes, 'the read path never writes');
-    await store.mutate((s) => {
+    await edit(store, (s) => {
       s.errors.push({ at: 5, message: 'after' });
       return OK;
     });
@@ -139,8 +140,8 @@ test('a refused mutation after a quarantine still replaces the bad file, once', 
   const store = testStore(tempProject(t));
   mkdirSync(store.stateDir, { recursive: true });
   writeFileSync(statePathOf(store), 'garbage');
-  await store.mutate(() => REFUSED);
-  await store.mutate(() => REFUSED);
+  await edit(store, () => REFUSED);
+  await edit(store, () => REFUSED);
   assert.equal(corruptCopies(store.stateDir).length, 1);
   assert.match(store.snapshot().errors[0].message, /state file rejected/);
 });
@@ -149,9 +150,9 @@ test('two quarantines in the same millisecond never overwrite each other', async
   const store = testStore(tempProject(t), { now: () => 7 });
   mkdirSync(store.stateDir, { recursive: true });
   writeFileSync(statePathOf(store), 'first');
-  await store.mutate(() => OK);
+  await edit(store, () => OK);
   writeFileSync(statePathOf(store), 'second');
-  await store.mutate(() => OK);
+  await edit(store, () => OK);
   assert.deepEqual(corruptCopies(store.stateDir), ['state.corrupt-7-1.json', 'state.corrupt-7.json']);
   assert.equal(readFileSync(join(store.stateDir, 'state.corrupt-7.json'), 'utf8'), 'first');
   assert.equal(readFileSync(join(store.stateDir, 'state.corrupt-7-1.json'), 'utf8'), 'second');
@@ -165,7 +166,7 @@ test('when the quarantine copy cannot be written, nothing is written over the ba
   writeFileSync(statePathOf(store), 'precious garbage');
   let hasRun = false;
   await assert.rejects(
-    store.mutate(() => {
+    edit(store, () => {
       hasRun = true;
       return OK;
     }),
@@ -195,7 +196,7 @@ test('parse notes from the codec are recorded in errors', async (t) => {
   const store = testStore(tempProject(t), { codec, now: () => 9 });
   mkdirSync(store.stateDir, { recursive: true });
   writeFileSync(statePathOf(store), JSON.stringify(TEST_CODEC.emptyState()));
-  await store.mutate(() => OK);
+  await edit(store, () => OK);
   assert.deepEqual(store.snapshot().errors.slice(0, 1), [{ at: 9, message: 'backfilled max_hops' }]);
 });
 
@@ -212,7 +213,7 @@ test('store-added errors keep only the newest entries', async (t) => {
   full.errors = Array.from({ length: ERRORS_KEEP }, (_, i) => ({ at: i, message: `e${i}` }));
   mkdirSync(store.stateDir, { recursive: true });
   writeFileSync(statePathOf(store), JSON.stringify(full));
-  await store.mutate(() => OK);
+  await edit(store, () => OK);
   const errors = (JSON.parse(readFileSync(statePathOf(store), 'utf8')) as State).errors;
   assert.equal(errors.length, ERRORS_KEEP);
   assert.equal(errors[0].message, 'e1');
@@ -232,7 +233,7 @@ for (const [method, code] of [['writeSync', 'ENOSPC'], ['fsyncSync', 'EIO'], ['r
     const dir = tempProject(t);
     const port = faultyFsByPath([]);
     const store = testStore(dir, { fs: port });
-    await store.mutate((s) => {
+    await edit(store, (s) => {
       s.errors.push({ at: 1, message: 'v1' });
       return OK;
     });
@@ -240,7 +241,7 @@ for (const [method, code] of [['writeSync', 'ENOSPC'], ['fsyncSync', 'EIO'], ['r
     // the state's temp file, not the lock's staged stamp (.state.lock.<pid>.<hex>.tmp)
     port.fail({ method, code, when: (p) => typeof p === 'string' && /\.state\.\d+\.[0-9a-f]{8}\.tmp$/.test(p) });
     await assert.rejects(
-      store.mutate((s) => {
+      edit(store, (s) => {
         s.errors.push({ at: 2, message: 'v2' });
         return OK;
       }),
@@ -263,7 +264,7 @@ test('a save releases the lock before its directory fsync, yet reports success o
     if (fdPaths.get(fd) === store.stateDir) seen.push(existsSync(lockPathOf(store)) ? 'dir fsync, lock held' : 'dir fsync, lock free');
     fsync(fd);
   };
-  const saving = store.mutate((s) => {
+  const saving = edit(store, (s) => {
     s.errors.push({ at: 1, message: 'v1' });
     return OK;
   });
@@ -272,7 +273,7 @@ test('a save releases the lock before its directory fsync, yet reports success o
   assert.deepEqual(seen, ['dir fsync, lock free', 'resolved']);
   port.fail({ method: 'fsyncSync', code: 'EIO', when: (p) => p === store.stateDir, times: 1 });
   await assert.rejects(
-    store.mutate((s) => {
+    edit(store, (s) => {
       s.errors.push({ at: 2, message: 'v2' });
       return OK;
     }),
@@ -286,9 +287,9 @@ test('a save releases the lock before its directory fsync, yet reports success o
 test('an unreadable state file is a state_unwritable fault, not an empty state', async (t) => {
   const dir = tempProject(t);
   // The folder must exist: with no .opencomms folder at all there is no file to open.
-  await testStore(dir).mutate(() => OK);
+  await edit(testStore(dir), () => OK);
   const port = faultyFsByPath([{ method: 'openSync', code: 'EACCES', when: (p) => typeof p === 'string' && p.endsWith('state.json') }]);
   const store = testStore(dir, { fs: port });
   assert.throws(() => store.snapshot(), { code: 'state_unwritable' });
-  await assert.rejects(store.mutate(() => OK), { code: 'state_unwritable' });
+  await assert.rejects(edit(store, () => OK), { code: 'state_unwritable' });
 });

@@ -13,6 +13,7 @@ import { OK, tempFilesIn, testStore } from './helpers';
 import { seededRandom } from '../helpers/seeded-random';
 import { onLines } from '../helpers/lines';
 import { lockPathOf } from '../helpers/store-paths';
+import { edit } from '../helpers/edit';
 
 /** The history records a channel keeps by default (PROTOCOL 4.7). */
 const HISTORY_KEEP = 2_000;
@@ -110,7 +111,7 @@ export async function runStorm(options: StormOptions): Promise<StormOutcome> {
   const problems: string[] = [];
   const store = testStore(dir);
   // Every lock a killed writer left names its dead holder: the next change breaks it at once.
-  await withTimeout(store.mutate(() => OK), 1_000, 'a change after the storm (a stall: a lock nobody could break)');
+  await withTimeout(edit(store, () => OK), 1_000, 'a change after the storm (a stall: a lock nobody could break)');
   const state = store.snapshot();
   if (state.errors.some((e) => /state file rejected/.test(e.message))) problems.push('state.json no longer parses');
   const labels = state.errors.map((e) => e.message);

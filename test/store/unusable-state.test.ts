@@ -11,6 +11,7 @@ import { ToolRegistry } from '../../src/tools/registry';
 import { ToolServices } from '../../src/tools/services';
 import { tempProject } from './helpers';
 import { statePathOf } from '../helpers/store-paths';
+import { edit } from '../helpers/edit';
 
 function toolsAs(projectDir: string, memberId: string): ToolRegistry {
   const services = new ToolServices({
@@ -28,7 +29,7 @@ test('a channel whose id is not a valid file name is refused at load (the file p
   const dir = tempProject(t);
   const store = openStore({ projectDir: dir });
   const base = { role_prompt: 'p', project_id: 'local-project', worktree: dir, delivery_mode: 'pull' as const };
-  const created = await store.mutate((s, ctx) => engine.createChannel(s, { ...base, channel: 'dev', role: 'writer', session_id: 'alice' }, ctx));
+  const created = await edit(store, (s, ctx) => engine.createChannel(s, { ...base, channel: 'dev', role: 'writer', session_id: 'alice' }, ctx));
   assert.equal(created.ok, true, created.message);
   // A hand edit of the id (the reference writes chn_ + 32 hex; PROTOCOL 4.2 says the same).
   const raw = JSON.parse(readFileSync(statePathOf(store), 'utf8'));

@@ -23,6 +23,7 @@ import { until } from '../helpers/wait';
 import { seededRandom } from '../helpers/seeded-random';
 import { runBurst } from './burst';
 import { tempProject } from './helpers';
+import { edit } from '../helpers/edit';
 
 const SENDER = join(__dirname, '..', '..', '..', 'test', 'store', 'fixtures', 'shared-sender.cjs');
 const DYING_HOLDER = join(__dirname, '..', '..', '..', 'test', 'store', 'fixtures', 'dying-holder.cjs');
@@ -31,7 +32,7 @@ const base = { channel: 'shared', role_prompt: 'p', delivery_mode: 'pull', proje
 async function setUp(t: TestContext): Promise<{ dir: string; store: Store }> {
   const dir = tempProject(t);
   const store = openStore({ projectDir: dir });
-  await store.mutate((s, ctx) => {
+  await edit(store, (s, ctx) => {
     const created = createChannel(s, { ...base, worktree: dir, role: 'inbox', session_id: 'inbox', rate_limit: 1_000 }, ctx);
     for (const member of ['a', 'b', 'c']) assert.equal(joinChannel(s, { ...base, worktree: dir, role: member, session_id: member }, ctx).ok, true);
     return created;
@@ -82,7 +83,7 @@ async function startSender(dir: string, member: string, content: string, speaksF
 }
 
 // This process, recorded as speaking for `member` (as the server of that member would be).
-const speakFor = (store: Store, member: string): Promise<ToolResult> => store.mutate((s, ctx) => {
+const speakFor = (store: Store, member: string): Promise<ToolResult> => edit(store, (s, ctx) => {
   recordPresence(s, member, { ...thisRecordedProcess(), kind: 'server' }, ctx.now(), LOCAL_PRESENCE_RENEW_MS);
   return { ok: true, message: 'present' };
 });
@@ -238,7 +239,7 @@ test('a send whose arguments are malformed (a hand-made change) is refused with 
 
 test('a send that speaks as a person (no send tool makes one) is refused with invalid_argument, never applied: it cannot lift a loop-guard pause', async (t) => {
   const { dir, store } = await setUp(t);
-  await store.mutate((s, ctx) => {
+  await edit(store, (s, ctx) => {
     const said = personSay(s, {
       channel: 'shared', person_id: 'person-user', content: 'hi', role: null, type: null, project_id: base.project_id, worktree: dir,
       terminal: { tty: '/dev/pts/9', session_leader: 'bash (pid 1)' },

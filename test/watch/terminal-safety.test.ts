@@ -10,6 +10,7 @@ import { openStore } from '../../src/store';
 import { CLEAR_SCREEN, diffViews, emptyView, plainLine, printable, renderScreen, takeView } from '../../src/watch/index';
 import { cutToColumns } from '../../src/watch/screen';
 import { world } from './support';
+import { edit } from '../helpers/edit';
 
 // A member id is only checked to be a non-empty string when state.json is
 // loaded (state-shape.ts), unlike the role and channel name; the plain line
@@ -19,7 +20,7 @@ test('a member id holding terminal escapes, accepted by the state loader, is pri
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const store = openStore({ projectDir: dir });
   const evil = 'x\u001b]0;owned\u0007\u001b[2J';
-  return store.mutate((state, ctx) => engine.createChannel(state, {
+  return edit(store, (state, ctx) => engine.createChannel(state, {
     channel: 'dev', role: 'lead', role_prompt: 'Lead.', session_id: evil, project_id: 'local-project', worktree: dir,
     host: 'mcp', surface: 'mcp', delivery_mode: 'pull',
   }, ctx)).then((created) => {

@@ -2,11 +2,12 @@
 // from a terminal (say, pause and resume, a reservation's release, the task
 // board), run by the commands and by the keys of `opencomms watch` alike, and
 // the records a server's host door keeps of its rings.
-import type { EngineCtx, HostDoor, State, ToolResult } from '../types';
+import type { DeliveryOwner, EngineCtx, HostDoor, State, ToolResult } from '../types';
 import type { ChangeFn } from './change-fn';
 import { isPersonMemberId, personTerminalOf } from '../person';
 import { recordPersonAction, type PersonActor } from '../person-log';
-import { personRelease, personSay, personSetPause, type PersonSayInput } from '../person-actions';
+import { personRead, personRelease, personSay, personSetPause, type PersonMail, type PersonSayInput } from '../person-actions';
+import { isHolderList, judgeByGone, type HolderRef } from '../gone-holders';
 import type { HeldReservation, ReleaseTarget } from '../reservation-admin';
 import { JUDGE_BY_LEASE } from '../presence';
 import { clearRung, markRung } from '../arrival';
@@ -36,6 +37,25 @@ const person_say: ChangeFn<PersonSayInput, PersonSayResult> = (state, a, ctx) =>
   if (actor === undefined || !isText(a.channel) || !isText(a.content) || !isText(a.project_id) || !isText(a.worktree)
     || ![a.role, a.type, a.reply_to, a.to].every(isOptionalText)) return malformed('say');
   return personSay(state, { ...a, ...actor }, ctx);
+};
+
+/**
+ * A person's read: the reading process (`owner`, its lease `lease_ms` long from
+ * the change's time), and the holders of in-flight mail it judged gone.
+ */
+export type PersonReadArgs = PersonActor & { channel?: string | null; owner: { pid: number; host: string }; lease_ms: number; gone: HolderRef[] };
+
+/** What `person_read` answers: the mail handed over, how much still waits, and the owner it went in flight to. */
+export type PersonReadResult = ToolResult & { data?: Record<string, unknown> & { messages?: PersonMail[]; remaining?: number; owner?: DeliveryOwner } };
+
+const person_read: ChangeFn<PersonReadArgs, PersonReadResult> = (state, a, ctx) => {
+  const actor = actorOf(a);
+  const reader = a?.owner as Partial<PersonReadArgs['owner']> | undefined;
+  if (actor === undefined || !isOptionalText(a.channel) || typeof reader !== 'object' || reader === null || typeof reader.pid !== 'number'
+    || !isText(reader.host) || !isTime(a.lease_ms) || !isHolderList(a.gone)) return malformed('read');
+  const owner: DeliveryOwner = { pid: reader.pid, host: reader.host, lease_until: ctx.now() + a.lease_ms };
+  const result = personRead(state, actor.person_id, { channel: a.channel ?? null, terminal: actor.terminal, owner, isOwnerAlive: judgeByGone(a.gone) }, ctx);
+  return result.ok ? { ...result, data: { ...result.data, owner } } : result;
 };
 
 export type PersonPauseArgs = PersonActor & { channel: string; paused: boolean };
@@ -154,6 +174,6 @@ const host_door_problem: ChangeFn<DoorProblemArgs> = (state, a, ctx) => {
 };
 
 export const cliChanges = {
-  person_say, person_set_pause, person_release, person_task,
+  person_say, person_read, person_set_pause, person_release, person_task,
   host_door_rung, host_door_unrung, host_door_unwoken, host_door_problem,
 };

@@ -10,17 +10,20 @@ import { noteCollisions, type EditRecord } from '../collisions';
 import { addError } from '../error-log';
 import { isBoundElsewhere, isHookSession, isResumable, memberOfSession, type HookSession } from '../hook-session';
 import { markStale } from '../identity';
+import { recordMemberError } from '../spawn-leases';
 import { JUDGE_BY_LEASE } from '../presence';
 import { noteShellWrite } from '../shell-writes';
 import { isText, isTextList, malformed, type Answer, isArgsObject } from './args';
 import { waitChanges } from './hooks-wait';
+import { hookMailChanges } from './hooks-mail';
 
 // Arguments may come from a file another process wrote: their shapes are checked again.
 
-/** A problem a hook met, for the error log. */
-const hook_note_problem: ChangeFn<{ message: string }> = (state, a, ctx): ToolResult => {
-  if (!isArgsObject(a) || !isText(a.message)) return malformed('hook problem');
-  addError(state, ctx.now(), a.message);
+/** A problem a hook met, for the error log; scoped to `member` when it is that member's (status and doctor show it there). */
+const hook_note_problem: ChangeFn<{ message: string; member?: string | null }> = (state, a, ctx): ToolResult => {
+  if (!isArgsObject(a) || !isText(a.message) || !(a.member === undefined || a.member === null || isText(a.member))) return malformed('hook problem');
+  if (isText(a.member)) recordMemberError(state, a.member, ctx.now(), a.message);
+  else addError(state, ctx.now(), a.message);
   return { ok: true, message: 'recorded' };
 };
 
@@ -109,4 +112,5 @@ const hook_end_session: ChangeFn<HookEndSessionArgs> = (state, a, ctx): ToolResu
 export const hooksChanges = {
   hook_note_problem, hook_note_collisions, hook_shell_writes, hook_end_session,
   ...waitChanges,
+  ...hookMailChanges,
 };

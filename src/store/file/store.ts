@@ -290,10 +290,9 @@ export function createStore(options: StoreOptions): Store & LocalEdits {
     },
     boardHistory: { where: boardLog.path, find: async (id) => boardLog.find(id) },
 
-    mutate: (async (nameOrFn: string | LocalChange<ToolResult>, args?: unknown, mutateOptions?: MutateOptions): Promise<ToolResult> => {
-      if (typeof nameOrFn === 'function') return withLock((lock) => runLocked(lock, (state) => nameOrFn(state, ctx, tx)));
-      const apply = changeFnOf(nameOrFn);
-      const change = plainChange(nameOrFn, args, mutateOptions?.member, now());
+    mutate: (async (name: string, args: unknown, mutateOptions?: MutateOptions): Promise<ToolResult> => {
+      const apply = changeFnOf(name);
+      const change = plainChange(name, args, mutateOptions?.member, now());
       const outcome = await lockedOrAnswered((claimed) => runLocked(claimed.lock, (state) => apply(state, change.args, seededCtx(ctx, change), tx), claimed.prepared), change);
       return 'answered' in outcome ? outcome.answered : outcome;
     }) as Store['mutate'],

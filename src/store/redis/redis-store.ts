@@ -17,7 +17,7 @@ import { applyChange } from '../change';
 import { LOCK_TIMEOUT_MS } from '../limits';
 import { createEngineCtx } from '../ctx';
 import type { Store, StoreTx } from '../contract';
-import { changeFnOf, type LocalChange, type LocalEdits, type MutateOptions } from '../change-call';
+import { changeFnOf, type LocalChange, type LocalEdits } from '../change-call';
 import { describeSelection } from '../describe';
 import { STATE_DIR_NAME } from '../../local/state-dir';
 import { isArchiveRecord } from '../archive-shape';
@@ -179,6 +179,45 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   }
 
   const description = describeSelection({ kind: 'redis', config }, projectDir);
+  // One change under optimistic commits (each retry is one script): a burst needs nothing written down as data.
+  function commitChange<T extends ToolResult>(fn: LocalChange<T>): Promise<T> {
+    return enqueue(async () => {
+      const started = Date.now();
+      const place: Place = { ticket: undefined };
+      try {
+        for (let attempt = 1; ; attempt++) {
+          const run = await runLoaded((parsed, tx, staged) => applyChange(
+            parsed, codec, now(), (state) => fn(state, ctx, tx), () => staged.puts.size > 0 || staged.deletes.size > 0,
+          ), true, (loaded) => place.ticket === undefined && loaded.isLineBusy);
+          if (!run) {
+            // Others wait in line: running the change now would only be refused.
+            if (!(await turns.join(place, started + lockTimeoutMs))) throw lockTimeout(attempt);
+            continue;
+          }
+          const { result, write } = run.outcome;
+          if (!write) return result;
+          await options.beforeCommit?.();
+          // A refused change saves only the fallback text, never its archive work.
+          const work = write.isFallback ? { puts: new Map(), deletes: new Set<string>() } : run.staged;
+          const outcome = await commitRedisState(commitSite, {
+            expected: run.loaded.version, text: write.text, moved: write.finished, retired: write.retired,
+            rejectedText: run.rejectedText, rejectedKey: run.rejectedKey, staged: work, place,
+          });
+          if (outcome.committed) current = outcome.committed;
+          if (outcome.isCommitted) {
+            place.ticket = undefined; // the commit passed our turn on
+            return result;
+          }
+          if (Date.now() - started >= lockTimeoutMs || !(await turns.waitForTurn(place, outcome.turn, started + lockTimeoutMs))) {
+            throw lockTimeout(attempt);
+          }
+        }
+      } finally {
+        await turns.leave(place);
+      }
+    });
+  }
+
   const store: RedisStore = {
     keys,
     client,
@@ -193,48 +232,13 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
     hasState: () => current?.version !== '',
 
-    // Optimistic commits already carry a burst (each retry is one script): nothing waits as data here.
-    mutate: ((nameOrFn: string | LocalChange<ToolResult>, args?: unknown, _options?: MutateOptions): Promise<ToolResult> => {
+    mutate: ((name: string, args: unknown): Promise<ToolResult> => {
+      const apply = changeFnOf(name);
       const plain = args === undefined ? undefined : JSON.parse(JSON.stringify(args)) as unknown; // as a file store would see it
-      const fn: LocalChange<ToolResult> = typeof nameOrFn === 'function' ? nameOrFn : (state, changeCtx, tx) => changeFnOf(nameOrFn)(state, plain, changeCtx, tx);
-      return enqueue(async () => {
-        const started = Date.now();
-        const place: Place = { ticket: undefined };
-        try {
-          for (let attempt = 1; ; attempt++) {
-            const run = await runLoaded((parsed, tx, staged) => applyChange(
-              parsed, codec, now(), (state) => fn(state, ctx, tx), () => staged.puts.size > 0 || staged.deletes.size > 0,
-            ), true, (loaded) => place.ticket === undefined && loaded.isLineBusy);
-            if (!run) {
-              // Others wait in line: running the change now would only be refused.
-              if (!(await turns.join(place, started + lockTimeoutMs))) throw lockTimeout(attempt);
-              continue;
-            }
-            const { result, write } = run.outcome;
-            if (!write) return result;
-            await options.beforeCommit?.();
-            // A refused change saves only the fallback text, never its archive work.
-            const work = write.isFallback ? { puts: new Map(), deletes: new Set<string>() } : run.staged;
-            const outcome = await commitRedisState(commitSite, {
-              expected: run.loaded.version, text: write.text, moved: write.finished, retired: write.retired,
-              rejectedText: run.rejectedText, rejectedKey: run.rejectedKey, staged: work, place,
-            });
-            if (outcome.committed) current = outcome.committed;
-            if (outcome.isCommitted) {
-              place.ticket = undefined; // the commit passed our turn on
-              return result;
-            }
-            if (Date.now() - started >= lockTimeoutMs || !(await turns.waitForTurn(place, outcome.turn, started + lockTimeoutMs))) {
-              throw lockTimeout(attempt);
-            }
-          }
-        } finally {
-          await turns.leave(place);
-        }
-      });
+      return commitChange((state, changeCtx, tx) => apply(state, plain, changeCtx, tx));
     }) as Store['mutate'],
 
-    editLocally: <T extends ToolResult>(fn: LocalChange<T>): Promise<T> => store.mutate(fn),
+    editLocally: commitChange,
 
     read<T>(fn: (state: State, ctx: EngineCtx) => T): T {
       return fn(store.snapshot(), ctx);

@@ -15,6 +15,7 @@ import { randomHex } from '../../../src/process/crypto';
 import { OK, REFUSED } from '../helpers';
 import { TEST_CODEC } from '../test-codec';
 import { configFor, eventually, MINIMAL_PROJECT, SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer, type User } from './server';
+import { edit } from '../../helpers/edit';
 
 const skip = SKIP_WITHOUT_REDIS;
 
@@ -50,7 +51,7 @@ test('an archive written by a change is committed with it and seen by another ma
   const { open } = await rig(t);
   const a = open();
   const b = open();
-  await a.mutate((s, _ctx, tx) => {
+  await edit(a, (s, _ctx, tx) => {
     tx.putArchive(archive('chn_0000000000000001', 'design', 10));
     tx.putArchive(archive('chn_0000000000000002', 'review', 20));
     s.errors.push({ at: 1, message: 'saved two' });
@@ -60,7 +61,7 @@ test('an archive written by a change is committed with it and seen by another ma
   assert.equal((await b.archives.get('chn_0000000000000001'))?.name, 'design');
   assert.equal(await b.archives.get('chn_missing'), undefined);
   assert.equal(await b.archives.get('../etc'), undefined, 'an invalid id reads as absent');
-  await b.mutate((_s, _ctx, tx) => {
+  await edit(b, (_s, _ctx, tx) => {
     tx.deleteArchive('chn_0000000000000001');
     return OK;
   });
@@ -70,7 +71,7 @@ test('an archive written by a change is committed with it and seen by another ma
 test('a refused change writes no archive, and a broken field in the hash is skipped, not fatal', { skip }, async (t) => {
   const { open, raw } = await rig(t, 'broken-archives');
   const store = open();
-  await store.mutate((_s, _ctx, tx) => {
+  await edit(store, (_s, _ctx, tx) => {
     tx.putArchive(archive('chn_0000000000000003', 'never', 30));
     return REFUSED;
   });
@@ -87,14 +88,14 @@ test('a change re-run after a conflict writes its archive once, with the state i
     beforeCommit: async () => {
       if (isRivalDone) return;
       isRivalDone = true;
-      await rival.mutate((s) => {
+      await edit(rival, (s) => {
         s.errors.push({ at: 2, message: 'rival' });
         return OK;
       });
     },
   });
   let runs = 0;
-  await store.mutate((s, _ctx, tx) => {
+  await edit(store, (s, _ctx, tx) => {
     runs++;
     tx.putArchive(archive('chn_0000000000000007', `attempt ${runs}`, runs));
     s.errors.push({ at: 3, message: 'mine' });
@@ -114,13 +115,13 @@ test('every commit publishes a notice, and a subscriber in another process hears
   const watch = listener.watchCommits({ onCommit: (version) => heard.push(version), onSubscribed: () => subscribed++, log: () => undefined });
   t.after(() => watch.close());
   await eventually('the subscription', () => subscribed === 1);
-  await writer.mutate((s) => {
+  await edit(writer, (s) => {
     s.errors.push({ at: 1, message: 'one' });
     return OK;
   });
   const first = writer.loadedVersion()!;
-  await writer.mutate(() => OK); // nothing changed: nothing committed, nothing published
-  await writer.mutate((s) => {
+  await edit(writer, () => OK); // nothing changed: nothing committed, nothing published
+  await edit(writer, (s) => {
     s.errors.push({ at: 2, message: 'two' });
     return OK;
   });
@@ -145,7 +146,7 @@ test('a subscription lost with the server comes back after a restart and says so
   assert.match(lines[0]!, /lost the commit notices of redis:\/\/agent@127\.0\.0\.1:\d+\/0 \(store_unreachable\)/);
   await server.start();
   await eventually('the subscription to come back', () => subscribed >= 2, 10_000);
-  await writer.mutate((s) => {
+  await edit(writer, (s) => {
     s.errors.push({ at: 1, message: 'after restart' });
     return OK;
   });
@@ -160,7 +161,7 @@ test('archives, notices and subscriptions work with exactly the ACL PROTOCOL.md 
   const watch = store.watchCommits({ onCommit: () => commits++, onSubscribed: () => subscribed++, log: () => undefined });
   t.after(() => watch.close());
   await eventually('the subscription', () => subscribed === 1);
-  await store.mutate((_s, _ctx, tx) => {
+  await edit(store, (_s, _ctx, tx) => {
     tx.putArchive(archive('chn_0000000000000008', 'acl', 1));
     return OK;
   });

@@ -21,6 +21,7 @@ import { createRedisStore, type RedisStoreOptions } from '../../../src/store/red
 import { createStore } from '../../../src/store/file/store';
 import { OK } from '../helpers';
 import { configFor, SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer } from './server';
+import { edit } from '../../helpers/edit';
 
 const skip = SKIP_WITHOUT_REDIS;
 const PERSON = 'person-ada';
@@ -46,7 +47,7 @@ async function streamTasks(raw: RedisClient, key: string): Promise<engine.Task[]
 
 /** Adds `count` tasks and closes them all (done, cancelled alternately) at the clock's time. */
 async function closedTasks(store: Store, count: number): Promise<void> {
-  await store.mutate((s, ctx) => {
+  await edit(store, (s, ctx) => {
     for (let i = 0; i < count; i++) {
       const id = (engine.addTask(s, 'a', { title: `task ${i}`, project_dir: store.projectDir }, ctx).data!.task as { id: string }).id;
       if (i % 2 === 0) engine.finishTask(s, PERSON, id, `result ${i}`, ctx);
@@ -76,13 +77,13 @@ test('a task past its retention leaves the Redis state and enters board-history 
   const store = open({ historyKeep: 1 });
   await closedTasks(store, 3);
   clock.at += TASK_RETENTION_MS - 1;
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     s.errors.push({ at: 0, message: 'touch' });
     return OK;
   });
   assert.equal(Object.keys(await store.readLatest((s) => s.board!.tasks)).length, 3, 'not a millisecond early');
   clock.at += 1;
-  await store.mutate(() => OK);
+  await edit(store, () => OK);
   const key = `${keyPrefixOf(projectId)}board-history`;
   assert.equal(keysOf(keyPrefixOf(projectId)).board, key);
   const other = open();
@@ -102,7 +103,7 @@ test('a retirement that meets a rival commit runs again: the task is in the stat
   const store = open({
     beforeCommit: async () => {
       if (rivalRuns++ > 0) return;
-      await rival.mutate((s) => {
+      await edit(rival, (s) => {
         s.errors.push({ at: 0, message: 'rival' });
         return OK;
       });
@@ -110,7 +111,7 @@ test('a retirement that meets a rival commit runs again: the task is in the stat
   });
   await closedTasks(rival, 1);
   clock.at += TASK_RETENTION_MS;
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     s.errors.push({ at: 1, message: 'mine' });
     return OK;
   });
@@ -126,7 +127,7 @@ test('migrate carries the board history from files to Redis and back, and task s
   const files = createStore({ projectDir: source, codec: DEFAULT_CODEC, now: () => clock.at });
   await closedTasks(files, 2);
   clock.at += TASK_RETENTION_MS;
-  await files.mutate(() => OK);
+  await edit(files, () => OK);
   const boardFile = join(source, '.opencomms', 'history', 'board.jsonl');
   assert.equal(readFileSync(boardFile, 'utf8').split('\n').filter(Boolean).length, 2);
   const copy = (await readFileProject({ projectDir: source, codec: DEFAULT_CODEC }))!;

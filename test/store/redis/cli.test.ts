@@ -10,6 +10,7 @@ import { DEFAULT_CODEC } from '../../../src/store/default-codec';
 import { keyPrefixOf } from '../../../src/store/redis/config';
 import { createRedisStore } from '../../../src/store/redis/redis-store';
 import { SKIP_WITHOUT_REDIS, startRedis, USERS } from './server';
+import { edit } from '../../helpers/edit';
 
 const skip = SKIP_WITHOUT_REDIS;
 
@@ -69,7 +70,7 @@ test('status --store reads the channels of a Redis project written by another ma
   };
   const writer = createRedisStore({ config, codec: DEFAULT_CODEC, projectDir: elsewhere });
   t.after(() => writer.close());
-  await writer.mutate((s, ctx) => engine.createChannel(s, {
+  await edit(writer, (s, ctx) => engine.createChannel(s, {
     channel: 'shared-dev', role: 'lead', role_prompt: 'leads', session_id: 'alice', project_id: 'acme', worktree: elsewhere, delivery_mode: 'pull',
   }, ctx));
   const env = { ...CLEAN_ENV, OPENCOMMS_PROJECT_ID: 'acme', OPENCOMMS_STORE_PASSWORD: USERS.agent.password };

@@ -26,6 +26,7 @@ import { startServer, tempProject, type Json, type ServerProcess } from '../../h
 import { callRaw, create, join as joinChannel, memberEnv, ok } from '../../e2e/tools-support';
 import { configFor, MINIMAL_PROJECT, SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer } from './server';
 import { until as eventually } from '../../helpers/wait';
+import { edit } from '../../helpers/edit';
 
 const skip = SKIP_WITHOUT_REDIS;
 if (skip) test('Redis commit tests need redis-server', { skip }, () => undefined);
@@ -126,7 +127,7 @@ test('a refused Redis commit changes nothing, whichever key has the wrong type, 
       const keys = keysOf(keyPrefixOf(projectId));
       const { raw, open } = await rig(t, server, projectId);
       // Every key exists with its right type first: a state, a version, a commit, an archive, a stream.
-      await open().mutate(everyKeyChange('seed', envelope({ channel_id: CHANNEL, delivery_status: 'delivered' })));
+      await edit(open(), everyKeyChange('seed', envelope({ channel_id: CHANNEL, delivery_status: 'delivered' })));
       if (plant.rejectsState) await raw.command(['SET', keys.state, '{"not": "a state"']);
       const key = plant.key(keys);
       await raw.command(['DEL', key]);
@@ -136,7 +137,7 @@ test('a refused Redis commit changes nothing, whichever key has the wrong type, 
       const finished = envelope({ channel_id: CHANNEL, delivery_status: 'delivered' });
       const change = everyKeyChange('change', finished, plant.readsHistory);
       const store = open();
-      const err: unknown = await store.mutate(change).then(() => undefined, (e: unknown) => e);
+      const err: unknown = await edit(store, change).then(() => undefined, (e: unknown) => e);
       assert.deepEqual(await snapshot(raw, keys), before, 'every key of the project reads back byte for byte');
       assert.ok(err instanceof StoreFault, `refused with a store fault, not ${String(err)}`);
       assert.equal(err.code, 'store_key_wrong_type', err.message);
@@ -145,7 +146,7 @@ test('a refused Redis commit changes nothing, whichever key has the wrong type, 
       assert.match(err.message, /DEL /, 'the refusal says how to repair it');
 
       await raw.command(['DEL', key]);
-      await store.mutate(change);
+      await edit(store, change);
       const fresh = open();
       const seen = await fresh.readLatest((s, ctx) => ({
         changes: s.errors.filter((e) => e.message === 'change').length,
@@ -236,7 +237,7 @@ test('the checks before a commit need no command beyond the ACL PROTOCOL.md asks
   await raw.command(['SET', keys.archives, 'not a hash']);
   const before = await snapshot(raw, keys);
   const finished = envelope({ channel_id: CHANNEL, delivery_status: 'delivered' });
-  await assert.rejects(store.mutate(everyKeyChange('minimal', finished)), (err: unknown) => {
+  await assert.rejects(edit(store, everyKeyChange('minimal', finished)), (err: unknown) => {
     assert.ok(err instanceof StoreFault);
     assert.equal(err.code, 'store_key_wrong_type', err.message);
     assert.ok(err.message.includes(`${keys.archives} holding a string where OpenComms keeps a hash`), err.message);
@@ -244,6 +245,6 @@ test('the checks before a commit need no command beyond the ACL PROTOCOL.md asks
   });
   assert.deepEqual(await snapshot(raw, keys), before);
   await raw.command(['DEL', keys.archives]);
-  await store.mutate(everyKeyChange('minimal', finished));
+  await edit(store, everyKeyChange('minimal', finished));
   assert.equal((await store.archives.get('chn_000000000minimal'))?.name, 'minimal');
 });

@@ -16,6 +16,7 @@ import { STORE_ACL_COMMANDS } from '../../../src/store/redis/keys';
 import { probedCommands } from '../../../src/store/redis/permission-probes';
 import { DEFAULT_CODEC } from '../../../src/store/default-codec';
 import { MINIMAL_PROJECT, SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer } from './server';
+import { edit } from '../../helpers/edit';
 
 const skip = SKIP_WITHOUT_REDIS;
 const CLEAN_ENV = {
@@ -100,7 +101,7 @@ test('doctor changes nothing on the server and wakes no subscriber of the notice
     projectDir: tempProject(t),
   });
   t.after(() => writer.close());
-  assert.equal((await writer.mutate((s, ctx) => engine.createChannel(s, {
+  assert.equal((await edit(writer, (s, ctx) => engine.createChannel(s, {
     channel: 'shared-dev', role: 'lead', role_prompt: 'leads', session_id: 'alice', project_id: MINIMAL_PROJECT, worktree: '/w', delivery_mode: 'pull',
   }, ctx))).ok, true);
   const admin = adminClient(t, server);

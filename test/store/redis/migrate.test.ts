@@ -21,6 +21,7 @@ import { createRedisStore } from '../../../src/store/redis/redis-store';
 import { keysOf } from '../../../src/store/redis/keys';
 import { runCli, tempProject } from '../../helpers/server';
 import { configFor, MINIMAL_PROJECT, SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer, type User } from './server';
+import { edit } from '../../helpers/edit';
 
 const skip = SKIP_WITHOUT_REDIS;
 
@@ -49,28 +50,28 @@ async function populate(dir: string): Promise<{ dev: string; ops: string }> {
   const member = (session_id: string, role: string) => ({ role, role_prompt: `${role} work`, session_id, project_id: 'acme', worktree: dir, delivery_mode: 'pull' as const });
   let dev = '';
   let ops = '';
-  await store.mutate((s, ctx) => {
+  await edit(store, (s, ctx) => {
     const made = engine.createChannel(s, { channel: 'dev', ...member('alice', 'lead') }, ctx);
     dev = (made.data as { channel_id: string }).channel_id;
     return made;
   });
-  await store.mutate((s, ctx) => engine.joinChannel(s, { channel: 'dev', ...member('bob', 'reviewer') }, ctx));
-  for (let i = 0; i < 4; i++) await store.mutate((s, ctx) => engine.sendMessage(s, { channel: 'dev', session_id: 'alice', content: `note ${i} ✓` }, ctx));
+  await edit(store, (s, ctx) => engine.joinChannel(s, { channel: 'dev', ...member('bob', 'reviewer') }, ctx));
+  for (let i = 0; i < 4; i++) await edit(store, (s, ctx) => engine.sendMessage(s, { channel: 'dev', session_id: 'alice', content: `note ${i} ✓` }, ctx));
   const owner = { pid: process.pid, host: 'test', lease_until: Date.now() + 60_000 };
-  await store.mutate((s, ctx) => {
+  await edit(store, (s, ctx) => {
     engine.pullMessages(s, 'bob', { owner }, ctx);
     const ids = Object.values(s.messages).filter((e) => e.delivery_status === 'in_flight').map((e) => e.message_id);
     engine.commitDelivery(s, 'bob', ids, 'pull', ctx.now(), owner);
     return { ok: true, message: 'delivered' };
   });
-  await store.mutate((s, ctx) => engine.sendMessage(s, { channel: 'dev', session_id: 'alice', content: 'still pending' }, ctx));
-  await store.mutate((s, ctx) => {
+  await edit(store, (s, ctx) => engine.sendMessage(s, { channel: 'dev', session_id: 'alice', content: 'still pending' }, ctx));
+  await edit(store, (s, ctx) => {
     const made = engine.createChannel(s, { channel: 'ops', ...member('alice', 'lead') }, ctx);
     ops = (made.data as { channel_id: string }).channel_id;
     return made;
   });
-  await store.mutate((s, ctx) => engine.sendMessage(s, { channel: 'ops', session_id: 'alice', content: 'to the archive' }, ctx));
-  await store.mutate((s, ctx) => {
+  await edit(store, (s, ctx) => engine.sendMessage(s, { channel: 'ops', session_id: 'alice', content: 'to the archive' }, ctx));
+  await edit(store, (s, ctx) => {
     const built = engine.buildSessionArchive(s, { channel: 'ops', session_id: 'alice', summary: 'done' }, ctx);
     const archive = built.data?.archive as engine.SessionArchive;
     writeArchive(dir, archive);
@@ -177,7 +178,7 @@ test('a project migrated to Redis is the one the Redis store and "status" show, 
   assert.equal(status.code, 0, status.stderr);
   assert.match(status.stdout, /channel dev \(chn_/);
   // And it keeps working: a change on Redis commits on top of the migrated version.
-  await store.mutate((s, ctx) => engine.sendMessage(s, { channel: 'dev', session_id: 'bob', content: 'after the move' }, ctx));
+  await edit(store, (s, ctx) => engine.sendMessage(s, { channel: 'dev', session_id: 'bob', content: 'after the move' }, ctx));
   const raw = rawClient(t, target.server);
   assert.match(text(await raw.command(['GET', keysOf(keyPrefixOf('acme')).version])), /^2:/);
 });
@@ -212,7 +213,7 @@ test('file to Redis to file gives back the same state text, history records and 
   // And the file store takes it from there.
   const store = openStore({ projectDir: back });
   assert.deepEqual(store.read((s) => Object.keys(s.channels)), ['dev']);
-  const sent = await store.mutate((s, ctx) => engine.sendMessage(s, { channel: 'dev', session_id: 'bob', content: 'home again' }, ctx));
+  const sent = await edit(store, (s, ctx) => engine.sendMessage(s, { channel: 'dev', session_id: 'bob', content: 'home again' }, ctx));
   assert.equal(sent.ok, true);
 });
 

@@ -21,6 +21,7 @@ import { DEFAULT_CODEC } from '../../../src/store/default-codec';
 import { openStore } from '../../../src/store/index';
 import { TEST_CODEC } from '../test-codec';
 import { configFor, MINIMAL_PROJECT, SKIP_WITHOUT_REDIS, startRedis, USERS, type RedisServer, type User } from './server';
+import { edit } from '../../helpers/edit';
 
 const skip = SKIP_WITHOUT_REDIS;
 if (skip) test('Redis store tests need redis-server', { skip }, () => undefined);
@@ -67,7 +68,7 @@ test('an absent state reads as empty, and a change that changes nothing writes n
   const { open, raw, projectId } = await rig(t);
   const store = open();
   assert.deepEqual(await store.readLatest((s) => s), TEST_CODEC.emptyState());
-  assert.deepEqual(await store.mutate(() => OK), OK);
+  assert.deepEqual(await edit(store, () => OK), OK);
   assert.deepEqual(await raw.command(['KEYS', `${keyPrefixOf(projectId)}*`]), []);
 });
 
@@ -75,11 +76,11 @@ test('an ok change is committed and seen by another store; a refused one is not'
   const { open } = await rig(t);
   const a = open();
   const b = open();
-  await a.mutate((s) => {
+  await edit(a, (s) => {
     s.errors.push({ at: 1, message: 'kept' });
     return OK;
   });
-  const refused = await a.mutate((s) => {
+  const refused = await edit(a, (s) => {
     s.errors.push({ at: 2, message: 'dropped' });
     return REFUSED;
   });
@@ -90,12 +91,12 @@ test('an ok change is committed and seen by another store; a refused one is not'
 test('a change that throws saves nothing and the next change works', { skip }, async (t) => {
   const { open } = await rig(t);
   const store = open();
-  await assert.rejects(store.mutate((s) => {
+  await assert.rejects(edit(store, (s) => {
     s.errors.push({ at: 1, message: 'x' });
     throw new Error('engine bug');
   }), /engine bug/);
   assert.deepEqual(await store.readLatest((s) => s.errors), []);
-  assert.deepEqual(await store.mutate(() => OK), OK);
+  assert.deepEqual(await edit(store, () => OK), OK);
 });
 
 test('read and snapshot are synchronous views of the last load: refused before any, fresh after refresh', { skip }, async (t) => {
@@ -103,13 +104,13 @@ test('read and snapshot are synchronous views of the last load: refused before a
   const a = open();
   const b = open();
   assert.throws(() => b.snapshot(), /refresh/);
-  await a.mutate((s) => {
+  await edit(a, (s) => {
     s.errors.push({ at: 1, message: 'one' });
     return OK;
   });
   await b.refresh();
   assert.deepEqual(b.read((s) => s.errors.length), 1);
-  await a.mutate((s) => {
+  await edit(a, (s) => {
     s.errors.push({ at: 2, message: 'two' });
     return OK;
   });
@@ -122,7 +123,7 @@ test('read and snapshot are synchronous views of the last load: refused before a
 test('every key of a project lives under its one hash tag, oc:{<project id>}:', { skip }, async (t) => {
   const { open, raw, projectId } = await rig(t);
   const store = open();
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     put(s, envelope({ channel_id: 'chn_a', delivery_status: 'delivered' }));
     return OK;
   });
@@ -138,7 +139,7 @@ test('finished envelopes leave the live state and enter their channel stream in 
   const delivered = envelope({ channel_id: 'chn_a', delivery_status: 'delivered', delivered_at: 5, delivery_method: 'pull' });
   const failed = envelope({ channel_id: 'chn_b', delivery_status: 'failed' });
   const stays = envelope({ channel_id: 'not a channel', delivery_status: 'failed' });
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     put(s, pending);
     put(s, delivered, ['bob']);
     put(s, failed);
@@ -169,14 +170,14 @@ test('a change that consults a channel not loaded yet loads it and runs again fr
   const { open } = await rig(t);
   const writer = open();
   for (let i = 0; i < 3; i++) {
-    await writer.mutate((s) => {
+    await edit(writer, (s) => {
       put(s, envelope({ channel_id: 'chn_h', delivery_status: 'delivered' }));
       return OK;
     });
   }
   const reader = open();
   let runs = 0;
-  const result = await reader.mutate((s, ctx) => {
+  const result = await edit(reader, (s, ctx) => {
     runs++;
     s.errors.push({ at: runs, message: 'counted' });
     return { ok: true, message: 'ok', data: { seen: ctx.history.list('chn_h').length } };
@@ -186,11 +187,11 @@ test('a change that consults a channel not loaded yet loads it and runs again fr
   assert.deepEqual(await writer.readLatest((s) => s.errors), [{ at: 2, message: 'counted' }]);
   // Loaded once, the channel then follows every load: no further rerun.
   runs = 0;
-  await writer.mutate((s) => {
+  await edit(writer, (s) => {
     put(s, envelope({ channel_id: 'chn_h', delivery_status: 'delivered' }));
     return OK;
   });
-  const again = await reader.mutate((s, ctx) => {
+  const again = await edit(reader, (s, ctx) => {
     runs++;
     return { ok: true, message: 'ok', data: { seen: ctx.history.list('chn_h').length } };
   });
@@ -203,7 +204,7 @@ test('a long history catch-up is read in pages and arrives whole', { skip }, asy
   const reader = open();
   assert.equal(await reader.readLatest((_s, ctx) => ctx.history.list('chn_long').length), 0);
   const writer = open();
-  await writer.mutate((s) => {
+  await edit(writer, (s) => {
     for (let i = 0; i < 1_234; i++) put(s, envelope({ channel_id: 'chn_long', delivery_status: 'delivered' }));
     return OK;
   });
@@ -217,7 +218,7 @@ test('history keeps the newest records of each channel, as the file store does',
   const store = open({ historyKeep: 5 });
   const sent: string[] = [];
   for (let i = 0; i < 8; i++) {
-    await store.mutate((s) => {
+    await edit(store, (s) => {
       const e = envelope({ channel_id: 'chn_k', delivery_status: 'delivered' });
       sent.push(e.message_id);
       put(s, e);
@@ -234,7 +235,7 @@ test('dropHistory deletes a channel stream, and other stores stop showing it', {
   const { open, raw, projectId } = await rig(t);
   const a = open();
   const b = open();
-  await a.mutate((s) => {
+  await edit(a, (s) => {
     put(s, envelope({ channel_id: 'chn_d', delivery_status: 'delivered' }));
     return OK;
   });
@@ -252,14 +253,14 @@ test('a rival commit between load and commit makes the change run again on the n
   const store = open({
     beforeCommit: async () => {
       if (rivalRuns++ > 0) return;
-      await rival.mutate((s) => {
+      await edit(rival, (s) => {
         s.errors.push({ at: 0, message: 'rival' });
         return OK;
       });
     },
   });
   let runs = 0;
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     runs++;
     s.errors.push({ at: 1, message: 'mine' });
     return OK;
@@ -273,7 +274,7 @@ test('a change that keeps conflicting gives up with lock_timeout after the lock 
   let n = 0;
   const store = open({ lockTimeoutMs: 300, beforeCommit: async () => void await raw.command(['SET', `oc:{${projectId}}:version`, `rival-${n++}`]) });
   const started = Date.now();
-  await assert.rejects(store.mutate((s) => {
+  await assert.rejects(edit(store, (s) => {
     s.errors.push({ at: 1, message: 'never' });
     return OK;
   }), { code: 'lock_timeout' });
@@ -288,7 +289,7 @@ test('a conflict storm of 8 writers converges: every change applied once, in ord
   const PER_WRITER = 20;
   await Promise.all(writers.map(async (store, w) => {
     for (let i = 0; i < PER_WRITER; i++) {
-      await store.mutate((s) => {
+      await edit(store, (s) => {
         s.errors.push({ at: i, message: `w${w}` });
         return OK;
       });
@@ -309,13 +310,13 @@ test('under contention a finished envelope is in the live state or in history, n
     for (let i = 0; i < 15; i++) {
       const e = envelope({ channel_id: `chn_w${w % 2}` });
       ids.push(e.message_id);
-      await store.mutate((s) => {
+      await edit(store, (s) => {
         put(s, e);
         return OK;
       });
       // Finish every other one in a later change (a pull), racing the others.
       if (i % 2 === 0) {
-        await store.mutate((s) => {
+        await edit(store, (s) => {
           s.messages[e.message_id]!.delivery_status = 'delivered';
           return OK;
         });
@@ -339,7 +340,7 @@ test('a state that does not parse is kept aside as state.corrupt-* and replaced 
   const store = open();
   const view = await store.readLatest((s) => s.errors.map((e) => e.message));
   assert.match(view[0] ?? '', /rejected/);
-  const refused = await store.mutate(() => REFUSED);
+  const refused = await edit(store, () => REFUSED);
   assert.equal(refused.ok, false);
   const corrupt = ((await raw.command(['KEYS', `oc:{${projectId}}:state.corrupt-*`])) as Buffer[]).map(text);
   assert.equal(corrupt.length, 1);
@@ -354,7 +355,7 @@ test('a state that does not parse is kept aside as state.corrupt-* and replaced 
 test('the store works with exactly the ACL that PROTOCOL.md asks operators to grant', { skip }, async (t) => {
   const { open } = await rig(t, MINIMAL_PROJECT);
   const store = open({ user: USERS.minimal });
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     put(s, envelope({ channel_id: 'chn_acl', delivery_status: 'delivered' }));
     put(s, envelope({ channel_id: 'chn_acl' }));
     return OK;
@@ -368,7 +369,7 @@ test('the store works with exactly the ACL that PROTOCOL.md asks operators to gr
 test('an ACL user without EVAL, or on another project, gets store_forbidden naming what to grant', { skip }, async (t) => {
   const { open } = await rig(t, MINIMAL_PROJECT);
   const noScript = open({ user: USERS.noScript });
-  const err = await assert.rejects(noScript.mutate((s) => {
+  const err = await assert.rejects(edit(noScript, (s) => {
     s.errors.push({ at: 1, message: 'x' });
     return OK;
   }), (e: Error & { code?: string }) => e.code === 'store_forbidden' && /\+eval/.test(e.message) && /oc:\{acl-demo\}:\*/.test(e.message));
@@ -381,20 +382,20 @@ test('server stopped mid-run: changes fail with store_unreachable in time, nothi
   const { open, server } = await rig(t);
   const store = open();
   for (let i = 0; i < 5; i++) {
-    await store.mutate((s) => {
+    await edit(store, (s) => {
       s.errors.push({ at: i, message: 'acked' });
       return OK;
     });
   }
   await server.stop();
   const started = Date.now();
-  await assert.rejects(store.mutate((s) => {
+  await assert.rejects(edit(store, (s) => {
     s.errors.push({ at: 99, message: 'not acked' });
     return OK;
   }), { code: 'store_unreachable' });
   assert.ok(Date.now() - started < 2_000 + 1_000);
   await server.start();
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     s.errors.push({ at: 5, message: 'acked' });
     return OK;
   });
@@ -451,13 +452,13 @@ test('a commit whose reply is lost is settled by its token: applied exactly once
   const proxy = await relay(t, server.port);
   const store = open({ port: proxy.port });
   // A first commit makes the server know the script, so the next one is a plain EVALSHA whose reply is lost.
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     s.errors.push({ at: 0, message: 'first' });
     return OK;
   });
   proxy.loseNext('reply');
   let runs = 0;
-  const result = await store.mutate((s) => {
+  const result = await edit(store, (s) => {
     runs++;
     s.errors.push({ at: 1, message: 'once' });
     return OK;
@@ -481,7 +482,7 @@ test('a ticket handed out in a refused commit whose reply was lost is given up w
       if (isReplyLost) proxy.loseNext('reply');
     },
   });
-  const change = (message: string) => store.mutate((s) => {
+  const change = (message: string) => edit(store, (s) => {
     s.errors.push({ at: 1, message });
     return OK;
   });
@@ -501,10 +502,10 @@ test('a commit lost before it reached the server is run again: applied exactly o
   const { open, server } = await rig(t);
   const proxy = await relay(t, server.port);
   const store = open({ port: proxy.port });
-  await store.mutate(() => OK);
+  await edit(store, () => OK);
   proxy.loseNext('request');
   let runs = 0;
-  await store.mutate((s) => {
+  await edit(store, (s) => {
     runs++;
     s.errors.push({ at: 1, message: 'once' });
     return OK;
@@ -516,7 +517,7 @@ test('a commit lost before it reached the server is run again: applied exactly o
 test('a commit goes by the script\'s SHA1 once the server knows it, and by the whole script after the server forgot it', { skip }, async (t) => {
   const { open, raw } = await rig(t);
   const store = open();
-  const change = (message: string) => store.mutate((s) => {
+  const change = (message: string) => edit(store, (s) => {
     s.errors.push({ at: 1, message });
     return OK;
   });
@@ -533,15 +534,15 @@ test('the real engine over Redis: two machines create, join, send and pull, and 
   const laptop = open({ codec: DEFAULT_CODEC });
   const container = open({ codec: DEFAULT_CODEC });
   const member = { project_id: 'p', worktree: '/w', delivery_mode: 'pull' as const };
-  await laptop.mutate((s, ctx) => engine.createChannel(s, { channel: 'dev', role: 'lead', role_prompt: 'leads', session_id: 'alice', ...member }, ctx));
-  await container.mutate((s, ctx) => engine.joinChannel(s, { channel: 'dev', role: 'helper', role_prompt: 'helps', session_id: 'bob', ...member }, ctx));
-  const sent = await laptop.mutate((s, ctx) => engine.sendMessage(s, { channel: 'dev', session_id: 'alice', content: 'hello across machines' }, ctx));
+  await edit(laptop, (s, ctx) => engine.createChannel(s, { channel: 'dev', role: 'lead', role_prompt: 'leads', session_id: 'alice', ...member }, ctx));
+  await edit(container, (s, ctx) => engine.joinChannel(s, { channel: 'dev', role: 'helper', role_prompt: 'helps', session_id: 'bob', ...member }, ctx));
+  const sent = await edit(laptop, (s, ctx) => engine.sendMessage(s, { channel: 'dev', session_id: 'alice', content: 'hello across machines' }, ctx));
   assert.equal(sent.ok, true, sent.message);
   const owner = { pid: 1, host: 'container', lease_until: Date.now() + 60_000 };
-  const pulled = await container.mutate((s, ctx) => engine.pullMessages(s, 'bob', { owner }, ctx));
+  const pulled = await edit(container, (s, ctx) => engine.pullMessages(s, 'bob', { owner }, ctx));
   const ids = pulled.data!.message_ids as string[];
   assert.deepEqual(ids, sent.data!.message_ids);
-  await container.mutate((s, ctx) => {
+  await edit(container, (s, ctx) => {
     engine.commitDelivery(s, 'bob', ids, 'pull', ctx.now(), owner);
     return OK;
   });
@@ -561,7 +562,7 @@ test('openStore opens the Redis store when the selection says redis, and the fil
   assert.equal(redis.describe().json.kind, 'redis');
   assert.equal(redis.location, `redis:${projectId}`);
   assert.equal(redis.stateDir, join(dir, '.opencomms'));
-  await redis.mutate((s) => {
+  await edit(redis, (s) => {
     s.errors.push({ at: 1, message: 'on redis' });
     return OK;
   });

@@ -18,6 +18,7 @@ import { OK } from '../helpers';
 import { onLines } from '../../helpers/lines';
 import { configFor, SKIP_WITHOUT_REDIS, startRedis, USERS } from './server';
 import { until } from '../../helpers/wait';
+import { edit } from '../../helpers/edit';
 
 const skip = SKIP_WITHOUT_REDIS;
 const HOLDER = join(__dirname, '..', '..', '..', '..', 'test', 'store', 'redis', 'fixtures', 'turn-holder.cjs');
@@ -65,7 +66,7 @@ test('a writer SIGKILLed while it holds its turn is skipped at once: the writer 
 
   const waiter = open({ lockTimeoutMs: 40_000 });
   let runs = 0;
-  const committed = waiter.mutate((s) => {
+  const committed = edit(waiter, (s) => {
     runs++;
     s.errors.push({ at: 1, message: 'behind the holder' });
     return OK;
@@ -102,13 +103,13 @@ test('a waiter that gives up takes its ticket out of the line: when the holder c
       await gate;
     },
   });
-  const held = holder.mutate((s) => {
+  const held = edit(holder, (s) => {
     s.errors.push({ at: 0, message: 'holder' });
     return OK;
   });
   await holding;
   const quitter = open({ lockTimeoutMs: 300 });
-  await assert.rejects(quitter.mutate((s) => {
+  await assert.rejects(edit(quitter, (s) => {
     s.errors.push({ at: 1, message: 'never' });
     return OK;
   }), { code: 'lock_timeout' });
@@ -119,7 +120,7 @@ test('a waiter that gives up takes its ticket out of the line: when the holder c
   assert.ok(after.serving > after.next, `the line is empty once the holder committed (next ${after.next}, serving ${after.serving})`);
   const next = open({ lockTimeoutMs: 2_000 });
   const started = Date.now();
-  await next.mutate((s) => {
+  await edit(next, (s) => {
     s.errors.push({ at: 2, message: 'next' });
     return OK;
   });
