@@ -256,7 +256,7 @@ test('a send that speaks as a person (no send tool makes one) is refused with in
   assert.equal(store.snapshot().channels.shared!.paused, true, 'the pause holds');
 });
 
-test('SIGKILLs at random moments of a burst of group commits (a holder may die mid-batch, a waiter while its change waits): every acknowledged send is in the state once, none twice', { timeout: 120_000 }, async (t) => {
+test('SIGKILLs at random moments of a burst of sends written down as waiting changes (a holder may die mid-batch, a waiter while its change waits): every acknowledged send is in the state once, none twice', { timeout: 120_000 }, async (t) => {
   const dir = tempProject(t);
   const random = seededRandom('group-commit kills', t);
   const outcome = await runBurst({ dir, writers: 16, sendsEach: 12, onCleanup: (fn) => t.after(fn), kills: { count: 6, withinMs: 600, random } });
