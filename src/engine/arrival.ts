@@ -86,38 +86,80 @@ function doorsOf(state: State, memberId: string): HostDoor[] {
 }
 
 /**
+ * What the state says of how `member` gets a message sent now: all of an
+ * arrival but its session's turn, which a hook records in a file on the
+ * member's machine (plain JSON: a send change answers with it, and the
+ * sender's process finishes it with arrivalOf).
+ */
+export interface ArrivalFacts {
+  member: string;
+  role: string;
+  host: string;
+  /** The member's session's host id, whose turn record says busy, idle or ended; null when none. */
+  host_session_id: string | null;
+  is_spawn: boolean;
+  is_present: boolean;
+  /** Since when it is away, as the away line shows it (used when it is not present or its session ended). */
+  away_since: string;
+  /** The door its host's server rings when idle, and whether a live process of the member rings it. */
+  door: HostDoor | null;
+  has_door: boolean;
+}
+
+/** The facts of `member`'s arrival the state holds, judged at `now`. */
+export function arrivalFacts(state: State, member: Member, now: number, isAlive: ProcessCheck): ArrivalFacts {
+  const judged = presenceOf(state, member.session_id, now, isAlive);
+  const door = DOOR_OF_HOST[member.host] ?? null;
+  return {
+    member: member.session_id, role: member.role, host: member.host,
+    host_session_id: typeof member.host_session_id === 'string' && member.host_session_id !== '' ? member.host_session_id : null,
+    is_spawn: member.delivery_mode === 'spawn_push',
+    is_present: judged.present,
+    away_since: awaySinceText({ ...member, stale_at: judged.away_since ?? member.stale_at }),
+    door,
+    has_door: door !== null && doorsOf(state, member.session_id).includes(door),
+  };
+}
+
+/**
+ * How the member of `facts` will get a message sent now. `phase` is its
+ * session's turn as its hooks last recorded it (undefined: no record here,
+ * as on another machine or without hooks).
+ */
+export function arrivalOf(facts: ArrivalFacts, phase: 'busy' | 'idle' | 'ended' | undefined): Arrival {
+  const base = { member: facts.member, role: facts.role, host: facts.host };
+  const who = `${facts.role} (${facts.member})`;
+  if (facts.is_spawn) {
+    return { ...base, how: 'spawn', text: `${who}: by spawn — its session is resumed with the mail, now or when a delivery slot is free.` };
+  }
+  if (!facts.is_present || phase === 'ended') {
+    return { ...base, how: 'on_resume', text: `${who}: when its session resumes (away since ${facts.away_since}).` };
+  }
+  if (!isPathHost(facts.host)) {
+    return { ...base, how: 'pull', text: `${who}: when it calls opencomms_pull (its host ${facts.host} has no hooks of ours).` };
+  }
+  const door = facts.door;
+  if (phase === undefined) {
+    if (facts.host === 'opencode') return { ...base, how: 'plugin', text: `${who}: ${deliveryPaths.opencode.idle.path}, or after its running turn.` };
+    return facts.has_door && door !== null
+      ? { ...base, how: door, text: `${who}: in context at its next tool call when busy; woken through its ${door === 'inbox' ? 'Claude Code inbox' : 'codex queue'} when idle.` }
+      : { ...base, how: 'next_call', text: `${who}: in context at its next tool call or prompt (its turn is not known here).` };
+  }
+  const entry = deliveryPaths[facts.host][phase];
+  if (phase === 'idle' && door !== null && !facts.has_door) {
+    return { ...base, how: 'next_prompt', text: `${who}: idle, and its server has no door to wake it — at its next prompt.` };
+  }
+  const when = phase === 'busy' ? 'busy now' : 'idle now';
+  return { ...base, how: entry.how, text: `${who}: ${when} — ${entry.path} (${entry.delay}).` };
+}
+
+/**
  * How `member` will get a message sent now. `phase` is its session's turn as
  * its hooks last recorded it (undefined: no record here, as on another
  * machine or without hooks).
  */
 export function arrivalFor(state: State, member: Member, now: number, isAlive: ProcessCheck, phase: 'busy' | 'idle' | 'ended' | undefined): Arrival {
-  const base = { member: member.session_id, role: member.role, host: member.host };
-  const who = `${member.role} (${member.session_id})`;
-  const judged = presenceOf(state, member.session_id, now, isAlive);
-  if (member.delivery_mode === 'spawn_push') {
-    return { ...base, how: 'spawn', text: `${who}: by spawn — its session is resumed with the mail, now or when a delivery slot is free.` };
-  }
-  if (!judged.present || phase === 'ended') {
-    const since = awaySinceText({ ...member, stale_at: judged.away_since ?? member.stale_at });
-    return { ...base, how: 'on_resume', text: `${who}: when its session resumes (away since ${since}).` };
-  }
-  if (!isPathHost(member.host)) {
-    return { ...base, how: 'pull', text: `${who}: when it calls opencomms_pull (its host ${member.host} has no hooks of ours).` };
-  }
-  const door = DOOR_OF_HOST[member.host];
-  const hasDoor = door !== undefined && doorsOf(state, member.session_id).includes(door);
-  if (phase === undefined) {
-    if (member.host === 'opencode') return { ...base, how: 'plugin', text: `${who}: ${deliveryPaths.opencode.idle.path}, or after its running turn.` };
-    return hasDoor
-      ? { ...base, how: door, text: `${who}: in context at its next tool call when busy; woken through its ${door === 'inbox' ? 'Claude Code inbox' : 'codex queue'} when idle.` }
-      : { ...base, how: 'next_call', text: `${who}: in context at its next tool call or prompt (its turn is not known here).` };
-  }
-  const entry = deliveryPaths[member.host][phase];
-  if (phase === 'idle' && door !== undefined && !hasDoor) {
-    return { ...base, how: 'next_prompt', text: `${who}: idle, and its server has no door to wake it — at its next prompt.` };
-  }
-  const when = phase === 'busy' ? 'busy now' : 'idle now';
-  return { ...base, how: entry.how, text: `${who}: ${when} — ${entry.path} (${entry.delay}).` };
+  return arrivalOf(arrivalFacts(state, member, now, isAlive), phase);
 }
 
 /** Marks `ids` (still pending for `memberId`) as rung through `door` at `at`; returns those marked. */

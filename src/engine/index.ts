@@ -41,9 +41,9 @@ export { channelStatus, channelHistory } from './status';
 export { channelPeriodOf, isInPeriod, isProblemPath, transcriptChannels, transcriptMessageOf, transcriptOf } from './transcript';
 export type { ChannelPeriod, PeriodCounts, TranscriptInput, TranscriptMessage, TranscriptParty } from './transcript';
 export {
-  arrivalFor, clearRung, commitPull, deliveryPaths, DOOR_OF_HOST, firstAnswers, markRung, messagePath, PATH_HOSTS, TURN_STATES,
+  arrivalFacts, arrivalFor, arrivalOf, clearRung, commitPull, deliveryPaths, DOOR_OF_HOST, firstAnswers, markRung, messagePath, PATH_HOSTS, TURN_STATES,
 } from './arrival';
-export type { Arrival, PathEntry, PathHost, PathStep, TurnState } from './arrival';
+export type { Arrival, ArrivalFacts, PathEntry, PathHost, PathStep, TurnState } from './arrival';
 export { markUnwoken, unwokenLine, unwokenMailOf } from './unwoken';
 export type { UnwokenMail } from './unwoken';
 export { takeFinished } from './finished';

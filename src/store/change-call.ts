@@ -1,8 +1,8 @@
 // How a caller names a change: by its name in the engine's table and its
-// arguments (the one way, and the only one a waiting change can be written
-// down in), or, until every caller is moved, as a function of the state.
+// arguments, the one form a waiting change can be written down in. (Tests
+// may also hand a store code of their own: LocalEdits.)
 import type { ChangeTx } from '../engine/archive-types';
-import { changeNamed } from '../engine/changes/table';
+import type { ChangeFn } from '../engine/changes/change-fn';
 import type { EngineCtx, State, ToolResult } from '../engine/types';
 
 /** A change given as code: it runs in the calling process only, never for another. */
@@ -23,9 +23,18 @@ export interface MutateOptions {
   member?: string;
 }
 
+/**
+ * The engine change called `name`, or undefined when this build has none by
+ * that name (a newer peer's). The table is required at the first change: a
+ * hook or a server start that changes nothing never sets it up.
+ */
+export function knownChange(name: string): ChangeFn<unknown> | undefined {
+  return (require('../engine/changes/table') as typeof import('../engine/changes/table')).changeNamed(name);
+}
+
 /** The engine change called `name`; throws for a name this build does not have (a caller's mistake). */
-export function changeFnOf(name: string): (state: State, args: unknown, ctx: EngineCtx, tx: ChangeTx) => ToolResult {
-  const apply = changeNamed(name);
+export function changeFnOf(name: string): ChangeFn<unknown> {
+  const apply = knownChange(name);
   if (apply === undefined) throw new Error(`no change is called ${JSON.stringify(name)}`);
   return apply;
 }

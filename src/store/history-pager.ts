@@ -36,7 +36,7 @@ export interface HistoryPager {
 }
 
 /** A history line's record when it is a whole envelope of `channelId`; undefined for anything else (skipped, as every history reader does). */
-export function parseLine(text: string, channelId: string): HistoryRecord | undefined {
+export function parseHistoryLine(text: string, channelId: string): HistoryRecord | undefined {
   if (text.trim() === '') return undefined;
   let value: unknown;
   try {

@@ -41,8 +41,8 @@ export function messageTools(s: ToolServices): Record<'send' | 'inbox' | 'pull' 
         const pinned = s.identities.pin(caller);
         if ('refusal' in pinned) return pinned.refusal;
         const sent = await s.store.mutate('send', { member: pinned.memberId, ...args }, { member: pinned.memberId });
-        // The reply's word on how each recipient gets it, judged from the state as it now is.
-        const result = sent.ok ? s.store.read((state, ctx) => withArrivals(sent, state, ctx, s.options.projectDir, args.channel)) : sent;
+        // The reply's word on how each recipient gets it: the state's facts, and each one's turn on this machine.
+        const result = withArrivals(sent, s.options.projectDir);
         // Spawn-push recipients get their mail now; the driver ignores anyone who is not spawn_push.
         if (result.ok && Array.isArray(result.data?.recipients)) s.spawnDriver?.trigger(result.data.recipients as string[]);
         return result;

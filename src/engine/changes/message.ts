@@ -1,8 +1,10 @@
 // The changes that carry mail: a send, and the settling of mail a reply
 // carried once the reply's fate is known (delivery/handover.ts).
-import type { DeliveryOwner, ToolResult } from '../types';
+import type { DeliveryOwner, Member, ToolResult } from '../types';
 import type { ChangeFn } from './change-fn';
-import { commitPull } from '../arrival';
+import { arrivalFacts, commitPull } from '../arrival';
+import { findChannel } from '../validate';
+import { JUDGE_BY_LEASE } from '../presence';
 import { commitDelivery, returnUnsentDelivery } from '../delivery';
 import { authorizeMember } from '../identity';
 import { isPersonMemberId } from '../person';
@@ -40,10 +42,17 @@ const sendChange: ChangeFn<SendArgs> = (state, a, ctx): ToolResult => {
   }
   const auth = authorizeMember(state, a.member, a.channel);
   if (!auth.ok) return auth;
-  return sendMessage(state, {
+  const sent = sendMessage(state, {
     channel: a.channel, session_id: a.member, content: a.content, type: a.type, reply_to: a.reply_to,
     to: a.to, broadcast: a.broadcast, session_description: a.session_description,
   }, ctx);
+  const ids = sent.data?.recipients;
+  const channel = findChannel(state, a.channel);
+  if (!sent.ok || !Array.isArray(ids) || channel === undefined) return sent;
+  // What the state says of how each recipient gets it; the sender's process adds each one's turn (arrivalOf).
+  const isAlive = ctx.isProcessAlive ?? JUDGE_BY_LEASE;
+  const members = (ids as string[]).map((id) => channel.members.find((m) => m.session_id === id)).filter((m): m is Member => m !== undefined);
+  return { ...sent, data: { ...sent.data, arrival_facts: members.map((m) => arrivalFacts(state, m, ctx.now(), isAlive)) } };
 };
 
 /** Mail a reply carried, still in flight under `owner`, once the reply was written (`sent`) or not. */

@@ -7,7 +7,7 @@ import { errnoOf, type FsPort } from '../../files/fs-port';
 import { checkOwnDir, openOwnFile } from '../../files/own-files';
 import { unwritable } from '../../files/faults';
 import { isValidChannelId } from '../limits';
-import { HISTORY_PAGE_BYTES, HISTORY_PAGE_RECORDS, parseLine, type HistoryPager, type HistorySpot, type PagedRecord } from '../history-pager';
+import { HISTORY_PAGE_BYTES, HISTORY_PAGE_RECORDS, parseHistoryLine, type HistoryPager, type HistorySpot, type PagedRecord } from '../history-pager';
 
 const LINE_FEED = 0x0a;
 
@@ -50,7 +50,7 @@ class FilePager implements HistoryPager {
       const fd = this.fds.get(spot.file);
       if (fd === undefined) return undefined;
       const bytes = Buffer.alloc(spot.length);
-      return readFully(this.port, fd, bytes, spot.offset) === spot.length ? parseLine(bytes.toString('utf8'), channelId) : undefined;
+      return readFully(this.port, fd, bytes, spot.offset) === spot.length ? parseHistoryLine(bytes.toString('utf8'), channelId) : undefined;
     });
   }
 
@@ -106,7 +106,7 @@ class FilePager implements HistoryPager {
       let start = 0;
       while (start <= end && out.length < max) {
         const stop = chunk.indexOf(LINE_FEED, start);
-        const record = parseLine(chunk.toString('utf8', start, stop), channelId);
+        const record = parseHistoryLine(chunk.toString('utf8', start, stop), channelId);
         if (record) out.push({ record, spot: { file: cursor.file, offset: cursor.offset + start, length: stop - start } });
         start = stop + 1;
       }

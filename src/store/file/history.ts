@@ -3,13 +3,13 @@
 // happen only under the state lock; readers are lock-free and cache per
 // channel, reading only the tail a file grew by since their last look.
 import { dirname, join } from 'node:path';
-import { parseHistoryRecord } from '../../engine/state-shape';
 import { HISTORY_COMPACT_LINES, HISTORY_KEEP_RECORDS, isValidChannelId } from '../limits';
 import type { HistoryRecord, HistoryView } from '../../engine/types';
 import { errnoOf, FsPort, writeAll } from '../../files/fs-port';
 import { checkOwnDir, ensureOwnDir, openOwnFile } from '../../files/own-files';
 import { unwritable } from '../../files/faults';
 import { fsyncDirectory, replaceFile } from '../../files/replace-file';
+import { parseHistoryLine } from '../history-pager';
 
 // Enough leading bytes to tell a rewritten file from the one we cached.
 const PREFIX_CHECK_BYTES = 128;
@@ -293,7 +293,7 @@ function readTail(port: FsPort, fd: number, entry: ChannelCache, size: number, c
   let start = 0;
   while (start <= end) {
     const stop = tail.indexOf(NEWLINE, start);
-    const record = parseRecord(tail.toString('utf8', start, stop), channelId);
+    const record = parseHistoryLine(tail.toString('utf8', start, stop), channelId);
     entry.lines++;
     if (record) {
       entry.byId.delete(record.message_id); // last record wins, at its latest position
@@ -303,20 +303,6 @@ function readTail(port: FsPort, fd: number, entry: ChannelCache, size: number, c
   }
   entry.size += end + 1;
   entry.sorted = undefined;
-}
-
-function parseRecord(line: string, channelId: string): HistoryRecord | undefined {
-  if (line.trim() === '') return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  // Readers frame, list and archive every field of a record, so a line that is
-  // not a whole envelope of this channel is skipped like a foreign line.
-  const record = parseHistoryRecord(value);
-  return record && record.channel_id === channelId ? record : undefined;
 }
 
 // Own keys only, so a hand-edited message id such as "constructor" finds no Object.prototype member.

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { randomHex } from '../../process/crypto';
 import { errnoOf, FsPort, unlinkQuietly } from '../../files/fs-port';
 import { checkOwnDir, ensureOwnDir } from '../../files/own-files';
-import { isServableTicket, isTicketAbandoned, LockHandle, LockOptions, stampedProcessOf, WatchPath } from './lock-stamp';
+import { isServableTicket, isTicketAbandoned, LockHandle, LockOptions, WatchPath } from './lock-stamp';
 import { createInPlace, LockFile, readLockFile, releaseLock } from './lock-file';
 import { CHANGE_SUFFIX, changePathOf } from './waiting-changes';
 
@@ -95,12 +95,6 @@ function dropDeadTicket(port: FsPort, path: string): void {
   unlinkQuietly(port, changePathOf(path));
 }
 
-/** A ticket whose change a holder may apply, and the waiting process it names (as presence records one). */
-export interface ServableTicket {
-  path: string;
-  waiter: { pid: number; machine: string; start: number | null };
-}
-
 /**
  * The tickets whose waiting changes a holder may apply (isServableTicket), in
  * queue order. Dead tickets met are deleted with their changes, and
@@ -109,7 +103,7 @@ export interface ServableTicket {
  * ticket that is not servable keeps its place; its waiter applies its
  * change itself.
  */
-export function servableTickets(options: LockOptions, at: number): ServableTicket[] {
+export function servableTickets(options: LockOptions, at: number): string[] {
   const queueDir = queueDirOf(options.lockPath);
   const names = namesIn(options.port, queueDir);
   const tickets = names.filter((name) => TICKET_NAME.test(name)).sort();
@@ -117,7 +111,7 @@ export function servableTickets(options: LockOptions, at: number): ServableTicke
   for (const name of names) {
     if (name.endsWith(CHANGE_SUFFIX) && !ticketSet.has(name.slice(0, -CHANGE_SUFFIX.length))) unlinkQuietly(options.port, join(queueDir, name));
   }
-  const servable: ServableTicket[] = [];
+  const servable: string[] = [];
   for (const name of tickets) {
     const path = join(queueDir, name);
     let file: LockFile | undefined;
@@ -128,7 +122,7 @@ export function servableTickets(options: LockOptions, at: number): ServableTicke
     }
     if (file === undefined) continue;
     if (isTicketAbandoned(options, file.owner, file, at)) dropDeadTicket(options.port, path);
-    else if (file.owner && isServableTicket(options, file.owner, file, at)) servable.push({ path, waiter: stampedProcessOf(file.owner) });
+    else if (file.owner && isServableTicket(options, file.owner, file, at)) servable.push(path);
   }
   return servable;
 }

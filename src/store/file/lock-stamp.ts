@@ -2,7 +2,7 @@
 // tickets) and the judgement of its holder. Liveness, not age, decides
 // whether a holder in our own pid namespace is gone; age is only the fallback
 // for holders elsewhere (another machine, another container).
-import { hostTagOf, processStartEpochMs, processStartTicks, ProcessPlace, thisProcessPlace } from '../../process/place';
+import { processStartEpochMs, processStartTicks, ProcessPlace, thisProcessPlace } from '../../process/place';
 import { isPidAlive } from '../../process/liveness';
 import { isBelievableTime } from '../../engine/times';
 import type { FsPort } from '../../files/fs-port';
@@ -184,11 +184,6 @@ export function isAbandoned(options: LockOptions, owner: LockOwner | undefined, 
 export function isTicketAbandoned(options: LockOptions, owner: LockOwner | undefined, file: { mtimeMs: number; size: number }, at: number): boolean {
   if (owner !== undefined && !isBelievableTime(owner.t, at)) return true;
   return isAbandoned(options, owner, file, at);
-}
-
-/** The process a stamp names, as presence records one (engine PresenceProcess: pid, machine tag, start). */
-export function stampedProcessOf(owner: LockOwner): { pid: number; machine: string; start: number | null } {
-  return { pid: owner.pid, machine: hostTagOf(owner.host, owner.ns), start: owner.start ?? null };
 }
 
 /**

@@ -17,7 +17,6 @@ export { refreshLock, releaseLock } from './lock-file';
 export { breakAbandonedLock, inspectLock } from './lock-break';
 export type { LockInspection } from './lock-break';
 export { servableTickets, queueDirOf } from './lock-queue';
-export type { ServableTicket } from './lock-queue';
 
 // The head of the queue is woken by the holder's release; this poll is only
 // the fallback (no watch, a dead holder, a lock from a build without the queue).

@@ -3,14 +3,11 @@
 // in the state its own change is in, answering them in advance for its
 // rewrite, and answering them once the rewrite is durable.
 import type { ChangeTx } from '../../engine/archive-types';
-import { changeNamed } from '../../engine/changes/table';
+import { knownChange } from '../change-call';
 import type { EngineCtx, State, ToolResult } from '../../engine/types';
 import { randomHex } from '../../process/crypto';
 import type { FsPort } from '../../files/fs-port';
-import type { ServableTicket } from './lock-queue';
 import { answerChange, FoundChange, prepareAnswer, seededCtx, waitingChanges, type WaitingChange } from './waiting-changes';
-
-type Waiter = ServableTicket['waiter'];
 
 /** A waiting change applied in this run, with its answer. */
 export interface Applied {
@@ -45,15 +42,15 @@ export class ServingRefused extends Error {
 /** What a holder found in the queue at its load. */
 export interface Gathered {
   /** Changes still to apply: waiting ones, and ones prepared for a rewrite that never happened. */
-  toApply: FoundChange<Waiter>[];
+  toApply: FoundChange[];
   /** Answers prepared for the rewrite this load read: those changes are in the state; they only need their answer. */
   committed: Answer[];
 }
 
 /** Sorts the changes beside the live tickets by what they need, for a holder that loaded the state saved as `loadedCommit`. */
-export function gatherWaiting(port: FsPort, tickets: readonly ServableTicket[], loadedCommit: string | undefined, limit: number): Gathered {
+export function gatherWaiting(port: FsPort, ticketPaths: readonly string[], loadedCommit: string | undefined, limit: number): Gathered {
   const gathered: Gathered = { toApply: [], committed: [] };
-  for (const found of waitingChanges(port, tickets, limit)) {
+  for (const found of waitingChanges(port, ticketPaths, limit)) {
     if (found.file.kind === 'prepared' && loadedCommit !== undefined && found.file.commit === loadedCommit) {
       gathered.committed.push({ path: found.path, result: found.file.result });
     } else {
@@ -70,11 +67,11 @@ export function gatherWaiting(port: FsPort, tickets: readonly ServableTicket[], 
  * could as well apply it itself. A change this build does not know is left to
  * its waiter.
  */
-export function applyWaiting(state: State, found: readonly FoundChange<Waiter>[], ctx: EngineCtx, tx: ChangeTx): Applied[] {
+export function applyWaiting(state: State, found: readonly FoundChange[], ctx: EngineCtx, tx: ChangeTx): Applied[] {
   const applied: Applied[] = [];
   for (const { path, file } of found) {
     const { change } = file;
-    const apply = changeNamed(change.op);
+    const apply = knownChange(change.op);
     if (apply === undefined) continue;
     let result: ToolResult;
     try {

@@ -127,21 +127,20 @@ export function dropChange(port: FsPort, path: string): void {
   unlinkQuietly(port, path);
 }
 
-/** A change found beside a live ticket, waiting or prepared, with the process that waits there. */
-export interface FoundChange<W> {
+/** A change found beside a live ticket, waiting or prepared. */
+export interface FoundChange {
   path: string;
   file: Extract<ChangeFile, { kind: 'waiting' | 'prepared' }>;
-  waiter: W;
 }
 
 /** The waiting and prepared changes beside the given tickets (in queue order), at most `limit`. */
-export function waitingChanges<W>(port: FsPort, tickets: readonly { path: string; waiter: W }[], limit: number): FoundChange<W>[] {
-  const found: FoundChange<W>[] = [];
-  for (const ticket of tickets) {
+export function waitingChanges(port: FsPort, ticketPaths: readonly string[], limit: number): FoundChange[] {
+  const found: FoundChange[] = [];
+  for (const ticketPath of ticketPaths) {
     if (found.length >= limit) break;
-    const path = changePathOf(ticket.path);
+    const path = changePathOf(ticketPath);
     const file = readChangeFile(port, path);
-    if (file?.kind === 'waiting' || file?.kind === 'prepared') found.push({ path, file, waiter: ticket.waiter });
+    if (file?.kind === 'waiting' || file?.kind === 'prepared') found.push({ path, file });
   }
   return found;
 }

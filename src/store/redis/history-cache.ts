@@ -3,7 +3,7 @@
 // reads history synchronously; an operation that asks for a channel not
 // loaded yet gets HistoryNotLoaded thrown through it, the store loads that
 // channel together with a fresh state, and runs the operation again.
-import { parseHistoryRecord } from '../../engine/state-shape';
+import { parseHistoryLine } from '../history-pager';
 import type { HistoryRecord, HistoryView } from '../../engine/types';
 import { isValidChannelId } from '../limits';
 
@@ -75,7 +75,7 @@ export class HistoryCache {
     if (!entry || entries.length === 0) return;
     for (const { id, fields } of entries) {
       entry.lastId = id;
-      const record = parseEntry(fields, channelId);
+      const record = recordOfFields(fields, channelId);
       if (!record) continue;
       entry.byId.delete(record.message_id);
       entry.byId.set(record.message_id, record);
@@ -115,18 +115,8 @@ export class HistoryCache {
   }
 }
 
-function parseEntry(fields: readonly string[], channelId: string): HistoryRecord | undefined {
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    if (fields[i] !== RECORD_FIELD) continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(fields[i + 1]!);
-    } catch {
-      return undefined;
-    }
-    // Like a file log's line: anything but a whole envelope of this channel is skipped.
-    const record = parseHistoryRecord(value);
-    return record && record.channel_id === channelId ? record : undefined;
-  }
+/** The record a stream entry's fields carry, when it is a whole envelope of `channelId` (as a file log's line is read). */
+export function recordOfFields(fields: readonly string[], channelId: string): HistoryRecord | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === RECORD_FIELD) return parseHistoryLine(fields[i + 1]!, channelId);
   return undefined;
 }

@@ -2,9 +2,9 @@
 // XRANGE a page at a time, by entry id, on a connection of its own.
 import type { HistoryRecord } from '../../engine/types';
 import { isValidChannelId } from '../limits';
-import { HISTORY_PAGE_RECORDS, parseLine, type HistoryPager, type HistorySpot, type PagedRecord } from '../history-pager';
+import { HISTORY_PAGE_RECORDS, type HistoryPager, type HistorySpot, type PagedRecord } from '../history-pager';
 import type { RedisClient } from './client';
-import { RECORD_FIELD } from './history-cache';
+import { recordOfFields } from './history-cache';
 import { streamEntries } from './replies';
 
 /** The pager of the streams `keyOf` names, through `client` (closed with the pager). */
@@ -50,9 +50,4 @@ class StreamPager implements HistoryPager {
   close(): Promise<void> {
     return this.client.close();
   }
-}
-
-function recordOfFields(fields: readonly string[], channelId: string): HistoryRecord | undefined {
-  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === RECORD_FIELD) return parseLine(fields[i + 1]!, channelId);
-  return undefined;
 }
