@@ -3823,28 +3823,40 @@ function doorsOf(state, memberId) {
   const record = state.presence ? ownValue(state.presence, memberId) : void 0;
   return (record?.processes ?? []).map((p) => p.door).filter((d) => d !== void 0);
 }
-function arrivalFor(state, member, now, isAlive, phase) {
-  const base = { member: member.session_id, role: member.role, host: member.host };
-  const who = `${member.role} (${member.session_id})`;
+function arrivalFacts(state, member, now, isAlive) {
   const judged = presenceOf(state, member.session_id, now, isAlive);
-  if (member.delivery_mode === "spawn_push") {
+  const door = DOOR_OF_HOST[member.host] ?? null;
+  return {
+    member: member.session_id,
+    role: member.role,
+    host: member.host,
+    host_session_id: typeof member.host_session_id === "string" && member.host_session_id !== "" ? member.host_session_id : null,
+    is_spawn: member.delivery_mode === "spawn_push",
+    is_present: judged.present,
+    away_since: awaySinceText({ ...member, stale_at: judged.away_since ?? member.stale_at }),
+    door,
+    has_door: door !== null && doorsOf(state, member.session_id).includes(door)
+  };
+}
+function arrivalOf(facts, phase) {
+  const base = { member: facts.member, role: facts.role, host: facts.host };
+  const who = `${facts.role} (${facts.member})`;
+  if (facts.is_spawn) {
     return { ...base, how: "spawn", text: `${who}: by spawn \u2014 its session is resumed with the mail, now or when a delivery slot is free.` };
   }
-  if (!judged.present || phase === "ended") {
-    const since = awaySinceText({ ...member, stale_at: judged.away_since ?? member.stale_at });
-    return { ...base, how: "on_resume", text: `${who}: when its session resumes (away since ${since}).` };
+  if (!facts.is_present || phase === "ended") {
+    return { ...base, how: "on_resume", text: `${who}: when its session resumes (away since ${facts.away_since}).` };
   }
-  if (!isPathHost(member.host)) {
-    return { ...base, how: "pull", text: `${who}: when it calls opencomms_pull (its host ${member.host} has no hooks of ours).` };
+  if (!isPathHost(facts.host)) {
+    return { ...base, how: "pull", text: `${who}: when it calls opencomms_pull (its host ${facts.host} has no hooks of ours).` };
   }
-  const door = DOOR_OF_HOST[member.host];
-  const hasDoor = door !== void 0 && doorsOf(state, member.session_id).includes(door);
+  const door = facts.door;
   if (phase === void 0) {
-    if (member.host === "opencode") return { ...base, how: "plugin", text: `${who}: ${deliveryPaths.opencode.idle.path}, or after its running turn.` };
-    return hasDoor ? { ...base, how: door, text: `${who}: in context at its next tool call when busy; woken through its ${door === "inbox" ? "Claude Code inbox" : "codex queue"} when idle.` } : { ...base, how: "next_call", text: `${who}: in context at its next tool call or prompt (its turn is not known here).` };
+    if (facts.host === "opencode") return { ...base, how: "plugin", text: `${who}: ${deliveryPaths.opencode.idle.path}, or after its running turn.` };
+    return facts.has_door && door !== null ? { ...base, how: door, text: `${who}: in context at its next tool call when busy; woken through its ${door === "inbox" ? "Claude Code inbox" : "codex queue"} when idle.` } : { ...base, how: "next_call", text: `${who}: in context at its next tool call or prompt (its turn is not known here).` };
   }
-  const entry = deliveryPaths[member.host][phase];
-  if (phase === "idle" && door !== void 0 && !hasDoor) {
+  const entry = deliveryPaths[facts.host][phase];
+  if (phase === "idle" && door !== null && !facts.has_door) {
     return { ...base, how: "next_prompt", text: `${who}: idle, and its server has no door to wake it \u2014 at its next prompt.` };
   }
   const when = phase === "busy" ? "busy now" : "idle now";
@@ -5572,6 +5584,8 @@ var init_message = __esm({
   "src/engine/changes/message.ts"() {
     "use strict";
     init_arrival();
+    init_validate();
+    init_presence();
     init_delivery();
     init_identity();
     init_person();
@@ -5586,7 +5600,7 @@ var init_message = __esm({
       }
       const auth = authorizeMember(state, a.member, a.channel);
       if (!auth.ok) return auth;
-      return sendMessage(state, {
+      const sent = sendMessage(state, {
         channel: a.channel,
         session_id: a.member,
         content: a.content,
@@ -5596,6 +5610,12 @@ var init_message = __esm({
         broadcast: a.broadcast,
         session_description: a.session_description
       }, ctx);
+      const ids = sent.data?.recipients;
+      const channel = findChannel(state, a.channel);
+      if (!sent.ok || !Array.isArray(ids) || channel === void 0) return sent;
+      const isAlive = ctx.isProcessAlive ?? JUDGE_BY_LEASE;
+      const members = ids.map((id) => channel.members.find((m) => m.session_id === id)).filter((m) => m !== void 0);
+      return { ...sent, data: { ...sent.data, arrival_facts: members.map((m) => arrivalFacts(state, m, ctx.now(), isAlive)) } };
     };
     isOptionalTextList = (value) => value === void 0 || isTextList(value);
     mail_settle = (state, a, ctx) => {
@@ -6070,6 +6090,11 @@ var init_tools = __esm({
 });
 
 // src/engine/changes/table.ts
+var table_exports = {};
+__export(table_exports, {
+  CHANGES: () => CHANGES,
+  changeNamed: () => changeNamed
+});
 function changeNamed(name) {
   return Object.prototype.hasOwnProperty.call(CHANGES, name) ? CHANGES[name] : void 0;
 }
@@ -6093,15 +6118,17 @@ var init_table = __esm({
 });
 
 // src/store/change-call.ts
+function knownChange(name) {
+  return (init_table(), __toCommonJS(table_exports)).changeNamed(name);
+}
 function changeFnOf(name) {
-  const apply = changeNamed(name);
+  const apply = knownChange(name);
   if (apply === void 0) throw new Error(`no change is called ${JSON.stringify(name)}`);
   return apply;
 }
 var init_change_call = __esm({
   "src/store/change-call.ts"() {
     "use strict";
-    init_table();
   }
 });
 
@@ -6555,7 +6582,7 @@ var init_limits = __esm({
 });
 
 // src/store/history-pager.ts
-function parseLine(text, channelId) {
+function parseHistoryLine(text, channelId) {
   if (text.trim() === "") return void 0;
   let value;
   try {
@@ -6650,25 +6677,15 @@ var init_archive_shape = __esm({
 });
 
 // src/store/redis/history-cache.ts
-function parseEntry(fields, channelId) {
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    if (fields[i] !== RECORD_FIELD) continue;
-    let value;
-    try {
-      value = JSON.parse(fields[i + 1]);
-    } catch {
-      return void 0;
-    }
-    const record = parseHistoryRecord(value);
-    return record && record.channel_id === channelId ? record : void 0;
-  }
+function recordOfFields(fields, channelId) {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === RECORD_FIELD) return parseHistoryLine(fields[i + 1], channelId);
   return void 0;
 }
 var HistoryNotLoaded, RECORD_FIELD, HistoryCache;
 var init_history_cache = __esm({
   "src/store/redis/history-cache.ts"() {
     "use strict";
-    init_state_shape();
+    init_history_pager();
     init_limits();
     HistoryNotLoaded = class extends Error {
       constructor(channelId) {
@@ -6717,7 +6734,7 @@ var init_history_cache = __esm({
         if (!entry || entries.length === 0) return;
         for (const { id, fields } of entries) {
           entry.lastId = id;
-          const record = parseEntry(fields, channelId);
+          const record = recordOfFields(fields, channelId);
           if (!record) continue;
           entry.byId.delete(record.message_id);
           entry.byId.set(record.message_id, record);
@@ -7658,10 +7675,6 @@ var init_replies = __esm({
 // src/store/redis/history-pages.ts
 function streamHistoryPager(client, keyOf) {
   return new StreamPager(client, keyOf);
-}
-function recordOfFields(fields, channelId) {
-  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === RECORD_FIELD) return parseLine(fields[i + 1], channelId);
-  return void 0;
 }
 var StreamPager;
 var init_history_pages = __esm({
@@ -9294,9 +9307,6 @@ function isTicketAbandoned(options, owner, file, at) {
   if (owner !== void 0 && !isBelievableTime(owner.t, at)) return true;
   return isAbandoned(options, owner, file, at);
 }
-function stampedProcessOf(owner) {
-  return { pid: owner.pid, machine: hostTagOf(owner.host, owner.ns), start: owner.start ?? null };
-}
 function isServableTicket(options, owner, file, at) {
   if (owner === void 0 || !isBelievableTime(owner.t, at) || at - owner.t > LOCK_STALE_MS) return false;
   const place = options.place ?? thisProcessPlace();
@@ -9869,13 +9879,13 @@ function answerChange(port, path, result) {
 function dropChange(port, path) {
   unlinkQuietly(port, path);
 }
-function waitingChanges(port, tickets, limit) {
+function waitingChanges(port, ticketPaths, limit) {
   const found = [];
-  for (const ticket of tickets) {
+  for (const ticketPath of ticketPaths) {
     if (found.length >= limit) break;
-    const path = changePathOf(ticket.path);
+    const path = changePathOf(ticketPath);
     const file = readChangeFile(port, path);
-    if (file?.kind === "waiting" || file?.kind === "prepared") found.push({ path, file, waiter: ticket.waiter });
+    if (file?.kind === "waiting" || file?.kind === "prepared") found.push({ path, file });
   }
   return found;
 }
@@ -9957,7 +9967,7 @@ function servableTickets(options, at) {
     }
     if (file === void 0) continue;
     if (isTicketAbandoned(options, file.owner, file, at)) dropDeadTicket(options.port, path);
-    else if (file.owner && isServableTicket(options, file.owner, file, at)) servable.push({ path, waiter: stampedProcessOf(file.owner) });
+    else if (file.owner && isServableTicket(options, file.owner, file, at)) servable.push(path);
   }
   return servable;
 }
@@ -10449,12 +10459,12 @@ init_fs_port();
 init_faults();
 
 // src/store/file/history.ts
-init_state_shape();
 init_limits();
 init_fs_port();
 init_own_files();
 init_faults();
 import { dirname as dirname7, join as join12 } from "node:path";
+init_history_pager();
 var PREFIX_CHECK_BYTES = 128;
 var NEWLINE = 10;
 var COUNT_CHUNK_BYTES = 1 << 16;
@@ -10671,7 +10681,7 @@ function readTail(port, fd, entry, size, channelId) {
   let start = 0;
   while (start <= end) {
     const stop = tail.indexOf(NEWLINE, start);
-    const record = parseRecord(tail.toString("utf8", start, stop), channelId);
+    const record = parseHistoryLine(tail.toString("utf8", start, stop), channelId);
     entry.lines++;
     if (record) {
       entry.byId.delete(record.message_id);
@@ -10681,17 +10691,6 @@ function readTail(port, fd, entry, size, channelId) {
   }
   entry.size += end + 1;
   entry.sorted = void 0;
-}
-function parseRecord(line, channelId) {
-  if (line.trim() === "") return void 0;
-  let value;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return void 0;
-  }
-  const record = parseHistoryRecord(value);
-  return record && record.channel_id === channelId ? record : void 0;
 }
 function sortOldestFirst(records) {
   return records.sort((a, b) => a.timestamp - b.timestamp);
@@ -10735,7 +10734,7 @@ var FilePager = class {
       const fd = this.fds.get(spot.file);
       if (fd === void 0) return void 0;
       const bytes = Buffer.alloc(spot.length);
-      return readFully(this.port, fd, bytes, spot.offset) === spot.length ? parseLine(bytes.toString("utf8"), channelId) : void 0;
+      return readFully(this.port, fd, bytes, spot.offset) === spot.length ? parseHistoryLine(bytes.toString("utf8"), channelId) : void 0;
     });
   }
   async close() {
@@ -10786,7 +10785,7 @@ var FilePager = class {
       let start = 0;
       while (start <= end && out.length < max) {
         const stop = chunk.indexOf(LINE_FEED, start);
-        const record = parseLine(chunk.toString("utf8", start, stop), channelId);
+        const record = parseHistoryLine(chunk.toString("utf8", start, stop), channelId);
         if (record) out.push({ record, spot: { file: cursor.file, offset: cursor.offset + start, length: stop - start } });
         start = stop + 1;
       }
@@ -10952,7 +10951,7 @@ init_change();
 init_finished();
 
 // src/store/file/waiting-batch.ts
-init_table();
+init_change_call();
 init_crypto();
 var ServingFailed = class extends Error {
   constructor(path) {
@@ -10970,9 +10969,9 @@ var ServingRefused = class extends Error {
   path;
   result;
 };
-function gatherWaiting(port, tickets, loadedCommit, limit) {
+function gatherWaiting(port, ticketPaths, loadedCommit, limit) {
   const gathered = { toApply: [], committed: [] };
-  for (const found of waitingChanges(port, tickets, limit)) {
+  for (const found of waitingChanges(port, ticketPaths, limit)) {
     if (found.file.kind === "prepared" && loadedCommit !== void 0 && found.file.commit === loadedCommit) {
       gathered.committed.push({ path: found.path, result: found.file.result });
     } else {
@@ -10985,7 +10984,7 @@ function applyWaiting(state, found, ctx, tx) {
   const applied = [];
   for (const { path, file } of found) {
     const { change } = file;
-    const apply = changeNamed(change.op);
+    const apply = knownChange(change.op);
     if (apply === void 0) continue;
     let result;
     try {
@@ -12326,25 +12325,16 @@ function readTurnRecord(projectDir, sessionId, port = NODE_FS) {
 }
 
 // src/tools/arrivals.ts
-function withArrivals(result, state, ctx, projectDir, channelName) {
-  const ids = result.data?.recipients;
-  if (!result.ok || !Array.isArray(ids)) return result;
-  const channel = findChannel(state, channelName);
-  const now = ctx.now();
-  const isAlive = ctx.isProcessAlive ?? JUDGE_BY_LEASE;
-  const arrivals = [];
-  for (const id of ids) {
-    const member = channel?.members.find((m) => m.session_id === id);
-    if (!member) continue;
-    const session = member.host_session_id;
-    const phase = typeof session === "string" && session !== "" ? readTurnRecord(projectDir, session)?.phase : void 0;
-    arrivals.push(arrivalFor(state, member, now, isAlive, phase));
-  }
-  if (arrivals.length === 0) return result;
+function withArrivals(result, projectDir) {
+  const facts = result.data?.arrival_facts;
+  if (!result.ok || !Array.isArray(facts)) return result;
+  const { arrival_facts: _facts, ...data } = result.data;
+  const arrivals = facts.map((f) => arrivalOf(f, f.host_session_id === null ? void 0 : readTurnRecord(projectDir, f.host_session_id)?.phase));
+  if (arrivals.length === 0) return { ...result, data };
   const lines = arrivals.map((a) => `- ${a.text}`).join("\n");
   return { ...result, message: `${result.message}
 How it arrives:
-${lines}`, data: { ...result.data, arrivals } };
+${lines}`, data: { ...data, arrivals } };
 }
 
 // src/tools/message-tools.ts
@@ -12382,7 +12372,7 @@ function messageTools(s) {
         const pinned = s.identities.pin(caller);
         if ("refusal" in pinned) return pinned.refusal;
         const sent = await s.store.mutate("send", { member: pinned.memberId, ...args }, { member: pinned.memberId });
-        const result = sent.ok ? s.store.read((state, ctx) => withArrivals(sent, state, ctx, s.options.projectDir, args.channel)) : sent;
+        const result = withArrivals(sent, s.options.projectDir);
         if (result.ok && Array.isArray(result.data?.recipients)) s.spawnDriver?.trigger(result.data.recipients);
         return result;
       }
