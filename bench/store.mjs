@@ -89,6 +89,52 @@ function lockedRewrite(dir, name, { isDurable }) {
 const floorOp = (dir) => lockedRewrite(dir, 'floor', { isDurable: false });
 const boundOp = (dir) => lockedRewrite(dir, 'bound', { isDurable: true });
 
+// The ceiling of any design that keeps the state in memory (a daemon every
+// writer hands its change to): one process running the store's own change
+// pipeline (store/change.ts: upkeep, the change, finished mail out, the
+// codec) on a state it never reloads, then one durable save (write, fsync,
+// rename, folder fsync); no lock, no answer files, no history appends, and
+// IPC that costs nothing. With 4 writers a rewrite holds at most 4 changes:
+// `batch` 4 is the most batching can give them. Every 20th send takes in all
+// members' mail, as the contended writers do, so the state stays its size.
+async function inMemoryCeiling(dir, members, batch, durationMs) {
+  const store = openStore({ projectDir: dir, now: fastClock });
+  const state = await store.readLatest((s) => s);
+  await store.close();
+  const { changeNamed } = require(join(root, 'build/src/engine/changes/table.js'));
+  const { createEngineCtx } = require(join(root, 'build/src/store/ctx.js'));
+  const { applyChange } = require(join(root, 'build/src/store/change.js'));
+  const { DEFAULT_CODEC } = require(join(root, 'build/src/store/default-codec.js'));
+  const sendChange = changeNamed('send');
+  const ctx = createEngineCtx(fastClock, { find: () => undefined, list: () => [] });
+  const tx = { putArchive() {}, deleteArchive() {} };
+  const statePath = join(dir, '.opencomms', 'state.json');
+  const tmp = `${statePath}.ceiling.tmp`;
+  const loaded = { state, baseline: DEFAULT_CODEC.serializeState(state) };
+  let n = 0;
+  const end = Date.now() + durationMs;
+  while (Date.now() < end) {
+    const { write } = applyChange(loaded, DEFAULT_CODEC, ctx.now(), (s) => {
+      for (let i = 0; i < batch; i++, n++) {
+        const me = members[n % members.length];
+        ok(sendChange(s, { member: me, channel: 'bench', to: members[(n + 1) % members.length], content: content(), broadcast: false }, ctx, tx));
+        if (n % 20 === 19) for (const who of members) takeOwnMail(s, who, ctx);
+      }
+      return { ok: true, message: 'batch' };
+    });
+    loaded.baseline = write.text;
+    const out = fs.openSync(tmp, 'w');
+    fs.writeSync(out, write.text);
+    fs.fsyncSync(out);
+    fs.closeSync(out);
+    fs.renameSync(tmp, statePath);
+    const dirFd = fs.openSync(dirname(statePath), 'r');
+    fs.fsyncSync(dirFd);
+    fs.closeSync(dirFd);
+  }
+  return { rate: n / (durationMs / 1000), bytes: fs.statSync(statePath).size };
+}
+
 async function floorOpWaiting(dir, op = floorOp) {
   for (;;) {
     try { return op(dir); } catch (err) { if (err.code !== 'EEXIST') throw err; }
@@ -96,6 +142,7 @@ async function floorOpWaiting(dir, op = floorOp) {
   }
 }
 
+const ceilingLine = (c, floorRate) => `  ceiling with the state in memory (one process, 4 sends per durable save, no lock, load or answers; ${c.bytes} B): ${c.rate.toFixed(0)} msg/s = ${(c.rate / floorRate).toFixed(2)}× the floor`;
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 
 async function timeOnce(fn) {
@@ -172,7 +219,9 @@ if (process.argv.includes('--contended')) {
   fs.writeFileSync(join(floorDir, 'floor.json'), fs.readFileSync(join(contDir, '.opencomms', 'state.json')));
   const storeRate = await contended('store', contDir, 3000);
   const floorRate = await contended('floor', floorDir, 3000);
+  const ceiling = await inMemoryCeiling(contDir, ['p0', 'p1', 'p2', 'p3'], 4, 3000);
   console.log(`contended, 4 processes: store ${storeRate.toFixed(0)} msg/s, floor ${floorRate.toFixed(0)} ops/s, ratio ${(storeRate / floorRate).toFixed(2)}`);
+  console.log(ceilingLine(ceiling, floorRate));
   process.exit(0);
 }
 process.stderr.write('bursts: 4 x 60, 48 x 5, 64 x 10 sender processes…\n');
@@ -242,11 +291,13 @@ const liveState = liveStates[Math.floor(liveStates.length / 2)] ?? '{}';
 const boundDir = fs.mkdtempSync(join(os.tmpdir(), 'oc-bench-bound-'));
 fs.writeFileSync(join(boundDir, 'bound.json'), liveState);
 const boundRate = await contended('bound', boundDir, 3000);
+const ceiling = await inMemoryCeiling(contDir, ['p0', 'p1', 'p2', 'p3'], 4, 3000);
 const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
 for (const r of rows) console.log(r.map((cell, c) => cell.padEnd(widths[c])).join('  '));
 console.log('');
 console.log(`contended, 4 processes: store ${storeRate.toFixed(0)} msg/s, floor ${floorRate.toFixed(0)} ops/s, ratio ${(storeRate / floorRate).toFixed(2)}`);
 console.log(`  bare durable bound on the store's median live state (${liveState.length} B): ${boundRate.toFixed(0)} ops/s = ${(100 * boundRate / floorRate).toFixed(0)}% of the floor; the store reaches ${(100 * storeRate / boundRate).toFixed(0)}% of the bound`);
+console.log(ceilingLine(ceiling, floorRate));
 const m2000 = median(samples.get('2000 retained 1 KB'));
 console.log('');
 console.log('targets:');
