@@ -50,7 +50,7 @@ section "board: a Claude Code session holding a claim, compacted and resumed hea
 BC_PROJECT="$WORK/board-compact-project"
 doors_claude_project "$BC_PROJECT"
 bc_logger "$BC_PROJECT"
-echo "person: opencomms task add -> $(node "$DIST" task add "Fix the lock timeout in src/lock.ts" --project "$BC_PROJECT" 2>&1)"
+echo "person: opencomms task add -> $(at_terminal node "$DIST" task add "Fix the lock timeout in src/lock.ts" --project "$BC_PROJECT" 2>&1)"
 bc_turn bc-claim "$BC_PROJECT" "[stub:cclaim] Claim task t1 on the OpenComms board."
 BC_SID="$(bc_json bc-claim session_id)"
 BC_TASK="$(board_task "$BC_PROJECT" t1)"
@@ -83,7 +83,7 @@ section "board: an interactive Claude Code session holding a claim, /compact typ
 BI_PROJECT="$WORK/board-compact-tui-project"
 if doors_claude_up claude-compact "$BI_PROJECT"; then
   bc_logger "$BI_PROJECT"
-  echo "person: opencomms task add -> $(node "$DIST" task add "Fix the lock timeout in src/lock.ts" --project "$BI_PROJECT" 2>&1)"
+  echo "person: opencomms task add -> $(at_terminal node "$DIST" task add "Fix the lock timeout in src/lock.ts" --project "$BI_PROJECT" 2>&1)"
   BI_TYPED="$(doors_now)"
   doors_type claude-compact "[stub:bwait] Ask the OpenComms board for work."
   BI_TASK=

@@ -120,7 +120,7 @@ board_asks() {
 # board_add PROJECT TITLE: the person adds a task; sets BOARD_ADDED (ms, when the command began).
 board_add() {
   BOARD_ADDED="$(doors_now)"
-  echo "person: opencomms task add \"$2\" -> $(node "$DIST" task add "$2" --project "$1" 2>&1)"
+  echo "person: opencomms task add \"$2\" -> $(at_terminal node "$DIST" task add "$2" --project "$1" 2>&1)"
 }
 
 # board_rung PREFIX LABEL SESSION PROJECT API ID MEMBER: after board_add, the

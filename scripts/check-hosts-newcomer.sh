@@ -105,7 +105,8 @@ nc_person() {
   shift 3
   NC_STEP=$((NC_STEP + 1))
   started=$(now_ms)
-  (cd "$dir" && "${NC_PERSON_ENV[@]}" timeout "$limit" "$@") </dev/null >"$NC_OUT/person-$NC_STEP.log" 2>&1
+  # The person's commands (say, read) need the person's terminal (scripts/lib/at-terminal.sh).
+  (cd "$dir" && at_terminal "${NC_PERSON_ENV[@]}" timeout "$limit" "$@") </dev/null >"$NC_OUT/person-$NC_STEP.log" 2>&1
   rc=$?
   ms=$(( $(now_ms) - started ))
   PERSON_MS=$((PERSON_MS + ms))
@@ -309,8 +310,8 @@ done <"$NC_OUT/readme-person.txt"
 if [ -n "$SAY_TEXT" ]; then
   node -e 'const [file] = process.argv.slice(1); const fs = require("fs"); const s = JSON.parse(fs.readFileSync(file, "utf8"));
 s.w4 = [{ text: "I will add the test." }]; fs.writeFileSync(file, JSON.stringify(s));' "$NC_STUB_SCRIPT"
-  # The words, and the frame's header that marks them as a person's.
-  PERSON_HEADER="a person at a terminal, unverified) on channel \"$NC_CHANNEL\""
+  # The words, and the frame's notice that marks them as the user's own, from their terminal (src/engine/framing.ts).
+  PERSON_HEADER="the user's own words, typed at their terminal with opencomms say to channel \"$NC_CHANNEL\""
   nc_turn w4 anthropic NC_CLAUDE_ENV "$SAY_TEXT"$'\n'"$PERSON_HEADER" claude -p --resume "$CLAUDE_SID" "[stub:w4] Anything new?" --output-format stream-json --verbose
   shown_of() { node -e 'const s = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); process.stdout.write(s.found[process.argv[2]] ?? "");' "$NC_OUT/w4.json" "$1" 2>/dev/null; }
   SHOWN="$(shown_of "$SAY_TEXT")"

@@ -58,6 +58,9 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DIST="$ROOT/dist/opencomms.js"
 [ -f "$DIST" ] || { echo "check-hosts: $DIST is missing; run npm run build first." >&2; exit 1; }
+# at_terminal: a person's commands run at a terminal, even when this check runs without one.
+# shellcheck source=scripts/lib/at-terminal.sh
+. "$ROOT/scripts/lib/at-terminal.sh"
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/opencomms-check-hosts.XXXXXX")"
 [ "${CHECK_HOSTS_KEEP:-}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
