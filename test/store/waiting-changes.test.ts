@@ -50,6 +50,14 @@ const changeFiles = (dir: string): string[] => {
   return existsSync(queue) ? readdirSync(queue).filter((name) => name.endsWith('.change')) : [];
 };
 
+// Change files that hold a whole waiting change: a sender creates its file, then writes it, and a
+// holder that reads it in between skips it (its waiter then applies the change itself, in a rewrite
+// of its own), so a test that counts on one rewrite waits for the whole change.
+const waitingChangeCount = (dir: string): number => {
+  const queue = queueDirOf(join(dir, '.opencomms', '.state.lock'));
+  return changeFiles(dir).filter((name) => readChangeFile(NODE_FS, join(queue, name))?.kind === 'waiting').length;
+};
+
 interface Sender {
   result: Promise<ToolResult>;
   /** Lets the sender send (it has recorded its presence and waits for this). */
@@ -96,10 +104,10 @@ test('sends waiting in the queue are applied by the holder in one commit with it
   await speakFor(store, 'c');
   const held = await claimLock({ port: NODE_FS, lockPath, host: hostname() });
   waiters.forEach((w) => w.go());
-  await until('both senders waiting in the queue with their change', () => changeFiles(dir).length === 2);
+  await until('both senders waiting in the queue with their change', () => waitingChangeCount(dir) === 2);
   // A third sender, in this process, waits behind them: whoever gets the lock first serves the others.
   const own = send(store, dir, 'c', 'from c');
-  await until('the third change waiting too', () => changeFiles(dir).length === 3);
+  await until('the third change waiting too', () => waitingChangeCount(dir) === 3);
   const before = generationOf(dir);
   releaseLock(NODE_FS, held);
   const results = await Promise.all([...waiters.map((w) => w.result), own]);
@@ -118,7 +126,7 @@ test('a send waiting behind a dead waiter\'s ticket is served, and the dead wait
   const doomed = await startSender(dir, 'a', 'never sent');
   const held = await claimLock({ port: NODE_FS, lockPath, host: hostname() });
   doomed.go();
-  await until('the doomed sender waiting with its change', () => changeFiles(dir).length === 1);
+  await until('the doomed sender waiting with its change', () => waitingChangeCount(dir) === 1);
   doomed.kill();
   await doomed.result.catch(() => undefined);
   assert.equal(changeFiles(dir).length, 1, 'a killed waiter leaves its change behind');
@@ -137,9 +145,9 @@ test('a holder applies the waiting change of a live process that no presence rec
   t.after(() => other.kill());
   const held = await claimLock({ port: NODE_FS, lockPath, host: hostname() });
   const own = send(store, dir, 'c', 'from c');
-  await until('this process waiting first in the queue', () => changeFiles(dir).length === 1);
+  await until('this process waiting first in the queue', () => waitingChangeCount(dir) === 1);
   other.go();
-  await until('the other change waiting behind it', () => changeFiles(dir).length === 2);
+  await until('the other change waiting behind it', () => waitingChangeCount(dir) === 2);
   const before = generationOf(dir);
   releaseLock(NODE_FS, held);
   const [mine, theirs] = await Promise.all([own, other.result]);
@@ -159,9 +167,9 @@ async function holderDyingAt(t: TestContext, when: 'saved' | 'prepared'): Promis
   const holder = spawn(process.execPath, [DYING_HOLDER, dir, 'c', 'from c', when], { stdio: ['ignore', 'pipe', 'pipe'] });
   t.after(() => holder.kill('SIGKILL'));
   const holderExit = once(holder, 'exit');
-  await until('the holder-to-be waiting first in the queue', () => changeFiles(dir).length === 1);
+  await until('the holder-to-be waiting first in the queue', () => waitingChangeCount(dir) === 1);
   waiter.go();
-  await until('the sender waiting behind it', () => changeFiles(dir).length === 2);
+  await until('the sender waiting behind it', () => waitingChangeCount(dir) === 2);
   releaseLock(NODE_FS, held);
   const [, signal] = await holderExit;
   assert.equal(signal, 'SIGKILL', 'the holder died where it was told to');
@@ -192,7 +200,7 @@ test('a waiter that takes the lock and finds an answer prepared for the commit s
   const lockPath = join(dir, '.opencomms', '.state.lock');
   const held = await claimLock({ port: NODE_FS, lockPath, host: hostname() });
   const pending = send(store, dir, 'b', 'second');
-  await until('this process waiting in the queue', () => changeFiles(dir).length === 1);
+  await until('this process waiting in the queue', () => waitingChangeCount(dir) === 1);
   const [changeName] = changeFiles(dir);
   const changePath = join(queueDirOf(lockPath), changeName!);
   const waiting = readChangeFile(NODE_FS, changePath);
@@ -302,9 +310,9 @@ test('a waiting change that throws as the holder applies it fails alone: the hol
   await speakFor(store, 'c');
   const held = await claimLock({ port: NODE_FS, lockPath, host: hostname() });
   const own = send(store, dir, 'c', 'from c');
-  await until('this process waiting first in the queue', () => changeFiles(dir).length === 1);
+  await until('this process waiting first in the queue', () => waitingChangeCount(dir) === 1);
   waiter.go();
-  await until('the other sender waiting behind it', () => changeFiles(dir).length === 2);
+  await until('the other sender waiting behind it', () => waitingChangeCount(dir) === 2);
   releaseLock(NODE_FS, held);
   const mine = await own;
   assert.equal(mine.ok, true, mine.message);
@@ -323,11 +331,11 @@ test('a waiting change that is refused fails alone: its waiter gets the refusal 
   await speakFor(store, 'c');
   const held = await claimLock({ port: NODE_FS, lockPath, host: hostname() });
   const own = send(store, dir, 'c', 'from c');
-  await until('this process waiting first in the queue', () => changeFiles(dir).length === 1);
+  await until('this process waiting first in the queue', () => waitingChangeCount(dir) === 1);
   waiter.go();
-  await until('the refused-to-be sender waiting', () => changeFiles(dir).length === 2);
+  await until('the refused-to-be sender waiting', () => waitingChangeCount(dir) === 2);
   behind.go();
-  await until('a good sender behind it', () => changeFiles(dir).length === 3);
+  await until('a good sender behind it', () => waitingChangeCount(dir) === 3);
   const before = generationOf(dir);
   releaseLock(NODE_FS, held);
   const [mine, refused, good] = await Promise.all([own, waiter.result, behind.result]);
