@@ -231,9 +231,8 @@ function report(runtime, samples) {
 // the cache a server writes after serving is the size of the one a bare
 // --version writes, so each start compiles those functions from source again.
 const cacheBytes = (dir) => fs.readdirSync(dir, { recursive: true })
-  .map((name) => join(dir, String(name)))
-  .filter((path) => fs.statSync(path).isFile())
-  .reduce((sum, path) => sum + fs.statSync(path).size, 0);
+  .map((name) => fs.statSync(join(dir, String(name))))
+  .reduce((sum, stat) => (stat.isFile() ? sum + stat.size : sum), 0);
 const cacheNotes = [];
 function noteCache(runtime) {
   if (!runtime.cacheDir) return;

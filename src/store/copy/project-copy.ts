@@ -1,8 +1,8 @@
 // A whole project as `opencomms migrate` moves it between stores: the state
 // text, the history records and the archives, as the texts each store keeps.
 // This half reads and writes the file store's side (.opencomms/), with the
-// store's own functions and under its lock; src/store/redis/project-copy.ts is
-// the Redis side (docs/internals.md "Migrating a project").
+// store's own functions and under its lock; redis-side.ts beside it is the
+// Redis side (docs/internals.md "Migrating a project").
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { parseArchive } from '../../engine/archives';
@@ -15,6 +15,7 @@ import { FsPort, NODE_FS } from '../../files/fs-port';
 import { checkOwnDir, ensureOwnDir } from '../../files/own-files';
 import { HistoryLog } from '../file/history';
 import { isValidChannelId } from '../limits';
+import { archiveOfText } from '../archive-shape';
 import { BoardHistoryLog } from '../file/board-history';
 import { readState, splitGeneration, withGeneration } from '../file/load';
 import { claimLock, releaseLock } from '../file/lock';
@@ -82,14 +83,8 @@ export function assembleCopy(parts: {
  * archive of channel `id`, else undefined.
  */
 export function parseArchiveText(text: string, id: string): SessionArchive | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const checked = parseArchive(value);
-  return checked && checked.channel_id === id && isValidChannelId(id) ? (value as SessionArchive) : undefined;
+  const value = archiveOfText(text, id);
+  return value !== undefined && isValidChannelId(id) && parseArchive(value) !== undefined ? value : undefined;
 }
 
 export interface FileSide {
